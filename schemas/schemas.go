@@ -1,0 +1,346 @@
+// Package schemas owns the JSON Schemas (draft 2020-12) of every file geas reads or writes: the task
+// contract, record.json, evidence, the debt register, decision records, events and the gate policy.
+// The schemas are embedded in the binary and compiled once, on first use; nothing is ever loaded from
+// the network or the disk at run time.
+package schemas
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// Kind names one schema.
+type Kind string
+
+// The schema kinds. The value is the schema's file name without ".schema.json".
+const (
+	Contract     Kind = "task-contract"
+	Record       Kind = "record"
+	Evidence     Kind = "evidence"
+	DebtRegister Kind = "debt-register"
+	Decision     Kind = "decision"
+	Event        Kind = "event"
+	GatePolicy   Kind = "gate-policy"
+)
+
+// Kinds returns every schema kind, in a stable order.
+func Kinds() []Kind {
+	return []Kind{Contract, Record, Evidence, DebtRegister, Decision, Event, GatePolicy}
+}
+
+// ParseKind maps a kind name (as printed by Kinds, with or without ".schema.json", plus the aliases
+// "contract" and "debt") to its Kind.
+func ParseKind(name string) (Kind, bool) {
+	name = strings.TrimSuffix(strings.TrimSuffix(name, ".json"), ".schema")
+	switch name {
+	case "contract", "task_contract":
+		return Contract, true
+	case "debt", "debt_register":
+		return DebtRegister, true
+	case "decision_record", "decision-record":
+		return Decision, true
+	case "policy", "gate_policy":
+		return GatePolicy, true
+	}
+	k := Kind(name)
+	if slices.Contains(Kinds(), k) {
+		return k, true
+	}
+	return "", false
+}
+
+// KindForFile guesses the kind of a file from its path, the way geas lays files out:
+// contract.json, record.json, evidence/*.json, debt-register.json, decisions/**.json,
+// gate-policy.json, and events (one event object per file).
+func KindForFile(p string) (Kind, bool) {
+	p = path.Clean(strings.ReplaceAll(p, "\\", "/"))
+	base := path.Base(p)
+	dir := path.Base(path.Dir(p))
+	switch {
+	case base == "contract.json" || strings.HasSuffix(base, ".contract.json"):
+		return Contract, true
+	case base == "record.json" || strings.HasSuffix(base, ".record.json"):
+		return Record, true
+	case base == "debt-register.json":
+		return DebtRegister, true
+	case base == "gate-policy.json":
+		return GatePolicy, true
+	case dir == "evidence" || strings.HasSuffix(base, ".evidence.json"):
+		return Evidence, true
+	case strings.Contains(p, "decisions/") || strings.HasSuffix(base, ".decision.json"):
+		return Decision, true
+	case strings.HasSuffix(base, ".event.json"):
+		return Event, true
+	}
+	if k, ok := ParseKind(base); ok {
+		return k, true
+	}
+	return "", false
+}
+
+//go:embed *.schema.json
+var files embed.FS
+
+// Source returns the text of a schema.
+func Source(k Kind) ([]byte, error) {
+	b, err := files.ReadFile(string(k) + ".schema.json")
+	if err != nil {
+		return nil, fmt.Errorf("unknown schema %q", k)
+	}
+	return b, nil
+}
+
+const baseURL = "https://schemas.geas.invalid/"
+
+var compiled = sync.OnceValues(compileAll)
+
+func compileAll() (map[Kind]*jsonschema.Schema, error) {
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	c.LoadURL = func(s string) (io.ReadCloser, error) {
+		return nil, fmt.Errorf("schema %s is not embedded; geas never loads schemas at run time", s)
+	}
+	entries, err := files.ReadDir(".")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		b, err := files.ReadFile(e.Name())
+		if err != nil {
+			return nil, err
+		}
+		if err := c.AddResource(baseURL+e.Name(), bytes.NewReader(b)); err != nil {
+			return nil, fmt.Errorf("add schema %s: %w", e.Name(), err)
+		}
+	}
+	out := make(map[Kind]*jsonschema.Schema)
+	for _, k := range Kinds() {
+		s, err := c.Compile(baseURL + string(k) + ".schema.json")
+		if err != nil {
+			return nil, fmt.Errorf("compile schema %s: %w", k, err)
+		}
+		out[k] = s
+	}
+	return out, nil
+}
+
+// Problem is one reason a document does not match its schema.
+type Problem struct {
+	Pointer string // JSON pointer of the bad field ("" is the document itself)
+	Message string
+}
+
+// ValidationError reports why a file does not match its schema. Its Error text has one line per
+// problem, each naming the file and the JSON pointer of the bad field.
+type ValidationError struct {
+	File     string
+	Kind     Kind
+	Problems []Problem
+}
+
+func (e *ValidationError) Error() string {
+	lines := make([]string, 0, len(e.Problems))
+	for _, p := range e.Problems {
+		ptr := p.Pointer
+		if ptr == "" {
+			ptr = "/"
+		}
+		lines = append(lines, fmt.Sprintf("%s: %s: %s", e.File, ptr, p.Message))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// SyntaxError reports a file that is not a single well-formed JSON value.
+type SyntaxError struct {
+	File   string
+	Offset int64 // byte offset of the problem, when known
+	Err    error
+}
+
+func (e *SyntaxError) Error() string {
+	if e.Offset > 0 {
+		return fmt.Sprintf("%s: invalid JSON at byte %d: %v", e.File, e.Offset, e.Err)
+	}
+	return fmt.Sprintf("%s: invalid JSON: %v", e.File, e.Err)
+}
+
+func (e *SyntaxError) Unwrap() error { return e.Err }
+
+// Decode parses data as exactly one JSON value, with numbers kept as json.Number, the form the
+// validator expects. Trailing data and duplicate object keys are syntax errors: a document that
+// two parsers could read differently is not evidence.
+func Decode(file string, data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, &SyntaxError{File: file, Offset: se.Offset, Err: err}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil, &SyntaxError{File: file, Err: errors.New("empty document")}
+		}
+		return nil, &SyntaxError{File: file, Err: err}
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, &SyntaxError{File: file, Offset: dec.InputOffset(), Err: errors.New("data after the JSON value")}
+	}
+	if ptr, key, ok := duplicateKey(data); ok {
+		return nil, &SyntaxError{File: file, Err: fmt.Errorf("duplicate key %q in object %s", key, orRoot(ptr))}
+	}
+	return v, nil
+}
+
+func orRoot(ptr string) string {
+	if ptr == "" {
+		return "/"
+	}
+	return ptr
+}
+
+// duplicateKey walks an already well-formed document and reports the first object that repeats a key.
+func duplicateKey(data []byte) (ptr, key string, found bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var walk func(at string) bool
+	walk = func(at string) bool {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		d, ok := tok.(json.Delim)
+		if !ok {
+			return false
+		}
+		if d == '{' {
+			seen := map[string]bool{}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return false
+				}
+				k, _ := kt.(string)
+				if seen[k] {
+					ptr, key, found = at, k, true
+					return true
+				}
+				seen[k] = true
+				if walk(at + "/" + escapePointer(k)) {
+					return true
+				}
+			}
+		} else {
+			for i := 0; dec.More(); i++ {
+				if walk(fmt.Sprintf("%s/%d", at, i)) {
+					return true
+				}
+			}
+		}
+		_, _ = dec.Token() // the closing delimiter
+		return false
+	}
+	walk("")
+	return ptr, key, found
+}
+
+func escapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// Validate decodes data and checks it against the schema of kind k. file names the document in
+// errors. It returns a *SyntaxError for malformed JSON and a *ValidationError for a schema mismatch.
+func Validate(k Kind, file string, data []byte) error {
+	v, err := Decode(file, data)
+	if err != nil {
+		return err
+	}
+	return ValidateValue(k, file, v)
+}
+
+// ValidateValue checks an already decoded value (as returned by Decode, or built from maps, slices,
+// strings, bools, json.Number and float64) against the schema of kind k.
+func ValidateValue(k Kind, file string, v any) error {
+	all, err := compiled()
+	if err != nil {
+		return err
+	}
+	s, ok := all[k]
+	if !ok {
+		return fmt.Errorf("unknown schema %q", k)
+	}
+	err = s.Validate(v)
+	var ve *jsonschema.ValidationError
+	if errors.As(err, &ve) {
+		return &ValidationError{File: file, Kind: k, Problems: problems(ve)}
+	}
+	if err != nil {
+		return fmt.Errorf("%s: validate against %s schema: %w", file, k, err)
+	}
+	return nil
+}
+
+// problems flattens the validator's error tree to its leaves, deepest pointer first, one problem
+// per leaf, and names the offending property in the pointer for additionalProperties errors.
+func problems(ve *jsonschema.ValidationError) []Problem {
+	var out []Problem
+	seen := map[Problem]bool{}
+	var walk func(*jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
+			}
+			return
+		}
+		for _, p := range leafProblems(e) {
+			if !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	walk(ve)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
+	return out
+}
+
+func leafProblems(e *jsonschema.ValidationError) []Problem {
+	msg := e.Message
+	const extra = "additionalProperties "
+	if strings.HasPrefix(msg, extra) && strings.HasSuffix(msg, " not allowed") {
+		names := strings.TrimSuffix(strings.TrimPrefix(msg, extra), " not allowed")
+		var ps []Problem
+		for _, n := range strings.Split(names, ", ") {
+			n = strings.Trim(n, "'")
+			ps = append(ps, Problem{
+				Pointer: e.InstanceLocation + "/" + escapePointer(n),
+				Message: fmt.Sprintf("unknown field %q (not in the schema)", n),
+			})
+		}
+		return ps
+	}
+	if strings.HasPrefix(msg, "missing properties: ") {
+		var ps []Problem
+		for _, n := range strings.Split(strings.TrimPrefix(msg, "missing properties: "), ", ") {
+			n = strings.Trim(n, "'")
+			ps = append(ps, Problem{
+				Pointer: e.InstanceLocation + "/" + escapePointer(n),
+				Message: fmt.Sprintf("required field %q is missing", n),
+			})
+		}
+		return ps
+	}
+	return []Problem{{Pointer: e.InstanceLocation, Message: msg}}
+}
