@@ -1,0 +1,284 @@
+// Package project finds a geas project and hands out its directories as *os.Root handles, so that
+// no path derived from input (an id, a glob, a symlink) can reach outside the project or .geas/.
+// It also owns id validation and the default mission of .geas/state/run.json.
+package project
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// GeasDir is the name of the directory that holds a project's geas files.
+const GeasDir = ".geas"
+
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// InvalidIDError reports a mission or task id outside ^[A-Za-z0-9_-]+$.
+type InvalidIDError struct {
+	What string // "task", "mission"
+	ID   string
+}
+
+func (e *InvalidIDError) Error() string {
+	if e.ID == "" {
+		return fmt.Sprintf("%s id is empty", e.What)
+	}
+	return fmt.Sprintf("invalid %s id %q: ids match ^[A-Za-z0-9_-]+$", e.What, e.ID)
+}
+
+// ValidateID checks that id is a valid mission or task id; what names it in the error.
+func ValidateID(what, id string) error {
+	if !idPattern.MatchString(id) {
+		return &InvalidIDError{What: what, ID: id}
+	}
+	return nil
+}
+
+// ErrNotFound means no .geas directory was found from the starting directory upwards.
+var ErrNotFound = errors.New("no .geas directory found")
+
+// NotFoundError says where the search for .geas started.
+type NotFoundError struct{ Start string }
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("no %s directory in %s or any parent (use -C DIR to name the project root)", GeasDir, e.Start)
+}
+
+func (e *NotFoundError) Unwrap() error { return ErrNotFound }
+
+// Project is an open geas project.
+type Project struct {
+	Dir  string   // absolute project root (the directory that holds .geas)
+	Root *os.Root // the project root
+	Geas *os.Root // the .geas directory
+}
+
+// Open opens the project whose root is exactly dir (dir must hold .geas).
+func Open(dir string) (*Project, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open project root: %w", err)
+	}
+	geas, err := root.OpenRoot(GeasDir)
+	if err != nil {
+		root.Close()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &NotFoundError{Start: abs}
+		}
+		return nil, fmt.Errorf("open %s: %w", filepath.Join(abs, GeasDir), err)
+	}
+	return &Project{Dir: abs, Root: root, Geas: geas}, nil
+}
+
+// Find locates the project for a command started in start (the -C directory, or the working
+// directory): the nearest ancestor that holds .geas. Inside a git worktree whose own checkout has
+// no .geas, the main checkout's .geas is used (the git common dir's parent), as geas does.
+func Find(start string) (*Project, error) {
+	abs, err := filepath.Abs(start)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return nil, fmt.Errorf("project directory: %w", err)
+	}
+	for dir := abs; ; {
+		if isDir(filepath.Join(dir, GeasDir)) {
+			return Open(dir)
+		}
+		if main, ok := mainCheckout(dir); ok && isDir(filepath.Join(main, GeasDir)) {
+			return Open(main)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return nil, &NotFoundError{Start: abs}
+		}
+		dir = parent
+	}
+}
+
+// Close releases the project's directory handles.
+func (p *Project) Close() error {
+	return errors.Join(p.Geas.Close(), p.Root.Close())
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// mainCheckout reports the main working tree of the linked git worktree rooted at dir: dir/.git is a
+// file "gitdir: X", X/commondir names the common git dir, whose parent is the main checkout.
+func mainCheckout(dir string) (string, bool) {
+	b, err := os.ReadFile(filepath.Join(dir, ".git"))
+	if err != nil {
+		return "", false // absent, or a directory: not a linked worktree
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	gitdir, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	if !ok {
+		return "", false
+	}
+	gitdir = strings.TrimSpace(gitdir)
+	if !filepath.IsAbs(gitdir) {
+		gitdir = filepath.Join(dir, gitdir)
+	}
+	c, err := os.ReadFile(filepath.Join(gitdir, "commondir"))
+	if err != nil {
+		return "", false
+	}
+	common := strings.TrimSpace(string(c))
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(gitdir, common)
+	}
+	common = filepath.Clean(common)
+	if filepath.Base(common) != ".git" {
+		return "", false // a bare repository has no main checkout
+	}
+	return filepath.Dir(common), true
+}
+
+// ErrNoMission means no --mission was given and .geas/state/run.json names none.
+var ErrNoMission = errors.New("no mission: pass --mission or set mission_id in .geas/state/run.json")
+
+// DefaultMission returns the mission_id of .geas/state/run.json.
+func (p *Project) DefaultMission() (string, error) {
+	b, err := p.Geas.ReadFile("state/run.json")
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", ErrNoMission
+	}
+	if err != nil {
+		return "", fmt.Errorf("read .geas/state/run.json: %w", err)
+	}
+	var run struct {
+		MissionID string `json:"mission_id"`
+	}
+	if err := json.Unmarshal(b, &run); err != nil {
+		return "", fmt.Errorf("read .geas/state/run.json: %w", err)
+	}
+	if run.MissionID == "" {
+		return "", ErrNoMission
+	}
+	if err := ValidateID("mission", run.MissionID); err != nil {
+		return "", fmt.Errorf(".geas/state/run.json: %w", err)
+	}
+	return run.MissionID, nil
+}
+
+// Mission resolves the mission to use: the flag value if set, else the default mission.
+func (p *Project) Mission(flag string) (string, error) {
+	if flag != "" {
+		return flag, ValidateID("mission", flag)
+	}
+	return p.DefaultMission()
+}
+
+// MissionDir is the mission's directory relative to .geas.
+func MissionDir(mission string) string { return "missions/" + mission }
+
+// TaskDir is the task's directory relative to .geas.
+func TaskDir(mission, task string) string { return MissionDir(mission) + "/tasks/" + task }
+
+// ErrNoTask means the task has no directory or no contract.json.
+var ErrNoTask = errors.New("no such task")
+
+// NoTaskError names the missing task.
+type NoTaskError struct{ Mission, Task string }
+
+func (e *NoTaskError) Error() string {
+	return fmt.Sprintf("no task %q in mission %q (no .geas/%s/contract.json)", e.Task, e.Mission, TaskDir(e.Mission, e.Task))
+}
+
+func (e *NoTaskError) Unwrap() error { return ErrNoTask }
+
+// Task checks both ids, that the task's contract.json exists inside .geas, and returns the task
+// directory relative to .geas.
+func (p *Project) Task(mission, task string) (string, error) {
+	if err := ValidateID("mission", mission); err != nil {
+		return "", err
+	}
+	if err := ValidateID("task", task); err != nil {
+		return "", err
+	}
+	dir := TaskDir(mission, task)
+	if _, err := p.Geas.Stat(dir + "/contract.json"); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", &NoTaskError{Mission: mission, Task: task}
+		}
+		return "", fmt.Errorf("task %s: %w", task, err)
+	}
+	return dir, nil
+}
+
+// Tasks lists the task ids of a mission (directories under tasks/ with a valid id), sorted.
+func (p *Project) Tasks(mission string) ([]string, error) {
+	if err := ValidateID("mission", mission); err != nil {
+		return nil, err
+	}
+	f, err := p.Geas.Open(MissionDir(mission) + "/tasks")
+	if err != nil {
+		return nil, fmt.Errorf("list tasks of mission %s: %w", mission, err)
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, fmt.Errorf("list tasks of mission %s: %w", mission, err)
+	}
+	var ids []string
+	for _, e := range entries {
+		if e.IsDir() && ValidateID("task", e.Name()) == nil {
+			ids = append(ids, e.Name())
+		}
+	}
+	return ids, nil
+}
+
+// ReadLimited reads a file through root, refusing files larger than limit bytes before reading them.
+func ReadLimited(root *os.Root, name string, limit int64) ([]byte, error) {
+	f, err := root.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", name)
+	}
+	if limit > 0 && fi.Size() > limit {
+		return nil, &TooLargeError{Name: name, Size: fi.Size(), Limit: limit}
+	}
+	if limit <= 0 {
+		return io.ReadAll(f)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit { // the file grew after Stat
+		return nil, &TooLargeError{Name: name, Size: int64(len(b)), Limit: limit}
+	}
+	return b, nil
+}
+
+// TooLargeError reports a file refused by size before it was parsed.
+type TooLargeError struct {
+	Name        string
+	Size, Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s: %d bytes exceeds the limit of %d bytes", e.Name, e.Size, e.Limit)
+}

@@ -1,0 +1,182 @@
+package project
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestValidateID(t *testing.T) {
+	for _, tc := range []struct {
+		id string
+		ok bool
+	}{
+		{"t1", true}, {"task-003", true}, {"A_b-9", true},
+		{"", false}, {"../x", false}, {"a/b", false}, {"..", false}, {".", false},
+		{"a b", false}, {"a\x00b", false}, {"é", false}, {"a\\b", false},
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			err := ValidateID("task", tc.id)
+			if tc.ok {
+				assert.NoError(t, err)
+				return
+			}
+			var ie *InvalidIDError
+			require.ErrorAs(t, err, &ie)
+			assert.Equal(t, "task", ie.What)
+		})
+	}
+}
+
+// mkProject makes dir/.geas/missions/m1/tasks/t1/contract.json and run.json naming m1.
+func mkProject(t *testing.T, dir string) {
+	t.Helper()
+	task := filepath.Join(dir, ".geas", "missions", "m1", "tasks", "t1")
+	require.NoError(t, os.MkdirAll(task, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(task, "contract.json"), []byte("{}"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".geas", "state"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".geas", "state", "run.json"), []byte(`{"mission_id":"m1"}`), 0o644))
+}
+
+func TestFindWalksUp(t *testing.T) {
+	dir := t.TempDir()
+	mkProject(t, dir)
+	deep := filepath.Join(dir, "a", "b", "c")
+	require.NoError(t, os.MkdirAll(deep, 0o755))
+	p, err := Find(deep)
+	require.NoError(t, err)
+	defer p.Close()
+	want, _ := filepath.EvalSymlinks(dir)
+	got, _ := filepath.EvalSymlinks(p.Dir)
+	assert.Equal(t, want, got)
+	m, err := p.DefaultMission()
+	require.NoError(t, err)
+	assert.Equal(t, "m1", m)
+	d, err := p.Task("m1", "t1")
+	require.NoError(t, err)
+	assert.Equal(t, "missions/m1/tasks/t1", d)
+	ids, err := p.Tasks("m1")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"t1"}, ids)
+}
+
+func TestFindNotFound(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Find(dir)
+	require.ErrorIs(t, err, ErrNotFound)
+	assert.Contains(t, err.Error(), dir)
+}
+
+// TestFindUsesMainCheckoutFromWorktree: inside a linked git worktree without its own .geas, the
+// main checkout's .geas is used, as geas does.
+func TestFindUsesMainCheckoutFromWorktree(t *testing.T) {
+	base := t.TempDir()
+	main := filepath.Join(base, "main")
+	mkProject(t, main)
+	gitdir := filepath.Join(main, ".git", "worktrees", "wt")
+	require.NoError(t, os.MkdirAll(gitdir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(gitdir, "commondir"), []byte("../..\n"), 0o644))
+	wt := filepath.Join(base, "wt")
+	require.NoError(t, os.MkdirAll(filepath.Join(wt, "src"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: "+gitdir+"\n"), 0o644))
+
+	p, err := Find(filepath.Join(wt, "src"))
+	require.NoError(t, err)
+	defer p.Close()
+	assert.Equal(t, main, p.Dir)
+}
+
+func TestTaskRefusals(t *testing.T) {
+	dir := t.TempDir()
+	mkProject(t, dir)
+	outside := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(outside, "t2"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "t2", "contract.json"), []byte("{}"), 0o644))
+	require.NoError(t, os.Symlink(filepath.Join(outside, "t2"), filepath.Join(dir, ".geas", "missions", "m1", "tasks", "t2")))
+	p, err := Open(dir)
+	require.NoError(t, err)
+	defer p.Close()
+
+	for _, tc := range []struct {
+		name, mission, task string
+		check               func(t *testing.T, err error)
+	}{
+		{"dotdot task", "m1", "../x", func(t *testing.T, err error) {
+			var ie *InvalidIDError
+			assert.ErrorAs(t, err, &ie)
+		}},
+		{"slash task", "m1", "a/b", func(t *testing.T, err error) {
+			var ie *InvalidIDError
+			assert.ErrorAs(t, err, &ie)
+		}},
+		{"dotdot mission", "..", "t1", func(t *testing.T, err error) {
+			var ie *InvalidIDError
+			assert.ErrorAs(t, err, &ie)
+		}},
+		{"missing task", "m1", "nope", func(t *testing.T, err error) {
+			assert.ErrorIs(t, err, ErrNoTask)
+		}},
+		{"symlink out of .geas", "m1", "t2", func(t *testing.T, err error) {
+			assert.Error(t, err)
+			assert.NotErrorIs(t, err, ErrNoTask)
+			assert.Contains(t, err.Error(), "escapes")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := p.Task(tc.mission, tc.task)
+			tc.check(t, err)
+		})
+	}
+}
+
+func TestMission(t *testing.T) {
+	dir := t.TempDir()
+	mkProject(t, dir)
+	p, err := Open(dir)
+	require.NoError(t, err)
+	defer p.Close()
+	m, err := p.Mission("other")
+	require.NoError(t, err)
+	assert.Equal(t, "other", m)
+	_, err = p.Mission("../x")
+	var ie *InvalidIDError
+	require.ErrorAs(t, err, &ie)
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".geas", "state", "run.json"), []byte(`{"mission_id":"../x"}`), 0o644))
+	_, err = p.DefaultMission()
+	require.ErrorAs(t, err, &ie)
+	require.NoError(t, os.Remove(filepath.Join(dir, ".geas", "state", "run.json")))
+	_, err = p.DefaultMission()
+	require.ErrorIs(t, err, ErrNoMission)
+}
+
+func TestReadLimited(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "small"), []byte("abc"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "big"), make([]byte, 2048), 0o644))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "d"), 0o755))
+	r, err := os.OpenRoot(dir)
+	require.NoError(t, err)
+	defer r.Close()
+
+	b, err := ReadLimited(r, "small", 1024)
+	require.NoError(t, err)
+	assert.Equal(t, "abc", string(b))
+
+	_, err = ReadLimited(r, "big", 1024)
+	var tl *TooLargeError
+	require.ErrorAs(t, err, &tl)
+	assert.Equal(t, int64(2048), tl.Size)
+	assert.Contains(t, err.Error(), "2048 bytes exceeds the limit of 1024 bytes")
+
+	_, err = ReadLimited(r, "d", 1024)
+	assert.ErrorContains(t, err, "not a regular file")
+	_, err = ReadLimited(r, "../x", 1024)
+	assert.Error(t, err)
+	_, err = ReadLimited(r, "missing", 1024)
+	assert.True(t, errors.Is(err, os.ErrNotExist))
+}
