@@ -1,0 +1,351 @@
+// Package contract owns the task contract (contract.json): its typed model with the geas gate
+// extensions of SPEC §4.1, acceptance criteria and their detector specs, eval commands, rubric,
+// profiles, and the checks that go beyond the schema (durations, regexes, paths that must stay
+// inside the project, duplicate ids).
+package contract
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/geas-dev/geas/schemas"
+)
+
+// Gate profiles.
+const (
+	ImplementationChange = "implementation_change"
+	ArtifactOnly         = "artifact_only"
+	ClosureReady         = "closure_ready"
+)
+
+// Escalation policies; DesignAuthorityReview is the default.
+const (
+	DesignAuthorityReview    = "design-authority-review"
+	ProductAuthorityDecision = "product-authority-decision"
+	Pivot                    = "pivot"
+)
+
+// Judge independence modes; Enforce is the default.
+const (
+	Enforce = "enforce"
+	Strict  = "strict"
+	Off     = "off"
+)
+
+// DefaultEvalTimeout applies when neither the command nor the contract sets one.
+const DefaultEvalTimeout = 10 * time.Minute
+
+// Contract is a parsed and validated contract.json.
+type Contract struct {
+	TaskID             string        `json:"task_id"`
+	Title              string        `json:"title"`
+	Status             string        `json:"status"`
+	RiskLevel          string        `json:"risk_level"`
+	GateProfile        string        `json:"gate_profile"`
+	AcceptanceCriteria []Criterion   `json:"acceptance_criteria"`
+	EvalCommands       []EvalCommand `json:"-"`
+	EvalTimeout        time.Duration `json:"-"` // eval_timeout, or DefaultEvalTimeout
+	Rubric             Rubric        `json:"rubric"`
+	RetryBudget        int           `json:"retry_budget"`
+	Scope              Scope         `json:"scope"`
+	Routing            Routing       `json:"routing"`
+	BaseSnapshot       string        `json:"base_snapshot"`
+	EscalationPolicy   string        `json:"escalation_policy"`
+	StubCap            *int          `json:"stub_cap"`
+	JudgeIndependence  string        `json:"judge_independence"`
+
+	// Raw is the file as read, for digests and for rewriting the status.
+	Raw []byte `json:"-"`
+}
+
+// Criterion is one acceptance criterion. A string item in the file is {criterion: item}.
+type Criterion struct {
+	ID        string    `json:"id,omitempty"`
+	Criterion string    `json:"criterion"`
+	Check     *Detector `json:"check,omitempty"`
+}
+
+// UnmarshalJSON accepts the geas string form and the object form.
+func (c *Criterion) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		*c = Criterion{Criterion: s}
+		return nil
+	}
+	type plain Criterion
+	return json.Unmarshal(b, (*plain)(c))
+}
+
+// Detector is the mechanical check of a criterion (SPEC §5.5).
+type Detector struct {
+	Type       string   `json:"type"`
+	Command    string   `json:"command,omitempty"`
+	Args       []string `json:"args,omitempty"`
+	ExpectExit int      `json:"expect_exit,omitempty"`
+	Timeout    string   `json:"timeout,omitempty"`
+	Path       string   `json:"path,omitempty"`
+	NonEmpty   bool     `json:"non_empty,omitempty"`
+	Artifact   string   `json:"artifact,omitempty"`
+	Pattern    string   `json:"pattern,omitempty"`
+	Metric     string   `json:"metric,omitempty"`
+	Op         string   `json:"op,omitempty"`
+	Value      float64  `json:"value,omitempty"`
+	Standard   string   `json:"standard,omitempty"`
+	MinScore   *float64 `json:"min_score,omitempty"`
+}
+
+// Detector types.
+const (
+	DetectScript     = "script"
+	DetectFileExists = "file_exists"
+	DetectRegexMatch = "regex_match"
+	DetectThreshold  = "threshold"
+	DetectJudge      = "judge"
+)
+
+// EvalCommand is one tier-1 command. A string item in the file is {run: item}.
+type EvalCommand struct {
+	Run        string            `json:"run"`
+	Timeout    string            `json:"timeout,omitempty"`
+	Workdir    string            `json:"workdir,omitempty"`
+	Env        map[string]string `json:"env,omitempty"`
+	ExpectExit int               `json:"expect_exit,omitempty"`
+	Metrics    map[string]string `json:"metrics,omitempty"`
+}
+
+// UnmarshalJSON accepts the geas string form and the object form.
+func (e *EvalCommand) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		*e = EvalCommand{Run: s}
+		return nil
+	}
+	type plain EvalCommand
+	return json.Unmarshal(b, (*plain)(e))
+}
+
+// Rubric holds the scored dimensions.
+type Rubric struct {
+	Dimensions []Dimension `json:"dimensions"`
+}
+
+// Dimension is one rubric dimension with its threshold and, optionally, its evaluators.
+type Dimension struct {
+	Name       string   `json:"name"`
+	Threshold  int      `json:"threshold"`
+	Evaluators []string `json:"-"`
+}
+
+// UnmarshalJSON reads evaluator as one agent type or a list of them.
+func (d *Dimension) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Name      string          `json:"name"`
+		Threshold int             `json:"threshold"`
+		Evaluator json.RawMessage `json:"evaluator"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*d = Dimension{Name: raw.Name, Threshold: raw.Threshold}
+	if len(raw.Evaluator) == 0 {
+		return nil
+	}
+	var one string
+	if json.Unmarshal(raw.Evaluator, &one) == nil {
+		d.Evaluators = []string{one}
+		return nil
+	}
+	return json.Unmarshal(raw.Evaluator, &d.Evaluators)
+}
+
+// Scope lists the surfaces a task may change and the globs whose changes are only minor.
+type Scope struct {
+	Surfaces []string `json:"surfaces"`
+	Shared   []string `json:"shared,omitempty"`
+}
+
+// Routing names the builder and the reviewers a task requires.
+type Routing struct {
+	PrimaryWorkerType     string   `json:"primary_worker_type"`
+	RequiredReviewerTypes []string `json:"required_reviewer_types"`
+}
+
+// EffectiveEscalationPolicy returns the contract's policy or the default.
+func (c *Contract) EffectiveEscalationPolicy() string {
+	if c.EscalationPolicy == "" {
+		return DesignAuthorityReview
+	}
+	return c.EscalationPolicy
+}
+
+// EffectiveJudgeIndependence returns the contract's mode, else def, else Enforce.
+func (c *Contract) EffectiveJudgeIndependence(def string) string {
+	switch {
+	case c.JudgeIndependence != "":
+		return c.JudgeIndependence
+	case def != "":
+		return def
+	}
+	return Enforce
+}
+
+// EligibleStates are the task states from which a profile may be gated (SPEC §5.1).
+func EligibleStates(profile string) []string {
+	switch profile {
+	case ImplementationChange:
+		return []string{"integrated"}
+	case ArtifactOnly:
+		return []string{"reviewed"}
+	case ClosureReady:
+		return []string{"reviewed", "integrated"}
+	}
+	return nil
+}
+
+// Parse validates data against the contract schema, decodes it, and applies the checks the schema
+// cannot express. Invalid input returns a *schemas.SyntaxError or *schemas.ValidationError naming
+// file and the JSON pointer of each bad field.
+func Parse(file string, data []byte) (*Contract, error) {
+	if err := schemas.Validate(schemas.Contract, file, data); err != nil {
+		return nil, err
+	}
+	var raw struct {
+		Contract
+		EvalCommands []EvalCommand `json:"eval_commands"`
+		EvalTimeout  string        `json:"eval_timeout"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, &schemas.ValidationError{File: file, Kind: schemas.Contract,
+			Problems: []schemas.Problem{{Message: err.Error()}}}
+	}
+	c := raw.Contract
+	c.EvalCommands = raw.EvalCommands
+	c.EvalTimeout = DefaultEvalTimeout
+	c.Raw = bytes.Clone(data)
+	var probs []schemas.Problem
+	bad := func(ptr, format string, args ...any) {
+		probs = append(probs, schemas.Problem{Pointer: ptr, Message: fmt.Sprintf(format, args...)})
+	}
+	if raw.EvalTimeout != "" {
+		d, err := parseTimeout(raw.EvalTimeout)
+		if err != nil {
+			bad("/eval_timeout", "%v", err)
+		}
+		c.EvalTimeout = d
+	}
+	for i, e := range c.EvalCommands {
+		at := fmt.Sprintf("/eval_commands/%d", i)
+		if strings.TrimSpace(e.Run) == "" {
+			bad(at, "empty command")
+		}
+		if e.Timeout != "" {
+			if _, err := parseTimeout(e.Timeout); err != nil {
+				bad(at+"/timeout", "%v", err)
+			}
+		}
+		if e.Workdir != "" {
+			if err := checkRelPath(e.Workdir); err != nil {
+				bad(at+"/workdir", "%v", err)
+			}
+		}
+		for name, expr := range e.Metrics {
+			re, err := regexp.Compile(expr)
+			switch {
+			case err != nil:
+				bad(at+"/metrics/"+name, "bad regex: %v", err)
+			case re.NumSubexp() != 1:
+				bad(at+"/metrics/"+name, "regex must have exactly one capture group, has %d", re.NumSubexp())
+			}
+		}
+	}
+	ids := map[string]int{}
+	for i, cr := range c.AcceptanceCriteria {
+		at := fmt.Sprintf("/acceptance_criteria/%d", i)
+		if cr.ID != "" {
+			if j, dup := ids[cr.ID]; dup {
+				bad(at+"/id", "duplicate criterion id %q (also criterion %d)", cr.ID, j+1)
+			}
+			ids[cr.ID] = i
+		}
+		if d := cr.Check; d != nil {
+			if d.Timeout != "" {
+				if _, err := parseTimeout(d.Timeout); err != nil {
+					bad(at+"/check/timeout", "%v", err)
+				}
+			}
+			for field, p := range map[string]string{"path": d.Path, "artifact": d.Artifact} {
+				if p == "" {
+					continue
+				}
+				if err := checkRelPath(p); err != nil {
+					bad(at+"/check/"+field, "%v", err)
+				}
+			}
+		}
+	}
+	dims := map[string]bool{}
+	for i, d := range c.Rubric.Dimensions {
+		if dims[d.Name] {
+			bad(fmt.Sprintf("/rubric/dimensions/%d/name", i), "duplicate dimension %q", d.Name)
+		}
+		dims[d.Name] = true
+	}
+	for field, globs := range map[string][]string{"surfaces": c.Scope.Surfaces, "shared": c.Scope.Shared} {
+		for i, g := range globs {
+			if err := checkRelPath(g); err != nil {
+				bad(fmt.Sprintf("/scope/%s/%d", field, i), "%v", err)
+			}
+		}
+	}
+	if len(probs) > 0 {
+		slices.SortStableFunc(probs, func(a, b schemas.Problem) int { return strings.Compare(a.Pointer, b.Pointer) })
+		return nil, &schemas.ValidationError{File: file, Kind: schemas.Contract, Problems: probs}
+	}
+	return &c, nil
+}
+
+// Load reads and parses name through root (normally .geas), so the path cannot leave it.
+func Load(root *os.Root, name string) (*Contract, error) {
+	data, err := root.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("read contract: %w", err)
+	}
+	return Parse(name, data)
+}
+
+func parseTimeout(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("bad duration %q: %w", s, err)
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("duration %q must be positive", s)
+	}
+	return d, nil
+}
+
+// ErrEscapes marks a path that would leave the project root.
+var ErrEscapes = errors.New("path escapes the project root")
+
+// checkRelPath refuses absolute paths and paths with a ".." element: every path in a contract is
+// relative to the project root and stays inside it. (Symlinks are stopped later by os.Root.)
+func checkRelPath(p string) error {
+	p = strings.ReplaceAll(p, "\\", "/")
+	if path.IsAbs(p) || (len(p) > 1 && p[1] == ':') {
+		return fmt.Errorf("%w: %q is absolute", ErrEscapes, p)
+	}
+	for _, el := range strings.Split(p, "/") {
+		if el == ".." {
+			return fmt.Errorf("%w: %q contains \"..\"", ErrEscapes, p)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,159 @@
+package contract
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/geas-dev/geas/schemas"
+)
+
+func readFixture(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "contract", name))
+	require.NoError(t, err)
+	return b
+}
+
+func TestParseFull(t *testing.T) {
+	c, err := Parse("full.json", readFixture(t, "full.json"))
+	require.NoError(t, err)
+	assert.Equal(t, "full", c.TaskID)
+	assert.Equal(t, "high", c.RiskLevel)
+	assert.Equal(t, 15*time.Minute, c.EvalTimeout)
+	require.Len(t, c.EvalCommands, 2)
+	assert.Equal(t, EvalCommand{Run: "make test"}, c.EvalCommands[0])
+	assert.Equal(t, "src", c.EvalCommands[1].Workdir)
+	assert.Equal(t, "coverage: ([0-9.]+)%", c.EvalCommands[1].Metrics["coverage"])
+	require.Len(t, c.AcceptanceCriteria, 6)
+	assert.Equal(t, Criterion{Criterion: "AC1 plain text"}, c.AcceptanceCriteria[0])
+	assert.Equal(t, DetectScript, c.AcceptanceCriteria[1].Check.Type)
+	assert.Equal(t, []string{"-x"}, c.AcceptanceCriteria[1].Check.Args)
+	assert.True(t, c.AcceptanceCriteria[2].Check.NonEmpty)
+	assert.Equal(t, 80.0, c.AcceptanceCriteria[4].Check.Value)
+	require.NotNil(t, c.AcceptanceCriteria[5].Check.MinScore)
+	assert.Equal(t, 4.0, *c.AcceptanceCriteria[5].Check.MinScore)
+	assert.Equal(t, []string{"qa-engineer", "technical-writer"}, c.Rubric.Dimensions[1].Evaluators)
+	assert.Equal(t, []string{"qa-engineer"}, c.Rubric.Dimensions[2].Evaluators)
+	assert.Nil(t, c.Rubric.Dimensions[0].Evaluators)
+	assert.Equal(t, []string{"Makefile"}, c.Scope.Shared)
+	assert.Equal(t, Pivot, c.EffectiveEscalationPolicy())
+	require.NotNil(t, c.StubCap)
+	assert.Equal(t, 1, *c.StubCap)
+	assert.Equal(t, Strict, c.EffectiveJudgeIndependence(""))
+}
+
+func TestParseDefaults(t *testing.T) {
+	c, err := Parse("example.json", readFixture(t, "example.json"))
+	require.NoError(t, err)
+	assert.Equal(t, DefaultEvalTimeout, c.EvalTimeout)
+	assert.Equal(t, DesignAuthorityReview, c.EffectiveEscalationPolicy())
+	assert.Equal(t, Enforce, c.EffectiveJudgeIndependence(""))
+	assert.Equal(t, Off, c.EffectiveJudgeIndependence(Off))
+	assert.Nil(t, c.StubCap)
+	assert.Equal(t, "integrated", c.Status)
+}
+
+// edit returns the full fixture with one top-level key replaced (or deleted when v is nil).
+func edit(t *testing.T, key string, v any) []byte {
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(readFixture(t, "full.json"), &m))
+	if v == nil {
+		delete(m, key)
+	} else {
+		m[key] = v
+	}
+	b, err := json.Marshal(m)
+	require.NoError(t, err)
+	return b
+}
+
+func TestParseRejects(t *testing.T) {
+	crit := func(check map[string]any) []any {
+		return []any{map[string]any{"criterion": "c", "check": check}}
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want []string // fragments of the error text
+	}{
+		{"typo eval_command", edit(t, "eval_command", "make"), []string{"c.json: /eval_command: "}},
+		{"missing status", edit(t, "status", nil), []string{"/status"}},
+		{"scope.paths as in geas v1 example", edit(t, "scope", map[string]any{"paths": []string{"src/"}}), []string{"/scope/paths", "/scope/surfaces"}},
+		{"bad eval timeout", edit(t, "eval_timeout", "forever"), []string{"/eval_timeout"}},
+		{"zero eval timeout", edit(t, "eval_timeout", "0s"), []string{"/eval_timeout"}},
+		{"metric regex without group", edit(t, "eval_commands", []any{map[string]any{"run": "x", "metrics": map[string]string{"m": "[0-9]+"}}}), []string{"/eval_commands/0/metrics/m", "exactly one capture group"}},
+		{"metric regex invalid", edit(t, "eval_commands", []any{map[string]any{"run": "x", "metrics": map[string]string{"m": "(["}}}), []string{"/eval_commands/0/metrics/m", "bad regex"}},
+		{"workdir escapes", edit(t, "eval_commands", []any{map[string]any{"run": "x", "workdir": "../.."}}), []string{"/eval_commands/0/workdir", "escapes"}},
+		{"absolute workdir", edit(t, "eval_commands", []any{map[string]any{"run": "x", "workdir": "/tmp"}}), []string{"/eval_commands/0/workdir", "absolute"}},
+		{"blank command", edit(t, "eval_commands", []any{"   "}), []string{"/eval_commands/0"}},
+		{"path escapes", edit(t, "acceptance_criteria", crit(map[string]any{"type": "file_exists", "path": "a/../../b"})), []string{"/acceptance_criteria/0/check/path"}},
+		{"artifact absolute", edit(t, "acceptance_criteria", crit(map[string]any{"type": "regex_match", "artifact": "/etc/passwd", "pattern": "x"})), []string{"/acceptance_criteria/0/check/artifact"}},
+		{"threshold without value", edit(t, "acceptance_criteria", crit(map[string]any{"type": "threshold", "metric": "x", "op": "gte"})), []string{"value"}},
+		{"unknown detector", edit(t, "acceptance_criteria", crit(map[string]any{"type": "vibes"})), []string{"/acceptance_criteria/0/check"}},
+		{"duplicate criterion id", edit(t, "acceptance_criteria", []any{map[string]any{"id": "a", "criterion": "x"}, map[string]any{"id": "a", "criterion": "y"}}), []string{"/acceptance_criteria/1/id", "duplicate"}},
+		{"duplicate dimension", edit(t, "rubric", map[string]any{"dimensions": []any{map[string]any{"name": "a", "threshold": 1}, map[string]any{"name": "a", "threshold": 2}}}), []string{"/rubric/dimensions/1/name"}},
+		{"glob escapes", edit(t, "scope", map[string]any{"surfaces": []string{"../other/**"}}), []string{"/scope/surfaces/0", "escapes"}},
+		{"threshold above 5", edit(t, "rubric", map[string]any{"dimensions": []any{map[string]any{"name": "a", "threshold": 6}}}), []string{"/rubric/dimensions/0/threshold"}},
+		{"negative budget", edit(t, "retry_budget", -1), []string{"/retry_budget"}},
+		{"bad policy", edit(t, "escalation_policy", "shrug"), []string{"/escalation_policy"}},
+		{"not json", []byte(`{"version":`), []string{"c.json: invalid JSON"}},
+		{"duplicate key", []byte(`{"version":"1.0","version":"1.0"}`), []string{"duplicate key \"version\""}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("c.json", tc.data)
+			require.Error(t, err)
+			for _, w := range tc.want {
+				assert.Contains(t, err.Error(), w)
+			}
+			for _, line := range strings.Split(err.Error(), "\n") {
+				assert.True(t, strings.HasPrefix(line, "c.json: "), "every line names the file: %q", line)
+			}
+			var ve *schemas.ValidationError
+			var se *schemas.SyntaxError
+			assert.True(t, errorsAs(err, &ve) || errorsAs(err, &se), "typed error, got %T", err)
+		})
+	}
+}
+
+func TestGeasV1ExampleIsRejectedNamingScope(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "shared", "geas-v1", "task-contract.example.json"))
+	if err != nil {
+		b, err = os.ReadFile(filepath.Join("..", "testdata", "schemas", "task-contract", "task-contract.example.json"))
+	}
+	require.NoError(t, err)
+	_, err = Parse("task-contract.example.json", b)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "/scope")
+}
+
+func TestLoadStaysInsideRoot(t *testing.T) {
+	dir := t.TempDir()
+	outside := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "contract.json"), readFixture(t, "full.json"), 0o644))
+	require.NoError(t, os.Symlink(filepath.Join(outside, "contract.json"), filepath.Join(dir, "contract.json")))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "real.json"), readFixture(t, "full.json"), 0o644))
+	r, err := os.OpenRoot(dir)
+	require.NoError(t, err)
+	defer r.Close()
+	_, err = Load(r, "contract.json")
+	assert.ErrorContains(t, err, "escapes")
+	_, err = Load(r, "../x/contract.json")
+	assert.Error(t, err)
+	c, err := Load(r, "real.json")
+	require.NoError(t, err)
+	assert.Equal(t, "full", c.TaskID)
+}
+
+func TestEligibleStates(t *testing.T) {
+	assert.Equal(t, []string{"integrated"}, EligibleStates(ImplementationChange))
+	assert.Equal(t, []string{"reviewed"}, EligibleStates(ArtifactOnly))
+	assert.Equal(t, []string{"reviewed", "integrated"}, EligibleStates(ClosureReady))
+	assert.Nil(t, EligibleStates("other"))
+}
