@@ -1,0 +1,123 @@
+package evidence
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/geas-dev/geas/schemas"
+)
+
+func fixture(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "evidence", name))
+	require.NoError(t, err)
+	return b
+}
+
+func TestParseFull(t *testing.T) {
+	e, err := Parse("full.json", fixture(t, "full.json"))
+	require.NoError(t, err)
+	assert.Equal(t, "qa-engineer-retest", e.Agent)
+	assert.Equal(t, Tester, e.Role)
+	assert.Equal(t, "provider-b", e.ProviderID)
+	require.Len(t, e.CriteriaResults, 2)
+	assert.Equal(t, "readme", e.CriteriaResults[0].ID)
+	assert.False(t, e.CriteriaResults[1].Passed)
+	assert.Equal(t, 3.5, e.RubricScores[0].Score)
+	require.Len(t, e.RiskHandling, 3)
+	assert.Equal(t, "D-1", e.RiskHandling[0].DebtID)
+	require.Len(t, e.Judgments, 1)
+	require.NotNil(t, e.Judgments[0].Score)
+	assert.Equal(t, 4.0, *e.Judgments[0].Score)
+	assert.Equal(t, 81.5, e.Metrics["coverage"])
+	assert.Len(t, e.SHA256, 64)
+}
+
+func TestParseRejects(t *testing.T) {
+	for _, tc := range []struct{ name, data, want string }{
+		{"score above 5", `{"version":"1.0","agent":"a","task_id":"t","role":"reviewer","summary":"s","verdict":"approved","concerns":[],"rubric_scores":[{"dimension":"d","score":7}]}`, "/rubric_scores/0/score"},
+		{"tester without criteria_results", `{"version":"1.0","agent":"a","task_id":"t","role":"tester","summary":"s","verdict":"pass"}`, "criteria_results"},
+		{"bad role", `{"version":"1.0","agent":"a","task_id":"t","role":"boss","summary":"s"}`, "/role"},
+		{"bad risk status", `{"version":"1.0","agent":"a","task_id":"t","role":"reviewer","summary":"s","verdict":"approved","concerns":[],"risk_handling":[{"risk":"r","status":"ignored"}]}`, "/risk_handling/0/status"},
+		{"metric not a number", `{"version":"1.0","agent":"a","task_id":"t","role":"reviewer","summary":"s","verdict":"approved","concerns":[],"metrics":{"m":"high"}}`, "/metrics/m"},
+		{"truncated", `{"version":"1.0",`, "invalid JSON"},
+		{"trailing data", `{"version":"1.0","agent":"a","task_id":"t","role":"implementer","summary":"s","files_changed":[]} {}`, "data after the JSON value"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := Parse("ev.json", []byte(tc.data))
+			require.Error(t, err)
+			assert.Nil(t, e)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.Contains(t, err.Error(), "ev.json")
+		})
+	}
+}
+
+func TestAgentType(t *testing.T) {
+	known := KnownTypes("release-manager")
+	for _, tc := range []struct{ agent, want string }{
+		{"design-authority", "design-authority"},
+		{"design-authority-review", "design-authority"},
+		{"qa-engineer-2", "qa-engineer"},
+		{"research-integrity-reviewer", "research-integrity-reviewer"},
+		{"release-manager-final", "release-manager"},
+		{"designauthority", ""},
+		{"qa", ""},
+		{"", ""},
+	} {
+		t.Run(tc.agent, func(t *testing.T) {
+			assert.Equal(t, tc.want, AgentType(tc.agent, known))
+		})
+	}
+	assert.Len(t, KnownTypes("qa-engineer", ""), len(GeasAgentTypes))
+}
+
+func TestLoadAll(t *testing.T) {
+	dir := t.TempDir()
+	ev := filepath.Join(dir, "evidence")
+	require.NoError(t, os.MkdirAll(ev, 0o755))
+	for _, n := range []string{"qa-engineer.json", "design-authority.json", "full.json"} {
+		require.NoError(t, os.WriteFile(filepath.Join(ev, n), fixture(t, n), 0o644))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(ev, "broken.json"), []byte(`{"version":`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(ev, "notes.txt"), []byte(`ignored`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(ev, "big.json"), make([]byte, 4096), 0o644))
+	outside := filepath.Join(t.TempDir(), "planted.json")
+	require.NoError(t, os.WriteFile(outside, fixture(t, "qa-engineer.json"), 0o644))
+	require.NoError(t, os.Symlink(outside, filepath.Join(ev, "planted.json")))
+
+	r, err := os.OpenRoot(dir)
+	require.NoError(t, err)
+	defer r.Close()
+	ok, bad, err := LoadAll(r, "evidence", 2048)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range ok {
+		names = append(names, e.Name)
+	}
+	assert.Equal(t, []string{"design-authority.json", "full.json", "qa-engineer.json"}, names)
+	badNames := map[string]string{}
+	for _, b := range bad {
+		badNames[b.Name] = b.Error()
+	}
+	require.Len(t, badNames, 3)
+	assert.Contains(t, badNames["evidence/broken.json"], "evidence/broken.json: invalid JSON")
+	assert.Contains(t, badNames["evidence/big.json"], "4096 bytes exceeds the limit of 2048 bytes")
+	assert.Contains(t, badNames["evidence/planted.json"], "escapes")
+
+	var se *schemas.SyntaxError
+	for _, b := range bad {
+		if b.Name == "evidence/broken.json" {
+			assert.ErrorAs(t, b, &se)
+		}
+	}
+
+	ok, bad, err = LoadAll(r, "nothing-here", 0)
+	require.NoError(t, err)
+	assert.Empty(t, ok)
+	assert.Empty(t, bad)
+}

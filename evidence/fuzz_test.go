@@ -1,0 +1,48 @@
+package evidence
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzEvidenceLoad: Parse never panics; anything it accepts has the fields every role needs and
+// scores inside 1..5.
+func FuzzEvidenceLoad(f *testing.F) {
+	for _, dir := range []string{
+		filepath.Join("..", "testdata", "evidence"),
+		filepath.Join("..", "testdata", "schemas", "evidence"),
+	} {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+		for _, p := range files {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(`{}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		e, err := Parse("ev.json", data)
+		if err != nil {
+			if e != nil {
+				t.Fatal("rejected evidence must not be returned")
+			}
+			return
+		}
+		if e.Agent == "" || e.TaskID == "" || e.Summary == "" {
+			t.Fatalf("accepted evidence without agent, task or summary: %+v", e)
+		}
+		switch e.Role {
+		case Implementer, Reviewer, Tester, Authority:
+		default:
+			t.Fatalf("accepted unknown role %q", e.Role)
+		}
+		for _, s := range e.RubricScores {
+			if s.Score < 1 || s.Score > 5 {
+				t.Fatalf("accepted score %v outside 1..5", s.Score)
+			}
+		}
+	})
+}
