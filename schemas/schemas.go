@@ -6,16 +6,20 @@ package schemas
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"path"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
@@ -283,7 +287,7 @@ func ValidateValue(k Kind, file string, v any) error {
 	err = s.Validate(v)
 	var ve *jsonschema.ValidationError
 	if errors.As(err, &ve) {
-		return &ValidationError{File: file, Kind: k, Problems: problems(ve)}
+		return &ValidationError{File: file, Kind: k, Problems: problems(ve, v)}
 	}
 	if err != nil {
 		return fmt.Errorf("%s: validate against %s schema: %w", file, k, err)
@@ -291,9 +295,10 @@ func ValidateValue(k Kind, file string, v any) error {
 	return nil
 }
 
-// problems flattens the validator's error tree to its leaves, deepest pointer first, one problem
-// per leaf, and names the offending property in the pointer for additionalProperties errors.
-func problems(ve *jsonschema.ValidationError) []Problem {
+// problems flattens the validator's error tree to its leaves, one problem per leaf, ordered by
+// pointer (array indexes in numeric order). Unknown and missing fields are reported at the field's
+// own pointer, and messages quote the value found in doc where that helps.
+func problems(ve *jsonschema.ValidationError, doc any) []Problem {
 	var out []Problem
 	seen := map[Problem]bool{}
 	var walk func(*jsonschema.ValidationError)
@@ -304,7 +309,7 @@ func problems(ve *jsonschema.ValidationError) []Problem {
 			}
 			return
 		}
-		for _, p := range leafProblems(e) {
+		for _, p := range leafProblems(e, doc) {
 			if !seen[p] {
 				seen[p] = true
 				out = append(out, p)
@@ -312,35 +317,160 @@ func problems(ve *jsonschema.ValidationError) []Problem {
 		}
 	}
 	walk(ve)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
+	sort.SliceStable(out, func(i, j int) bool { return comparePointers(out[i].Pointer, out[j].Pointer) < 0 })
 	return out
 }
 
-func leafProblems(e *jsonschema.ValidationError) []Problem {
+// friendlyPatterns replaces "does not match pattern" for the shared definitions whose pattern says
+// little to a reader. Keys are keyword locations relative to the schema base URL; %s is the value.
+var friendlyPatterns = map[string]string{
+	"_defs.schema.json#/$defs/duration/pattern":        `%s is not a Go duration such as "90s", "10m" or "1h30m"`,
+	"_defs.schema.json#/$defs/isoUtcTimestamp/pattern": `%s is not a UTC timestamp of the form 2026-04-01T09:00:00Z`,
+	"_defs.schema.json#/$defs/id/pattern":              `%s is not an id (letters, digits, "_" and "-" only)`,
+	"_defs.schema.json#/$defs/command/pattern":         `%s is blank: a command would run nothing`,
+}
+
+func leafProblems(e *jsonschema.ValidationError, doc any) []Problem {
+	at := normalizePointer(e.InstanceLocation)
 	msg := e.Message
-	const extra = "additionalProperties "
-	if strings.HasPrefix(msg, extra) && strings.HasSuffix(msg, " not allowed") {
-		names := strings.TrimSuffix(strings.TrimPrefix(msg, extra), " not allowed")
+	const extra, missing = "additionalProperties ", "missing properties: "
+	switch {
+	case strings.HasPrefix(msg, extra) && strings.HasSuffix(msg, " not allowed"):
 		var ps []Problem
-		for _, n := range strings.Split(names, ", ") {
-			n = strings.Trim(n, "'")
+		for _, n := range quotedNames(strings.TrimSuffix(strings.TrimPrefix(msg, extra), " not allowed")) {
 			ps = append(ps, Problem{
-				Pointer: e.InstanceLocation + "/" + escapePointer(n),
+				Pointer: at + "/" + escapePointer(n),
 				Message: fmt.Sprintf("unknown field %q (not in the schema)", n),
 			})
 		}
 		return ps
-	}
-	if strings.HasPrefix(msg, "missing properties: ") {
+	case strings.HasPrefix(msg, missing):
 		var ps []Problem
-		for _, n := range strings.Split(strings.TrimPrefix(msg, "missing properties: "), ", ") {
-			n = strings.Trim(n, "'")
+		for _, n := range quotedNames(strings.TrimPrefix(msg, missing)) {
 			ps = append(ps, Problem{
-				Pointer: e.InstanceLocation + "/" + escapePointer(n),
+				Pointer: at + "/" + escapePointer(n),
 				Message: fmt.Sprintf("required field %q is missing", n),
 			})
 		}
 		return ps
 	}
-	return []Problem{{Pointer: e.InstanceLocation, Message: msg}}
+	keyword := strings.TrimPrefix(e.AbsoluteKeywordLocation, baseURL)
+	found := foundValue(doc, at)
+	if f, ok := friendlyPatterns[keyword]; ok {
+		return []Problem{{Pointer: at, Message: fmt.Sprintf(f, found)}}
+	}
+	switch keyword[strings.LastIndex(keyword, "/")+1:] {
+	case "pattern":
+		msg = fmt.Sprintf("%s does not match the pattern %s", found, strings.TrimPrefix(msg, "does not match pattern "))
+	case "enum", "const":
+		msg = fmt.Sprintf("%s, found %s", msg, found)
+	case "minLength":
+		if msg == "length must be >= 1, but got 0" {
+			msg = "must not be empty"
+		}
+	case "minItems":
+		if strings.HasPrefix(msg, "minimum 1 items required") {
+			msg = "must have at least one item"
+		}
+	}
+	return []Problem{{Pointer: at, Message: msg}}
+}
+
+// quotedNames parses the validator's list of single-quoted property names ('a', 'b\'c').
+func quotedNames(list string) []string {
+	var names []string
+	for len(list) > 0 {
+		if list[0] != '\'' {
+			list = list[1:]
+			continue
+		}
+		end := 1
+		for end < len(list) && list[end] != '\'' {
+			if list[end] == '\\' {
+				end++
+			}
+			end++
+		}
+		body := list[1:min(end, len(list))]
+		list = list[min(end+1, len(list)):]
+		// The validator wrote the name with %q, then unescaped '"' and escaped '\''.
+		body = strings.ReplaceAll(body, `\'`, `'`)
+		body = strings.ReplaceAll(body, `"`, `\"`)
+		if n, err := strconv.Unquote(`"` + body + `"`); err == nil {
+			names = append(names, n)
+		} else {
+			names = append(names, body)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// normalizePointer turns the validator's instance location, whose tokens are URL-path-escaped,
+// into a plain RFC 6901 JSON pointer.
+func normalizePointer(loc string) string {
+	if loc == "" {
+		return ""
+	}
+	tokens := strings.Split(loc, "/")
+	for i, t := range tokens {
+		if u, err := url.PathUnescape(t); err == nil {
+			tokens[i] = u
+		}
+	}
+	return strings.Join(tokens, "/")
+}
+
+// foundValue renders the value at ptr in doc for a message, shortened if long.
+func foundValue(doc any, ptr string) string {
+	v := doc
+	if ptr != "" {
+		for _, t := range strings.Split(ptr, "/")[1:] {
+			t = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+			switch c := v.(type) {
+			case map[string]any:
+				v = c[t]
+			case []any:
+				i, err := strconv.Atoi(t)
+				if err != nil || i < 0 || i >= len(c) {
+					return "the value"
+				}
+				v = c[i]
+			default:
+				return "the value"
+			}
+		}
+	}
+	const limit = 80
+	if str, ok := v.(string); ok && utf8.RuneCountInString(str) > limit {
+		v = string([]rune(str)[:limit]) + "..."
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "the value"
+	}
+	s := strings.TrimSuffix(b.String(), "\n")
+	if r := []rune(s); len(r) > limit+5 {
+		return string(r[:limit]) + "..."
+	}
+	return s
+}
+
+// comparePointers orders JSON pointers token by token, numeric tokens by value.
+func comparePointers(a, b string) int {
+	ta, tb := strings.Split(a, "/"), strings.Split(b, "/")
+	for i := 0; i < len(ta) && i < len(tb); i++ {
+		if ta[i] == tb[i] {
+			continue
+		}
+		na, ea := strconv.Atoi(ta[i])
+		nb, eb := strconv.Atoi(tb[i])
+		if ea == nil && eb == nil {
+			return cmp.Compare(na, nb)
+		}
+		return strings.Compare(ta[i], tb[i])
+	}
+	return len(ta) - len(tb)
 }
