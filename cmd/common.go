@@ -1,0 +1,136 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/geas-dev/geas/project"
+)
+
+// maxPayloadBytes bounds a --file or --data payload (the gate's evidence limit).
+const maxPayloadBytes = 16 << 20
+
+// openProject finds the project from -C or the working directory.
+func (g *globalOptions) openProject() (*project.Project, error) {
+	start := g.dir
+	if start == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		start = wd
+	}
+	return project.Find(start)
+}
+
+// taskRef is an opened project plus a resolved mission and task.
+type taskRef struct {
+	p       *project.Project
+	mission string
+	task    string
+	dir     string // task directory relative to .geas
+}
+
+// openTask validates the ids, resolves the mission, and checks that the task exists.
+func (g *globalOptions) openTask(missionFlag, task string) (*taskRef, error) {
+	if task == "" {
+		return nil, usagef("--task is required")
+	}
+	if err := project.ValidateID("task", task); err != nil {
+		return nil, err
+	}
+	if missionFlag != "" {
+		if err := project.ValidateID("mission", missionFlag); err != nil {
+			return nil, err
+		}
+	}
+	p, err := g.openProject()
+	if err != nil {
+		return nil, err
+	}
+	mission, err := p.Mission(missionFlag)
+	if err != nil {
+		p.Close()
+		return nil, err
+	}
+	dir, err := p.Task(mission, task)
+	if err != nil {
+		p.Close()
+		return nil, err
+	}
+	return &taskRef{p: p, mission: mission, task: task, dir: dir}, nil
+}
+
+func (t *taskRef) Close() error { return t.p.Close() }
+
+// readPayload returns the JSON payload given by exactly one of --file (a path, or - for standard
+// input) and --data. The payload file is input data, like a file given to cat, so it is read from
+// wherever the caller points; everything geas writes stays inside .geas.
+func (g *globalOptions) readPayload(file, data string) ([]byte, error) {
+	switch {
+	case file != "" && data != "":
+		return nil, usagef("give --file or --data, not both")
+	case data != "":
+		return []byte(data), nil
+	case file == "":
+		return nil, usagef("--file or --data is required")
+	}
+	var r io.Reader
+	if file == "-" {
+		r = g.stdin
+	} else {
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, usagef("read payload: %v", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxPayloadBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read payload %s: %w", file, err)
+	}
+	if len(b) > maxPayloadBytes {
+		return nil, fmt.Errorf("payload %s exceeds %d bytes", file, maxPayloadBytes)
+	}
+	return b, nil
+}
+
+// payloadObject decodes a payload that must be one JSON object, keeping its values raw.
+func payloadObject(name string, b []byte) (map[string]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var obj map[string]json.RawMessage
+	if err := dec.Decode(&obj); err != nil || obj == nil {
+		if err == nil {
+			err = errors.New("null")
+		}
+		return nil, fmt.Errorf("%s: payload must be a JSON object: %v", name, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%s: data after the JSON object", name)
+	}
+	return obj, nil
+}
+
+// writeJSON prints v as indented JSON followed by a newline.
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// output prints v as JSON with --format json, or calls text otherwise.
+func (g *globalOptions) output(v any, text func(w io.Writer)) error {
+	if g.format == formatJSON {
+		return writeJSON(g.stdout, v)
+	}
+	text(g.stdout)
+	return nil
+}

@@ -1,0 +1,189 @@
+// Package cmd is the geas command tree (cobra). Main is the only place that prints the final error
+// and picks the exit code; every command is a constructor, an options struct and a run function.
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/geas-dev/geas/project"
+)
+
+// Exit codes shared by every command. The gate adds its verdict codes 1 (fail), 2 (block) and
+// 3 (error) on top of these.
+const (
+	ExitOK      = 0
+	ExitRefused = 1
+	ExitUsage   = 64
+)
+
+// Main runs geas with the process's arguments and standard streams and returns the exit code.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+}
+
+// Run executes one geas command line and returns its exit code.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	g := &globalOptions{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := newRootCmd(g)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	code := exitCode(err)
+	var quiet *exitError
+	if errors.As(err, &quiet) && quiet.silent {
+		return code
+	}
+	if g.format == formatJSON {
+		writeJSON(stdout, map[string]any{"error": map[string]any{"code": code, "message": err.Error()}})
+	}
+	fmt.Fprintf(stderr, "geas: %v\n", err)
+	if code == ExitUsage && g.usageHint != "" {
+		fmt.Fprintf(stderr, "run '%s --help' for usage\n", g.usageHint)
+	}
+	return code
+}
+
+// globalOptions are the flags of the root command plus the streams, shared by every command.
+type globalOptions struct {
+	dir       string
+	format    string
+	stdin     io.Reader
+	stdout    io.Writer
+	stderr    io.Writer
+	usageHint string
+}
+
+const (
+	formatText = "text"
+	formatJSON = "json"
+)
+
+func newRootCmd(g *globalOptions) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "geas",
+		Short: "geas gate decides whether an agent's task is really done",
+		Long: `geas gate decides, for one task of a multi-agent mission, whether the work is done.
+It reads the task's contract and the evidence agents wrote under .geas/, runs the checks
+itself, and answers pass, fail, block or error. The companion commands read and write the
+.geas files the gate reads, always validated and atomically.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Args:          noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return c.Help()
+		},
+		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
+			g.usageHint = c.CommandPath()
+			switch g.format {
+			case formatText, formatJSON:
+				return nil
+			}
+			return usagef("--format must be text or json, not %q", g.format)
+		},
+	}
+	root.PersistentFlags().StringVarP(&g.dir, "dir", "C", "", "run as if geas was started in `DIR` (the project root or below it)")
+	root.PersistentFlags().StringVar(&g.format, "format", formatText, "output format: text or json")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		g.usageHint = c.CommandPath()
+		return &usageError{err: err}
+	})
+	root.AddCommand(
+		newTaskCmd(g),
+		newEvidenceCmd(g),
+		newEventCmd(g),
+		newDecisionCmd(g),
+		newSchemaCmd(g),
+		newValidateCmd(g),
+	)
+	return root
+}
+
+// usageError is a mistake in the command line: exit 64.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error {
+	return &usageError{err: fmt.Errorf(format, args...)}
+}
+
+// exitError carries an explicit exit code; silent ones have already reported themselves.
+type exitError struct {
+	code   int
+	err    error
+	silent bool
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+func (e *exitError) Unwrap() error { return e.err }
+
+func exitCode(err error) int {
+	var ee *exitError
+	var ue *usageError
+	var idErr *project.InvalidIDError
+	var nf *project.NotFoundError
+	switch {
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.As(err, &ue), errors.As(err, &idErr), errors.As(err, &nf),
+		errors.Is(err, project.ErrNoTask), errors.Is(err, project.ErrNoMission):
+		return ExitUsage
+	}
+	return ExitRefused
+}
+
+// noArgs refuses positional arguments with a usage error (cobra's own error is untyped).
+func noArgs(c *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		c.SilenceUsage = true
+		if c.HasSubCommands() {
+			return usagef("unknown command %q for %q", args[0], c.CommandPath())
+		}
+		return usagef("%s takes no arguments, got %q", c.CommandPath(), args)
+	}
+	return nil
+}
+
+// groupCmd is a command that only holds subcommands.
+func groupCmd(use, short string) *cobra.Command {
+	return &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return usagef("%s needs a subcommand: %s", c.CommandPath(), subcommandNames(c))
+		},
+	}
+}
+
+func subcommandNames(c *cobra.Command) string {
+	s := ""
+	for i, sc := range c.Commands() {
+		if i > 0 {
+			s += ", "
+		}
+		s += sc.Name()
+	}
+	return s
+}

@@ -1,0 +1,123 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/record"
+)
+
+func newTaskCmd(g *globalOptions) *cobra.Command {
+	c := groupCmd("task", "Show a task, move it through its states, and write its record")
+	recordCmd := groupCmd("record", "Write sections of a task's record.json")
+	recordCmd.AddCommand(newTaskRecordAddCmd(g))
+	c.AddCommand(newTaskShowCmd(g), newTaskTransitionCmd(g), recordCmd)
+	return c
+}
+
+type taskShowOptions struct {
+	mission, task string
+}
+
+func newTaskShowCmd(g *globalOptions) *cobra.Command {
+	var o taskShowOptions
+	c := &cobra.Command{
+		Use:   "show --task T [--mission M]",
+		Short: "Show a task's state, retry budget left, consecutive errors and last verdict",
+		Args:  noArgs,
+		RunE:  func(c *cobra.Command, _ []string) error { return runTaskShow(g, o) },
+	}
+	c.Flags().StringVar(&o.task, "task", "", "task id")
+	c.Flags().StringVar(&o.mission, "mission", "", "mission id (default: mission_id of .geas/state/run.json)")
+	return c
+}
+
+type taskStatus struct {
+	MissionID             string   `json:"mission_id"`
+	TaskID                string   `json:"task_id"`
+	Title                 string   `json:"title"`
+	Status                string   `json:"status"`
+	GateProfile           string   `json:"gate_profile"`
+	RiskLevel             string   `json:"risk_level"`
+	RetryBudget           int      `json:"retry_budget"`
+	BudgetLeft            int      `json:"budget_left"`
+	ConsecutiveErrors     int      `json:"consecutive_errors"`
+	ConsecutiveErrorCause string   `json:"consecutive_error_cause,omitempty"`
+	LastVerdict           string   `json:"last_verdict"`
+	GateRuns              int      `json:"gate_runs"`
+	RecordSections        []string `json:"record_sections"`
+	Evidence              []string `json:"evidence"`
+	InvalidEvidence       []string `json:"invalid_evidence,omitempty"`
+}
+
+func runTaskShow(g *globalOptions, o taskShowOptions) error {
+	t, err := g.openTask(o.mission, o.task)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	c, err := contract.Load(t.p.Geas, t.dir+"/contract.json")
+	if err != nil {
+		return err
+	}
+	st := taskStatus{
+		MissionID: t.mission, TaskID: t.task, Title: c.Title, Status: c.Status,
+		GateProfile: c.GateProfile, RiskLevel: c.RiskLevel, RetryBudget: c.RetryBudget,
+		BudgetLeft: c.RetryBudget, RecordSections: []string{}, Evidence: []string{},
+	}
+	rec, err := record.Load(t.p.Geas, t.dir+"/record.json")
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return err
+	default:
+		st.BudgetLeft = record.BudgetLeft(c.RetryBudget, rec)
+		st.ConsecutiveErrors, st.ConsecutiveErrorCause = record.ConsecutiveErrors(rec)
+		st.LastVerdict = record.LastVerdict(rec)
+		st.GateRuns = len(rec.History())
+		st.RecordSections = rec.Sections()
+	}
+	ok, bad, err := evidence.LoadAll(t.p.Geas, t.dir+"/evidence", 0)
+	if err != nil {
+		return err
+	}
+	for _, e := range ok {
+		st.Evidence = append(st.Evidence, e.Name)
+	}
+	for _, e := range bad {
+		st.InvalidEvidence = append(st.InvalidEvidence, e.Error())
+	}
+	return g.output(st, func(w io.Writer) {
+		fmt.Fprintf(w, "task %s (mission %s): %s\n", st.TaskID, st.MissionID, st.Title)
+		fmt.Fprintf(w, "  state:        %s\n", st.Status)
+		fmt.Fprintf(w, "  profile:      %s, risk %s\n", st.GateProfile, st.RiskLevel)
+		fmt.Fprintf(w, "  retry budget: %d of %d left\n", st.BudgetLeft, st.RetryBudget)
+		last := st.LastVerdict
+		if last == "" {
+			last = "never gated"
+		}
+		fmt.Fprintf(w, "  last verdict: %s (%d gate runs)\n", last, st.GateRuns)
+		if st.ConsecutiveErrors > 0 {
+			fmt.Fprintf(w, "  errors:       %d in a row (%s)\n", st.ConsecutiveErrors, st.ConsecutiveErrorCause)
+		}
+		fmt.Fprintf(w, "  record:       %s\n", orNone(st.RecordSections))
+		fmt.Fprintf(w, "  evidence:     %s\n", orNone(st.Evidence))
+		for _, e := range st.InvalidEvidence {
+			fmt.Fprintf(w, "  invalid:      %s\n", e)
+		}
+	})
+}
+
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,83 @@
+package cmd
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/geas-dev/geas/record"
+)
+
+type taskRecordAddOptions struct {
+	mission, task, section, file, data string
+}
+
+func newTaskRecordAddCmd(g *globalOptions) *cobra.Command {
+	var o taskRecordAddOptions
+	c := &cobra.Command{
+		Use:   "add --task T --section S (--file F | --data JSON)",
+		Short: "Write one section of record.json, validated (gate_result and gate_history are refused)",
+		Long: `Write one section of the task's record.json. The whole record is validated against the
+record schema before anything is written, and the write is atomic under the task's lock.
+The sections gate_result and gate_history are written only by geas gate and are refused.`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return runTaskRecordAdd(c, g, o) },
+	}
+	c.Flags().StringVar(&o.task, "task", "", "task id")
+	c.Flags().StringVar(&o.mission, "mission", "", "mission id (default: mission_id of .geas/state/run.json)")
+	c.Flags().StringVar(&o.section, "section", "", "section name, e.g. self_check, implementation_contract, integration")
+	c.Flags().StringVar(&o.file, "file", "", "JSON file holding the section (- for standard input)")
+	c.Flags().StringVar(&o.data, "data", "", "the section as a JSON string")
+	return c
+}
+
+func runTaskRecordAdd(c *cobra.Command, g *globalOptions, o taskRecordAddOptions) error {
+	if o.section == "" {
+		return usagef("--section is required")
+	}
+	payload, err := g.readPayload(o.file, o.data)
+	if err != nil {
+		return err
+	}
+	t, err := g.openTask(o.mission, o.task)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	lock, err := record.LockTask(c.Context(), t.p.Geas, t.dir)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	name := t.dir + "/record.json"
+	now := time.Now()
+	rec, err := record.Load(t.p.Geas, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		rec, err = record.New(t.task, now), nil
+	}
+	if err != nil {
+		return err
+	}
+	if !json.Valid(payload) {
+		return fmt.Errorf("section %s: payload is not valid JSON", o.section)
+	}
+	if err := rec.SetSection(o.section, payload, now); err != nil {
+		return err
+	}
+	b, err := rec.Bytes()
+	if err != nil {
+		return err
+	}
+	if err := record.WriteFileAtomic(t.p.Geas, name, b, 0o644); err != nil {
+		return err
+	}
+	out := map[string]string{"mission_id": t.mission, "task_id": t.task, "section": o.section, "record": ".geas/" + name}
+	return g.output(out, func(w io.Writer) {
+		fmt.Fprintf(w, "wrote section %s of .geas/%s\n", o.section, name)
+	})
+}

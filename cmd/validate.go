@@ -1,0 +1,123 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/schemas"
+)
+
+type validateOptions struct {
+	kind string
+}
+
+func newValidateCmd(g *globalOptions) *cobra.Command {
+	var o validateOptions
+	c := &cobra.Command{
+		Use:   "validate FILE...",
+		Short: "Validate files against the embedded schemas",
+		Long: `Validate each FILE against its schema. The kind comes from --kind, else from the file's
+name and place: contract.json, record.json, evidence/*.json, debt-register.json,
+gate-policy.json, decisions/**.json, *.event.json. Contracts also get the checks the
+schema cannot express (durations, regexes, paths that must stay inside the project).
+Exit 1 if any file is invalid.`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("validate needs at least one FILE")
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error { return runValidate(g, o, args) },
+	}
+	c.Flags().StringVar(&o.kind, "kind", "", "schema of every FILE: task-contract, record, evidence, debt-register, decision, event, gate-policy")
+	return c
+}
+
+type fileValidation struct {
+	File   string   `json:"file"`
+	Kind   string   `json:"kind"`
+	Valid  bool     `json:"valid"`
+	Errors []string `json:"errors,omitempty"`
+}
+
+func runValidate(g *globalOptions, o validateOptions, files []string) error {
+	kinds := make([]schemas.Kind, len(files))
+	for i, f := range files {
+		k, ok := schemas.Kind(""), false
+		if o.kind != "" {
+			if k, ok = schemas.ParseKind(o.kind); !ok {
+				return usagef("unknown --kind %q; known: %v", o.kind, schemas.Kinds())
+			}
+		} else if k, ok = schemas.KindForFile(f); !ok {
+			return usagef("cannot tell the kind of %s from its name: pass --kind", f)
+		}
+		kinds[i] = k
+	}
+	results := make([]fileValidation, len(files))
+	allValid := true
+	for i, f := range files {
+		r := fileValidation{File: f, Kind: string(kinds[i]), Valid: true}
+		if err := validateFile(kinds[i], f); err != nil {
+			r.Valid, allValid = false, false
+			r.Errors = strings.Split(err.Error(), "\n")
+		}
+		results[i] = r
+	}
+	err := g.output(map[string]any{"valid": allValid, "files": results}, func(w io.Writer) {
+		for _, r := range results {
+			if r.Valid {
+				fmt.Fprintf(w, "ok       %s (%s)\n", r.File, r.Kind)
+				continue
+			}
+			fmt.Fprintf(w, "invalid  %s (%s)\n", r.File, r.Kind)
+			for _, e := range r.Errors {
+				fmt.Fprintf(w, "  %s\n", e)
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if !allValid {
+		return &exitError{code: ExitRefused, silent: true}
+	}
+	return nil
+}
+
+func validateFile(k schemas.Kind, file string) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, evidence.DefaultMaxBytes+1))
+	if err != nil {
+		return err
+	}
+	if len(data) > evidence.DefaultMaxBytes {
+		return fmt.Errorf("%s: larger than %d bytes", file, evidence.DefaultMaxBytes)
+	}
+	switch k {
+	case schemas.Contract:
+		_, err = contract.Parse(file, data)
+	case schemas.Evidence:
+		_, err = evidence.Parse(file, data)
+	case schemas.Record:
+		_, err = record.Parse(file, data)
+	default:
+		err = schemas.Validate(k, file, data)
+	}
+	var fe *evidence.FileError
+	if errors.As(err, &fe) {
+		err = fe.Err
+	}
+	return err
+}
