@@ -1,0 +1,582 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/geas-dev/geas/schemas"
+)
+
+// The record's envelope: keys geas maintains itself, never written as a section.
+var envelope = []string{"version", "task_id", "created_at", "updated_at"}
+
+// The sections only the gate writes (SPEC §2.2, §7.4).
+const (
+	gateResult  = "gate_result"
+	gateHistory = "gate_history"
+)
+
+// Record is a task's record.json. It keeps every top-level key as the raw JSON it was read with, in
+// file order, so that writing one section rewrites nothing else an agent (or geas) put there, and
+// it decodes the sections the gate reads into typed views when the record is built. A Record is
+// changed only through SetSection and SetGateSections, which validate the whole result first.
+type Record struct {
+	file    string // the name used in errors
+	members []member
+
+	taskID         string
+	selfCheck      *SelfCheck
+	implementation *ImplementationContract
+	integration    *Integration
+	history        []HistoryEntry
+}
+
+// SelfCheck is the implementer's self_check section: its own view of the work. The gate treats it
+// as a claim (never as proof): low confidence raises rubric thresholds, known risks need handling,
+// possible stubs are checked against the stub patterns.
+type SelfCheck struct {
+	Confidence    int            `json:"confidence"`
+	KnownRisks    []string       `json:"known_risks"`
+	UntestedPaths []string       `json:"untested_paths"`
+	Summary       string         `json:"summary"`
+	PossibleStubs []StubLocation `json:"possible_stubs,omitempty"`
+}
+
+// StubLocation is a place the implementer says may hold a stub. Line is 0 when only the file is
+// named.
+type StubLocation struct {
+	Path string
+	Line int
+}
+
+// ImplementationContract is the part of the implementation_contract section the gate reads.
+type ImplementationContract struct {
+	KnownRisks []string `json:"known_risks"`
+	Status     string   `json:"status"`
+}
+
+// Integration is the integration section (a geas extension): whether the work was merged, and
+// where. The gate's integration head is Commit when set.
+type Integration struct {
+	Status string `json:"status"`
+	Branch string `json:"branch"`
+	Commit string `json:"commit"`
+}
+
+// HistoryEntry is one entry of gate_history: one gate run (or another budget event, named by Kind),
+// compact and hash-chained. Keys this version does not know are kept in Extra and written back, so
+// an older binary rewriting a record never drops what a newer one recorded (or breaks its hashes).
+type HistoryEntry struct {
+	Kind              string
+	RunID             string
+	Verdict           string
+	Causes            json.RawMessage
+	RetryBudgetBefore *int
+	RetryBudgetAfter  *int
+	Head              string
+	InputsSHA256      string
+	StartedAt         string
+	PrevHash          string
+	Hash              string
+	Extra             map[string]json.RawMessage
+}
+
+// historyKeys are HistoryEntry's known keys, in the order MarshalJSON writes them.
+var historyKeys = []string{
+	"kind", "run_id", "verdict", "causes", "retry_budget_before", "retry_budget_after",
+	"head", "inputs_sha256", "started_at", "prev_hash", "hash",
+}
+
+// New returns a record with only its envelope, for a task that has none yet.
+func New(taskID string, now time.Time) *Record {
+	return &Record{
+		file: "record.json",
+		members: []member{
+			{"version", jsonString("1.0")},
+			{"task_id", jsonString(taskID)},
+			{"created_at", jsonString(Timestamp(now))},
+		},
+		taskID: taskID,
+	}
+}
+
+// Parse validates data against the record schema and decodes it. file names the document in
+// errors. A schema mismatch is the *schemas.ValidationError (or *schemas.SyntaxError) of
+// schemas.Validate, unwrapped; a section the typed views cannot read (a confidence that is not an
+// integer, a malformed stub location) is reported as a *schemas.ValidationError too, since the
+// record is just as unusable.
+func Parse(file string, data []byte) (*Record, error) {
+	if err := schemas.Validate(schemas.Record, file, data); err != nil {
+		return nil, err
+	}
+	members, err := decodeObject(data)
+	if err != nil {
+		return nil, invalid(file, "", err)
+	}
+	return build(file, members)
+}
+
+// Load reads and parses the record at name (relative to root). A missing file is an error for which
+// errors.Is(err, fs.ErrNotExist) holds.
+func Load(root *os.Root, name string) (*Record, error) {
+	if err := checkName(name); err != nil {
+		return nil, fmt.Errorf("load record: %w", err)
+	}
+	data, err := root.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("load record: %w", err)
+	}
+	return Parse(name, data)
+}
+
+func invalid(file, pointer string, err error) *schemas.ValidationError {
+	return &schemas.ValidationError{
+		File:     file,
+		Kind:     schemas.Record,
+		Problems: []schemas.Problem{{Pointer: pointer, Message: err.Error()}},
+	}
+}
+
+// build decodes the typed views of members into a new Record.
+func build(file string, members []member) (*Record, error) {
+	r := &Record{file: file, members: members}
+	for _, m := range members {
+		at := "/" + m.key
+		var err error
+		switch m.key {
+		case "task_id":
+			err = unmarshalValue(m.value, &r.taskID)
+		case "self_check":
+			r.selfCheck = new(SelfCheck)
+			err = json.Unmarshal(m.value, r.selfCheck)
+		case "implementation_contract":
+			r.implementation = new(ImplementationContract)
+			err = json.Unmarshal(m.value, r.implementation)
+		case "integration":
+			r.integration = new(Integration)
+			err = json.Unmarshal(m.value, r.integration)
+		case gateResult:
+			_, err = decodeObject(m.value)
+		case gateHistory:
+			var items []json.RawMessage
+			if err = unmarshalValue(m.value, &items); err != nil {
+				break
+			}
+			r.history = make([]HistoryEntry, len(items))
+			for i, item := range items {
+				if err = json.Unmarshal(item, &r.history[i]); err != nil {
+					at += "/" + strconv.Itoa(i)
+					break
+				}
+			}
+		}
+		if err != nil {
+			return nil, invalid(file, at, err)
+		}
+	}
+	return r, nil
+}
+
+// TaskID returns the record's task_id.
+func (r *Record) TaskID() string { return r.taskID }
+
+// SelfCheck returns the self_check section, if the record has one.
+func (r *Record) SelfCheck() (*SelfCheck, bool) {
+	if r.selfCheck == nil {
+		return nil, false
+	}
+	c := *r.selfCheck
+	return &c, true
+}
+
+// ImplementationContract returns the implementation_contract section, if the record has one.
+func (r *Record) ImplementationContract() (*ImplementationContract, bool) {
+	if r.implementation == nil {
+		return nil, false
+	}
+	c := *r.implementation
+	return &c, true
+}
+
+// Integration returns the integration section, if the record has one.
+func (r *Record) Integration() (*Integration, bool) {
+	if r.integration == nil {
+		return nil, false
+	}
+	c := *r.integration
+	return &c, true
+}
+
+// GateResult returns the raw gate_result section (the latest run's full result), if present.
+func (r *Record) GateResult() (json.RawMessage, bool) { return r.Section(gateResult) }
+
+// History returns the gate_history entries, oldest first.
+func (r *Record) History() []HistoryEntry { return slices.Clone(r.history) }
+
+// Section returns a copy of the raw JSON of any top-level key, envelope keys included.
+func (r *Record) Section(name string) (json.RawMessage, bool) {
+	i := r.index(name)
+	if i < 0 {
+		return nil, false
+	}
+	return bytes.Clone(r.members[i].value), true
+}
+
+// Sections returns the names of the record's sections in file order: every top-level key except the
+// envelope (version, task_id, created_at, updated_at).
+func (r *Record) Sections() []string {
+	var out []string
+	for _, m := range r.members {
+		if !slices.Contains(envelope, m.key) {
+			out = append(out, m.key)
+		}
+	}
+	return out
+}
+
+func (r *Record) index(key string) int {
+	return slices.IndexFunc(r.members, func(m member) bool { return m.key == key })
+}
+
+// ErrGateOnlySection is wrapped by SetSection when asked to write gate_result or gate_history:
+// only the gate's own verdict may land there (SPEC §2.2), so an agent cannot forge a pass.
+var ErrGateOnlySection = errors.New("written only by `geas gate`")
+
+// SetSection writes one agent section: it replaces name's value in place, or appends the section,
+// and sets updated_at. The whole new record is validated against the record schema before r
+// changes; on any error (a *schemas.ValidationError for a schema mismatch) r is left as it was.
+// gate_result and gate_history are refused with an error wrapping ErrGateOnlySection, and the
+// envelope keys are refused because geas maintains them.
+func (r *Record) SetSection(name string, raw json.RawMessage, now time.Time) error {
+	switch {
+	case name == "":
+		return errors.New("set section: empty section name")
+	case name == gateResult || name == gateHistory:
+		return fmt.Errorf("section %q is %w", name, ErrGateOnlySection)
+	case slices.Contains(envelope, name):
+		return fmt.Errorf("section %q is part of the record's envelope, which geas maintains", name)
+	}
+	raw = bytes.TrimSpace(raw)
+	if !json.Valid(raw) {
+		return fmt.Errorf("section %q: invalid JSON", name)
+	}
+	return r.update(now, member{name, bytes.Clone(raw)})
+}
+
+// SetGateSections writes the gate's own sections: gate_result (the full result of the latest run)
+// and gate_history (every run, oldest first), and sets updated_at. It validates like SetSection.
+// Only the gate calls it.
+func (r *Record) SetGateSections(result json.RawMessage, history []HistoryEntry, now time.Time) error {
+	result = bytes.TrimSpace(result)
+	if !json.Valid(result) {
+		return fmt.Errorf("section %q: invalid JSON", gateResult)
+	}
+	if history == nil {
+		history = []HistoryEntry{}
+	}
+	h, err := json.Marshal(history)
+	if err != nil {
+		return fmt.Errorf("section %q: %w", gateHistory, err)
+	}
+	return r.update(now, member{gateResult, bytes.Clone(result)}, member{gateHistory, h})
+}
+
+// update applies sets and a fresh updated_at to a copy of r, validates it, and only then replaces r.
+func (r *Record) update(now time.Time, sets ...member) error {
+	members := slices.Clone(r.members)
+	for _, s := range sets {
+		members = setMember(members, s.key, s.value)
+	}
+	members = setUpdatedAt(members, now)
+	data, err := encodeObject(members)
+	if err != nil {
+		return err
+	}
+	file := r.file
+	if file == "" {
+		file = "record.json"
+	}
+	if err := schemas.Validate(schemas.Record, file, data); err != nil {
+		return err
+	}
+	nr, err := build(file, members)
+	if err != nil {
+		return err
+	}
+	*r = *nr
+	return nil
+}
+
+// setUpdatedAt replaces updated_at in place, or inserts it after the last envelope key, where geas
+// keeps it.
+func setUpdatedAt(members []member, now time.Time) []member {
+	value := jsonString(Timestamp(now))
+	if i := slices.IndexFunc(members, func(m member) bool { return m.key == "updated_at" }); i >= 0 {
+		members[i].value = value
+		return members
+	}
+	at := 0
+	for i, m := range members {
+		if slices.Contains(envelope, m.key) {
+			at = i + 1
+		}
+	}
+	return slices.Insert(members, at, member{"updated_at", value})
+}
+
+// Bytes returns the record as written to disk: indented with two spaces, keys in order, with a
+// trailing newline.
+func (r *Record) Bytes() ([]byte, error) { return encodeObject(r.members) }
+
+// unmarshalValue decodes raw into dst, refusing null: encoding/json would silently leave dst
+// zero, and a record field that is present but null is malformed, not absent.
+func unmarshalValue(raw json.RawMessage, dst any) error {
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return errors.New("null is not allowed here")
+	}
+	return json.Unmarshal(raw, dst)
+}
+
+// objectFields decodes raw as an object with exact, unique keys. The typed views decode through it
+// rather than through struct tags because encoding/json matches keys case-insensitively: the schema
+// would check "confidence" while Go read "Confidence", and a record must mean one thing.
+func objectFields(raw []byte) (map[string]json.RawMessage, error) {
+	members, err := decodeObject(raw)
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[string]json.RawMessage, len(members))
+	for _, mb := range members {
+		m[mb.key] = mb.value
+	}
+	return m, nil
+}
+
+// field decodes the value of key in fields into dst when present.
+func field(fields map[string]json.RawMessage, key string, dst any) error {
+	raw, ok := fields[key]
+	if !ok {
+		return nil
+	}
+	if err := unmarshalValue(raw, dst); err != nil {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	return nil
+}
+
+// UnmarshalJSON reads a self_check section with exact key matching.
+func (s *SelfCheck) UnmarshalJSON(data []byte) error {
+	f, err := objectFields(data)
+	if err != nil {
+		return err
+	}
+	var v SelfCheck
+	if err := errors.Join(
+		field(f, "confidence", &v.Confidence),
+		field(f, "known_risks", &v.KnownRisks),
+		field(f, "untested_paths", &v.UntestedPaths),
+		field(f, "summary", &v.Summary),
+		field(f, "possible_stubs", &v.PossibleStubs),
+	); err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
+// UnmarshalJSON reads an implementation_contract section with exact key matching.
+func (c *ImplementationContract) UnmarshalJSON(data []byte) error {
+	f, err := objectFields(data)
+	if err != nil {
+		return err
+	}
+	var v ImplementationContract
+	if err := errors.Join(field(f, "known_risks", &v.KnownRisks), field(f, "status", &v.Status)); err != nil {
+		return err
+	}
+	*c = v
+	return nil
+}
+
+// UnmarshalJSON reads an integration section with exact key matching.
+func (in *Integration) UnmarshalJSON(data []byte) error {
+	f, err := objectFields(data)
+	if err != nil {
+		return err
+	}
+	var v Integration
+	if err := errors.Join(field(f, "status", &v.Status), field(f, "branch", &v.Branch), field(f, "commit", &v.Commit)); err != nil {
+		return err
+	}
+	*in = v
+	return nil
+}
+
+// stubLocationText is "path:line", optionally followed by ":column" (as compilers print it), which
+// is ignored. The path is matched lazily so that a path containing ':' keeps it.
+var stubLocationText = regexp.MustCompile(`^(.+?):([0-9]+)(?::[0-9]+)?$`)
+
+// UnmarshalJSON accepts both forms geas agents write: the string "path:line" (or just "path") and
+// the object {"path": ..., "line": ...}. A line, when given, starts at 1.
+func (l *StubLocation) UnmarshalJSON(data []byte) error {
+	var v StubLocation
+	if data = bytes.TrimSpace(data); len(data) > 0 && data[0] == '"' {
+		var s string
+		if err := json.Unmarshal(data, &s); err != nil {
+			return err
+		}
+		v.Path = s
+		if m := stubLocationText.FindStringSubmatch(s); m != nil {
+			n, err := strconv.Atoi(m[2])
+			if err != nil || n < 1 {
+				return fmt.Errorf("stub location %q: line must be a positive integer", s)
+			}
+			v.Path, v.Line = m[1], n
+		}
+	} else {
+		f, err := objectFields(data)
+		if err != nil {
+			return fmt.Errorf("stub location: want \"path:line\" or {\"path\", \"line\"}: %w", err)
+		}
+		if err := errors.Join(field(f, "path", &v.Path), field(f, "line", &v.Line)); err != nil {
+			return fmt.Errorf("stub location: %w", err)
+		}
+		if v.Line < 0 {
+			return fmt.Errorf("stub location %s: line %d is negative", v.Path, v.Line)
+		}
+	}
+	if v.Path == "" {
+		return errors.New("stub location: empty path")
+	}
+	*l = v
+	return nil
+}
+
+// MarshalJSON writes the object form, which needs no parsing to read back; line is omitted when 0.
+func (l StubLocation) MarshalJSON() ([]byte, error) {
+	members := []member{{"path", jsonString(l.Path)}}
+	if l.Line != 0 {
+		members = append(members, member{"line", json.RawMessage(strconv.Itoa(l.Line))})
+	}
+	return compactObject(members), nil
+}
+
+// UnmarshalJSON reads a history entry with exact key matching, keeping unknown keys in Extra.
+func (e *HistoryEntry) UnmarshalJSON(data []byte) error {
+	f, err := objectFields(data)
+	if err != nil {
+		return err
+	}
+	var v HistoryEntry
+	if err := errors.Join(
+		field(f, "kind", &v.Kind),
+		field(f, "run_id", &v.RunID),
+		field(f, "verdict", &v.Verdict),
+		field(f, "retry_budget_before", &v.RetryBudgetBefore),
+		field(f, "retry_budget_after", &v.RetryBudgetAfter),
+		field(f, "head", &v.Head),
+		field(f, "inputs_sha256", &v.InputsSHA256),
+		field(f, "started_at", &v.StartedAt),
+		field(f, "prev_hash", &v.PrevHash),
+		field(f, "hash", &v.Hash),
+	); err != nil {
+		return err
+	}
+	// Raw values are kept compact so that an entry reads the same however the file was indented.
+	if c, ok := f["causes"]; ok {
+		v.Causes = compactJSON(c)
+	}
+	for k, raw := range f {
+		if !slices.Contains(historyKeys, k) {
+			if v.Extra == nil {
+				v.Extra = map[string]json.RawMessage{}
+			}
+			v.Extra[k] = compactJSON(raw)
+		}
+	}
+	*e = v
+	return nil
+}
+
+// MarshalJSON writes the known keys in a fixed order (empty strings and nil values omitted, except
+// the chain links prev_hash and hash), then
+// the Extra keys sorted, so the same entry always has the same bytes. Extra keys that shadow a
+// known key are dropped: the typed field is the truth.
+func (e HistoryEntry) MarshalJSON() ([]byte, error) {
+	var members []member
+	str := func(k, v string) {
+		if v != "" {
+			members = append(members, member{k, jsonString(v)})
+		}
+	}
+	num := func(k string, v *int) {
+		if v != nil {
+			members = append(members, member{k, json.RawMessage(strconv.Itoa(*v))})
+		}
+	}
+	str("kind", e.Kind)
+	str("run_id", e.RunID)
+	str("verdict", e.Verdict)
+	if len(e.Causes) > 0 {
+		c := bytes.TrimSpace(e.Causes)
+		if !json.Valid(c) {
+			return nil, errors.New("history entry: causes is not valid JSON")
+		}
+		members = append(members, member{"causes", c})
+	}
+	num("retry_budget_before", e.RetryBudgetBefore)
+	num("retry_budget_after", e.RetryBudgetAfter)
+	str("head", e.Head)
+	str("inputs_sha256", e.InputsSHA256)
+	str("started_at", e.StartedAt)
+	// The chain links are always written, empty or not: the first entry's prev_hash is "", and an
+	// entry without them could not be told from one whose links were cut.
+	members = append(members, member{"prev_hash", jsonString(e.PrevHash)}, member{"hash", jsonString(e.Hash)})
+	keys := make([]string, 0, len(e.Extra))
+	for k := range e.Extra {
+		if !slices.Contains(historyKeys, k) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		v := bytes.TrimSpace(e.Extra[k])
+		if !json.Valid(v) {
+			return nil, fmt.Errorf("history entry: %s is not valid JSON", k)
+		}
+		members = append(members, member{k, v})
+	}
+	return compactObject(members), nil
+}
+
+// compactObject writes members as a compact JSON object; every value must already be valid JSON.
+func compactObject(members []member) []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range members {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(jsonString(m.key))
+		b.WriteByte(':')
+		b.Write(m.value)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// compactJSON returns raw, which must be valid JSON, without insignificant white space.
+func compactJSON(raw json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return bytes.Clone(raw)
+	}
+	return b.Bytes()
+}

@@ -1,0 +1,250 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// State is a task's state, stored as the "status" of its contract.json (geas v1 states).
+type State string
+
+// The task states of SPEC §8.
+const (
+	Drafted      State = "drafted"
+	Ready        State = "ready"
+	Implementing State = "implementing"
+	Reviewed     State = "reviewed"
+	Integrated   State = "integrated"
+	Verified     State = "verified"
+	Passed       State = "passed"
+	Blocked      State = "blocked"
+	Escalated    State = "escalated"
+	Cancelled    State = "cancelled"
+)
+
+// States returns every task state, in the order of SPEC §8.
+func States() []State {
+	return []State{Drafted, Ready, Implementing, Reviewed, Integrated, Verified, Passed, Blocked, Escalated, Cancelled}
+}
+
+// ParseState maps a contract's status string to its State. The match is exact, as geas's is.
+func ParseState(s string) (State, error) {
+	st := State(s)
+	if slices.Contains(States(), st) {
+		return st, nil
+	}
+	return "", fmt.Errorf("unknown task state %q (want one of %s)", s, joinStates(States()))
+}
+
+// anyNonTerminal stands for the "any non-terminal state" row of the table.
+const anyNonTerminal State = "*"
+
+// machine is SPEC §8, row for row, in its order: the only statement of the state machine in the
+// code. A row without targets is a terminal state. Verified is reachable only through the gate,
+// which CheckTransition enforces separately so the table stays a copy of the spec.
+var machine = []struct {
+	from State
+	to   []State
+}{
+	{Drafted, []State{Ready}},
+	{Ready, []State{Implementing}},
+	{Implementing, []State{Reviewed}},
+	{Reviewed, []State{Integrated, Verified, Implementing}},
+	{Integrated, []State{Verified, Implementing}},
+	{Verified, []State{Passed, Implementing, Reviewed, Integrated}},
+	{Passed, nil},
+	{Blocked, []State{Ready, Implementing, Reviewed, Integrated}},
+	{Escalated, []State{Ready, Implementing, Blocked}},
+	{anyNonTerminal, []State{Blocked, Escalated, Cancelled}},
+	{Cancelled, nil},
+}
+
+// allowed expands machine once into the targets of each state: the state's own row, then the
+// any-non-terminal row, without repeats and without the state itself (staying put is not a move).
+var allowed = sync.OnceValue(func() map[State][]State {
+	terminal := map[State]bool{}
+	for _, row := range machine {
+		if row.from != anyNonTerminal && len(row.to) == 0 {
+			terminal[row.from] = true
+		}
+	}
+	out := map[State][]State{}
+	for _, s := range States() {
+		var to []State
+		for _, row := range machine {
+			if row.from != s && (row.from != anyNonTerminal || terminal[s]) {
+				continue
+			}
+			for _, t := range row.to {
+				if t != s && !slices.Contains(to, t) {
+					to = append(to, t)
+				}
+			}
+		}
+		out[s] = to
+	}
+	return out
+})
+
+// Allowed returns the states a task in state from may move to, in the order of SPEC §8 (its own
+// row first, then blocked, escalated, cancelled). It is empty for the terminal states passed and
+// cancelled, and for an unknown state. Verified is listed where the edge exists, although only
+// the gate may take it.
+func Allowed(from State) []State {
+	return slices.Clone(allowed()[from])
+}
+
+func isState(s State) bool { return slices.Contains(States(), s) }
+
+// ErrOnlyGateVerifies is wrapped by CheckTransition when anything but the gate tries to move a task
+// to verified: a pass must come from the gate's own checks, never from an agent's claim.
+var ErrOnlyGateVerifies = errors.New("only `geas gate` moves a task to verified, and only on a pass: run `geas gate --task <task-id>`")
+
+// TransitionError is a move that is not an edge of the state machine. Allowed lists the legal
+// targets from From, so the message tells the caller what it could do instead.
+type TransitionError struct {
+	From, To State
+	Allowed  []State
+}
+
+// Error says which move was refused and what the task could do instead.
+func (e *TransitionError) Error() string {
+	head := fmt.Sprintf("cannot move a task from %s to %s", e.From, e.To)
+	switch {
+	case !isState(e.From):
+		return fmt.Sprintf("%s; %q is not a task state (want one of %s)", head, e.From, joinStates(States()))
+	case !isState(e.To):
+		return fmt.Sprintf("%s; %q is not a task state (want one of %s)", head, e.To, joinStates(States()))
+	case len(e.Allowed) == 0:
+		return fmt.Sprintf("%s; %s is terminal", head, e.From)
+	case e.From == e.To:
+		return fmt.Sprintf("%s; the task is already %s (allowed from %s: %s)", head, e.From, e.From, joinStates(e.Allowed))
+	}
+	return fmt.Sprintf("%s; allowed from %s: %s", head, e.From, joinStates(e.Allowed))
+}
+
+func joinStates(ss []State) string {
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		parts[i] = string(s)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// CheckTransition reports whether a task may move from one state to another. It returns nil for
+// an edge of SPEC §8, a *TransitionError for anything else (including from == to and unknown
+// states), and an error wrapping ErrOnlyGateVerifies for an edge to verified when byGate is false.
+func CheckTransition(from, to State, byGate bool) error {
+	targets := Allowed(from)
+	if !isState(to) || !slices.Contains(targets, to) {
+		return &TransitionError{From: from, To: to, Allowed: targets}
+	}
+	if to == Verified && !byGate {
+		return fmt.Errorf("cannot move a task from %s to %s: %w", from, to, ErrOnlyGateVerifies)
+	}
+	return nil
+}
+
+// SetContractStatus returns contract (a task contract's JSON) with "status" set to the state to and
+// "updated_at" to Timestamp(now); either key is appended when missing. Every other top-level key
+// keeps its position and its value's bytes (nested objects and arrays are re-indented only), so a
+// transition shows up in a diff as exactly the lines it changed. It does not check that the move
+// is legal: call CheckTransition first.
+func SetContractStatus(contract []byte, to State, now time.Time) ([]byte, error) {
+	if !isState(to) {
+		return nil, fmt.Errorf("set contract status: %q is not a task state", to)
+	}
+	members, err := decodeObject(contract)
+	if err != nil {
+		return nil, fmt.Errorf("set contract status: contract: %w", err)
+	}
+	members = setMember(members, "status", jsonString(string(to)))
+	members = setMember(members, "updated_at", jsonString(Timestamp(now)))
+	return encodeObject(members)
+}
+
+// member is one key of a JSON object, with its value's original bytes.
+type member struct {
+	key   string
+	value json.RawMessage
+}
+
+// decodeObject reads data as one JSON object and returns its members in file order. Duplicate keys
+// are refused: two readers could pick different values, and a record must mean one thing.
+func decodeObject(data []byte) ([]member, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, errors.New("not a JSON object")
+	}
+	var out []member
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("invalid JSON: %w", err)
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return nil, fmt.Errorf("invalid JSON: object key %v is not a string", tok)
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, fmt.Errorf("invalid JSON in %q: %w", key, err)
+		}
+		if seen[key] {
+			return nil, fmt.Errorf("duplicate key %q", key)
+		}
+		seen[key] = true
+		out = append(out, member{key: key, value: raw})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, errors.New("invalid JSON: data after the object")
+	} else if !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("invalid JSON after the object: %w", err)
+	}
+	return out, nil
+}
+
+// encodeObject writes members as a JSON object indented with two spaces, with a trailing newline.
+func encodeObject(members []member) ([]byte, error) {
+	var out bytes.Buffer
+	if err := json.Indent(&out, compactObject(members), "", "  "); err != nil {
+		return nil, fmt.Errorf("encode object: %w", err)
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+// setMember replaces key's value in place, or appends it when absent.
+func setMember(members []member, key string, value json.RawMessage) []member {
+	for i := range members {
+		if members[i].key == key {
+			members[i].value = value
+			return members
+		}
+	}
+	return append(members, member{key: key, value: value})
+}
+
+// jsonString encodes s as a JSON string without HTML escaping, so keys and values stay readable.
+func jsonString(s string) json.RawMessage {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
