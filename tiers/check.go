@@ -1,0 +1,124 @@
+// Package tiers is the gate's pipeline: tier 0 (precheck), tier 1 (the contract's eval commands),
+// tier 2 (criteria, scope, known risks, rubric), the detectors, and the verdict that follows
+// mechanically from the checks. It is the only package that runs processes (os/exec).
+package tiers
+
+// Status is the outcome of one check.
+type Status string
+
+// Check statuses. Only a blocking check that is not Pass holds the gate; Warn never blocks.
+const (
+	StatusPass    Status = "pass"
+	StatusFail    Status = "fail"
+	StatusBlock   Status = "block"
+	StatusError   Status = "error"
+	StatusWarn    Status = "warn"
+	StatusSkipped Status = "skipped"
+)
+
+// rank orders statuses for precedence: error > block > fail > pass.
+func (s Status) rank() int {
+	switch s {
+	case StatusError:
+		return 4
+	case StatusBlock:
+		return 3
+	case StatusFail:
+		return 2
+	case StatusPass:
+		return 1
+	}
+	return 0
+}
+
+// Cause codes (SPEC §5). They are stable: fix loops branch on them.
+const (
+	CauseContractInvalid     = "contract_invalid"
+	CauseRecordInvalid       = "record_invalid"
+	CauseStateIneligible     = "state_ineligible"
+	CauseMissingSelfCheck    = "missing_self_check"
+	CauseMissingReview       = "missing_review"
+	CauseEvidenceInvalid     = "evidence_invalid"
+	CauseMissingIntegration  = "missing_integration"
+	CauseBaselineMismatch    = "baseline_mismatch"
+	CauseNoRepository        = "no_repository"
+	CauseEvalFailed          = "eval_failed"
+	CauseEvalTimeout         = "eval_timeout"
+	CauseEvalUnstartable     = "eval_unstartable"
+	CauseCriterionFailed     = "criterion_failed"
+	CauseCriterionUnverified = "criterion_unverified"
+	CauseDetectorError       = "detector_error"
+	CauseScopeViolation      = "scope_violation"
+	CauseRiskUnhandled       = "risk_unhandled"
+	CauseScoreMissing        = "score_missing"
+	CauseBelowThreshold      = "below_threshold"
+	CauseStubCapExceeded     = "stub_cap_exceeded"
+	CauseJudgeNotIndependent = "judge_not_independent"
+	CauseNothingToSatisfy    = "nothing_to_satisfy"
+	CausePolicyInvalid       = "policy_invalid"
+	CauseInterrupted         = "interrupted"
+)
+
+// Check is one check's result. Field names mirror the eval-viewer grading schema (text, passed,
+// evidence): Text says what was checked, Evidence what was found, with the values.
+type Check struct {
+	Name     string `json:"name"`
+	Tier     int    `json:"tier"`
+	Text     string `json:"text"`
+	Status   Status `json:"status"`
+	Passed   bool   `json:"passed"`
+	Blocking bool   `json:"blocking"`
+	Evidence string `json:"evidence"`
+	// Code is the cause code when the check holds the gate (or warns).
+	Code string `json:"code,omitempty"`
+	// Locations point at files (scope violations, confirmed stubs) for annotations.
+	Locations []Location `json:"locations,omitempty"`
+}
+
+// Location is a place in the project a check refers to.
+type Location struct {
+	Path string `json:"path"`
+	Line int    `json:"line,omitempty"`
+}
+
+// Cause is one reason a run did not pass.
+type Cause struct {
+	Code   string `json:"code"`
+	Check  string `json:"check"`
+	Detail string `json:"detail"`
+
+	status Status // for ordering, worst first
+}
+
+// EvalRun records one eval command (or script detector) run.
+type EvalRun struct {
+	Command      string             `json:"command"`
+	Status       Status             `json:"status"`
+	ExitCode     *int               `json:"exit_code"`
+	DurationMS   int64              `json:"duration_ms"`
+	OutputTail   string             `json:"output_tail"`
+	OutputSHA256 string             `json:"output_sha256"`
+	OutputBytes  int64              `json:"output_bytes"`
+	Log          string             `json:"log,omitempty"`
+	TimedOut     bool               `json:"timed_out,omitempty"`
+	Metrics      map[string]float64 `json:"metrics,omitempty"`
+	Error        string             `json:"error,omitempty"`
+}
+
+// check builders keep Passed consistent with Status.
+
+func passCheck(tier int, name, text, evidence string) Check {
+	return Check{Name: name, Tier: tier, Text: text, Status: StatusPass, Passed: true, Blocking: true, Evidence: evidence}
+}
+
+func failCheck(tier int, name, text, evidence string, s Status, code string) Check {
+	return Check{Name: name, Tier: tier, Text: text, Status: s, Blocking: true, Evidence: evidence, Code: code}
+}
+
+func warnCheck(tier int, name, text, evidence, code string) Check {
+	return Check{Name: name, Tier: tier, Text: text, Status: StatusWarn, Blocking: false, Evidence: evidence, Code: code}
+}
+
+func skippedCheck(tier int, name, text, evidence string) Check {
+	return Check{Name: name, Tier: tier, Text: text, Status: StatusSkipped, Blocking: false, Evidence: evidence}
+}

@@ -1,0 +1,251 @@
+package tiers
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/project"
+)
+
+// detect runs a criterion's detector (SPEC §5.5). Every detector fails when its input is missing;
+// a detector that cannot run is an error, never a pass. It returns the criterion's check and any
+// non-blocking warnings.
+func (r *run) detect(ctx context.Context, idx int, cr contract.Criterion) (Check, []Check) {
+	d := cr.Check
+	name := "criterion:" + criterionLabel(idx, cr)
+	text := fmt.Sprintf("%s %q: %s detector", criterionLabel(idx, cr), cr.Criterion, d.Type)
+	pass := func(ev string) Check { return passCheck(2, name, text, ev) }
+	fail := func(ev string) Check { return failCheck(2, name, text, ev, StatusFail, CauseCriterionFailed) }
+	broken := func(ev string) Check { return failCheck(2, name, text, ev, StatusError, CauseDetectorError) }
+
+	switch d.Type {
+	case contract.DetectScript:
+		timeout := r.in.Policy.EvalTimeout
+		if d.Timeout != "" {
+			if t, err := time.ParseDuration(d.Timeout); err == nil && t > 0 {
+				timeout = t
+			}
+		}
+		label := strings.Join(append([]string{d.Command}, d.Args...), " ")
+		spec := runSpec{
+			Label: fmt.Sprintf("%s: %s", criterionLabel(idx, cr), label), Argv: append([]string{d.Command}, d.Args...),
+			Dir: r.in.ProjectDir, Timeout: timeout, ExpectExit: d.ExpectExit, TailBytes: r.in.Policy.OutputTailBytes,
+		}
+		if r.opts.LogDir != "" {
+			base := "criterion-" + criterionLabel(idx, cr) + ".log"
+			spec.LogPath = filepath.Join(r.opts.LogDir, base)
+			spec.LogName = r.opts.LogDirName + "/" + base
+		}
+		run := runProcess(ctx, spec)
+		r.evalRuns = append(r.evalRuns, run)
+		switch run.Status {
+		case StatusPass:
+			return pass(fmt.Sprintf("`%s` exited %d as expected in %s", label, d.ExpectExit, tier1Duration(run.DurationMS))), nil
+		case StatusError:
+			return broken(fmt.Sprintf("`%s` could not run: %s", label, run.Error)), nil
+		}
+		if run.TimedOut {
+			return fail(fmt.Sprintf("`%s` %s", label, run.Error)), nil
+		}
+		return fail(fmt.Sprintf("`%s` exited %s (want %d); last output: %s", label, exitText(run.ExitCode, run.Error), d.ExpectExit, tier1LastOutput(run.OutputTail))), nil
+
+	case contract.DetectFileExists:
+		fi, err := r.in.Root.Stat(d.Path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return fail(fmt.Sprintf("%s is absent", d.Path)), nil
+		case err != nil:
+			return broken(fmt.Sprintf("cannot check %s: %v", d.Path, err)), nil
+		case d.NonEmpty && fi.Mode().IsRegular() && fi.Size() == 0:
+			return fail(fmt.Sprintf("%s exists but is empty (non_empty required)", d.Path)), nil
+		case d.NonEmpty && fi.IsDir():
+			empty, err := emptyDir(r.in.Root, d.Path)
+			switch {
+			case err != nil:
+				return broken(fmt.Sprintf("cannot list %s: %v", d.Path, err)), nil
+			case empty:
+				return fail(fmt.Sprintf("%s is an empty directory (non_empty required)", d.Path)), nil
+			}
+			return pass(fmt.Sprintf("%s exists (a non-empty directory)", d.Path)), nil
+		case fi.IsDir():
+			return pass(fmt.Sprintf("%s exists (a directory)", d.Path)), nil
+		}
+		return pass(fmt.Sprintf("%s exists (%d bytes)", d.Path, fi.Size())), nil
+
+	case contract.DetectRegexMatch:
+		re, err := regexp.Compile(d.Pattern)
+		if err != nil {
+			return broken(fmt.Sprintf("bad regex %q: %v", d.Pattern, err)), nil
+		}
+		data, err := project.ReadLimited(r.in.Root, d.Artifact, r.in.Policy.MaxEvidenceBytes)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return fail(fmt.Sprintf("artifact %s is absent", d.Artifact)), nil
+		case err != nil:
+			return broken(fmt.Sprintf("cannot read artifact %s: %v", d.Artifact, err)), nil
+		}
+		loc := re.FindIndex(data)
+		if loc == nil {
+			return fail(fmt.Sprintf("pattern /%s/ does not match %s (%d bytes)", d.Pattern, d.Artifact, len(data))), nil
+		}
+		line := bytes.Count(data[:loc[0]], []byte("\n")) + 1
+		return pass(fmt.Sprintf("pattern /%s/ matches %s at line %d", d.Pattern, d.Artifact, line)), nil
+
+	case contract.DetectThreshold:
+		v, src, ok := r.metric(d.Metric)
+		if !ok {
+			return fail(fmt.Sprintf("metric %s was not reported (not captured by an eval command, not in independent evidence)", d.Metric)), nil
+		}
+		ok, err := compare(v, d.Op, d.Value)
+		if err != nil {
+			return broken(err.Error()), nil
+		}
+		ev := fmt.Sprintf("%s = %s (%s) %s %s", d.Metric, fmtNum(v), src, opSymbol(d.Op), fmtNum(d.Value))
+		if !ok {
+			return fail(ev + " does not hold"), nil
+		}
+		return pass(ev + " holds"), nil
+
+	case contract.DetectJudge:
+		return r.judge(idx, cr, name, text)
+	}
+	return broken(fmt.Sprintf("unknown detector type %q", d.Type)), nil
+}
+
+// emptyDir reports whether the directory name (opened through root) has no entries.
+func emptyDir(root *os.Root, name string) (bool, error) {
+	f, err := root.Open(name)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(1)
+	if errors.Is(err, io.EOF) {
+		return true, nil
+	}
+	return len(names) == 0, err
+}
+
+// metric finds a metric: first what the gate measured in tier 1, then independent evidence.
+func (r *run) metric(name string) (float64, string, bool) {
+	if v, ok := r.metrics[name]; ok {
+		return v, "measured by an eval command", true
+	}
+	for _, e := range r.independent() {
+		if v, ok := e.Metrics[name]; ok {
+			return v, "reported in " + e.Name, true
+		}
+	}
+	return 0, "", false
+}
+
+// judge applies the judge detector: independent judgments for this criterion; any judgment whose
+// provider equals the builder's is refused outright (one self-judgment poisons the check).
+func (r *run) judge(idx int, cr contract.Criterion, name, text string) (Check, []Check) {
+	var warns []Check
+	var refused, notes []string
+	var scores []float64
+	var passedAll = true
+	pool := 0
+	for _, e := range r.in.Evidence {
+		for _, j := range e.Judgments {
+			if !matchesItem("AC", "", j.Check, idx, cr.ID, cr.Criterion) {
+				continue
+			}
+			if r.isBuilder(e) {
+				notes = append(notes, e.Name+" (the builder's own judgment, not counted)")
+				continue
+			}
+			provider := j.ProviderID
+			if provider == "" {
+				provider = e.ProviderID
+			}
+			ind := r.judgeIndependence(provider, e.Name)
+			if ind.refused {
+				refused = append(refused, ind.detail)
+				continue
+			}
+			if ind.warn != "" {
+				warns = append(warns, warnCheck(2, name+":independence", "judge and builder ran on different providers", ind.warn, "provider_unknown"))
+			}
+			pool++
+			if j.Score != nil {
+				scores = append(scores, *j.Score)
+			}
+			if j.Passed == nil || !*j.Passed {
+				passedAll = false
+			}
+		}
+	}
+	if len(refused) > 0 {
+		return failCheck(2, name, text, strings.Join(refused, "; "), StatusBlock, CauseJudgeNotIndependent), warns
+	}
+	suffix := ""
+	if len(notes) > 0 {
+		suffix = "; " + strings.Join(notes, ", ")
+	}
+	if pool == 0 {
+		return failCheck(2, name, text, fmt.Sprintf("no independent judgment recorded for %s%s", criterionLabel(idx, cr), suffix), StatusFail, CauseCriterionFailed), warns
+	}
+	if ms := cr.Check.MinScore; ms != nil {
+		if len(scores) == 0 {
+			return failCheck(2, name, text, fmt.Sprintf("%d judgments but none has a score (min_score %s)%s", pool, fmtNum(*ms), suffix), StatusFail, CauseCriterionFailed), warns
+		}
+		mean := 0.0
+		for _, s := range scores {
+			mean += s
+		}
+		mean /= float64(len(scores))
+		ev := fmt.Sprintf("mean score %s of %d judgments, min_score %s%s", fmtNum(mean), len(scores), fmtNum(*ms), suffix)
+		if mean < *ms {
+			return failCheck(2, name, text, ev, StatusFail, CauseCriterionFailed), warns
+		}
+		return passCheck(2, name, text, ev), warns
+	}
+	if !passedAll {
+		return failCheck(2, name, text, fmt.Sprintf("not every one of %d independent judgments passed%s", pool, suffix), StatusFail, CauseCriterionFailed), warns
+	}
+	return passCheck(2, name, text, fmt.Sprintf("all %d independent judgments passed%s", pool, suffix)), warns
+}
+
+func compare(v float64, op string, want float64) (bool, error) {
+	switch op {
+	case "gt":
+		return v > want, nil
+	case "gte":
+		return v >= want, nil
+	case "lt":
+		return v < want, nil
+	case "lte":
+		return v <= want, nil
+	case "eq":
+		return v == want, nil
+	}
+	return false, fmt.Errorf("unknown comparison %q", op)
+}
+
+func opSymbol(op string) string {
+	return map[string]string{"gt": ">", "gte": ">=", "lt": "<", "lte": "<=", "eq": "=="}[op]
+}
+
+func fmtNum(f float64) string { return fmt.Sprintf("%g", f) }
+
+func exitText(code *int, errText string) string {
+	if code == nil {
+		if errText != "" {
+			return "abnormally (" + errText + ")"
+		}
+		return "abnormally"
+	}
+	return fmt.Sprint(*code)
+}

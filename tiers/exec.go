@@ -1,0 +1,462 @@
+package tiers
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"maps"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
+)
+
+const (
+	// defaultTailBytes is how much combined output an EvalRun keeps when the spec does not say.
+	defaultTailBytes = 8 << 10
+	// procWaitDelay bounds how long the gate waits for output once the process group is dead (a
+	// process that left the group may still hold the pipe), and how long exec waits between
+	// Cancel and a final Kill.
+	procWaitDelay = 2 * time.Second
+	// maxMetricLine is how much of one line the metric regexes see; the rest of the line is dropped.
+	maxMetricLine = 64 << 10
+	// procReadBuf is the size of the one buffer output is read through.
+	procReadBuf = 32 << 10
+	// logBuf is the size of the buffer in front of the log file.
+	logBuf = 64 << 10
+)
+
+// errInterrupted is the EvalRun.Error of a run whose parent context was cancelled (SIGINT/SIGTERM of
+// the gate). Callers check ctx.Err() and write nothing.
+const errInterrupted = "interrupted"
+
+// runSpec describes one process the gate runs.
+type runSpec struct {
+	Label      string            // shown as EvalRun.Command
+	Shell      string            // run as: sh -c Shell (eval commands)
+	Argv       []string          // or run argv directly, no shell (script detector); exactly one of Shell/Argv
+	Dir        string            // absolute working directory
+	Env        map[string]string // added to the gate's own environment
+	Timeout    time.Duration     // > 0
+	ExpectExit int
+	TailBytes  int                       // bytes of combined output kept in EvalRun.OutputTail (0 → 8192)
+	LogPath    string                    // absolute path of a file receiving the FULL combined output; "" keeps none
+	LogName    string                    // how EvalRun.Log names that file (e.g. ".geas/missions/m/tasks/t/gate-logs/gate-3/1.log")
+	Metrics    map[string]*regexp.Regexp // each with one capture group
+}
+
+// runProcess runs spec's process in its own process group and reports what happened. It never
+// returns a Go error: a process that could not be started is StatusError with the reason in Error.
+//
+// Memory stays constant whatever the process prints: output flows through one read buffer into a
+// tail ring, a SHA-256, a byte count, the log file and (when metrics are asked for) a line buffer of
+// at most maxMetricLine bytes.
+//
+// No process of the group outlives the call: the group is SIGKILLed on timeout, on cancellation
+// of ctx, and again once the leader has exited, so background children die with it.
+func runProcess(ctx context.Context, spec runSpec) EvalRun {
+	start := time.Now()
+	run := EvalRun{Command: spec.Label, Status: StatusError}
+	finish := func() EvalRun {
+		run.DurationMS = time.Since(start).Milliseconds()
+		return run
+	}
+	if ctx.Err() != nil {
+		run.Error = errInterrupted
+		return finish()
+	}
+	if err := spec.validate(); err != nil {
+		run.Error = err.Error()
+		return finish()
+	}
+
+	sink := newProcSink(spec)
+	defer sink.closeLog()
+	var notes []string // problems that do not change the status (log file, held pipe)
+	if err := sink.openLog(spec.LogPath); err != nil {
+		notes = append(notes, err.Error())
+	} else if spec.LogPath != "" {
+		run.Log = spec.LogName
+		if run.Log == "" {
+			run.Log = spec.LogPath
+		}
+	}
+
+	runCtx, cancel := context.WithTimeout(ctx, spec.Timeout)
+	defer cancel()
+	var cmd *exec.Cmd
+	if spec.Argv != nil {
+		cmd = exec.CommandContext(runCtx, spec.Argv[0], spec.Argv[1:]...)
+	} else {
+		cmd = exec.CommandContext(runCtx, "sh", "-c", spec.Shell)
+	}
+	cmd.Dir = spec.Dir
+	cmd.Env = procEnv(spec.Dir, spec.Env)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return killProcessGroup(cmd.Process) }
+	cmd.WaitDelay = procWaitDelay
+
+	// The gate owns the pipe rather than letting exec copy it: exec's Wait would also wait for
+	// every background child holding the write end, up to WaitDelay, before the group could be
+	// killed. Here Wait returns when the leader exits, the group dies, and the pipe drains to EOF.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		run.Error = fmt.Sprintf("create output pipe: %v", err)
+		return finish()
+	}
+	defer pr.Close()
+	cmd.Stdout, cmd.Stderr = pw, pw // one writer: stdout and stderr interleave in order
+	err = cmd.Start()
+	pw.Close() // the child has its copy; EOF comes when every holder is gone
+	if err != nil {
+		if ctx.Err() != nil {
+			run.Error = errInterrupted
+		} else {
+			run.Error = err.Error()
+		}
+		return finish()
+	}
+
+	copied := make(chan error, 1)
+	go func() { copied <- sink.drain(pr) }()
+	// Background children die with the leader. The group is killed while the exited leader is
+	// still unreaped, so its pid, which is the group id, cannot have been reused by then.
+	leaderDone := awaitExit(cmd.Process.Pid)
+	if leaderDone {
+		_ = killProcessGroup(cmd.Process)
+	}
+	waitErr := cmd.Wait()
+	if !leaderDone {
+		_ = killProcessGroup(cmd.Process)
+	}
+	select {
+	case err = <-copied:
+	case <-time.After(procWaitDelay):
+		// A process that left the group (setsid) still holds the pipe: stop reading.
+		_ = pr.SetReadDeadline(time.Now())
+		<-copied
+		err = fmt.Errorf("output pipe still held open %s after the process group was killed; stopped reading", procWaitDelay)
+	}
+	if err != nil {
+		notes = append(notes, err.Error())
+	}
+	if err := sink.closeLog(); err != nil {
+		notes = append(notes, err.Error())
+	}
+
+	run.OutputTail = sink.tail.String()
+	run.OutputSHA256 = hex.EncodeToString(sink.sum.Sum(nil))
+	run.OutputBytes = sink.n
+	if len(sink.metrics.found) > 0 {
+		run.Metrics = sink.metrics.found
+	}
+
+	state := cmd.ProcessState
+	exited := state != nil && state.Exited()
+	switch {
+	case ctx.Err() != nil:
+		// The gate writes nothing when interrupted: drop the partial log too.
+		run.Status = StatusError
+		notes = []string{errInterrupted}
+		if run.Log != "" {
+			_ = os.Remove(spec.LogPath)
+			run.Log = ""
+		}
+	case runCtx.Err() != nil && !exited:
+		run.Status = StatusFail
+		run.TimedOut = true
+		notes = append([]string{fmt.Sprintf("timed out after %s; process group killed", spec.Timeout)}, notes...)
+	case exited:
+		code := state.ExitCode()
+		run.ExitCode = &code
+		run.Status = StatusFail
+		if code == spec.ExpectExit {
+			run.Status = StatusPass
+		}
+	default:
+		run.Status = StatusFail
+		why := "terminated abnormally"
+		if state != nil {
+			if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				why = "killed by signal: " + ws.Signal().String()
+			}
+		} else if waitErr != nil {
+			why = waitErr.Error()
+		}
+		notes = append([]string{why}, notes...)
+	}
+	run.Error = strings.Join(notes, "; ")
+	return finish()
+}
+
+func (s runSpec) validate() error {
+	switch {
+	case (s.Shell == "") == (len(s.Argv) == 0):
+		return errors.New("invalid run spec: exactly one of a shell command and an argv is required")
+	case len(s.Argv) > 0 && s.Argv[0] == "":
+		return errors.New("invalid run spec: empty program name")
+	case s.Timeout <= 0:
+		return fmt.Errorf("invalid run spec: timeout %s is not positive", s.Timeout)
+	case !filepath.IsAbs(s.Dir):
+		return fmt.Errorf("invalid run spec: working directory %q is not absolute", s.Dir)
+	case s.LogPath != "" && !filepath.IsAbs(s.LogPath):
+		return fmt.Errorf("invalid run spec: log path %q is not absolute", s.LogPath)
+	}
+	return nil
+}
+
+// procEnv is the gate's environment with PWD set to dir (exec only does that when Env is nil) and
+// the spec's variables added in a stable order; exec keeps the last value of a repeated name.
+func procEnv(dir string, extra map[string]string) []string {
+	env := append(os.Environ(), "PWD="+dir)
+	for _, k := range slices.Sorted(maps.Keys(extra)) {
+		env = append(env, k+"="+extra[k])
+	}
+	return env
+}
+
+// killProcessGroup SIGKILLs the group p leads (Setpgid makes the leader's pid the pgid).
+func killProcessGroup(p *os.Process) error {
+	if p == nil {
+		return nil
+	}
+	err := syscall.Kill(-p.Pid, syscall.SIGKILL)
+	if errors.Is(err, syscall.ESRCH) {
+		return os.ErrProcessDone
+	}
+	return err
+}
+
+// awaitExit blocks until process pid has exited, without reaping it (WNOWAIT): cmd.Wait still
+// collects its status. It reports false on an unexpected error; cmd.Wait then does the waiting.
+func awaitExit(pid int) bool {
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err != unix.EINTR {
+			return err == nil
+		}
+	}
+}
+
+// procSink receives a process's combined output. It is written by one goroutine and read once that
+// goroutine is done, so it needs no lock.
+type procSink struct {
+	tail    procRing
+	sum     hash.Hash
+	n       int64
+	metrics procMetrics
+
+	logPath string
+	logFile *os.File
+	log     *bufio.Writer
+	logErr  error
+}
+
+func newProcSink(spec runSpec) *procSink {
+	size := spec.TailBytes
+	if size <= 0 {
+		size = defaultTailBytes
+	}
+	return &procSink{
+		tail:    procRing{buf: make([]byte, size)},
+		sum:     sha256.New(),
+		metrics: newProcMetrics(spec.Metrics),
+	}
+}
+
+// openLog creates path (and its parent directories). An error means no log is kept; the process
+// still runs.
+func (s *procSink) openLog(path string) error {
+	if path == "" {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("create log: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("create log: %w", err)
+	}
+	s.logPath, s.logFile, s.log = path, f, bufio.NewWriterSize(f, logBuf)
+	return nil
+}
+
+// Write never fails: a log error is remembered and the log abandoned, so the process is never
+// blocked on a full pipe because its log could not be written.
+func (s *procSink) Write(p []byte) (int, error) {
+	s.n += int64(len(p))
+	s.sum.Write(p)
+	s.tail.Write(p)
+	s.metrics.Write(p)
+	if s.log != nil && s.logErr == nil {
+		if _, err := s.log.Write(p); err != nil {
+			s.logErr = fmt.Errorf("write log %s: %w", s.logPath, err)
+		}
+	}
+	return len(p), nil
+}
+
+// drain copies r into s until EOF or a read error (a read deadline when the gate stops waiting).
+func (s *procSink) drain(r io.Reader) error {
+	buf := make([]byte, procReadBuf)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			s.Write(buf[:n])
+		}
+		switch {
+		case err == io.EOF:
+			s.metrics.flush()
+			return nil
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			s.metrics.flush()
+			return nil // the caller explains why it stopped reading
+		case err != nil:
+			s.metrics.flush()
+			return fmt.Errorf("read output: %w", err)
+		}
+	}
+}
+
+// closeLog flushes and closes the log once; it returns the first log error.
+func (s *procSink) closeLog() error {
+	if s.logFile == nil {
+		return s.logErr
+	}
+	if s.logErr == nil {
+		if err := s.log.Flush(); err != nil {
+			s.logErr = fmt.Errorf("write log %s: %w", s.logPath, err)
+		}
+	}
+	if err := s.logFile.Close(); err != nil && s.logErr == nil {
+		s.logErr = fmt.Errorf("close log %s: %w", s.logPath, err)
+	}
+	s.logFile, s.log = nil, nil
+	return s.logErr
+}
+
+// procRing keeps the last len(buf) bytes written.
+type procRing struct {
+	buf     []byte
+	next    int   // where the next byte goes
+	written int64 // total bytes written
+}
+
+func (r *procRing) Write(p []byte) {
+	r.written += int64(len(p))
+	if len(p) >= len(r.buf) {
+		copy(r.buf, p[len(p)-len(r.buf):])
+		r.next = 0
+		return
+	}
+	n := copy(r.buf[r.next:], p)
+	if n < len(p) {
+		copy(r.buf, p[n:])
+	}
+	r.next = (r.next + len(p)) % len(r.buf)
+}
+
+// String returns the kept bytes in order. When older output was dropped, the cut may fall inside a
+// UTF-8 sequence: its leading continuation bytes are trimmed.
+func (r *procRing) String() string {
+	if r.written <= int64(len(r.buf)) {
+		return string(r.buf[:r.written])
+	}
+	b := make([]byte, 0, len(r.buf))
+	b = append(b, r.buf[r.next:]...)
+	b = append(b, r.buf[:r.next]...)
+	for i := 0; i < utf8.UTFMax-1 && len(b) > 0 && !utf8.RuneStart(b[0]); i++ {
+		b = b[1:]
+	}
+	return string(b)
+}
+
+// procMetrics matches metric regexes against every line of output (cut to maxMetricLine bytes).
+// The last numeric capture of each metric wins.
+type procMetrics struct {
+	names []string
+	res   map[string]*regexp.Regexp
+	line  []byte
+	found map[string]float64
+}
+
+func newProcMetrics(res map[string]*regexp.Regexp) procMetrics {
+	if len(res) == 0 {
+		return procMetrics{}
+	}
+	return procMetrics{
+		names: slices.Sorted(maps.Keys(res)),
+		res:   res,
+		line:  make([]byte, 0, maxMetricLine),
+		found: map[string]float64{},
+	}
+}
+
+func (m *procMetrics) Write(p []byte) {
+	if len(m.names) == 0 {
+		return
+	}
+	for len(p) > 0 {
+		seg, rest, complete := bytes.Cut(p, []byte{'\n'})
+		if room := maxMetricLine - len(m.line); room > 0 {
+			m.line = append(m.line, seg[:min(room, len(seg))]...)
+		}
+		if !complete {
+			return
+		}
+		m.match()
+		p = rest
+	}
+}
+
+// flush matches the last line when the output did not end with a newline.
+func (m *procMetrics) flush() {
+	if len(m.line) > 0 {
+		m.match()
+	}
+}
+
+func (m *procMetrics) match() {
+	line := bytes.TrimSuffix(m.line, []byte{'\r'})
+	for _, name := range m.names {
+		all := m.res[name].FindAllSubmatchIndex(line, -1)
+		for i := len(all) - 1; i >= 0; i-- {
+			loc := all[i]
+			if len(loc) < 4 || loc[2] < 0 {
+				continue
+			}
+			if v, ok := parseMetric(line[loc[2]:loc[3]]); ok {
+				m.found[name] = v
+				break
+			}
+		}
+	}
+	m.line = m.line[:0]
+}
+
+// parseMetric reads a captured number, allowing "," as a thousands separator. NaN and infinities
+// are not measurements (and cannot be written as JSON).
+func parseMetric(b []byte) (float64, bool) {
+	s := strings.ReplaceAll(strings.TrimSpace(string(b)), ",", "")
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, false
+	}
+	return v, true
+}

@@ -1,0 +1,502 @@
+package tiers
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// shellSpec is a runSpec for a shell command in a fresh directory.
+func shellSpec(t testing.TB, shell string) runSpec {
+	return runSpec{Label: shell, Shell: shell, Dir: t.TempDir(), Timeout: 30 * time.Second}
+}
+
+// pgidFromOutput reads the process group id a command printed with `echo $$` on its first line.
+func pgidFromOutput(t *testing.T, out string) int {
+	t.Helper()
+	first, _, _ := strings.Cut(out, "\n")
+	pgid, err := strconv.Atoi(strings.TrimSpace(first))
+	require.NoError(t, err, "first line of output %q", out)
+	require.Greater(t, pgid, 1)
+	return pgid
+}
+
+// assertGroupGone polls, for up to 2s, until no process of group pgid is alive. A killed process
+// stays a zombie until its reaper collects it (here the background children are orphans reaped by
+// PID 1, which some sandboxes do lazily), so a group whose remaining members are all zombies is gone.
+func assertGroupGone(t *testing.T, pgid int) {
+	t.Helper()
+	var live []string
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
+			return
+		}
+		if live = liveGroupMembers(t, pgid); len(live) == 0 {
+			return
+		}
+	}
+	t.Errorf("process group %d still alive 2s after runProcess returned: %v", pgid, live)
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+}
+
+// liveGroupMembers lists the processes of group pgid that are not zombies, from /proc.
+func liveGroupMembers(t *testing.T, pgid int) []string {
+	t.Helper()
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	require.NoError(t, err)
+	var live []string
+	for _, path := range stats {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue // exited meanwhile
+		}
+		// pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
+		i := strings.LastIndexByte(string(b), ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) < 3 || f[2] != strconv.Itoa(pgid) || f[0] == "Z" || f[0] == "X" {
+			continue
+		}
+		live = append(live, strings.TrimSpace(string(b[:i+1]))+" "+f[0])
+	}
+	return live
+}
+
+func TestRunProcessExitCodes(t *testing.T) {
+	tests := []struct {
+		name   string
+		shell  string
+		expect int
+		status Status
+		code   int
+	}{
+		{"zero passes", "exit 0", 0, StatusPass, 0},
+		{"non-zero fails", "exit 2", 0, StatusFail, 2},
+		{"expected non-zero passes", "exit 3", 3, StatusPass, 3},
+		{"zero fails when non-zero is expected", "true", 1, StatusFail, 0},
+		{"command not found is a failure of the shell", "no-such-program-geas", 0, StatusFail, 127},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := shellSpec(t, tc.shell)
+			spec.ExpectExit = tc.expect
+			run := runProcess(t.Context(), spec)
+			assert.Equal(t, tc.status, run.Status, "error %q", run.Error)
+			require.NotNil(t, run.ExitCode)
+			assert.Equal(t, tc.code, *run.ExitCode)
+			assert.Equal(t, tc.shell, run.Command)
+			assert.False(t, run.TimedOut)
+			assert.Empty(t, run.Error)
+			assert.GreaterOrEqual(t, run.DurationMS, int64(0))
+		})
+	}
+}
+
+func TestRunProcessEnvDirAndArgv(t *testing.T) {
+	dir := t.TempDir()
+	real, err := filepath.EvalSymlinks(dir)
+	require.NoError(t, err)
+	tests := []struct {
+		name string
+		spec runSpec
+		want string
+	}{
+		{
+			name: "env is added to the gate's environment",
+			spec: runSpec{Shell: `printf '%s|%s' "$GEAS_TEST_VAR" "${PATH:+has-path}"`, Env: map[string]string{"GEAS_TEST_VAR": "a b=c"}},
+			want: "a b=c|has-path",
+		},
+		{
+			name: "runs in Dir with PWD set to it",
+			spec: runSpec{Shell: `printf '%s|%s' "$(pwd -P)" "$PWD"`},
+			want: real + "|" + dir,
+		},
+		{
+			name: "argv runs without a shell",
+			spec: runSpec{Argv: []string{"printf", "%s|%s", "$HOME", "a b"}},
+			want: "$HOME|a b",
+		},
+		{
+			name: "stdout and stderr are combined in order",
+			spec: runSpec{Shell: `echo one; echo two >&2; echo three`},
+			want: "one\ntwo\nthree\n",
+		},
+		{
+			name: "stdin is empty",
+			spec: runSpec{Shell: `wc -c`},
+			want: "0\n",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := tc.spec
+			spec.Dir, spec.Timeout = dir, 30*time.Second
+			run := runProcess(t.Context(), spec)
+			require.Equal(t, StatusPass, run.Status, "error %q", run.Error)
+			assert.Equal(t, strings.TrimSpace(tc.want), strings.TrimSpace(run.OutputTail))
+		})
+	}
+}
+
+func TestRunProcessCannotStart(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name    string
+		spec    runSpec
+		wantErr string
+	}{
+		{"missing program", runSpec{Argv: []string{"no-such-program-geas"}, Dir: dir}, "executable file not found"},
+		{"program path that does not exist", runSpec{Argv: []string{filepath.Join(dir, "nope")}, Dir: dir}, "no such file"},
+		{"missing directory", runSpec{Shell: "true", Dir: filepath.Join(dir, "gone")}, "no such file"},
+		{"both shell and argv", runSpec{Shell: "true", Argv: []string{"true"}, Dir: dir}, "exactly one"},
+		{"neither shell nor argv", runSpec{Dir: dir}, "exactly one"},
+		{"relative directory", runSpec{Shell: "true", Dir: "rel"}, "not absolute"},
+		{"no timeout", runSpec{Shell: "true", Dir: dir, Timeout: -1}, "timeout"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := tc.spec
+			if spec.Timeout == 0 {
+				spec.Timeout = 30 * time.Second
+			}
+			run := runProcess(t.Context(), spec)
+			assert.Equal(t, StatusError, run.Status)
+			assert.Nil(t, run.ExitCode)
+			assert.Contains(t, run.Error, tc.wantErr)
+		})
+	}
+}
+
+func TestTimedOutCommandLeavesNoProcessAlive(t *testing.T) {
+	spec := shellSpec(t, `echo $$; sleep 300 & sleep 300 & echo started; wait`)
+	spec.Timeout = 500 * time.Millisecond
+	start := time.Now()
+	run := runProcess(t.Context(), spec)
+	t.Logf("returned after %s", time.Since(start))
+	assert.Equal(t, StatusFail, run.Status)
+	assert.True(t, run.TimedOut)
+	assert.Nil(t, run.ExitCode)
+	assert.Equal(t, "timed out after 500ms; process group killed", run.Error)
+	assert.Contains(t, run.OutputTail, "started\n")
+	assertGroupGone(t, pgidFromOutput(t, run.OutputTail))
+}
+
+func TestBackgroundChildDoesNotOutliveTheRun(t *testing.T) {
+	spec := shellSpec(t, `echo $$; sleep 300 & echo hi`)
+	run := runProcess(t.Context(), spec)
+	require.Equal(t, StatusPass, run.Status, "error %q", run.Error)
+	assert.Empty(t, run.Error)
+	assert.Contains(t, run.OutputTail, "hi\n")
+	assert.Less(t, run.DurationMS, (procWaitDelay + 10*time.Second).Milliseconds()) // returned at all
+	assertGroupGone(t, pgidFromOutput(t, run.OutputTail))
+}
+
+func TestPipeHeldOutsideTheGroupIsAbandoned(t *testing.T) {
+	t.Parallel() // waits procWaitDelay
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid")
+	}
+	// The child leaves the process group, so killing the group cannot close its copy of the pipe.
+	spec := shellSpec(t, `setsid sh -c 'touch left; exec sleep 4' & while [ ! -e left ]; do sleep 0.01; done; echo hi`)
+	run := runProcess(t.Context(), spec)
+	assert.Equal(t, StatusPass, run.Status)
+	assert.Equal(t, "hi\n", run.OutputTail)
+	assert.Contains(t, run.Error, "output pipe still held open 2s after the process group was killed")
+	assert.Less(t, run.DurationMS, int64(4000), "the gate stopped reading before the stray process exited")
+}
+
+func TestInterruptedRunKillsTheGroup(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	dir := t.TempDir()
+	ready := filepath.Join(dir, "ready")
+	spec := runSpec{
+		Shell:   `echo $$; sleep 300 & touch ready; wait`,
+		Dir:     dir,
+		Timeout: time.Minute,
+		LogPath: filepath.Join(dir, "logs", "1.log"),
+	}
+	go func() {
+		for ctx.Err() == nil {
+			if _, err := os.Stat(ready); err == nil {
+				cancel()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	run := runProcess(ctx, spec)
+	require.Error(t, ctx.Err())
+	assert.Equal(t, StatusError, run.Status)
+	assert.Equal(t, "interrupted", run.Error)
+	assert.Nil(t, run.ExitCode)
+	assert.False(t, run.TimedOut)
+	assert.Empty(t, run.Log)
+	assert.NoFileExists(t, spec.LogPath, "an interrupted run leaves no log")
+	assertGroupGone(t, pgidFromOutput(t, run.OutputTail))
+
+	t.Run("already cancelled starts nothing", func(t *testing.T) {
+		run := runProcess(ctx, runSpec{Shell: "touch started", Dir: dir, Timeout: time.Minute})
+		assert.Equal(t, StatusError, run.Status)
+		assert.Equal(t, "interrupted", run.Error)
+		assert.NoFileExists(t, filepath.Join(dir, "started"))
+	})
+}
+
+func TestLargeOutputKeepsBoundedMemory(t *testing.T) {
+	const n = 50_000_000
+	const tailBytes = 8192
+	spec := shellSpec(t, `head -c 50000000 /dev/zero | tr '\0' 'a'; echo; echo tail-marker`)
+	spec.TailBytes = tailBytes
+	spec.LogPath = filepath.Join(t.TempDir(), "gate-logs", "gate-1", "1.log")
+	spec.LogName = "gate-logs/gate-1/1.log"
+
+	// The expected output, streamed the same way.
+	want := sha256.New()
+	chunk := []byte(strings.Repeat("a", 1<<20))
+	for left := n; left > 0; left -= len(chunk) {
+		want.Write(chunk[:min(left, len(chunk))])
+	}
+	want.Write([]byte("\ntail-marker\n"))
+	wantSum := hex.EncodeToString(want.Sum(nil))
+	const wantBytes = n + len("\ntail-marker\n")
+	chunk = nil
+
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapInuse
+	var peak uint64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapInuse)
+			select {
+			case <-stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	})
+	run := runProcess(t.Context(), spec)
+	close(stop)
+	wg.Wait()
+
+	require.Equal(t, StatusPass, run.Status, "error %q", run.Error)
+	assert.Empty(t, run.Error)
+	assert.Equal(t, int64(wantBytes), run.OutputBytes)
+	assert.Len(t, run.OutputTail, tailBytes)
+	assert.True(t, strings.HasSuffix(run.OutputTail, "a\ntail-marker\n"))
+	assert.Equal(t, wantSum, run.OutputSHA256)
+	assert.Equal(t, "gate-logs/gate-1/1.log", run.Log)
+	t.Logf("heap in use: %d MiB before, peak %d MiB during the run", base>>20, peak>>20)
+	assert.Less(t, peak, base+16<<20, "heap grew by more than 16 MiB while the process printed 50 MB")
+
+	f, err := os.Open(spec.LogPath)
+	require.NoError(t, err)
+	defer f.Close()
+	got := sha256.New()
+	size, err := io.Copy(got, f)
+	require.NoError(t, err)
+	assert.Equal(t, int64(wantBytes), size)
+	assert.Equal(t, wantSum, hex.EncodeToString(got.Sum(nil)))
+}
+
+func TestRunProcessLogErrors(t *testing.T) {
+	t.Run("a failing log write is reported and output still drains", func(t *testing.T) {
+		if _, err := os.Stat("/dev/full"); err != nil {
+			t.Skip("no /dev/full")
+		}
+		spec := shellSpec(t, `head -c 1000000 /dev/zero; echo done`)
+		spec.LogPath = "/dev/full"
+		run := runProcess(t.Context(), spec)
+		assert.Equal(t, StatusPass, run.Status)
+		assert.Equal(t, int64(1000005), run.OutputBytes)
+		assert.True(t, strings.HasSuffix(run.OutputTail, "done\n"))
+		assert.Contains(t, run.Error, "write log /dev/full")
+		assert.Contains(t, run.Error, "no space left on device")
+	})
+	t.Run("a log that cannot be created is reported and the command still runs", func(t *testing.T) {
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "file"), nil, 0o644))
+		spec := shellSpec(t, `echo ran`)
+		spec.LogPath = filepath.Join(dir, "file", "1.log")
+		run := runProcess(t.Context(), spec)
+		assert.Equal(t, StatusPass, run.Status)
+		assert.Equal(t, "ran\n", run.OutputTail)
+		assert.Empty(t, run.Log)
+		assert.Contains(t, run.Error, "create log")
+	})
+}
+
+func TestRunProcessKilledBySignal(t *testing.T) {
+	run := runProcess(t.Context(), shellSpec(t, `kill -KILL $$`))
+	assert.Equal(t, StatusFail, run.Status)
+	assert.Nil(t, run.ExitCode)
+	assert.False(t, run.TimedOut)
+	assert.Equal(t, "killed by signal: killed", run.Error)
+}
+
+func TestRunProcessMetrics(t *testing.T) {
+	tests := []struct {
+		name    string
+		shell   string
+		metrics map[string]string
+		want    map[string]float64
+	}{
+		{
+			name:    "last match wins",
+			shell:   `echo 'coverage: 10%'; echo 'coverage: 80.5%'; echo other`,
+			metrics: map[string]string{"coverage": `coverage: ([0-9.]+)%`},
+			want:    map[string]float64{"coverage": 80.5},
+		},
+		{
+			name:    "thousands separators",
+			shell:   `echo 'rps 1,234.5'`,
+			metrics: map[string]string{"rps": `rps (\S+)`},
+			want:    map[string]float64{"rps": 1234.5},
+		},
+		{
+			name:    "a non-numeric capture is ignored",
+			shell:   `echo 'score 3'; echo 'score n/a'; echo 'score NaN'; echo 'score Inf'`,
+			metrics: map[string]string{"score": `score (\S+)`},
+			want:    map[string]float64{"score": 3},
+		},
+		{
+			name:    "never numeric means not reported",
+			shell:   `echo 'score n/a'`,
+			metrics: map[string]string{"score": `score (\S+)`, "other": `other (\d+)`},
+			want:    nil,
+		},
+		{
+			name:    "the last match on a line wins",
+			shell:   `echo 'loss 1.5 loss 0.25'`,
+			metrics: map[string]string{"loss": `loss (\S+)`},
+			want:    map[string]float64{"loss": 0.25},
+		},
+		{
+			name:    "lines are matched one at a time, CRLF included",
+			shell:   `printf 'a=1\r\nb=2\r\n'`,
+			metrics: map[string]string{"a": `^a=(\d+)$`, "b": `^b=(\d+)$`},
+			want:    map[string]float64{"a": 1, "b": 2},
+		},
+		{
+			name:    "a line split across writes still matches",
+			shell:   `printf 'accu'; sleep 0.2; printf 'racy: 0.93\n'`,
+			metrics: map[string]string{"accuracy": `accuracy: ([0-9.]+)`},
+			want:    map[string]float64{"accuracy": 0.93},
+		},
+		{
+			name:    "a last line without a newline counts",
+			shell:   `printf 'n=7'`,
+			metrics: map[string]string{"n": `n=(\d+)`},
+			want:    map[string]float64{"n": 7},
+		},
+		{
+			name:    "stderr lines count",
+			shell:   `echo 'p95 12ms' >&2`,
+			metrics: map[string]string{"p95": `p95 (\d+)ms`},
+			want:    map[string]float64{"p95": 12},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := shellSpec(t, tc.shell)
+			spec.Metrics = map[string]*regexp.Regexp{}
+			for name, expr := range tc.metrics {
+				spec.Metrics[name] = regexp.MustCompile(expr)
+			}
+			run := runProcess(t.Context(), spec)
+			require.Equal(t, StatusPass, run.Status, "error %q", run.Error)
+			assert.Equal(t, tc.want, run.Metrics)
+		})
+	}
+}
+
+func TestProcMetricsLineHandling(t *testing.T) {
+	re := map[string]*regexp.Regexp{"m": regexp.MustCompile(`m=(\d+)`)}
+	t.Run("a line split across writes", func(t *testing.T) {
+		m := newProcMetrics(re)
+		for _, w := range []string{"x m", "=", "4", "2\nm=", "1"} {
+			m.Write([]byte(w))
+		}
+		assert.Equal(t, map[string]float64{"m": 42}, m.found)
+		m.flush()
+		assert.Equal(t, map[string]float64{"m": 1}, m.found)
+	})
+	t.Run("a long line is cut to its first 64 KiB", func(t *testing.T) {
+		m := newProcMetrics(re)
+		long := strings.Repeat("x", maxMetricLine-4) + "m=12345" // the match straddles the cut
+		for range 10 {
+			m.Write([]byte(long))
+		}
+		assert.LessOrEqual(t, cap(m.line), maxMetricLine)
+		m.Write([]byte("\n"))
+		assert.Equal(t, map[string]float64{"m": 12}, m.found, "only m=12 is within the first 64 KiB")
+		assert.LessOrEqual(t, cap(m.line), maxMetricLine)
+		m.Write([]byte("m=9\n"))
+		assert.Equal(t, map[string]float64{"m": 9}, m.found)
+	})
+}
+
+func TestProcRing(t *testing.T) {
+	tests := []struct {
+		name   string
+		size   int
+		writes []string
+		want   string
+	}{
+		{"short output is kept whole", 8, []string{"ab", "cd"}, "abcd"},
+		{"exactly full", 4, []string{"ab", "cd"}, "abcd"},
+		{"wraps", 4, []string{"abc", "def"}, "cdef"},
+		{"one big write", 4, []string{"abcdefgh"}, "efgh"},
+		{"many small writes", 3, []string{"a", "b", "c", "d", "e"}, "cde"},
+		{"a cut inside a rune is trimmed", 4, []string{"xx€€"}, "€"},
+		{"a whole rune at the start is kept", 3, []string{"ab€"}, "€"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := procRing{buf: make([]byte, tc.size)}
+			for _, w := range tc.writes {
+				r.Write([]byte(w))
+			}
+			assert.Equal(t, tc.want, r.String())
+		})
+	}
+}
+
+// BenchmarkRunProcessOutput measures a process printing 100 MB; run with -benchmem to see that the
+// gate's memory does not grow with the output.
+func BenchmarkRunProcessOutput(b *testing.B) {
+	spec := shellSpec(b, `head -c 100000000 /dev/zero`)
+	spec.LogPath = filepath.Join(b.TempDir(), "1.log")
+	spec.Metrics = map[string]*regexp.Regexp{"m": regexp.MustCompile(`m=(\d+)`)}
+	b.SetBytes(100_000_000)
+	b.ReportAllocs()
+	for b.Loop() {
+		run := runProcess(b.Context(), spec)
+		if run.Status != StatusPass || run.OutputBytes != 100_000_000 {
+			b.Fatalf("run: %s %d bytes %q", run.Status, run.OutputBytes, run.Error)
+		}
+	}
+}

@@ -1,0 +1,158 @@
+package tiers
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/geas-dev/geas/schemas"
+)
+
+// PolicyFile is the project policy under .geas/.
+const PolicyFile = "gate-policy.json"
+
+// Policy holds the defaults of SPEC §10, overridden by .geas/gate-policy.json.
+type Policy struct {
+	Evaluators            map[string][]string
+	StubCap               map[string]int
+	StubPatterns          []*regexp.Regexp
+	SharedGlobs           []string
+	EvalTimeout           time.Duration
+	OutputTailBytes       int
+	ConsecutiveErrorLimit int
+	JudgeIndependence     string
+	MaxEvidenceBytes      int64
+}
+
+// DefaultPolicy returns the built-in defaults of SPEC §10.
+func DefaultPolicy() Policy {
+	return Policy{
+		Evaluators: map[string][]string{
+			"code_quality":         {"design-authority"},
+			"output_quality":       {"design-authority"},
+			"core_interaction":     {"qa-engineer"},
+			"feature_completeness": {"qa-engineer"},
+			"output_completeness":  {"qa-engineer"},
+			"regression_safety":    {"qa-engineer"},
+			"ux_clarity":           {"qa-engineer", "technical-writer"},
+			"visual_coherence":     {"qa-engineer", "technical-writer"},
+		},
+		StubCap: map[string]int{"low": 3, "normal": 2, "high": 0, "critical": 0},
+		StubPatterns: mustCompileAll(
+			`(?i)TODO|FIXME|XXX`, `(?i)not implemented`, `(?i)unimplemented`, `(?i)panic\("todo`,
+			`(?i)NotImplementedError`, `(?i)raise NotImplemented`, `(?i)throw new Error\(["']not implemented`,
+		),
+		SharedGlobs: []string{
+			"go.mod", "go.sum", "package.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock",
+			"Cargo.toml", "Cargo.lock", "*.lock", ".gitignore",
+		},
+		EvalTimeout:           10 * time.Minute,
+		OutputTailBytes:       8 << 10,
+		ConsecutiveErrorLimit: 3,
+		JudgeIndependence:     "enforce",
+		MaxEvidenceBytes:      16 << 20,
+	}
+}
+
+func mustCompileAll(exprs ...string) []*regexp.Regexp {
+	out := make([]*regexp.Regexp, len(exprs))
+	for i, e := range exprs {
+		out[i] = regexp.MustCompile(e)
+	}
+	return out
+}
+
+// LoadPolicy returns the defaults overridden by .geas/gate-policy.json when it exists. An invalid
+// policy file is an error: the gate does not guess what a broken policy meant.
+func LoadPolicy(geas *os.Root) (Policy, error) {
+	p := DefaultPolicy()
+	data, err := geas.ReadFile(PolicyFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return p, nil
+	}
+	if err != nil {
+		return p, fmt.Errorf("read .geas/%s: %w", PolicyFile, err)
+	}
+	file := ".geas/" + PolicyFile
+	if err := schemas.Validate(schemas.GatePolicy, file, data); err != nil {
+		return p, err
+	}
+	var raw struct {
+		Evaluators            map[string][]string `json:"evaluators"`
+		StubCap               map[string]int      `json:"stub_cap"`
+		StubPatterns          []string            `json:"stub_patterns"`
+		SharedGlobs           []string            `json:"shared_globs"`
+		EvalTimeout           string              `json:"eval_timeout"`
+		OutputTailBytes       int                 `json:"output_tail_bytes"`
+		ConsecutiveErrorLimit int                 `json:"consecutive_error_limit"`
+		JudgeIndependence     string              `json:"judge_independence"`
+		MaxEvidenceBytes      int64               `json:"max_evidence_bytes"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return p, fmt.Errorf("%s: %w", file, err)
+	}
+	for dim, ev := range raw.Evaluators {
+		p.Evaluators[dim] = ev
+	}
+	for level, n := range raw.StubCap {
+		p.StubCap[level] = n
+	}
+	if raw.StubPatterns != nil {
+		p.StubPatterns = nil
+		for i, expr := range raw.StubPatterns {
+			re, err := regexp.Compile("(?i)" + expr) // stub patterns match case-insensitively (SPEC §10)
+			if err != nil {
+				return p, &schemas.ValidationError{File: file, Kind: schemas.GatePolicy,
+					Problems: []schemas.Problem{{Pointer: fmt.Sprintf("/stub_patterns/%d", i), Message: "bad regex: " + err.Error()}}}
+			}
+			p.StubPatterns = append(p.StubPatterns, re)
+		}
+	}
+	if raw.SharedGlobs != nil {
+		p.SharedGlobs = raw.SharedGlobs
+	}
+	if raw.EvalTimeout != "" {
+		d, err := time.ParseDuration(raw.EvalTimeout)
+		if err != nil || d <= 0 {
+			return p, &schemas.ValidationError{File: file, Kind: schemas.GatePolicy,
+				Problems: []schemas.Problem{{Pointer: "/eval_timeout", Message: fmt.Sprintf("bad duration %q", raw.EvalTimeout)}}}
+		}
+		p.EvalTimeout = d
+	}
+	if raw.OutputTailBytes > 0 {
+		p.OutputTailBytes = raw.OutputTailBytes
+	}
+	if raw.ConsecutiveErrorLimit > 0 {
+		p.ConsecutiveErrorLimit = raw.ConsecutiveErrorLimit
+	}
+	if raw.JudgeIndependence != "" {
+		p.JudgeIndependence = raw.JudgeIndependence
+	}
+	if raw.MaxEvidenceBytes > 0 {
+		p.MaxEvidenceBytes = raw.MaxEvidenceBytes
+	}
+	return p, nil
+}
+
+// isStub reports whether a line of text matches a stub pattern, and which.
+func (p Policy) isStub(line string) (string, bool) {
+	for _, re := range p.StubPatterns {
+		if re.MatchString(line) {
+			return re.String(), true
+		}
+	}
+	return "", false
+}
+
+// stubCap returns the cap for a risk level; an unknown level gets the strictest cap, 0.
+func (p Policy) stubCap(risk string) int {
+	if n, ok := p.StubCap[strings.ToLower(risk)]; ok {
+		return n
+	}
+	return 0
+}

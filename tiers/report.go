@@ -1,0 +1,79 @@
+package tiers
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteText writes the compact human report of a run: one line per tier, each check that did not
+// pass with its evidence, then the verdict, the budget and the next action.
+func WriteText(w io.Writer, res *Result) {
+	mode := ""
+	if res.DryRun {
+		mode = " (dry run: nothing written)"
+	}
+	profile := string(res.GateProfile)
+	if profile == "" {
+		profile = "unknown"
+	}
+	fmt.Fprintf(w, "geas gate %s: task %s, mission %s, profile %s%s\n", res.RunID, res.TaskID, res.MissionID, profile, mode)
+	for tier := 0; tier <= 2; tier++ {
+		tr := res.TierResults[fmt.Sprintf("tier_%d", tier)]
+		fmt.Fprintf(w, "  tier %d  %-7s %s\n", tier, tr.Status, tr.Details)
+	}
+	for _, c := range res.Checks {
+		if c.Status == StatusPass || c.Status == StatusSkipped {
+			continue
+		}
+		fmt.Fprintf(w, "  %-5s %s: %s\n", strings.ToUpper(string(c.Status)), c.Name, c.Text)
+		fmt.Fprintf(w, "        %s\n", c.Evidence)
+	}
+	verdict := strings.ToUpper(string(res.Verdict))
+	if len(res.Causes) > 0 {
+		codes := make([]string, 0, len(res.Causes))
+		seen := map[string]bool{}
+		for _, c := range res.Causes {
+			if !seen[c.Code] {
+				seen[c.Code] = true
+				codes = append(codes, c.Code)
+			}
+		}
+		verdict += " (" + strings.Join(codes, ", ") + ")"
+	}
+	fmt.Fprintf(w, "verdict: %s\n", verdict)
+	if len(res.BlockingDimensions) > 0 {
+		fmt.Fprintf(w, "blocking dimensions: %s\n", strings.Join(res.BlockingDimensions, ", "))
+	}
+	fmt.Fprintf(w, "retry budget: %d -> %d\n", res.RetryBudgetBefore, res.RetryBudgetAfter)
+	if t := res.Transition; t != nil {
+		verb := "moved"
+		if res.DryRun {
+			verb = "would move"
+		}
+		fmt.Fprintf(w, "task %s %s -> %s\n", verb, t.From, t.To)
+	}
+	if res.Escalation != "" {
+		fmt.Fprintf(w, "escalation: %s\n", res.Escalation)
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	fmt.Fprintf(w, "next: %s\n", nextActionText(res))
+}
+
+func nextActionText(res *Result) string {
+	switch res.NextAction {
+	case NextProceed:
+		return "proceed: the task is verified"
+	case NextFix:
+		return fmt.Sprintf("fix: address the causes above and run the gate again (%d retries left)", res.RetryBudgetAfter)
+	case NextEscalate:
+		return "escalate: the retry budget is spent; an authority decides (see the pending decision)"
+	case NextResolveBlock:
+		return "resolve_block: supply what is missing, then run the gate again (no retry spent)"
+	case NextInvestigateErr:
+		return "investigate_error: the gate could not decide; fix the cause, then run it again (no retry spent)"
+	}
+	return res.NextAction
+}

@@ -1,0 +1,197 @@
+package tiers
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/evidence"
+)
+
+var fullSHA = regexp.MustCompile(`^[0-9a-fA-F]{40}$`)
+
+// tier0 runs every precheck and reports them all (SPEC §5.1). The caller stops after tier 0 when
+// any of them blocks or errors.
+func (r *run) tier0() {
+	in := r.in
+	add := func(c Check) { c.Tier = 0; r.checks = append(r.checks, c) }
+
+	if in.PolicyErr != nil {
+		add(failCheck(0, "policy_valid", "read .geas/gate-policy.json", in.PolicyErr.Error(), StatusError, CausePolicyInvalid))
+	}
+	if in.ContractErr != nil {
+		add(failCheck(0, "contract_valid", "contract.json parses and matches the schema", in.ContractErr.Error(), StatusError, CauseContractInvalid))
+	} else {
+		add(passCheck(0, "contract_valid", "contract.json parses and matches the schema", "valid"))
+	}
+	if in.RecordErr != nil {
+		add(failCheck(0, "record_valid", "record.json parses and matches the schema", in.RecordErr.Error(), StatusError, CauseRecordInvalid))
+	} else {
+		add(passCheck(0, "record_valid", "record.json parses and matches the schema", r.recordNote()))
+	}
+	c := in.Contract
+	if c == nil {
+		return // nothing else can be judged without the contract
+	}
+
+	// State eligibility.
+	eligible := contract.EligibleStates(c.GateProfile)
+	text := fmt.Sprintf("task state is eligible for profile %s (%s)", c.GateProfile, strings.Join(eligible, " or "))
+	if slices.Contains(eligible, c.Status) {
+		add(passCheck(0, "state_eligible", text, "state is "+c.Status))
+	} else {
+		add(failCheck(0, "state_eligible", text, fmt.Sprintf("state is %s; %s needs %s", c.Status, c.GateProfile, strings.Join(eligible, " or ")), StatusError, CauseStateIneligible))
+	}
+
+	if in.Record != nil {
+		if _, ok := in.Record.SelfCheck(); ok {
+			add(passCheck(0, "self_check", "record.json has a self_check section", "present"))
+		} else {
+			add(failCheck(0, "self_check", "record.json has a self_check section", "no self_check section in record.json", StatusBlock, CauseMissingSelfCheck))
+		}
+	}
+
+	// Required reviewers: an evidence file of that agent type with a non-implementer role.
+	for _, want := range c.Routing.RequiredReviewerTypes {
+		name := "review:" + want
+		text := fmt.Sprintf("required reviewer %s has an evidence file with a non-implementer role", want)
+		var found, implOnly []string
+		for _, e := range in.Evidence {
+			if r.agentType(e) != want {
+				continue
+			}
+			if e.Role == evidence.Implementer {
+				implOnly = append(implOnly, e.Name)
+				continue
+			}
+			found = append(found, e.Name)
+		}
+		switch {
+		case len(found) > 0:
+			add(passCheck(0, name, text, "found "+strings.Join(found, ", ")))
+		case len(implOnly) > 0:
+			add(failCheck(0, name, text, fmt.Sprintf("%s has role implementer; a review needs reviewer, tester or authority", strings.Join(implOnly, ", ")), StatusBlock, CauseMissingReview))
+		default:
+			add(failCheck(0, name, text, fmt.Sprintf("no evidence file of agent %s (evidence files: %s)", want, orNone(r.evidenceNames())), StatusBlock, CauseMissingReview))
+		}
+	}
+
+	// Every evidence file parses and matches the schema.
+	if in.EvidenceErr != nil {
+		add(failCheck(0, "evidence_valid", "every evidence file parses and matches the schema", in.EvidenceErr.Error(), StatusError, CauseEvidenceInvalid))
+	}
+	for _, bad := range in.BadEvidence {
+		add(failCheck(0, "evidence:"+bad.Name[strings.LastIndex(bad.Name, "/")+1:], "evidence file parses and matches the schema", oneLine(bad.Error()), StatusBlock, CauseEvidenceInvalid))
+	}
+	if len(in.BadEvidence) == 0 && in.EvidenceErr == nil {
+		if len(in.Evidence) == 0 {
+			add(skippedCheck(0, "evidence_valid", "every evidence file parses and matches the schema", "no evidence files"))
+		} else {
+			add(passCheck(0, "evidence_valid", "every evidence file parses and matches the schema", fmt.Sprintf("%d files valid", len(in.Evidence))))
+		}
+	}
+
+	if c.GateProfile == contract.ImplementationChange && in.Record != nil {
+		text := "integration.status is merged"
+		integ, ok := in.Record.Integration()
+		switch {
+		case !ok:
+			add(failCheck(0, "integration", text, "no integration section in record.json", StatusBlock, CauseMissingIntegration))
+		case integ.Status != "merged":
+			add(failCheck(0, "integration", text, fmt.Sprintf("integration.status is %s", integ.Status), StatusBlock, CauseMissingIntegration))
+		default:
+			ev := "merged"
+			if integ.Commit != "" {
+				ev += " at " + integ.Commit
+			}
+			add(passCheck(0, "integration", text, ev))
+		}
+	}
+
+	r.baseline(add)
+}
+
+// baseline resolves base_snapshot and the integration head and checks ancestry. It runs for
+// implementation_change always, and for other profiles when they name a base (their scope is then
+// computed from git too).
+func (r *run) baseline(add func(Check)) {
+	c := r.in.Contract
+	if c.GateProfile != contract.ImplementationChange && c.BaseSnapshot == "" {
+		return
+	}
+	text := "base_snapshot resolves to a commit that is an ancestor of the integration head"
+	if c.BaseSnapshot == "" {
+		add(failCheck(0, "baseline", text, "base_snapshot is empty", StatusBlock, CauseBaselineMismatch))
+		return
+	}
+	repo, err := evidence.OpenRepo(r.in.ProjectDir)
+	if err != nil {
+		code, st := CauseNoRepository, StatusError
+		if !errors.Is(err, evidence.ErrNoRepository) {
+			code = CauseBaselineMismatch
+		}
+		add(failCheck(0, "baseline", text, err.Error(), st, code))
+		return
+	}
+	r.repo = repo
+	headRev := "HEAD"
+	if r.in.Record != nil {
+		if integ, ok := r.in.Record.Integration(); ok && integ.Commit != "" {
+			headRev = integ.Commit
+		}
+	}
+	head, err := repo.Resolve(headRev)
+	if err != nil {
+		add(failCheck(0, "baseline", text, fmt.Sprintf("integration head %s: %v", headRev, err), StatusBlock, CauseBaselineMismatch))
+		return
+	}
+	base, err := repo.Resolve(c.BaseSnapshot)
+	if err != nil {
+		add(failCheck(0, "baseline", text, fmt.Sprintf("base_snapshot %s: %v", c.BaseSnapshot, err), StatusBlock, CauseBaselineMismatch))
+		return
+	}
+	r.head, r.base = head, base
+	ok, err := repo.IsAncestor(base, head)
+	switch {
+	case err != nil:
+		add(failCheck(0, "baseline", text, fmt.Sprintf("ancestry of %s in %s: %v", short(base), short(head), err), StatusError, CauseBaselineMismatch))
+		return
+	case !ok:
+		add(failCheck(0, "baseline", text, fmt.Sprintf("base %s (%s) is not an ancestor of head %s (%s)", short(base), c.BaseSnapshot, short(head), headRev), StatusBlock, CauseBaselineMismatch))
+		return
+	}
+	r.haveBase = true
+	add(passCheck(0, "baseline", text, fmt.Sprintf("base %s is an ancestor of head %s (%s)", short(base), short(head), headRev)))
+	if !fullSHA.MatchString(c.BaseSnapshot) {
+		add(warnCheck(0, "base_pinned", "base_snapshot is a full commit SHA", fmt.Sprintf("base_snapshot %q is not pinned; it resolved to %s", c.BaseSnapshot, base), "base_unpinned"))
+	}
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}
+
+// oneLine joins a multi-line error into one line for an evidence string.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+}
+
+func (r *run) recordNote() string {
+	if r.in.RecordMissing {
+		return "no record.json yet: read as an empty record"
+	}
+	return "valid"
+}

@@ -1,0 +1,251 @@
+package tiers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/geas-dev/geas/contract"
+)
+
+// tier1Input is what tier 1 needs: the contract's eval commands and where to run and log them.
+type tier1Input struct {
+	Commands       []contract.EvalCommand
+	DefaultTimeout time.Duration // the contract's EvalTimeout
+	ProjectDir     string        // absolute project root; commands run here or in their workdir
+	Root           *os.Root      // the project root: a workdir must open through it
+	LogDir         string        // absolute directory for {n}.log; "" keeps no logs (dry run)
+	LogDirName     string        // the same directory as shown to users
+	TailBytes      int
+	ClaimedPass    []string // tester evidence files that claim the build/tests pass; used in evidence text
+}
+
+// tier1LastOutputLines and tier1LastOutputBytes bound the output quoted in a failing check.
+const (
+	tier1LastOutputLines = 3
+	tier1LastOutputBytes = 400
+)
+
+// tier1 runs the eval commands in order with sh -c (SPEC §5.2) and stops at the first one that does
+// not pass; the commands after it are reported as skipped. It returns one check per command, one
+// EvalRun per command that was run (or could not be started), and the metrics the runs captured,
+// later commands overriding earlier ones. If ctx is cancelled the interrupted command is an error
+// check; the caller checks ctx.Err() and writes nothing.
+func tier1(ctx context.Context, in tier1Input) (checks []Check, runs []EvalRun, metrics map[string]float64) {
+	metrics = map[string]float64{}
+	if len(in.Commands) == 0 {
+		return []Check{skippedCheck(1, "eval_commands", "run the contract's eval commands", "no eval_commands configured")}, nil, metrics
+	}
+	stopped := "" // why the remaining commands are not run
+	for i, ec := range in.Commands {
+		n := i + 1
+		name := "eval_command_" + strconv.Itoa(n)
+		text := fmt.Sprintf("eval command %d: `%s` exits %d", n, ec.Run, ec.ExpectExit)
+		if stopped != "" {
+			checks = append(checks, skippedCheck(1, name, text, "not run: "+stopped))
+			continue
+		}
+		if ctx.Err() != nil {
+			checks = append(checks, failCheck(1, name, text, "not run: interrupted", StatusError, CauseInterrupted))
+			stopped = "interrupted"
+			continue
+		}
+		spec, err := in.spec(n, ec)
+		if err != nil {
+			run := EvalRun{Command: ec.Run, Status: StatusError, Error: err.Error()}
+			runs = append(runs, run)
+			checks = append(checks, failCheck(1, name, text, in.claimed("cannot start: "+err.Error(), StatusError), StatusError, CauseEvalUnstartable))
+			stopped = fmt.Sprintf("eval command %d could not start", n)
+			continue
+		}
+		run := runProcess(ctx, spec)
+		runs = append(runs, run)
+		maps.Copy(metrics, run.Metrics)
+		switch {
+		case ctx.Err() != nil:
+			checks = append(checks, failCheck(1, name, text, "interrupted", StatusError, CauseInterrupted))
+			stopped = "interrupted"
+		case run.Status == StatusPass:
+			ev := fmt.Sprintf("exit %d in %s", *run.ExitCode, tier1Duration(run.DurationMS))
+			if run.Error != "" {
+				ev += "; " + run.Error
+			}
+			checks = append(checks, passCheck(1, name, text, ev))
+		case run.Status == StatusError:
+			checks = append(checks, failCheck(1, name, text, in.claimed("cannot start: "+run.Error, StatusError), StatusError, CauseEvalUnstartable))
+			stopped = fmt.Sprintf("eval command %d could not start", n)
+		default:
+			code := CauseEvalFailed
+			var ev string
+			switch {
+			case run.TimedOut:
+				code = CauseEvalTimeout
+				ev = run.Error
+			case run.ExitCode != nil:
+				ev = fmt.Sprintf("exit %d (want %d) in %s", *run.ExitCode, ec.ExpectExit, tier1Duration(run.DurationMS))
+				if run.Error != "" {
+					ev += "; " + run.Error
+				}
+			default:
+				ev = fmt.Sprintf("%s after %s", run.Error, tier1Duration(run.DurationMS))
+			}
+			if last := tier1LastOutput(run.OutputTail); last != "" {
+				ev += "; last output: " + last
+			} else {
+				ev += "; no output"
+			}
+			if run.Log != "" {
+				ev += "; full log: " + run.Log
+			}
+			checks = append(checks, failCheck(1, name, text, in.claimed(ev, StatusFail), StatusFail, code))
+			stopped = fmt.Sprintf("eval command %d failed", n)
+		}
+	}
+	return checks, runs, metrics
+}
+
+// spec turns eval command n into a runSpec. An error means the command cannot be started: its
+// workdir does not open as a directory inside the project, or its contract fields do not parse.
+func (in tier1Input) spec(n int, ec contract.EvalCommand) (runSpec, error) {
+	spec := runSpec{
+		Label:      ec.Run,
+		Shell:      ec.Run,
+		Dir:        in.ProjectDir,
+		Env:        ec.Env,
+		Timeout:    in.DefaultTimeout,
+		ExpectExit: ec.ExpectExit,
+		TailBytes:  in.TailBytes,
+	}
+	if spec.Timeout <= 0 {
+		spec.Timeout = contract.DefaultEvalTimeout
+	}
+	if ec.Timeout != "" {
+		d, err := time.ParseDuration(ec.Timeout)
+		if err != nil || d <= 0 {
+			return spec, fmt.Errorf("bad timeout %q", ec.Timeout)
+		}
+		spec.Timeout = d
+	}
+	if ec.Workdir != "" {
+		dir, err := in.workdir(ec.Workdir)
+		if err != nil {
+			return spec, err
+		}
+		spec.Dir = dir
+	}
+	for name, expr := range ec.Metrics {
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			return spec, fmt.Errorf("metric %q: %w", name, err)
+		}
+		if spec.Metrics == nil {
+			spec.Metrics = map[string]*regexp.Regexp{}
+		}
+		spec.Metrics[name] = re
+	}
+	if in.LogDir != "" {
+		file := strconv.Itoa(n) + ".log"
+		spec.LogPath = filepath.Join(in.LogDir, file)
+		spec.LogName = spec.LogPath
+		if in.LogDirName != "" {
+			spec.LogName = path.Join(filepath.ToSlash(in.LogDirName), file)
+		}
+	}
+	return spec, nil
+}
+
+// workdir resolves a contract workdir through the project root, so a symlink that leads out of
+// the project is refused, and returns its absolute path.
+func (in tier1Input) workdir(wd string) (string, error) {
+	rel := filepath.Clean(filepath.FromSlash(wd))
+	root := in.Root
+	if root == nil {
+		r, err := os.OpenRoot(in.ProjectDir)
+		if err != nil {
+			return "", fmt.Errorf("workdir %s: %w", wd, err)
+		}
+		defer r.Close()
+		root = r
+	}
+	fi, err := root.Stat(rel)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is named once, below
+		}
+		return "", fmt.Errorf("workdir %s: %w", wd, err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("workdir %s: not a directory", wd)
+	}
+	return filepath.Join(in.ProjectDir, rel), nil
+}
+
+// claimed adds the contradiction between a tester's claim and the fresh run to a failing check's
+// evidence: the fresh run is the truth.
+func (in tier1Input) claimed(ev string, s Status) string {
+	if len(in.ClaimedPass) == 0 {
+		return ev
+	}
+	verb := "claims"
+	if len(in.ClaimedPass) > 1 {
+		verb = "claim"
+	}
+	outcome := "the fresh run failed"
+	if s == StatusError {
+		outcome = "the fresh run could not start"
+	}
+	return fmt.Sprintf("%s; %s %s pass, %s", ev, strings.Join(in.ClaimedPass, ", "), verb, outcome)
+}
+
+// tier1Duration prints a run's wall time briefly: 350ms, 1.2s, 2m5s.
+func tier1Duration(ms int64) string {
+	d := time.Duration(ms) * time.Millisecond
+	switch {
+	case d < time.Second:
+		return d.String()
+	case d < time.Minute:
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+	}
+	return d.Round(time.Second).String()
+}
+
+// tier1LastOutput quotes the last few non-blank lines of an output tail on one line.
+func tier1LastOutput(tail string) string {
+	var lines []string
+	rest := strings.ToValidUTF8(tail, "\uFFFD")
+	for len(lines) < tier1LastOutputLines && rest != "" {
+		var line string
+		if i := strings.LastIndexByte(rest, '\n'); i >= 0 {
+			rest, line = rest[:i], rest[i+1:]
+		} else {
+			rest, line = "", rest
+		}
+		line = strings.Join(strings.Fields(line), " ") // also drops \r, tabs and other spacing
+		if line != "" {
+			lines = append(lines, line)
+		}
+	}
+	for i, j := 0, len(lines)-1; i < j; i, j = i+1, j-1 {
+		lines[i], lines[j] = lines[j], lines[i]
+	}
+	out := strings.Join(lines, " | ")
+	if len(out) > tier1LastOutputBytes {
+		cut := len(out) - tier1LastOutputBytes
+		for cut < len(out) && !utf8.RuneStart(out[cut]) {
+			cut++
+		}
+		out = "…" + out[cut:]
+	}
+	return out
+}

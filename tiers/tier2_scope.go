@@ -1,0 +1,158 @@
+package tiers
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// changedFiles returns the files the task changed and how they were found: the git diff
+// base..head when the baseline resolved, else the implementer's files_changed (SPEC §5.3 Part B).
+// Files under .geas/ are the mission's own bookkeeping and are never in scope questions.
+func (r *run) changedFiles() ([]string, string, error) {
+	var files []string
+	var how string
+	if r.haveBase {
+		var err error
+		files, err = r.repo.ChangedFiles(r.base, r.head)
+		if err != nil {
+			return nil, "", err
+		}
+		how = fmt.Sprintf("git diff --name-only %s..%s", short(r.base), short(r.head))
+	} else {
+		for _, e := range r.in.Evidence {
+			if r.isBuilder(e) {
+				for _, f := range e.FilesChanged {
+					files = append(files, path.Clean(f)) // "./README.md" is README.md, as git would list it
+				}
+			}
+		}
+		slices.Sort(files)
+		files = slices.Compact(files)
+		how = "the implementer's files_changed (no base_snapshot to diff against)"
+	}
+	out := files[:0]
+	for _, f := range files {
+		if f != ".geas" && !strings.HasPrefix(f, ".geas/") {
+			out = append(out, f)
+		}
+	}
+	return out, how, nil
+}
+
+// partB checks scope (SPEC §5.3 Part B).
+func (r *run) partB() {
+	c := r.in.Contract
+	files, how, err := r.changedFiles()
+	text := fmt.Sprintf("changed files are inside scope.surfaces (%s)", strings.Join(c.Scope.Surfaces, ", "))
+	if !r.haveBase {
+		text += "; changed files taken from the implementer's files_changed (no base_snapshot)"
+	}
+	if err != nil {
+		r.checks = append(r.checks, failCheck(2, "scope", text, "cannot list changed files: "+err.Error(), StatusError, CauseScopeViolation))
+		return
+	}
+	if len(files) == 0 {
+		r.checks = append(r.checks, skippedCheck(2, "scope", text, "no changed files in "+how))
+		return
+	}
+	// scope.shared replaces the default (or policy) table rather than adding to it (SPEC §5.3 Part B).
+	shared := r.in.Policy.SharedGlobs
+	if len(c.Scope.Shared) > 0 {
+		shared = c.Scope.Shared
+	}
+	var outside, minor []string
+	for _, f := range files {
+		switch {
+		case inSurfaces(f, c.Scope.Surfaces):
+		case matchesAny(f, shared):
+			minor = append(minor, f)
+		default:
+			outside = append(outside, f)
+		}
+	}
+	if len(outside) > 0 {
+		ch := failCheck(2, "scope", text, fmt.Sprintf("%d of %d changed files are outside the surfaces: %s (from %s)", len(outside), len(files), joinLimited(outside, 20), how), StatusFail, CauseScopeViolation)
+		for _, f := range outside {
+			ch.Locations = append(ch.Locations, Location{Path: f})
+		}
+		r.checks = append(r.checks, ch)
+	} else {
+		ev := fmt.Sprintf("all %d changed files are in the surfaces (from %s)", len(files)-len(minor), how)
+		if len(minor) > 0 {
+			ev = fmt.Sprintf("%d changed files are in the surfaces and %d are shared (from %s)", len(files)-len(minor), len(minor), how)
+		}
+		r.checks = append(r.checks, passCheck(2, "scope", text, ev))
+	}
+	if len(minor) > 0 {
+		r.checks = append(r.checks, warnCheck(2, "scope:shared", "changes outside the surfaces touch only shared files", fmt.Sprintf("shared files changed: %s", joinLimited(minor, 20)), "scope_shared"))
+	}
+	if r.haveBase {
+		declared := map[string]bool{}
+		any := false
+		for _, e := range r.in.Evidence {
+			if r.isBuilder(e) {
+				any = true
+				for _, f := range e.FilesChanged {
+					declared[path.Clean(f)] = true
+				}
+			}
+		}
+		var undeclared []string
+		for _, f := range files {
+			if !declared[f] {
+				undeclared = append(undeclared, f)
+			}
+		}
+		if len(undeclared) > 0 {
+			ev := fmt.Sprintf("changed but not in the implementer's files_changed: %s", joinLimited(undeclared, 20))
+			if !any {
+				ev = "no implementer evidence declares files_changed; " + ev
+			}
+			r.checks = append(r.checks, warnCheck(2, "scope:declared", "every changed file is declared in files_changed", ev, "undeclared_change"))
+		}
+	}
+}
+
+// inSurfaces reports whether a file is covered by a surface: a doublestar glob, where an entry
+// ending in "/" or naming a directory covers everything below it.
+func inSurfaces(file string, surfaces []string) bool {
+	for _, s := range surfaces {
+		s = strings.TrimPrefix(s, "./")
+		if s == "" {
+			continue
+		}
+		if s == "." || s == "./" || s == "**" {
+			return true // the whole project
+		}
+		dir := strings.TrimSuffix(s, "/")
+		if file == dir || strings.HasPrefix(file, dir+"/") {
+			return true
+		}
+		if ok, _ := doublestar.Match(s, file); ok {
+			return true
+		}
+		if ok, _ := doublestar.Match(dir+"/**", file); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// matchesAny reports whether a file matches one of the shared globs; a glob without "/" matches
+// the base name at any depth, as in .gitignore.
+func matchesAny(file string, globs []string) bool {
+	for _, g := range globs {
+		target := file
+		if !strings.Contains(g, "/") {
+			target = path.Base(file)
+		}
+		if ok, _ := doublestar.Match(g, target); ok {
+			return true
+		}
+	}
+	return false
+}

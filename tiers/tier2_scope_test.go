@@ -1,0 +1,233 @@
+package tiers
+
+import (
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestInSurfaces(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		file     string
+		surfaces []string
+		in       bool
+	}{
+		{"greeter/main.go", []string{"greeter/"}, true},
+		{"greeter/cmd/deep/x.go", []string{"greeter/"}, true},
+		{"greeter/main.go", []string{"greeter"}, true},
+		{"greeter/cmd/deep/x.go", []string{"greeter"}, true},
+		{"greeter", []string{"greeter/"}, true},
+		{"greeterx/main.go", []string{"greeter/"}, false},
+		{"greeterx/main.go", []string{"greeter"}, false},
+		{"src/greeter/main.go", []string{"greeter/"}, false},
+		{"README.md", []string{"README.md"}, true},
+		{"README.md", []string{"./README.md"}, true},
+		{"docs/README.md", []string{"README.md"}, false},
+		{"src/a.go", []string{"src/*.go"}, true},
+		{"src/sub/a.go", []string{"src/*.go"}, false},
+		{"src/a_test.go", []string{"src/*_test.go"}, true},
+		{"src/sub/a.go", []string{"src/**/*.go"}, true},
+		{"src/a.go", []string{"src/**/*.go"}, true},
+		{"src/sub/a.txt", []string{"src/**/*.go"}, false},
+		{"docs/a/b/c.md", []string{"docs/**"}, true},
+		{"anything/at/all.txt", []string{"**"}, true},
+		{"pkg/api/v1/x.go", []string{"pkg/*/v1"}, true},
+		{"pkg/api/v2/x.go", []string{"pkg/*/v1"}, false},
+		{"lib/x.go", []string{"greeter/", "lib/"}, true},
+		{"lib/x.go", []string{"", "./"}, false},
+		{"lib/x.go", nil, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file+" in "+joinLimited(tc.surfaces, 5), func(t *testing.T) {
+			assert.Equal(t, tc.in, inSurfaces(tc.file, tc.surfaces))
+		})
+	}
+}
+
+func TestMatchesAny(t *testing.T) {
+	t.Parallel()
+	defaults := DefaultPolicy().SharedGlobs
+	tests := []struct {
+		file  string
+		globs []string
+		match bool
+	}{
+		{"go.mod", defaults, true},
+		{"go.sum", defaults, true},
+		{"tools/go.mod", defaults, true},
+		{"src/cli/package.json", defaults, true},
+		{"web/app/package-lock.json", defaults, true},
+		{"a/b/c/Cargo.lock", defaults, true},
+		{"a/b/deps.lock", defaults, true},
+		{"sub/.gitignore", defaults, true},
+		{"yarn.lock", defaults, true},
+		{"go.mod.bak", defaults, false},
+		{"package.json.orig", defaults, false},
+		{"src/main.go", defaults, false},
+		{"lockfile", defaults, false},
+		{"docs/a.md", []string{"docs/*.md"}, true},
+		{"x/docs/a.md", []string{"docs/*.md"}, false},
+		{"docs/sub/a.md", []string{"docs/*.md"}, false},
+		{"x/docs/a.md", []string{"**/docs/*.md"}, true},
+		{"deep/x/VERSION", []string{"VERSION"}, true},
+		{"deep/x/version", []string{"VERSION"}, false},
+		{"go.mod", nil, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			assert.Equal(t, tc.match, matchesAny(tc.file, tc.globs))
+		})
+	}
+}
+
+// TestPartBScopeFromGit: the changed files are git diff --name-only base..head; renames count both
+// paths; shared files warn; scope.shared replaces the default table; undeclared changes warn.
+func TestPartBScopeFromGit(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		change   func(f *fixture)
+		surfaces []string
+		shared   []string
+		declared []string // the implementer's files_changed; nil keeps the example's
+		status   Status   // of the scope check
+		evidence string
+		outside  []string
+		warns    map[string]string // warn check name -> evidence substring
+	}{
+		{name: "in scope", change: func(f *fixture) {
+			f.write("greeter/flags.go", "package main\n")
+			f.write("README.md", "# greeter\n\n--verbose prints the configuration\n")
+		}, declared: []string{"greeter/flags.go", "README.md"},
+			status: StatusPass, evidence: "all 2 changed files are in the surfaces (from git diff --name-only "},
+		{name: "outside the surfaces", change: func(f *fixture) {
+			f.write("greeter/flags.go", "package main\n")
+			f.write("lib/util.go", "package lib\n")
+			f.write("Makefile", "all:\n")
+		}, declared: []string{"greeter/flags.go", "lib/util.go", "Makefile"},
+			status: StatusFail, evidence: "2 of 3 changed files are outside the surfaces: Makefile, lib/util.go", outside: []string{"Makefile", "lib/util.go"}},
+		{name: "shared files only warn", change: func(f *fixture) {
+			f.write("greeter/flags.go", "package main\n")
+			f.write("go.mod", "module x\n")
+			f.write("web/cli/package.json", "{}\n")
+		}, declared: []string{"greeter/flags.go", "go.mod", "web/cli/package.json"},
+			status: StatusPass, evidence: "1 changed files are in the surfaces and 2 are shared",
+			warns: map[string]string{"scope:shared": "shared files changed: go.mod, web/cli/package.json"}},
+		{name: "scope.shared replaces the default table", change: func(f *fixture) {
+			f.write("go.mod", "module x\n")
+			f.write("docs/notes.md", "notes\n")
+		}, shared: []string{"docs/**"}, declared: []string{"go.mod", "docs/notes.md"},
+			status: StatusFail, evidence: "1 of 2 changed files are outside the surfaces: go.mod", outside: []string{"go.mod"},
+			warns: map[string]string{"scope:shared": "shared files changed: docs/notes.md"}},
+		{name: "a rename counts its old path", change: renameMain,
+			surfaces: []string{"lib/"}, declared: []string{"lib/main.go", "greeter/main.go"},
+			status: StatusFail, evidence: "1 of 2 changed files are outside the surfaces: greeter/main.go", outside: []string{"greeter/main.go"}},
+		{name: "a rename counts its new path", change: renameMain,
+			surfaces: []string{"greeter/"}, declared: []string{"lib/main.go", "greeter/main.go"},
+			status: StatusFail, evidence: "1 of 2 changed files are outside the surfaces: lib/main.go", outside: []string{"lib/main.go"}},
+		{name: "a rename inside both surfaces", change: renameMain,
+			surfaces: []string{"greeter/", "lib/"}, declared: []string{"lib/main.go", "greeter/main.go"},
+			status: StatusPass, evidence: "all 2 changed files are in the surfaces"},
+		{name: "a deleted file counts", change: func(f *fixture) { f.remove("README.md") },
+			surfaces: []string{"greeter/"}, declared: []string{"README.md"},
+			status: StatusFail, evidence: "outside the surfaces: README.md", outside: []string{"README.md"}},
+		{name: "undeclared changes warn", change: func(f *fixture) {
+			f.write("greeter/flags.go", "package main\n")
+			f.write("greeter/extra.go", "package main\n")
+		}, declared: []string{"greeter/flags.go"},
+			status: StatusPass, evidence: "all 2 changed files are in the surfaces",
+			warns: map[string]string{"scope:declared": "changed but not in the implementer's files_changed: greeter/extra.go"}},
+		{name: ".geas is not in scope questions", change: func(f *fixture) {
+			f.write(".geas/missions/m1/tasks/t1/notes.json", "{}\n")
+		}, status: StatusSkipped, evidence: "no changed files in git diff --name-only"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, true)
+			base := f.git("rev-parse", "HEAD")
+			tc.change(f)
+			f.commit("change")
+			f.contract(func(m map[string]any) {
+				m["base_snapshot"] = base
+				scope := m["scope"].(map[string]any)
+				if tc.surfaces != nil {
+					scope["surfaces"] = tc.surfaces
+				}
+				if tc.shared != nil {
+					scope["shared"] = tc.shared
+				}
+			})
+			if tc.declared != nil {
+				f.evidence("software-engineer.json", func(m map[string]any) { m["files_changed"] = tc.declared })
+			}
+			_, res, _ := f.evaluate()
+			require.Equal(t, StatusPass, res.TierResults["tier_0"].Status, "tier 0: %+v", res.Causes)
+			c := findCheck(t, res.Checks, "scope")
+			assert.Equal(t, tc.status, c.Status, c.Evidence)
+			assert.Contains(t, c.Evidence, tc.evidence)
+			var locs []string
+			for _, l := range c.Locations {
+				locs = append(locs, l.Path)
+			}
+			assert.Equal(t, tc.outside, locs)
+			if tc.status == StatusFail {
+				assert.Equal(t, CauseScopeViolation, c.Code)
+				assertNotPass(t, res, VerdictFail, CauseScopeViolation)
+			}
+			for _, name := range []string{"scope:shared", "scope:declared"} {
+				want, ok := tc.warns[name]
+				if !ok {
+					assert.False(t, hasCheck(res.Checks, name), "unexpected %s", name)
+					continue
+				}
+				w := findCheck(t, res.Checks, name)
+				assert.Equal(t, StatusWarn, w.Status)
+				assert.False(t, w.Blocking)
+				assert.Contains(t, w.Evidence, want)
+			}
+		})
+	}
+}
+
+// renameMain moves greeter/main.go to lib/main.go unchanged (a pure rename).
+func renameMain(f *fixture) {
+	require.NoError(f.t, os.MkdirAll(f.path("lib"), 0o755))
+	require.NoError(f.t, os.Rename(f.path("greeter/main.go"), f.path("lib/main.go")))
+}
+
+// TestPartBWithoutBase: without a base to diff against, the implementer's files_changed are the
+// changed files, and the check text says so.
+func TestPartBWithoutBase(t *testing.T) {
+	t.Parallel()
+	u := newUnitProject(t)
+	tests := []struct {
+		name     string
+		files    []string
+		status   Status
+		evidence string
+	}{
+		{"in scope", []string{"greeter/main.go", "./README.md", "greeter/main.go"}, StatusPass,
+			"all 2 changed files are in the surfaces (from the implementer's files_changed (no base_snapshot to diff against))"},
+		{"outside", []string{"greeter/main.go", "lib/x.go"}, StatusFail, "1 of 2 changed files are outside the surfaces: lib/x.go"},
+		{"nothing declared", nil, StatusSkipped, "no changed files in the implementer's files_changed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := unitContract()
+			c.GateProfile = "artifact_only"
+			c.Scope.Surfaces = []string{"greeter/", "README.md"}
+			b := builder()
+			b.FilesChanged = tc.files
+			r := u.run(c, nil, b, qa())
+			r.partB()
+			ch := findCheck(t, r.checks, "scope")
+			assert.Equal(t, tc.status, ch.Status, ch.Evidence)
+			assert.Contains(t, ch.Evidence, tc.evidence)
+			assert.False(t, hasCheck(r.checks, "scope:declared"), "no undeclared warning without a diff")
+		})
+	}
+}
