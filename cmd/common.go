@@ -118,12 +118,10 @@ func payloadObject(name string, b []byte) (map[string]json.RawMessage, error) {
 
 // writeJSON prints v as indented JSON followed by a newline.
 func writeJSON(w io.Writer, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // output prints v as JSON with --format json, or calls text otherwise.

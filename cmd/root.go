@@ -103,6 +103,7 @@ itself, and answers pass, fail, block or error. The companion commands read and 
 		return &usageError{err: err}
 	})
 	root.AddCommand(
+		newGateCmd(g),
 		newTaskCmd(g),
 		newEvidenceCmd(g),
 		newEventCmd(g),

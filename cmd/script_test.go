@@ -36,9 +36,19 @@ func TestScripts(t *testing.T) {
 			"mkproject": cmdMkproject,
 			"jsonq":     cmdJSONQ,
 			"status":    cmdStatus,
+			"setjson":   cmdSetJSON,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("GEAS_EXAMPLE", exampleDir(t))
+			// git works in scripts without any user configuration.
+			env.Setenv("HOME", env.WorkDir)
+			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			env.Setenv("GIT_AUTHOR_NAME", "geas test")
+			env.Setenv("GIT_AUTHOR_EMAIL", "test@geas.invalid")
+			env.Setenv("GIT_COMMITTER_NAME", "geas test")
+			env.Setenv("GIT_COMMITTER_EMAIL", "test@geas.invalid")
+			env.Setenv("GIT_AUTHOR_DATE", "2026-11-01T09:00:00Z")
+			env.Setenv("GIT_COMMITTER_DATE", "2026-11-01T09:00:00Z")
 			return nil
 		},
 	})
@@ -53,14 +63,40 @@ func exampleDir(t *testing.T) string {
 }
 
 // cmdMkproject copies the shipped example project (testdata/example) to DIR (default: .).
+// With -git it also writes the greeter sources the example task describes and commits everything
+// to a new git repository on branch main, so the example task passes the gate.
 func cmdMkproject(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! mkproject")
+	}
+	withGit := len(args) > 0 && args[0] == "-git"
+	if withGit {
+		args = args[1:]
 	}
 	dst := "."
 	if len(args) > 0 {
 		dst = args[0]
 	}
+	defer func() {
+		if !withGit {
+			return
+		}
+		dir := ts.MkAbs(dst)
+		ts.Check(os.MkdirAll(filepath.Join(dir, "greeter"), 0o755))
+		ts.Check(os.WriteFile(filepath.Join(dir, "greeter", "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644))
+		ts.Check(os.WriteFile(filepath.Join(dir, "README.md"), []byte("# greeter\n\nRun with --verbose to print the configuration.\n"), 0o644))
+		for _, a := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "greeter"}} {
+			cmd := exec.Command("git", a...)
+			cmd.Dir = dir
+			cmd.Env = os.Environ()
+			for _, kv := range []string{"HOME", "GIT_CONFIG_NOSYSTEM", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"} {
+				cmd.Env = append(cmd.Env, kv+"="+ts.Getenv(kv))
+			}
+			if out, err := cmd.CombinedOutput(); err != nil {
+				ts.Fatalf("git %v: %v\n%s", a, err, out)
+			}
+		}
+	}()
 	dst = ts.MkAbs(dst)
 	src := ts.Getenv("GEAS_EXAMPLE")
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
@@ -155,4 +191,71 @@ func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
 	}
+}
+
+// cmdSetJSON edits a JSON file in place: setjson FILE POINTER VALUE sets the value at POINTER to
+// VALUE (JSON); setjson -d FILE POINTER deletes it. Parent objects must exist; "-" appends to an
+// array. Keys keep their order.
+func cmdSetJSON(ts *testscript.TestScript, neg bool, args []string) {
+	del := len(args) > 0 && args[0] == "-d"
+	if del {
+		args = args[1:]
+	}
+	if neg || (del && len(args) != 2) || (!del && len(args) != 3) {
+		ts.Fatalf("usage: setjson FILE POINTER VALUE | setjson -d FILE POINTER")
+	}
+	var doc any
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[0])), &doc))
+	var val any
+	if !del {
+		if err := json.Unmarshal([]byte(args[2]), &val); err != nil {
+			ts.Fatalf("setjson: value %q is not JSON: %v", args[2], err)
+		}
+	}
+	toks := strings.Split(strings.TrimPrefix(args[1], "/"), "/")
+	var set func(cur any, toks []string) any
+	set = func(cur any, toks []string) any {
+		tok := strings.ReplaceAll(strings.ReplaceAll(toks[0], "~1", "/"), "~0", "~")
+		last := len(toks) == 1
+		switch x := cur.(type) {
+		case map[string]any:
+			if last {
+				if del {
+					delete(x, tok)
+				} else {
+					x[tok] = val
+				}
+				return x
+			}
+			child, ok := x[tok]
+			if !ok {
+				ts.Fatalf("setjson: no key %q", tok)
+			}
+			x[tok] = set(child, toks[1:])
+			return x
+		case []any:
+			if tok == "-" && last && !del {
+				return append(x, val)
+			}
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				ts.Fatalf("setjson: no index %q", tok)
+			}
+			if last {
+				if del {
+					return append(x[:i], x[i+1:]...)
+				}
+				x[i] = val
+				return x
+			}
+			x[i] = set(x[i], toks[1:])
+			return x
+		}
+		ts.Fatalf("setjson: cannot index %T with %q", cur, tok)
+		return nil
+	}
+	doc = set(doc, toks)
+	b, err := json.MarshalIndent(doc, "", "  ")
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), append(b, '\n'), 0o644))
 }

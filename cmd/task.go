@@ -18,7 +18,7 @@ func newTaskCmd(g *globalOptions) *cobra.Command {
 	c := groupCmd("task", "Show a task, move it through its states, and write its record")
 	recordCmd := groupCmd("record", "Write sections of a task's record.json")
 	recordCmd.AddCommand(newTaskRecordAddCmd(g))
-	c.AddCommand(newTaskShowCmd(g), newTaskTransitionCmd(g), recordCmd)
+	c.AddCommand(newTaskShowCmd(g), newTaskTransitionCmd(g), recordCmd, newTaskBudgetCmd(g))
 	return c
 }
 
@@ -98,7 +98,7 @@ func runTaskShow(g *globalOptions, o taskShowOptions) error {
 		fmt.Fprintf(w, "task %s (mission %s): %s\n", st.TaskID, st.MissionID, st.Title)
 		fmt.Fprintf(w, "  state:        %s\n", st.Status)
 		fmt.Fprintf(w, "  profile:      %s, risk %s\n", st.GateProfile, st.RiskLevel)
-		fmt.Fprintf(w, "  retry budget: %d of %d left\n", st.BudgetLeft, st.RetryBudget)
+		fmt.Fprintf(w, "  retry budget: %d left (contract retry_budget %d)\n", st.BudgetLeft, st.RetryBudget)
 		last := st.LastVerdict
 		if last == "" {
 			last = "never gated"

@@ -1,0 +1,217 @@
+package cmd
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/geas-dev/geas/record"
+)
+
+// gitProject is the example project with the greeter sources committed to a fresh git repository,
+// so the example task passes the gate once its eval commands succeed.
+func gitProject(t *testing.T) string {
+	t.Helper()
+	dir := copyExample(t)
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "greeter"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "greeter", "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte("# greeter\n\nRun with --verbose.\n"), 0o644))
+	for _, a := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "greeter"}} {
+		cmd := exec.Command("git", a...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "HOME="+dir, "GIT_CONFIG_NOSYSTEM=1",
+			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@geas.invalid", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@geas.invalid")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "git %v: %s", a, out)
+	}
+	return dir
+}
+
+const taskDir = ".geas/missions/m1/tasks/t1"
+
+// editContract applies f to the example task's contract.
+func editContract(t *testing.T, dir string, f func(c map[string]any)) {
+	t.Helper()
+	p := filepath.Join(dir, taskDir, "contract.json")
+	var c map[string]any
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &c))
+	f(c)
+	b, err = json.MarshalIndent(c, "", "  ")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(p, b, 0o644))
+}
+
+// gate runs geas gate on the example task and returns the exit code and the JSON result.
+func gate(t *testing.T, dir string) (int, map[string]any) {
+	t.Helper()
+	cmd := exec.Command("geas", "-C", dir, "--format", "json", "gate", "--task", "t1")
+	out, err := cmd.Output()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	var res map[string]any
+	require.NoError(t, json.Unmarshal(out, &res), "output %s", out)
+	return code, res
+}
+
+func loadRecord(t *testing.T, dir string) *record.Record {
+	t.Helper()
+	p := filepath.Join(dir, taskDir, "record.json")
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	rec, err := record.Parse(p, b)
+	require.NoError(t, err)
+	return rec
+}
+
+// TestBudgetSequenceEscalates: with budget 3, the runs fail, fail, block, error, fail record
+// budgets 3→2, 2→1, 1→1, 1→1, 1→0; the task ends escalated with one pending decision record
+// naming the escalation policy, and the events match.
+func TestBudgetSequenceEscalates(t *testing.T) {
+	dir := gitProject(t)
+	qa := filepath.Join(dir, taskDir, "evidence", "qa-engineer.json")
+	qaBytes, err := os.ReadFile(qa)
+	require.NoError(t, err)
+	failing := func(c map[string]any) {
+		c["eval_commands"] = []any{"exit 1"}
+		c["escalation_policy"] = "product-authority-decision"
+	}
+	editContract(t, dir, failing)
+
+	steps := []struct {
+		name           string
+		prepare        func()
+		verdict        string
+		code           int
+		before, after  int
+		wantNextAction string
+	}{
+		{"fail", func() {}, "fail", 1, 3, 2, "fix"},
+		{"fail again", func() {}, "fail", 1, 2, 1, "fix"},
+		{"block: the qa review is missing", func() { require.NoError(t, os.Remove(qa)) }, "block", 2, 1, 1, "resolve_block"},
+		{"error: an eval command cannot start", func() {
+			require.NoError(t, os.WriteFile(qa, qaBytes, 0o644))
+			editContract(t, dir, func(c map[string]any) {
+				c["eval_commands"] = []any{map[string]any{"run": "true", "workdir": "no-such-dir"}}
+			})
+		}, "error", 3, 1, 1, "investigate_error"},
+		{"fail spends the last retry", func() { editContract(t, dir, failing) }, "fail", 1, 1, 0, "escalate"},
+	}
+	for i, s := range steps {
+		s.prepare()
+		code, res := gate(t, dir)
+		assert.Equal(t, s.code, code, "step %d %s: exit code", i+1, s.name)
+		assert.Equal(t, s.verdict, res["verdict"], "step %d %s", i+1, s.name)
+		assert.EqualValues(t, s.before, res["retry_budget_before"], "step %d %s", i+1, s.name)
+		assert.EqualValues(t, s.after, res["retry_budget_after"], "step %d %s", i+1, s.name)
+		assert.Equal(t, s.wantNextAction, res["next_action"], "step %d %s", i+1, s.name)
+	}
+
+	rec := loadRecord(t, dir)
+	hist := rec.History()
+	require.Len(t, hist, 5)
+	require.NoError(t, record.VerifyChain(hist))
+	for i, want := range [][2]int{{3, 2}, {2, 1}, {1, 1}, {1, 1}, {1, 0}} {
+		assert.Equal(t, want[0], *hist[i].RetryBudgetBefore, "entry %d", i+1)
+		assert.Equal(t, want[1], *hist[i].RetryBudgetAfter, "entry %d", i+1)
+	}
+
+	var c struct{ Status string }
+	b, err := os.ReadFile(filepath.Join(dir, taskDir, "contract.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &c))
+	assert.Equal(t, "escalated", c.Status)
+
+	pending, err := filepath.Glob(filepath.Join(dir, ".geas/missions/m1/decisions/pending/*.json"))
+	require.NoError(t, err)
+	require.Len(t, pending, 1)
+	var dec map[string]any
+	b, err = os.ReadFile(pending[0])
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &dec))
+	assert.Equal(t, "product-authority-decision", dec["escalation_policy"])
+	assert.Equal(t, "pending", dec["status"])
+	assert.Equal(t, "t1", dec["task_id"])
+	require.Len(t, dec["budget_history"], 5, "every run, the escalating one last")
+	lastStep := dec["budget_history"].([]any)[4].(map[string]any)
+	assert.EqualValues(t, 1, lastStep["retry_budget_before"])
+	assert.EqualValues(t, 0, lastStep["retry_budget_after"])
+
+	counts := map[string]int{}
+	f, err := os.Open(filepath.Join(dir, ".geas/state/events.jsonl"))
+	require.NoError(t, err)
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	var last map[string]any
+	for sc.Scan() {
+		var ev map[string]any
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &ev))
+		counts[ev["event_type"].(string)]++
+		last = ev
+	}
+	assert.Equal(t, 5, counts["gate_result"])
+	assert.Equal(t, 1, counts["task_transition"])
+	assert.Equal(t, 1, counts["escalation"])
+	assert.Equal(t, "escalation", last["event_type"])
+}
+
+// TestConcurrentGateRunsNeverLoseADecrement: 12 concurrent runs of a failing task with budget 100
+// end with budget 88 and 12 chained history entries.
+func TestConcurrentGateRunsNeverLoseADecrement(t *testing.T) {
+	dir := gitProject(t)
+	editContract(t, dir, func(c map[string]any) {
+		c["retry_budget"] = 100
+		c["eval_commands"] = []any{"exit 1"}
+	})
+	const n = 12
+	var wg sync.WaitGroup
+	codes := make([]int, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := exec.Command("geas", "-C", dir, "gate", "--task", "t1").Run()
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				codes[i] = ee.ExitCode()
+			} else if err != nil {
+				codes[i] = -1
+			}
+		}()
+	}
+	wg.Wait()
+	for i, c := range codes {
+		assert.Equal(t, 1, c, "run %d should fail", i)
+	}
+	rec := loadRecord(t, dir)
+	hist := rec.History()
+	require.Len(t, hist, n)
+	require.NoError(t, record.VerifyChain(hist))
+	assert.Equal(t, 88, record.BudgetLeft(100, rec))
+	seen := map[string]bool{}
+	for i, e := range hist {
+		assert.Equal(t, 100-i, *e.RetryBudgetBefore)
+		assert.Equal(t, 99-i, *e.RetryBudgetAfter)
+		assert.False(t, seen[e.RunID], "run id %s reused", e.RunID)
+		seen[e.RunID] = true
+	}
+	last, ok := record.LastRun(rec)
+	require.True(t, ok)
+	raw, _ := rec.GateResult()
+	assert.True(t, strings.Contains(string(raw), last.Hash), "gate_result carries the chain head's hash")
+}

@@ -1,0 +1,121 @@
+package cmd
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/project"
+	"github.com/geas-dev/geas/record"
+)
+
+type taskBudgetGrantOptions struct {
+	mission, task, by, reason string
+	retries                   int
+}
+
+// authorities are the agent types that may grant retries.
+var authorities = []string{"orchestration-authority", "product-authority", "design-authority"}
+
+func newTaskBudgetCmd(g *globalOptions) *cobra.Command {
+	c := groupCmd("budget", "Manage a task's retry budget")
+	var o taskBudgetGrantOptions
+	grant := &cobra.Command{
+		Use:   "grant --task T --retries N --by AGENT --reason TEXT",
+		Short: "Add retries to a task's budget (authorities only; recorded in the gate history)",
+		Long: `Add N retries to the task's retry budget. Only an authority (orchestration-authority,
+product-authority or design-authority, or an agent named after one, such as
+design-authority-review) may grant. The grant is a hash-chained budget_grant entry in
+record.json's gate_history, so the next gate run starts from the raised budget. The task's
+state is not changed: move an escalated task back with geas task transition.`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return runTaskBudgetGrant(c, g, o) },
+	}
+	grant.Flags().StringVar(&o.task, "task", "", "task id")
+	grant.Flags().StringVar(&o.mission, "mission", "", "mission id (default: mission_id of .geas/state/run.json)")
+	grant.Flags().IntVar(&o.retries, "retries", 0, "retries to add (1 or more)")
+	grant.Flags().StringVar(&o.by, "by", "", "the authority granting them, e.g. product-authority")
+	grant.Flags().StringVar(&o.reason, "reason", "", "why")
+	c.AddCommand(grant)
+	return c
+}
+
+func runTaskBudgetGrant(c *cobra.Command, g *globalOptions, o taskBudgetGrantOptions) error {
+	switch {
+	case o.retries < 1:
+		return usagef("--retries must be 1 or more, not %d", o.retries)
+	case o.by == "":
+		return usagef("--by is required")
+	case strings.TrimSpace(o.reason) == "":
+		return usagef("--reason is required")
+	}
+	if err := project.ValidateID("agent", o.by); err != nil {
+		return &usageError{err: err}
+	}
+	if t := evidence.AgentType(o.by, evidence.GeasAgentTypes); !slices.Contains(authorities, t) {
+		return fmt.Errorf("%s may not grant retries: only %s can", o.by, strings.Join(authorities, ", "))
+	}
+	t, err := g.openTask(o.mission, o.task)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	lock, err := record.LockTask(c.Context(), t.p.Geas, t.dir)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	k, err := contract.Load(t.p.Geas, t.dir+"/contract.json")
+	if err != nil {
+		return err
+	}
+	name := t.dir + "/record.json"
+	now := time.Now()
+	rec, err := record.Load(t.p.Geas, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		rec, err = record.New(t.task, now), nil
+	}
+	if err != nil {
+		return err
+	}
+	before := record.BudgetLeft(k.RetryBudget, rec)
+	after := before + o.retries
+	entry, err := rec.AppendHistory(record.HistoryEntry{
+		Kind: record.KindBudgetGrant, RetryBudgetBefore: &before, RetryBudgetAfter: &after,
+		StartedAt: record.Timestamp(now),
+		Extra:     map[string]json.RawMessage{"by": jsonString(o.by), "reason": jsonString(o.reason), "retries": []byte(fmt.Sprint(o.retries))},
+	}, now)
+	if err != nil {
+		return err
+	}
+	b, err := rec.Bytes()
+	if err != nil {
+		return err
+	}
+	if err := record.WriteFileAtomic(t.p.Geas, name, b, 0o644); err != nil {
+		return err
+	}
+	data := fmt.Appendf(nil, `{"by":%s,"retries":%d,"retry_budget_before":%d,"retry_budget_after":%d,"reason":%s}`, jsonString(o.by), o.retries, before, after, jsonString(o.reason))
+	if err := record.AppendEvent(t.p.Geas, record.Event{EventType: "budget_grant", MissionID: t.mission, TaskID: t.task, Agent: o.by, Data: data}); err != nil {
+		return err
+	}
+	out := map[string]any{"mission_id": t.mission, "task_id": t.task, "retries": o.retries, "by": o.by,
+		"retry_budget_before": before, "retry_budget_after": after, "hash": entry.Hash}
+	return g.output(out, func(w io.Writer) {
+		fmt.Fprintf(w, "task %s: retry budget %d -> %d (granted by %s)\n", t.task, before, after, o.by)
+	})
+}
+
+func jsonString(s string) json.RawMessage {
+	b, _ := json.Marshal(s)
+	return b
+}
