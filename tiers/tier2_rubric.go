@@ -49,7 +49,7 @@ func (r *run) partD() {
 		if len(evaluators) > 0 {
 			who = strings.Join(evaluators, " or ")
 		}
-		text := fmt.Sprintf("%s scored by %s reaches threshold %d%s", dim.Name, who, threshold, raised)
+		text := fmt.Sprintf("%s scored by %s reaches threshold %d", dim.Name, who, threshold)
 
 		var files, scored, refused, notes []string
 		score, have := 0.0, false
