@@ -1,9 +1,9 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"time"
 
@@ -16,12 +16,16 @@ import (
 type gateOptions struct {
 	mission, task string
 	dryRun        bool
+	quiet         bool
+	all           bool
+	jobs          int
+	minPassRate   float64
 }
 
 func newGateCmd(g *globalOptions) *cobra.Command {
 	var o gateOptions
 	c := &cobra.Command{
-		Use:   "gate --task T [--mission M] [--dry-run]",
+		Use:   "gate (--task T | --all) [--mission M] [--dry-run]",
 		Short: "Decide whether a task is done: pass, fail, block or error",
 		Long: `Run the gate on one task: tier 0 (precheck), tier 1 (the contract's eval commands),
 tier 2 (acceptance criteria, scope, known risks, rubric), then the verdict:
@@ -33,68 +37,97 @@ tier 2 (acceptance criteria, scope, known risks, rubric), then the verdict:
 
 The run is recorded in record.json (gate_result and a hash-chained gate_history entry) and in
 .geas/state/events.jsonl; --dry-run computes the same verdict and writes nothing.
-SIGINT/SIGTERM kill the eval commands, write nothing, and exit 3.`,
+SIGINT/SIGTERM kill the eval commands, write nothing, and exit 3.
+
+--all gates every task of the mission that is in a gate-eligible state, --jobs at a time.`,
 		Args: noArgs,
-		RunE: func(c *cobra.Command, _ []string) error { return runGate(c, g, o) },
+		RunE: func(c *cobra.Command, _ []string) error {
+			if o.all {
+				return runGateAll(c, g, o)
+			}
+			return runGate(c, g, o)
+		},
 	}
 	c.Flags().StringVar(&o.task, "task", "", "task id")
 	c.Flags().StringVar(&o.mission, "mission", "", "mission id (default: mission_id of .geas/state/run.json)")
 	c.Flags().BoolVar(&o.dryRun, "dry-run", false, "compute the verdict without writing anything")
+	c.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "do not stream eval command output to stderr")
+	c.Flags().BoolVar(&o.all, "all", false, "gate every gate-eligible task of the mission")
+	c.Flags().IntVar(&o.jobs, "jobs", 1, "with --all: tasks gated at once")
+	c.Flags().Float64Var(&o.minPassRate, "min-pass-rate", 0, "with --all: overall success when this share of tasks (0..1] passes; default: every task must pass")
+	c.AddCommand(newGateVerifyCmd(g))
 	return c
 }
 
 func runGate(c *cobra.Command, g *globalOptions, o gateOptions) error {
-	ctx := c.Context()
+	if o.task == "" {
+		return usagef("--task or --all is required")
+	}
 	t, err := g.openTask(o.mission, o.task)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
-	if !o.dryRun {
+	res, err := gateTask(c.Context(), t, o.dryRun, g.progress(o.quiet))
+	if err != nil {
+		return &exitError{code: 3, err: err}
+	}
+	if err := g.writeGate([]*tiers.Result{res}); err != nil {
+		return err
+	}
+	return &exitError{code: res.Verdict.ExitCode(), silent: true}
+}
+
+// gateTask runs the gate once on an opened task: under the task lock unless dryRun, evaluation,
+// budget, and (unless dryRun) the writes of SPEC §7. An error means the gate could not run at all
+// (exit 3), for instance tiers.ErrInterrupted; verdicts, even error, come back as results.
+func gateTask(ctx context.Context, t *taskRef, dryRun bool, progress tiers.Progress) (*tiers.Result, error) {
+	if !dryRun {
 		lock, err := record.LockTask(ctx, t.p.Geas, t.dir)
 		if err != nil {
-			return &exitError{code: 3, err: err}
+			return nil, err
 		}
 		defer lock.Unlock()
 	}
 	start := time.Now()
 	in := tiers.Gather(t.p, t.mission, t.task, t.dir)
-	opts := tiers.Options{RunID: tiers.NextRunID(in.Record), DryRun: o.dryRun, Now: start}
-	logDir := t.dir + "/gate-logs/" + opts.RunID
-	if !o.dryRun {
+	opts := tiers.Options{RunID: tiers.NextRunID(in.Record), DryRun: dryRun, Now: start, Progress: progress}
+	logDir := ""
+	if !dryRun {
 		if in.Record == nil {
 			opts.RunID = "gate-" + start.UTC().Format("20060102T150405")
-			logDir = t.dir + "/gate-logs/" + opts.RunID
 		}
+		logDir = t.dir + "/gate-logs/" + opts.RunID
 		// Create the log directory through the root, so a planted symlink cannot send logs outside.
 		if err := t.p.Geas.MkdirAll(logDir, 0o755); err != nil {
-			return &exitError{code: 3, err: fmt.Errorf("create %s: %w", logDir, err)}
+			return nil, fmt.Errorf("create %s: %w", logDir, err)
 		}
 		opts.LogDir = filepath.Join(t.p.Dir, ".geas", filepath.FromSlash(logDir))
 		opts.LogDirName = ".geas/" + logDir
 	}
-	res, err := tiers.Evaluate(ctx, in, opts)
-	if errors.Is(err, tiers.ErrInterrupted) {
-		if !o.dryRun {
+	discard := func() {
+		if logDir != "" {
 			_ = t.p.Geas.RemoveAll(logDir)
 		}
-		return &exitError{code: 3, err: err}
 	}
+	res, err := tiers.Evaluate(ctx, in, opts)
 	if err != nil {
-		return &exitError{code: 3, err: err}
+		discard()
+		return nil, err
 	}
 	escalate := tiers.Budget(in, res)
-	if !o.dryRun {
-		if ctx.Err() != nil {
-			_ = t.p.Geas.RemoveAll(logDir)
-			return &exitError{code: 3, err: tiers.ErrInterrupted}
-		}
-		if err := tiers.Apply(in, res, escalate, time.Now()); err != nil {
-			return &exitError{code: 3, err: err}
-		}
+	if dryRun {
+		return res, nil
 	}
-	if err := g.output(res, func(w io.Writer) { tiers.WriteText(w, res) }); err != nil {
-		return err
+	if ctx.Err() != nil {
+		discard()
+		return nil, tiers.ErrInterrupted
 	}
-	return &exitError{code: res.Verdict.ExitCode(), silent: true}
+	if err := tiers.Apply(in, res, escalate, time.Now()); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
+
+// errNotBuilt marks a piece of the command line whose implementation has not landed.
+var errNotBuilt = errors.New("not built yet")

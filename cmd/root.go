@@ -69,8 +69,10 @@ type globalOptions struct {
 }
 
 const (
-	formatText = "text"
-	formatJSON = "json"
+	formatText   = "text"
+	formatJSON   = "json"
+	formatJUnit  = "junit"
+	formatGitHub = "github"
 )
 
 func newRootCmd(g *globalOptions) *cobra.Command {
@@ -92,12 +94,17 @@ itself, and answers pass, fail, block or error. The companion commands read and 
 			switch g.format {
 			case formatText, formatJSON:
 				return nil
+			case formatJUnit, formatGitHub:
+				if c.Name() == "gate" {
+					return nil
+				}
+				return usagef("--format %s is only for geas gate; use text or json", g.format)
 			}
-			return usagef("--format must be text or json, not %q", g.format)
+			return usagef("--format must be text, json, junit or github, not %q", g.format)
 		},
 	}
 	root.PersistentFlags().StringVarP(&g.dir, "dir", "C", "", "run as if geas was started in `DIR` (the project root or below it)")
-	root.PersistentFlags().StringVar(&g.format, "format", formatText, "output format: text or json")
+	root.PersistentFlags().StringVar(&g.format, "format", formatText, "output format: text or json (geas gate also: junit, github)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		g.usageHint = c.CommandPath()
 		return &usageError{err: err}

@@ -122,3 +122,12 @@ func warnCheck(tier int, name, text, evidence, code string) Check {
 func skippedCheck(tier int, name, text, evidence string) Check {
 	return Check{Name: name, Tier: tier, Text: text, Status: StatusSkipped, Blocking: false, Evidence: evidence}
 }
+
+// Progress receives live output of the processes a run starts (eval commands and script
+// detectors). Start and Finish bracket each process; Write gets its combined output as it arrives.
+// Implementations must not block for long: they run on the output path.
+type Progress interface {
+	Start(label string)
+	Write(p []byte) (int, error)
+	Finish(run EvalRun)
+}

@@ -40,6 +40,7 @@ func (r *run) detect(ctx context.Context, idx int, cr contract.Criterion) (Check
 		spec := runSpec{
 			Label: fmt.Sprintf("%s: %s", criterionLabel(idx, cr), label), Argv: append([]string{d.Command}, d.Args...),
 			Dir: r.in.ProjectDir, Timeout: timeout, ExpectExit: d.ExpectExit, TailBytes: r.in.Policy.OutputTailBytes,
+			Progress: r.opts.Progress,
 		}
 		if r.opts.LogDir != "" {
 			base := "criterion-" + criterionLabel(idx, cr) + ".log"

@@ -58,6 +58,7 @@ type runSpec struct {
 	LogPath    string                    // absolute path of a file receiving the FULL combined output; "" keeps none
 	LogName    string                    // how EvalRun.Log names that file (e.g. ".geas/missions/m/tasks/t/gate-logs/gate-3/1.log")
 	Metrics    map[string]*regexp.Regexp // each with one capture group
+	Progress   Progress                  // live output, or nil
 }
 
 // runProcess runs spec's process in its own process group and reports what happened. It never
@@ -72,8 +73,14 @@ type runSpec struct {
 func runProcess(ctx context.Context, spec runSpec) EvalRun {
 	start := time.Now()
 	run := EvalRun{Command: spec.Label, Status: StatusError}
+	if spec.Progress != nil {
+		spec.Progress.Start(spec.Label)
+	}
 	finish := func() EvalRun {
 		run.DurationMS = time.Since(start).Milliseconds()
+		if spec.Progress != nil {
+			spec.Progress.Finish(run)
+		}
 		return run
 	}
 	if ctx.Err() != nil {
@@ -262,10 +269,11 @@ type procSink struct {
 	n       int64
 	metrics procMetrics
 
-	logPath string
-	logFile *os.File
-	log     *bufio.Writer
-	logErr  error
+	logPath  string
+	logFile  *os.File
+	log      *bufio.Writer
+	logErr   error
+	progress Progress
 }
 
 func newProcSink(spec runSpec) *procSink {
@@ -274,9 +282,10 @@ func newProcSink(spec runSpec) *procSink {
 		size = defaultTailBytes
 	}
 	return &procSink{
-		tail:    procRing{buf: make([]byte, size)},
-		sum:     sha256.New(),
-		metrics: newProcMetrics(spec.Metrics),
+		tail:     procRing{buf: make([]byte, size)},
+		sum:      sha256.New(),
+		metrics:  newProcMetrics(spec.Metrics),
+		progress: spec.Progress,
 	}
 }
 
@@ -304,6 +313,9 @@ func (s *procSink) Write(p []byte) (int, error) {
 	s.sum.Write(p)
 	s.tail.Write(p)
 	s.metrics.Write(p)
+	if s.progress != nil {
+		_, _ = s.progress.Write(p)
+	}
 	if s.log != nil && s.logErr == nil {
 		if _, err := s.log.Write(p); err != nil {
 			s.logErr = fmt.Errorf("write log %s: %w", s.logPath, err)

@@ -27,6 +27,11 @@ type Options struct {
 	LogDir     string    // absolute directory for the eval logs of this run; "" keeps none
 	LogDirName string    // LogDir as shown to users (relative to the project root)
 	Now        time.Time // start of the run
+	Progress   Progress  // live output of eval commands and script detectors, or nil
+	// Verify re-evaluates a task that already passed (state verified or passed) as if it were at
+	// its profile's gate state, for geas gate verify: state eligibility is judged against the state
+	// the pass was given in. Verify runs never write.
+	Verify bool
 }
 
 // TierResult is a tier's status in geas's tier enum.
@@ -214,6 +219,7 @@ func (r *run) tier1(ctx context.Context, profile string) {
 		LogDirName:     r.opts.LogDirName,
 		TailBytes:      r.in.Policy.OutputTailBytes,
 		ClaimedPass:    claimed,
+		Progress:       r.opts.Progress,
 	})
 	r.tier1Ran = true
 	r.checks = append(r.checks, checks...)

@@ -40,7 +40,9 @@ func (r *run) tier0() {
 	// State eligibility.
 	eligible := contract.EligibleStates(c.GateProfile)
 	text := fmt.Sprintf("task state is eligible for profile %s (%s)", c.GateProfile, strings.Join(eligible, " or "))
-	if slices.Contains(eligible, c.Status) {
+	if r.opts.Verify && (c.Status == "verified" || c.Status == "passed") {
+		add(passCheck(0, "state_eligible", text, "state is "+c.Status+"; verify re-evaluates the pass"))
+	} else if slices.Contains(eligible, c.Status) {
 		add(passCheck(0, "state_eligible", text, "state is "+c.Status))
 	} else {
 		add(failCheck(0, "state_eligible", text, fmt.Sprintf("state is %s; %s needs %s", c.Status, c.GateProfile, strings.Join(eligible, " or ")), StatusError, CauseStateIneligible))

@@ -28,6 +28,7 @@ type tier1Input struct {
 	LogDirName     string        // the same directory as shown to users
 	TailBytes      int
 	ClaimedPass    []string // tester evidence files that claim the build/tests pass; used in evidence text
+	Progress       Progress // live output, or nil
 }
 
 // tier1LastOutputLines and tier1LastOutputBytes bound the output quoted in a failing check.
@@ -125,6 +126,7 @@ func (in tier1Input) spec(n int, ec contract.EvalCommand) (runSpec, error) {
 		Timeout:    in.DefaultTimeout,
 		ExpectExit: ec.ExpectExit,
 		TailBytes:  in.TailBytes,
+		Progress:   in.Progress,
 	}
 	if spec.Timeout <= 0 {
 		spec.Timeout = contract.DefaultEvalTimeout
