@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"time"
 
 	"github.com/geas-dev/geas/project"
+	"github.com/geas-dev/geas/record"
 )
 
 // maxPayloadBytes bounds a --file or --data payload (the gate's evidence limit).
@@ -66,6 +69,17 @@ func (g *globalOptions) openTask(missionFlag, task string) (*taskRef, error) {
 }
 
 func (t *taskRef) Close() error { return t.p.Close() }
+
+// loadRecord reads the task's record.json, or starts a new one when the task has none yet. It
+// returns the record's name relative to .geas.
+func (t *taskRef) loadRecord(now time.Time) (string, *record.Record, error) {
+	name := t.dir + "/record.json"
+	rec, err := record.Load(t.p.Geas, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return name, record.New(t.task, now), nil
+	}
+	return name, rec, err
+}
 
 // readPayload returns the JSON payload given by exactly one of --file (a path, or - for standard
 // input) and --data. The payload file is input data, like a file given to cat, so it is read from

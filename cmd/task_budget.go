@@ -2,10 +2,8 @@ package cmd
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"slices"
 	"strings"
 	"time"
@@ -78,12 +76,8 @@ func runTaskBudgetGrant(c *cobra.Command, g *globalOptions, o taskBudgetGrantOpt
 	if err != nil {
 		return err
 	}
-	name := t.dir + "/record.json"
 	now := time.Now()
-	rec, err := record.Load(t.p.Geas, name)
-	if errors.Is(err, fs.ErrNotExist) {
-		rec, err = record.New(t.task, now), nil
-	}
+	name, rec, err := t.loadRecord(now)
 	if err != nil {
 		return err
 	}

@@ -2,10 +2,8 @@ package cmd
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -54,12 +52,8 @@ func runTaskRecordAdd(c *cobra.Command, g *globalOptions, o taskRecordAddOptions
 		return err
 	}
 	defer lock.Unlock()
-	name := t.dir + "/record.json"
 	now := time.Now()
-	rec, err := record.Load(t.p.Geas, name)
-	if errors.Is(err, fs.ErrNotExist) {
-		rec, err = record.New(t.task, now), nil
-	}
+	name, rec, err := t.loadRecord(now)
 	if err != nil {
 		return err
 	}
