@@ -85,6 +85,20 @@ BEGIN {
 		for (j = 0; j < per && k < files; j++) { blob((k * 7919) % 2400, n); k++ }
 		print ""
 	}
+	# Big repositories (more than 20,000 commits before the stretch) also get a base 20,000
+	# commits back (tag bench-far) and a branch never merged (unmerged), forked there, for a
+	# non-ancestor. They come last in the stream, so main is the same as without them.
+	far = base - 20000
+	if (far > 100) {
+		if (far % 100 == 0) far--
+		printf "reset refs/tags/bench-far\nfrom :%d\n\n", far
+		for (j = 1; j <= stretch; j++) {
+			header("refs/heads/unmerged", commits + j, "unmerged " j)
+			if (j == 1) printf "from :%d\n", far
+			blob(rnd() % 3000, commits + j)
+			print ""
+		}
+	}
 }' | git -C "$dir" fast-import --quiet
 
 git -C "$dir" repack -adq

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -17,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
+	commitgraph "github.com/go-git/go-git/v5/plumbing/format/commitgraph/v2"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/utils/diff"
@@ -56,11 +58,15 @@ const DefaultMaxDiffFileBytes = 1 << 20
 // (xdiff's buffer_is_binary).
 const binarySniffBytes = 8000
 
-// Repo is a read-only view of the git repository that holds a project. It keeps pack files open
-// between reads, so it must be closed. A Repo is not safe for concurrent use.
+// Repo is a read-only view of the git repository that holds a project. It keeps pack files and
+// their indexes mapped between reads, so it must be closed. A Repo is not safe for concurrent use.
 type Repo struct {
-	repo    *git.Repository
-	storage *filesystem.Storage
+	repo  *git.Repository
+	store *lazyStore
+	buf   bytes.Buffer // reused by readCommit
+
+	graphOpened bool
+	graph       commitgraph.Index // nil without a commit-graph
 }
 
 // OpenRepo opens the repository that holds dir: dir itself, or the nearest parent with a .git
@@ -79,24 +85,68 @@ func OpenRepo(dir string) (*Repo, error) {
 	}
 	// PlainOpenWithOptions cannot ask for KeepDescriptors, and without it every object read
 	// reopens its pack file. Reuse the .git filesystem it found (common dir included) under a
-	// storage that keeps them open.
+	// storage that keeps them open, for the references; objects are read by a lazyStore.
 	probed, ok := probe.Storer.(*filesystem.Storage)
 	if !ok {
 		return nil, fmt.Errorf("open git repository in %s: unexpected storage %T", dir, probe.Storer)
 	}
-	st := filesystem.NewStorageWithOptions(probed.Filesystem(), cache.NewObjectLRUDefault(),
+	objectsDir, err := objectsDirOf(probed.Filesystem().Root())
+	if err != nil {
+		return nil, fmt.Errorf("open git repository in %s: %w", dir, err)
+	}
+	st := filesystem.NewStorageWithOptions(probed.Filesystem(), cache.NewObjectLRU(cache.MiByte),
 		filesystem.Options{KeepDescriptors: true})
-	repo, err := git.Open(st, nil)
+	store, err := openLazyStore(st, objectsDir)
 	if err != nil {
 		_ = st.Close()
 		return nil, fmt.Errorf("open git repository in %s: %w", dir, err)
 	}
-	return &Repo{repo: repo, storage: st}, nil
+	repo, err := git.Open(store, nil)
+	if err != nil {
+		_ = store.Close()
+		return nil, fmt.Errorf("open git repository in %s: %w", dir, err)
+	}
+	return &Repo{repo: repo, store: store}, nil
 }
 
-// Close releases the pack files the Repo keeps open.
+// objectsDirOf returns the object directory of the git directory gitDir: the common directory's
+// when gitDir belongs to a linked worktree (it has a commondir file), as git resolves it.
+func objectsDirOf(gitDir string) (string, error) {
+	common, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+	if errors.Is(err, os.ErrNotExist) {
+		return filepath.Join(gitDir, "objects"), nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read commondir: %w", err)
+	}
+	dir := strings.TrimRight(string(common), "\r\n")
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(gitDir, dir)
+	}
+	return filepath.Join(dir, "objects"), nil
+}
+
+// Close releases the pack files, indexes and commit-graph the Repo keeps mapped.
 func (r *Repo) Close() error {
-	return r.storage.Close()
+	var errs []error
+	if r.graph != nil {
+		errs = append(errs, r.graph.Close())
+		r.graph = nil
+	}
+	errs = append(errs, r.store.Close())
+	return errors.Join(errs...)
+}
+
+// commitGraph returns the repository's commit-graph, opened on first use; nil when there is none.
+func (r *Repo) commitGraph() (commitgraph.Index, error) {
+	if !r.graphOpened {
+		g, err := openCommitGraph(r.store.objectsDir)
+		if err != nil {
+			return nil, err
+		}
+		r.graph, r.graphOpened = g, true
+	}
+	return r.graph, nil
 }
 
 // Resolve returns the full SHA of the commit that rev names: a full or abbreviated (at least 4 hex
@@ -242,7 +292,7 @@ func (r *Repo) resolvePrefix(prefix string) (plumbing.Hash, error) {
 	if err != nil {
 		return plumbing.ZeroHash, errRevNotFound
 	}
-	candidates, err := r.storage.HashesWithPrefix(even)
+	candidates, err := r.store.HashesWithPrefix(even)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("search abbreviated id: %w", err)
 	}
@@ -323,8 +373,10 @@ func (r *Repo) IsAncestor(base, head string) (bool, error) {
 // dates can cost time but never change the answer (pruning by date would). The answer is false
 // once every commit left to explore from head is an ancestor of base: for a base on an unmerged
 // branch that happens just below the fork point, not at the root. Commits listed in .git/shallow
-// have no parents, as in git. This function alone can be replaced by a commit-graph walk with
-// generation numbers.
+// have no parents, as in git.
+//
+// With a commit-graph that holds base, the walk is reachableByGraph instead, pruned by
+// generation numbers; git too ignores the commit-graph of a shallow repository.
 func (r *Repo) reachable(base, head plumbing.Hash) (bool, error) {
 	if base == head {
 		return true, nil
@@ -332,6 +384,18 @@ func (r *Repo) reachable(base, head plumbing.Hash) (bool, error) {
 	shallowList, err := r.repo.Storer.Shallow()
 	if err != nil {
 		return false, fmt.Errorf("read shallow commits: %w", err)
+	}
+	if len(shallowList) == 0 {
+		g, err := r.commitGraph()
+		if err != nil {
+			return false, err
+		}
+		if g != nil {
+			ok, err := r.reachableByGraph(g, base, head)
+			if !errors.Is(err, errNotInGraph) {
+				return ok, err
+			}
+		}
 	}
 	shallow := make(map[plumbing.Hash]bool, len(shallowList))
 	for _, s := range shallowList {
@@ -358,13 +422,13 @@ func (r *Repo) reachable(base, head plumbing.Hash) (bool, error) {
 	mark := func(h plumbing.Hash, flags uint8) error {
 		n, ok := nodes[h]
 		if !ok {
-			c, err := object.GetCommit(r.repo.Storer, h)
+			c, err := r.readCommit(h)
 			if err != nil {
-				return fmt.Errorf("read commit %s: %w", h, err)
+				return err
 			}
-			n = &node{when: c.Committer.When.Unix()}
+			n = &node{when: c.when}
 			if !shallow[h] {
-				n.parents = c.ParentHashes
+				n.parents = c.parents
 			}
 			nodes[h] = n
 		}

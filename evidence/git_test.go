@@ -354,11 +354,12 @@ func TestIsAncestor(t *testing.T) {
 	t.Parallel()
 	h := newHistory(t)
 	repo := h.open()
-	for _, tc := range []struct {
+	type ancestorCase struct {
 		name       string
 		base, head string
 		want       bool
-	}{
+	}
+	cases := []ancestorCase{
 		{"one commit back", h.c[11], h.c[12], true},
 		{"ten commits back", h.c[2], h.c[12], true},
 		{"root", h.c[0], h.head, true},
@@ -373,7 +374,8 @@ func TestIsAncestor(t *testing.T) {
 		{"commit dated ten years ahead", h.futureSkew, h.head, true},
 		{"head is an ancestor of base", h.c[12], h.c[2], false},
 		{"head is the root", h.head, h.c[0], false},
-	} {
+	}
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := repo.IsAncestor(tc.base, tc.head)
 			require.NoError(t, err)
@@ -381,6 +383,30 @@ func TestIsAncestor(t *testing.T) {
 			assert.Equal(t, h.gitOK("merge-base", "--is-ancestor", tc.base, tc.head), got, "git disagrees")
 		})
 	}
+
+	// The same answers through a commit-graph, with one commit made after it (outside it).
+	t.Run("commit-graph", func(t *testing.T) {
+		h.git("commit-graph", "write", "--reachable", "--no-progress")
+		h.write("f.txt", "after the graph\n")
+		after := h.commit("after the graph")
+		repo := h.open()
+		g, err := repo.commitGraph()
+		require.NoError(t, err)
+		require.NotNil(t, g, "the commit-graph is found")
+		for _, tc := range cases {
+			got, err := repo.IsAncestor(tc.base, tc.head)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got, tc.name)
+			if tc.head == h.head {
+				got, err := repo.IsAncestor(tc.base, after)
+				require.NoError(t, err)
+				assert.Equal(t, tc.want, got, "%s, from a commit newer than the graph", tc.name)
+			}
+		}
+		got, err := repo.IsAncestor(after, h.head)
+		require.NoError(t, err)
+		assert.False(t, got, "a commit outside the graph from one inside")
+	})
 
 	for _, tc := range []struct{ name, base, head, want string }{
 		{"abbreviated base", h.c[1][:12], h.head, "not a full commit SHA"},
