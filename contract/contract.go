@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/schemas"
 )
 
@@ -234,6 +235,11 @@ func Parse(file string, data []byte) (*Contract, error) {
 	bad := func(ptr, format string, args ...any) {
 		probs = append(probs, schemas.Problem{Pointer: ptr, Message: fmt.Sprintf(format, args...)})
 	}
+	// The schema only says task_id is a string; an empty or path-like id would let a contract
+	// stand for a task it does not name.
+	if err := project.ValidateID("task", c.TaskID); err != nil {
+		bad("/task_id", "%v", err)
+	}
 	if raw.EvalTimeout != "" {
 		d, err := parseTimeout(raw.EvalTimeout)
 		if err != nil {
@@ -312,9 +318,14 @@ func Parse(file string, data []byte) (*Contract, error) {
 	return &c, nil
 }
 
-// Load reads and parses name through root (normally .geas), so the path cannot leave it.
+// MaxBytes is the size above which a contract.json is refused before it is read.
+const MaxBytes = 16 << 20
+
+// Load reads and parses name through root (normally .geas), so the path cannot leave it. A file
+// over MaxBytes, or one that is not a regular file (a named pipe would block forever), is refused
+// unread.
 func Load(root *os.Root, name string) (*Contract, error) {
-	data, err := root.ReadFile(name)
+	data, err := project.ReadLimited(root, name, MaxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read contract: %w", err)
 	}

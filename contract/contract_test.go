@@ -100,6 +100,8 @@ func TestParseRejects(t *testing.T) {
 		{"duplicate criterion id", edit(t, "acceptance_criteria", []any{map[string]any{"id": "a", "criterion": "x"}, map[string]any{"id": "a", "criterion": "y"}}), []string{"/acceptance_criteria/1/id", "duplicate"}},
 		{"duplicate dimension", edit(t, "rubric", map[string]any{"dimensions": []any{map[string]any{"name": "a", "threshold": 1}, map[string]any{"name": "a", "threshold": 2}}}), []string{"/rubric/dimensions/1/name"}},
 		{"glob escapes", edit(t, "scope", map[string]any{"surfaces": []string{"../other/**"}}), []string{"/scope/surfaces/0", "escapes"}},
+		{"empty task id", edit(t, "task_id", ""), []string{"/task_id", "task id is empty"}},
+		{"path-like task id", edit(t, "task_id", "../t2"), []string{"/task_id", "invalid task id"}},
 		{"threshold above 5", edit(t, "rubric", map[string]any{"dimensions": []any{map[string]any{"name": "a", "threshold": 6}}}), []string{"/rubric/dimensions/0/threshold"}},
 		{"negative budget", edit(t, "retry_budget", -1), []string{"/retry_budget"}},
 		{"bad policy", edit(t, "escalation_policy", "shrug"), []string{"/escalation_policy"}},

@@ -12,7 +12,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
+	"syscall"
 )
 
 // GeasDir is the name of the directory that holds a project's geas files.
@@ -240,12 +242,16 @@ func (p *Project) Tasks(mission string) ([]string, error) {
 			ids = append(ids, e.Name())
 		}
 	}
+	sort.Strings(ids) // ReadDir returns directory order, which is not sorted
 	return ids, nil
 }
 
 // ReadLimited reads a file through root, refusing files larger than limit bytes before reading them.
+//
+// It opens with O_NONBLOCK, so a named pipe or a device planted where a file should be is refused
+// as not regular instead of blocking the caller forever (open(2) of a FIFO waits for a writer).
 func ReadLimited(root *os.Root, name string, limit int64) ([]byte, error) {
-	f, err := root.Open(name)
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}

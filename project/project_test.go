@@ -4,7 +4,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -179,4 +181,15 @@ func TestReadLimited(t *testing.T) {
 	assert.Error(t, err)
 	_, err = ReadLimited(r, "missing", 1024)
 	assert.True(t, errors.Is(err, os.ErrNotExist))
+
+	// A named pipe nobody writes to would block a plain open forever.
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644))
+	done := make(chan error, 1)
+	go func() { _, err := ReadLimited(r, "fifo", 1024); done <- err }()
+	select {
+	case err := <-done:
+		assert.ErrorContains(t, err, "not a regular file")
+	case <-time.After(10 * time.Second):
+		t.Fatal("ReadLimited blocked on a named pipe")
+	}
 }

@@ -201,6 +201,19 @@ func Decode(file string, data []byte) (any, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, &SyntaxError{File: file, Offset: dec.InputOffset(), Err: errors.New("data after the JSON value")}
 	}
+	// encoding/json silently turns invalid UTF-8 into U+FFFD: a file whose bytes say one thing
+	// and whose decoded text another is not evidence either (RFC 8259 §8.1 requires UTF-8).
+	if !utf8.Valid(data) {
+		off := 0
+		for off < len(data) {
+			r, n := utf8.DecodeRune(data[off:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			off += n
+		}
+		return nil, &SyntaxError{File: file, Offset: int64(off), Err: errors.New("invalid UTF-8")}
+	}
 	if ptr, key, ok := duplicateKey(data); ok {
 		return nil, &SyntaxError{File: file, Err: fmt.Errorf("duplicate key %q in object %s", key, orRoot(ptr))}
 	}

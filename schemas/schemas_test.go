@@ -424,6 +424,10 @@ func TestDecodeRejectsAmbiguousJSON(t *testing.T) {
 		{"empty", ``, "empty document"},
 		{"truncated", `{"a":`, "invalid JSON"},
 		{"not JSON", `version: 1.0`, "invalid JSON"},
+		// encoding/json would read these bytes as U+FFFD: the file would say one thing and the
+		// decoded text another.
+		{"invalid UTF-8 in a string", "{\"summary\":\"ok \xff\xfe\"}", "invalid JSON at byte 15: invalid UTF-8"},
+		{"truncated UTF-8 sequence", "{\"a\":\"\xe2\x82\"}", "invalid UTF-8"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

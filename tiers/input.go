@@ -11,6 +11,7 @@ import (
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/schemas"
 )
 
 // Input is everything the gate reads for one task, read fresh on every run: the gate keeps no
@@ -45,7 +46,12 @@ func Gather(p *project.Project, mission, task, taskDir string) *Input {
 	in := &Input{ProjectDir: p.Dir, Root: p.Root, Geas: p.Geas, Mission: mission, Task: task, TaskDir: taskDir}
 	in.Policy, in.PolicyErr = LoadPolicy(p.Geas)
 	in.Contract, in.ContractErr = contract.Load(p.Geas, taskDir+"/contract.json")
-	rec, err := record.Load(p.Geas, taskDir+"/record.json")
+	if c := in.Contract; c != nil && c.TaskID != task {
+		// A contract copied from another task is not this task's contract.
+		in.Contract, in.ContractErr = nil, &schemas.ValidationError{File: taskDir + "/contract.json", Kind: schemas.Contract,
+			Problems: []schemas.Problem{{Pointer: "/task_id", Message: fmt.Sprintf("task_id is %q, but this is task %q", c.TaskID, task)}}}
+	}
+	rec, err := loadRecord(p.Geas, taskDir+"/record.json")
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		in.Record, in.RecordMissing = record.New(task, time.Now()), true
@@ -66,4 +72,17 @@ func Gather(p *project.Project, mission, task, taskDir string) *Input {
 		in.Evidence = append(in.Evidence, e)
 	}
 	return in
+}
+
+// maxRecordBytes bounds the record.json the gate reads: tens of thousands of history entries.
+const maxRecordBytes = 64 << 20
+
+// loadRecord is record.Load through project.ReadLimited: a record.json that is huge, or a named
+// pipe that would block the read forever, is refused unread.
+func loadRecord(geas *os.Root, name string) (*record.Record, error) {
+	data, err := project.ReadLimited(geas, name, maxRecordBytes)
+	if err != nil {
+		return nil, fmt.Errorf("load record: %w", err)
+	}
+	return record.Parse(name, data)
 }

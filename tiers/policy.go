@@ -10,11 +10,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/schemas"
 )
 
 // PolicyFile is the project policy under .geas/.
 const PolicyFile = "gate-policy.json"
+
+// maxPolicyBytes bounds what LoadPolicy reads: a policy is a few hundred bytes.
+const maxPolicyBytes = 1 << 20
 
 // Policy holds the defaults of SPEC §10, overridden by .geas/gate-policy.json.
 type Policy struct {
@@ -71,7 +75,7 @@ func mustCompileAll(exprs ...string) []*regexp.Regexp {
 // policy file is an error: the gate does not guess what a broken policy meant.
 func LoadPolicy(geas *os.Root) (Policy, error) {
 	p := DefaultPolicy()
-	data, err := geas.ReadFile(PolicyFile)
+	data, err := project.ReadLimited(geas, PolicyFile, maxPolicyBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return p, nil
 	}
