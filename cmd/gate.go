@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -63,9 +62,17 @@ func runGate(c *cobra.Command, g *globalOptions, o gateOptions) error {
 	if o.task == "" {
 		return usagef("--task or --all is required")
 	}
+	if c.Flags().Changed("jobs") || c.Flags().Changed("min-pass-rate") {
+		return usagef("--jobs and --min-pass-rate go with --all")
+	}
 	t, err := g.openTask(o.mission, o.task)
 	if err != nil {
-		return err
+		if exitCode(err) == ExitUsage {
+			return err
+		}
+		// The task exists but cannot be opened (a symlink out of .geas, a permission): the gate
+		// could not decide, which is exit 3, never the exit code of a fail verdict.
+		return &exitError{code: 3, err: err}
 	}
 	defer t.Close()
 	res, err := gateTask(c.Context(), t, o.dryRun, g.progress(o.quiet))
@@ -128,6 +135,3 @@ func gateTask(ctx context.Context, t *taskRef, dryRun bool, progress tiers.Progr
 	}
 	return res, nil
 }
-
-// errNotBuilt marks a piece of the command line whose implementation has not landed.
-var errNotBuilt = errors.New("not built yet")

@@ -1,12 +1,344 @@
 package cmd
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/project"
+	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/tiers"
+)
+
+type gateVerifyOptions struct {
+	mission, task string
+	all, apply    bool
+}
 
 func newGateVerifyCmd(g *globalOptions) *cobra.Command {
-	return &cobra.Command{
-		Use:   "verify [--task T | --all] [--apply]",
+	var o gateVerifyOptions
+	c := &cobra.Command{
+		Use:   "verify (--task T | --all) [--mission M] [--apply]",
 		Short: "Re-evaluate passed tasks against fresh evidence and check their history chains",
-		Args:  noArgs,
-		RunE:  func(c *cobra.Command, _ []string) error { return usagef("gate verify: %v", errNotBuilt) },
+		Long: `Check every task the gate passed (state verified or passed), without writing anything:
+
+  tampered  gate_history's hash chain does not verify (an entry was edited, inserted, removed
+            or reordered), an entry's HMAC does not verify while GEAS_GATE_KEY is set, or
+            gate_result is not the chain's latest gate run, or that run is not a pass
+  revoked   the records verify, but a fresh dry-run evaluation against today's evidence is
+            not a pass (its causes are listed)
+  intact    the records verify and the task still passes
+
+One line per task; exit 1 if any task is revoked or tampered, else 0. With --all, tasks
+that are not verified or passed are listed as skipped.
+
+--apply records each revocation (a revocation entry in gate_history, and revocation and
+task_transition events) and moves a revoked verified task back to its profile's gate state:
+implementation_change -> integrated, artifact_only and closure_ready -> reviewed. A passed
+task is terminal: the revocation is recorded, its state is not changed. Tampered tasks are
+never changed: their records are evidence to investigate.`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return runGateVerify(c.Context(), g, o) },
 	}
+	c.Flags().StringVar(&o.task, "task", "", "task id")
+	c.Flags().BoolVar(&o.all, "all", false, "verify every task of the mission")
+	c.Flags().StringVar(&o.mission, "mission", "", "mission id (default: mission_id of .geas/state/run.json)")
+	c.Flags().BoolVar(&o.apply, "apply", false, "record revocations and move revoked tasks back to their gate state")
+	return c
+}
+
+// verifyOutput is the --format json document of geas gate verify.
+type verifyOutput struct {
+	Tasks    []verifiedTask `json:"tasks"`
+	Intact   int            `json:"intact"`
+	Revoked  int            `json:"revoked"`
+	Tampered int            `json:"tampered"`
+	Skipped  []skippedTask  `json:"skipped"`
+}
+
+// verifiedTask is a task's report, with what --apply did about it.
+type verifiedTask struct {
+	*tiers.VerifyReport
+	Applied *appliedRevocation `json:"applied,omitempty"`
+}
+
+// appliedRevocation is what --apply did for one task.
+type appliedRevocation struct {
+	Recorded   bool              `json:"recorded"`             // a revocation entry was appended
+	Hash       string            `json:"hash,omitempty"`       // its hash
+	Transition *tiers.Transition `json:"transition,omitempty"` // the move back, if any
+	Note       string            `json:"note,omitempty"`       // why less was done
+}
+
+// skippedTask is a task verify did not apply to.
+type skippedTask struct {
+	TaskID string `json:"task_id"`
+	Reason string `json:"reason"`
+}
+
+func runGateVerify(ctx context.Context, g *globalOptions, o gateVerifyOptions) error {
+	switch {
+	case o.all && o.task != "":
+		return usagef("give --task or --all, not both")
+	case !o.all && o.task == "":
+		return usagef("--task or --all is required")
+	}
+	if o.mission != "" {
+		if err := project.ValidateID("mission", o.mission); err != nil {
+			return err
+		}
+	}
+	var ids []string
+	if o.task != "" {
+		if err := project.ValidateID("task", o.task); err != nil {
+			return err
+		}
+		ids = []string{o.task}
+	}
+	p, err := g.openProject()
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	mission, err := p.Mission(o.mission)
+	if err != nil {
+		return err
+	}
+	if o.all {
+		if ids, err = missionTasks(p, mission); err != nil {
+			return err
+		}
+	}
+
+	out := verifyOutput{Tasks: []verifiedTask{}, Skipped: []skippedTask{}}
+	for _, id := range ids {
+		dir, err := p.Task(mission, id)
+		if err != nil {
+			if o.all && errors.Is(err, project.ErrNoTask) {
+				out.Skipped = append(out.Skipped, skippedTask{id, "no contract.json"})
+				continue
+			}
+			return err
+		}
+		vt, err := verifyOne(ctx, p, mission, id, dir, o.apply)
+		var np *tiers.NotPassedError
+		switch {
+		case errors.As(err, &np):
+			out.Skipped = append(out.Skipped, skippedTask{id, skipReason(np)})
+			continue
+		case errors.Is(err, tiers.ErrInterrupted):
+			return &exitError{code: 3, err: err}
+		case err != nil:
+			return fmt.Errorf("verify task %s: %w", id, err)
+		}
+		switch vt.Status {
+		case tiers.VerifyIntact:
+			out.Intact++
+		case tiers.VerifyRevoked:
+			out.Revoked++
+		case tiers.VerifyTampered:
+			out.Tampered++
+		}
+		out.Tasks = append(out.Tasks, vt)
+	}
+
+	if err := g.output(out, func(w io.Writer) { writeVerifyText(w, mission, out, o.apply) }); err != nil {
+		return err
+	}
+	if out.Revoked+out.Tampered > 0 {
+		return &exitError{code: 1, silent: true}
+	}
+	return nil
+}
+
+func skipReason(np *tiers.NotPassedError) string {
+	if np.State == "" {
+		return "contract.json cannot be read and the history holds no pass"
+	}
+	return "state " + np.State + ", not verified or passed"
+}
+
+// verifyOne verifies one task; with apply it holds the task lock across the verification and the
+// writes, so what is recorded is what was verified.
+func verifyOne(ctx context.Context, p *project.Project, mission, task, dir string, apply bool) (verifiedTask, error) {
+	if !apply {
+		rep, err := tiers.VerifyTask(ctx, p, mission, task, dir)
+		return verifiedTask{VerifyReport: rep}, err
+	}
+	lock, err := record.LockTask(ctx, p.Geas, dir)
+	if err != nil {
+		return verifiedTask{}, err
+	}
+	defer lock.Unlock()
+	rep, err := tiers.VerifyTask(ctx, p, mission, task, dir)
+	if err != nil {
+		return verifiedTask{}, err
+	}
+	vt := verifiedTask{VerifyReport: rep}
+	switch rep.Status {
+	case tiers.VerifyTampered:
+		vt.Applied = &appliedRevocation{Note: "tampered records are never changed by --apply: investigate them"}
+	case tiers.VerifyRevoked:
+		vt.Applied, err = applyRevocation(p, dir, rep, time.Now())
+	}
+	return vt, err
+}
+
+// gateState is the state a profile is gated from, to which a revoked task returns.
+func gateState(profile string) record.State {
+	if profile == contract.ImplementationChange {
+		return record.Integrated
+	}
+	return record.Reviewed
+}
+
+// applyRevocation records a revocation and moves a verified task back to its gate state. The
+// caller holds the task lock. Writes go record, contract, events, each atomic, as a gate run's do.
+func applyRevocation(p *project.Project, dir string, rep *tiers.VerifyReport, now time.Time) (*appliedRevocation, error) {
+	res := rep.Result
+	recName := dir + "/record.json"
+	rec, err := record.Load(p.Geas, recName)
+	if err != nil {
+		return nil, err
+	}
+	applied := &appliedRevocation{}
+
+	// A passed task stays passed, so a second --apply would record the same revocation again.
+	hist := rec.History()
+	if n := len(hist); n > 0 && hist[n-1].Kind == record.KindRevocation && hist[n-1].InputsSHA256 == res.InputsSHA256 && hist[n-1].Verdict == string(res.Verdict) {
+		applied.Hash = hist[n-1].Hash
+		applied.Note = fmt.Sprintf("revocation %s already recorded for these inputs", hist[n-1].RunID)
+		return applied, nil
+	}
+
+	causes, err := json.Marshal(rep.Causes)
+	if err != nil {
+		return nil, err
+	}
+	revokes := ""
+	for i := len(hist) - 1; i >= 0; i-- {
+		if k := hist[i].Kind; (k == "" || k == record.KindGateRun) && hist[i].Verdict == "pass" {
+			revokes = hist[i].RunID
+			break
+		}
+	}
+	entry := record.HistoryEntry{
+		Kind: record.KindRevocation, RunID: res.RunID, Verdict: string(res.Verdict), Causes: causes,
+		Head: res.Head, InputsSHA256: res.InputsSHA256, StartedAt: res.StartedAt,
+		Extra: map[string]json.RawMessage{"state": jsonString(rep.State)},
+	}
+	if revokes != "" {
+		entry.Extra["revokes"] = jsonString(revokes)
+	}
+	entry, err = rec.AppendHistory(entry, now)
+	if err != nil {
+		return nil, err
+	}
+	b, err := rec.Bytes()
+	if err != nil {
+		return nil, err
+	}
+	if err := record.WriteFileAtomic(p.Geas, recName, b, 0o644); err != nil {
+		return nil, fmt.Errorf("write record.json: %w", err)
+	}
+	applied.Recorded, applied.Hash = true, entry.Hash
+
+	switch from := record.State(rep.State); from {
+	case record.Verified:
+		k, err := contract.Load(p.Geas, dir+"/contract.json")
+		if err != nil {
+			return nil, err
+		}
+		to := gateState(k.GateProfile)
+		if err := record.CheckTransition(from, to, true); err != nil {
+			return nil, err
+		}
+		updated, err := record.SetContractStatus(k.Raw, to, now)
+		if err != nil {
+			return nil, err
+		}
+		if err := record.WriteFileAtomic(p.Geas, dir+"/contract.json", updated, 0o644); err != nil {
+			return nil, fmt.Errorf("write contract.json: %w", err)
+		}
+		applied.Transition = &tiers.Transition{From: string(from), To: string(to)}
+	case record.Passed:
+		applied.Note = "passed is terminal: the revocation is recorded, the state is not changed"
+	default:
+		applied.Note = "contract.json cannot be read: the revocation is recorded, the state is not changed"
+	}
+
+	data, err := json.Marshal(map[string]any{"run_id": res.RunID, "revokes": revokes, "verdict": res.Verdict,
+		"causes": rep.Causes, "state": rep.State, "inputs_sha256": res.InputsSHA256, "hash": entry.Hash})
+	if err != nil {
+		return nil, err
+	}
+	events := []record.Event{{EventType: record.KindRevocation, MissionID: rep.MissionID, TaskID: rep.TaskID, Agent: "geas-gate", Data: data}}
+	if t := applied.Transition; t != nil {
+		d, _ := json.Marshal(map[string]string{"from": t.From, "to": t.To, "by": "geas-gate", "run_id": res.RunID, "reason": "revocation"})
+		events = append(events, record.Event{EventType: "task_transition", MissionID: rep.MissionID, TaskID: rep.TaskID, Agent: "geas-gate", Data: d})
+	}
+	for _, ev := range events {
+		if err := record.AppendEvent(p.Geas, ev); err != nil {
+			return nil, fmt.Errorf("log %s event: %w", ev.EventType, err)
+		}
+	}
+	return applied, nil
+}
+
+// writeVerifyText prints one line per task, what --apply did, the skipped tasks and a summary.
+func writeVerifyText(w io.Writer, mission string, out verifyOutput, apply bool) {
+	for _, t := range out.Tasks {
+		switch t.Status {
+		case tiers.VerifyIntact:
+			fmt.Fprintf(w, "intact %s\n", t.TaskID)
+		case tiers.VerifyRevoked:
+			fmt.Fprintf(w, "revoked %s: %s\n", t.TaskID, causesText(t.Causes))
+		case tiers.VerifyTampered:
+			fmt.Fprintf(w, "tampered %s: %s\n", t.TaskID, strings.Join(t.Problems, "; "))
+		}
+		if a := t.Applied; a != nil {
+			var parts []string
+			if a.Recorded {
+				parts = append(parts, fmt.Sprintf("revocation %s recorded (hash %.12s)", t.Result.RunID, a.Hash))
+			}
+			if tr := a.Transition; tr != nil {
+				parts = append(parts, fmt.Sprintf("task moved %s -> %s", tr.From, tr.To))
+			}
+			if a.Note != "" {
+				parts = append(parts, a.Note)
+			}
+			fmt.Fprintf(w, "  applied: %s\n", strings.Join(parts, "; "))
+		}
+	}
+	for _, s := range out.Skipped {
+		fmt.Fprintf(w, "skipped %s: %s\n", s.TaskID, s.Reason)
+	}
+	n := len(out.Tasks)
+	line := fmt.Sprintf("verify: mission %s, %d task(s) checked: %d intact, %d revoked, %d tampered", mission, n, out.Intact, out.Revoked, out.Tampered)
+	if len(out.Skipped) > 0 {
+		line += fmt.Sprintf(", %d skipped", len(out.Skipped))
+	}
+	if n == 0 {
+		line += " (no task is verified or passed)"
+	}
+	if out.Revoked > 0 && !apply {
+		line += "; run with --apply to record the revocations"
+	}
+	fmt.Fprintln(w, line)
+}
+
+// causesText is "code (check: detail); ..." for every cause.
+func causesText(causes []tiers.Cause) string {
+	parts := make([]string, len(causes))
+	for i, c := range causes {
+		parts[i] = fmt.Sprintf("%s (%s: %s)", c.Code, c.Check, c.Detail)
+	}
+	return strings.Join(parts, "; ")
 }

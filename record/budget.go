@@ -21,15 +21,15 @@ func BudgetLeft(contractBudget int, r *Record) int {
 // ConsecutiveErrors returns the length of the trailing run of gate runs whose verdict is "error"
 // with the same first cause code, and that code; 0 and "" when the latest run is not an error. The
 // gate blocks the task when this reaches the consecutive-error limit (SPEC §7.2): an error that
-// keeps recurring will not go away by re-running. History entries without a verdict (a budget
-// grant) are not runs and neither break nor extend the streak.
+// keeps recurring will not go away by re-running. History entries that are not gate runs (budget
+// grants, revocations) neither break nor extend the streak.
 func ConsecutiveErrors(r *Record) (n int, cause string) {
 	if r == nil {
 		return 0, ""
 	}
 	for i := len(r.history) - 1; i >= 0; i-- {
 		e := r.history[i]
-		if e.Verdict == "" {
+		if !isRun(e) {
 			continue
 		}
 		c := firstCause(e.Causes)
@@ -65,9 +65,14 @@ func LastVerdict(r *Record) string {
 		return ""
 	}
 	for i := len(r.history) - 1; i >= 0; i-- {
-		if v := r.history[i].Verdict; v != "" {
-			return v
+		if e := r.history[i]; isRun(e) {
+			return e.Verdict
 		}
 	}
 	return ""
+}
+
+// isRun reports whether a history entry is a gate run (older entries have no kind).
+func isRun(e HistoryEntry) bool {
+	return e.Verdict != "" && (e.Kind == "" || e.Kind == KindGateRun)
 }

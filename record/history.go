@@ -1,10 +1,12 @@
 package record
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"os"
 	"time"
 )
 
@@ -15,20 +17,40 @@ const (
 	KindRevocation  = "revocation"
 )
 
-// EntryHash returns the SHA-256 of the entry's canonical JSON without its hash: every key except
-// "hash", sorted, compact. Recomputing it detects any edit of a stored entry.
-func EntryHash(e HistoryEntry) (string, error) {
-	e.Hash = ""
+// SigningKeyEnv names the environment variable that holds the history signing key.
+const SigningKeyEnv = "GEAS_GATE_KEY"
+
+// SigningKey returns the key that signs gate_history entries: the bytes of $GEAS_GATE_KEY, or nil
+// when it is unset or empty (the history is then hash-chained but not signed). It is the only
+// place that reads the variable.
+func SigningKey() []byte {
+	if k := os.Getenv(SigningKeyEnv); k != "" {
+		return []byte(k)
+	}
+	return nil
+}
+
+// canonical is the entry's canonical JSON without its hash and hmac: every other key, sorted,
+// compact. Both the hash and the HMAC are computed over it, so the hash does not depend on the key.
+func canonical(e HistoryEntry) ([]byte, error) {
+	e.Hash, e.HMAC = "", ""
 	b, err := json.Marshal(e)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {
-		return "", err
+		return nil, err
 	}
 	delete(m, "hash")
-	canon, err := json.Marshal(m) // map keys are sorted: the canonical form
+	delete(m, "hmac")
+	return json.Marshal(m) // map keys are sorted: the canonical form
+}
+
+// EntryHash returns the SHA-256 of the entry's canonical JSON without its hash and hmac: every
+// other key, sorted, compact. Recomputing it detects any edit of a stored entry.
+func EntryHash(e HistoryEntry) (string, error) {
+	canon, err := canonical(e)
 	if err != nil {
 		return "", err
 	}
@@ -36,10 +58,24 @@ func EntryHash(e HistoryEntry) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
+// EntryHMAC returns the hex HMAC-SHA256 under key of the entry's canonical JSON (the bytes
+// EntryHash digests). The chain alone detects an edit, but anyone who can write record.json can
+// recompute every hash after editing; only a holder of the key can produce a valid HMAC.
+func EntryHMAC(e HistoryEntry, key []byte) (string, error) {
+	canon, err := canonical(e)
+	if err != nil {
+		return "", err
+	}
+	mac := hmac.New(sha256.New, key)
+	mac.Write(canon)
+	return hex.EncodeToString(mac.Sum(nil)), nil
+}
+
 // Chain links e after the record's current history: it sets PrevHash to the latest entry's hash
-// (or "" for the first entry) and Hash to EntryHash.
+// (or "" for the first entry) and Hash to EntryHash, and, when SigningKey is set, HMAC to
+// EntryHMAC (else it clears HMAC).
 func (r *Record) Chain(e HistoryEntry) (HistoryEntry, error) {
-	e.PrevHash = ""
+	e.PrevHash, e.HMAC = "", ""
 	if n := len(r.history); n > 0 {
 		e.PrevHash = r.history[n-1].Hash
 	}
@@ -48,6 +84,11 @@ func (r *Record) Chain(e HistoryEntry) (HistoryEntry, error) {
 		return e, err
 	}
 	e.Hash = h
+	if key := SigningKey(); key != nil {
+		if e.HMAC, err = EntryHMAC(e, key); err != nil {
+			return e, err
+		}
+	}
 	return e, nil
 }
 
@@ -84,6 +125,25 @@ func VerifyChain(entries []HistoryEntry) error {
 		prev = e.Hash
 	}
 	return nil
+}
+
+// VerifySignatures checks every entry's HMAC under key. It returns a *ChainError for each entry
+// whose hmac is missing or wrong: an entry forged, or edited and re-chained, by someone without
+// the key. Entries are checked independently of their links (VerifyChain checks those).
+func VerifySignatures(entries []HistoryEntry, key []byte) []*ChainError {
+	var bad []*ChainError
+	for i, e := range entries {
+		want, err := EntryHMAC(e, key)
+		switch {
+		case err != nil:
+			bad = append(bad, &ChainError{Index: i, RunID: e.RunID, Reason: err.Error()})
+		case e.HMAC == "":
+			bad = append(bad, &ChainError{Index: i, RunID: e.RunID, Reason: fmt.Sprintf("no hmac, but %s is set: forged or re-chained entry", SigningKeyEnv)})
+		case !hmac.Equal([]byte(e.HMAC), []byte(want)):
+			bad = append(bad, &ChainError{Index: i, RunID: e.RunID, Reason: fmt.Sprintf("hmac %.12s does not verify with %s: forged or re-chained entry", e.HMAC, SigningKeyEnv)})
+		}
+	}
+	return bad
 }
 
 // LastRun returns the latest gate-run entry of the history (grants and revocations are skipped).

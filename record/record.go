@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/geas-dev/geas/schemas"
+
+	"github.com/geas-dev/geas/project"
 )
 
 // The record's envelope: keys geas maintains itself, never written as a section.
@@ -85,13 +87,16 @@ type HistoryEntry struct {
 	StartedAt         string
 	PrevHash          string
 	Hash              string
-	Extra             map[string]json.RawMessage
+	// HMAC is the hex HMAC-SHA256 of the entry's canonical form under GEAS_GATE_KEY (see
+	// EntryHMAC); empty when the history is not signed.
+	HMAC  string
+	Extra map[string]json.RawMessage
 }
 
 // historyKeys are HistoryEntry's known keys, in the order MarshalJSON writes them.
 var historyKeys = []string{
 	"kind", "run_id", "verdict", "causes", "retry_budget_before", "retry_budget_after",
-	"head", "inputs_sha256", "started_at", "prev_hash", "hash",
+	"head", "inputs_sha256", "started_at", "prev_hash", "hash", "hmac",
 }
 
 // New returns a record with only its envelope, for a task that has none yet.
@@ -123,13 +128,17 @@ func Parse(file string, data []byte) (*Record, error) {
 	return build(file, members)
 }
 
+// MaxBytes is the largest record.json geas reads; a bigger one is refused before it is parsed.
+const MaxBytes = 64 << 20
+
 // Load reads and parses the record at name (relative to root). A missing file is an error for which
 // errors.Is(err, fs.ErrNotExist) holds.
 func Load(root *os.Root, name string) (*Record, error) {
 	if err := checkName(name); err != nil {
 		return nil, fmt.Errorf("load record: %w", err)
 	}
-	data, err := root.ReadFile(name)
+	// Through ReadLimited: a named pipe or a huge file must not hang or exhaust the reader.
+	data, err := project.ReadLimited(root, name, MaxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("load record: %w", err)
 	}
@@ -486,6 +495,7 @@ func (e *HistoryEntry) UnmarshalJSON(data []byte) error {
 		field(f, "started_at", &v.StartedAt),
 		field(f, "prev_hash", &v.PrevHash),
 		field(f, "hash", &v.Hash),
+		field(f, "hmac", &v.HMAC),
 	); err != nil {
 		return err
 	}
@@ -506,7 +516,7 @@ func (e *HistoryEntry) UnmarshalJSON(data []byte) error {
 }
 
 // MarshalJSON writes the known keys in a fixed order (empty strings and nil values omitted, except
-// the chain links prev_hash and hash), then
+// the chain links prev_hash and hash; hmac follows them when set), then
 // the Extra keys sorted, so the same entry always has the same bytes. Extra keys that shadow a
 // known key are dropped: the typed field is the truth.
 func (e HistoryEntry) MarshalJSON() ([]byte, error) {
@@ -539,6 +549,7 @@ func (e HistoryEntry) MarshalJSON() ([]byte, error) {
 	// The chain links are always written, empty or not: the first entry's prev_hash is "", and an
 	// entry without them could not be told from one whose links were cut.
 	members = append(members, member{"prev_hash", jsonString(e.PrevHash)}, member{"hash", jsonString(e.Hash)})
+	str("hmac", e.HMAC)
 	keys := make([]string, 0, len(e.Extra))
 	for k := range e.Extra {
 		if !slices.Contains(historyKeys, k) {

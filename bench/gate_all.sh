@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# gate_all.sh [TASKS] [N] [DIR]
+#
+# Wall time of `geas gate --all` on a generated mission of TASKS tasks (default 200), with
+# --jobs 1 and --jobs 4: the medians of N runs each (default 5) of `--dry-run` (nothing written, so
+# every run sees the same inputs), then one real run of each on fresh copies of the mission.
+# The mission is the one TestGateAllJobsAgree (cmd/gate_all_test.go) builds: copies of the example
+# artifact_only task t2 (no git, no eval commands), named t000..., cycling through six kinds:
+# pass, fail (a failing review), block (no qa-engineer evidence), error (an invalid regex),
+# drafted (skipped), closure_ready (pass). DIR defaults to a temporary directory.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+ntasks=${1:-200}
+n=${2:-5}
+dir=${3:-$(mktemp -d)}
+
+bin=$(mktemp -d)/geas
+(cd "$here/.." && go build -o "$bin" ./cmd/geas)
+
+mission() { # DEST: write the mission into DEST
+	local dest=$1 src=$here/../testdata/example
+	rm -rf "$dest"
+	mkdir -p "$dest"
+	cp -r "$src/.geas" "$src/docs" "$dest/"
+	local tasks=$dest/.geas/missions/m1/tasks t2=$src/.geas/missions/m1/tasks/t2
+	rm -rf "$tasks"
+	local kinds=(pass fail block error drafted closure)
+	for ((i = 0; i < ntasks; i++)); do
+		local id kind
+		id=$(printf 't%03d' "$i")
+		kind=${kinds[i % ${#kinds[@]}]}
+		mkdir -p "$tasks/$id/evidence"
+		for f in contract.json record.json evidence/qa-engineer.json evidence/technical-writer.json; do
+			sed "s/\"task_id\": \"t2\"/\"task_id\": \"$id\"/" "$t2/$f" >"$tasks/$id/$f"
+		done
+		case $kind in
+		fail) sed -i '0,/"passed": true/s//"passed": false/' "$tasks/$id/evidence/qa-engineer.json" ;;
+		block) rm "$tasks/$id/evidence/qa-engineer.json" ;;
+		error) sed -i 's/"pattern": "--verbose"/"pattern": "("/' "$tasks/$id/contract.json" ;;
+		drafted) sed -i 's/"status": "reviewed"/"status": "drafted"/' "$tasks/$id/contract.json" ;;
+		closure) sed -i 's/"gate_profile": "artifact_only"/"gate_profile": "closure_ready"/' "$tasks/$id/contract.json" ;;
+		esac
+	done
+}
+
+median() {
+	sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+wall_ms() { # CMD...: wall time of one run in ms (the gate's exit code is the mission's outcome, not a failure)
+	local t0 t1
+	t0=$(date +%s%N)
+	"$@" >/dev/null 2>&1 || true
+	t1=$(date +%s%N)
+	echo $(((t1 - t0) / 1000000))
+}
+
+mission "$dir/m"
+"$bin" -C "$dir/m" --format json gate --all --dry-run --jobs 1 | jq -c '.overall | {eligible, counts, skipped: (.skipped | length)}' || true
+echo "$(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $ntasks tasks, median of $n runs"
+for jobs in 1 4; do
+	"$bin" -C "$dir/m" gate --all --dry-run --jobs "$jobs" -q >/dev/null 2>&1 || true # warm-up
+	ms=$(for ((r = 0; r < n; r++)); do wall_ms "$bin" -C "$dir/m" gate --all --dry-run --jobs "$jobs" -q; done | median)
+	printf 'gate --all --dry-run --jobs %d   %6s ms\n' "$jobs" "$ms"
+done
+for jobs in 1 4; do
+	mission "$dir/w$jobs"
+	printf 'gate --all (writes) --jobs %d    %6s ms\n' "$jobs" "$(wall_ms "$bin" -C "$dir/w$jobs" gate --all --jobs "$jobs" -q)"
+done
+# Both real runs recorded the same verdicts.
+for jobs in 1 4; do
+	for f in "$dir/w$jobs"/.geas/missions/m1/tasks/*/record.json; do
+		[[ $f =~ tasks/([^/]+)/ ]] && printf '%s %s\n' "${BASH_REMATCH[1]}" "$(jq -r '.gate_result.verdict // "-"' "$f")"
+	done >"$dir/verdicts.$jobs"
+done
+if cmp -s "$dir/verdicts.1" "$dir/verdicts.4"; then echo "same verdicts with --jobs 1 and --jobs 4"; else
+	echo "verdicts differ:" && diff "$dir/verdicts.1" "$dir/verdicts.4"
+	exit 1
+fi

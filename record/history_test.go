@@ -1,0 +1,128 @@
+package record
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// chained builds a record whose gate_history holds a fail then a pass, chained (and signed when
+// the key is set in the environment).
+func chained(t *testing.T) *Record {
+	t.Helper()
+	r := New("t1", testNow)
+	for _, e := range []HistoryEntry{
+		{Kind: KindGateRun, RunID: "gate-1", Verdict: "fail", Causes: json.RawMessage(`[{"code":"eval_failed","check":"eval","detail":"exit 1"}]`), RetryBudgetBefore: intp(3), RetryBudgetAfter: intp(2)},
+		{Kind: KindGateRun, RunID: "gate-2", Verdict: "pass", Causes: json.RawMessage(`[]`), RetryBudgetBefore: intp(2), RetryBudgetAfter: intp(2)},
+	} {
+		_, err := r.AppendHistory(e, testNow)
+		require.NoError(t, err)
+	}
+	return r
+}
+
+// rechain recomputes every link and hash of h in place, as anyone who can write record.json can;
+// signatures are left as they are.
+func rechain(t *testing.T, h []HistoryEntry) {
+	t.Helper()
+	prev := ""
+	for i := range h {
+		h[i].PrevHash = prev
+		var err error
+		h[i].Hash, err = EntryHash(h[i])
+		require.NoError(t, err)
+		prev = h[i].Hash
+	}
+}
+
+func TestSigningKey(t *testing.T) {
+	t.Setenv(SigningKeyEnv, "")
+	assert.Nil(t, SigningKey())
+	t.Setenv(SigningKeyEnv, "s3cret")
+	assert.Equal(t, []byte("s3cret"), SigningKey())
+}
+
+// TestEntryHashIsKeyIndependent: the hash covers neither hash nor hmac, so signing an entry does
+// not change its hash, and the chain verifies with or without the key.
+func TestEntryHashIsKeyIndependent(t *testing.T) {
+	t.Setenv(SigningKeyEnv, "")
+	plain := chained(t).History()
+	assert.Empty(t, plain[0].HMAC, "no key, no hmac")
+
+	t.Setenv(SigningKeyEnv, "k1")
+	signed := chained(t).History()
+	require.Len(t, signed, 2)
+	for i := range signed {
+		assert.Equal(t, plain[i].Hash, signed[i].Hash, "entry %d", i)
+		assert.Len(t, signed[i].HMAC, 64, "hex HMAC-SHA256")
+		want, err := EntryHMAC(signed[i], []byte("k1"))
+		require.NoError(t, err)
+		assert.Equal(t, want, signed[i].HMAC)
+	}
+	require.NoError(t, VerifyChain(signed))
+	assert.Empty(t, VerifySignatures(signed, []byte("k1")))
+
+	other, err := EntryHMAC(signed[0], []byte("k2"))
+	require.NoError(t, err)
+	assert.NotEqual(t, signed[0].HMAC, other, "the hmac depends on the key")
+}
+
+func TestHMACRoundTrip(t *testing.T) {
+	t.Setenv(SigningKeyEnv, "k1")
+	r := chained(t)
+	b, err := r.Bytes()
+	require.NoError(t, err)
+	again, err := Parse("record.json", b)
+	require.NoError(t, err)
+	assert.Equal(t, r.History(), again.History())
+	assert.Nil(t, again.History()[0].Extra, "hmac is a known key, not an extra one")
+
+	raw, err := json.Marshal(again.History()[0])
+	require.NoError(t, err)
+	assert.Contains(t, string(raw), `"hash":"`+again.History()[0].Hash+`","hmac":"`)
+
+	t.Setenv(SigningKeyEnv, "")
+	raw, err = json.Marshal(chained(t).History()[0])
+	require.NoError(t, err)
+	assert.NotContains(t, string(raw), "hmac", "omitted when empty")
+}
+
+// TestSignedHistoryDetectsAForgedEntry (issue 5): an entry forged and re-chained with correct
+// hashes passes VerifyChain, so without the key it is not detected; with the key its hmac does not
+// verify. An entry edited without re-chaining is caught by the chain, key or no key.
+func TestSignedHistoryDetectsAForgedEntry(t *testing.T) {
+	key := []byte("k1")
+	t.Setenv(SigningKeyEnv, string(key))
+
+	t.Run("forged and re-chained", func(t *testing.T) {
+		h := chained(t).History()
+		h[0].Verdict, h[0].Causes = "pass", json.RawMessage(`[]`)
+		rechain(t, h)
+		require.NoError(t, VerifyChain(h), "the chain alone cannot see it")
+		bad := VerifySignatures(h, key)
+		require.Len(t, bad, 2, "the forged entry, and the next one whose prev_hash changed")
+		assert.Equal(t, 0, bad[0].Index)
+		assert.Equal(t, "gate_history entry 1 gate-1: hmac "+h[0].HMAC[:12]+" does not verify with GEAS_GATE_KEY: forged or re-chained entry", bad[0].Error())
+		assert.Equal(t, 1, bad[1].Index)
+	})
+	t.Run("forged entry appended without hmac", func(t *testing.T) {
+		h := chained(t).History()
+		h = append(h, HistoryEntry{Kind: KindBudgetGrant, RunID: "grant-9", RetryBudgetAfter: intp(99)})
+		rechain(t, h)
+		require.NoError(t, VerifyChain(h))
+		bad := VerifySignatures(h, key)
+		require.Len(t, bad, 1)
+		assert.Equal(t, "gate_history entry 3 grant-9: no hmac, but GEAS_GATE_KEY is set: forged or re-chained entry", bad[0].Error())
+	})
+	t.Run("edited in place", func(t *testing.T) {
+		h := chained(t).History()
+		h[0].Verdict = "pass"
+		var ce *ChainError
+		require.ErrorAs(t, VerifyChain(h), &ce, "detected without the key")
+		assert.Equal(t, 0, ce.Index)
+		assert.Contains(t, ce.Reason, "does not match its content")
+		assert.Len(t, VerifySignatures(h, key), 1, "and with it")
+	})
+}

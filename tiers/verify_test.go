@@ -1,0 +1,318 @@
+package tiers
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/geas-dev/geas/record"
+)
+
+// verify runs VerifyTask on the fixture's task.
+func (f *fixture) verify() *VerifyReport {
+	f.t.Helper()
+	rep, err := VerifyTask(f.t.Context(), f.open(), testMission, testTask, testTaskDir)
+	require.NoError(f.t, err)
+	return rep
+}
+
+// failThenPass gates the fixture's task twice: a fail (the qa-engineer says AC1 does not hold),
+// then, with the evidence fixed, a pass. The history is [gate-1 fail, gate-2 pass].
+func failThenPass(f *fixture) {
+	f.t.Helper()
+	qa := f.read(taskFile("evidence/qa-engineer.json"))
+	f.evidence("qa-engineer.json", func(m map[string]any) {
+		m["criteria_results"] = []any{map[string]any{"criterion": "AC1", "passed": false, "details": "prints nothing"}}
+	})
+	require.Equal(f.t, VerdictFail, f.gate().Verdict)
+	f.write(taskFile("evidence/qa-engineer.json"), string(qa))
+	assertPass(f.t, f.gate())
+	require.Equal(f.t, "verified", f.status())
+}
+
+// history returns the task's gate_history as generic JSON, for hand edits.
+func history(m map[string]any) []any { return m["gate_history"].([]any) }
+
+// rewriteHistory replaces the task's gate_history with the result of fn, re-chaining every entry
+// with correct hashes (as someone who can write record.json, but has no key, can), and points
+// gate_result at the new head. The signature of each entry is whatever fn left.
+func (f *fixture) rewriteHistory(fn func(h []record.HistoryEntry) []record.HistoryEntry) {
+	f.t.Helper()
+	p := f.open()
+	rec, err := record.Load(p.Geas, testTaskDir+"/record.json")
+	require.NoError(f.t, err)
+	hist := fn(rec.History())
+	prev := ""
+	for i := range hist {
+		hist[i].PrevHash = prev
+		hist[i].Hash, err = record.EntryHash(hist[i])
+		require.NoError(f.t, err)
+		prev = hist[i].Hash
+	}
+	raw, _ := rec.GateResult()
+	var gr map[string]any
+	require.NoError(f.t, json.Unmarshal(raw, &gr))
+	gr["hash"] = prev
+	raw, err = json.Marshal(gr)
+	require.NoError(f.t, err)
+	require.NoError(f.t, rec.SetGateSections(raw, hist, testNow))
+	b, err := rec.Bytes()
+	require.NoError(f.t, err)
+	f.write(taskFile("record.json"), string(b))
+}
+
+func TestVerifyTask(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		setup    func(f *fixture)
+		status   VerifyStatus
+		problems []string // substrings, each found in some problem
+		cause    string   // revoked: a cause code of the fresh evaluation
+	}{
+		{name: "a fresh pass is intact", setup: func(f *fixture) { assertPass(f.t, f.gate()) }, status: VerifyIntact},
+		{name: "a pass after a fail is intact", setup: failThenPass, status: VerifyIntact},
+		{name: "a passed task is verified too", setup: func(f *fixture) {
+			assertPass(f.t, f.gate())
+			f.contract(func(m map[string]any) { m["status"] = "passed" })
+		}, status: VerifyIntact},
+		{name: "deleting the review revokes the pass", setup: func(f *fixture) {
+			assertPass(f.t, f.gate())
+			f.remove(taskFile("evidence/qa-engineer.json"))
+		}, status: VerifyRevoked, cause: CauseMissingReview},
+		{name: "an edited history verdict is tampered", setup: func(f *fixture) {
+			failThenPass(f)
+			f.record(func(m map[string]any) { history(m)[0].(map[string]any)["verdict"] = "pass" })
+		}, status: VerifyTampered, problems: []string{"gate_history entry 1 gate-1: hash", "does not match its content"}},
+		{name: "a gate_result set to pass by hand after a fail is tampered", setup: func(f *fixture) {
+			f.evidence("qa-engineer.json", func(m map[string]any) {
+				m["criteria_results"] = []any{map[string]any{"criterion": "AC1", "passed": false, "details": "prints nothing"}}
+			})
+			require.Equal(f.t, VerdictFail, f.gate().Verdict)
+			f.record(func(m map[string]any) { m["gate_result"].(map[string]any)["verdict"] = "pass" })
+			f.contract(func(m map[string]any) { m["status"] = "verified" })
+		}, status: VerifyTampered, problems: []string{
+			`gate_result.verdict "pass" does not match the latest gate run, gate_history entry 1 gate-1 (verdict "fail")`,
+			"task is verified but its latest gate run, gate_history entry 1 gate-1, has verdict fail, not pass",
+		}},
+		{name: "a state moved to verified by hand is tampered", setup: func(f *fixture) {
+			f.evidence("qa-engineer.json", func(m map[string]any) { m["criteria_results"] = []any{} })
+			require.Equal(f.t, VerdictBlock, f.gate().Verdict)
+			f.contract(func(m map[string]any) { m["status"] = "verified" })
+		}, status: VerifyTampered, problems: []string{"has verdict block, not pass"}},
+		{name: "verified without any gate run is tampered", setup: func(f *fixture) {
+			f.contract(func(m map[string]any) { m["status"] = "verified" })
+		}, status: VerifyTampered, problems: []string{"task is verified but gate_history records no gate run"}},
+		{name: "a deleted first entry is tampered", setup: func(f *fixture) {
+			failThenPass(f)
+			f.record(func(m map[string]any) { m["gate_history"] = history(m)[1:] })
+		}, status: VerifyTampered, problems: []string{"gate_history entry 1 gate-2: prev_hash"}},
+		{name: "a deleted last entry is tampered", setup: func(f *fixture) {
+			failThenPass(f)
+			f.record(func(m map[string]any) { m["gate_history"] = history(m)[:1] })
+		}, status: VerifyTampered, problems: []string{"gate_result.hash", "gate_result.run_id \"gate-2\" does not match the latest gate run, gate_history entry 1 gate-1"}},
+		{name: "reordered entries are tampered", setup: func(f *fixture) {
+			failThenPass(f)
+			f.record(func(m map[string]any) {
+				h := history(m)
+				h[0], h[1] = h[1], h[0]
+			})
+		}, status: VerifyTampered, problems: []string{"gate_history entry 1 gate-2: prev_hash"}},
+		{name: "a missing gate_result is tampered", setup: func(f *fixture) {
+			assertPass(f.t, f.gate())
+			f.record(func(m map[string]any) { delete(m, "gate_result") })
+		}, status: VerifyTampered, problems: []string{"no gate_result, but gate_history entry 1 gate-1 is a gate run"}},
+		{name: "tampering wins over a revoked evaluation", setup: func(f *fixture) {
+			failThenPass(f)
+			f.record(func(m map[string]any) { history(m)[0].(map[string]any)["verdict"] = "pass" })
+			f.remove(taskFile("evidence/qa-engineer.json"))
+		}, status: VerifyTampered, problems: []string{"does not match its content"}},
+		{name: "a gate run refused as state_ineligible after the pass does not count against it", setup: func(f *fixture) {
+			assertPass(f.t, f.gate())
+			res := f.gate() // the task is verified now: the gate refuses to judge it again
+			require.Equal(f.t, VerdictError, res.Verdict)
+			require.Equal(f.t, []string{CauseStateIneligible}, causeCodes(res.Causes))
+		}, status: VerifyIntact},
+		{name: "an unreadable contract revokes a recorded pass", setup: func(f *fixture) {
+			assertPass(f.t, f.gate())
+			f.write(taskFile("contract.json"), "{")
+		}, status: VerifyRevoked, cause: CauseContractInvalid},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, true)
+			tc.setup(f)
+			recBefore := f.read(taskFile("record.json"))
+			contractBefore := f.read(taskFile("contract.json"))
+			eventsBefore := f.events()
+
+			rep := f.verify()
+			assert.Equal(t, tc.status, rep.Status, "problems %q, causes %+v", rep.Problems, rep.Causes)
+			assert.Equal(t, testMission, rep.MissionID)
+			assert.Equal(t, testTask, rep.TaskID)
+			require.NotNil(t, rep.Result)
+			assert.True(t, rep.Result.DryRun)
+			assert.True(t, strings.HasPrefix(rep.Result.RunID, "verify-"), rep.Result.RunID)
+			for _, want := range tc.problems {
+				assert.True(t, containsSub(rep.Problems, want), "no problem contains %q: %q", want, rep.Problems)
+			}
+			switch tc.status {
+			case VerifyRevoked:
+				assert.Empty(t, rep.Problems)
+				assert.Contains(t, causeCodes(rep.Causes), tc.cause)
+				assert.False(t, rep.Result.Verdict.IsPass())
+			case VerifyIntact:
+				assert.Empty(t, rep.Problems)
+				assert.Empty(t, rep.Causes)
+				assertPass(t, rep.Result)
+			case VerifyTampered:
+				assert.NotEmpty(t, rep.Problems)
+			}
+			// VerifyTask never writes.
+			assert.Equal(t, string(recBefore), string(f.read(taskFile("record.json"))))
+			assert.Equal(t, string(contractBefore), string(f.read(taskFile("contract.json"))))
+			assert.Equal(t, eventsBefore, f.events())
+		})
+	}
+}
+
+// TestVerifyTaskOnlyAppliesToPassedTasks: a task the gate has not passed has nothing to verify.
+func TestVerifyTaskOnlyAppliesToPassedTasks(t *testing.T) {
+	t.Parallel()
+	for _, state := range []string{"integrated", "reviewed", "escalated", "blocked", "drafted"} {
+		t.Run(state, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, false)
+			f.contract(func(m map[string]any) { m["status"] = state })
+			rep, err := VerifyTask(t.Context(), f.open(), testMission, testTask, testTaskDir)
+			require.ErrorIs(t, err, ErrNotPassed)
+			assert.Nil(t, rep)
+			var np *NotPassedError
+			require.ErrorAs(t, err, &np)
+			assert.Equal(t, state, np.State)
+			assert.Equal(t, "task t1 is "+state+", not verified or passed: nothing to verify", err.Error())
+		})
+	}
+	t.Run("unreadable contract without a recorded pass", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, false)
+		f.write(taskFile("contract.json"), "{")
+		_, err := VerifyTask(t.Context(), f.open(), testMission, testTask, testTaskDir)
+		require.ErrorIs(t, err, ErrNotPassed)
+	})
+}
+
+// TestTheGateCanTakeDoneBackOnVerify (SPEC §2.5) at verify level: a verified task whose required
+// review is deleted is revoked by geas gate verify's evaluation, and intact again once the review
+// is back.
+func TestTheGateCanTakeDoneBackOnVerify(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, true)
+	qa := f.read(taskFile("evidence/qa-engineer.json"))
+	assertPass(t, f.gate())
+	assert.Equal(t, VerifyIntact, f.verify().Status)
+
+	f.remove(taskFile("evidence/qa-engineer.json"))
+	rep := f.verify()
+	assert.Equal(t, VerifyRevoked, rep.Status)
+	assert.Contains(t, causeCodes(rep.Causes), CauseMissingReview)
+	c := rep.Causes[slicesIndex(causeCodes(rep.Causes), CauseMissingReview)]
+	assert.Equal(t, "review:qa-engineer", c.Check)
+	assert.Contains(t, c.Detail, "no evidence file of agent qa-engineer")
+
+	f.write(taskFile("evidence/qa-engineer.json"), string(qa))
+	assert.Equal(t, VerifyIntact, f.verify().Status)
+}
+
+// TestSignedHistoryDetectsForgery (issue 5): with GEAS_GATE_KEY set, an entry edited and re-chained
+// with correct hashes is tampered; without the key only the chain is checked, and such a forgery
+// goes unseen. An entry edited without re-chaining is tampered either way.
+func TestSignedHistoryDetectsForgery(t *testing.T) {
+	// No t.Parallel: the key is in the environment.
+	const key = "test-key-1"
+	setup := func(t *testing.T) *fixture {
+		t.Setenv(record.SigningKeyEnv, key)
+		f := newFixture(t, true)
+		assertPass(t, f.gate())
+		rec, err := record.Load(f.open().Geas, testTaskDir+"/record.json")
+		require.NoError(t, err)
+		h := rec.History()
+		require.Len(t, h, 1)
+		require.NotEmpty(t, h[0].HMAC, "signed when the key is set")
+		require.Empty(t, record.VerifySignatures(h, []byte(key)))
+		return f
+	}
+	raiseBudget := func(h []record.HistoryEntry) []record.HistoryEntry {
+		h[0].RetryBudgetAfter = intp(9)
+		return h
+	}
+
+	t.Run("signed and untouched is intact", func(t *testing.T) {
+		f := setup(t)
+		assert.Equal(t, VerifyIntact, f.verify().Status)
+	})
+	t.Run("re-chained with the stale hmac", func(t *testing.T) {
+		f := setup(t)
+		f.rewriteHistory(raiseBudget)
+		rep := f.verify()
+		assert.Equal(t, VerifyTampered, rep.Status)
+		assert.True(t, containsSub(rep.Problems, "gate_history entry 1 gate-1: hmac"), "%q", rep.Problems)
+		assert.True(t, containsSub(rep.Problems, "does not verify with GEAS_GATE_KEY: forged or re-chained entry"), "%q", rep.Problems)
+
+		t.Setenv(record.SigningKeyEnv, "")
+		assert.Equal(t, VerifyIntact, f.verify().Status, "without the key, a re-chained forgery is not seen")
+	})
+	t.Run("re-chained without hmac", func(t *testing.T) {
+		f := setup(t)
+		f.rewriteHistory(func(h []record.HistoryEntry) []record.HistoryEntry {
+			h = raiseBudget(h)
+			h[0].HMAC = ""
+			return h
+		})
+		rep := f.verify()
+		assert.Equal(t, VerifyTampered, rep.Status)
+		assert.True(t, containsSub(rep.Problems, "no hmac, but GEAS_GATE_KEY is set: forged or re-chained entry"), "%q", rep.Problems)
+
+		t.Setenv(record.SigningKeyEnv, "")
+		assert.Equal(t, VerifyIntact, f.verify().Status)
+	})
+	t.Run("verified with another key", func(t *testing.T) {
+		f := setup(t)
+		t.Setenv(record.SigningKeyEnv, "another-key")
+		rep := f.verify()
+		assert.Equal(t, VerifyTampered, rep.Status)
+		assert.True(t, containsSub(rep.Problems, "does not verify with GEAS_GATE_KEY"), "%q", rep.Problems)
+	})
+	t.Run("edited without re-chaining", func(t *testing.T) {
+		f := setup(t)
+		f.record(func(m map[string]any) { history(m)[0].(map[string]any)["retry_budget_after"] = 9 })
+		for _, k := range []string{key, ""} {
+			t.Setenv(record.SigningKeyEnv, k)
+			rep := f.verify()
+			assert.Equal(t, VerifyTampered, rep.Status, "key %q", k)
+			assert.True(t, containsSub(rep.Problems, "does not match its content"), "key %q: %q", k, rep.Problems)
+		}
+	})
+}
+
+func containsSub(list []string, sub string) bool {
+	for _, s := range list {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func slicesIndex(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
