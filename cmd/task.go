@@ -63,36 +63,9 @@ func runTaskShow(g *globalOptions, o taskShowOptions) error {
 		return err
 	}
 	defer t.Close()
-	c, err := contract.Load(t.p.Geas, t.dir+"/contract.json")
+	st, err := loadTaskStatus(t)
 	if err != nil {
 		return err
-	}
-	st := taskStatus{
-		MissionID: t.mission, TaskID: t.task, Title: c.Title, Status: c.Status,
-		GateProfile: c.GateProfile, RiskLevel: c.RiskLevel, RetryBudget: c.RetryBudget,
-		BudgetLeft: c.RetryBudget, RecordSections: []string{}, Evidence: []string{},
-	}
-	rec, err := record.Load(t.p.Geas, t.dir+"/record.json")
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return err
-	default:
-		st.BudgetLeft = record.BudgetLeft(c.RetryBudget, rec)
-		st.ConsecutiveErrors, st.ConsecutiveErrorCause = record.ConsecutiveErrors(rec)
-		st.LastVerdict = record.LastVerdict(rec)
-		st.GateRuns = len(rec.History())
-		st.RecordSections = rec.Sections()
-	}
-	ok, bad, err := evidence.LoadAll(t.p.Geas, t.dir+"/evidence", 0)
-	if err != nil {
-		return err
-	}
-	for _, e := range ok {
-		st.Evidence = append(st.Evidence, e.Name)
-	}
-	for _, e := range bad {
-		st.InvalidEvidence = append(st.InvalidEvidence, e.Error())
 	}
 	return g.output(st, func(w io.Writer) {
 		fmt.Fprintf(w, "task %s (mission %s): %s\n", st.TaskID, st.MissionID, st.Title)
@@ -113,6 +86,43 @@ func runTaskShow(g *globalOptions, o taskShowOptions) error {
 			fmt.Fprintf(w, "  invalid:      %s\n", e)
 		}
 	})
+}
+
+// loadTaskStatus reads what geas task show prints (and the MCP tool geas_task_status returns)
+// for an opened task. It only reads.
+func loadTaskStatus(t *taskRef) (taskStatus, error) {
+	c, err := contract.Load(t.p.Geas, t.dir+"/contract.json")
+	if err != nil {
+		return taskStatus{}, err
+	}
+	st := taskStatus{
+		MissionID: t.mission, TaskID: t.task, Title: c.Title, Status: c.Status,
+		GateProfile: c.GateProfile, RiskLevel: c.RiskLevel, RetryBudget: c.RetryBudget,
+		BudgetLeft: c.RetryBudget, RecordSections: []string{}, Evidence: []string{},
+	}
+	rec, err := record.Load(t.p.Geas, t.dir+"/record.json")
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return taskStatus{}, err
+	default:
+		st.BudgetLeft = record.BudgetLeft(c.RetryBudget, rec)
+		st.ConsecutiveErrors, st.ConsecutiveErrorCause = record.ConsecutiveErrors(rec)
+		st.LastVerdict = record.LastVerdict(rec)
+		st.GateRuns = len(rec.History())
+		st.RecordSections = rec.Sections()
+	}
+	ok, bad, err := evidence.LoadAll(t.p.Geas, t.dir+"/evidence", 0)
+	if err != nil {
+		return taskStatus{}, err
+	}
+	for _, e := range ok {
+		st.Evidence = append(st.Evidence, e.Name)
+	}
+	for _, e := range bad {
+		st.InvalidEvidence = append(st.InvalidEvidence, e.Error())
+	}
+	return st, nil
 }
 
 func orNone(s []string) string {
