@@ -1,8 +1,106 @@
 package cmd
 
-import "github.com/geas-dev/geas/tiers"
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/geas-dev/geas/tiers"
+)
 
 // progress returns the live progress reporter for eval commands on stderr, or nil when quiet.
+// On a terminal each process's output streams under its header line; otherwise (CI logs, a fix
+// loop capturing stderr) only the header and finish lines are written, so stderr stays short.
+// stdout is never touched: it holds the report (the JSON document with --format json).
 func (g *globalOptions) progress(quiet bool) tiers.Progress {
-	return nil
+	if quiet {
+		return nil
+	}
+	return newProgress(g.stderr, isTerminal(g.stderr), time.Now)
+}
+
+// isTerminal reports whether w is a terminal (a file whose descriptor answers TCGETS).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// progressWriter writes the header and finish line of each process, and on a terminal its output
+// in between. Start and Finish run on the gate's goroutine and Write on the process's output
+// goroutine, so every method takes the lock; a write error is dropped (progress never fails a run).
+type progressWriter struct {
+	mu      sync.Mutex
+	w       io.Writer
+	stream  bool             // copy process output (a terminal)
+	now     func() time.Time // the clock, fixed in tests
+	begin   time.Time        // when the reporter was made: the gate run's start
+	midLine bool             // the streamed output did not end with a newline
+}
+
+func newProgress(w io.Writer, stream bool, now func() time.Time) *progressWriter {
+	return &progressWriter{w: w, stream: stream, now: now, begin: now()}
+}
+
+// Start writes the header: the command and the time elapsed since the run began.
+func (p *progressWriter) Start(label string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.midLine = false
+	fmt.Fprintf(p.w, "▶ eval: %s  [+%s]\n", label, progressDuration(p.now().Sub(p.begin)))
+}
+
+// Write streams output on a terminal and drops it otherwise.
+func (p *progressWriter) Write(b []byte) (int, error) {
+	if !p.stream || len(b) == 0 {
+		return len(b), nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, _ = p.w.Write(b)
+	p.midLine = b[len(b)-1] != '\n'
+	return len(b), nil
+}
+
+// Finish writes the finish line: exit code (or why there is none) and duration.
+func (p *progressWriter) Finish(run tiers.EvalRun) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.midLine {
+		fmt.Fprintln(p.w)
+		p.midLine = false
+	}
+	d := progressDuration(time.Duration(run.DurationMS) * time.Millisecond)
+	mark := "✘"
+	if run.Status == tiers.StatusPass {
+		mark = "✔"
+	}
+	switch {
+	case run.TimedOut:
+		fmt.Fprintf(p.w, "%s timed out after %s\n", mark, d)
+	case run.ExitCode != nil:
+		fmt.Fprintf(p.w, "%s exit %d in %s\n", mark, *run.ExitCode, d)
+	case run.Error != "":
+		fmt.Fprintf(p.w, "%s %s (after %s)\n", mark, run.Error, d)
+	default:
+		fmt.Fprintf(p.w, "%s %s in %s\n", mark, run.Status, d)
+	}
+}
+
+// progressDuration is short and stable: 350ms, 1.2s, 2m3s.
+func progressDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < 59950*time.Millisecond: // rounds to at most 59.9s
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return d.Round(time.Second).String()
 }

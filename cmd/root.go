@@ -117,6 +117,9 @@ itself, and answers pass, fail, block or error. The companion commands read and 
 		newDecisionCmd(g),
 		newSchemaCmd(g),
 		newValidateCmd(g),
+		newDemoCmd(g),
+		newMCPCmd(g),
+		newHookCmd(g),
 	)
 	return root
 }
