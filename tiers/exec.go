@@ -39,6 +39,9 @@ const (
 	procReadBuf = 32 << 10
 	// logBuf is the size of the buffer in front of the log file.
 	logBuf = 64 << 10
+	// maxLogBytes caps a log file: a command that prints forever must not fill the disk. The
+	// output's byte count, SHA-256 and tail still cover everything it printed.
+	maxLogBytes = 64 << 20
 )
 
 // errInterrupted is the EvalRun.Error of a run whose parent context was cancelled (SIGINT/SIGTERM of
@@ -273,6 +276,7 @@ type procSink struct {
 	logFile  *os.File
 	log      *bufio.Writer
 	logErr   error
+	logged   int64 // bytes written to the log
 	progress Progress
 }
 
@@ -316,9 +320,17 @@ func (s *procSink) Write(p []byte) (int, error) {
 	if s.progress != nil {
 		_, _ = s.progress.Write(p)
 	}
-	if s.log != nil && s.logErr == nil {
-		if _, err := s.log.Write(p); err != nil {
+	if s.log != nil && s.logErr == nil && s.logged < maxLogBytes {
+		chunk := p
+		if room := maxLogBytes - s.logged; int64(len(chunk)) > room {
+			chunk = chunk[:room]
+		}
+		if _, err := s.log.Write(chunk); err != nil {
 			s.logErr = fmt.Errorf("write log %s: %w", s.logPath, err)
+		}
+		s.logged += int64(len(chunk))
+		if s.logged >= maxLogBytes && s.logErr == nil {
+			fmt.Fprintf(s.log, "\n[geas: log truncated after %d bytes; output_bytes, output_sha256 and output_tail cover all of the output]\n", maxLogBytes)
 		}
 	}
 	return len(p), nil
