@@ -27,7 +27,7 @@ func WriteText(w io.Writer, res *Result) {
 			continue
 		}
 		fmt.Fprintf(w, "  %-5s %s: %s\n", strings.ToUpper(string(c.Status)), c.Name, c.Text)
-		fmt.Fprintf(w, "        %s\n", c.Evidence)
+		fmt.Fprintf(w, "        %s\n", terminalSafe(c.Evidence))
 	}
 	verdict := strings.ToUpper(string(res.Verdict))
 	if len(res.Causes) > 0 {
@@ -67,7 +67,7 @@ func nextActionText(res *Result) string {
 	case NextProceed:
 		return "proceed: the task is verified"
 	case NextFix:
-		return fmt.Sprintf("fix: address the causes above and run the gate again (%d retries left)", res.RetryBudgetAfter)
+		return fmt.Sprintf("fix: address the causes above and run the gate again (%s left)", plural(res.RetryBudgetAfter, "retry", "retries"))
 	case NextEscalate:
 		return "escalate: the retry budget is spent; an authority decides (see the pending decision)"
 	case NextResolveBlock:
@@ -76,4 +76,23 @@ func nextActionText(res *Result) string {
 		return "investigate_error: the gate could not decide; fix the cause, then run it again (no retry spent)"
 	}
 	return res.NextAction
+}
+
+// terminalSafe keeps evidence on one line and drops control characters, so text that came from a
+// command's output cannot break the report's layout or send escape sequences to the terminal.
+func terminalSafe(s string) string {
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", " | ")
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
