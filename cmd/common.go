@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,6 +37,7 @@ type taskRef struct {
 	mission string
 	task    string
 	dir     string // task directory relative to .geas
+	lock    *record.Lock
 }
 
 // openTask validates the ids, resolves the mission, and checks that the task exists.
@@ -68,7 +70,28 @@ func (g *globalOptions) openTask(missionFlag, task string) (*taskRef, error) {
 	return &taskRef{p: p, mission: mission, task: task, dir: dir}, nil
 }
 
-func (t *taskRef) Close() error { return t.p.Close() }
+// Close releases the task's lock, if it holds one, and the project.
+func (t *taskRef) Close() error {
+	var err error
+	if t.lock != nil {
+		err = t.lock.Unlock()
+	}
+	return errors.Join(err, t.p.Close())
+}
+
+// openLockedTask is openTask plus the task's exclusive lock, held until Close: every
+// read-modify-write of a task happens under it.
+func (g *globalOptions) openLockedTask(ctx context.Context, missionFlag, task string) (*taskRef, error) {
+	t, err := g.openTask(missionFlag, task)
+	if err != nil {
+		return nil, err
+	}
+	if t.lock, err = record.LockTask(ctx, t.p.Geas, t.dir); err != nil {
+		t.Close()
+		return nil, err
+	}
+	return t, nil
+}
 
 // loadRecord reads the task's record.json, or starts a new one when the task has none yet. It
 // returns the record's name relative to .geas.

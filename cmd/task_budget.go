@@ -62,16 +62,11 @@ func runTaskBudgetGrant(c *cobra.Command, g *globalOptions, o taskBudgetGrantOpt
 	if t := evidence.AgentType(o.by, evidence.GeasAgentTypes); !slices.Contains(authorities, t) {
 		return fmt.Errorf("%s may not grant retries: only %s can", o.by, strings.Join(authorities, ", "))
 	}
-	t, err := g.openTask(o.mission, o.task)
+	t, err := g.openLockedTask(c.Context(), o.mission, o.task)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
-	lock, err := record.LockTask(c.Context(), t.p.Geas, t.dir)
-	if err != nil {
-		return err
-	}
-	defer lock.Unlock()
 	k, err := contract.Load(t.p.Geas, t.dir+"/contract.json")
 	if err != nil {
 		return err

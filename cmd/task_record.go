@@ -42,16 +42,11 @@ func runTaskRecordAdd(c *cobra.Command, g *globalOptions, o taskRecordAddOptions
 	if err != nil {
 		return err
 	}
-	t, err := g.openTask(o.mission, o.task)
+	t, err := g.openLockedTask(c.Context(), o.mission, o.task)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
-	lock, err := record.LockTask(c.Context(), t.p.Geas, t.dir)
-	if err != nil {
-		return err
-	}
-	defer lock.Unlock()
 	now := time.Now()
 	name, rec, err := t.loadRecord(now)
 	if err != nil {

@@ -55,16 +55,11 @@ func runTaskTransition(c *cobra.Command, g *globalOptions, o taskTransitionOptio
 	if err != nil {
 		return &usageError{err: err}
 	}
-	t, err := g.openTask(o.mission, o.task)
+	t, err := g.openLockedTask(c.Context(), o.mission, o.task)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
-	lock, err := record.LockTask(c.Context(), t.p.Geas, t.dir)
-	if err != nil {
-		return err
-	}
-	defer lock.Unlock()
 	name := t.dir + "/contract.json"
 	k, err := contract.Load(t.p.Geas, name)
 	if err != nil {
