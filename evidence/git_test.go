@@ -5,11 +5,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -455,47 +453,8 @@ func TestIsAncestorShallowClone(t *testing.T) {
 func TestIsAncestorRandomHistory(t *testing.T) {
 	t.Parallel()
 	r := newGitRepo(t)
-	rng := rand.New(rand.NewPCG(1, 2))
 	const n = 80
-	parents := make([][]int, n)
-	var stream bytes.Buffer
-	for i := range n {
-		if i > 0 && rng.IntN(10) > 0 { // one commit in ten (and the first) is a root
-			for range 1 + rng.IntN(3) {
-				if p := rng.IntN(i); !slices.Contains(parents[i], p) {
-					parents[i] = append(parents[i], p)
-				}
-			}
-		}
-		fmt.Fprintf(&stream, "commit refs/heads/b%d\nmark :%d\ncommitter F <f@example.com> %d +0000\ndata <<EOT\nc%d\nEOT\n",
-			i, i+1, fixtureEpoch+rng.Int64N(1000000), i)
-		for k, p := range parents[i] {
-			fmt.Fprintf(&stream, "%s :%d\n", map[bool]string{true: "from", false: "merge"}[k == 0], p+1)
-		}
-		fmt.Fprintf(&stream, "\n")
-	}
-	for i := range n {
-		fmt.Fprintf(&stream, "get-mark :%d\n", i+1)
-	}
-	cmd := r.cmd("", stream.Bytes(), "-c", "fastimport.unpackLimit=0", "fast-import", "--quiet")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	require.NoError(t, err, "%s", stderr.String())
-	sha := strings.Fields(string(out))
-	require.Len(t, sha, n)
-
-	// ancestors[i][j]: commit j is reachable from commit i (parents always come first).
-	ancestors := make([][]bool, n)
-	for i := range n {
-		ancestors[i] = make([]bool, n)
-		ancestors[i][i] = true
-		for _, p := range parents[i] {
-			for j := range n {
-				ancestors[i][j] = ancestors[i][j] || ancestors[p][j]
-			}
-		}
-	}
+	sha, ancestors := randomHistory(t, r, 1, n, 0) // ancestors[i][j]: commit j is reachable from commit i
 	repo := r.open()
 	checkedWithGit := 0
 	for head := range n {
