@@ -67,6 +67,10 @@ type Repo struct {
 
 	graphOpened bool
 	graph       commitgraph.Index // nil without a commit-graph
+
+	// diffs memoizes tree diffs without rename detection by [base, head]: the gate asks for the
+	// changed files and for the added lines of the same pair, and the tree walk is most of both.
+	diffs map[[2]string]object.Changes
 }
 
 // OpenRepo opens the repository that holds dir: dir itself, or the nearest parent with a .git
@@ -529,6 +533,30 @@ func (r *Repo) ChangedFiles(base, head string) ([]string, error) {
 
 // diffTrees compares the trees of two commits given as full SHAs.
 func (r *Repo) diffTrees(base, head string, opts *object.DiffTreeOptions) (object.Changes, error) {
+	key := [2]string{base, head}
+	changes, ok := r.diffs[key]
+	if !ok {
+		var err error
+		if changes, err = r.diffTreesUncached(base, head); err != nil {
+			return nil, err
+		}
+		if r.diffs == nil {
+			r.diffs = map[[2]string]object.Changes{}
+		}
+		r.diffs[key] = changes
+	}
+	if opts != nil && opts.DetectRenames {
+		// DiffTreeWithOptions does exactly this after the tree diff.
+		renamed, err := object.DetectRenames(slices.Clone(changes), opts)
+		if err != nil {
+			return nil, fmt.Errorf("detect renames %s..%s: %w", base, head, err)
+		}
+		return renamed, nil
+	}
+	return slices.Clone(changes), nil
+}
+
+func (r *Repo) diffTreesUncached(base, head string) (object.Changes, error) {
 	trees := make([]*object.Tree, 2)
 	for i, arg := range [2][2]string{{"base", base}, {"head", head}} {
 		h, err := r.commitHash(arg[0], arg[1])
@@ -543,7 +571,7 @@ func (r *Repo) diffTrees(base, head string, opts *object.DiffTreeOptions) (objec
 			return nil, fmt.Errorf("read tree of %s: %w", h, err)
 		}
 	}
-	changes, err := object.DiffTreeWithOptions(context.Background(), trees[0], trees[1], opts)
+	changes, err := object.DiffTreeWithOptions(context.Background(), trees[0], trees[1], nil)
 	if err != nil {
 		return nil, fmt.Errorf("diff %s..%s: %w", base, head, err)
 	}
