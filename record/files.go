@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -73,7 +74,35 @@ func writeFile(root *os.Root, name string, data []byte, perm os.FileMode, replac
 	if err := syncDir(root, dir); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
+	removeStaleTemps(root, dir, base, time.Now())
 	return nil
+}
+
+// staleTempAge is how old a temporary file must be before a later write of the same file removes
+// it: far longer than any write takes, so only the leftovers of a killed writer go.
+const staleTempAge = 10 * time.Minute
+
+// removeStaleTemps deletes the temporary files a writer killed mid-write left next to base (SIGKILL
+// between create and rename). It is best effort: a failure leaves a harmless file.
+func removeStaleTemps(root *os.Root, dir, base string, now time.Time) {
+	d, err := root.Open(dir)
+	if err != nil {
+		return
+	}
+	entries, err := d.ReadDir(-1)
+	d.Close()
+	if err != nil {
+		return
+	}
+	prefix := "." + base + ".tmp-"
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > staleTempAge {
+			_ = root.Remove(path.Join(dir, e.Name()))
+		}
+	}
 }
 
 // checkName refuses names that cannot denote a file inside the root before os.Root gets to see

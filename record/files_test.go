@@ -307,3 +307,27 @@ func TestTimestamp(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteFileAtomicRemovesStaleTemps: a writer killed between creating its temporary file and
+// renaming it leaves the file behind; a later write of the same file removes it once it is old,
+// and leaves a fresh one (a writer that may still be running) alone.
+func TestWriteFileAtomicRemovesStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	root, err := os.OpenRoot(dir)
+	require.NoError(t, err)
+	defer root.Close()
+	stale := filepath.Join(dir, ".record.json.tmp-0badf00d")
+	fresh := filepath.Join(dir, ".record.json.tmp-0000f00d")
+	other := filepath.Join(dir, ".contract.json.tmp-0badf00d")
+	for _, p := range []string{stale, fresh, other} {
+		require.NoError(t, os.WriteFile(p, []byte("partial"), 0o644))
+	}
+	old := time.Now().Add(-time.Hour)
+	require.NoError(t, os.Chtimes(stale, old, old))
+	require.NoError(t, os.Chtimes(other, old, old))
+
+	require.NoError(t, WriteFileAtomic(root, "record.json", []byte("{}\n"), 0o644))
+	assert.NoFileExists(t, stale)
+	assert.FileExists(t, fresh)
+	assert.FileExists(t, other, "only the temporary files of the file written are touched")
+}
