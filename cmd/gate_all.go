@@ -148,7 +148,7 @@ func gateTasks(ctx context.Context, tasks []*taskRef, jobs int, dryRun bool, pro
 	for range min(jobs, len(tasks)) {
 		wg.Go(func() {
 			for i := range next {
-				res, err := gateTask(ctx, tasks[i], dryRun, progress)
+				res, err := gateTask(ctx, tasks[i], dryRun, labeled(progress, tasks[i].task))
 				if err != nil {
 					res = runFailed(tasks[i], err)
 				}

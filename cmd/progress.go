@@ -104,3 +104,19 @@ func progressDuration(d time.Duration) string {
 	}
 	return d.Round(time.Second).String()
 }
+
+// taskLabeled names the task in each header line, for a run over several tasks.
+type taskLabeled struct {
+	tiers.Progress
+	task string
+}
+
+func (p taskLabeled) Start(label string) { p.Progress.Start(p.task + ": " + label) }
+
+// labeled wraps progress so its headers name the task; nil stays nil (no progress).
+func labeled(progress tiers.Progress, task string) tiers.Progress {
+	if progress == nil {
+		return nil
+	}
+	return taskLabeled{Progress: progress, task: task}
+}

@@ -128,3 +128,13 @@ func TestProgressDuration(t *testing.T) {
 		assert.Equal(t, want, progressDuration(d), "%v", d)
 	}
 }
+
+// TestProgressNamesTheTaskInMultiTaskRuns: with geas gate --all, each header names its task.
+func TestProgressNamesTheTaskInMultiTaskRuns(t *testing.T) {
+	var buf bytes.Buffer
+	p := labeled(newProgress(&buf, false, fakeClock(250*time.Millisecond)), "t7")
+	p.Start("go test ./...")
+	p.Finish(tiers.EvalRun{Command: "go test ./...", Status: tiers.StatusPass, ExitCode: new(int)})
+	assert.Contains(t, buf.String(), "t7: go test ./...")
+	assert.Nil(t, labeled(nil, "t7"), "no progress stays no progress")
+}
