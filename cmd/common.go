@@ -40,6 +40,26 @@ type taskRef struct {
 	lock    *record.Lock
 }
 
+// openMission validates a --mission value, opens the project, and resolves the mission (the flag,
+// else run.json's). The caller closes the project.
+func (g *globalOptions) openMission(missionFlag string) (*project.Project, string, error) {
+	if missionFlag != "" {
+		if err := project.ValidateID("mission", missionFlag); err != nil {
+			return nil, "", err
+		}
+	}
+	p, err := g.openProject()
+	if err != nil {
+		return nil, "", err
+	}
+	mission, err := p.Mission(missionFlag)
+	if err != nil {
+		p.Close()
+		return nil, "", err
+	}
+	return p, mission, nil
+}
+
 // openTask validates the ids, resolves the mission, and checks that the task exists.
 func (g *globalOptions) openTask(missionFlag, task string) (*taskRef, error) {
 	if task == "" {
@@ -48,18 +68,8 @@ func (g *globalOptions) openTask(missionFlag, task string) (*taskRef, error) {
 	if err := project.ValidateID("task", task); err != nil {
 		return nil, err
 	}
-	if missionFlag != "" {
-		if err := project.ValidateID("mission", missionFlag); err != nil {
-			return nil, err
-		}
-	}
-	p, err := g.openProject()
+	p, mission, err := g.openMission(missionFlag)
 	if err != nil {
-		return nil, err
-	}
-	mission, err := p.Mission(missionFlag)
-	if err != nil {
-		p.Close()
 		return nil, err
 	}
 	dir, err := p.Task(mission, task)

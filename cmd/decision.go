@@ -57,15 +57,11 @@ func runDecisionWrite(g *globalOptions, o decisionWriteOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := g.openProject()
+	p, mission, err := g.openMission(o.mission)
 	if err != nil {
 		return err
 	}
 	defer p.Close()
-	mission, err := p.Mission(o.mission)
-	if err != nil {
-		return err
-	}
 	now := time.Now()
 	defaults := map[string]any{
 		"version":       "1.0",

@@ -49,20 +49,11 @@ func runGateAll(c *cobra.Command, g *globalOptions, o gateOptions) error {
 	case c.Flags().Changed("min-pass-rate") && !(o.minPassRate > 0 && o.minPassRate <= 1):
 		return usagef("--min-pass-rate must be in (0, 1], not %v", o.minPassRate)
 	}
-	if o.mission != "" {
-		if err := project.ValidateID("mission", o.mission); err != nil {
-			return err
-		}
-	}
-	p, err := g.openProject()
+	p, mission, err := g.openMission(o.mission)
 	if err != nil {
 		return err
 	}
 	defer p.Close()
-	mission, err := p.Mission(o.mission)
-	if err != nil {
-		return err
-	}
 	ids, err := missionTasks(p, mission)
 	if err != nil {
 		return err

@@ -90,11 +90,6 @@ func runGateVerify(ctx context.Context, g *globalOptions, o gateVerifyOptions) e
 	case !o.all && o.task == "":
 		return usagef("--task or --all is required")
 	}
-	if o.mission != "" {
-		if err := project.ValidateID("mission", o.mission); err != nil {
-			return err
-		}
-	}
 	var ids []string
 	if o.task != "" {
 		if err := project.ValidateID("task", o.task); err != nil {
@@ -102,15 +97,11 @@ func runGateVerify(ctx context.Context, g *globalOptions, o gateVerifyOptions) e
 		}
 		ids = []string{o.task}
 	}
-	p, err := g.openProject()
+	p, mission, err := g.openMission(o.mission)
 	if err != nil {
 		return err
 	}
 	defer p.Close()
-	mission, err := p.Mission(o.mission)
-	if err != nil {
-		return err
-	}
 	if o.all {
 		if ids, err = missionTasks(p, mission); err != nil {
 			return err
@@ -241,11 +232,7 @@ func applyRevocation(p *project.Project, dir string, rep *tiers.VerifyReport, no
 	if err != nil {
 		return nil, err
 	}
-	b, err := rec.Bytes()
-	if err != nil {
-		return nil, err
-	}
-	if err := record.WriteFileAtomic(p.Geas, recName, b, 0o644); err != nil {
+	if err := rec.Write(p.Geas, recName); err != nil {
 		return nil, fmt.Errorf("write record.json: %w", err)
 	}
 	applied.Recorded, applied.Hash = true, entry.Hash

@@ -167,19 +167,11 @@ func (g *globalOptions) mcpVerify(ctx context.Context, in mcpVerifyArgs) (*mcp.C
 		}
 		p, out.MissionID, tasks = t.p, t.mission, []string{t.task}
 	} else {
-		if in.Mission != "" {
-			if err := project.ValidateID("mission", in.Mission); err != nil {
-				return nil, nil, err
-			}
-		}
 		var err error
-		if p, err = g.openProject(); err != nil {
+		if p, out.MissionID, err = g.openMission(in.Mission); err != nil {
 			return nil, nil, err
 		}
-		if out.MissionID, err = p.Mission(in.Mission); err == nil {
-			tasks, err = p.Tasks(out.MissionID)
-		}
-		if err != nil {
+		if tasks, err = p.Tasks(out.MissionID); err != nil {
 			p.Close()
 			return nil, nil, err
 		}

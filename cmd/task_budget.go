@@ -86,11 +86,7 @@ func runTaskBudgetGrant(c *cobra.Command, g *globalOptions, o taskBudgetGrantOpt
 	if err != nil {
 		return err
 	}
-	b, err := rec.Bytes()
-	if err != nil {
-		return err
-	}
-	if err := record.WriteFileAtomic(t.p.Geas, name, b, 0o644); err != nil {
+	if err := rec.Write(t.p.Geas, name); err != nil {
 		return err
 	}
 	data := fmt.Appendf(nil, `{"by":%s,"retries":%d,"retry_budget_before":%d,"retry_budget_after":%d,"reason":%s}`, jsonString(o.by), o.retries, before, after, jsonString(o.reason))

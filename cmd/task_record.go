@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-
-	"github.com/geas-dev/geas/record"
 )
 
 type taskRecordAddOptions struct {
@@ -58,11 +56,7 @@ func runTaskRecordAdd(c *cobra.Command, g *globalOptions, o taskRecordAddOptions
 	if err := rec.SetSection(o.section, payload, now); err != nil {
 		return err
 	}
-	b, err := rec.Bytes()
-	if err != nil {
-		return err
-	}
-	if err := record.WriteFileAtomic(t.p.Geas, name, b, 0o644); err != nil {
+	if err := rec.Write(t.p.Geas, name); err != nil {
 		return err
 	}
 	out := map[string]string{"mission_id": t.mission, "task_id": t.task, "section": o.section, "record": ".geas/" + name}

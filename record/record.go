@@ -128,6 +128,15 @@ func Parse(file string, data []byte) (*Record, error) {
 	return build(file, members)
 }
 
+// Write writes the record to name under root with WriteFileAtomic. Callers hold the task's lock.
+func (r *Record) Write(root *os.Root, name string) error {
+	b, err := r.Bytes()
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(root, name, b, 0o644)
+}
+
 // MaxBytes is the largest record.json geas reads; a bigger one is refused before it is parsed.
 const MaxBytes = 64 << 20
 

@@ -31,11 +31,7 @@ func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
 		if err := in.Record.SetGateSections(raw, append(in.Record.History(), entry), now); err != nil {
 			return fmt.Errorf("record the gate result: %w", err)
 		}
-		b, err := in.Record.Bytes()
-		if err != nil {
-			return err
-		}
-		if err := record.WriteFileAtomic(in.Geas, in.TaskDir+"/record.json", b, 0o644); err != nil {
+		if err := in.Record.Write(in.Geas, in.TaskDir+"/record.json"); err != nil {
 			return fmt.Errorf("write record.json: %w", err)
 		}
 	} else {
