@@ -22,17 +22,8 @@ import (
 func gitProject(t *testing.T) string {
 	t.Helper()
 	dir := copyExample(t)
-	require.NoError(t, os.MkdirAll(filepath.Join(dir, "greeter"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "greeter", "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte("# greeter\n\nRun with --verbose.\n"), 0o644))
-	for _, a := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "greeter"}} {
-		cmd := exec.Command("git", a...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "HOME="+dir, "GIT_CONFIG_NOSYSTEM=1",
-			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@geas.invalid", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@geas.invalid")
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "git %v: %s", a, out)
-	}
+	require.NoError(t, commitGreeter(dir, []string{"HOME=" + dir, "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@geas.invalid", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@geas.invalid"}))
 	return dir
 }
 

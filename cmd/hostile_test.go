@@ -94,7 +94,7 @@ func runHostileCase(t *testing.T, base, file string) {
 	ar, err := txtar.ParseFile(file)
 	require.NoError(t, err)
 	dir := t.TempDir()
-	copyTree(t, base, dir)
+	require.NoError(t, copyTree(base, dir))
 	const task = ".geas/missions/m1/tasks/t1"
 	expand := func(s string) string {
 		return strings.NewReplacer("$T", task, "$DIR", dir).Replace(s)
@@ -346,30 +346,4 @@ func mergeJSON(t *testing.T, p, patch string) {
 	b, err = json.MarshalIndent(doc, "", "  ")
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(p, b, 0o644))
-}
-
-// copyTree copies the regular files, directories and symlinks of src to dst.
-func copyTree(t *testing.T, src, dst string) {
-	require.NoError(t, filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(target, 0o755)
-		case d.Type()&os.ModeSymlink != 0:
-			l, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(l, target)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	}))
 }

@@ -81,32 +81,32 @@ func cmdMkproject(ts *testscript.TestScript, neg bool, args []string) {
 		if !withGit {
 			return
 		}
-		dir := ts.MkAbs(dst)
-		ts.Check(os.MkdirAll(filepath.Join(dir, "greeter"), 0o755))
-		ts.Check(os.WriteFile(filepath.Join(dir, "greeter", "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644))
-		ts.Check(os.WriteFile(filepath.Join(dir, "README.md"), []byte("# greeter\n\nRun with --verbose to print the configuration.\n"), 0o644))
-		for _, a := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "greeter"}} {
-			cmd := exec.Command("git", a...)
-			cmd.Dir = dir
-			cmd.Env = os.Environ()
-			for _, kv := range []string{"HOME", "GIT_CONFIG_NOSYSTEM", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"} {
-				cmd.Env = append(cmd.Env, kv+"="+ts.Getenv(kv))
-			}
-			if out, err := cmd.CombinedOutput(); err != nil {
-				ts.Fatalf("git %v: %v\n%s", a, err, out)
-			}
+		var env []string
+		for _, kv := range []string{"HOME", "GIT_CONFIG_NOSYSTEM", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"} {
+			env = append(env, kv+"="+ts.Getenv(kv))
 		}
+		ts.Check(commitGreeter(ts.MkAbs(dst), env))
 	}()
-	dst = ts.MkAbs(dst)
-	src := ts.Getenv("GEAS_EXAMPLE")
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+	ts.Check(copyTree(ts.Getenv("GEAS_EXAMPLE"), ts.MkAbs(dst)))
+}
+
+// copyTree copies the files below src to dst; symlinks are copied as links.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		rel, _ := filepath.Rel(src, p)
 		target := filepath.Join(dst, rel)
-		if d.IsDir() {
+		switch {
+		case d.IsDir():
 			return os.MkdirAll(target, 0o755)
+		case d.Type()&os.ModeSymlink != 0:
+			l, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(l, target)
 		}
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -114,7 +114,29 @@ func cmdMkproject(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		return os.WriteFile(target, b, 0o644)
 	})
-	ts.Check(err)
+}
+
+// commitGreeter writes the greeter sources the example task t1 describes and commits the whole
+// project to a new git repository on branch main; env adds the git identity (and dates).
+func commitGreeter(dir string, env []string) error {
+	if err := os.MkdirAll(filepath.Join(dir, "greeter"), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "greeter", "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# greeter\n\nRun with --verbose to print the configuration.\n"), 0o644); err != nil {
+		return err
+	}
+	for _, a := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "greeter"}} {
+		cmd := exec.Command("git", a...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), env...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %v: %v\n%s", a, err, out)
+		}
+	}
+	return nil
 }
 
 // cmdJSONQ prints the JSON value at a JSON pointer of FILE (or of the last stdout when FILE is
