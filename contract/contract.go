@@ -54,14 +54,17 @@ type Contract struct {
 	AcceptanceCriteria []Criterion   `json:"acceptance_criteria"`
 	EvalCommands       []EvalCommand `json:"-"`
 	EvalTimeout        time.Duration `json:"-"` // eval_timeout, or DefaultEvalTimeout
-	Rubric             Rubric        `json:"rubric"`
-	RetryBudget        int           `json:"retry_budget"`
-	Scope              Scope         `json:"scope"`
-	Routing            Routing       `json:"routing"`
-	BaseSnapshot       string        `json:"base_snapshot"`
-	EscalationPolicy   string        `json:"escalation_policy"`
-	StubCap            *int          `json:"stub_cap"`
-	JudgeIndependence  string        `json:"judge_independence"`
+	// EvalTimeoutSet says the contract sets eval_timeout; without it a project policy's default
+	// applies instead of DefaultEvalTimeout.
+	EvalTimeoutSet    bool    `json:"-"`
+	Rubric            Rubric  `json:"rubric"`
+	RetryBudget       int     `json:"retry_budget"`
+	Scope             Scope   `json:"scope"`
+	Routing           Routing `json:"routing"`
+	BaseSnapshot      string  `json:"base_snapshot"`
+	EscalationPolicy  string  `json:"escalation_policy"`
+	StubCap           *int    `json:"stub_cap"`
+	JudgeIndependence string  `json:"judge_independence"`
 
 	// Raw is the file as read, for digests and for rewriting the status.
 	Raw []byte `json:"-"`
@@ -245,7 +248,7 @@ func Parse(file string, data []byte) (*Contract, error) {
 		if err != nil {
 			bad("/eval_timeout", "%v", err)
 		}
-		c.EvalTimeout = d
+		c.EvalTimeout, c.EvalTimeoutSet = d, true
 	}
 	for i, e := range c.EvalCommands {
 		at := fmt.Sprintf("/eval_commands/%d", i)

@@ -232,11 +232,8 @@ func (r *run) tier1(ctx context.Context, profile string) {
 // defaultTimeout is the contract's eval_timeout when it sets one, else the policy's. Only a
 // top-level key counts: an env variable or a metric named eval_timeout is not the setting.
 func (r *run) defaultTimeout() time.Duration {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(r.in.Contract.Raw, &top) == nil {
-		if _, ok := top["eval_timeout"]; ok {
-			return r.in.Contract.EvalTimeout
-		}
+	if r.in.Contract.EvalTimeoutSet {
+		return r.in.Contract.EvalTimeout
 	}
 	return r.in.Policy.EvalTimeout
 }

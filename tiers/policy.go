@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/schemas"
 )
@@ -55,7 +56,7 @@ func DefaultPolicy() Policy {
 			"go.mod", "go.sum", "package.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock",
 			"Cargo.toml", "Cargo.lock", "*.lock", ".gitignore",
 		},
-		EvalTimeout:           10 * time.Minute,
+		EvalTimeout:           contract.DefaultEvalTimeout,
 		OutputTailBytes:       8 << 10,
 		ConsecutiveErrorLimit: 3,
 		JudgeIndependence:     "enforce",
