@@ -51,7 +51,7 @@ func Gather(p *project.Project, mission, task, taskDir string) *Input {
 		in.Contract, in.ContractErr = nil, &schemas.ValidationError{File: taskDir + "/contract.json", Kind: schemas.Contract,
 			Problems: []schemas.Problem{{Pointer: "/task_id", Message: fmt.Sprintf("task_id is %q, but this is task %q", c.TaskID, task)}}}
 	}
-	rec, err := loadRecord(p.Geas, taskDir+"/record.json")
+	rec, err := record.Load(p.Geas, taskDir+"/record.json")
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		in.Record, in.RecordMissing = record.New(task, time.Now()), true
@@ -72,17 +72,4 @@ func Gather(p *project.Project, mission, task, taskDir string) *Input {
 		in.Evidence = append(in.Evidence, e)
 	}
 	return in
-}
-
-// maxRecordBytes bounds the record.json the gate reads: tens of thousands of history entries.
-const maxRecordBytes = 64 << 20
-
-// loadRecord is record.Load through project.ReadLimited: a record.json that is huge, or a named
-// pipe that would block the read forever, is refused unread.
-func loadRecord(geas *os.Root, name string) (*record.Record, error) {
-	data, err := project.ReadLimited(geas, name, maxRecordBytes)
-	if err != nil {
-		return nil, fmt.Errorf("load record: %w", err)
-	}
-	return record.Parse(name, data)
 }
