@@ -11,12 +11,13 @@ import (
 	"os"
 	"time"
 
+	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 )
 
 // maxPayloadBytes bounds a --file or --data payload (the gate's evidence limit).
-const maxPayloadBytes = 16 << 20
+const maxPayloadBytes = evidence.DefaultMaxBytes
 
 // openProject finds the project from -C or the working directory.
 func (g *globalOptions) openProject() (*project.Project, error) {

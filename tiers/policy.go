@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/schemas"
 )
@@ -60,7 +61,7 @@ func DefaultPolicy() Policy {
 		OutputTailBytes:       8 << 10,
 		ConsecutiveErrorLimit: 3,
 		JudgeIndependence:     "enforce",
-		MaxEvidenceBytes:      16 << 20,
+		MaxEvidenceBytes:      evidence.DefaultMaxBytes,
 	}
 }
 
