@@ -215,7 +215,9 @@ func tier1Duration(ms int64) string {
 	d := time.Duration(ms) * time.Millisecond
 	switch {
 	case d < time.Second:
-		return d.String()
+		// Always in milliseconds, "0ms" included: a command that finishes in under a millisecond
+		// reads the same way as one that takes 12ms (time.Duration would print "0s").
+		return strconv.FormatInt(ms, 10) + "ms"
 	case d < time.Minute:
 		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
 	}

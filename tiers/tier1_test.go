@@ -246,7 +246,7 @@ func TestTier1Duration(t *testing.T) {
 		ms   int64
 		want string
 	}{
-		{0, "0s"},
+		{0, "0ms"},
 		{350, "350ms"},
 		{1234, "1.2s"},
 		{59_940, "59.9s"},
