@@ -1,0 +1,41 @@
+// Package canon is the one canonical JSON form geas digests and signs: RFC 8785 (JSON
+// Canonicalization Scheme), so that any language can recompute a hash the gate wrote. It wraps
+// github.com/gowebpki/jcs, a small, well-kept implementation of the RFC.
+package canon
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"github.com/gowebpki/jcs"
+)
+
+// Bytes returns the RFC 8785 form of raw, which must be one valid JSON value.
+func Bytes(raw []byte) ([]byte, error) {
+	out, err := jcs.Transform(raw)
+	if err != nil {
+		return nil, fmt.Errorf("canonical json: %w", err)
+	}
+	return out, nil
+}
+
+// Marshal encodes v with encoding/json and returns its RFC 8785 form.
+func Marshal(v any) ([]byte, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("canonical json: %w", err)
+	}
+	return Bytes(raw)
+}
+
+// SHA256 is the hex SHA-256 of v's RFC 8785 form.
+func SHA256(v any) (string, error) {
+	b, err := Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
