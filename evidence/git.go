@@ -63,6 +63,9 @@ const binarySniffBytes = 8000
 type Repo struct {
 	repo  *git.Repository
 	store *lazyStore
+	top   string // the working tree's top directory; "" for a bare repository
+	// gitDir holds this working tree's index; commonDir the shared info/exclude.
+	gitDir, commonDir string
 	buf   bytes.Buffer // reused by readCommit
 
 	graphOpened bool
@@ -110,7 +113,12 @@ func OpenRepo(dir string) (*Repo, error) {
 		_ = store.Close()
 		return nil, fmt.Errorf("open git repository in %s: %w", dir, err)
 	}
-	return &Repo{repo: repo, store: store}, nil
+	top := ""
+	if wt, err := probe.Worktree(); err == nil {
+		top = wt.Filesystem.Root()
+	}
+	gitDir := probed.Filesystem().Root()
+	return &Repo{repo: repo, store: store, top: top, gitDir: gitDir, commonDir: filepath.Dir(objectsDir)}, nil
 }
 
 // objectsDirOf returns the object directory of the git directory gitDir: the common directory's

@@ -1,0 +1,584 @@
+package evidence
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// maxIndexBytes bounds the index file the working-tree check reads (a 1,000,000-file index is
+// about 100 MiB).
+const maxIndexBytes = 512 << 20
+
+// WorktreeReport is what the working-tree check found (CheckWorktree).
+type WorktreeReport struct {
+	HEAD    string   // the commit HEAD resolves to; "" when it does not resolve (HEADErr says why)
+	HEADErr string   // why HEAD does not resolve
+	Paths   []string // paths that differ from the head, sorted, slash-separated, relative to Top
+	Entries int      // index entries compared with the files on disk
+	Hashed  int      // files hashed because their stat data differed or was racily clean
+}
+
+// Clean reports whether the working tree is the commit head: HEAD resolves to it and no path differs.
+func (w *WorktreeReport) Clean(head string) bool {
+	return w.HEADErr == "" && w.HEAD == head && len(w.Paths) == 0
+}
+
+// Top returns the repository's top directory (the directory that holds .git), absolute.
+func (r *Repo) Top() string { return r.top }
+
+// CheckWorktree compares the working tree with the commit head (a full SHA), by the gate's own
+// rules (SPEC §5.1), not git's:
+//   - HEAD must resolve to head;
+//   - the index's entries must all be at stage 0 and equal head's tree (path, mode, blob id): a
+//     staged but uncommitted change is a change;
+//   - each index entry's file must match it: lstat's size, mtime, ctime, inode and mode are
+//     compared with the entry's stat data, and an entry that differs in any of them, or that is
+//     racily clean (its mtime is not before the index file's), is hashed as a git blob (a
+//     symlink: its target) and compared. Index flags (assume-unchanged, skip-worktree,
+//     intent-to-add), core.checkStat, core.trustctime, core.fileMode and clean/smudge filters are
+//     ignored: nothing in the repository's configuration can talk the check out of a change;
+//   - a missing file is a deleted path, and a file on disk that is not in the index and not
+//     ignored is an added path. Ignore rules are read from .git/info/exclude and from the
+//     .gitignore files that are tracked (an untracked .gitignore is an untracked file: it cannot
+//     hide itself or anything else).
+//
+// exempt lists paths relative to Top that are not compared: an entry ending in "/" exempts
+// everything below that directory, any other entry one file. A submodule (a gitlink entry) is
+// compared by running the same check in it against the commit the gitlink names, when it is
+// checked out.
+func (r *Repo) CheckWorktree(head string, exempt []string) (*WorktreeReport, error) {
+	h, err := r.commitHash("head", head)
+	if err != nil {
+		return nil, err
+	}
+	rep := &WorktreeReport{}
+	if got, err := r.Resolve("HEAD"); err != nil {
+		rep.HEADErr = err.Error()
+	} else {
+		rep.HEAD = got
+	}
+	if r.top == "" {
+		return nil, errors.New("working-tree check: the repository has no working tree")
+	}
+	c := &wtCheck{top: r.top, exempt: exempt}
+
+	idx, idxTime, err := readIndex(filepath.Join(r.gitDir, "index"))
+	if err != nil {
+		return nil, err
+	}
+	tree, err := r.headTree(h)
+	if err != nil {
+		return nil, err
+	}
+	// The index against the head tree.
+	c.entries = make(map[string]*wtEntry, len(idx.Entries))
+	c.dirs = map[string]bool{"": true}
+	for _, e := range idx.Entries {
+		if c.isExempt(e.Name, false) {
+			continue
+		}
+		if !validIndexPath(e.Name) {
+			c.add(e.Name) // an index entry git could never check out: not the head, whatever it holds
+			continue
+		}
+		if e.Stage != 0 { // go-git's index.Merged constant is 1; a merged entry decodes as stage 0
+			c.add(e.Name) // an unmerged path
+			continue
+		}
+		want, ok := tree[e.Name]
+		if !ok || want.mode != e.Mode || want.hash != e.Hash {
+			c.add(e.Name) // staged: added, or changed in mode or content
+		}
+		delete(tree, e.Name)
+		c.entries[e.Name] = &wtEntry{Entry: e}
+		for d := e.Name; ; {
+			i := strings.LastIndexByte(d, '/')
+			if i < 0 {
+				break
+			}
+			d = d[:i]
+			if c.dirs[d] {
+				break
+			}
+			c.dirs[d] = true
+		}
+	}
+	for name := range tree {
+		if !c.isExempt(name, false) {
+			c.add(name) // in the head, removed from the index
+		}
+	}
+	rep.Entries = len(c.entries)
+
+	// The files on disk against the index.
+	c.indexTime = idxTime
+	c.hashAll = filtersConfigured(r.gitDir, r.commonDir)
+	root, err := c.rootPatterns(filepath.Join(r.commonDir, "info", "exclude"))
+	if err != nil {
+		return nil, err
+	}
+	c.sem = make(chan struct{}, max(4, 4*runtime.GOMAXPROCS(0)))
+	c.wg.Add(1)
+	go c.walk("", root, false)
+	c.wg.Wait()
+	if c.err != nil {
+		return nil, c.err
+	}
+	for name, e := range c.entries {
+		if !e.seen {
+			c.add(name) // deleted
+		}
+	}
+	for _, sub := range c.submodules {
+		if err := c.checkSubmodule(sub); err != nil {
+			return nil, err
+		}
+	}
+	slices.Sort(c.paths)
+	rep.Paths = slices.Compact(c.paths)
+	rep.Hashed = c.hashed
+	return rep, nil
+}
+
+// readIndex decodes the index file (go-git's decoder verifies its checksum) and returns it with
+// the file's mtime, against which racily clean entries are judged. A missing index is empty.
+func readIndex(path string) (*index.Index, time.Time, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &index.Index{Version: 2}, time.Time{}, nil
+	}
+	if err != nil {
+		return nil, time.Time{}, fmt.Errorf("read the git index: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, time.Time{}, fmt.Errorf("read the git index: %w", err)
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > maxIndexBytes {
+		return nil, time.Time{}, fmt.Errorf("read the git index: %s is not a regular file of at most %d bytes", path, maxIndexBytes)
+	}
+	idx := &index.Index{}
+	if err := index.NewDecoder(bufio.NewReaderSize(f, 1<<16)).Decode(idx); err != nil {
+		return nil, time.Time{}, fmt.Errorf("read the git index %s: %w", path, err)
+	}
+	return idx, fi.ModTime(), nil
+}
+
+type treeFile struct {
+	mode filemode.FileMode
+	hash plumbing.Hash
+}
+
+// headTree lists every non-tree entry of commit h's tree by path.
+func (r *Repo) headTree(h plumbing.Hash) (map[string]treeFile, error) {
+	c, err := object.GetCommit(r.repo.Storer, h)
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", h, err)
+	}
+	out := map[string]treeFile{}
+	var walk func(tree plumbing.Hash, prefix string, depth int) error
+	walk = func(tree plumbing.Hash, prefix string, depth int) error {
+		if depth > 4096 {
+			return fmt.Errorf("tree %s: nested too deep", tree)
+		}
+		t, err := object.GetTree(r.repo.Storer, tree)
+		if err != nil {
+			return fmt.Errorf("read tree %s of %s: %w", tree, h, err)
+		}
+		for _, e := range t.Entries {
+			name := prefix + e.Name
+			if e.Mode == filemode.Dir {
+				if err := walk(e.Hash, name+"/", depth+1); err != nil {
+					return err
+				}
+				continue
+			}
+			out[name] = treeFile{mode: e.Mode, hash: e.Hash}
+		}
+		return nil
+	}
+	if err := walk(c.TreeHash, "", 0); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// validIndexPath reports whether an index path is one git could check out: relative, no empty,
+// "." or ".." component, no .git component (in any letter case).
+func validIndexPath(p string) bool {
+	if p == "" || strings.ContainsRune(p, 0) || strings.HasPrefix(p, "/") {
+		return false
+	}
+	for part := range strings.SplitSeq(p, "/") {
+		if part == "" || part == "." || part == ".." || strings.EqualFold(part, ".git") {
+			return false
+		}
+	}
+	return true
+}
+
+type wtEntry struct {
+	*index.Entry
+	seen bool // written by the one walker that lists the entry's directory
+}
+
+// wtCheck is one working-tree comparison in progress.
+type wtCheck struct {
+	top       string
+	exempt    []string
+	entries   map[string]*wtEntry // stage-0 index entries by path (read-only during the walk)
+	dirs      map[string]bool     // directories that hold index entries ("" is the top)
+	indexTime time.Time
+	hashAll   bool // the stat data cannot be trusted: hash every entry
+
+	sem chan struct{}
+	wg  sync.WaitGroup
+
+	mu         sync.Mutex
+	paths      []string
+	hashed     int
+	submodules []*wtEntry
+	err        error
+}
+
+func (c *wtCheck) add(p string) {
+	c.mu.Lock()
+	c.paths = append(c.paths, p)
+	c.mu.Unlock()
+}
+
+func (c *wtCheck) fail(err error) {
+	c.mu.Lock()
+	if c.err == nil {
+		c.err = err
+	}
+	c.mu.Unlock()
+}
+
+// isExempt reports whether path (a directory when dir) is a bookkeeping path.
+func (c *wtCheck) isExempt(p string, dir bool) bool {
+	for _, e := range c.exempt {
+		if strings.HasSuffix(e, "/") {
+			if strings.HasPrefix(p, e) || (dir && p+"/" == e) {
+				return true
+			}
+		} else if p == e {
+			return true
+		}
+	}
+	return false
+}
+
+// rootPatterns reads .git/info/exclude (absent is empty).
+func (c *wtCheck) rootPatterns(exclude string) ([]gitignore.Pattern, error) {
+	data, err := os.ReadFile(exclude)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", exclude, err)
+	}
+	return parseIgnore(data, nil), nil
+}
+
+func parseIgnore(data []byte, domain []string) []gitignore.Pattern {
+	var ps []gitignore.Pattern
+	for line := range strings.Lines(string(data)) {
+		line = strings.TrimRight(line, "\r\n")
+		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
+			continue
+		}
+		ps = append(ps, gitignore.ParsePattern(line, domain))
+	}
+	return ps
+}
+
+func splitPath(p string) []string {
+	if p == "" {
+		return nil
+	}
+	return strings.Split(p, "/")
+}
+
+func ignoredBy(ps []gitignore.Pattern, parts []string, isDir bool) bool {
+	for i := len(ps) - 1; i >= 0; i-- {
+		if m := ps[i].Match(parts, isDir); m != gitignore.NoMatch {
+			return m == gitignore.Exclude
+		}
+	}
+	return false
+}
+
+// walk compares directory dir (relative to top, "" for the top) with the index. patterns are the
+// ignore rules in force above it; ignored says the directory itself is ignored (its untracked
+// files are then ignored too, as in git).
+func (c *wtCheck) walk(dir string, patterns []gitignore.Pattern, ignored bool) {
+	defer c.wg.Done()
+	c.sem <- struct{}{}
+	defer func() { <-c.sem }()
+
+	prefix := ""
+	if dir != "" {
+		prefix = dir + "/"
+	}
+	abs := filepath.Join(c.top, filepath.FromSlash(dir))
+	// A tracked .gitignore adds its rules for this directory and below.
+	if e, ok := c.entries[prefix+".gitignore"]; ok && e.Mode.IsFile() {
+		data, err := readLimited(filepath.Join(abs, ".gitignore"), 1<<20)
+		if err == nil {
+			patterns = append(slices.Clip(patterns), parseIgnore(data, splitPath(dir))...)
+		} // unreadable or missing: the entry itself is reported below
+	}
+	list, err := os.ReadDir(abs)
+	if err != nil {
+		if dir == "" {
+			c.fail(fmt.Errorf("list the working tree %s: %w", abs, err))
+		}
+		return // a directory that vanished: its entries are reported deleted
+	}
+	for _, d := range list {
+		name := d.Name()
+		rel := prefix + name
+		if dir == "" && name == ".git" {
+			continue
+		}
+		typ := d.Type()
+		if typ.IsDir() {
+			if c.isExempt(rel, true) {
+				continue
+			}
+			if e, ok := c.entries[rel]; ok && e.Mode == filemode.Submodule {
+				e.seen = true
+				c.mu.Lock()
+				c.submodules = append(c.submodules, e)
+				c.mu.Unlock()
+				continue
+			}
+			if _, ok := c.entries[rel]; ok {
+				c.add(rel) // a file in the index, a directory on disk
+			}
+			ign := ignored || ignoredBy(patterns, splitPath(rel), true)
+			if !c.dirs[rel] && ign {
+				continue // an ignored directory without tracked files
+			}
+			if !c.dirs[rel] {
+				if _, err := os.Lstat(filepath.Join(abs, name, ".git")); err == nil {
+					c.add(rel + "/") // a nested repository that is not a submodule of this one
+					continue
+				}
+			}
+			c.wg.Add(1)
+			go c.walk(rel, patterns, ign)
+			continue
+		}
+		if c.isExempt(rel, false) {
+			continue
+		}
+		e, ok := c.entries[rel]
+		if !ok {
+			if !ignored && !ignoredBy(patterns, splitPath(rel), false) {
+				c.add(rel) // untracked, not ignored
+			}
+			continue
+		}
+		e.seen = true
+		same, hashed, err := c.compare(filepath.Join(abs, name), e.Entry)
+		if err != nil {
+			c.fail(err)
+			return
+		}
+		if hashed {
+			c.mu.Lock()
+			c.hashed++
+			c.mu.Unlock()
+		}
+		if !same {
+			c.add(rel)
+		}
+	}
+}
+
+// compare tells whether the file at path holds index entry e, and whether it had to be hashed.
+func (c *wtCheck) compare(path string, e *index.Entry) (same, hashed bool, err error) {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, false, nil
+	}
+	if err != nil {
+		return false, false, fmt.Errorf("lstat %s: %w", path, err)
+	}
+	var mode filemode.FileMode
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		mode = filemode.Symlink
+	case fi.Mode().IsRegular() && fi.Mode()&0o100 != 0:
+		mode = filemode.Executable
+	case fi.Mode().IsRegular():
+		mode = filemode.Regular
+	default:
+		return false, false, nil // a directory, device, fifo or socket where a file was
+	}
+	if mode != e.Mode {
+		return false, false, nil // the index equals the head, so the head has another mode
+	}
+	if !c.hashAll && statMatches(fi, e) && fi.ModTime().Before(c.indexTime) {
+		return true, false, nil
+	}
+	h, err := blobHash(path, mode)
+	if err != nil {
+		return false, true, err
+	}
+	return h == e.Hash, true, nil
+}
+
+// statMatches compares lstat's size, mtime, ctime and inode with the entry's cached stat data
+// (the index keeps 32 bits of size and inode, as git does).
+func statMatches(fi fs.FileInfo, e *index.Entry) bool {
+	if uint32(fi.Size()) != e.Size || !fi.ModTime().Equal(e.ModifiedAt) {
+		return false
+	}
+	ino, ctime, ok := statSys(fi)
+	if !ok {
+		return false // no ctime and inode on this platform: hash
+	}
+	return uint32(ino) == e.Inode && ctime.Equal(e.CreatedAt)
+}
+
+// blobHash hashes the file's raw bytes (a symlink's target) as a git blob: no filter, no line
+// ending conversion.
+func blobHash(path string, mode filemode.FileMode) (plumbing.Hash, error) {
+	if mode == filemode.Symlink {
+		target, err := os.Readlink(path)
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("read link %s: %w", path, err)
+		}
+		return plumbing.ComputeHash(plumbing.BlobObject, []byte(target)), nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("hash %s: %w", path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("hash %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return plumbing.ZeroHash, nil // replaced while being read: differs
+	}
+	h := plumbing.NewHasher(plumbing.BlobObject, fi.Size())
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("hash %s: %w", path, err)
+	}
+	if n != fi.Size() {
+		return plumbing.ZeroHash, nil // changed while being read: differs
+	}
+	return h.Sum(), nil
+}
+
+func readLimited(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var b bytes.Buffer
+	_, err = io.Copy(&b, io.LimitReader(f, limit))
+	return b.Bytes(), err
+}
+
+// checkSubmodule compares a checked-out submodule with the commit its gitlink names.
+func (c *wtCheck) checkSubmodule(e *wtEntry) error {
+	dir := filepath.Join(c.top, filepath.FromSlash(e.Name))
+	if _, err := os.Lstat(filepath.Join(dir, ".git")); err != nil {
+		// Not checked out (git leaves an empty directory): nothing there can be read by a command.
+		list, _ := os.ReadDir(dir)
+		if len(list) > 0 {
+			c.add(e.Name + "/")
+		}
+		return nil
+	}
+	sub, err := OpenRepo(dir)
+	if err != nil {
+		c.add(e.Name + "/")
+		return nil
+	}
+	defer sub.Close()
+	if sub.top != dir {
+		if a, b := evalPath(sub.top), evalPath(dir); a != b {
+			c.add(e.Name + "/")
+			return nil
+		}
+	}
+	if _, err := sub.commitHash("head", e.Hash.String()); err != nil {
+		c.add(e.Name + "/") // the submodule does not have the commit the gitlink names
+		return nil
+	}
+	rep, err := sub.CheckWorktree(e.Hash.String(), nil)
+	if err != nil {
+		return fmt.Errorf("submodule %s: %w", e.Name, err)
+	}
+	if !rep.Clean(e.Hash.String()) {
+		c.add(e.Name + "/")
+	}
+	return nil
+}
+
+func evalPath(p string) string {
+	if q, err := filepath.EvalSymlinks(p); err == nil {
+		return q
+	}
+	return p
+}
+
+// filtersConfigured reports whether a git configuration that git would read for this repository
+// mentions a filter or includes another file. A clean filter lets `git add` or the index refresh
+// of `git status` store a changed file's stat data beside the unchanged blob id, so the index's
+// stat data no longer says anything about the content: every entry is then hashed.
+func filtersConfigured(gitDir, commonDir string) bool {
+	files := []string{
+		filepath.Join(commonDir, "config"), filepath.Join(gitDir, "config.worktree"),
+		"/etc/gitconfig",
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		files = append(files, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"))
+	}
+	for _, env := range []string{"XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"} {
+		if v := os.Getenv(env); v != "" {
+			if env == "XDG_CONFIG_HOME" {
+				v = filepath.Join(v, "git", "config")
+			}
+			files = append(files, v)
+		}
+	}
+	for _, f := range files {
+		data, err := readLimited(f, 4<<20)
+		if err != nil {
+			continue
+		}
+		low := bytes.ToLower(data)
+		if bytes.Contains(low, []byte("filter")) || bytes.Contains(low, []byte("include")) {
+			return true
+		}
+	}
+	return false
+}
