@@ -582,3 +582,137 @@ func filtersConfigured(gitDir, commonDir string) bool {
 	}
 	return false
 }
+
+// checkoutPrefix names the temporary directories Checkout makes.
+const checkoutPrefix = "geas-checkout-"
+
+// Checkout writes the tree of commit head (a full SHA) into a new temporary directory, with go-git
+// (no git binary, no filters, no hooks), and returns that directory: the top of the checkout.
+// Regular files keep their executable bit, symlinks are made as symlinks, a submodule is an empty
+// directory; there is no .git. Every write goes through an os.Root of the directory, so a tree
+// entry cannot write outside it. The caller removes it with RemoveCheckout.
+func (r *Repo) Checkout(head string) (string, error) {
+	h, err := r.commitHash("head", head)
+	if err != nil {
+		return "", err
+	}
+	c, err := object.GetCommit(r.repo.Storer, h)
+	if err != nil {
+		return "", fmt.Errorf("read commit %s: %w", h, err)
+	}
+	dir, err := os.MkdirTemp("", checkoutPrefix)
+	if err != nil {
+		return "", fmt.Errorf("make the checkout directory: %w", err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return "", fmt.Errorf("open the checkout directory: %w", err)
+	}
+	defer root.Close()
+	if err := r.writeTree(root, c.TreeHash, "", 0); err != nil {
+		_ = os.RemoveAll(dir)
+		return "", fmt.Errorf("check out %s: %w", h, err)
+	}
+	return dir, nil
+}
+
+func (r *Repo) writeTree(root *os.Root, tree plumbing.Hash, prefix string, depth int) error {
+	if depth > 4096 {
+		return fmt.Errorf("tree %s: nested too deep", tree)
+	}
+	t, err := object.GetTree(r.repo.Storer, tree)
+	if err != nil {
+		return fmt.Errorf("read tree %s: %w", tree, err)
+	}
+	for _, e := range t.Entries {
+		name := prefix + e.Name
+		if strings.Contains(e.Name, "/") || !validIndexPath(name) {
+			return fmt.Errorf("tree entry %q cannot be checked out", name)
+		}
+		switch e.Mode {
+		case filemode.Dir:
+			if err := root.Mkdir(name, 0o755); err != nil {
+				return err
+			}
+			if err := r.writeTree(root, e.Hash, name+"/", depth+1); err != nil {
+				return err
+			}
+		case filemode.Submodule:
+			if err := root.Mkdir(name, 0o755); err != nil {
+				return err
+			}
+		case filemode.Symlink:
+			target, err := r.blobBytes(e.Hash, 1<<16)
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			if err := root.Symlink(string(target), name); err != nil {
+				return err
+			}
+		case filemode.Regular, filemode.Deprecated, filemode.Executable:
+			perm := os.FileMode(0o644)
+			if e.Mode == filemode.Executable {
+				perm = 0o755
+			}
+			if err := r.writeBlob(root, name, e.Hash, perm); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+		default:
+			return fmt.Errorf("tree entry %q has mode %s", name, e.Mode)
+		}
+	}
+	return nil
+}
+
+func (r *Repo) writeBlob(root *os.Root, name string, h plumbing.Hash, perm os.FileMode) error {
+	blob, err := object.GetBlob(r.repo.Storer, h)
+	if err != nil {
+		return err
+	}
+	rd, err := blob.Reader()
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, rd); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func (r *Repo) blobBytes(h plumbing.Hash, limit int64) ([]byte, error) {
+	blob, err := object.GetBlob(r.repo.Storer, h)
+	if err != nil {
+		return nil, err
+	}
+	if blob.Size > limit {
+		return nil, fmt.Errorf("blob %s is %d bytes, more than %d", h, blob.Size, limit)
+	}
+	rd, err := blob.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	return io.ReadAll(rd)
+}
+
+// RemoveCheckout removes a directory made by Checkout, and refuses any other.
+func RemoveCheckout(dir string) error {
+	if !strings.HasPrefix(filepath.Base(dir), checkoutPrefix) || filepath.Dir(dir) != filepath.Clean(os.TempDir()) {
+		return fmt.Errorf("%s is not a checkout made by the gate", dir)
+	}
+	// Eval commands may have left read-only directories behind: make them writable first.
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(p, 0o755)
+		}
+		return nil
+	})
+	return os.RemoveAll(dir)
+}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"time"
 
@@ -147,6 +148,12 @@ type run struct {
 	stubCap      int
 	stubErr      string
 	tier1Ran     bool
+
+	// Invariant 7 (tier0_worktree.go): the isolated checkout tier 1 and the detectors run in, and
+	// whether an eval command has changed the working tree.
+	checkout, checkoutTop string
+	checkoutRoot          *os.Root
+	wtDirty               bool
 }
 
 // Evaluate runs the pipeline on fresh inputs and returns the result with its verdict, budget and
@@ -163,6 +170,7 @@ func Evaluate(ctx context.Context, in *Input, opts Options) (*Result, error) {
 		r.known = evidence.KnownTypes()
 	}
 	defer func() {
+		r.removeCheckout()
 		if r.repo != nil {
 			r.repo.Close()
 		}
@@ -213,8 +221,9 @@ func (r *run) tier1(ctx context.Context, profile string) {
 	checks, runs, metrics := tier1(ctx, tier1Input{
 		Commands:       r.in.Contract.EvalCommands,
 		DefaultTimeout: r.defaultTimeout(),
-		ProjectDir:     r.in.ProjectDir,
-		Root:           r.in.Root,
+		ProjectDir:     r.workDir(),
+		Root:           r.workRoot(),
+		After:          r.afterEval,
 		LogDir:         r.opts.LogDir,
 		LogDirName:     r.opts.LogDirName,
 		TailBytes:      r.in.Policy.OutputTailBytes,

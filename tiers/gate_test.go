@@ -117,6 +117,7 @@ func TestEvalTimeoutPrecedence(t *testing.T) {
 			f := newFixture(t, true)
 			if tc.policy != "" {
 				f.write(".geas/gate-policy.json", tc.policy)
+				f.commit("policy") // the policy is part of the commit judged (SPEC §5.1)
 			}
 			f.contract(func(m map[string]any) {
 				m["eval_commands"] = []any{tc.command}
@@ -218,7 +219,8 @@ func TestResultDocument(t *testing.T) {
 	assert.Equal(t, []any{}, doc["eval_runs"])
 	assert.Equal(t, map[string]any{"from": "integrated", "to": "verified"}, doc["transition"])
 	assert.Regexp(t, `^[0-9a-f]{40}$`, doc["base_snapshot"], "the resolved base is recorded as a full SHA")
-	assert.Equal(t, doc["base_snapshot"], doc["head"])
+	assert.Equal(t, f.git("rev-parse", "HEAD~1"), doc["base_snapshot"])
+	assert.Equal(t, f.git("rev-parse", "HEAD"), doc["head"])
 	assert.Equal(t, "2026-11-02T10:00:00Z", doc["started_at"])
 	assert.ElementsMatch(t, []string{"tier_0", "tier_1", "tier_2"}, keysOf(doc["tier_results"]))
 	skipped, counted := 0, 0
@@ -253,6 +255,7 @@ func keysOf(v any) []string {
 func TestWriteText(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, true)
+	f.contract(func(m map[string]any) { m["base_snapshot"] = "main~1" })
 	_, res, _ := f.evaluate()
 	var buf bytes.Buffer
 	WriteText(&buf, res)

@@ -33,7 +33,14 @@ type Policy struct {
 	ConsecutiveErrorLimit int
 	JudgeIndependence     string
 	MaxEvidenceBytes      int64
+	EvalCheckout          string // EvalCheckoutWorktree or EvalCheckoutIsolated
 }
+
+// Where tier 1 and the detectors run (policy eval_checkout, SPEC §5.1).
+const (
+	EvalCheckoutWorktree = "worktree"
+	EvalCheckoutIsolated = "isolated"
+)
 
 // DefaultPolicy returns the built-in defaults of SPEC §10.
 func DefaultPolicy() Policy {
@@ -62,6 +69,7 @@ func DefaultPolicy() Policy {
 		ConsecutiveErrorLimit: 3,
 		JudgeIndependence:     "enforce",
 		MaxEvidenceBytes:      evidence.DefaultMaxBytes,
+		EvalCheckout:          EvalCheckoutWorktree,
 	}
 }
 
@@ -98,6 +106,7 @@ func LoadPolicy(geas *os.Root) (Policy, error) {
 		ConsecutiveErrorLimit int                 `json:"consecutive_error_limit"`
 		JudgeIndependence     string              `json:"judge_independence"`
 		MaxEvidenceBytes      int64               `json:"max_evidence_bytes"`
+		EvalCheckout          string              `json:"eval_checkout"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return p, fmt.Errorf("%s: %w", file, err)
@@ -141,6 +150,9 @@ func LoadPolicy(geas *os.Root) (Policy, error) {
 	}
 	if raw.MaxEvidenceBytes > 0 {
 		p.MaxEvidenceBytes = raw.MaxEvidenceBytes
+	}
+	if raw.EvalCheckout != "" {
+		p.EvalCheckout = raw.EvalCheckout // the schema allows worktree and isolated only
 	}
 	return p, nil
 }

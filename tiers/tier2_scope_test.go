@@ -140,9 +140,11 @@ func TestPartBScopeFromGit(t *testing.T) {
 		}, declared: []string{"greeter/flags.go"},
 			status: StatusPass, evidence: "all 2 changed files are in the surfaces",
 			warns: map[string]string{"scope:declared": "changed but not in the implementer's files_changed: greeter/extra.go"}},
+		// (A diff of bookkeeping files alone is no change at all: tier 0 blocks it, empty_change.)
 		{name: ".geas is not in scope questions", change: func(f *fixture) {
 			f.write(".geas/missions/m1/tasks/t1/notes.json", "{}\n")
-		}, status: StatusSkipped, evidence: "no changed files in git diff --name-only"},
+			f.write("greeter/main.go", "package main\n\nfunc main() { println() }\n")
+		}, status: StatusPass, evidence: "all 1 changed files are in the surfaces"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
