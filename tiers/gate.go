@@ -147,6 +147,7 @@ type run struct {
 	stubCount    int
 	stubCap      int
 	stubErr      string
+	stubScan     *evidence.AddedScan // what the added-line stub scan read (tier2_stubscan.go)
 	tier1Ran     bool
 
 	// Invariant 7 (tier0_worktree.go): the isolated checkout tier 1 and the detectors run in, and

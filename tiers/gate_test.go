@@ -50,8 +50,8 @@ func TestProfiles(t *testing.T) {
 		tier1Status     Status
 		parts           []string // tier-2 checks beyond the criteria
 	}{
-		{"implementation_change", "integrated", "eval_command_1", StatusPass, []string{"scope", "known_risks", "rubric:core_interaction", "rubric:code_quality"}},
-		{"artifact_only", "reviewed", "eval_commands", StatusSkipped, []string{"scope", "known_risks", "rubric:core_interaction", "rubric:code_quality"}},
+		{"implementation_change", "integrated", "eval_command_1", StatusPass, []string{"scope", "known_risks", "rubric:core_interaction", "rubric:code_quality", "stubs"}},
+		{"artifact_only", "reviewed", "eval_commands", StatusSkipped, []string{"scope", "known_risks", "rubric:core_interaction", "rubric:code_quality", "stubs"}},
 		{"closure_ready", "reviewed", "eval_commands", StatusSkipped, nil},
 	}
 	for _, tc := range tests {

@@ -105,7 +105,8 @@ func TestAModelCannotCertifyItsOwnCompletion(t *testing.T) {
 				assert.Contains(t, causeCodes(res.Causes), code)
 			}
 			for _, c := range res.Checks {
-				fromGit := c.Name == "scope" && strings.Contains(c.Evidence, "(from git diff --name-only ")
+				fromGit := c.Name == "scope" && strings.Contains(c.Evidence, "(from git diff --name-only ") ||
+					c.Name == "stubs" && strings.Contains(c.Evidence, "added lines") // the gate's own scan of the diff
 				if c.Passed && c.Tier == 2 && c.Name != "criterion:readme" && c.Name != "rubric:code_quality" && !fromGit {
 					t.Errorf("%s passed on the implementer's word: %s", c.Name, c.Evidence)
 				}
