@@ -120,7 +120,7 @@ func (r *run) worktreeCheck(tier int, name, text, headName, after string) *Check
 		if after != "" {
 			return nil
 		}
-		ch := passCheck(tier, name, text, fmt.Sprintf("HEAD is %s (%s); the %d tracked files match it (%d hashed) and no untracked file is outside the ignore rules", short(r.head), headName, rep.Entries, rep.Hashed))
+		ch := passCheck(tier, name, text, fmt.Sprintf("HEAD is %s (%s); the %d tracked files outside the bookkeeping paths match it (%d hashed) and no untracked file is outside the ignore rules", short(r.head), headName, rep.Entries, rep.Hashed))
 		return &ch
 	}
 	var parts []string
