@@ -107,18 +107,7 @@ func (r *Repo) CheckWorktree(head string, exempt []string) (*WorktreeReport, err
 			c.add(e.Name) // staged: added, or changed in mode or content
 		}
 		delete(tree, e.Name)
-		c.entries[e.Name] = &wtEntry{Entry: e}
-		for d := e.Name; ; {
-			i := strings.LastIndexByte(d, '/')
-			if i < 0 {
-				break
-			}
-			d = d[:i]
-			if c.dirs[d] {
-				break
-			}
-			c.dirs[d] = true
-		}
+		c.addEntry(e)
 	}
 	for name := range tree {
 		if !c.isExempt(name, false) {
@@ -134,12 +123,39 @@ func (r *Repo) CheckWorktree(head string, exempt []string) (*WorktreeReport, err
 	if err != nil {
 		return nil, err
 	}
+	if err := c.compareDisk(root); err != nil {
+		return nil, err
+	}
+	rep.Paths = c.paths
+	rep.Hashed = c.hashed
+	return rep, nil
+}
+
+// addEntry records a stage-0 entry to compare with the disk, and the directories above it.
+func (c *wtCheck) addEntry(e *index.Entry) {
+	c.entries[e.Name] = &wtEntry{Entry: e}
+	for d := e.Name; ; {
+		i := strings.LastIndexByte(d, '/')
+		if i < 0 {
+			break
+		}
+		d = d[:i]
+		if c.dirs[d] {
+			break
+		}
+		c.dirs[d] = true
+	}
+}
+
+// compareDisk walks the files below top against the entries, with the ignore patterns of the top
+// (more come from tracked .gitignore files on the way), and leaves the differing paths sorted.
+func (c *wtCheck) compareDisk(root []gitignore.Pattern) error {
 	c.sem = make(chan struct{}, max(4, 4*runtime.GOMAXPROCS(0)))
 	c.wg.Add(1)
 	go c.walk("", root, false)
 	c.wg.Wait()
 	if c.err != nil {
-		return nil, c.err
+		return c.err
 	}
 	for name, e := range c.entries {
 		if !e.seen {
@@ -147,14 +163,16 @@ func (r *Repo) CheckWorktree(head string, exempt []string) (*WorktreeReport, err
 		}
 	}
 	for _, sub := range c.submodules {
+		if c.noSubmodules {
+			continue // a checkout's submodule is the empty directory the gate made
+		}
 		if err := c.checkSubmodule(sub); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	slices.Sort(c.paths)
-	rep.Paths = slices.Compact(c.paths)
-	rep.Hashed = c.hashed
-	return rep, nil
+	c.paths = slices.Compact(c.paths)
+	return nil
 }
 
 // readIndex decodes the index file (go-git's decoder verifies its checksum) and returns it with
@@ -248,6 +266,8 @@ type wtCheck struct {
 	dirs      map[string]bool     // directories that hold index entries ("" is the top)
 	indexTime time.Time
 	hashAll   bool // the stat data cannot be trusted: hash every entry
+	// noSubmodules: a gitlink entry is an empty directory the gate made (a checkout)
+	noSubmodules bool
 
 	sem chan struct{}
 	wg  sync.WaitGroup
@@ -586,38 +606,79 @@ func filtersConfigured(gitDir, commonDir string) bool {
 // checkoutPrefix names the temporary directories Checkout makes.
 const checkoutPrefix = "geas-checkout-"
 
+// Checkout is a checkout of one commit made by the gate (Repo.Checkout), with the stat data of
+// every file as the gate wrote it: the gate's own index, which no one else has written.
+type Checkout struct {
+	Dir     string // the top of the checkout
+	entries []*index.Entry
+	written time.Time // when the last file was written: later mtimes are racily clean
+}
+
 // Checkout writes the tree of commit head (a full SHA) into a new temporary directory, with go-git
-// (no git binary, no filters, no hooks), and returns that directory: the top of the checkout.
-// Regular files keep their executable bit, symlinks are made as symlinks, a submodule is an empty
-// directory; there is no .git. Every write goes through an os.Root of the directory, so a tree
-// entry cannot write outside it. The caller removes it with RemoveCheckout.
-func (r *Repo) Checkout(head string) (string, error) {
+// (no git binary, no filters, no hooks). Regular files keep their executable bit, symlinks are
+// made as symlinks, a submodule is an empty directory; there is no .git. Every write goes through
+// an os.Root of the directory, so a tree entry cannot write outside it. The caller removes it with
+// RemoveCheckout.
+func (r *Repo) Checkout(head string) (*Checkout, error) {
 	h, err := r.commitHash("head", head)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	c, err := object.GetCommit(r.repo.Storer, h)
 	if err != nil {
-		return "", fmt.Errorf("read commit %s: %w", h, err)
+		return nil, fmt.Errorf("read commit %s: %w", h, err)
 	}
 	dir, err := os.MkdirTemp("", checkoutPrefix)
 	if err != nil {
-		return "", fmt.Errorf("make the checkout directory: %w", err)
+		return nil, fmt.Errorf("make the checkout directory: %w", err)
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		_ = os.RemoveAll(dir)
-		return "", fmt.Errorf("open the checkout directory: %w", err)
+		return nil, fmt.Errorf("open the checkout directory: %w", err)
 	}
 	defer root.Close()
-	if err := r.writeTree(root, c.TreeHash, "", 0); err != nil {
+	co := &Checkout{Dir: dir}
+	if err := r.writeTree(root, co, c.TreeHash, "", 0); err != nil {
 		_ = os.RemoveAll(dir)
-		return "", fmt.Errorf("check out %s: %w", h, err)
+		return nil, fmt.Errorf("check out %s: %w", h, err)
 	}
-	return dir, nil
+	// Stat what was written, as git does after a checkout.
+	for _, e := range co.entries {
+		if e.Mode == filemode.Submodule {
+			continue
+		}
+		fi, err := root.Lstat(e.Name)
+		if err != nil {
+			_ = os.RemoveAll(dir)
+			return nil, fmt.Errorf("check out %s: %w", h, err)
+		}
+		e.Size, e.ModifiedAt = uint32(fi.Size()), fi.ModTime()
+		if ino, ctime, ok := statSys(fi); ok {
+			e.Inode, e.CreatedAt = uint32(ino), ctime
+		}
+	}
+	co.written = time.Now()
+	return co, nil
 }
 
-func (r *Repo) writeTree(root *os.Root, tree plumbing.Hash, prefix string, depth int) error {
+// Changed lists the paths of the checkout that no longer hold the commit (modified, deleted, or
+// untracked and not ignored by the commit's .gitignore files), by the rules of CheckWorktree
+// against the stat data the gate recorded when it wrote them.
+func (co *Checkout) Changed() ([]string, error) {
+	c := &wtCheck{top: co.Dir, indexTime: co.written, entries: make(map[string]*wtEntry, len(co.entries)), dirs: map[string]bool{"": true}}
+	for _, e := range co.entries {
+		e := *e
+		c.addEntry(&e)
+	}
+	c.noSubmodules = true
+	if err := c.compareDisk(nil); err != nil {
+		return nil, err
+	}
+	return c.paths, nil
+}
+
+func (r *Repo) writeTree(root *os.Root, co *Checkout, tree plumbing.Hash, prefix string, depth int) error {
 	if depth > 4096 {
 		return fmt.Errorf("tree %s: nested too deep", tree)
 	}
@@ -630,12 +691,15 @@ func (r *Repo) writeTree(root *os.Root, tree plumbing.Hash, prefix string, depth
 		if strings.Contains(e.Name, "/") || !validIndexPath(name) {
 			return fmt.Errorf("tree entry %q cannot be checked out", name)
 		}
+		if e.Mode != filemode.Dir {
+			co.entries = append(co.entries, &index.Entry{Name: name, Mode: e.Mode, Hash: e.Hash})
+		}
 		switch e.Mode {
 		case filemode.Dir:
 			if err := root.Mkdir(name, 0o755); err != nil {
 				return err
 			}
-			if err := r.writeTree(root, e.Hash, name+"/", depth+1); err != nil {
+			if err := r.writeTree(root, co, e.Hash, name+"/", depth+1); err != nil {
 				return err
 			}
 		case filemode.Submodule:

@@ -195,3 +195,42 @@ func TestCheckWorktreeCorruptIndex(t *testing.T) {
 	_, err = repo.CheckWorktree(head, bookkeeping)
 	assert.ErrorContains(t, err, "index")
 }
+
+func TestCheckout(t *testing.T) {
+	r, head := wtFixture(t)
+	r.write("run.sh", "#!/bin/sh\n")
+	require.NoError(t, os.Chmod(filepath.Join(r.dir, "run.sh"), 0o755))
+	head = r.commit("script")
+	repo := r.open()
+	co, err := repo.Checkout(head)
+	require.NoError(t, err)
+	defer func() {
+		require.NoError(t, RemoveCheckout(co.Dir))
+		_, err := os.Stat(co.Dir)
+		assert.ErrorIs(t, err, os.ErrNotExist)
+	}()
+	data, err := os.ReadFile(filepath.Join(co.Dir, "dir", "sub", "c.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "sea\n", string(data))
+	fi, err := os.Stat(filepath.Join(co.Dir, "run.sh"))
+	require.NoError(t, err)
+	assert.NotZero(t, fi.Mode()&0o100, "the executable bit is kept")
+	target, err := os.Readlink(filepath.Join(co.Dir, "link"))
+	require.NoError(t, err)
+	assert.Equal(t, "a.go", target)
+	_, err = os.Stat(filepath.Join(co.Dir, ".git"))
+	assert.ErrorIs(t, err, os.ErrNotExist)
+
+	changed, err := co.Changed()
+	require.NoError(t, err)
+	assert.Empty(t, changed)
+	require.NoError(t, os.WriteFile(filepath.Join(co.Dir, "a.go"), []byte("package b\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(co.Dir, "new.go"), []byte("x"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(co.Dir, "x.log"), []byte("ignored by the commit's .gitignore"), 0o644))
+	require.NoError(t, os.Remove(filepath.Join(co.Dir, "dir", "b.txt")))
+	changed, err = co.Changed()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a.go", "dir/b.txt", "new.go"}, changed)
+
+	assert.Error(t, RemoveCheckout(r.dir), "only a gate checkout is removed")
+}

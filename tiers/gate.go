@@ -154,6 +154,7 @@ type run struct {
 	// whether an eval command has changed the working tree.
 	checkout, checkoutTop string
 	checkoutRoot          *os.Root
+	co                    *evidence.Checkout
 	wtDirty               bool
 }
 

@@ -149,7 +149,7 @@ func TestAVerdictIsAboutOneCommit(t *testing.T) {
 		where := filepath.Join(t.TempDir(), "where")
 		f.record(func(m map[string]any) { m["integration"].(map[string]any)["commit"] = integrated })
 		f.contract(func(m map[string]any) {
-			m["eval_commands"] = []any{"grep -q 'func main() {}' greeter/main.go && pwd > " + where + " && touch made-by-eval"}
+			m["eval_commands"] = []any{"grep -q 'func main() {}' greeter/main.go && pwd > " + where}
 		})
 		in, res, _ := f.evaluate()
 		assertPass(t, res)
@@ -165,8 +165,23 @@ func TestAVerdictIsAboutOneCommit(t *testing.T) {
 		assert.Contains(t, filepath.Base(dir), "geas-checkout-")
 		_, err := os.Stat(dir)
 		assert.ErrorIs(t, err, os.ErrNotExist, "the checkout is removed after the run")
-		_, err = os.Stat(f.path("made-by-eval"))
-		assert.ErrorIs(t, err, os.ErrNotExist, "the eval command did not run in the project")
+	})
+
+	t.Run("eval_checkout isolated: an eval command cannot rewrite what the detectors read", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, true)
+		f.write(".geas/gate-policy.json", `{"eval_checkout": "isolated"}`)
+		f.write("README.md", "# greeter\n")
+		f.commit("the README does not document the flag")
+		f.contract(func(m map[string]any) {
+			m["base_snapshot"] = f.git("rev-parse", "HEAD~2")
+			m["eval_commands"] = []any{"echo 'Run with --verbose.' >> README.md"}
+		})
+		_, res, _ := f.evaluate()
+		assertNotPass(t, res, VerdictBlock, CauseWorktreeMismatch)
+		assert.Contains(t, findCheck(t, res.Checks, "worktree_after_eval").Evidence,
+			"eval command 1 `echo 'Run with --verbose.' >> README.md` changed the isolated checkout of "+short(res.Head)+": 1 files differ from it: README.md")
+		assert.NotContains(t, string(f.read("README.md")), "--verbose", "the project itself is untouched")
 	})
 
 	t.Run("eval_checkout isolated still needs a change", func(t *testing.T) {

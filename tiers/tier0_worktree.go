@@ -179,15 +179,45 @@ func evalDir(p string) string {
 // afterEval is called by tier 1 after eval command n ran: an eval command that changed a tracked
 // file or left an untracked one makes the run worktree_mismatch, naming it (SPEC §5.1). It returns
 // the check once, for the first command that changed the tree.
+//
+// In an isolated checkout the same holds for the checkout: it is compared with the stat data the
+// gate recorded when it wrote it, so an eval command cannot rewrite what the detectors read there
+// either.
 func (r *run) afterEval(n int, command string) *Check {
-	if r.checkout != "" || !r.haveBase || r.wtDirty || r.repo == nil {
+	if !r.haveBase || r.wtDirty || r.repo == nil {
 		return nil
 	}
-	ch := r.worktreeCheck(1, "worktree_after_eval", "the eval commands leave the working tree at the integration head", r.headName(), fmt.Sprintf("eval command %d `%s`", n, command))
+	const name, text = "worktree_after_eval", "the eval commands leave the working tree at the integration head"
+	after := fmt.Sprintf("eval command %d `%s`", n, command)
+	var ch *Check
+	if r.co != nil {
+		ch = r.checkoutCheck(name, text, after)
+	} else {
+		ch = r.worktreeCheck(1, name, text, r.headName(), after)
+	}
 	if ch != nil {
 		r.wtDirty = true
 	}
 	return ch
+}
+
+// checkoutCheck compares the isolated checkout with what the gate wrote.
+func (r *run) checkoutCheck(name, text, after string) *Check {
+	paths, err := r.co.Changed()
+	if err != nil {
+		ch := failCheck(1, name, text, "cannot compare the isolated checkout: "+err.Error(), StatusError, CauseWorktreeMismatch)
+		return &ch
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	named := paths[:min(len(paths), maxNamedFiles)]
+	list := strings.Join(named, ", ")
+	if len(paths) > maxNamedFiles {
+		list += fmt.Sprintf(" and %d more", len(paths)-maxNamedFiles)
+	}
+	ch := failCheck(1, name, text, fmt.Sprintf("%s changed the isolated checkout of %s: %d files differ from it: %s", after, short(r.head), len(paths), list), StatusBlock, CauseWorktreeMismatch)
+	return &ch
 }
 
 // workDir is where tier 1 and the detectors run: the isolated checkout, or the project root.
@@ -209,12 +239,12 @@ func (r *run) workRoot() *os.Root {
 // makeCheckout checks the head out into a temporary directory for tier 1 and the detectors; the
 // project root is at the same place inside it as in the repository.
 func (r *run) makeCheckout() error {
-	top, err := r.repo.Checkout(r.head)
+	co, err := r.repo.Checkout(r.head)
 	if err != nil {
 		return err
 	}
-	r.checkoutTop = top
-	dir := filepath.Join(top, filepath.FromSlash(r.projectPrefix()))
+	r.co, r.checkoutTop = co, co.Dir
+	dir := filepath.Join(co.Dir, filepath.FromSlash(r.projectPrefix()))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -234,6 +264,6 @@ func (r *run) removeCheckout() {
 	}
 	if r.checkoutTop != "" {
 		_ = evidence.RemoveCheckout(r.checkoutTop)
-		r.checkoutTop, r.checkout = "", ""
+		r.checkoutTop, r.checkout, r.co = "", "", nil
 	}
 }
