@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -83,11 +84,18 @@ func (r *Repo) CheckWorktree(head string, exempt []string) (*WorktreeReport, err
 	if err != nil {
 		return nil, err
 	}
-	tree, err := r.headTree(h)
+	// The index against the head tree: when the tree the index's entries make (as git write-tree
+	// would) is the head's tree, they are equal, and the head's trees need not be read at all.
+	commit, err := object.GetCommit(r.repo.Storer, h)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read commit %s: %w", h, err)
 	}
-	// The index against the head tree.
+	var tree map[string]treeFile
+	if got, ok := indexTreeHash(idx.Entries); !ok || got != commit.TreeHash {
+		if tree, err = r.headTree(h); err != nil {
+			return nil, err
+		}
+	}
 	c.entries = make(map[string]*wtEntry, len(idx.Entries))
 	c.dirs = map[string]bool{"": true}
 	for _, e := range idx.Entries {
@@ -102,11 +110,13 @@ func (r *Repo) CheckWorktree(head string, exempt []string) (*WorktreeReport, err
 			c.add(e.Name) // an unmerged path
 			continue
 		}
-		want, ok := tree[e.Name]
-		if !ok || want.mode != e.Mode || want.hash != e.Hash {
-			c.add(e.Name) // staged: added, or changed in mode or content
+		if tree != nil {
+			want, ok := tree[e.Name]
+			if !ok || want.mode != e.Mode || want.hash != e.Hash {
+				c.add(e.Name) // staged: added, or changed in mode or content
+			}
+			delete(tree, e.Name)
 		}
-		delete(tree, e.Name)
 		c.addEntry(e)
 	}
 	for name := range tree {
@@ -367,7 +377,12 @@ func (c *wtCheck) walk(dir string, patterns []gitignore.Pattern, ignored bool) {
 			patterns = append(slices.Clip(patterns), parseIgnore(data, splitPath(dir))...)
 		} // unreadable or missing: the entry itself is reported below
 	}
-	list, err := os.ReadDir(abs)
+	df, err := os.Open(abs)
+	var list []os.DirEntry
+	if err == nil {
+		list, err = df.ReadDir(-1)
+		defer df.Close()
+	}
 	if err != nil {
 		if dir == "" {
 			c.fail(fmt.Errorf("list the working tree %s: %w", abs, err))
@@ -420,7 +435,7 @@ func (c *wtCheck) walk(dir string, patterns []gitignore.Pattern, ignored bool) {
 			continue
 		}
 		e.seen = true
-		same, hashed, err := c.compare(filepath.Join(abs, name), e.Entry)
+		same, hashed, err := c.compare(df, abs, name, e.Entry)
 		if err != nil {
 			c.fail(err)
 			return
@@ -436,9 +451,11 @@ func (c *wtCheck) walk(dir string, patterns []gitignore.Pattern, ignored bool) {
 	}
 }
 
-// compare tells whether the file at path holds index entry e, and whether it had to be hashed.
-func (c *wtCheck) compare(path string, e *index.Entry) (same, hashed bool, err error) {
-	fi, err := os.Lstat(path)
+// compare tells whether file name of the open directory dir (at path abs) holds index entry e,
+// and whether it had to be hashed.
+func (c *wtCheck) compare(dir *os.File, abs, name string, e *index.Entry) (same, hashed bool, err error) {
+	path := filepath.Join(abs, name)
+	st, err := lstatAt(dir, abs, name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, false, nil
 	}
@@ -447,11 +464,11 @@ func (c *wtCheck) compare(path string, e *index.Entry) (same, hashed bool, err e
 	}
 	var mode filemode.FileMode
 	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
+	case st.mode&fs.ModeSymlink != 0:
 		mode = filemode.Symlink
-	case fi.Mode().IsRegular() && fi.Mode()&0o100 != 0:
+	case st.mode.IsRegular() && st.mode&0o100 != 0:
 		mode = filemode.Executable
-	case fi.Mode().IsRegular():
+	case st.mode.IsRegular():
 		mode = filemode.Regular
 	default:
 		return false, false, nil // a directory, device, fifo or socket where a file was
@@ -459,7 +476,7 @@ func (c *wtCheck) compare(path string, e *index.Entry) (same, hashed bool, err e
 	if mode != e.Mode {
 		return false, false, nil // the index equals the head, so the head has another mode
 	}
-	if !c.hashAll && statMatches(fi, e) && fi.ModTime().Before(c.indexTime) {
+	if !c.hashAll && st.matches(e) && st.mtime.Before(c.indexTime) {
 		return true, false, nil
 	}
 	h, err := blobHash(path, mode)
@@ -469,17 +486,32 @@ func (c *wtCheck) compare(path string, e *index.Entry) (same, hashed bool, err e
 	return h == e.Hash, true, nil
 }
 
-// statMatches compares lstat's size, mtime, ctime and inode with the entry's cached stat data
-// (the index keeps 32 bits of size and inode, as git does).
-func statMatches(fi fs.FileInfo, e *index.Entry) bool {
-	if uint32(fi.Size()) != e.Size || !fi.ModTime().Equal(e.ModifiedAt) {
+// fileStat is what lstat says about a file, as far as the check compares it.
+type fileStat struct {
+	mode         fs.FileMode // type bits and permissions
+	size         int64
+	mtime, ctime time.Time
+	ino          uint64
+	full         bool // ctime and ino are known
+}
+
+// fileStatOf converts an os.FileInfo from lstat.
+func fileStatOf(fi fs.FileInfo) fileStat {
+	st := fileStat{mode: fi.Mode(), size: fi.Size(), mtime: fi.ModTime()}
+	st.ino, st.ctime, st.full = statSys(fi)
+	return st
+}
+
+// matches compares size, mtime, ctime and inode with the entry's cached stat data (the index
+// keeps 32 bits of size and inode, as git does).
+func (st fileStat) matches(e *index.Entry) bool {
+	if uint32(st.size) != e.Size || !st.mtime.Equal(e.ModifiedAt) {
 		return false
 	}
-	ino, ctime, ok := statSys(fi)
-	if !ok {
+	if !st.full {
 		return false // no ctime and inode on this platform: hash
 	}
-	return uint32(ino) == e.Inode && ctime.Equal(e.CreatedAt)
+	return uint32(st.ino) == e.Inode && st.ctime.Equal(e.CreatedAt)
 }
 
 // blobHash hashes the file's raw bytes (a symlink's target) as a git blob: no filter, no line
@@ -653,9 +685,10 @@ func (r *Repo) Checkout(head string) (*Checkout, error) {
 			_ = os.RemoveAll(dir)
 			return nil, fmt.Errorf("check out %s: %w", h, err)
 		}
-		e.Size, e.ModifiedAt = uint32(fi.Size()), fi.ModTime()
-		if ino, ctime, ok := statSys(fi); ok {
-			e.Inode, e.CreatedAt = uint32(ino), ctime
+		st := fileStatOf(fi)
+		e.Size, e.ModifiedAt = uint32(st.size), st.mtime
+		if st.full {
+			e.Inode, e.CreatedAt = uint32(st.ino), st.ctime
 		}
 	}
 	co.written = time.Now()
@@ -779,4 +812,77 @@ func RemoveCheckout(dir string) error {
 		return nil
 	})
 	return os.RemoveAll(dir)
+}
+
+// indexTreeHash computes the id of the tree that the index's entries make, as git write-tree does;
+// ok is false when the entries cannot make a tree (an unmerged or intent-to-add entry, a path git
+// could not check out, a directory and a file of the same name).
+func indexTreeHash(entries []*index.Entry) (h plumbing.Hash, ok bool) {
+	for _, e := range entries {
+		if e.Stage != 0 || e.IntentToAdd || !validIndexPath(e.Name) {
+			return plumbing.ZeroHash, false
+		}
+	}
+	sorted := slices.IsSortedFunc(entries, func(a, b *index.Entry) int { return strings.Compare(a.Name, b.Name) })
+	if !sorted {
+		entries = slices.Clone(entries)
+		slices.SortFunc(entries, func(a, b *index.Entry) int { return strings.Compare(a.Name, b.Name) })
+	}
+	h, n, ok := buildTree(entries, 0)
+	return h, ok && n == len(entries)
+}
+
+// buildTree hashes the tree of the entries that share the first prefix bytes of their names (a
+// directory and its slash), starting at entries[0], and returns how many entries it used.
+func buildTree(entries []*index.Entry, prefix int) (plumbing.Hash, int, bool) {
+	type item struct {
+		name string
+		mode filemode.FileMode
+		hash plumbing.Hash
+	}
+	var items []item
+	i := 0
+	for i < len(entries) {
+		rest := entries[i].Name[prefix:]
+		slash := strings.IndexByte(rest, '/')
+		if slash < 0 {
+			items = append(items, item{rest, entries[i].Mode, entries[i].Hash})
+			i++
+			continue
+		}
+		dir := entries[i].Name[:prefix+slash+1]
+		j := i
+		for j < len(entries) && strings.HasPrefix(entries[j].Name, dir) {
+			j++
+		}
+		sub, n, ok := buildTree(entries[i:j], len(dir))
+		if !ok || n != j-i {
+			return plumbing.ZeroHash, 0, false
+		}
+		items = append(items, item{rest[:slash], filemode.Dir, sub})
+		i = j
+		if i < len(entries) && !strings.HasPrefix(entries[i].Name, entries[0].Name[:prefix]) {
+			break
+		}
+	}
+	// git orders a tree's entries by name, a tree's name as if it ended in "/".
+	key := func(it item) string {
+		if it.mode == filemode.Dir {
+			return it.name + "/"
+		}
+		return it.name
+	}
+	slices.SortFunc(items, func(a, b item) int { return strings.Compare(key(a), key(b)) })
+	var buf bytes.Buffer
+	for k, it := range items {
+		if k > 0 && items[k-1].name == it.name {
+			return plumbing.ZeroHash, 0, false // a file and a directory of the same name
+		}
+		buf.WriteString(strconv.FormatUint(uint64(it.mode), 8))
+		buf.WriteByte(' ')
+		buf.WriteString(it.name)
+		buf.WriteByte(0)
+		buf.Write(it.hash[:])
+	}
+	return plumbing.ComputeHash(plumbing.TreeObject, buf.Bytes()), i, true
 }

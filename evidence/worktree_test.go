@@ -234,3 +234,28 @@ func TestCheckout(t *testing.T) {
 
 	assert.Error(t, RemoveCheckout(r.dir), "only a gate checkout is removed")
 }
+
+// The index's tree id is git's: the check reads no tree of the head when the index is the head.
+func TestIndexTreeHashIsGits(t *testing.T) {
+	r, _ := wtFixture(t)
+	r.write("dir.txt", "sorts before dir/ in a tree, after it in the index\n")
+	r.write("dir-x/y", "y\n")
+	r.write("dir0", "z\n")
+	r.write("run.sh", "#!/bin/sh\n")
+	require.NoError(t, os.Chmod(filepath.Join(r.dir, "run.sh"), 0o755))
+	r.commit("more")
+	idx, _, err := readIndex(filepath.Join(r.dir, ".git", "index"))
+	require.NoError(t, err)
+	got, ok := indexTreeHash(idx.Entries)
+	require.True(t, ok)
+	assert.Equal(t, r.git("rev-parse", "HEAD^{tree}"), got.String())
+
+	r.write("a.go", "package staged\n")
+	r.git("add", "a.go")
+	idx, _, err = readIndex(filepath.Join(r.dir, ".git", "index"))
+	require.NoError(t, err)
+	got, ok = indexTreeHash(idx.Entries)
+	require.True(t, ok)
+	assert.Equal(t, r.git("write-tree"), got.String())
+	assert.NotEqual(t, r.git("rev-parse", "HEAD^{tree}"), got.String())
+}
