@@ -197,10 +197,10 @@ func TestCheckWorktreeCorruptIndex(t *testing.T) {
 }
 
 func TestCheckout(t *testing.T) {
-	r, head := wtFixture(t)
+	r, _ := wtFixture(t)
 	r.write("run.sh", "#!/bin/sh\n")
 	require.NoError(t, os.Chmod(filepath.Join(r.dir, "run.sh"), 0o755))
-	head = r.commit("script")
+	head := r.commit("script")
 	repo := r.open()
 	co, err := repo.Checkout(head)
 	require.NoError(t, err)
