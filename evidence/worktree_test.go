@@ -259,3 +259,27 @@ func TestIndexTreeHashIsGits(t *testing.T) {
 	assert.Equal(t, r.git("write-tree"), got.String())
 	assert.NotEqual(t, r.git("rev-parse", "HEAD^{tree}"), got.String())
 }
+
+// A linked worktree has its own index and HEAD (under .git/worktrees/NAME) and shares
+// info/exclude with the main checkout.
+func TestCheckWorktreeLinkedWorktree(t *testing.T) {
+	r, head := wtFixture(t)
+	wt := filepath.Join(t.TempDir(), "linked")
+	r.git("worktree", "add", "-q", "-b", "side", wt)
+	r.write(".git/info/exclude", "scratch\n")
+	require.NoError(t, os.WriteFile(filepath.Join(wt, "scratch"), []byte("ignored"), 0o644))
+	repo, err := OpenRepo(wt)
+	require.NoError(t, err)
+	defer repo.Close()
+	rep, err := repo.CheckWorktree(head, bookkeeping)
+	require.NoError(t, err)
+	assert.True(t, rep.Clean(head), "%+v", rep)
+	assert.Equal(t, 6, rep.Entries)
+
+	require.NoError(t, os.WriteFile(filepath.Join(wt, "a.go"), []byte("package linked\n"), 0o644))
+	rep, err = repo.CheckWorktree(head, bookkeeping)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a.go"}, rep.Paths)
+	main := checkWT(t, r, head)
+	assert.True(t, main.Clean(head), "the main checkout is not the linked one: %+v", main)
+}
