@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -80,7 +81,12 @@ func (r *Repo) CheckWorktree(head string, exempt []string) (*WorktreeReport, err
 	}
 	c := &wtCheck{top: r.top, exempt: exempt}
 
+	// While go-git decodes the index, list the directories and lstat their files: the walk below
+	// uses what this prefetch got to before the index was ready.
+	c.pf = startPrefetch(r.top, c.isExempt)
+	defer c.pf.finish()
 	idx, idxTime, err := readIndex(filepath.Join(r.gitDir, "index"))
+	c.pf.stop.Store(true)
 	if err != nil {
 		return nil, err
 	}
@@ -278,6 +284,7 @@ type wtCheck struct {
 	hashAll   bool // the stat data cannot be trusted: hash every entry
 	// noSubmodules: a gitlink entry is an empty directory the gate made (a checkout)
 	noSubmodules bool
+	pf           *prefetcher // nil: nothing was prefetched
 
 	sem chan struct{}
 	wg  sync.WaitGroup
@@ -377,17 +384,39 @@ func (c *wtCheck) walk(dir string, patterns []gitignore.Pattern, ignored bool) {
 			patterns = append(slices.Clip(patterns), parseIgnore(data, splitPath(dir))...)
 		} // unreadable or missing: the entry itself is reported below
 	}
-	df, err := os.Open(abs)
-	var list []os.DirEntry
-	if err == nil {
-		list, err = df.ReadDir(-1)
-		defer df.Close()
-	}
-	if err != nil {
-		if dir == "" {
-			c.fail(fmt.Errorf("list the working tree %s: %w", abs, err))
+	var df *os.File
+	defer func() {
+		if df != nil {
+			df.Close()
 		}
-		return // a directory that vanished: its entries are reported deleted
+	}()
+	var list []os.DirEntry
+	var stats map[string]fileStat
+	if pd := c.pf.get(dir); pd != nil {
+		list, stats = pd.list, pd.stats
+	} else {
+		var err error
+		if df, err = os.Open(abs); err == nil {
+			list, err = df.ReadDir(-1)
+		}
+		if err != nil {
+			if dir == "" {
+				c.fail(fmt.Errorf("list the working tree %s: %w", abs, err))
+			}
+			return // a directory that vanished: its entries are reported deleted
+		}
+	}
+	statOf := func(name string) (fileStat, error) {
+		if st, ok := stats[name]; ok {
+			return st, nil
+		}
+		if df == nil {
+			var err error
+			if df, err = os.Open(abs); err != nil {
+				return fileStat{}, err
+			}
+		}
+		return lstatAt(df, abs, name)
 	}
 	for _, d := range list {
 		name := d.Name()
@@ -435,7 +464,7 @@ func (c *wtCheck) walk(dir string, patterns []gitignore.Pattern, ignored bool) {
 			continue
 		}
 		e.seen = true
-		same, hashed, err := c.compare(df, abs, name, e.Entry)
+		same, hashed, err := c.compare(statOf, abs, name, e.Entry)
 		if err != nil {
 			c.fail(err)
 			return
@@ -451,11 +480,11 @@ func (c *wtCheck) walk(dir string, patterns []gitignore.Pattern, ignored bool) {
 	}
 }
 
-// compare tells whether file name of the open directory dir (at path abs) holds index entry e,
-// and whether it had to be hashed.
-func (c *wtCheck) compare(dir *os.File, abs, name string, e *index.Entry) (same, hashed bool, err error) {
+// compare tells whether file name of directory abs holds index entry e, and whether it had to be
+// hashed; statOf lstats a name of the directory.
+func (c *wtCheck) compare(statOf func(string) (fileStat, error), abs, name string, e *index.Entry) (same, hashed bool, err error) {
 	path := filepath.Join(abs, name)
-	st, err := lstatAt(dir, abs, name)
+	st, err := statOf(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, false, nil
 	}
@@ -885,4 +914,91 @@ func buildTree(entries []*index.Entry, prefix int) (plumbing.Hash, int, bool) {
 		buf.Write(it.hash[:])
 	}
 	return plumbing.ComputeHash(plumbing.TreeObject, buf.Bytes()), i, true
+}
+
+// prefetcher lists directories and lstats their files while the index is being decoded, until
+// stop is set. It never follows a symlink, skips .git and the exempt directories, and keeps
+// nothing it did not finish.
+type prefetcher struct {
+	top    string
+	exempt func(string, bool) bool
+	stop   atomic.Bool
+	dirs   sync.Map // dir (relative, "" for the top) → *preDir
+	sem    chan struct{}
+	wg     sync.WaitGroup
+}
+
+// preDir is a directory the prefetcher listed, with the lstat of its files by name.
+type preDir struct {
+	list  []os.DirEntry
+	stats map[string]fileStat
+}
+
+func startPrefetch(top string, exempt func(string, bool) bool) *prefetcher {
+	p := &prefetcher{top: top, exempt: exempt, sem: make(chan struct{}, max(2, 2*runtime.GOMAXPROCS(0)))}
+	p.wg.Add(1)
+	go p.visit("")
+	return p
+}
+
+// get returns what was prefetched for dir, or nil.
+func (p *prefetcher) get(dir string) *preDir {
+	if p == nil {
+		return nil
+	}
+	if v, ok := p.dirs.Load(dir); ok {
+		return v.(*preDir)
+	}
+	return nil
+}
+
+// finish stops the prefetch and waits for it.
+func (p *prefetcher) finish() {
+	p.stop.Store(true)
+	p.wg.Wait()
+}
+
+func (p *prefetcher) visit(dir string) {
+	defer p.wg.Done()
+	if p.stop.Load() {
+		return
+	}
+	p.sem <- struct{}{}
+	defer func() { <-p.sem }()
+	if p.stop.Load() {
+		return
+	}
+	abs := filepath.Join(p.top, filepath.FromSlash(dir))
+	df, err := os.Open(abs)
+	if err != nil {
+		return
+	}
+	defer df.Close()
+	list, err := df.ReadDir(-1)
+	if err != nil {
+		return
+	}
+	pd := &preDir{list: list, stats: make(map[string]fileStat, len(list))}
+	prefix := ""
+	if dir != "" {
+		prefix = dir + "/"
+	}
+	for _, d := range list {
+		name := d.Name()
+		if d.IsDir() {
+			if name == ".git" || p.exempt(prefix+name, true) || p.stop.Load() {
+				continue
+			}
+			p.wg.Add(1)
+			go p.visit(prefix + name)
+			continue
+		}
+		if p.stop.Load() {
+			break // the rest is lstat-ed by the walk
+		}
+		if st, err := lstatAt(df, abs, name); err == nil {
+			pd.stats[name] = st
+		}
+	}
+	p.dirs.Store(dir, pd)
 }
