@@ -103,6 +103,7 @@ func (r *Repo) CheckWorktree(head string, exempt []string) (*WorktreeReport, err
 		}
 	}
 	c.entries = make(map[string]*wtEntry, len(idx.Entries))
+	c.store = make([]wtEntry, 0, len(idx.Entries))
 	c.dirs = map[string]bool{"": true}
 	for _, e := range idx.Entries {
 		if c.isExempt(e.Name, false) {
@@ -149,7 +150,12 @@ func (r *Repo) CheckWorktree(head string, exempt []string) (*WorktreeReport, err
 
 // addEntry records a stage-0 entry to compare with the disk, and the directories above it.
 func (c *wtCheck) addEntry(e *index.Entry) {
-	c.entries[e.Name] = &wtEntry{Entry: e}
+	if len(c.store) < cap(c.store) { // one allocation for all the entries, when sized up front
+		c.store = append(c.store, wtEntry{Entry: e})
+		c.entries[e.Name] = &c.store[len(c.store)-1]
+	} else {
+		c.entries[e.Name] = &wtEntry{Entry: e}
+	}
 	for d := e.Name; ; {
 		i := strings.LastIndexByte(d, '/')
 		if i < 0 {
@@ -285,6 +291,7 @@ type wtCheck struct {
 	// noSubmodules: a gitlink entry is an empty directory the gate made (a checkout)
 	noSubmodules bool
 	pf           *prefetcher // nil: nothing was prefetched
+	store        []wtEntry   // backing array of entries, never grown past its capacity
 
 	sem chan struct{}
 	wg  sync.WaitGroup
