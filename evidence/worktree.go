@@ -1,7 +1,6 @@
 package evidence
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -216,7 +215,7 @@ func readIndex(path string) (*index.Index, time.Time, error) {
 		return nil, time.Time{}, fmt.Errorf("read the git index: %s is not a regular file of at most %d bytes", path, maxIndexBytes)
 	}
 	idx := &index.Index{}
-	if err := index.NewDecoder(bufio.NewReaderSize(f, 1<<16)).Decode(idx); err != nil {
+	if err := index.NewDecoder(f).Decode(idx); err != nil {
 		return nil, time.Time{}, fmt.Errorf("read the git index %s: %w", path, err)
 	}
 	return idx, fi.ModTime(), nil
