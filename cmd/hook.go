@@ -180,12 +180,13 @@ func claudeStopUnbacked(task string, state record.State, why string, active bool
 }
 
 // claudeStopRecheck answers for a verified or passed task, re-checked as geas gate verify does.
-// A pass that holds lets the agent stop silently. One that does not holds the stop. When the
-// records do not back the state (state_unverified: verified set by hand) or the fresh verdict is a
-// fail or an error of a verified task, every stop is held: the way out is in the agent's reach
-// (geas gate verify --apply, or geas task transition back to the gate state) and leads to runs
-// whose budget ends the loop. A passed task (terminal) or a fresh block is held on the first stop
-// only, as a block is, so that what the agent cannot lift does not loop.
+// A pass that holds lets the agent stop silently. One that does not holds the stop. For a verified
+// task whose records do not back the state (state_unverified: verified set by hand) or whose fresh
+// verdict is a fail or an error, every stop is held: the way out is in the agent's reach (geas
+// gate verify --apply, or geas task transition back to the gate state) and leads to gate runs
+// whose budget ends the loop. A passed task (terminal: no geas command moves it back) and a fresh
+// block are held on the first stop only, as a block is, so that what the agent cannot lift does
+// not loop; the systemMessage of the allowed stop says the pass is not valid.
 func claudeStopRecheck(res *tiers.Result, state string, active bool) *claudeStopOutput {
 	if res.Verdict.IsPass() {
 		return nil
@@ -200,7 +201,7 @@ func claudeStopRecheck(res *tiers.Result, state string, active bool) *claudeStop
 	for _, n := range res.Notes {
 		report += "\nNote: " + n
 	}
-	soft := !unbacked && (state == string(record.Passed) || res.Verdict == tiers.VerdictBlock)
+	soft := state == string(record.Passed) || (!unbacked && res.Verdict == tiers.VerdictBlock)
 	if active && soft {
 		return &claudeStopOutput{SystemMessage: report + "\nThe stop is allowed because the previous stop was already held for this " +
 			"(stop_hook_active), so what the agent cannot lift does not loop; the pass is not valid."}
