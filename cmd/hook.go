@@ -36,7 +36,8 @@ func newHookClaudeStopCmd(g *globalOptions) *cobra.Command {
 		Use:   "claude-stop --task T [--mission M]",
 		Short: "Claude Code Stop hook: the agent may stop only when the gate passes",
 		Long: `A Claude Code Stop hook. It reads the hook's JSON from stdin, runs the gate on the task
-(a recorded run, as geas gate does), and answers Claude Code on stdout, always with exit 0:
+(a recorded run, as geas gate does), and answers Claude Code on stdout, always with exit 0. It
+never trusts a state it did not verify:
 
   pass                                   nothing: the agent may stop
   fail, error                            {"decision":"block","reason":...}: verdict, causes with
@@ -44,15 +45,28 @@ func newHookClaudeStopCmd(g *globalOptions) *cobra.Command {
   block, stop_hook_active false          {"decision":"block","reason":...}
   block, stop_hook_active true           {"systemMessage":...}: the stop is allowed, saying the gate
                                          still blocks, so a block the agent cannot lift does not loop
-  task escalated or blocked              {"systemMessage":...}: allowed, not gated, saying why
-  (before the run, or moved there by it)
-  task verified or passed                nothing: already done, not gated again
-  task cancelled                         {"systemMessage":...}: allowed, not gated
+  run moved the task to escalated or     {"systemMessage":...}: allowed, with the verdict
+  blocked
+  task verified or passed                re-checked as geas gate verify does (nothing written):
+                                         the pass holds: nothing, the agent may stop; it does not
+                                         hold: {"decision":"block"} with the causes, on every stop
+                                         for a verified task (geas gate verify --apply or geas task
+                                         transition is the way out), on the first stop only for a
+                                         passed one (terminal) or a fresh block
+  task escalated, blocked or cancelled   allowed with a systemMessage only when the state is
+                                         backed: escalated by a gate fail that spent the last
+                                         retry, blocked by as many error runs with one cause as
+                                         the consecutive-error limit, cancelled by a task_transition
+                                         event of geas task transition; a state set by hand holds
+                                         the first stop and allows the next
+  the gate cannot run at all             {"decision":"block"} with the error on the first stop;
+  (the task cannot be opened, a lock or  {"systemMessage":...} on the next (stop_hook_active):
+  log directory cannot be created)       fail closed, but never a loop
 
 An error verdict the gate cannot count (record.json or contract.json unreadable, so three errors
 in a row can never move the task to blocked) blocks only when stop_hook_active is false.
-A usage mistake (unknown task, bad id, malformed hook input) exits 64 and a gate that cannot
-run at all exits 3, with the error on stderr: Claude Code shows it and lets the agent stop.
+A mistake in the hook's own configuration (no --task, an invalid id, hook input that is not a JSON
+object) exits 64 with the error on stderr: Claude Code shows it and lets the agent stop.
 
 In .claude/settings.json:
   {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "geas hook claude-stop --task t1"}]}]}}`,
