@@ -264,11 +264,21 @@ func runFailed(t *taskRef, err error) *tiers.Result {
 		"the gate run did not complete; nothing of it was recorded")
 }
 
-// errorResult is an error result that no gate run produced, with one cause.
+// errorResult is an error result that no gate run produced, with one cause and the one tier-0
+// check it comes from, so that every output format (junit and github included) shows an error.
 func errorResult(mission, task, code, check, detail, note string) *tiers.Result {
+	text := "the gate run completes"
+	if code == tiers.CauseTaskUnreadable {
+		text = "the task directory entry can be read as a task (a directory with a contract.json)"
+	}
 	return &tiers.Result{
 		MissionID: mission, TaskID: task, Verdict: tiers.VerdictError,
-		TierResults: map[string]tiers.TierResult{}, Checks: []tiers.Check{},
+		TierResults: map[string]tiers.TierResult{
+			"tier_0": {Status: tiers.StatusError, Details: "0 of 1 checks passed"},
+			"tier_1": {Status: tiers.StatusSkipped, Details: "not run: tier 0 did not pass"},
+			"tier_2": {Status: tiers.StatusSkipped, Details: "not run: tier 0 did not pass"},
+		},
+		Checks:       []tiers.Check{{Name: check, Tier: 0, Text: text, Status: tiers.StatusError, Blocking: true, Evidence: detail, Code: code}},
 		Causes:       []tiers.Cause{{Code: code, Check: check, Detail: detail}},
 		RubricScores: []tiers.RubricScore{}, BlockingDimensions: []string{}, EvalRuns: []tiers.EvalRun{},
 		NextAction: tiers.NextInvestigateErr,
