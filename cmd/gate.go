@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 )
@@ -96,8 +97,9 @@ func runGate(c *cobra.Command, g *globalOptions, o gateOptions) error {
 
 // gateTask runs the gate once on an opened task: under the task lock unless dryRun, evaluation,
 // budget, and (unless dryRun) the writes of SPEC §7. A task whose state is verified or passed is
-// re-checked instead (tiers.Recheck), which writes nothing whatever dryRun says. An error means the gate could not run at all
-// (exit 3), for instance tiers.ErrInterrupted; verdicts, even error, come back as results.
+// re-checked instead (tiers.Recheck, still under the lock), which writes nothing whatever dryRun
+// says. An error means the gate could not run at all (exit 3), for instance tiers.ErrInterrupted;
+// verdicts, even error, come back as results.
 func gateTask(ctx context.Context, t *taskRef, dryRun bool, progress tiers.Progress) (*tiers.Result, error) {
 	if !dryRun {
 		lock, err := record.LockTask(ctx, t.p.Geas, t.dir)
@@ -106,11 +108,11 @@ func gateTask(ctx context.Context, t *taskRef, dryRun bool, progress tiers.Progr
 		}
 		defer lock.Unlock()
 	}
-	start := time.Now()
-	in := tiers.Gather(t.p, t.mission, t.task, t.dir)
-	if in.Contract != nil && tiers.IsFinished(in.Contract.Status) {
+	if k, err := contract.Load(t.p.Geas, t.dir+"/contract.json"); err == nil && k.TaskID == t.task && tiers.IsFinished(k.Status) {
 		return tiers.Recheck(ctx, t.p, t.mission, t.task, t.dir) // SPEC §7.2: writes nothing
 	}
+	start := time.Now()
+	in := tiers.Gather(t.p, t.mission, t.task, t.dir)
 	opts := tiers.Options{RunID: tiers.NextRunID(in.Record), DryRun: dryRun, Now: start, Progress: progress}
 	logDir := ""
 	if !dryRun {
