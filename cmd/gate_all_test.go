@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -167,11 +166,4 @@ func TestGateAllRecordsEveryTask(t *testing.T) {
 func causeList(causes any) string {
 	b, _ := json.Marshal(causes)
 	return string(b)
-}
-
-func mustAtoi(t *testing.T, s string) int {
-	t.Helper()
-	n, err := strconv.Atoi(s)
-	require.NoError(t, err)
-	return n
 }
