@@ -1,7 +1,6 @@
 package tiers
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -48,13 +47,10 @@ func (r *run) debtRegister() (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := schemas.Validate(schemas.DebtRegister, ".geas/"+name, data); err != nil {
-		return nil, err
-	}
 	var reg struct {
 		Items []debtItem `json:"items"`
 	}
-	if err := json.Unmarshal(data, &reg); err != nil {
+	if err := schemas.DecodeExact(schemas.DebtRegister, ".geas/"+name, data, &reg); err != nil {
 		return nil, err
 	}
 	out := map[string]string{}
