@@ -96,6 +96,8 @@ func (r *run) tier0() {
 		}
 	}
 
+	r.reviewVerdicts(add)
+
 	if c.GateProfile == contract.ImplementationChange && in.Record != nil {
 		text := "integration.status is merged"
 		integ, ok := in.Record.Integration()

@@ -1,6 +1,7 @@
 package tiers
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -84,5 +85,68 @@ func TestWhatIsReadIsWhatWasChecked(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, true)
 		assertPass(t, f.gate())
+	})
+}
+
+// TestARefusingReviewIsNotApproval (SPEC §2.1, §5.1): a required reviewer that refuses
+// (changes_requested, blocked) or a tester that does not pass the work (v1.0 iterate, escalate;
+// v1.3 fail, block, error) is never read as approval, and one refusal among several files of an
+// agent type is a refusal.
+func TestARefusingReviewIsNotApproval(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		file, verdict string
+		want          Verdict
+		code          string
+	}{
+		{"design-authority.json", "changes_requested", VerdictFail, CauseReviewRejected},
+		{"design-authority.json", "blocked", VerdictBlock, CauseReviewBlocked},
+		{"qa-engineer.json", "iterate", VerdictFail, CauseReviewRejected},
+		{"qa-engineer.json", "fail", VerdictFail, CauseReviewRejected},
+		{"qa-engineer.json", "escalate", VerdictBlock, CauseReviewBlocked},
+		{"qa-engineer.json", "block", VerdictBlock, CauseReviewBlocked},
+		{"qa-engineer.json", "error", VerdictBlock, CauseReviewBlocked},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file+" "+tc.verdict, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, true)
+			f.evidence(tc.file, func(m map[string]any) { m["verdict"] = tc.verdict })
+			_, res, _ := f.evaluate()
+			assertNotPass(t, res, tc.want, tc.code)
+			c := findCheck(t, res.Checks, "verdict:"+tc.file)
+			assert.Equal(t, tc.code, c.Code)
+			assert.Contains(t, c.Evidence, fmt.Sprintf("wrote %s with verdict %q", tc.file, tc.verdict))
+		})
+	}
+	t.Run("one refusal among several files of a type", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, true)
+		f.writeEvidence("design-authority-review.json", map[string]any{
+			"version": "1.0", "agent": "design-authority-review", "task_id": "t1", "role": "reviewer",
+			"summary": "the flag leaks secrets", "verdict": "changes_requested", "concerns": []string{"secrets"},
+		})
+		_, res, _ := f.evaluate()
+		assertNotPass(t, res, VerdictFail, CauseReviewRejected)
+		c := findCheck(t, res.Checks, "verdict:design-authority-review.json")
+		assert.Contains(t, c.Evidence, "design-authority-review (agent type design-authority), role reviewer")
+	})
+	t.Run("a tester that is not a required reviewer", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, true)
+		f.writeEvidence("security-engineer.json", map[string]any{
+			"version": "1.0", "agent": "security-engineer", "task_id": "t1", "role": "tester",
+			"summary": "injection", "verdict": "fail", "criteria_results": []any{},
+		})
+		_, res, _ := f.evaluate()
+		assertNotPass(t, res, VerdictFail, CauseReviewRejected)
+	})
+	t.Run("control: approvals and a passing tester", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, true)
+		_, res, _ := f.evaluate()
+		assertPass(t, res)
+		c := findCheck(t, res.Checks, "review_verdicts")
+		assert.Equal(t, "verdicts read: design-authority.json approved, qa-engineer.json pass", c.Evidence)
 	})
 }
