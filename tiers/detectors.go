@@ -158,34 +158,37 @@ func (r *run) judge(idx int, cr contract.Criterion, name, text string) (Check, [
 	var scores []float64
 	var passedAll = true
 	pool := 0
-	for _, e := range r.in.Evidence {
-		for _, j := range e.Judgments {
-			if !matchesItem("AC", "", j.Check, idx, cr.ID, cr.Criterion) {
-				continue
-			}
-			if r.isBuilder(e) {
-				notes = append(notes, e.Name+" (the builder's own judgment, not counted)")
-				continue
-			}
-			provider := j.ProviderID
-			if provider == "" {
-				provider = e.ProviderID
-			}
-			ind := r.judgeIndependence(provider, e.Name)
-			if ind.refused {
-				refused = append(refused, ind.detail)
-				continue
-			}
-			if ind.warn != "" {
-				warns = append(warns, warnCheck(2, name+":independence", "judge and builder ran on different providers", ind.warn, "provider_unknown"))
-			}
-			pool++
-			if j.Score != nil {
-				scores = append(scores, *j.Score)
-			}
-			if j.Passed == nil || !*j.Passed {
-				passedAll = false
-			}
+	if r.boundJudgments == nil {
+		_ = r.bindCriteria() // a detector run on its own; partA reports the ambiguity warnings
+	}
+	var bound []boundJudgment
+	if idx-1 < len(r.boundJudgments) {
+		bound = r.boundJudgments[idx-1]
+	}
+	for _, bj := range bound {
+		e, j := bj.e, bj.j
+		if r.isBuilder(e) {
+			notes = append(notes, e.Name+" (the builder's own judgment, not counted)")
+			continue
+		}
+		provider := j.ProviderID
+		if provider == "" {
+			provider = e.ProviderID
+		}
+		ind := r.judgeIndependence(provider, e.Name)
+		if ind.refused {
+			refused = append(refused, ind.detail)
+			continue
+		}
+		if ind.warn != "" {
+			warns = append(warns, warnCheck(2, name+":independence", "judge and builder ran on different providers", ind.warn, "provider_unknown"))
+		}
+		pool++
+		if j.Score != nil {
+			scores = append(scores, *j.Score)
+		}
+		if j.Passed == nil || !*j.Passed {
+			passedAll = false
 		}
 	}
 	if len(refused) > 0 {

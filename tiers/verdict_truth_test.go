@@ -150,3 +150,171 @@ func TestARefusingReviewIsNotApproval(t *testing.T) {
 		assert.Equal(t, "verdicts read: design-authority.json approved, qa-engineer.json pass", c.Evidence)
 	})
 }
+
+// TestTheBuilderCannotHandleItsOwnRisk (SPEC §2.1, §5.3 C, §5.4): the implementer's own
+// risk_handling is shown and never counts, whatever its status; a debt_id listed twice in the
+// register is not a valid target; and provider ids are compared after trimming and case folding.
+func TestTheBuilderCannotHandleItsOwnRisk(t *testing.T) {
+	t.Parallel()
+	withRisk := func(f *fixture) {
+		f.record(func(m map[string]any) { m["self_check"].(map[string]any)["known_risks"] = []string{"secrets in verbose output"} })
+	}
+	register := func(f *fixture, items string) {
+		f.write(".geas/missions/m1/evolution/debt-register.json", `{"version":"1.0","artifact_type":"debt_register","artifact_id":"debt-m1","producer_type":"design-authority","scope":"mission","items":[`+items+`]}`)
+	}
+	item := func(id, status string) string {
+		return fmt.Sprintf(`{"debt_id":%q,"severity":"low","kind":"risk","title":"t","description":"d","status":%q}`, id, status)
+	}
+	tests := []struct {
+		name    string
+		edit    func(f *fixture)
+		verdict Verdict
+		code    string
+		want    string
+	}{
+		{"mitigated by the implementer", func(f *fixture) {
+			f.evidence("software-engineer.json", func(m map[string]any) {
+				m["risk_handling"] = []any{map[string]any{"risk": "R1", "status": "mitigated", "evidence": "I checked"}}
+			})
+		}, VerdictFail, CauseRiskUnhandled, "the implementer cannot handle its own risk, not counted: software-engineer.json mitigated"},
+		{"deferred by the implementer to its own debt item", func(f *fixture) {
+			register(f, item("d1", "open"))
+			f.evidence("software-engineer.json", func(m map[string]any) {
+				m["risk_handling"] = []any{map[string]any{"risk": "R1", "status": "deferred", "debt_id": "d1"}}
+			})
+		}, VerdictFail, CauseRiskUnhandled, "software-engineer.json deferred"},
+		{"the primary worker in another role", func(f *fixture) {
+			f.writeEvidence("Software-Engineer-Review.json", map[string]any{
+				"version": "1.0", "agent": "Software-Engineer-review", "task_id": "t1", "role": "reviewer", "summary": "s",
+				"verdict": "approved", "concerns": []string{},
+				"risk_handling": []any{map[string]any{"risk": "R1", "status": "mitigated", "evidence": "fine"}},
+			})
+		}, VerdictFail, CauseRiskUnhandled, "Software-Engineer-Review.json mitigated"},
+		{"a debt_id listed twice", func(f *fixture) {
+			register(f, item("d1", "resolved")+","+item("d1", "open"))
+			f.evidence("qa-engineer.json", func(m map[string]any) {
+				m["risk_handling"] = []any{map[string]any{"risk": "R1", "status": "deferred", "debt_id": "d1"}}
+			})
+		}, VerdictFail, CauseRiskUnhandled, "lists more than once (statuses resolved, open)"},
+		{"accepted on the builder's provider, spelled differently", func(f *fixture) {
+			f.evidence("software-engineer.json", func(m map[string]any) { m["provider_id"] = " Anthropic/opus " })
+			f.evidence("qa-engineer.json", func(m map[string]any) {
+				m["provider_id"] = "anthropic/sonnet"
+				m["risk_handling"] = []any{map[string]any{"risk": "R1", "status": "accepted", "rationale": "fine"}}
+			})
+		}, VerdictBlock, CauseJudgeNotIndependent, `judge and builder both ran on anthropic/sonnet (the builder's " Anthropic/opus ")`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, true)
+			withRisk(f)
+			tc.edit(f)
+			_, res, _ := f.evaluate()
+			assertNotPass(t, res, tc.verdict, tc.code)
+			assert.Contains(t, findCheck(t, res.Checks, "risk:R1").Evidence, tc.want)
+		})
+	}
+	t.Run("control: an independent mitigation", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, true)
+		withRisk(f)
+		f.evidence("qa-engineer.json", func(m map[string]any) {
+			m["risk_handling"] = []any{map[string]any{"risk": "R1", "status": "mitigated", "evidence": "secrets masked; TestMask"}}
+		})
+		_, res, _ := f.evaluate()
+		assertPass(t, res)
+	})
+}
+
+// TestProviderIDsAreNormalized (SPEC §5.4): Claude, " claude", "CLAUDE" and "claude/opus" are the
+// provider claude; a zero-width space does not make another provider.
+func TestProviderIDsAreNormalized(t *testing.T) {
+	t.Parallel()
+	for _, judge := range []string{"Claude", " claude", "CLAUDE", "claude\u200b", "Claude/opus", "claude / sonnet"} {
+		t.Run(judge, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, true)
+			f.evidence("software-engineer.json", func(m map[string]any) { m["provider_id"] = "claude" })
+			f.evidence("design-authority.json", func(m map[string]any) { m["provider_id"] = judge })
+			_, res, _ := f.evaluate()
+			assertNotPass(t, res, VerdictBlock, CauseJudgeNotIndependent)
+			assert.Contains(t, findCheck(t, res.Checks, "rubric:code_quality").Evidence, "judgment refused: judge and builder both ran on")
+		})
+	}
+	assert.Equal(t, "anthropic", providerKey("Anthropic/sonnet"))
+	assert.Equal(t, providerKey("anthropic/opus"), providerKey(" ANTHROPIC "))
+	assert.NotEqual(t, providerKey("openai"), providerKey("anthropic"))
+}
+
+// TestOneResultBindsOneCriterion (SPEC §5.3 A): an entry binds to at most one criterion (or risk),
+// by the first rule that applies; one the same rule would bind to two binds to none and warns.
+func TestOneResultBindsOneCriterion(t *testing.T) {
+	t.Parallel()
+	criteria := []any{"lock the account after 3 failed logins", "3 failed logins lock the account", "show a lockout message"}
+	tests := []struct {
+		name    string
+		results []any
+		verdict Verdict
+		code    string
+		check   string // a check whose evidence has want
+		want    string
+	}{
+		{"a text that starts with a number is text, not an index", []any{
+			map[string]any{"criterion": "3 failed logins lock the account", "passed": true},
+			map[string]any{"criterion": "AC1", "passed": true},
+		}, VerdictBlock, CauseCriterionUnverified, "criterion:AC3", "no independent criteria_results entry for AC3"},
+		{"an entry with an id binds by id only", []any{
+			map[string]any{"id": "AC2", "criterion": "show a lockout message", "passed": true},
+			map[string]any{"criterion": "AC1", "passed": true},
+		}, VerdictBlock, CauseCriterionUnverified, "criterion:AC3", "no independent criteria_results entry for AC3"},
+		{"a text equal to two criteria binds to none", []any{
+			map[string]any{"criterion": "AC1", "passed": true},
+			map[string]any{"criterion": "AC2", "passed": true},
+			map[string]any{"criterion": "Show a lockout   message", "passed": true},
+		}, VerdictBlock, CauseCriterionUnverified, "criteria_results:qa-engineer.json/2", `by text it would bind to AC3 and AC4, so it binds to none`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, true)
+			crs := criteria
+			if strings.Contains(tc.name, "two criteria") {
+				crs = append(append([]any{}, criteria...), "show a lockout message")
+			}
+			f.contract(func(m map[string]any) { m["acceptance_criteria"] = crs })
+			f.evidence("qa-engineer.json", func(m map[string]any) { m["criteria_results"] = tc.results })
+			_, res, _ := f.evaluate()
+			assertNotPass(t, res, tc.verdict, tc.code)
+			assert.Contains(t, findCheck(t, res.Checks, tc.check).Evidence, tc.want)
+		})
+	}
+	t.Run("a risk entry binds one risk", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, true)
+		f.record(func(m map[string]any) {
+			m["self_check"].(map[string]any)["known_risks"] = []string{"2 users share a cache", "stale cache"}
+		})
+		f.evidence("qa-engineer.json", func(m map[string]any) {
+			m["risk_handling"] = []any{map[string]any{"risk": "2 users share a cache", "status": "mitigated", "evidence": "keyed by user"}}
+		})
+		_, res, _ := f.evaluate()
+		assertNotPass(t, res, VerdictFail, CauseRiskUnhandled)
+		assert.True(t, findCheck(t, res.Checks, "risk:R1").Passed)
+		assert.Equal(t, "no risk_handling entry for this risk in any evidence file", findCheck(t, res.Checks, "risk:R2").Evidence)
+	})
+	t.Run("control: every form binds its own criterion", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, true)
+		f.contract(func(m map[string]any) { m["acceptance_criteria"] = criteria })
+		f.evidence("qa-engineer.json", func(m map[string]any) {
+			m["criteria_results"] = []any{
+				map[string]any{"criterion": "1: lockout", "passed": true},
+				map[string]any{"id": "AC3", "criterion": "whatever", "passed": true},
+				map[string]any{"criterion": "3 FAILED logins lock the account", "passed": true},
+			}
+		})
+		_, res, _ := f.evaluate()
+		assertPass(t, res)
+	})
+}
