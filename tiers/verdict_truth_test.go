@@ -157,7 +157,9 @@ func TestARefusingReviewIsNotApproval(t *testing.T) {
 func TestTheBuilderCannotHandleItsOwnRisk(t *testing.T) {
 	t.Parallel()
 	withRisk := func(f *fixture) {
-		f.record(func(m map[string]any) { m["self_check"].(map[string]any)["known_risks"] = []string{"secrets in verbose output"} })
+		f.record(func(m map[string]any) {
+			m["self_check"].(map[string]any)["known_risks"] = []string{"secrets in verbose output"}
+		})
 	}
 	register := func(f *fixture, items string) {
 		f.write(".geas/missions/m1/evolution/debt-register.json", `{"version":"1.0","artifact_type":"debt_register","artifact_id":"debt-m1","producer_type":"design-authority","scope":"mission","items":[`+items+`]}`)
