@@ -55,16 +55,17 @@ type binder struct {
 	prefix string
 	n      int              // number of items
 	byID   map[string][]int // item id, and "AC<n>" for an item without an id -> item indexes (0-based)
-	byText map[string][]int // normalized text, and the id of an item that has one -> item indexes
+	byName map[string][]int // the id of an item that has one, for an entry whose text names it
+	byText map[string][]int // normalized text -> item indexes
 }
 
 func newBinder(prefix string, items []matchItem) *binder {
-	b := &binder{prefix: prefix, n: len(items), byID: map[string][]int{}, byText: map[string][]int{}}
+	b := &binder{prefix: prefix, n: len(items), byID: map[string][]int{}, byName: map[string][]int{}, byText: map[string][]int{}}
 	for i, it := range items {
 		id := strings.TrimSpace(it.ID)
 		if id != "" {
 			b.byID[id] = append(b.byID[id], i)
-			b.byText[id] = appendOnce(b.byText[id], i)
+			b.byName[id] = append(b.byName[id], i)
 		} else {
 			label := prefix + strconv.Itoa(i+1)
 			b.byID[label] = append(b.byID[label], i)
@@ -107,7 +108,7 @@ func (b *binder) bind(id, text string) binding {
 		}
 		return binding{item: -1, rule: "id"}
 	}
-	if list, ok := b.byText[strings.TrimSpace(text)]; ok {
+	if list, ok := b.byName[strings.TrimSpace(text)]; ok {
 		return one(list, "id")
 	}
 	if t := normalize(text); t != "" {
