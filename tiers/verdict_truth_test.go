@@ -320,3 +320,59 @@ func TestOneResultBindsOneCriterion(t *testing.T) {
 		assertPass(t, res)
 	})
 }
+
+// TestMetricsAreReadStrictly (SPEC §2.8, §5.5): a captured metric is a plain decimal number, a
+// line longer than 64 KiB is never matched, and conflicting independent reports must all satisfy.
+func TestMetricsAreReadStrictly(t *testing.T) {
+	t.Parallel()
+	threshold := func(f *fixture, metric, op string, value float64) {
+		f.contract(func(m map[string]any) {
+			m["acceptance_criteria"] = append(m["acceptance_criteria"].([]any),
+				map[string]any{"id": "m", "criterion": metric, "check": map[string]any{"type": "threshold", "metric": metric, "op": op, "value": value}})
+		})
+	}
+	capture := func(f *fixture, shell, metric, expr string) {
+		f.contract(func(m map[string]any) {
+			m["eval_commands"] = []any{map[string]any{"run": shell, "metrics": map[string]any{metric: expr}}}
+		})
+	}
+	t.Run("12,5% is not 125", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, true)
+		capture(f, "echo 'coverage: 12,5%'", "coverage", `coverage: (\S+)`)
+		threshold(f, "coverage", "gte", 80)
+		_, res, _ := f.evaluate()
+		assertNotPass(t, res, VerdictFail, CauseCriterionFailed)
+		assert.Contains(t, findCheck(t, res.Checks, "criterion:m").Evidence, "metric coverage was not reported")
+	})
+	t.Run("a cut line is not matched", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, true)
+		capture(f, `printf '%65536s"failures": 1500\n' x`, "failures", `"failures": ([0-9]+)`)
+		threshold(f, "failures", "lt", 20)
+		_, res, _ := f.evaluate()
+		assertNotPass(t, res, VerdictFail, CauseCriterionFailed)
+		assert.Contains(t, findCheck(t, res.Checks, "criterion:m").Evidence, "metric failures was not reported")
+	})
+	t.Run("conflicting independent reports must all satisfy", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, true)
+		threshold(f, "coverage", "gte", 80)
+		f.evidence("design-authority.json", func(m map[string]any) { m["metrics"] = map[string]any{"coverage": 50} })
+		f.evidence("qa-engineer.json", func(m map[string]any) { m["metrics"] = map[string]any{"coverage": 95} })
+		_, res, _ := f.evaluate()
+		assertNotPass(t, res, VerdictFail, CauseCriterionFailed)
+		assert.Equal(t, "coverage reported 2 times with different values: 50 (reported in design-authority.json); 95 (reported in qa-engineer.json); each must satisfy >= 80; does not hold for 50 (reported in design-authority.json)",
+			findCheck(t, res.Checks, "criterion:m").Evidence)
+	})
+	t.Run("control: agreeing reports pass", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, true)
+		threshold(f, "coverage", "gte", 80)
+		f.evidence("design-authority.json", func(m map[string]any) { m["metrics"] = map[string]any{"coverage": 95} })
+		f.evidence("qa-engineer.json", func(m map[string]any) { m["metrics"] = map[string]any{"coverage": 95} })
+		_, res, _ := f.evaluate()
+		assertPass(t, res)
+		assert.Equal(t, "coverage = 95 (reported in design-authority.json, qa-engineer.json) >= 80 holds", findCheck(t, res.Checks, "criterion:m").Evidence)
+	})
+}
