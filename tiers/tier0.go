@@ -116,6 +116,7 @@ func (r *run) tier0() {
 	}
 
 	r.baseline(add)
+	r.staleEvidence(add)
 }
 
 // baseline resolves base_snapshot and the integration head and checks ancestry. It runs for

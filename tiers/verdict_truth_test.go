@@ -376,3 +376,59 @@ func TestMetricsAreReadStrictly(t *testing.T) {
 		assert.Equal(t, "coverage = 95 (reported in design-authority.json, qa-engineer.json) >= 80 holds", findCheck(t, res.Checks, "criterion:m").Evidence)
 	})
 }
+
+// TestStaleEvidenceDoesNotCount (SPEC §5.1, stale_evidence): an evidence file that carries a
+// commit other than the head blocks the run, naming the file and both commits; an abbreviation
+// counts as the head only when the head starts with it and it is unambiguous.
+func TestStaleEvidenceDoesNotCount(t *testing.T) {
+	t.Parallel()
+	// setup makes a second, in-scope commit on top of the reviewed one and returns both.
+	setup := func(t *testing.T) (f *fixture, old, head string) {
+		f = newFixture(t, true)
+		old = f.git("rev-parse", "HEAD")
+		f.contract(func(m map[string]any) { m["base_snapshot"] = old })
+		f.write("greeter/main.go", "package main\n\nfunc main() { println(\"verbose\") }\n")
+		head = f.commit("print more")
+		return f, old, head
+	}
+	tests := []struct {
+		name   string
+		commit func(old, head string) string
+		why    string // "" when the file names the head
+	}{
+		{"the old head, full", func(old, _ string) string { return old }, "another commit"},
+		{"the old head, abbreviated", func(old, _ string) string { return old[:10] }, "an abbreviation the head does not start with"},
+		{"a branch name", func(_, _ string) string { return "main" }, "which is not a commit id"},
+		{"HEAD", func(_, _ string) string { return "HEAD" }, "which is not a commit id"},
+		{"too short to be an abbreviation", func(_, head string) string { return head[:3] }, "which is not a commit id"},
+		{"the head in upper case", func(_, head string) string { return strings.ToUpper(head) }, ""},
+		{"the head, abbreviated", func(_, head string) string { return head[:7] }, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f, old, head := setup(t)
+			c := tc.commit(old, head)
+			f.evidence("design-authority.json", func(m map[string]any) { m["commit"] = c })
+			_, res, _ := f.evaluate()
+			if tc.why == "" {
+				assertPass(t, res)
+				assert.Equal(t, "design-authority.json name the head "+head[:12], findCheck(t, res.Checks, "stale_evidence").Evidence)
+				return
+			}
+			assertNotPass(t, res, VerdictBlock, CauseStaleEvidence)
+			ch := findCheck(t, res.Checks, "stale:design-authority.json")
+			assert.Equal(t, fmt.Sprintf("design-authority.json (agent design-authority) carries commit %q, %s; the head is %s", c, tc.why, head), ch.Evidence)
+		})
+	}
+	t.Run("one stale file among fresh ones", func(t *testing.T) {
+		t.Parallel()
+		f, old, head := setup(t)
+		f.evidence("qa-engineer.json", func(m map[string]any) { m["commit"] = head })
+		f.evidence("design-authority.json", func(m map[string]any) { m["commit"] = old })
+		_, res, _ := f.evaluate()
+		assertNotPass(t, res, VerdictBlock, CauseStaleEvidence)
+		assert.False(t, hasCheck(res.Checks, "stale:qa-engineer.json"))
+		assert.True(t, hasCheck(res.Checks, "stale:design-authority.json"))
+	})
+}
