@@ -35,7 +35,7 @@ func (r *run) reviewVerdicts(add func(Check)) {
 			continue
 		}
 		typ := r.agentType(e)
-		if e.Role != evidence.Tester && !slices.Contains(required, typ) {
+		if e.Role != evidence.Tester && !slices.Contains(required, typ) && !foldedType(e.Agent, required) {
 			continue
 		}
 		who := e.Agent
@@ -66,4 +66,17 @@ func (r *run) reviewVerdicts(add func(Check)) {
 	default:
 		add(passCheck(0, "review_verdicts", text, "verdicts read: "+strings.Join(read, ", ")))
 	}
+}
+
+// foldedType reports whether agent names one of types after trimming and case folding
+// ("Design-Authority-Review" is a design-authority file): a refusal is read whatever the case of
+// the agent field, even where the exact type match that satisfies a required review would not be.
+func foldedType(agent string, types []string) bool {
+	a := foldID(agent)
+	for _, t := range types {
+		if ft := foldID(t); ft != "" && (a == ft || strings.HasPrefix(a, ft+"-")) {
+			return true
+		}
+	}
+	return false
 }

@@ -131,6 +131,17 @@ func TestARefusingReviewIsNotApproval(t *testing.T) {
 		c := findCheck(t, res.Checks, "verdict:design-authority-review.json")
 		assert.Contains(t, c.Evidence, "design-authority-review (agent type design-authority), role reviewer")
 	})
+	t.Run("a refusal under a case-folded agent name", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, true)
+		f.writeEvidence("da-2.json", map[string]any{
+			"version": "1.0", "agent": "Design-Authority", "task_id": "t1", "role": "reviewer",
+			"summary": "no", "verdict": "blocked", "concerns": []string{"x"},
+		})
+		_, res, _ := f.evaluate()
+		assertNotPass(t, res, VerdictBlock, CauseReviewBlocked)
+		assert.Contains(t, findCheck(t, res.Checks, "verdict:da-2.json").Evidence, `Design-Authority, role reviewer, wrote da-2.json with verdict "blocked"`)
+	})
 	t.Run("a tester that is not a required reviewer", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, true)
