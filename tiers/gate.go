@@ -341,7 +341,11 @@ func (r *run) result(profile string, stopped map[int]string) *Result {
 			continue
 		}
 		if c.Blocking && c.Status != StatusPass && c.Status != StatusSkipped && c.Status != StatusWarn {
-			advisoryCauses = append(advisoryCauses, Cause{Code: c.Code, Check: c.Name, Detail: c.Evidence})
+			code := c.Code
+			if code == "" {
+				code = string(c.Status)
+			}
+			advisoryCauses = append(advisoryCauses, Cause{Code: code, Check: c.Name, Detail: c.Evidence})
 		}
 	}
 	verdict, causes := decide(binding)
