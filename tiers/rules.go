@@ -205,7 +205,7 @@ func diffValue(at string, a, b any, out *[]string) {
 	}
 }
 
-// showValue is a value's compact JSON, cut to 120 bytes.
+// showValue is a value's compact JSON, cut to 240 bytes.
 func showValue(v any) string {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -214,8 +214,8 @@ func showValue(v any) string {
 		return fmt.Sprint(v)
 	}
 	s := strings.TrimSuffix(buf.String(), "\n")
-	if len(s) > 120 {
-		s = strings.ToValidUTF8(s[:117], "") + "..."
+	if len(s) > 240 {
+		s = strings.ToValidUTF8(s[:237], "") + "..."
 	}
 	return s
 }
