@@ -74,6 +74,9 @@ func writeEscalation(in *Input, res *Result, id string, now time.Time) error {
 	var steps []budgetStep
 	if in.Record != nil {
 		for _, e := range in.Record.History() {
+			if e.Kind == record.KindApproval {
+				continue // pins the rules; the budget is not its business
+			}
 			v := e.Verdict
 			if v == "" {
 				v = e.Kind

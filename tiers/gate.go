@@ -258,8 +258,12 @@ func notPassedSince(checks []Check, from int) bool {
 // register or the policy, the run did not judge one snapshot and is an error (inputs_changed).
 // Nothing ran past tier 0 when it stopped there, so there is nothing to re-check; when only
 // advisory stages ran, the finding is advisory too.
+//
+// A verify run (geas gate verify) takes no lock and writes nothing: other commands may write the
+// task's files meanwhile, and its verdict is about the snapshot it digested, so it does not
+// re-check.
 func (r *run) inputsUnchanged(onlyAdvisory bool) {
-	if len(r.checks) == r.tier0End {
+	if len(r.checks) == r.tier0End || r.opts.Verify {
 		return
 	}
 	ran := false
