@@ -266,18 +266,14 @@ func (r *run) inputsUnchanged(onlyAdvisory bool) {
 	if len(r.checks) == r.tier0End || r.opts.Verify {
 		return
 	}
-	ran := false
+	tier := -1 // the last tier that ran a check
 	for _, c := range r.checks[r.tier0End:] {
-		if c.Status != StatusSkipped {
-			ran = true
+		if c.Status != StatusSkipped && c.Tier > tier {
+			tier = c.Tier
 		}
 	}
-	if !ran {
+	if tier < 0 {
 		return
-	}
-	tier := 2
-	if r.tier1Ran {
-		tier = 1
 	}
 	changed := r.in.changedInputs()
 	if len(changed) == 0 {
