@@ -14,6 +14,7 @@ import (
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/tiers"
 )
 
 type taskBudgetGrantOptions struct {
@@ -80,7 +81,7 @@ func runTaskBudgetGrant(c *cobra.Command, g *globalOptions, o taskBudgetGrantOpt
 	after := before + o.retries
 	entry, err := rec.AppendHistory(record.HistoryEntry{
 		Kind: record.KindBudgetGrant, RetryBudgetBefore: &before, RetryBudgetAfter: &after,
-		StartedAt: record.Timestamp(now),
+		RulesSHA256: tiers.Gather(t.p, t.mission, t.task, t.dir).RulesSHA256, StartedAt: record.Timestamp(now),
 		Extra:     map[string]json.RawMessage{"by": jsonString(o.by), "reason": jsonString(o.reason), "retries": []byte(fmt.Sprint(o.retries))},
 	}, now)
 	if err != nil {
