@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/internal/canon"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
@@ -117,7 +118,8 @@ func Approve(in *Input, by, reason string, now time.Time) (record.HistoryEntry, 
 // readPinned returns the rules of contract.pinned.json when its rules digest to want; otherwise
 // nil and why the copy cannot be used.
 func readPinned(geas *os.Root, taskDir, want string) (map[string]any, string) {
-	data, err := project.ReadLimited(geas, taskDir+"/"+PinnedFile, maxPolicyBytes*2)
+	// The copy holds a contract and a policy, pretty-printed: allow for both at their limits.
+	data, err := project.ReadLimited(geas, taskDir+"/"+PinnedFile, 4*(contract.MaxBytes+maxPolicyBytes))
 	if err != nil {
 		return nil, fmt.Sprintf("the pinned copy %s cannot be read (%v)", PinnedFile, err)
 	}

@@ -72,7 +72,7 @@ func TestTheBarCannotBeLoweredByThoseItBinds(t *testing.T) {
 		{"the gate policy loosened", func(f *fixture) {
 			f.write(".geas/gate-policy.json", `{"shared_globs": ["*"], "stub_cap": {"normal": 99}}`)
 		}, `gate-policy.shared_globs: (absent) → ["*"]; gate-policy.stub_cap: (absent) → {"normal":99}`},
-		{"a number written differently is the same number, but a new field is not", func(f *fixture) {
+		{"a new field", func(f *fixture) {
 			f.contract(func(m map[string]any) { m["eval_timeout"] = "1h" })
 		}, `eval_timeout: (absent) → "1h"`},
 	}
