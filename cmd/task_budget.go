@@ -82,7 +82,7 @@ func runTaskBudgetGrant(c *cobra.Command, g *globalOptions, o taskBudgetGrantOpt
 	entry, err := rec.AppendHistory(record.HistoryEntry{
 		Kind: record.KindBudgetGrant, RetryBudgetBefore: &before, RetryBudgetAfter: &after,
 		RulesSHA256: tiers.Gather(t.p, t.mission, t.task, t.dir).RulesSHA256, StartedAt: record.Timestamp(now),
-		Extra:     map[string]json.RawMessage{"by": jsonString(o.by), "reason": jsonString(o.reason), "retries": []byte(fmt.Sprint(o.retries))},
+		Extra: map[string]json.RawMessage{"by": jsonString(o.by), "reason": jsonString(o.reason), "retries": []byte(fmt.Sprint(o.retries))},
 	}, now)
 	if err != nil {
 		return err
