@@ -380,3 +380,24 @@ func TestPolicyFromTheBase(t *testing.T) {
 	_, hres, _ := h.evaluate()
 	assertNotPass(t, hres, VerdictError, CausePolicyInvalid)
 }
+
+// TestOnlyTheBookkeepingIsOutOfScope (SPEC §5.3 B): the exemption is the geas v1 layout, compared
+// byte for byte; anything else under .geas, and any spelling that only looks like it, is a scope
+// question.
+func TestOnlyTheBookkeepingIsOutOfScope(t *testing.T) {
+	t.Parallel()
+	for _, f := range []string{
+		".geas/missions/m1/tasks/t1/record.json", ".geas/state/events.jsonl", ".geas/memory/notes.md",
+		".geas/recovery/r.json", ".geas/rules.md",
+	} {
+		assert.True(t, bookkeeping(f), f)
+	}
+	for _, f := range []string{
+		".geas/gate-policy.json", ".geas/tools/x.go", ".geas/missions", ".geas/missions.go", ".geas/state",
+		".geas/rules.md.go", ".geas/rules.md/x", ".geas/Rules.md", ".GEAS/missions/m1/x.go", ".Geas/state/x",
+		".geas/STATE/x", "x/.geas/missions/m1/y", ".geas", ".geas/", ".geas/missionsx/y", "./.geas/missions/m/x",
+		".geas/ｍissions/x", ".geas/missions\u200b/x",
+	} {
+		assert.False(t, bookkeeping(f), f)
+	}
+}
