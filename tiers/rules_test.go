@@ -354,6 +354,7 @@ func TestPolicyFromTheBase(t *testing.T) {
 	assert.Equal(t, []string{"go.mod"}, in.Policy.SharedGlobs, "the base's policy")
 	assert.Equal(t, ".geas/gate-policy.json at base "+base, in.PolicyFrom)
 	assert.Contains(t, in.Files, ".geas/gate-policy.json@"+base)
+	assert.Contains(t, findCheck(t, res.Checks, "rules_pinned").Evidence, "policy: .geas/gate-policy.json at base "+base)
 	assertNotPass(t, res, VerdictFail, CauseScopeViolation)
 	assert.Contains(t, findCheck(t, res.Checks, "scope").Evidence, "outside the surfaces: .geas/gate-policy.json, infra/deploy.sh")
 

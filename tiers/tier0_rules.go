@@ -22,11 +22,15 @@ func (r *run) rulesCheck(add func(Check)) {
 	}
 	const name = "rules_pinned"
 	text := "the rules (contract without status and timestamps, plus the gate policy) equal the pinned rules"
+	policy := in.PolicyFrom
+	if policy == "" {
+		policy = "built-in defaults, no .geas/" + PolicyFile
+	}
 	pin, ok := record.PinnedRules(in.Record)
 	if !ok {
-		ev := fmt.Sprintf("nothing pinned the rules yet: this run pins rules_sha256 %s", short(in.RulesSHA256))
+		ev := fmt.Sprintf("nothing pinned the rules yet: this run pins rules_sha256 %s; policy: %s", short(in.RulesSHA256), policy)
 		if r.opts.DryRun || r.opts.Verify {
-			ev = fmt.Sprintf("nothing pinned the rules yet (rules_sha256 %s); a recorded run pins them", short(in.RulesSHA256))
+			ev = fmt.Sprintf("nothing pinned the rules yet (rules_sha256 %s); a recorded run pins them; policy: %s", short(in.RulesSHA256), policy)
 		}
 		add(passCheck(0, name, text, ev))
 		return
@@ -39,10 +43,10 @@ func (r *run) rulesCheck(add func(Check)) {
 		}
 	}
 	if pin.RulesSHA256 == in.RulesSHA256 {
-		add(passCheck(0, name, text, fmt.Sprintf("rules_sha256 %s equals the pin (%s)", short(in.RulesSHA256), pin.By)))
+		add(passCheck(0, name, text, fmt.Sprintf("rules_sha256 %s equals the pin (%s); policy: %s", short(in.RulesSHA256), pin.By, policy)))
 		return
 	}
-	ev := fmt.Sprintf("rules_sha256 %s differs from the pinned %s (%s)", short(in.RulesSHA256), short(pin.RulesSHA256), pin.By)
+	ev := fmt.Sprintf("rules_sha256 %s differs from the pinned %s (%s); policy: %s", short(in.RulesSHA256), short(pin.RulesSHA256), pin.By, policy)
 	if pinned, why := readPinned(in.Geas, in.TaskDir, pin.RulesSHA256); pinned == nil {
 		ev += "; " + why + ", so the changed fields cannot be named"
 	} else {
