@@ -226,6 +226,9 @@ func Evaluate(ctx context.Context, in *Input, opts Options) (*Result, error) {
 					r.partB()
 					r.partC()
 					r.partD()
+					if ctx.Err() != nil {
+						return nil, ErrInterrupted
+					}
 				}
 			}
 		}
