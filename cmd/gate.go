@@ -20,12 +20,13 @@ type gateOptions struct {
 	all           bool
 	jobs          int
 	minPassRate   float64
+	keepGoing     bool
 }
 
 func newGateCmd(g *globalOptions) *cobra.Command {
 	var o gateOptions
 	c := &cobra.Command{
-		Use:   "gate (--task T | --all) [--mission M] [--dry-run]",
+		Use:   "gate (--task T | --all) [--mission M] [--dry-run] [--keep-going]",
 		Short: "Decide whether a task is done: pass, fail, block or error",
 		Long: `Run the gate on one task: tier 0 (precheck), tier 1 (the contract's eval commands),
 tier 2 (acceptance criteria, scope, known risks, rubric), then the verdict:
@@ -34,6 +35,15 @@ tier 2 (acceptance criteria, scope, known risks, rubric), then the verdict:
   fail   the work does not meet the contract   exit 1   spends one retry; the last one escalates
   block  something required is missing        exit 2   no retry spent
   error  the gate could not decide             exit 3   no retry spent; 3 in a row -> blocked
+
+Stages stop where the seed stops: a tier-0 check that does not pass stops the run after tier 0, a
+tier-1 failure after tier 1, and a part-A (criteria) check that does not pass stops tier 2 before
+scope, risks and rubric. --keep-going runs the stages not reached anyway and lists their findings
+as advisory; they never change the verdict, the budget or the transition.
+
+The rules (the contract without its status and timestamps, plus the gate policy) are pinned by
+geas task approve or by the task's first recorded run; rules that differ later block the run
+(rules_changed) until an authority approves them.
 
 The run is recorded in record.json (gate_result and a hash-chained gate_history entry) and in
 .geas/state/events.jsonl; --dry-run computes the same verdict and writes nothing.
@@ -63,6 +73,7 @@ passes (or --min-pass-rate of them do).`,
 	c.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "do not stream eval command output to stderr")
 	c.Flags().BoolVar(&o.all, "all", false, "gate every gate-eligible task of the mission")
 	c.Flags().IntVar(&o.jobs, "jobs", 1, "with --all: tasks gated at once")
+	c.Flags().BoolVar(&o.keepGoing, "keep-going", false, "run the stages a failing stage stops anyway and list their findings as advisory (they never change the verdict or the budget)")
 	c.Flags().Float64Var(&o.minPassRate, "min-pass-rate", 0, "with --all: overall success when this share of tasks (0..1] passes; default: every task must pass")
 	c.AddCommand(newGateVerifyCmd(g))
 	return c
@@ -85,7 +96,7 @@ func runGate(c *cobra.Command, g *globalOptions, o gateOptions) error {
 		return &exitError{code: 3, err: err}
 	}
 	defer t.Close()
-	res, err := gateTask(c.Context(), t, o.dryRun, g.progress(o.quiet))
+	res, err := gateTaskOpts(c.Context(), t, o.dryRun, g.progress(o.quiet), o.keepGoing)
 	if err != nil {
 		return &exitError{code: 3, err: err}
 	}
@@ -101,6 +112,12 @@ func runGate(c *cobra.Command, g *globalOptions, o gateOptions) error {
 // says. An error means the gate could not run at all (exit 3), for instance tiers.ErrInterrupted;
 // verdicts, even error, come back as results.
 func gateTask(ctx context.Context, t *taskRef, dryRun bool, progress tiers.Progress) (*tiers.Result, error) {
+	return gateTaskOpts(ctx, t, dryRun, progress, false)
+}
+
+// gateTaskOpts is gateTask with --keep-going (SPEC §5): the stages not reached run anyway and
+// what they find is advisory.
+func gateTaskOpts(ctx context.Context, t *taskRef, dryRun bool, progress tiers.Progress, keepGoing bool) (*tiers.Result, error) {
 	if !dryRun {
 		lock, err := record.LockTask(ctx, t.p.Geas, t.dir)
 		if err != nil {
@@ -113,7 +130,7 @@ func gateTask(ctx context.Context, t *taskRef, dryRun bool, progress tiers.Progr
 	}
 	start := time.Now()
 	in := tiers.Gather(t.p, t.mission, t.task, t.dir)
-	opts := tiers.Options{RunID: tiers.NextRunID(in.Record), DryRun: dryRun, Now: start, Progress: progress}
+	opts := tiers.Options{RunID: tiers.NextRunID(in.Record), DryRun: dryRun, Now: start, Progress: progress, KeepGoing: keepGoing}
 	logDir := ""
 	if !dryRun {
 		if in.Record == nil {

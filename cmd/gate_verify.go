@@ -222,7 +222,7 @@ func applyRevocation(p *project.Project, dir string, rep *tiers.VerifyReport, no
 	}
 	entry := record.HistoryEntry{
 		Kind: record.KindRevocation, RunID: res.RunID, Verdict: string(res.Verdict), Causes: causes,
-		Head: res.Head, InputsSHA256: res.InputsSHA256, StartedAt: res.StartedAt,
+		Head: res.Head, InputsSHA256: res.InputsSHA256, RulesSHA256: res.RulesSHA256, StartedAt: res.StartedAt,
 		Extra: map[string]json.RawMessage{"state": jsonString(rep.State)},
 	}
 	if revokes != "" {

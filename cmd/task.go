@@ -18,7 +18,7 @@ func newTaskCmd(g *globalOptions) *cobra.Command {
 	c := groupCmd("task", "Show a task, move it through its states, and write its record")
 	recordCmd := groupCmd("record", "Write sections of a task's record.json")
 	recordCmd.AddCommand(newTaskRecordAddCmd(g))
-	c.AddCommand(newTaskShowCmd(g), newTaskTransitionCmd(g), recordCmd, newTaskBudgetCmd(g))
+	c.AddCommand(newTaskShowCmd(g), newTaskTransitionCmd(g), recordCmd, newTaskBudgetCmd(g), newTaskApproveCmd(g))
 	return c
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/tiers"
 )
 
 type taskBudgetGrantOptions struct {
@@ -78,11 +79,13 @@ func runTaskBudgetGrant(c *cobra.Command, g *globalOptions, o taskBudgetGrantOpt
 	}
 	before := record.BudgetLeft(k.RetryBudget, rec)
 	after := before + o.retries
-	entry, err := rec.AppendHistory(record.HistoryEntry{
+	grant := record.HistoryEntry{
 		Kind: record.KindBudgetGrant, RetryBudgetBefore: &before, RetryBudgetAfter: &after,
 		StartedAt: record.Timestamp(now),
 		Extra:     map[string]json.RawMessage{"by": jsonString(o.by), "reason": jsonString(o.reason), "retries": []byte(fmt.Sprint(o.retries))},
-	}, now)
+	}
+	grant.RulesSHA256 = tiers.Gather(t.p, t.mission, t.task, t.dir).RulesSHA256 // the rules it was granted under (SPEC §4.4)
+	entry, err := rec.AppendHistory(grant, now)
 	if err != nil {
 		return err
 	}

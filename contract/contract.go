@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bmatcuk/doublestar/v4"
+
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/schemas"
 )
@@ -314,6 +316,11 @@ func Parse(file string, data []byte) (*Contract, error) {
 		for i, g := range globs {
 			if err := checkRelPath(g); err != nil {
 				bad(fmt.Sprintf("/scope/%s/%d", field, i), "%v", err)
+			}
+			// A malformed glob matches nothing: it must fail here, not later as a scope violation
+			// that spends a retry (SPEC §5.3 Part B).
+			if !doublestar.ValidatePattern(g) {
+				bad(fmt.Sprintf("/scope/%s/%d", field, i), "malformed glob %q", g)
 			}
 		}
 	}

@@ -85,6 +85,7 @@ type HistoryEntry struct {
 	RetryBudgetAfter  *int
 	Head              string
 	InputsSHA256      string
+	RulesSHA256       string // the rules the entry was judged against, or pins (SPEC §4.4)
 	StartedAt         string
 	PrevHash          string
 	Hash              string
@@ -97,7 +98,7 @@ type HistoryEntry struct {
 // historyKeys are HistoryEntry's known keys, in the order MarshalJSON writes them.
 var historyKeys = []string{
 	"kind", "run_id", "verdict", "causes", "retry_budget_before", "retry_budget_after",
-	"head", "inputs_sha256", "started_at", "prev_hash", "hash", "hmac",
+	"head", "inputs_sha256", "rules_sha256", "started_at", "prev_hash", "hash", "hmac",
 }
 
 // New returns a record with only its envelope, for a task that has none yet.
@@ -539,6 +540,7 @@ func (e *HistoryEntry) UnmarshalJSON(data []byte) error {
 		field(f, "retry_budget_after", &v.RetryBudgetAfter),
 		field(f, "head", &v.Head),
 		field(f, "inputs_sha256", &v.InputsSHA256),
+		field(f, "rules_sha256", &v.RulesSHA256),
 		field(f, "started_at", &v.StartedAt),
 		field(f, "prev_hash", &v.PrevHash),
 		field(f, "hash", &v.Hash),
@@ -592,6 +594,7 @@ func (e HistoryEntry) MarshalJSON() ([]byte, error) {
 	num("retry_budget_after", e.RetryBudgetAfter)
 	str("head", e.Head)
 	str("inputs_sha256", e.InputsSHA256)
+	str("rules_sha256", e.RulesSHA256)
 	str("started_at", e.StartedAt)
 	// The chain links are always written, empty or not: the first entry's prev_hash is "", and an
 	// entry without them could not be told from one whose links were cut.

@@ -19,6 +19,7 @@ func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
 		res.Escalation = fmt.Sprintf(".geas/missions/%s/decisions/pending/%s.json", in.Mission, decisionID)
 	}
 	if in.Record != nil {
+		_, pinned := record.PinnedRules(in.Record)
 		entry, err := in.Record.Chain(historyEntry(res))
 		if err != nil {
 			return err
@@ -33,6 +34,13 @@ func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
 		}
 		if err := in.Record.Write(in.Geas, in.TaskDir+"/record.json"); err != nil {
 			return fmt.Errorf("write record.json: %w", err)
+		}
+		// The task's first recorded run pins what it read (SPEC §4.4); the history entry just
+		// written is the pin, the copy names the fields a later change touches.
+		if !pinned && res.RulesSHA256 != "" {
+			if err := WritePinned(in, "gate run "+res.RunID, now); err != nil {
+				return fmt.Errorf("write %s: %w", PinnedFile, err)
+			}
 		}
 	} else {
 		res.Notes = append(res.Notes, "record.json is invalid, so this run could not be recorded in it")
@@ -66,6 +74,9 @@ func writeEscalation(in *Input, res *Result, id string, now time.Time) error {
 	var steps []budgetStep
 	if in.Record != nil {
 		for _, e := range in.Record.History() {
+			if e.Kind == record.KindApproval {
+				continue // pins the rules; the budget is not its business
+			}
 			v := e.Verdict
 			if v == "" {
 				v = e.Kind

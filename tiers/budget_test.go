@@ -270,6 +270,9 @@ func TestApplyErrorStreak(t *testing.T) {
 			f := newFixture(t, true)
 			for i, setup := range tc.runs {
 				setup(f)
+				if i > 0 {
+					f.approve() // the new rules are an authority's, not a lowered bar
+				}
 				res := f.gate()
 				require.Equal(t, VerdictError, res.Verdict, "run %d: %+v", i+1, res.Causes)
 				assert.Equal(t, 3, res.RetryBudgetAfter, "an error spends nothing")

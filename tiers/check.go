@@ -78,6 +78,13 @@ const (
 	CauseAmbiguousResult = "ambiguous_result"
 )
 
+// Cause codes of the pinned bar, scope sources and the inputs snapshot (SPEC §4.4, §5.3 B, §7.4).
+const (
+	CauseRulesChanged   = "rules_changed"
+	CauseNoChangeSource = "no_change_source"
+	CauseInputsChanged  = "inputs_changed"
+)
+
 // Check is one check's result. Field names mirror the eval-viewer grading schema (text, passed,
 // evidence): Text says what was checked, Evidence what was found, with the values.
 type Check struct {
@@ -90,6 +97,9 @@ type Check struct {
 	Evidence string `json:"evidence"`
 	// Code is the cause code when the check holds the gate (or warns).
 	Code string `json:"code,omitempty"`
+	// Advisory marks a finding of a stage the run did not reach, listed under --keep-going: it
+	// never changes the verdict, the budget or the transition (SPEC §5).
+	Advisory bool `json:"advisory,omitempty"`
 	// Locations point at files (scope violations, confirmed stubs) for annotations.
 	Locations []Location `json:"locations,omitempty"`
 }

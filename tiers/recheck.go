@@ -56,7 +56,7 @@ func Recheck(ctx context.Context, p *project.Project, mission, task, taskDir str
 	if res.Causes == nil {
 		res.Causes = []Cause{}
 	}
-	res.TierResults["tier_0"] = tierResult(res.Checks, 0, false)
+	res.TierResults["tier_0"] = tierResult(res.Checks, 0, "")
 	res.Summary = Summary{}
 	for _, ch := range res.Checks {
 		if !ch.Blocking || ch.Status == StatusSkipped || ch.Status == StatusWarn {

@@ -3,6 +3,7 @@ package tiers
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -26,7 +27,11 @@ func WriteText(w io.Writer, res *Result) {
 		if c.Status == StatusPass || c.Status == StatusSkipped {
 			continue
 		}
-		fmt.Fprintf(w, "  %-5s %s: %s\n", strings.ToUpper(string(c.Status)), c.Name, c.Text)
+		name := c.Name
+		if c.Advisory {
+			name += " (advisory)"
+		}
+		fmt.Fprintf(w, "  %-5s %s: %s\n", strings.ToUpper(string(c.Status)), name, c.Text)
 		fmt.Fprintf(w, "        %s\n", terminalSafe(c.Evidence))
 	}
 	verdict := strings.ToUpper(string(res.Verdict))
@@ -42,6 +47,15 @@ func WriteText(w io.Writer, res *Result) {
 		verdict += " (" + strings.Join(codes, ", ") + ")"
 	}
 	fmt.Fprintf(w, "verdict: %s\n", verdict)
+	if len(res.AdvisoryCauses) > 0 {
+		codes := make([]string, 0, len(res.AdvisoryCauses))
+		for _, c := range res.AdvisoryCauses {
+			if !slices.Contains(codes, c.Code) {
+				codes = append(codes, c.Code)
+			}
+		}
+		fmt.Fprintf(w, "advisory (stages not reached, run by --keep-going; not counted): %s\n", strings.Join(codes, ", "))
+	}
 	if len(res.BlockingDimensions) > 0 {
 		fmt.Fprintf(w, "blocking dimensions: %s\n", strings.Join(res.BlockingDimensions, ", "))
 	}

@@ -25,6 +25,10 @@ func WriteGitHub(w io.Writer, results []*Result) error {
 				level = "error"
 			}
 			title := fmt.Sprintf("%s/%s: %s", res.TaskID, c.Name, c.Status)
+			if c.Advisory { // --keep-going: a stage the run did not reach; never counted (SPEC §5)
+				level = "warning"
+				title += " (advisory)"
+			}
 			if c.Code != "" {
 				title += " (" + c.Code + ")"
 			}

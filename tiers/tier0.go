@@ -117,6 +117,7 @@ func (r *run) tier0() {
 
 	r.baseline(add)
 	r.staleEvidence(add)
+	r.rulesCheck(add)
 }
 
 // baseline resolves base_snapshot and the integration head and checks ancestry. It runs for

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/geas-dev/geas/evidence"
-	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/schemas"
 )
 
@@ -37,12 +36,13 @@ type debtItem struct {
 	Status string `json:"status"`
 }
 
-// debtRegister reads the mission's debt register; a missing register has no items. A debt_id listed
-// more than once maps to "" with its statuses in dup: it is not a valid target (SPEC §5.3 C), since
-// which of its items counts would depend on their order.
+// debtRegister decodes the mission's debt register as Gather read it, before tier 1 (SPEC §7.4: an
+// eval command that writes the register cannot change what part C judges); a missing register has
+// no items. A debt_id listed more than once maps to duplicateDebt with its statuses: it is not a
+// valid target (SPEC §5.3 C), since which of its items counts would depend on their order.
 func (r *run) debtRegister() (map[string]string, error) {
-	name := "missions/" + r.in.Mission + "/evolution/debt-register.json"
-	data, err := project.ReadLimited(r.in.Geas, name, r.in.Policy.MaxEvidenceBytes)
+	name := debtRegisterPath(r.in.Mission)
+	data, err := r.in.DebtData, r.in.DebtErr
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]string{}, nil
 	}
