@@ -247,7 +247,7 @@ func writeAllText(w io.Writer, mission string, results []*tiers.Result, ov overa
 			if causes == "" {
 				causes = "-"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d -> %d\t%s\n", r.TaskID, r.Verdict, r.RetryBudgetBefore, r.RetryBudgetAfter, causes)
+			fmt.Fprintf(tw, "%s\t%s\t%s -> %s\t%s\n", r.TaskID, r.Verdict, tiers.BudgetText(r.RetryBudgetBefore), tiers.BudgetText(r.RetryBudgetAfter), causes)
 		}
 		tw.Flush()
 	}

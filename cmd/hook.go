@@ -181,8 +181,8 @@ func hookReport(res *tiers.Result) string {
 		fmt.Fprintf(&b, "Blocking rubric dimensions: %s.\n", strings.Join(res.BlockingDimensions, ", "))
 	}
 	fmt.Fprintf(&b, "Next action: %s.\n", hookNextAction(res))
-	fmt.Fprintf(&b, "Retry budget left: %d (this run: %d -> %d; a fail spends one, at 0 the task escalates).",
-		res.RetryBudgetAfter, res.RetryBudgetBefore, res.RetryBudgetAfter)
+	fmt.Fprintf(&b, "Retry budget left: %s (this run: %s -> %s; a fail spends one, at 0 the task escalates).",
+		tiers.BudgetText(res.RetryBudgetAfter), tiers.BudgetText(res.RetryBudgetBefore), tiers.BudgetText(res.RetryBudgetAfter))
 	if res.Escalation != "" {
 		fmt.Fprintf(&b, "\nEscalation: %s.", res.Escalation)
 	}

@@ -89,8 +89,10 @@ type Result struct {
 	EvalRuns           []EvalRun             `json:"eval_runs"`
 	StubCount          int                   `json:"stub_count"`
 	StubCap            int                   `json:"stub_cap"`
-	RetryBudgetBefore  int                   `json:"retry_budget_before"`
-	RetryBudgetAfter   int                   `json:"retry_budget_after"`
+	// RetryBudgetBefore and RetryBudgetAfter are null when the run computed no budget: the
+	// contract could not be read, or the history does not verify (SPEC §7.1, §5.1).
+	RetryBudgetBefore *int `json:"retry_budget_before"`
+	RetryBudgetAfter  *int `json:"retry_budget_after"`
 	Transition         *Transition           `json:"transition"`
 	NextAction         string                `json:"next_action"`
 	BaseSnapshot       string                `json:"base_snapshot"`
@@ -393,18 +395,32 @@ func compactSum(raw []byte) [sha256.Size]byte {
 }
 
 // Budget computes a run's retry budget, transition and next action from the record's history
-// (SPEC §7.1, §7.2). It fills res and reports whether the run escalates.
+// (SPEC §7.1, §7.2). It fills res and reports whether the run escalates. A run on an unreadable
+// contract, or over a history that does not verify, computes no budget (null before and after)
+// and moves nothing: the next run takes its budget from the history as if this one had not
+// happened, and tampering never yields a fresh budget.
 func Budget(in *Input, res *Result) (escalate bool) {
-	contractBudget := 0
-	if in.Contract != nil {
-		contractBudget = in.Contract.RetryBudget
+	res.RetryBudgetBefore, res.RetryBudgetAfter = nil, nil
+	if in.Contract == nil || historyTampered(res.Checks) {
+		res.Transition = nil
+		switch {
+		case res.Verdict.IsPass():
+			res.NextAction = NextProceed // unreachable: both cases are tier-0 errors
+		case res.Verdict == VerdictFail:
+			res.NextAction = NextFix
+		case res.Verdict == VerdictBlock:
+			res.NextAction = NextResolveBlock
+		default:
+			res.NextAction = NextInvestigateErr
+		}
+		if in.Contract != nil {
+			res.Notes = append(res.Notes, "the gate history does not verify: this run records nothing and computes no budget until an authority runs geas task history reset")
+		}
+		return false
 	}
-	before := record.BudgetLeft(contractBudget, in.Record)
+	before := record.BudgetLeft(in.Contract.RetryBudget, in.Record)
 	after := before
-	status := ""
-	if in.Contract != nil {
-		status = in.Contract.Status
-	}
+	status := in.Contract.Status
 	switch res.Verdict {
 	case VerdictFail:
 		after = max(before-1, 0)
@@ -439,7 +455,7 @@ func Budget(in *Input, res *Result) (escalate bool) {
 			res.Transition = transitionIfLegal(status, record.Verified)
 		}
 	}
-	res.RetryBudgetBefore, res.RetryBudgetAfter = before, after
+	res.RetryBudgetBefore, res.RetryBudgetAfter = &before, &after
 	return escalate
 }
 
@@ -453,12 +469,27 @@ func transitionIfLegal(from string, to record.State) *Transition {
 // historyEntry is the compact gate_history entry of a run.
 func historyEntry(res *Result) record.HistoryEntry {
 	causes, _ := json.Marshal(res.Causes)
-	before, after := res.RetryBudgetBefore, res.RetryBudgetAfter
 	return record.HistoryEntry{
 		Kind: record.KindGateRun, RunID: res.RunID, Verdict: string(res.Verdict), Causes: causes,
-		RetryBudgetBefore: &before, RetryBudgetAfter: &after, Head: res.Head,
+		RetryBudgetBefore: copyInt(res.RetryBudgetBefore), RetryBudgetAfter: copyInt(res.RetryBudgetAfter), Head: res.Head,
 		InputsSHA256: res.InputsSHA256, StartedAt: res.StartedAt,
 	}
+}
+
+func copyInt(p *int) *int {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// BudgetText shows a budget value, or "none" when the run computed none.
+func BudgetText(p *int) string {
+	if p == nil {
+		return "none"
+	}
+	return fmt.Sprint(*p)
 }
 
 // NextRunID is the id of the next run of a task: gate-N, N one more than the runs so far.

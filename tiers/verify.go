@@ -46,6 +46,9 @@ var ErrNotPassed = errors.New("not verified or passed: nothing to verify")
 type NotPassedError struct {
 	Task  string
 	State string // "" when contract.json cannot be read
+	// History is what was found of the task's gate history, which is checked whatever the state
+	// (it verified, or there is none); empty when record.json cannot be read.
+	History string
 }
 
 func (e *NotPassedError) Error() string {
@@ -84,12 +87,20 @@ func VerifyTask(ctx context.Context, p *project.Project, mission, task, taskDir 
 			claimed = true
 		}
 	}
+	key := record.SigningKey()
 	if !claimed {
-		return nil, &NotPassedError{Task: task, State: state}
+		// The history and gate_result of every task are checked, whatever its state (SPEC §9): a
+		// hand-written gate_result with verdict pass on an integrated task is tampered, and so is
+		// a history with a dropped entry that the next run would build on.
+		problems, summary := historyProblems(in, key)
+		if len(problems) == 0 || in.Record == nil {
+			return nil, &NotPassedError{Task: task, State: state, History: summary}
+		}
+		return &VerifyReport{MissionID: mission, TaskID: task, State: state, Status: VerifyTampered, Problems: problems}, nil
 	}
 
 	rep := &VerifyReport{MissionID: mission, TaskID: task, State: state}
-	rep.Problems = recordProblems(in, state, record.SigningKey())
+	rep.Problems = recordProblems(in, state, key)
 
 	res, err := Evaluate(ctx, in, Options{RunID: VerifyRunID(in.Record), DryRun: true, Verify: true, Now: time.Now()})
 	if err != nil {
@@ -100,8 +111,12 @@ func VerifyTask(ctx context.Context, p *project.Project, mission, task, taskDir 
 	if in.Contract != nil {
 		budget = in.Contract.RetryBudget
 	}
-	res.RetryBudgetBefore = record.BudgetLeft(budget, in.Record)
-	res.RetryBudgetAfter = res.RetryBudgetBefore
+	if len(rep.Problems) == 0 {
+		left := record.BudgetLeft(budget, in.Record)
+		res.RetryBudgetBefore, res.RetryBudgetAfter = &left, copyInt(&left)
+	} else {
+		res.RetryBudgetBefore, res.RetryBudgetAfter = nil, nil // not computed over a tampered history
+	}
 	rep.Result = res
 
 	switch {
@@ -135,29 +150,13 @@ func recordProblems(in *Input, state string, key []byte) []string {
 	if in.Record == nil {
 		return []string{fmt.Sprintf("record.json cannot be read, so the pass cannot be verified: %v", in.RecordErr)}
 	}
-	var problems []string
-	hist := in.Record.History()
-	if err := record.VerifyChain(hist); err != nil {
-		problems = append(problems, err.Error())
-	}
-	if key != nil {
-		for _, e := range record.VerifySignatures(hist, key) {
-			problems = append(problems, e.Error())
-		}
-	}
+	problems := HistoryProblems(in, key)
 	if state == "" {
 		state = "claimed done"
 	}
-
-	last, lastAt, haveRun := latestRun(hist)
-	raw, haveResult := in.Record.GateResult()
-	switch {
-	case !haveRun:
+	_, _, haveRun := latestRun(in.Record.History())
+	if !haveRun {
 		problems = append(problems, fmt.Sprintf("task is %s but gate_history records no gate run", state))
-	case !haveResult:
-		problems = append(problems, fmt.Sprintf("no gate_result, but gate_history entry %d %s is a gate run", lastAt+1, last.RunID))
-	default:
-		problems = append(problems, gateResultProblems(raw, last, lastAt)...)
 	}
 	if haveRun {
 		if e, at, ok := backingRun(in.Record); ok && !recordsPass(e) {
