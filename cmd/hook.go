@@ -212,7 +212,7 @@ func notGatedMessage(t *taskRef, state record.State) string {
 	}[state]
 	msg := fmt.Sprintf("geas gate: task %s is %s, so the hook did not gate it and the agent may stop: %s.", t.task, state, why)
 	if st, err := loadTaskStatus(t); err == nil {
-		msg += fmt.Sprintf(" Last verdict: %s; retry budget left: %d", orDefault(st.LastVerdict, "none"), st.BudgetLeft)
+		msg += fmt.Sprintf(" Last verdict: %s; retry budget left: %s", orDefault(st.LastVerdict, "none"), tiers.BudgetText(st.BudgetLeft))
 		if st.ConsecutiveErrors > 0 {
 			msg += fmt.Sprintf("; %d errors in a row (%s)", st.ConsecutiveErrors, st.ConsecutiveErrorCause)
 		}

@@ -492,13 +492,21 @@ func BudgetText(p *int) string {
 	return fmt.Sprint(*p)
 }
 
-// NextRunID is the id of the next run of a task: gate-N, N one more than the runs so far.
+// NextRunID is the id of the next run of a task: gate-N, N one more than the runs so far. After a
+// history reset the numbering goes on from the runs of the discarded history (the reset entry's
+// superseded_runs), so a run id, and its log directory, is never used twice.
 func NextRunID(rec *record.Record) string {
 	n := 0
 	if rec != nil {
-		for _, e := range rec.History() {
+		for i, e := range rec.History() {
 			if e.Kind == "" || e.Kind == record.KindGateRun {
 				n++
+			}
+			if i == 0 && e.Kind == record.KindHistoryReset {
+				var prior int
+				if raw, ok := e.Extra["superseded_runs"]; ok && json.Unmarshal(raw, &prior) == nil && prior > 0 {
+					n += prior
+				}
 			}
 		}
 	}

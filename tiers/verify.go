@@ -252,3 +252,31 @@ func onlyIneligible(raw json.RawMessage) bool {
 	}
 	return true
 }
+
+// PassProblems says why a task may not move verified -> passed (SPEC §8): the history must verify
+// (HistoryProblems) and its latest entry must be a gate run with verdict pass, which gate_result
+// matches. Only gate runs that the gate refused with state_ineligible (someone ran geas gate on
+// the verified task) may follow the pass; a revocation, a grant or any other run may not. Nil
+// when the move is allowed.
+func PassProblems(in *Input, key []byte) []string {
+	if in.Record == nil {
+		return []string{fmt.Sprintf("record.json cannot be read: %v", in.RecordErr)}
+	}
+	problems := HistoryProblems(in, key)
+	hist := in.Record.History()
+	for i := len(hist) - 1; i >= 0; i-- {
+		e := hist[i]
+		if isRun(e) && e.Verdict == string(VerdictError) && onlyIneligible(e.Causes) {
+			continue
+		}
+		if !isRun(e) || !recordsPass(e) {
+			what := e.Kind
+			if isRun(e) {
+				what = "gate run with verdict " + e.Verdict
+			}
+			problems = append(problems, fmt.Sprintf("the latest gate_history entry, %d %s, is a %s, not a gate pass", i+1, e.RunID, what))
+		}
+		return problems
+	}
+	return append(problems, "gate_history records no gate pass: the state verified was not set by the gate")
+}
