@@ -3,7 +3,8 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"path/filepath"
+	"os"
+	"path"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -105,11 +106,12 @@ func gateTask(ctx context.Context, t *taskRef, dryRun bool, progress tiers.Progr
 			opts.RunID = "gate-" + start.UTC().Format("20060102T150405")
 		}
 		logDir = t.dir + "/gate-logs/" + opts.RunID
-		// Create the log directory through the root, so a planted symlink cannot send logs outside.
-		if err := t.p.Geas.MkdirAll(logDir, 0o755); err != nil {
-			return nil, fmt.Errorf("create %s: %w", logDir, err)
+		logRoot, err := openLogDir(t.p.Geas, logDir)
+		if err != nil {
+			return nil, err
 		}
-		opts.LogDir = filepath.Join(t.p.Dir, ".geas", filepath.FromSlash(logDir))
+		defer logRoot.Close()
+		opts.LogRoot = logRoot
 		opts.LogDirName = ".geas/" + logDir
 	}
 	discard := func() {
@@ -134,4 +136,40 @@ func gateTask(ctx context.Context, t *taskRef, dryRun bool, progress tiers.Progr
 		return nil, err
 	}
 	return res, nil
+}
+
+// openLogDir creates a run's log directory through the .geas root and opens it, before any eval
+// command runs, as the root every log of the run is created in (SPEC §3: no path the gate opens
+// escapes .geas). gate-logs and the run's directory must be real directories, not symlinks (a
+// link planted there would take the logs elsewhere in .geas); once opened, a command that
+// replaces the directory by a symlink cannot redirect the logs that follow, since the root holds
+// the directory itself, and each log is created with O_EXCL. A log directory that cannot be
+// made safely is an error of the run (exit 3): the gate does not run commands it cannot log.
+func openLogDir(geas *os.Root, logDir string) (*os.Root, error) {
+	if err := geas.MkdirAll(logDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", logDir, err)
+	}
+	parent := path.Dir(logDir)
+	for _, d := range []string{parent, logDir} {
+		fi, err := geas.Lstat(d)
+		if err != nil {
+			return nil, fmt.Errorf("create %s: %w", logDir, err)
+		}
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("create %s: .geas/%s is a %s, not a directory: the gate writes logs only into directories it can trust", logDir, d, fi.Mode().Type())
+		}
+	}
+	want, err := geas.Lstat(logDir)
+	if err != nil {
+		return nil, err
+	}
+	root, err := geas.OpenRoot(logDir)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", logDir, err)
+	}
+	if got, err := root.Stat("."); err != nil || !os.SameFile(want, got) {
+		root.Close()
+		return nil, fmt.Errorf("open %s: the directory changed while it was opened", logDir)
+	}
+	return root, nil
 }

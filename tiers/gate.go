@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"time"
 
@@ -24,7 +25,7 @@ var ErrInterrupted = errors.New("gate run interrupted: eval commands killed, not
 type Options struct {
 	RunID      string    // e.g. "gate-3"
 	DryRun     bool      // compute the verdict and what would happen; write nothing
-	LogDir     string    // absolute directory for the eval logs of this run; "" keeps none
+	LogRoot    *os.Root  // the run's eval-log directory, opened by the caller before the run; nil keeps none
 	LogDirName string    // LogDir as shown to users (relative to the project root)
 	Now        time.Time // start of the run
 	Progress   Progress  // live output of eval commands and script detectors, or nil
@@ -217,7 +218,7 @@ func (r *run) tier1(ctx context.Context, profile string) {
 		DefaultTimeout: r.defaultTimeout(),
 		ProjectDir:     r.in.ProjectDir,
 		Root:           r.in.Root,
-		LogDir:         r.opts.LogDir,
+		LogRoot:        r.opts.LogRoot,
 		LogDirName:     r.opts.LogDirName,
 		TailBytes:      r.in.Policy.OutputTailBytes,
 		ClaimedPass:    claimed,

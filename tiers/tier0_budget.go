@@ -37,6 +37,20 @@ func (r *run) budgetCheck(add func(Check)) {
 		add(passCheck(0, "budget", budgetText, fmt.Sprintf("%d left (gate_history entry %d %s)", left, at+1, name)))
 		return
 	}
+	// Name the entry that took the budget to 0, not the runs refused since.
+	hist := in.Record.History()
+	for i := at - 1; i >= 0; i-- {
+		if a := hist[i].RetryBudgetAfter; a != nil {
+			if *a != 0 {
+				break
+			}
+			e, at = hist[i], i
+		}
+	}
+	name = e.RunID
+	if name == "" {
+		name = e.Kind
+	}
 	from := "?"
 	if e.RetryBudgetBefore != nil {
 		from = fmt.Sprint(*e.RetryBudgetBefore)
