@@ -112,7 +112,7 @@ func LatestBudget(r *Record) (HistoryEntry, int, bool) {
 //   - a budget_grant adds its "retries", 1..MaxGrant;
 //   - a history_reset is the first entry of its chain and grants 0..MaxGrant from nothing;
 //   - revocations and kinds this version does not know record no budget;
-//   - no value is negative or above MaxBudget.
+//   - no value is negative, and no grant or reset takes the budget above MaxBudget.
 func BudgetProblems(entries []HistoryEntry) []string {
 	var problems []string
 	bad := func(i int, e HistoryEntry, format string, args ...any) {
@@ -126,9 +126,13 @@ func BudgetProblems(entries []HistoryEntry) []string {
 	for i, e := range entries {
 		b, a := e.RetryBudgetBefore, e.RetryBudgetAfter
 		for _, v := range []*int{b, a} {
-			if v != nil && (*v < 0 || *v > MaxBudget) {
-				bad(i, e, "budget %d is outside 0..%d", *v, MaxBudget)
+			if v != nil && *v < 0 {
+				bad(i, e, "budget %d is negative", *v)
 			}
+		}
+		// A contract may set any retry_budget; what an authority adds may not go past MaxBudget.
+		if (e.Kind == KindBudgetGrant || e.Kind == KindHistoryReset) && a != nil && *a > MaxBudget {
+			bad(i, e, "a %s takes the budget to %d, above %d", e.Kind, *a, MaxBudget)
 		}
 		follows := func() {
 			if b != nil && running != nil && *b != *running {
