@@ -13,7 +13,6 @@ import (
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/record"
-	"github.com/geas-dev/geas/tiers"
 )
 
 func newTaskCmd(g *globalOptions) *cobra.Command {
@@ -75,7 +74,11 @@ func runTaskShow(g *globalOptions, o taskShowOptions) error {
 		fmt.Fprintf(w, "task %s (mission %s): %s\n", st.TaskID, st.MissionID, st.Title)
 		fmt.Fprintf(w, "  state:        %s\n", st.Status)
 		fmt.Fprintf(w, "  profile:      %s, risk %s\n", st.GateProfile, st.RiskLevel)
-		fmt.Fprintf(w, "  retry budget: %s left (contract retry_budget %d)\n", tiers.BudgetText(st.BudgetLeft), st.RetryBudget)
+		if st.BudgetLeft == nil {
+			fmt.Fprintf(w, "  retry budget: not computed: the gate history does not verify (contract retry_budget %d)\n", st.RetryBudget)
+		} else {
+			fmt.Fprintf(w, "  retry budget: %d left (contract retry_budget %d)\n", *st.BudgetLeft, st.RetryBudget)
+		}
 		for _, p := range st.HistoryProblems {
 			fmt.Fprintf(w, "  tampered:     %s\n", p)
 		}
