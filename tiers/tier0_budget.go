@@ -55,9 +55,13 @@ func (r *run) budgetCheck(add func(Check)) {
 	if e.RetryBudgetBefore != nil {
 		from = fmt.Sprint(*e.RetryBudgetBefore)
 	}
+	how := fmt.Sprintf("%s %s -> 0", verdictOrKind(e), from)
+	if e.Kind == record.KindHistoryReset {
+		how = "a history reset that granted 0"
+	}
 	add(failCheck(0, "budget", budgetText, fmt.Sprintf(
-		"retry budget is 0 since gate_history entry %d %s (%s %s -> 0) and no grant followed; state %s does not reopen it: an authority decides (geas task budget grant --task %s --retries N --by AUTHORITY --reason TEXT)",
-		at+1, name, verdictOrKind(e), from, in.Contract.Status, in.Task), StatusBlock, CauseBudgetSpent))
+		"retry budget is 0 since gate_history entry %d %s (%s) and no grant followed; state %s does not reopen it: an authority decides (geas task budget grant --task %s --retries N --by AUTHORITY --reason TEXT)",
+		at+1, name, how, in.Contract.Status, in.Task), StatusBlock, CauseBudgetSpent))
 }
 
 func verdictOrKind(e record.HistoryEntry) string {
