@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"time"
@@ -159,6 +160,17 @@ func openLogDir(geas *os.Root, logDir string) (*os.Root, error) {
 			return nil, fmt.Errorf("create %s: .geas/%s is a %s, not a directory: the gate writes logs only into directories it can trust", logDir, d, fi.Mode().Type())
 		}
 	}
+	// Anything but a regular file already in the run's directory was planted before the run (the
+	// gate creates only regular files there): refuse to run rather than guess what it is for.
+	entries, err := fs.ReadDir(geas.FS(), logDir)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", logDir, err)
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			return nil, fmt.Errorf(".geas/%s/%s is a %s, not a log the gate wrote: it was planted before the run, and the gate writes no log through it (remove it and run again)", logDir, e.Name(), describeType(e.Type()))
+		}
+	}
 	want, err := geas.Lstat(logDir)
 	if err != nil {
 		return nil, err
@@ -172,4 +184,16 @@ func openLogDir(geas *os.Root, logDir string) (*os.Root, error) {
 		return nil, fmt.Errorf("open %s: the directory changed while it was opened", logDir)
 	}
 	return root, nil
+}
+
+func describeType(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "symlink"
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	}
+	return "special file"
 }
