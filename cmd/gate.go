@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -169,6 +170,27 @@ func openLogDir(geas *os.Root, logDir string) (*os.Root, error) {
 	for _, e := range entries {
 		if !e.Type().IsRegular() {
 			return nil, fmt.Errorf(".geas/%s/%s is a %s, not a log the gate wrote: it was planted before the run, and the gate writes no log through it (remove it and run again)", logDir, e.Name(), describeType(e.Type()))
+		}
+	}
+	if len(entries) > 0 {
+		// Logs of a run that was never recorded (killed before its history entry), or of a run
+		// whose entry was dropped from the history: kept, under another name, and never
+		// overwritten (a file there may be a hard link planted to be truncated).
+		aside := ""
+		for i := 1; i <= 100 && aside == ""; i++ {
+			name := fmt.Sprintf("%s.stale-%d", logDir, i)
+			if _, err := geas.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+				aside = name
+			}
+		}
+		if aside == "" {
+			return nil, fmt.Errorf("create %s: it holds logs of an unrecorded run, and %s.stale-1..100 all exist", logDir, logDir)
+		}
+		if err := geas.Rename(logDir, aside); err != nil {
+			return nil, fmt.Errorf("move the unrecorded logs of %s aside: %w", logDir, err)
+		}
+		if err := geas.Mkdir(logDir, 0o755); err != nil {
+			return nil, fmt.Errorf("create %s: %w", logDir, err)
 		}
 	}
 	want, err := geas.Lstat(logDir)
