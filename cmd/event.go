@@ -135,15 +135,18 @@ func refuseGateIdentity(agent, typ string, data json.RawMessage) error {
 	return nil
 }
 
-// foldName is a name as compared for identity: format characters (zero-width space, joiners)
-// dropped, surrounding space trimmed, letters folded to lower case, and underscores and unicode
+// foldName is a name as compared for identity: fullwidth letters read as ASCII, format
+// characters (zero-width space, joiners) and combining marks dropped, surrounding space trimmed, letters folded to lower case, and underscores and unicode
 // dashes read as "-", so "Geas_Gate", " GEAS-GATE" and "geas\u2011gate" are all geas-gate.
 func foldName(s string) string {
 	var b strings.Builder
 	for _, r := range s {
+		if r >= 0xFF01 && r <= 0xFF5E {
+			r -= 0xFEE0 // fullwidth forms read as their ASCII letters
+		}
 		switch {
-		case unicode.Is(unicode.Cf, r):
-			continue
+		case unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Mn, r):
+			continue // zero-width and combining marks change nothing a reader sees
 		case r == '_' || unicode.Is(unicode.Pd, r):
 			r = '-'
 		}
