@@ -41,13 +41,13 @@ func newTaskShowCmd(g *globalOptions) *cobra.Command {
 }
 
 type taskStatus struct {
-	MissionID             string   `json:"mission_id"`
-	TaskID                string   `json:"task_id"`
-	Title                 string   `json:"title"`
-	Status                string   `json:"status"`
-	GateProfile           string   `json:"gate_profile"`
-	RiskLevel             string   `json:"risk_level"`
-	RetryBudget           int      `json:"retry_budget"`
+	MissionID   string `json:"mission_id"`
+	TaskID      string `json:"task_id"`
+	Title       string `json:"title"`
+	Status      string `json:"status"`
+	GateProfile string `json:"gate_profile"`
+	RiskLevel   string `json:"risk_level"`
+	RetryBudget int    `json:"retry_budget"`
 	// BudgetLeft is null when the history does not verify: no budget is computed from it.
 	BudgetLeft            *int     `json:"budget_left"`
 	HistoryProblems       []string `json:"history_problems,omitempty"`

@@ -92,19 +92,19 @@ type Result struct {
 	StubCap            int                   `json:"stub_cap"`
 	// RetryBudgetBefore and RetryBudgetAfter are null when the run computed no budget: the
 	// contract could not be read, or the history does not verify (SPEC §7.1, §5.1).
-	RetryBudgetBefore *int `json:"retry_budget_before"`
-	RetryBudgetAfter  *int `json:"retry_budget_after"`
-	Transition         *Transition           `json:"transition"`
-	NextAction         string                `json:"next_action"`
-	BaseSnapshot       string                `json:"base_snapshot"`
-	Head               string                `json:"head"`
-	InputsSHA256       string                `json:"inputs_sha256"`
-	Hash               string                `json:"hash"`
-	Summary            Summary               `json:"summary"`
-	StartedAt          string                `json:"started_at"`
-	FinishedAt         string                `json:"finished_at"`
-	DurationMS         int64                 `json:"duration_ms"`
-	DryRun             bool                  `json:"dry_run,omitempty"`
+	RetryBudgetBefore *int        `json:"retry_budget_before"`
+	RetryBudgetAfter  *int        `json:"retry_budget_after"`
+	Transition        *Transition `json:"transition"`
+	NextAction        string      `json:"next_action"`
+	BaseSnapshot      string      `json:"base_snapshot"`
+	Head              string      `json:"head"`
+	InputsSHA256      string      `json:"inputs_sha256"`
+	Hash              string      `json:"hash"`
+	Summary           Summary     `json:"summary"`
+	StartedAt         string      `json:"started_at"`
+	FinishedAt        string      `json:"finished_at"`
+	DurationMS        int64       `json:"duration_ms"`
+	DryRun            bool        `json:"dry_run,omitempty"`
 	// Escalation names the pending decision record an escalation wrote.
 	Escalation string `json:"escalation,omitempty"`
 	// Notes are things the run could not do that do not change the verdict.

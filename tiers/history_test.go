@@ -295,4 +295,3 @@ func checkNamed(checks []Check, name string) *Check {
 	}
 	return nil
 }
-
