@@ -41,16 +41,14 @@ func newTaskShowCmd(g *globalOptions) *cobra.Command {
 }
 
 type taskStatus struct {
-	MissionID   string `json:"mission_id"`
-	TaskID      string `json:"task_id"`
-	Title       string `json:"title"`
-	Status      string `json:"status"`
-	GateProfile string `json:"gate_profile"`
-	RiskLevel   string `json:"risk_level"`
-	RetryBudget int    `json:"retry_budget"`
-	// BudgetLeft is null when the history does not verify: no budget is computed from it.
-	BudgetLeft            *int     `json:"budget_left"`
-	HistoryProblems       []string `json:"history_problems,omitempty"`
+	MissionID             string   `json:"mission_id"`
+	TaskID                string   `json:"task_id"`
+	Title                 string   `json:"title"`
+	Status                string   `json:"status"`
+	GateProfile           string   `json:"gate_profile"`
+	RiskLevel             string   `json:"risk_level"`
+	RetryBudget           int      `json:"retry_budget"`
+	BudgetLeft            *int     `json:"budget_left"` // null when the history does not verify
 	ConsecutiveErrors     int      `json:"consecutive_errors"`
 	ConsecutiveErrorCause string   `json:"consecutive_error_cause,omitempty"`
 	LastVerdict           string   `json:"last_verdict"`
@@ -58,6 +56,7 @@ type taskStatus struct {
 	RecordSections        []string `json:"record_sections"`
 	Evidence              []string `json:"evidence"`
 	InvalidEvidence       []string `json:"invalid_evidence,omitempty"`
+	HistoryProblems       []string `json:"history_problems,omitempty"`
 }
 
 func runTaskShow(g *globalOptions, o taskShowOptions) error {

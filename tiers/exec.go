@@ -59,17 +59,12 @@ type runSpec struct {
 	Env        map[string]string // added to the gate's own environment
 	Timeout    time.Duration     // > 0
 	ExpectExit int
-	TailBytes  int // bytes of combined output kept in EvalRun.OutputTail (0 → 8192)
-	// LogRoot is the run's log directory, opened before any process of the run started, and
-	// LogFile the plain name of the file in it that receives the FULL combined output ("" keeps
-	// none). The file is created through the root with O_EXCL, so a name that already exists (a
-	// planted file or symlink) is never written through, and a process that replaces the log
-	// directory by a symlink cannot redirect the next log: the root holds the original directory.
-	LogRoot  *os.Root
-	LogFile  string
-	LogName  string                    // how EvalRun.Log names that file (e.g. ".geas/missions/m/tasks/t/gate-logs/gate-3/1.log")
-	Metrics  map[string]*regexp.Regexp // each with one capture group
-	Progress Progress                  // live output, or nil
+	TailBytes  int                       // bytes of combined output kept in EvalRun.OutputTail (0 → 8192)
+	LogRoot    *os.Root                  // the run's log directory, opened before the run (see openLog)
+	LogFile    string                    // plain name in LogRoot receiving the FULL combined output; "" keeps none
+	LogName    string                    // how EvalRun.Log names that file (e.g. ".geas/missions/m/tasks/t/gate-logs/gate-3/1.log")
+	Metrics    map[string]*regexp.Regexp // each with one capture group
+	Progress   Progress                  // live output, or nil
 }
 
 // runProcess runs spec's process in its own process group and reports what happened. It never

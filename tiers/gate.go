@@ -26,7 +26,7 @@ type Options struct {
 	RunID      string    // e.g. "gate-3"
 	DryRun     bool      // compute the verdict and what would happen; write nothing
 	LogRoot    *os.Root  // the run's eval-log directory, opened by the caller before the run; nil keeps none
-	LogDirName string    // LogDir as shown to users (relative to the project root)
+	LogDirName string    // the log directory as shown to users (relative to the project root)
 	Now        time.Time // start of the run
 	Progress   Progress  // live output of eval commands and script detectors, or nil
 	// Verify re-evaluates a task that already passed (state verified or passed) as if it were at
@@ -90,21 +90,19 @@ type Result struct {
 	EvalRuns           []EvalRun             `json:"eval_runs"`
 	StubCount          int                   `json:"stub_count"`
 	StubCap            int                   `json:"stub_cap"`
-	// RetryBudgetBefore and RetryBudgetAfter are null when the run computed no budget: the
-	// contract could not be read, or the history does not verify (SPEC §7.1, §5.1).
-	RetryBudgetBefore *int        `json:"retry_budget_before"`
-	RetryBudgetAfter  *int        `json:"retry_budget_after"`
-	Transition        *Transition `json:"transition"`
-	NextAction        string      `json:"next_action"`
-	BaseSnapshot      string      `json:"base_snapshot"`
-	Head              string      `json:"head"`
-	InputsSHA256      string      `json:"inputs_sha256"`
-	Hash              string      `json:"hash"`
-	Summary           Summary     `json:"summary"`
-	StartedAt         string      `json:"started_at"`
-	FinishedAt        string      `json:"finished_at"`
-	DurationMS        int64       `json:"duration_ms"`
-	DryRun            bool        `json:"dry_run,omitempty"`
+	RetryBudgetBefore  *int                  `json:"retry_budget_before"` // null: no budget computed (SPEC §7.1, §5.1)
+	RetryBudgetAfter   *int                  `json:"retry_budget_after"`  // null: no budget computed
+	Transition         *Transition           `json:"transition"`
+	NextAction         string                `json:"next_action"`
+	BaseSnapshot       string                `json:"base_snapshot"`
+	Head               string                `json:"head"`
+	InputsSHA256       string                `json:"inputs_sha256"`
+	Hash               string                `json:"hash"`
+	Summary            Summary               `json:"summary"`
+	StartedAt          string                `json:"started_at"`
+	FinishedAt         string                `json:"finished_at"`
+	DurationMS         int64                 `json:"duration_ms"`
+	DryRun             bool                  `json:"dry_run,omitempty"`
 	// Escalation names the pending decision record an escalation wrote.
 	Escalation string `json:"escalation,omitempty"`
 	// Notes are things the run could not do that do not change the verdict.
@@ -405,8 +403,6 @@ func Budget(in *Input, res *Result) (escalate bool) {
 	if in.Contract == nil || historyTampered(res.Checks) {
 		res.Transition = nil
 		switch {
-		case res.Verdict.IsPass():
-			res.NextAction = NextProceed // unreachable: both cases are tier-0 errors
 		case res.Verdict == VerdictFail:
 			res.NextAction = NextFix
 		case res.Verdict == VerdictBlock:
