@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 )
@@ -41,7 +42,16 @@ The run is recorded in record.json (gate_result and a hash-chained gate_history 
 .geas/state/events.jsonl; --dry-run computes the same verdict and writes nothing.
 SIGINT/SIGTERM kill the eval commands, write nothing, and exit 3.
 
---all gates every task of the mission that is in a gate-eligible state, --jobs at a time.`,
+A task that is already verified or passed is re-checked, as geas gate verify does, and nothing
+is written or counted: the fresh verdict is printed with "recheck": true, exit 0 while the pass
+holds and 1 when it would be revoked (geas gate verify --apply records that), so CI jobs that
+re-run after success stay green and never move a finished task to blocked.
+
+--all lists every task directory of the mission, --jobs at a time: gate-eligible tasks are gated,
+verified and passed tasks re-checked, cancelled tasks listed and not counted, tasks in any other
+state are not_ready, and an entry that cannot be read as a task (no contract.json, a symlink, a
+file) is an error for that task. The mission succeeds only if every task that is not cancelled
+passes (or --min-pass-rate of them do).`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if o.all {
@@ -85,12 +95,14 @@ func runGate(c *cobra.Command, g *globalOptions, o gateOptions) error {
 	if err := g.writeGate([]*tiers.Result{res}); err != nil {
 		return err
 	}
-	return &exitError{code: res.Verdict.ExitCode(), silent: true}
+	return &exitError{code: tiers.ExitCode(res), silent: true}
 }
 
 // gateTask runs the gate once on an opened task: under the task lock unless dryRun, evaluation,
-// budget, and (unless dryRun) the writes of SPEC §7. An error means the gate could not run at all
-// (exit 3), for instance tiers.ErrInterrupted; verdicts, even error, come back as results.
+// budget, and (unless dryRun) the writes of SPEC §7. A task whose state is verified or passed is
+// re-checked instead (tiers.Recheck, still under the lock), which writes nothing whatever dryRun
+// says. An error means the gate could not run at all (exit 3), for instance tiers.ErrInterrupted;
+// verdicts, even error, come back as results.
 func gateTask(ctx context.Context, t *taskRef, dryRun bool, progress tiers.Progress) (*tiers.Result, error) {
 	if !dryRun {
 		lock, err := record.LockTask(ctx, t.p.Geas, t.dir)
@@ -98,6 +110,9 @@ func gateTask(ctx context.Context, t *taskRef, dryRun bool, progress tiers.Progr
 			return nil, err
 		}
 		defer lock.Unlock()
+	}
+	if k, err := contract.Load(t.p.Geas, t.dir+"/contract.json"); err == nil && k.TaskID == t.task && tiers.IsFinished(k.Status) {
+		return tiers.Recheck(ctx, t.p, t.mission, t.task, t.dir) // SPEC §7.2: writes nothing
 	}
 	start := time.Now()
 	in := tiers.Gather(t.p, t.mission, t.task, t.dir)

@@ -87,7 +87,8 @@ func newMCPServer(g *globalOptions) *mcp.Server {
 		Description: "Compute the verdict geas gate would give a task now: pass, fail, block or error, with every " +
 			"cause and its evidence, the retry budget and the next action. It runs the contract's eval commands and " +
 			"checks like a real gate run but records nothing: the task's state, budget and record are unchanged, " +
-			"and the verdict counts only when geas gate records it.",
+			"and the verdict counts only when geas gate records it. On a task that is already verified or passed it " +
+			"is the re-check geas gate does (\"recheck\": true): a pass while the pass still holds, else the causes.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true},
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in mcpTaskArgs) (*mcp.CallToolResult, any, error) {
 		return g.mcpEvaluate(ctx, in)

@@ -63,6 +63,16 @@ const (
 	CauseBudgetSpent     = "budget_spent"
 )
 
+// Cause codes of re-gating finished tasks, the Stop hook and --all (h5: SPEC §7.2, §9).
+const (
+	// CauseStateUnverified: a task's state says verified or passed, but the records do not back it.
+	CauseStateUnverified = "state_unverified"
+	// CauseTaskUnreadable: geas gate --all found a task directory entry it cannot read as a task.
+	CauseTaskUnreadable = "task_unreadable"
+	// CauseGateRunFailed: a gate run could not complete (a lock or log directory it cannot create).
+	CauseGateRunFailed = "gate_run_failed"
+)
+
 // Check is one check's result. Field names mirror the eval-viewer grading schema (text, passed,
 // evidence): Text says what was checked, Evidence what was found, with the values.
 type Check struct {

@@ -103,6 +103,7 @@ type Result struct {
 	FinishedAt         string                `json:"finished_at"`
 	DurationMS         int64                 `json:"duration_ms"`
 	DryRun             bool                  `json:"dry_run,omitempty"`
+	Recheck            bool                  `json:"recheck,omitempty"` // a re-check of a verified or passed task (SPEC §7.2): nothing written
 	// Escalation names the pending decision record an escalation wrote.
 	Escalation string `json:"escalation,omitempty"`
 	// Notes are things the run could not do that do not change the verdict.

@@ -111,7 +111,9 @@ func VerifyTask(ctx context.Context, p *project.Project, mission, task, taskDir 
 	if in.Contract != nil {
 		budget = in.Contract.RetryBudget
 	}
-	if len(rep.Problems) == 0 {
+	// The budget is shown unless the history itself does not verify (a state set by hand over a
+	// sound history still has a budget to show).
+	if in.Record != nil && !historyTampered(res.Checks) {
 		left := record.BudgetLeft(budget, in.Record)
 		res.RetryBudgetBefore, res.RetryBudgetAfter = &left, copyInt(&left)
 	} else {
