@@ -295,3 +295,27 @@ func checkNamed(checks []Check, name string) *Check {
 	}
 	return nil
 }
+
+// TestAZeroContractBudgetIsNotSpent: a contract whose retry_budget is 0 has spent nothing; runs
+// that block at 0 -> 0 do not make it budget_spent, and its first fail escalates.
+func TestAZeroContractBudgetIsNotSpent(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, true)
+	f.contract(func(m map[string]any) { m["retry_budget"] = 0 })
+	qa := f.read(taskFile("evidence/qa-engineer.json"))
+	f.remove(taskFile("evidence/qa-engineer.json"))
+	res := f.gate()
+	assertNotPass(t, res, VerdictBlock, CauseMissingReview)
+	res = f.gate()
+	assertNotPass(t, res, VerdictBlock, CauseMissingReview)
+	assert.NotContains(t, causeCodes(res.Causes), CauseBudgetSpent)
+	f.write(taskFile("evidence/qa-engineer.json"), string(qa))
+	f.evidence("qa-engineer.json", func(m map[string]any) {
+		m["criteria_results"] = []any{map[string]any{"criterion": "AC1", "passed": false, "details": "no"}}
+	})
+	res = f.gate()
+	assert.Equal(t, VerdictFail, res.Verdict)
+	assert.Equal(t, "escalated", f.status())
+	f.contract(func(m map[string]any) { m["status"] = "integrated" })
+	assertNotPass(t, f.gate(), VerdictBlock, CauseBudgetSpent)
+}

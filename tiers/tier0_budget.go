@@ -37,16 +37,29 @@ func (r *run) budgetCheck(add func(Check)) {
 		add(passCheck(0, "budget", budgetText, fmt.Sprintf("%d left (gate_history entry %d %s)", left, at+1, name)))
 		return
 	}
-	// Name the entry that took the budget to 0, not the runs refused since.
+	// The budget is spent when, in the trailing run of entries at 0, a fail (the last retry) or a
+	// history reset that granted nothing put it there. A contract whose retry_budget is 0 has
+	// spent nothing yet: runs that block or error at 0 -> 0 do not spend, and its first fail
+	// escalates. Name the earliest such entry, not the runs refused since.
 	hist := in.Record.History()
-	for i := at - 1; i >= 0; i-- {
-		if a := hist[i].RetryBudgetAfter; a != nil {
-			if *a != 0 {
-				break
-			}
-			e, at = hist[i], i
+	spent := -1
+	for i := at; i >= 0; i-- {
+		a := hist[i].RetryBudgetAfter
+		if a == nil {
+			continue
+		}
+		if *a != 0 {
+			break
+		}
+		if k := hist[i].Kind; k == record.KindHistoryReset || (isRun(hist[i]) && hist[i].Verdict == string(VerdictFail)) {
+			spent = i
 		}
 	}
+	if spent < 0 {
+		add(passCheck(0, "budget", budgetText, fmt.Sprintf("0 left (gate_history entry %d %s), none spent yet: the contract's retry_budget is 0, and the first fail escalates", at+1, name)))
+		return
+	}
+	e, at = hist[spent], spent
 	name = e.RunID
 	if name == "" {
 		name = e.Kind
