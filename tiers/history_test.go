@@ -93,6 +93,20 @@ func TestTheGateDoesNotBuildOnATamperedHistory(t *testing.T) {
 		f.remove(".geas/state/events.jsonl")
 		assertBuildsNothing(t, f, "hmac", "does not verify with GEAS_GATE_KEY")
 	})
+	t.Run("a history reset forged without the key", func(t *testing.T) {
+		t.Setenv(record.SigningKeyEnv, "k-history-test")
+		f := newFixture(t, true)
+		failOnce(f)
+		rec, err := record.Load(f.open().Geas, testTaskDir+"/record.json")
+		require.NoError(t, err)
+		old := rec.History()[0].Hash
+		f.rewriteHistory(func([]record.HistoryEntry) []record.HistoryEntry {
+			return []record.HistoryEntry{{Kind: record.KindHistoryReset, RunID: "reset", RetryBudgetAfter: intp(100),
+				Extra: map[string]json.RawMessage{"retries": json.RawMessage(`100`), "superseded_hashes": json.RawMessage(`["` + old + `"]`)}}}
+		})
+		f.record(func(m map[string]any) { delete(m, "gate_result") })
+		assertBuildsNothing(t, f, "gate_history entry 1 reset: no hmac, but GEAS_GATE_KEY is set")
+	})
 	t.Run("newest entry dropped", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, true)
