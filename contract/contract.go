@@ -148,6 +148,11 @@ type Dimension struct {
 	Evaluators []string `json:"-"`
 }
 
+// JSONShape says which names Dimension's UnmarshalJSON reads, for the exact-key check.
+func (d *Dimension) JSONShape() *schemas.Shape {
+	return schemas.Object(map[string]*schemas.Shape{"name": nil, "threshold": nil, "evaluator": nil})
+}
+
 // UnmarshalJSON reads evaluator as one agent type or a list of them.
 func (d *Dimension) UnmarshalJSON(b []byte) error {
 	var raw struct {
@@ -218,17 +223,15 @@ func EligibleStates(profile string) []string {
 // cannot express. Invalid input returns a *schemas.SyntaxError or *schemas.ValidationError naming
 // file and the JSON pointer of each bad field.
 func Parse(file string, data []byte) (*Contract, error) {
-	if err := schemas.Validate(schemas.Contract, file, data); err != nil {
-		return nil, err
-	}
 	var raw struct {
 		Contract
 		EvalCommands []EvalCommand `json:"eval_commands"`
 		EvalTimeout  string        `json:"eval_timeout"`
 	}
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, &schemas.ValidationError{File: file, Kind: schemas.Contract,
-			Problems: []schemas.Problem{{Message: err.Error()}}}
+	// Exactly as the schema validated it: a key equal to a field only under case folding
+	// ("Eval_Commands") makes the contract invalid (SPEC §2 invariant 8).
+	if err := schemas.DecodeExact(schemas.Contract, file, data, &raw); err != nil {
+		return nil, err
 	}
 	c := raw.Contract
 	c.EvalCommands = raw.EvalCommands

@@ -4,9 +4,9 @@
 package project
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/geas-dev/geas/schemas"
 	"io"
 	"io/fs"
 	"os"
@@ -165,7 +165,8 @@ func (p *Project) DefaultMission() (string, error) {
 	var run struct {
 		MissionID string `json:"mission_id"`
 	}
-	if err := json.Unmarshal(b, &run); err != nil {
+	// Exactly (SPEC §2 invariant 8): "Mission_ID" next to mission_id is refused, not read.
+	if err := schemas.DecodeExact("", ".geas/state/run.json", b, &run); err != nil {
 		return "", fmt.Errorf("read .geas/state/run.json: %w", err)
 	}
 	if run.MissionID == "" {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -118,7 +119,7 @@ func New(taskID string, now time.Time) *Record {
 // integer, a malformed stub location) is reported as a *schemas.ValidationError too, since the
 // record is just as unusable.
 func Parse(file string, data []byte) (*Record, error) {
-	if err := schemas.Validate(schemas.Record, file, data); err != nil {
+	if err := validate(file, data); err != nil {
 		return nil, err
 	}
 	members, err := decodeObject(data)
@@ -160,6 +161,43 @@ func invalid(file, pointer string, err error) *schemas.ValidationError {
 		Kind:     schemas.Record,
 		Problems: []schemas.Problem{{Pointer: pointer, Message: err.Error()}},
 	}
+}
+
+// readShape is what the typed views read from a record, for the exact-key check.
+type readShape struct {
+	TaskID         string                  `json:"task_id"`
+	SelfCheck      *SelfCheck              `json:"self_check"`
+	Implementation *ImplementationContract `json:"implementation_contract"`
+	Integration    *Integration            `json:"integration"`
+	GateHistory    []HistoryEntry          `json:"gate_history"`
+}
+
+// validate checks data against the record schema and refuses a key that equals a field the gate
+// reads only under case folding ("Confidence", "SELF_CHECK"): such a record would mean one thing
+// to the schema and another to a case-insensitive reader (SPEC §2 invariant 8).
+func validate(file string, data []byte) error {
+	doc, err := schemas.Decode(file, data)
+	if err != nil {
+		return err
+	}
+	if err := schemas.CheckExact(schemas.Record, file, doc, reflect.TypeFor[readShape]()); err != nil {
+		return err
+	}
+	return schemas.ValidateValue(schemas.Record, file, doc)
+}
+
+// JSONShape says which names StubLocation's UnmarshalJSON reads from the object form.
+func (l *StubLocation) JSONShape() *schemas.Shape {
+	return schemas.Object(map[string]*schemas.Shape{"path": nil, "line": nil})
+}
+
+// JSONShape says which names HistoryEntry's UnmarshalJSON reads.
+func (e *HistoryEntry) JSONShape() *schemas.Shape {
+	f := map[string]*schemas.Shape{}
+	for _, k := range historyKeys {
+		f[k] = nil
+	}
+	return schemas.Object(f)
 }
 
 // build decodes the typed views of members into a new Record.
@@ -321,7 +359,7 @@ func (r *Record) update(now time.Time, sets ...member) error {
 	if file == "" {
 		file = "record.json"
 	}
-	if err := schemas.Validate(schemas.Record, file, data); err != nil {
+	if err := validate(file, data); err != nil {
 		return err
 	}
 	nr, err := build(file, members)

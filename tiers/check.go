@@ -73,6 +73,15 @@ const (
 	CauseGateRunFailed = "gate_run_failed"
 )
 
+// Cause codes of reviews and evidence freshness (SPEC §5.1, §5.3 A; issue 8 items 2, 5; issue 9
+// items 6, 8).
+const (
+	CauseReviewRejected  = "review_rejected"
+	CauseReviewBlocked   = "review_blocked"
+	CauseStaleEvidence   = "stale_evidence"
+	CauseAmbiguousResult = "ambiguous_result"
+)
+
 // Check is one check's result. Field names mirror the eval-viewer grading schema (text, passed,
 // evidence): Text says what was checked, Evidence what was found, with the values.
 type Check struct {

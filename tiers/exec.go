@@ -35,7 +35,7 @@ const (
 	// process that left the group may still hold the pipe), and how long exec waits between
 	// Cancel and a final Kill.
 	procWaitDelay = 2 * time.Second
-	// maxMetricLine is how much of one line the metric regexes see; the rest of the line is dropped.
+	// maxMetricLine is the longest line the metric regexes see; a longer line is not matched at all.
 	maxMetricLine = 64 << 10
 	// procReadBuf is the size of the one buffer output is read through.
 	procReadBuf = 32 << 10
@@ -439,13 +439,16 @@ func (r *procRing) String() string {
 	return string(b)
 }
 
-// procMetrics matches metric regexes against every line of output (cut to maxMetricLine bytes).
+// procMetrics matches metric regexes against every line of output no longer than maxMetricLine.
 // The last numeric capture of each metric wins.
 type procMetrics struct {
 	names []string
 	res   map[string]*regexp.Regexp
 	line  []byte
 	found map[string]float64
+	// long is set when the current line is longer than maxMetricLine: such a line is never matched,
+	// since a match on its cut ("failures": 1500 cut to 15) would read another number (SPEC §5.5).
+	long bool
 }
 
 func newProcMetrics(res map[string]*regexp.Regexp) procMetrics {
@@ -466,8 +469,10 @@ func (m *procMetrics) Write(p []byte) {
 	}
 	for len(p) > 0 {
 		seg, rest, complete := bytes.Cut(p, []byte{'\n'})
-		if room := maxMetricLine - len(m.line); room > 0 {
-			m.line = append(m.line, seg[:min(room, len(seg))]...)
+		if room := maxMetricLine - len(m.line); len(seg) <= room {
+			m.line = append(m.line, seg...)
+		} else {
+			m.long = true
 		}
 		if !complete {
 			return
@@ -479,12 +484,16 @@ func (m *procMetrics) Write(p []byte) {
 
 // flush matches the last line when the output did not end with a newline.
 func (m *procMetrics) flush() {
-	if len(m.line) > 0 {
+	if len(m.line) > 0 || m.long {
 		m.match()
 	}
 }
 
 func (m *procMetrics) match() {
+	if m.long {
+		m.line, m.long = m.line[:0], false
+		return
+	}
 	line := bytes.TrimSuffix(m.line, []byte{'\r'})
 	for _, name := range m.names {
 		all := m.res[name].FindAllSubmatchIndex(line, -1)
@@ -502,10 +511,20 @@ func (m *procMetrics) match() {
 	m.line = m.line[:0]
 }
 
-// parseMetric reads a captured number, allowing "," as a thousands separator. NaN and infinities
-// are not measurements (and cannot be written as JSON).
+// metricNumber is the grammar of a captured metric (SPEC §5.5): a plain decimal number with an
+// optional sign, digits (grouped by "," only in groups of three: 1,234,567), an optional "."
+// fraction and exponent, and an optional "%" after it. Anything else — 12,5 (a decimal comma),
+// 0x1p10, 1_000, 8,0,0, 80,00, ,95, 95, — is not a number to the gate, whatever strconv accepts.
+var metricNumber = regexp.MustCompile(`^[+-]?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?%?$`)
+
+// parseMetric reads a captured number by metricNumber. NaN and infinities (also an exponent that
+// overflows) are not measurements, and cannot be written as JSON.
 func parseMetric(b []byte) (float64, bool) {
-	s := strings.ReplaceAll(strings.TrimSpace(string(b)), ",", "")
+	s := strings.TrimSpace(string(b))
+	if !metricNumber.MatchString(s) {
+		return 0, false
+	}
+	s = strings.TrimSuffix(strings.ReplaceAll(s, ",", ""), "%")
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, false

@@ -500,19 +500,53 @@ func TestProcMetricsLineHandling(t *testing.T) {
 		m.flush()
 		assert.Equal(t, map[string]float64{"m": 1}, m.found)
 	})
-	t.Run("a long line is cut to its first 64 KiB", func(t *testing.T) {
+	t.Run("a line longer than 64 KiB is never matched", func(t *testing.T) {
+		// SPEC §5.5: matching a cut line would read "failures": 1500 as 15.
 		m := newProcMetrics(re)
-		long := strings.Repeat("x", maxMetricLine-4) + "m=12345" // the match straddles the cut
+		long := strings.Repeat("x", maxMetricLine-4) + "m=12345" // the match straddles the limit
 		for range 10 {
 			m.Write([]byte(long))
 		}
 		assert.LessOrEqual(t, cap(m.line), maxMetricLine)
 		m.Write([]byte("\n"))
-		assert.Equal(t, map[string]float64{"m": 12}, m.found, "only m=12 is within the first 64 KiB")
+		assert.Empty(t, m.found, "a cut line reads another number")
 		assert.LessOrEqual(t, cap(m.line), maxMetricLine)
 		m.Write([]byte("m=9\n"))
 		assert.Equal(t, map[string]float64{"m": 9}, m.found)
 	})
+	t.Run("a line of exactly 64 KiB is matched", func(t *testing.T) {
+		m := newProcMetrics(re)
+		line := strings.Repeat("x", maxMetricLine-len("m=1500")) + "m=1500"
+		m.Write([]byte(line[:1000]))
+		m.Write([]byte(line[1000:] + "\n"))
+		assert.Equal(t, map[string]float64{"m": 1500}, m.found)
+	})
+	t.Run("a long last line without a newline is not matched", func(t *testing.T) {
+		m := newProcMetrics(re)
+		m.Write([]byte(strings.Repeat("y", maxMetricLine) + "m=15"))
+		m.flush()
+		assert.Empty(t, m.found)
+	})
+}
+
+// TestParseMetric: a captured metric is a plain decimal number (SPEC §5.5).
+func TestParseMetric(t *testing.T) {
+	good := map[string]float64{
+		"0": 0, "95": 95, "-3": -3, "+4": 4, "91.5": 91.5, "91.5%": 91.5, "95%": 95, "1e3": 1000, "2.5E-1": 0.25,
+		"1,234": 1234, "1,234,567": 1234567, "12,345.5": 12345.5, " 80 ": 80, "007": 7, "-1,000%": -1000,
+	}
+	for in, want := range good {
+		v, ok := parseMetric([]byte(in))
+		assert.True(t, ok, "%q is a number", in)
+		assert.Equal(t, want, v, in)
+	}
+	for _, in := range []string{
+		"12,5", "12,5%", "0x1p10", "0x1.4p6", "0X10", "1_000", "8,0,0", "80,00", ",95", "95,", "1234,567", "1,2345",
+		"NaN", "nan", "Inf", "+Inf", "-infinity", "1e999", "", ".5", "95.", "%", "5%%", "1.2.3", "١٢", "1e", "e5", "--1", "1 000",
+	} {
+		_, ok := parseMetric([]byte(in))
+		assert.False(t, ok, "%q is not a number", in)
+	}
 }
 
 func TestProcRing(t *testing.T) {

@@ -149,6 +149,11 @@ type run struct {
 	stubCap      int
 	stubErr      string
 	tier1Ran     bool
+
+	// boundResults and boundJudgments are, per criterion, the evidence entries bound to it
+	// (bindCriteria, SPEC §5.3 A).
+	boundResults   [][]boundResult
+	boundJudgments [][]boundJudgment
 }
 
 // Evaluate runs the pipeline on fresh inputs and returns the result with its verdict, budget and

@@ -1,7 +1,6 @@
 package tiers
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -85,9 +84,6 @@ func LoadPolicy(geas *os.Root) (Policy, error) {
 		return p, fmt.Errorf("read .geas/%s: %w", PolicyFile, err)
 	}
 	file := ".geas/" + PolicyFile
-	if err := schemas.Validate(schemas.GatePolicy, file, data); err != nil {
-		return p, err
-	}
 	var raw struct {
 		Evaluators            map[string][]string `json:"evaluators"`
 		StubCap               map[string]int      `json:"stub_cap"`
@@ -99,8 +95,9 @@ func LoadPolicy(geas *os.Root) (Policy, error) {
 		JudgeIndependence     string              `json:"judge_independence"`
 		MaxEvidenceBytes      int64               `json:"max_evidence_bytes"`
 	}
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return p, fmt.Errorf("%s: %w", file, err)
+	// Exactly as the schema validated it (SPEC §2 invariant 8): "Shared_Globs" is not shared_globs.
+	if err := schemas.DecodeExact(schemas.GatePolicy, file, data, &raw); err != nil {
+		return p, err
 	}
 	for dim, ev := range raw.Evaluators {
 		p.Evaluators[dim] = ev
