@@ -187,7 +187,7 @@ func demoDir(keep string) (dir string, cleanup func(), err error) {
 
 // demoOutcomeLine is what the run recorded: budget, transition and next action.
 func demoOutcomeLine(res *tiers.Result) string {
-	line := fmt.Sprintf("%d of %d blocking checks passed; retry budget %d -> %d", res.Summary.Passed, res.Summary.Total, res.RetryBudgetBefore, res.RetryBudgetAfter)
+	line := fmt.Sprintf("%d of %d blocking checks passed; retry budget %s -> %s", res.Summary.Passed, res.Summary.Total, tiers.BudgetText(res.RetryBudgetBefore), tiers.BudgetText(res.RetryBudgetAfter))
 	if t := res.Transition; t != nil {
 		line += fmt.Sprintf("; task moved %s -> %s", t.From, t.To)
 	}

@@ -357,7 +357,7 @@ func writeAllText(w io.Writer, mission string, tasks []*allTask, ignored []strin
 		for _, t := range tasks {
 			outcome, budget, causes := t.Outcome, "-", terminalLine(t.Reason)
 			if t.ran {
-				budget = fmt.Sprintf("%d -> %d", t.RetryBudgetBefore, t.RetryBudgetAfter)
+				budget = fmt.Sprintf("%s -> %s", tiers.BudgetText(t.RetryBudgetBefore), tiers.BudgetText(t.RetryBudgetAfter))
 				if t.Recheck {
 					outcome += " (recheck)"
 				}

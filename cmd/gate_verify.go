@@ -26,18 +26,22 @@ func newGateVerifyCmd(g *globalOptions) *cobra.Command {
 	var o gateVerifyOptions
 	c := &cobra.Command{
 		Use:   "verify (--task T | --all) [--mission M] [--apply]",
-		Short: "Re-evaluate passed tasks against fresh evidence and check their history chains",
-		Long: `Check every task the gate passed (state verified or passed), without writing anything:
+		Short: "Re-evaluate passed tasks against fresh evidence and check every task's history",
+		Long: `Check the gate history of every task, whatever its state, and re-evaluate every task the
+gate passed (state verified or passed), without writing anything:
 
   tampered  gate_history's hash chain does not verify (an entry was edited, inserted, removed
-            or reordered), an entry's HMAC does not verify while GEAS_GATE_KEY is set, or
-            gate_result is not the chain's latest gate run, or that run is not a pass
+            or reordered), an entry's HMAC does not verify while GEAS_GATE_KEY is set, the
+            budgets do not add up, record.json names another task, gate_result is not the
+            chain's latest gate run (a hand-written gate_result, a dropped newest entry), a gate
+            event of events.jsonl names an entry the history does not hold, or the task is
+            verified or passed and its latest gate run is not a pass
   revoked   the records verify, but a fresh dry-run evaluation against today's evidence is
             not a pass (its causes are listed)
   intact    the records verify and the task still passes
 
 One line per task; exit 1 if any task is revoked or tampered, else 0. With --all, tasks
-that are not verified or passed are listed as skipped.
+that are not verified or passed and whose history verifies are listed as skipped.
 
 --apply records each revocation (a revocation entry in gate_history, and revocation and
 task_transition events) and moves a revoked verified task back to its profile's gate state:
@@ -150,10 +154,14 @@ func runGateVerify(ctx context.Context, g *globalOptions, o gateVerifyOptions) e
 }
 
 func skipReason(np *tiers.NotPassedError) string {
+	reason := "state " + np.State + ", not verified or passed"
 	if np.State == "" {
-		return "contract.json cannot be read and the history holds no pass"
+		reason = "contract.json cannot be read and the history holds no pass"
 	}
-	return "state " + np.State + ", not verified or passed"
+	if np.History != "" {
+		reason += "; its history verifies: " + np.History
+	}
+	return reason
 }
 
 // verifyOne verifies one task; with apply it holds the task lock across the verification and the

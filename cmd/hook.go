@@ -290,8 +290,8 @@ func hookReport(res *tiers.Result) string {
 		fmt.Fprintf(&b, "Blocking rubric dimensions: %s.\n", strings.Join(res.BlockingDimensions, ", "))
 	}
 	fmt.Fprintf(&b, "Next action: %s.\n", hookNextAction(res))
-	fmt.Fprintf(&b, "Retry budget left: %d (this run: %d -> %d; a fail spends one, at 0 the task escalates).",
-		res.RetryBudgetAfter, res.RetryBudgetBefore, res.RetryBudgetAfter)
+	fmt.Fprintf(&b, "Retry budget left: %s (this run: %s -> %s; a fail spends one, at 0 the task escalates).",
+		tiers.BudgetText(res.RetryBudgetAfter), tiers.BudgetText(res.RetryBudgetBefore), tiers.BudgetText(res.RetryBudgetAfter))
 	if res.Escalation != "" {
 		fmt.Fprintf(&b, "\nEscalation: %s.", res.Escalation)
 	}
@@ -323,7 +323,7 @@ func notGatedMessage(t *taskRef, state record.State) string {
 	}[state]
 	msg := fmt.Sprintf("geas gate: task %s is %s, so the hook did not gate it and the agent may stop: %s.", t.task, state, why)
 	if st, err := loadTaskStatus(t); err == nil {
-		msg += fmt.Sprintf(" Last verdict: %s; retry budget left: %d", orDefault(st.LastVerdict, "none"), st.BudgetLeft)
+		msg += fmt.Sprintf(" Last verdict: %s; retry budget left: %s", orDefault(st.LastVerdict, "none"), tiers.BudgetText(st.BudgetLeft))
 		if st.ConsecutiveErrors > 0 {
 			msg += fmt.Sprintf("; %d errors in a row (%s)", st.ConsecutiveErrors, st.ConsecutiveErrorCause)
 		}

@@ -37,6 +37,7 @@ func TestScripts(t *testing.T) {
 			"jsonq":     cmdJSONQ,
 			"status":    cmdStatus,
 			"setjson":   cmdSetJSON,
+			"rechain":   cmdRechain,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("GEAS_EXAMPLE", exampleDir(t))

@@ -3,14 +3,11 @@ package cmd
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/geas-dev/geas/evidence"
-	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 )
@@ -48,16 +45,11 @@ func runTaskApprove(c *cobra.Command, g *globalOptions, o taskApproveOptions) er
 	switch {
 	case o.task == "":
 		return usagef("--task is required")
-	case o.by == "":
-		return usagef("--by is required")
 	case strings.TrimSpace(o.reason) == "":
 		return usagef("--reason is required")
 	}
-	if err := project.ValidateID("agent", o.by); err != nil {
-		return &usageError{err: err}
-	}
-	if t := evidence.AgentType(o.by, evidence.GeasAgentTypes); !slices.Contains(authorities, t) {
-		return fmt.Errorf("%s may not approve a task's rules: only %s can", o.by, strings.Join(authorities, ", "))
+	if err := checkAuthority(o.by, "approve a task's rules"); err != nil {
+		return err
 	}
 	t, err := g.openLockedTask(c.Context(), o.mission, o.task)
 	if err != nil {

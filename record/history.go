@@ -7,7 +7,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"time"
+
+	"github.com/geas-dev/geas/internal/canon"
 )
 
 // History entry kinds. An entry without a kind is a gate run (older records).
@@ -15,6 +18,10 @@ const (
 	KindGateRun     = "gate_run"
 	KindBudgetGrant = "budget_grant"
 	KindRevocation  = "revocation"
+	// KindHistoryReset is the first entry of a chain that an authority started over a history
+	// that did not verify (geas task history reset): it records who, why, the budget it grants
+	// and the hashes of the discarded history, so the task's old events still cross-check.
+	KindHistoryReset = "history_reset"
 )
 
 // SigningKeyEnv names the environment variable that holds the history signing key.
@@ -30,21 +37,26 @@ func SigningKey() []byte {
 	return nil
 }
 
-// canonical is the entry's canonical JSON without its hash and hmac: every other key, sorted,
-// compact. Both the hash and the HMAC are computed over it, so the hash does not depend on the key.
+// canonical is the entry's canonical JSON (RFC 8785) without its hash and hmac. Both the hash and
+// the HMAC are computed over it, so the hash does not depend on the key, and any language can
+// recompute it (SPEC §7.4).
 func canonical(e HistoryEntry) ([]byte, error) {
 	e.Hash, e.HMAC = "", ""
 	b, err := json.Marshal(e)
 	if err != nil {
 		return nil, err
 	}
-	var m map[string]any
+	var m map[string]json.RawMessage
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, err
 	}
 	delete(m, "hash")
 	delete(m, "hmac")
-	return json.Marshal(m) // map keys are sorted: the canonical form
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	return canon.Bytes(raw)
 }
 
 // EntryHash returns the SHA-256 of the entry's canonical JSON without its hash and hmac: every
@@ -171,4 +183,28 @@ func (r *Record) AppendHistory(e HistoryEntry, now time.Time) (HistoryEntry, err
 		return e, err
 	}
 	return e, r.update(now, member{gateHistory, h})
+}
+
+// ResetHistory starts a new chain over a history that does not verify (SPEC §5.1): gate_result is
+// removed (it described a run of the discarded chain), gate_history becomes the one entry e,
+// chained as a first entry (and signed when SigningKey is set), and task_id is set to taskID, since
+// a record carrying another task's id is one of the things a reset repairs. The caller keeps the
+// old record aside before writing. It returns the chained entry.
+func (r *Record) ResetHistory(e HistoryEntry, taskID string, now time.Time) (HistoryEntry, error) {
+	fresh := &Record{}
+	e, err := fresh.Chain(e)
+	if err != nil {
+		return e, err
+	}
+	h, err := json.Marshal([]HistoryEntry{e})
+	if err != nil {
+		return e, err
+	}
+	members := slices.DeleteFunc(slices.Clone(r.members), func(m member) bool { return m.key == gateResult })
+	next := &Record{file: r.file, members: members}
+	if err := next.update(now, member{"task_id", jsonString(taskID)}, member{gateHistory, h}); err != nil {
+		return e, err
+	}
+	*r = *next
+	return e, nil
 }

@@ -57,6 +57,10 @@ const (
 	CauseNothingToSatisfy    = "nothing_to_satisfy"
 	CausePolicyInvalid       = "policy_invalid"
 	CauseInterrupted         = "interrupted"
+
+	// The gate history and the budget (helper h3: SPEC §5.1, §7.1).
+	CauseHistoryTampered = "history_tampered"
+	CauseBudgetSpent     = "budget_spent"
 )
 
 // Cause codes of re-gating finished tasks, the Stop hook and --all (h5: SPEC §7.2, §9).

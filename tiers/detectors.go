@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -42,9 +41,9 @@ func (r *run) detect(ctx context.Context, idx int, cr contract.Criterion) (Check
 			Dir: r.in.ProjectDir, Timeout: timeout, ExpectExit: d.ExpectExit, TailBytes: r.in.Policy.OutputTailBytes,
 			Progress: r.opts.Progress,
 		}
-		if r.opts.LogDir != "" {
-			base := "criterion-" + criterionLabel(idx, cr) + ".log"
-			spec.LogPath = filepath.Join(r.opts.LogDir, base)
+		if r.opts.LogRoot != nil {
+			base := "criterion-" + logFileSafe(criterionLabel(idx, cr)) + ".log"
+			spec.LogRoot, spec.LogFile = r.opts.LogRoot, base
 			spec.LogName = r.opts.LogDirName + "/" + base
 		}
 		run := runProcess(ctx, spec)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/geas-dev/geas/contract"
@@ -21,8 +22,8 @@ var ErrInterrupted = errors.New("gate run interrupted: eval commands killed, not
 type Options struct {
 	RunID      string    // e.g. "gate-3"
 	DryRun     bool      // compute the verdict and what would happen; write nothing
-	LogDir     string    // absolute directory for the eval logs of this run; "" keeps none
-	LogDirName string    // LogDir as shown to users (relative to the project root)
+	LogRoot    *os.Root  // the run's eval-log directory, opened by the caller before the run; nil keeps none
+	LogDirName string    // the log directory as shown to users (relative to the project root)
 	Now        time.Time // start of the run
 	Progress   Progress  // live output of eval commands and script detectors, or nil
 	// Verify re-evaluates a task that already passed (state verified or passed) as if it were at
@@ -90,8 +91,8 @@ type Result struct {
 	EvalRuns           []EvalRun             `json:"eval_runs"`
 	StubCount          int                   `json:"stub_count"`
 	StubCap            int                   `json:"stub_cap"`
-	RetryBudgetBefore  int                   `json:"retry_budget_before"`
-	RetryBudgetAfter   int                   `json:"retry_budget_after"`
+	RetryBudgetBefore  *int                  `json:"retry_budget_before"` // null: no budget computed (SPEC §7.1, §5.1)
+	RetryBudgetAfter   *int                  `json:"retry_budget_after"`  // null: no budget computed
 	Transition         *Transition           `json:"transition"`
 	NextAction         string                `json:"next_action"`
 	BaseSnapshot       string                `json:"base_snapshot"`
@@ -314,7 +315,7 @@ func (r *run) tier1(ctx context.Context, profile string) {
 		DefaultTimeout: r.defaultTimeout(),
 		ProjectDir:     r.in.ProjectDir,
 		Root:           r.in.Root,
-		LogDir:         r.opts.LogDir,
+		LogRoot:        r.opts.LogRoot,
 		LogDirName:     r.opts.LogDirName,
 		TailBytes:      r.in.Policy.OutputTailBytes,
 		ClaimedPass:    claimed,
@@ -455,18 +456,30 @@ func tierResult(checks []Check, tier int, notRun string) TierResult {
 }
 
 // Budget computes a run's retry budget, transition and next action from the record's history
-// (SPEC §7.1, §7.2). It fills res and reports whether the run escalates.
+// (SPEC §7.1, §7.2). It fills res and reports whether the run escalates. A run on an unreadable
+// contract, or over a history that does not verify, computes no budget (null before and after)
+// and moves nothing: the next run takes its budget from the history as if this one had not
+// happened, and tampering never yields a fresh budget.
 func Budget(in *Input, res *Result) (escalate bool) {
-	contractBudget := 0
-	if in.Contract != nil {
-		contractBudget = in.Contract.RetryBudget
+	res.RetryBudgetBefore, res.RetryBudgetAfter = nil, nil
+	if in.Contract == nil || historyTampered(res.Checks) {
+		res.Transition = nil
+		switch {
+		case res.Verdict == VerdictFail:
+			res.NextAction = NextFix
+		case res.Verdict == VerdictBlock:
+			res.NextAction = NextResolveBlock
+		default:
+			res.NextAction = NextInvestigateErr
+		}
+		if in.Contract != nil {
+			res.Notes = append(res.Notes, "the gate history does not verify: this run records nothing and computes no budget until an authority runs geas task history reset")
+		}
+		return false
 	}
-	before := record.BudgetLeft(contractBudget, in.Record)
+	before := record.BudgetLeft(in.Contract.RetryBudget, in.Record)
 	after := before
-	status := ""
-	if in.Contract != nil {
-		status = in.Contract.Status
-	}
+	status := in.Contract.Status
 	switch res.Verdict {
 	case VerdictFail:
 		after = max(before-1, 0)
@@ -501,7 +514,7 @@ func Budget(in *Input, res *Result) (escalate bool) {
 			res.Transition = transitionIfLegal(status, record.Verified)
 		}
 	}
-	res.RetryBudgetBefore, res.RetryBudgetAfter = before, after
+	res.RetryBudgetBefore, res.RetryBudgetAfter = &before, &after
 	return escalate
 }
 
@@ -515,21 +528,44 @@ func transitionIfLegal(from string, to record.State) *Transition {
 // historyEntry is the compact gate_history entry of a run.
 func historyEntry(res *Result) record.HistoryEntry {
 	causes, _ := json.Marshal(res.Causes)
-	before, after := res.RetryBudgetBefore, res.RetryBudgetAfter
 	return record.HistoryEntry{
 		Kind: record.KindGateRun, RunID: res.RunID, Verdict: string(res.Verdict), Causes: causes,
-		RetryBudgetBefore: &before, RetryBudgetAfter: &after, Head: res.Head,
+		RetryBudgetBefore: copyInt(res.RetryBudgetBefore), RetryBudgetAfter: copyInt(res.RetryBudgetAfter), Head: res.Head,
 		InputsSHA256: res.InputsSHA256, RulesSHA256: res.RulesSHA256, StartedAt: res.StartedAt,
 	}
 }
 
-// NextRunID is the id of the next run of a task: gate-N, N one more than the runs so far.
+func copyInt(p *int) *int {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// BudgetText shows a budget value, or "none" when the run computed none.
+func BudgetText(p *int) string {
+	if p == nil {
+		return "none"
+	}
+	return fmt.Sprint(*p)
+}
+
+// NextRunID is the id of the next run of a task: gate-N, N one more than the runs so far. After a
+// history reset the numbering goes on from the runs of the discarded history (the reset entry's
+// superseded_runs), so a run id, and its log directory, is never used twice.
 func NextRunID(rec *record.Record) string {
 	n := 0
 	if rec != nil {
-		for _, e := range rec.History() {
+		for i, e := range rec.History() {
 			if e.Kind == "" || e.Kind == record.KindGateRun {
 				n++
+			}
+			if i == 0 && e.Kind == record.KindHistoryReset {
+				var prior int
+				if raw, ok := e.Extra["superseded_runs"]; ok && json.Unmarshal(raw, &prior) == nil && prior > 0 {
+					n += prior
+				}
 			}
 		}
 	}

@@ -465,20 +465,22 @@ func TestTheGateCanTakeDoneBack(t *testing.T) {
 	})
 	res = f.gate()
 	assert.Equal(t, VerdictFail, res.Verdict)
-	assert.Equal(t, 3, res.RetryBudgetBefore)
-	assert.Equal(t, 2, res.RetryBudgetAfter)
+	assert.Equal(t, intp(3), res.RetryBudgetBefore)
+	assert.Equal(t, intp(2), res.RetryBudgetAfter)
 	assert.Equal(t, "integrated", f.status())
 
-	// A forged pass in gate_result changes nothing either.
+	// A forged pass in gate_result is no pass either: it is seen as tampering (SPEC §5.1), and
+	// undoing the forgery lets the gate go on from the recorded fail.
 	f.record(func(m map[string]any) { m["gate_result"].(map[string]any)["verdict"] = "pass" })
 	_, res, _ = f.evaluate()
-	assert.Equal(t, VerdictFail, res.Verdict)
+	assertNotPass(t, res, VerdictError, CauseHistoryTampered)
+	f.record(func(m map[string]any) { m["gate_result"].(map[string]any)["verdict"] = "fail" })
 
 	// Fixed evidence: a pass again, with the budget the fail left.
 	f.write(taskFile("evidence/qa-engineer.json"), string(qaEvidence))
 	res = f.gate()
 	assertPass(t, res)
-	assert.Equal(t, 2, res.RetryBudgetBefore)
+	assert.Equal(t, intp(2), res.RetryBudgetBefore)
 	assert.Equal(t, "verified", f.status())
 
 	rec, err := record.Load(f.open().Geas, testTaskDir+"/record.json")
@@ -658,7 +660,7 @@ func TestNothingIsLost(t *testing.T) {
 	}{
 		{"unknown next action", func(res *Result) { res.NextAction = "celebrate" }},
 		{"unknown verdict", func(res *Result) { res.Verdict = "maybe" }},
-		{"negative budget", func(res *Result) { res.RetryBudgetAfter = -1 }},
+		{"negative budget", func(res *Result) { res.RetryBudgetAfter = intp(-1) }},
 		{"unknown tier status", func(res *Result) { res.TierResults["tier_1"] = TierResult{Status: StatusWarn} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -702,8 +704,8 @@ func TestNothingIsLost(t *testing.T) {
 		for i, want := range []int{2, 1, 0} {
 			res := f.gate()
 			require.Equal(t, VerdictFail, res.Verdict)
-			assert.Equal(t, want+1, res.RetryBudgetBefore, "run %d", i+1)
-			assert.Equal(t, want, res.RetryBudgetAfter, "run %d", i+1)
+			assert.Equal(t, intp(want+1), res.RetryBudgetBefore, "run %d", i+1)
+			assert.Equal(t, intp(want), res.RetryBudgetAfter, "run %d", i+1)
 			if want > 0 {
 				f.contract(func(m map[string]any) { m["status"] = "integrated" })
 			}

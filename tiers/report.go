@@ -59,7 +59,7 @@ func WriteText(w io.Writer, res *Result) {
 	if len(res.BlockingDimensions) > 0 {
 		fmt.Fprintf(w, "blocking dimensions: %s\n", strings.Join(res.BlockingDimensions, ", "))
 	}
-	fmt.Fprintf(w, "retry budget: %d -> %d\n", res.RetryBudgetBefore, res.RetryBudgetAfter)
+	fmt.Fprintf(w, "retry budget: %s -> %s\n", BudgetText(res.RetryBudgetBefore), BudgetText(res.RetryBudgetAfter))
 	if t := res.Transition; t != nil {
 		verb := "moved"
 		if res.DryRun {
@@ -81,7 +81,7 @@ func nextActionText(res *Result) string {
 	case NextProceed:
 		return "proceed: the task is verified"
 	case NextFix:
-		return fmt.Sprintf("fix: address the causes above and run the gate again (%s left)", plural(res.RetryBudgetAfter, "retry", "retries"))
+		return fmt.Sprintf("fix: address the causes above and run the gate again (%s left)", plural(derefInt(res.RetryBudgetAfter), "retry", "retries"))
 	case NextEscalate:
 		return "escalate: the retry budget is spent; an authority decides (see the pending decision)"
 	case NextResolveBlock:
@@ -109,4 +109,11 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+func derefInt(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
 }

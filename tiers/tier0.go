@@ -32,6 +32,7 @@ func (r *run) tier0() {
 	} else {
 		add(passCheck(0, "record_valid", "record.json parses and matches the schema", r.recordNote()))
 	}
+	r.historyCheck(add)
 	c := in.Contract
 	if c == nil {
 		return // nothing else can be judged without the contract
@@ -115,6 +116,7 @@ func (r *run) tier0() {
 		}
 	}
 
+	r.budgetCheck(add)
 	r.baseline(add)
 	r.staleEvidence(add)
 	r.rulesCheck(add)
