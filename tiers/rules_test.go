@@ -88,7 +88,8 @@ func TestTheBarCannotBeLoweredByThoseItBinds(t *testing.T) {
 			assert.Equal(t, StatusBlock, c.Status)
 			assert.Contains(t, c.Evidence, "changed: "+tc.change+"; an authority must approve")
 			assert.Contains(t, c.Evidence, "(gate run gate-1 at ")
-			assert.Equal(t, 2, res.RetryBudgetAfter, "a block spends nothing")
+			require.NotNil(t, res.RetryBudgetAfter)
+			assert.Equal(t, 2, *res.RetryBudgetAfter, "a block spends nothing")
 			assert.Nil(t, res.Transition)
 			assert.Equal(t, StatusSkipped, res.TierResults["tier_1"].Status, "a tier-0 block stops the run")
 		})
@@ -193,12 +194,19 @@ func TestApprovalsNeedTheKey(t *testing.T) {
 	f.approve() // chained, but without an HMAC
 	t.Setenv(record.SigningKeyEnv, "the-key")
 	_, res, _ := f.evaluate()
-	assertNotPass(t, res, VerdictBlock, CauseRulesChanged)
+	// The unsigned entry makes the whole history untrusted (history_tampered, an error that only an
+	// authority's history reset clears), and the approval it holds pins nothing (rules_changed).
+	assertNotPass(t, res, VerdictError, CauseHistoryTampered)
+	assert.Contains(t, causeCodes(res.Causes), CauseRulesChanged)
 	assert.Contains(t, findCheck(t, res.Checks, "rules_pinned").Evidence, "that pins the rules (approval by product-authority at ")
 	assert.Contains(t, findCheck(t, res.Checks, "rules_pinned").Evidence, "does not verify: no hmac")
 
-	f.approve() // with the key
-	_, res, _ = f.evaluate()
+	// An approval made with the key pins: a fresh task approved under the key passes.
+	g := newFixture(t, true)
+	failingRun(t, g)
+	g.contract(func(m map[string]any) { m["eval_commands"] = []any{"true"} })
+	g.approve()
+	_, res, _ = g.evaluate()
 	assertPass(t, res)
 }
 
@@ -289,7 +297,8 @@ func TestInputsAreOneSnapshot(t *testing.T) {
 			assert.Equal(t, StatusError, c.Status)
 			assert.False(t, c.Advisory)
 			assert.Contains(t, c.Evidence, "changed while the run was under way (by an eval command or a detector): "+tc.file+";")
-			assert.Equal(t, 3, res.RetryBudgetAfter, "an error spends nothing")
+			require.NotNil(t, res.RetryBudgetAfter)
+			assert.Equal(t, 3, *res.RetryBudgetAfter, "an error spends nothing")
 		})
 	}
 
