@@ -59,6 +59,58 @@ func canonical(e HistoryEntry) ([]byte, error) {
 	return canon.Bytes(raw)
 }
 
+// legacyCanonical is the canonical form of entries written before the gate used RFC 8785: the
+// same keys, sorted, through encoding/json (which escapes <, > and & and formats numbers its own
+// way). A chain written then still verifies: both forms are fixed functions of the entry's
+// content, so accepting either lets no edit through, and no record the gate wrote is lost.
+func legacyCanonical(e HistoryEntry) ([]byte, error) {
+	e.Hash, e.HMAC = "", ""
+	b, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	delete(m, "hash")
+	delete(m, "hmac")
+	return json.Marshal(m)
+}
+
+// hashMatches reports whether e.Hash is the digest of e's canonical form, or of its legacy form,
+// and returns the RFC 8785 digest for messages.
+func hashMatches(e HistoryEntry) (bool, string, error) {
+	h, err := EntryHash(e)
+	if err != nil || h == e.Hash {
+		return err == nil, h, err
+	}
+	old, err := legacyCanonical(e)
+	if err != nil {
+		return false, h, nil
+	}
+	sum := sha256.Sum256(old)
+	return hex.EncodeToString(sum[:]) == e.Hash, h, nil
+}
+
+// hmacMatches reports whether e.HMAC is the HMAC under key of e's canonical or legacy form.
+func hmacMatches(e HistoryEntry, key []byte) (bool, error) {
+	want, err := EntryHMAC(e, key)
+	if err != nil {
+		return false, err
+	}
+	if hmac.Equal([]byte(e.HMAC), []byte(want)) {
+		return true, nil
+	}
+	old, err := legacyCanonical(e)
+	if err != nil {
+		return false, nil
+	}
+	mac := hmac.New(sha256.New, key)
+	mac.Write(old)
+	return hmac.Equal([]byte(e.HMAC), []byte(hex.EncodeToString(mac.Sum(nil)))), nil
+}
+
 // EntryHash returns the SHA-256 of the entry's canonical JSON without its hash and hmac: every
 // other key, sorted, compact. Recomputing it detects any edit of a stored entry.
 func EntryHash(e HistoryEntry) (string, error) {
@@ -127,11 +179,11 @@ func VerifyChain(entries []HistoryEntry) error {
 		if e.PrevHash != prev {
 			return &ChainError{Index: i, RunID: e.RunID, Reason: fmt.Sprintf("prev_hash %.12s does not match the previous entry's hash %.12s", e.PrevHash, prev)}
 		}
-		h, err := EntryHash(e)
+		ok, h, err := hashMatches(e)
 		if err != nil {
 			return &ChainError{Index: i, RunID: e.RunID, Reason: err.Error()}
 		}
-		if h != e.Hash {
+		if !ok {
 			return &ChainError{Index: i, RunID: e.RunID, Reason: fmt.Sprintf("hash %.12s does not match its content (%.12s)", e.Hash, h)}
 		}
 		prev = e.Hash
@@ -145,13 +197,13 @@ func VerifyChain(entries []HistoryEntry) error {
 func VerifySignatures(entries []HistoryEntry, key []byte) []*ChainError {
 	var bad []*ChainError
 	for i, e := range entries {
-		want, err := EntryHMAC(e, key)
+		ok, err := hmacMatches(e, key)
 		switch {
 		case err != nil:
 			bad = append(bad, &ChainError{Index: i, RunID: e.RunID, Reason: err.Error()})
 		case e.HMAC == "":
 			bad = append(bad, &ChainError{Index: i, RunID: e.RunID, Reason: fmt.Sprintf("no hmac, but %s is set: forged or re-chained entry", SigningKeyEnv)})
-		case !hmac.Equal([]byte(e.HMAC), []byte(want)):
+		case !ok:
 			bad = append(bad, &ChainError{Index: i, RunID: e.RunID, Reason: fmt.Sprintf("hmac %.12s does not verify with %s: forged or re-chained entry", e.HMAC, SigningKeyEnv)})
 		}
 	}

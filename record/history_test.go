@@ -1,6 +1,9 @@
 package record
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -177,4 +180,33 @@ func TestTaskEventHashes(t *testing.T) {
 	require.NoError(t, os.Mkdir(filepath.Join(root.Name(), "state", "events.jsonl"), 0o755))
 	_, err = TaskEventHashes(root, "m1", "t1")
 	assert.ErrorContains(t, err, "not a regular file", "a log that cannot be read is an error, not an empty log")
+}
+
+// TestAChainWrittenBeforeRFC8785StillVerifies: entries hashed (and signed) with the gate's earlier
+// canonical form, encoding/json with sorted keys, verify; an edit to one of them still does not.
+func TestAChainWrittenBeforeRFC8785StillVerifies(t *testing.T) {
+	key := []byte("k")
+	before, after := 3, 2
+	e := HistoryEntry{Kind: KindGateRun, RunID: "gate-1", Verdict: "fail",
+		Causes:            json.RawMessage(`[{"code":"below_threshold","check":"rubric:x","detail":"score 3 < threshold 4 & more"}]`),
+		RetryBudgetBefore: &before, RetryBudgetAfter: &after, StartedAt: "2026-11-01T09:00:00Z"}
+	old, err := legacyCanonical(e)
+	require.NoError(t, err)
+	cur, err := canonical(e)
+	require.NoError(t, err)
+	require.NotEqual(t, string(old), string(cur), "the two forms differ for this entry (escaped <, &)")
+	sum := sha256.Sum256(old)
+	e.Hash = hex.EncodeToString(sum[:])
+	mac := hmac.New(sha256.New, key)
+	mac.Write(old)
+	e.HMAC = hex.EncodeToString(mac.Sum(nil))
+
+	assert.NoError(t, VerifyChain([]HistoryEntry{e}))
+	assert.Empty(t, VerifySignatures([]HistoryEntry{e}, key))
+
+	edited := e
+	more := 50
+	edited.RetryBudgetAfter = &more
+	assert.Error(t, VerifyChain([]HistoryEntry{edited}))
+	assert.NotEmpty(t, VerifySignatures([]HistoryEntry{edited}, key))
 }
