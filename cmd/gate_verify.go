@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 	"time"
 
@@ -94,33 +95,36 @@ func runGateVerify(ctx context.Context, g *globalOptions, o gateVerifyOptions) e
 	case !o.all && o.task == "":
 		return usagef("--task or --all is required")
 	}
-	var ids []string
 	if o.task != "" {
 		if err := project.ValidateID("task", o.task); err != nil {
 			return err
 		}
-		ids = []string{o.task}
 	}
 	p, mission, err := g.openMission(o.mission)
 	if err != nil {
 		return err
 	}
 	defer p.Close()
+	out := verifyOutput{Tasks: []verifiedTask{}, Skipped: []skippedTask{}}
+	var targets []verifyTarget
 	if o.all {
-		if ids, err = missionTasks(p, mission); err != nil {
+		if targets, out.Skipped, err = verifyTargets(p, mission); err != nil {
 			return err
 		}
+	} else {
+		dir, err := p.Task(mission, o.task)
+		if err != nil {
+			return err
+		}
+		targets = []verifyTarget{{id: o.task, dir: dir}}
 	}
 
-	out := verifyOutput{Tasks: []verifiedTask{}, Skipped: []skippedTask{}}
-	for _, id := range ids {
-		dir, err := p.Task(mission, id)
-		if err != nil {
-			if o.all && errors.Is(err, project.ErrNoTask) {
-				out.Skipped = append(out.Skipped, skippedTask{id, "no contract.json"})
-				continue
-			}
-			return err
+	for _, tg := range targets {
+		id, dir := tg.id, tg.dir
+		if tg.problem != "" {
+			out.Tampered++
+			out.Tasks = append(out.Tasks, verifiedTask{VerifyReport: unreadableReport(mission, tg)})
+			continue
 		}
 		vt, err := verifyOne(ctx, p, mission, id, dir, o.apply)
 		var np *tiers.NotPassedError
@@ -151,6 +155,60 @@ func runGateVerify(ctx context.Context, g *globalOptions, o gateVerifyOptions) e
 		return &exitError{code: 1, silent: true}
 	}
 	return nil
+}
+
+// verifyTarget is one entry that geas gate verify --all (and the MCP verify tool) accounts for: a
+// task to verify (dir set), or an entry of the tasks directory that cannot be read as a task
+// (problem set).
+type verifyTarget struct {
+	id, dir, problem string
+}
+
+// verifyTargets lists every entry of the mission's tasks directory, so that no task is left out
+// (SPEC §9: every task that has a history or a gate_result, whatever its state). A task directory
+// with a contract is verified, and so is one whose contract is gone but whose record.json is there
+// (deleted after a recorded run); an entry that cannot be a task (a symlink, a file, a bad name)
+// is a problem, reported as tampered; a directory with neither file has nothing to verify.
+func verifyTargets(p *project.Project, mission string) ([]verifyTarget, []skippedTask, error) {
+	entries, err := p.TaskEntries(mission)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, usagef("no mission %q (no .geas/%s/tasks directory)", mission, project.MissionDir(mission))
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var targets []verifyTarget
+	skipped := []skippedTask{}
+	for _, e := range entries {
+		switch {
+		case e.Ignored:
+			continue
+		case e.Problem != "":
+			targets = append(targets, verifyTarget{id: e.Name, problem: e.Problem})
+			continue
+		}
+		dir, err := p.Task(mission, e.Name)
+		switch {
+		case errors.Is(err, project.ErrNoTask):
+			dir = project.TaskDir(mission, e.Name)
+			if _, serr := p.Geas.Lstat(dir + "/record.json"); serr != nil {
+				skipped = append(skipped, skippedTask{e.Name, "no contract.json and no record.json"})
+				continue
+			}
+		case err != nil:
+			targets = append(targets, verifyTarget{id: e.Name, problem: err.Error()})
+			continue
+		}
+		targets = append(targets, verifyTarget{id: e.Name, dir: dir})
+	}
+	return targets, skipped, nil
+}
+
+// unreadableReport is the report of an entry that cannot be read as a task: it is counted as
+// tampered (something that is not the gate's layout stands where a task would be), never skipped.
+func unreadableReport(mission string, tg verifyTarget) *tiers.VerifyReport {
+	return &tiers.VerifyReport{MissionID: mission, TaskID: tg.id, Status: tiers.VerifyTampered,
+		Problems: []string{"cannot be read as a task, so its records cannot be verified: " + tg.problem}}
 }
 
 func skipReason(np *tiers.NotPassedError) string {

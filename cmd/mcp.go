@@ -157,30 +157,41 @@ type mcpSkippedTask struct {
 
 func (g *globalOptions) mcpVerify(ctx context.Context, in mcpVerifyArgs) (*mcp.CallToolResult, any, error) {
 	var (
-		p     *project.Project
-		tasks []string
-		out   = mcpVerifyOutput{OK: true, Tasks: []*tiers.VerifyReport{}, Skipped: []mcpSkippedTask{}}
+		p       *project.Project
+		targets []verifyTarget
+		out     = mcpVerifyOutput{OK: true, Tasks: []*tiers.VerifyReport{}, Skipped: []mcpSkippedTask{}}
 	)
 	if in.Task != "" {
 		t, err := g.openTask(in.Mission, in.Task)
 		if err != nil {
 			return nil, nil, err
 		}
-		p, out.MissionID, tasks = t.p, t.mission, []string{t.task}
+		p, out.MissionID, targets = t.p, t.mission, []verifyTarget{{id: t.task, dir: t.dir}}
 	} else {
 		var err error
 		if p, out.MissionID, err = g.openMission(in.Mission); err != nil {
 			return nil, nil, err
 		}
-		if tasks, err = p.Tasks(out.MissionID); err != nil {
+		var skipped []skippedTask
+		if targets, skipped, err = verifyTargets(p, out.MissionID); err != nil {
 			p.Close()
 			return nil, nil, err
+		}
+		for _, s := range skipped {
+			out.Skipped = append(out.Skipped, mcpSkippedTask{TaskID: s.TaskID, Reason: s.Reason})
 		}
 	}
 	defer p.Close()
 	var text strings.Builder
-	for _, task := range tasks {
-		rep, err := tiers.VerifyTask(ctx, p, out.MissionID, task, project.TaskDir(out.MissionID, task))
+	for _, tg := range targets {
+		task := tg.id
+		var rep *tiers.VerifyReport
+		var err error
+		if tg.problem != "" {
+			rep = unreadableReport(out.MissionID, tg)
+		} else {
+			rep, err = tiers.VerifyTask(ctx, p, out.MissionID, task, tg.dir)
+		}
 		switch {
 		case errors.Is(err, tiers.ErrNotPassed):
 			out.Skipped = append(out.Skipped, mcpSkippedTask{TaskID: task, Reason: err.Error()})
