@@ -7,7 +7,7 @@
 # The mission is the one TestGateAllJobsAgree (cmd/gate_all_test.go) builds: copies of the example
 # artifact_only task t2 (no git, no eval commands), named t000..., cycling through six kinds:
 # pass, fail (a failing review), block (no qa-engineer evidence), error (an invalid regex),
-# drafted (skipped), closure_ready (pass). DIR defaults to a temporary directory.
+# drafted (not_ready), closure_ready (pass). DIR defaults to a temporary directory.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 ntasks=${1:-200}
@@ -55,7 +55,7 @@ wall_ms() { # CMD...: wall time of one run in ms (the gate's exit code is the mi
 }
 
 mission "$dir/m"
-"$bin" -C "$dir/m" --format json gate --all --dry-run --jobs 1 | jq -c '.overall | {eligible, counts, skipped: (.skipped | length)}' || true
+"$bin" -C "$dir/m" --format json gate --all --dry-run --jobs 1 | jq -c '.overall | {counted, counts}' || true
 echo "$(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $ntasks tasks, median of $n runs"
 for jobs in 1 4; do
 	"$bin" -C "$dir/m" gate --all --dry-run --jobs "$jobs" -q >/dev/null 2>&1 || true # warm-up

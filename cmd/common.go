@@ -14,6 +14,7 @@ import (
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/schemas"
 )
 
 // maxPayloadBytes bounds a --file or --data payload (the gate's evidence limit).
@@ -150,6 +151,10 @@ func (g *globalOptions) readPayload(file, data string) ([]byte, error) {
 
 // payloadObject decodes a payload that must be one JSON object, keeping its values raw.
 func payloadObject(name string, b []byte) (map[string]json.RawMessage, error) {
+	// One well-formed UTF-8 value without duplicate keys: a map would silently keep the last of two.
+	if _, err := schemas.Decode(name, b); err != nil {
+		return nil, fmt.Errorf("%s: payload must be a JSON object: %w", name, err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	var obj map[string]json.RawMessage
 	if err := dec.Decode(&obj); err != nil || obj == nil {

@@ -74,15 +74,15 @@ func runDemoTasks(ctx context.Context, g *globalOptions, o demoOptions, tasks []
 	}
 	defer cleanup()
 
-	commits := []evidence.DemoCommit{{Message: "greeter: greet by name", Files: demoBaseFiles}}
-	for _, t := range tasks {
-		commits = append(commits, t.commit)
-	}
-	shas, err := evidence.InitDemoRepo(dir, commits)
+	repo, err := evidence.InitDemoRepo(dir)
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
-	if err := writeDemoMission(dir, tasks, shas); err != nil {
+	base, err := repo.Commit(evidence.DemoCommit{Message: "greeter: greet by name", Files: demoBaseFiles})
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	if err := writeDemoCommon(dir); err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
 
@@ -92,6 +92,16 @@ func runDemoTasks(ctx context.Context, g *globalOptions, o demoOptions, tasks []
 	var results []*tiers.Result
 	var wrong []string
 	for _, t := range tasks {
+		// A verdict is about one commit, and the working tree must be that commit (SPEC §2.7):
+		// each task is committed, then gated with its commit checked out, as a user would do.
+		head, err := repo.Commit(t.commit)
+		if err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+		if err := writeDemoTask(dir, t, base, head); err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+		base = head
 		ref, err := dg.openTask(demoMission, t.id)
 		if err != nil {
 			return fmt.Errorf("demo: %w", err)
@@ -177,7 +187,7 @@ func demoDir(keep string) (dir string, cleanup func(), err error) {
 
 // demoOutcomeLine is what the run recorded: budget, transition and next action.
 func demoOutcomeLine(res *tiers.Result) string {
-	line := fmt.Sprintf("%d of %d blocking checks passed; retry budget %d -> %d", res.Summary.Passed, res.Summary.Total, res.RetryBudgetBefore, res.RetryBudgetAfter)
+	line := fmt.Sprintf("%d of %d blocking checks passed; retry budget %s -> %s", res.Summary.Passed, res.Summary.Total, tiers.BudgetText(res.RetryBudgetBefore), tiers.BudgetText(res.RetryBudgetAfter))
 	if t := res.Transition; t != nil {
 		line += fmt.Sprintf("; task moved %s -> %s", t.From, t.To)
 	}
@@ -343,54 +353,55 @@ func demoReviews(task string, files []string, testerVerdict string, core, qualit
 	}
 }
 
-// writeDemoMission writes .geas: run.json, the debt register, and each task's contract, record and
-// evidence. Task i's base is commit i and its integration head commit i+1.
-func writeDemoMission(dir string, tasks []demoTask, shas []string) error {
+// writeDemoFile writes v as indented JSON to .geas/name in the demo project dir.
+func writeDemoFile(dir, name string, v any) error {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return err
 	}
 	defer root.Close()
-	write := func(name string, v any) error {
-		b, err := json.MarshalIndent(v, "", "  ")
-		if err != nil {
-			return err
-		}
-		rel := filepath.FromSlash(".geas/" + name)
-		if err := root.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
-			return err
-		}
-		return root.WriteFile(rel, append(b, '\n'), 0o644)
-	}
-	if err := write("state/run.json", map[string]any{"mission_id": demoMission}); err != nil {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
 		return err
 	}
-	if err := write("missions/"+demoMission+"/evolution/debt-register.json", map[string]any{
+	rel := filepath.FromSlash(".geas/" + name)
+	if err := root.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
+		return err
+	}
+	return root.WriteFile(rel, append(b, '\n'), 0o644)
+}
+
+// writeDemoCommon writes what the whole mission shares: run.json and the debt register.
+func writeDemoCommon(dir string) error {
+	if err := writeDemoFile(dir, "state/run.json", map[string]any{"mission_id": demoMission}); err != nil {
+		return err
+	}
+	return writeDemoFile(dir, "missions/"+demoMission+"/evolution/debt-register.json", map[string]any{
 		"version": "1.0", "artifact_type": "debt_register", "artifact_id": "debt-" + demoMission,
 		"producer_type": "design-authority", "scope": "mission", "items": []any{},
-	}); err != nil {
+	})
+}
+
+// writeDemoTask writes a task's contract, record and evidence: its base is the commit before its
+// own, its integration head its own commit.
+func writeDemoTask(dir string, t demoTask, base, head string) error {
+	td := "missions/" + demoMission + "/tasks/" + t.id + "/"
+	if err := writeDemoFile(dir, td+"contract.json", t.contract(base)); err != nil {
 		return err
 	}
-	for i, t := range tasks {
-		base, head := shas[i], shas[i+1]
-		td := "missions/" + demoMission + "/tasks/" + t.id + "/"
-		if err := write(td+"contract.json", t.contract(base)); err != nil {
+	rec := map[string]any{
+		"version": "1.0", "task_id": t.id, "created_at": "2026-01-01T09:00:00Z",
+		"self_check": map[string]any{
+			"confidence": 4, "known_risks": []any{}, "untested_paths": []any{}, "summary": t.title + ": done",
+		},
+		"integration": map[string]any{"status": "merged", "branch": "main", "commit": head},
+	}
+	if err := writeDemoFile(dir, td+"record.json", rec); err != nil {
+		return err
+	}
+	for name, ev := range t.evidence {
+		if err := writeDemoFile(dir, td+"evidence/"+name+".json", ev); err != nil {
 			return err
-		}
-		rec := map[string]any{
-			"version": "1.0", "task_id": t.id, "created_at": "2026-01-01T09:00:00Z",
-			"self_check": map[string]any{
-				"confidence": 4, "known_risks": []any{}, "untested_paths": []any{}, "summary": t.title + ": done",
-			},
-			"integration": map[string]any{"status": "merged", "branch": "main", "commit": head},
-		}
-		if err := write(td+"record.json", rec); err != nil {
-			return err
-		}
-		for name, ev := range t.evidence {
-			if err := write(td+"evidence/"+name+".json", ev); err != nil {
-				return err
-			}
 		}
 	}
 	return nil

@@ -2,12 +2,16 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"path/filepath"
+	"io/fs"
+	"os"
+	"path"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 )
@@ -19,12 +23,13 @@ type gateOptions struct {
 	all           bool
 	jobs          int
 	minPassRate   float64
+	keepGoing     bool
 }
 
 func newGateCmd(g *globalOptions) *cobra.Command {
 	var o gateOptions
 	c := &cobra.Command{
-		Use:   "gate (--task T | --all) [--mission M] [--dry-run]",
+		Use:   "gate (--task T | --all) [--mission M] [--dry-run] [--keep-going]",
 		Short: "Decide whether a task is done: pass, fail, block or error",
 		Long: `Run the gate on one task: tier 0 (precheck), tier 1 (the contract's eval commands),
 tier 2 (acceptance criteria, scope, known risks, rubric), then the verdict:
@@ -34,11 +39,29 @@ tier 2 (acceptance criteria, scope, known risks, rubric), then the verdict:
   block  something required is missing        exit 2   no retry spent
   error  the gate could not decide             exit 3   no retry spent; 3 in a row -> blocked
 
+Stages stop where the seed stops: a tier-0 check that does not pass stops the run after tier 0, a
+tier-1 failure after tier 1, and a part-A (criteria) check that does not pass stops tier 2 before
+scope, risks and rubric. --keep-going runs the stages not reached anyway and lists their findings
+as advisory; they never change the verdict, the budget or the transition.
+
+The rules (the contract without its status and timestamps, plus the gate policy) are pinned by
+geas task approve or by the task's first recorded run; rules that differ later block the run
+(rules_changed) until an authority approves them.
+
 The run is recorded in record.json (gate_result and a hash-chained gate_history entry) and in
 .geas/state/events.jsonl; --dry-run computes the same verdict and writes nothing.
 SIGINT/SIGTERM kill the eval commands, write nothing, and exit 3.
 
---all gates every task of the mission that is in a gate-eligible state, --jobs at a time.`,
+A task that is already verified or passed is re-checked, as geas gate verify does, and nothing
+is written or counted: the fresh verdict is printed with "recheck": true, exit 0 while the pass
+holds and 1 when it would be revoked (geas gate verify --apply records that), so CI jobs that
+re-run after success stay green and never move a finished task to blocked.
+
+--all lists every task directory of the mission, --jobs at a time: gate-eligible tasks are gated,
+verified and passed tasks re-checked, cancelled tasks listed and not counted, tasks in any other
+state are not_ready, and an entry that cannot be read as a task (no contract.json, a symlink, a
+file) is an error for that task. The mission succeeds only if every task that is not cancelled
+passes (or --min-pass-rate of them do).`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if o.all {
@@ -53,6 +76,7 @@ SIGINT/SIGTERM kill the eval commands, write nothing, and exit 3.
 	c.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "do not stream eval command output to stderr")
 	c.Flags().BoolVar(&o.all, "all", false, "gate every gate-eligible task of the mission")
 	c.Flags().IntVar(&o.jobs, "jobs", 1, "with --all: tasks gated at once")
+	c.Flags().BoolVar(&o.keepGoing, "keep-going", false, "run the stages a failing stage stops anyway and list their findings as advisory (they never change the verdict or the budget)")
 	c.Flags().Float64Var(&o.minPassRate, "min-pass-rate", 0, "with --all: overall success when this share of tasks (0..1] passes; default: every task must pass")
 	c.AddCommand(newGateVerifyCmd(g))
 	return c
@@ -75,20 +99,28 @@ func runGate(c *cobra.Command, g *globalOptions, o gateOptions) error {
 		return &exitError{code: 3, err: err}
 	}
 	defer t.Close()
-	res, err := gateTask(c.Context(), t, o.dryRun, g.progress(o.quiet))
+	res, err := gateTaskOpts(c.Context(), t, o.dryRun, g.progress(o.quiet), o.keepGoing)
 	if err != nil {
 		return &exitError{code: 3, err: err}
 	}
 	if err := g.writeGate([]*tiers.Result{res}); err != nil {
 		return err
 	}
-	return &exitError{code: res.Verdict.ExitCode(), silent: true}
+	return &exitError{code: tiers.ExitCode(res), silent: true}
 }
 
 // gateTask runs the gate once on an opened task: under the task lock unless dryRun, evaluation,
-// budget, and (unless dryRun) the writes of SPEC §7. An error means the gate could not run at all
-// (exit 3), for instance tiers.ErrInterrupted; verdicts, even error, come back as results.
+// budget, and (unless dryRun) the writes of SPEC §7. A task whose state is verified or passed is
+// re-checked instead (tiers.Recheck, still under the lock), which writes nothing whatever dryRun
+// says. An error means the gate could not run at all (exit 3), for instance tiers.ErrInterrupted;
+// verdicts, even error, come back as results.
 func gateTask(ctx context.Context, t *taskRef, dryRun bool, progress tiers.Progress) (*tiers.Result, error) {
+	return gateTaskOpts(ctx, t, dryRun, progress, false)
+}
+
+// gateTaskOpts is gateTask with --keep-going (SPEC §5): the stages not reached run anyway and
+// what they find is advisory.
+func gateTaskOpts(ctx context.Context, t *taskRef, dryRun bool, progress tiers.Progress, keepGoing bool) (*tiers.Result, error) {
 	if !dryRun {
 		lock, err := record.LockTask(ctx, t.p.Geas, t.dir)
 		if err != nil {
@@ -96,20 +128,24 @@ func gateTask(ctx context.Context, t *taskRef, dryRun bool, progress tiers.Progr
 		}
 		defer lock.Unlock()
 	}
+	if k, err := contract.Load(t.p.Geas, t.dir+"/contract.json"); err == nil && k.TaskID == t.task && tiers.IsFinished(k.Status) {
+		return tiers.Recheck(ctx, t.p, t.mission, t.task, t.dir) // SPEC §7.2: writes nothing
+	}
 	start := time.Now()
 	in := tiers.Gather(t.p, t.mission, t.task, t.dir)
-	opts := tiers.Options{RunID: tiers.NextRunID(in.Record), DryRun: dryRun, Now: start, Progress: progress}
+	opts := tiers.Options{RunID: tiers.NextRunID(in.Record), DryRun: dryRun, Now: start, Progress: progress, KeepGoing: keepGoing}
 	logDir := ""
 	if !dryRun {
 		if in.Record == nil {
 			opts.RunID = "gate-" + start.UTC().Format("20060102T150405")
 		}
 		logDir = t.dir + "/gate-logs/" + opts.RunID
-		// Create the log directory through the root, so a planted symlink cannot send logs outside.
-		if err := t.p.Geas.MkdirAll(logDir, 0o755); err != nil {
-			return nil, fmt.Errorf("create %s: %w", logDir, err)
+		logRoot, err := openLogDir(t.p.Geas, logDir)
+		if err != nil {
+			return nil, err
 		}
-		opts.LogDir = filepath.Join(t.p.Dir, ".geas", filepath.FromSlash(logDir))
+		defer logRoot.Close()
+		opts.LogRoot = logRoot
 		opts.LogDirName = ".geas/" + logDir
 	}
 	discard := func() {
@@ -134,4 +170,84 @@ func gateTask(ctx context.Context, t *taskRef, dryRun bool, progress tiers.Progr
 		return nil, err
 	}
 	return res, nil
+}
+
+// openLogDir creates a run's log directory through the .geas root and opens it, before any eval
+// command runs, as the root every log of the run is created in (SPEC §3: no path the gate opens
+// escapes .geas). gate-logs and the run's directory must be real directories, not symlinks (a
+// link planted there would take the logs elsewhere in .geas); once opened, a command that
+// replaces the directory by a symlink cannot redirect the logs that follow, since the root holds
+// the directory itself, and each log is created with O_EXCL. A log directory that cannot be
+// made safely is an error of the run (exit 3): the gate does not run commands it cannot log.
+func openLogDir(geas *os.Root, logDir string) (*os.Root, error) {
+	if err := geas.MkdirAll(logDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", logDir, err)
+	}
+	parent := path.Dir(logDir)
+	for _, d := range []string{parent, logDir} {
+		fi, err := geas.Lstat(d)
+		if err != nil {
+			return nil, fmt.Errorf("create %s: %w", logDir, err)
+		}
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("create %s: .geas/%s is a %s, not a directory: the gate writes logs only into directories it can trust", logDir, d, fi.Mode().Type())
+		}
+	}
+	// Anything but a regular file already in the run's directory was planted before the run (the
+	// gate creates only regular files there): refuse to run rather than guess what it is for.
+	entries, err := fs.ReadDir(geas.FS(), logDir)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", logDir, err)
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			return nil, fmt.Errorf(".geas/%s/%s is a %s, not a log the gate wrote: it was planted before the run, and the gate writes no log through it (remove it and run again)", logDir, e.Name(), describeType(e.Type()))
+		}
+	}
+	if len(entries) > 0 {
+		// Logs of a run that was never recorded (killed before its history entry), or of a run
+		// whose entry was dropped from the history: kept, under another name, and never
+		// overwritten (a file there may be a hard link planted to be truncated).
+		aside := ""
+		for i := 1; i <= 100 && aside == ""; i++ {
+			name := fmt.Sprintf("%s.stale-%d", logDir, i)
+			if _, err := geas.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+				aside = name
+			}
+		}
+		if aside == "" {
+			return nil, fmt.Errorf("create %s: it holds logs of an unrecorded run, and %s.stale-1..100 all exist", logDir, logDir)
+		}
+		if err := geas.Rename(logDir, aside); err != nil {
+			return nil, fmt.Errorf("move the unrecorded logs of %s aside: %w", logDir, err)
+		}
+		if err := geas.Mkdir(logDir, 0o755); err != nil {
+			return nil, fmt.Errorf("create %s: %w", logDir, err)
+		}
+	}
+	want, err := geas.Lstat(logDir)
+	if err != nil {
+		return nil, err
+	}
+	root, err := geas.OpenRoot(logDir)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", logDir, err)
+	}
+	if got, err := root.Stat("."); err != nil || !os.SameFile(want, got) {
+		root.Close()
+		return nil, fmt.Errorf("open %s: the directory changed while it was opened", logDir)
+	}
+	return root, nil
+}
+
+func describeType(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "symlink"
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	}
+	return "special file"
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -93,37 +92,36 @@ func TestGateAllJobsAgree(t *testing.T) {
 
 	assert.Equal(t, 3, code1, "an error verdict is the worst")
 	assert.Equal(t, code1, code4)
-	require.Len(t, one.Tasks, len(four.Tasks))
-	skipped := 0
+	require.Len(t, one.Tasks, n, "every task directory is listed")
+	require.Len(t, four.Tasks, n, "every task directory is listed")
 	want := map[string]int{}
-	var eligible []string
 	for i := range n {
 		id := fmt.Sprintf("t%03d", i)
 		v := taskKinds[i%len(taskKinds)].verdict
 		if v == "" {
-			skipped++
-			assert.Contains(t, four.Overall.Skipped, id)
-			continue
+			v = outcomeNotReady
 		}
 		want[v]++
-		eligible = append(eligible, id)
-	}
-	require.Len(t, four.Tasks, len(eligible))
-	for i, id := range eligible {
 		a, b := one.Tasks[i], four.Tasks[i]
 		assert.Equal(t, id, a.TaskID, "--jobs 1: task-id order")
 		assert.Equal(t, id, b.TaskID, "--jobs 4: task-id order")
+		assert.Equal(t, v, b.Outcome, "task %s (%s)", id, taskKinds[i%len(taskKinds)].kind)
+		assert.Equal(t, a.Outcome, b.Outcome, "task %s", id)
+		if v == outcomeNotReady {
+			assert.Nil(t, b.Result, "task %s is not gated", id)
+			assert.Equal(t, "drafted", b.State)
+			continue
+		}
+		require.NotNil(t, b.Result, "task %s", id)
 		assert.Equal(t, a.Verdict, b.Verdict, "task %s", id)
 		assert.Equal(t, causeList(a.Causes), causeList(b.Causes), "task %s", id)
 		assert.Equal(t, a.InputsSHA256, b.InputsSHA256, "task %s", id)
 		assert.True(t, b.DryRun)
-		kind := taskKinds[mustAtoi(t, id[1:])%len(taskKinds)]
-		assert.Equal(t, kind.verdict, string(b.Verdict), "task %s (%s): causes %+v", id, kind.kind, b.Causes)
+		assert.Equal(t, v, string(b.Verdict), "task %s: causes %+v", id, b.Causes)
 	}
 	assert.Equal(t, one.Overall, four.Overall)
-	assert.Equal(t, len(eligible), four.Overall.Eligible)
-	assert.Len(t, four.Overall.Skipped, skipped)
-	for _, v := range []string{"pass", "fail", "block", "error"} {
+	assert.Equal(t, n, four.Overall.Counted, "a not_ready task counts")
+	for _, v := range []string{"pass", "fail", "block", "error", outcomeNotReady} {
 		assert.Equal(t, want[v], four.Overall.Counts[v], v)
 	}
 	assert.False(t, four.Overall.Success)
@@ -140,30 +138,32 @@ func TestGateAllRecordsEveryTask(t *testing.T) {
 	dir := writeMission(t, 12)
 	code, out := gateAll(t, dir, "--jobs", "16")
 	assert.Equal(t, 3, code)
-	require.Len(t, out.Tasks, 10)
+	require.Len(t, out.Tasks, 12)
 	events, err := os.ReadFile(filepath.Join(dir, ".geas", "state", "events.jsonl"))
 	require.NoError(t, err)
-	for _, res := range out.Tasks {
+	gated := 0
+	for _, at := range out.Tasks {
+		res := at.Result
+		if at.Outcome == outcomeNotReady {
+			assert.Nil(t, res)
+			assert.NotContains(t, string(events), `"task_id":"`+at.TaskID+`"`, "a not_ready task is not gated")
+			continue
+		}
+		gated++
 		assert.False(t, res.DryRun)
-		assert.Equal(t, 1, strings.Count(string(events), `"event_type":"gate_result","mission_id":"m1","task_id":"`+res.TaskID+`"`), res.TaskID)
+		assert.Equal(t, 1, strings.Count(string(events), `"event_type":"gate_result","mission_id":"m1","task_id":"`+at.TaskID+`"`), at.TaskID)
 		var rec struct {
 			History []json.RawMessage `json:"gate_history"`
 		}
-		b, err := os.ReadFile(filepath.Join(dir, ".geas", "missions", "m1", "tasks", res.TaskID, "record.json"))
+		b, err := os.ReadFile(filepath.Join(dir, ".geas", "missions", "m1", "tasks", at.TaskID, "record.json"))
 		require.NoError(t, err)
 		require.NoError(t, json.Unmarshal(b, &rec))
-		assert.Len(t, rec.History, 1, res.TaskID)
+		assert.Len(t, rec.History, 1, at.TaskID)
 	}
+	assert.Equal(t, 10, gated)
 }
 
 func causeList(causes any) string {
 	b, _ := json.Marshal(causes)
 	return string(b)
-}
-
-func mustAtoi(t *testing.T, s string) int {
-	t.Helper()
-	n, err := strconv.Atoi(s)
-	require.NoError(t, err)
-	return n
 }

@@ -43,6 +43,13 @@ func editContract(t *testing.T, dir string, f func(c map[string]any)) {
 	require.NoError(t, os.WriteFile(p, b, 0o644))
 }
 
+// approve pins the example task's current rules as an authority (geas task approve).
+func approve(t *testing.T, dir string) {
+	t.Helper()
+	out, err := exec.Command("geas", "-C", dir, "task", "approve", "--task", "t1", "--by", "orchestration-authority", "--reason", "test: new rules").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+}
+
 // gate runs geas gate on the example task and returns the exit code and the JSON result.
 func gate(t *testing.T, dir string) (int, map[string]any) {
 	t.Helper()
@@ -100,8 +107,9 @@ func TestBudgetSequenceEscalates(t *testing.T) {
 			editContract(t, dir, func(c map[string]any) {
 				c["eval_commands"] = []any{map[string]any{"run": "true", "workdir": "no-such-dir"}}
 			})
+			approve(t, dir) // the new rules are an authority's (SPEC §4.4)
 		}, "error", 3, 1, 1, "investigate_error"},
-		{"fail spends the last retry", func() { editContract(t, dir, failing) }, "fail", 1, 1, 0, "escalate"},
+		{"fail spends the last retry", func() { editContract(t, dir, failing); approve(t, dir) }, "fail", 1, 1, 0, "escalate"},
 	}
 	for i, s := range steps {
 		s.prepare()
@@ -114,9 +122,14 @@ func TestBudgetSequenceEscalates(t *testing.T) {
 	}
 
 	rec := loadRecord(t, dir)
-	hist := rec.History()
+	require.NoError(t, record.VerifyChain(rec.History()))
+	var hist []record.HistoryEntry
+	for _, e := range rec.History() {
+		if e.Kind != record.KindApproval {
+			hist = append(hist, e)
+		}
+	}
 	require.Len(t, hist, 5)
-	require.NoError(t, record.VerifyChain(hist))
 	for i, want := range [][2]int{{3, 2}, {2, 1}, {1, 1}, {1, 1}, {1, 0}} {
 		assert.Equal(t, want[0], *hist[i].RetryBudgetBefore, "entry %d", i+1)
 		assert.Equal(t, want[1], *hist[i].RetryBudgetAfter, "entry %d", i+1)

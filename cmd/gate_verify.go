@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 	"time"
 
@@ -26,18 +27,22 @@ func newGateVerifyCmd(g *globalOptions) *cobra.Command {
 	var o gateVerifyOptions
 	c := &cobra.Command{
 		Use:   "verify (--task T | --all) [--mission M] [--apply]",
-		Short: "Re-evaluate passed tasks against fresh evidence and check their history chains",
-		Long: `Check every task the gate passed (state verified or passed), without writing anything:
+		Short: "Re-evaluate passed tasks against fresh evidence and check every task's history",
+		Long: `Check the gate history of every task, whatever its state, and re-evaluate every task the
+gate passed (state verified or passed), without writing anything:
 
   tampered  gate_history's hash chain does not verify (an entry was edited, inserted, removed
-            or reordered), an entry's HMAC does not verify while GEAS_GATE_KEY is set, or
-            gate_result is not the chain's latest gate run, or that run is not a pass
+            or reordered), an entry's HMAC does not verify while GEAS_GATE_KEY is set, the
+            budgets do not add up, record.json names another task, gate_result is not the
+            chain's latest gate run (a hand-written gate_result, a dropped newest entry), a gate
+            event of events.jsonl names an entry the history does not hold, or the task is
+            verified or passed and its latest gate run is not a pass
   revoked   the records verify, but a fresh dry-run evaluation against today's evidence is
             not a pass (its causes are listed)
   intact    the records verify and the task still passes
 
 One line per task; exit 1 if any task is revoked or tampered, else 0. With --all, tasks
-that are not verified or passed are listed as skipped.
+that are not verified or passed and whose history verifies are listed as skipped.
 
 --apply records each revocation (a revocation entry in gate_history, and revocation and
 task_transition events) and moves a revoked verified task back to its profile's gate state:
@@ -90,33 +95,36 @@ func runGateVerify(ctx context.Context, g *globalOptions, o gateVerifyOptions) e
 	case !o.all && o.task == "":
 		return usagef("--task or --all is required")
 	}
-	var ids []string
 	if o.task != "" {
 		if err := project.ValidateID("task", o.task); err != nil {
 			return err
 		}
-		ids = []string{o.task}
 	}
 	p, mission, err := g.openMission(o.mission)
 	if err != nil {
 		return err
 	}
 	defer p.Close()
+	out := verifyOutput{Tasks: []verifiedTask{}, Skipped: []skippedTask{}}
+	var targets []verifyTarget
 	if o.all {
-		if ids, err = missionTasks(p, mission); err != nil {
+		if targets, out.Skipped, err = verifyTargets(p, mission); err != nil {
 			return err
 		}
+	} else {
+		dir, err := p.Task(mission, o.task)
+		if err != nil {
+			return err
+		}
+		targets = []verifyTarget{{id: o.task, dir: dir}}
 	}
 
-	out := verifyOutput{Tasks: []verifiedTask{}, Skipped: []skippedTask{}}
-	for _, id := range ids {
-		dir, err := p.Task(mission, id)
-		if err != nil {
-			if o.all && errors.Is(err, project.ErrNoTask) {
-				out.Skipped = append(out.Skipped, skippedTask{id, "no contract.json"})
-				continue
-			}
-			return err
+	for _, tg := range targets {
+		id, dir := tg.id, tg.dir
+		if tg.problem != "" {
+			out.Tampered++
+			out.Tasks = append(out.Tasks, verifiedTask{VerifyReport: unreadableReport(mission, tg)})
+			continue
 		}
 		vt, err := verifyOne(ctx, p, mission, id, dir, o.apply)
 		var np *tiers.NotPassedError
@@ -149,11 +157,69 @@ func runGateVerify(ctx context.Context, g *globalOptions, o gateVerifyOptions) e
 	return nil
 }
 
-func skipReason(np *tiers.NotPassedError) string {
-	if np.State == "" {
-		return "contract.json cannot be read and the history holds no pass"
+// verifyTarget is one entry that geas gate verify --all (and the MCP verify tool) accounts for: a
+// task to verify (dir set), or an entry of the tasks directory that cannot be read as a task
+// (problem set).
+type verifyTarget struct {
+	id, dir, problem string
+}
+
+// verifyTargets lists every entry of the mission's tasks directory, so that no task is left out
+// (SPEC §9: every task that has a history or a gate_result, whatever its state). A task directory
+// with a contract is verified, and so is one whose contract is gone but whose record.json is there
+// (deleted after a recorded run); an entry that cannot be a task (a symlink, a file, a bad name)
+// is a problem, reported as tampered; a directory with neither file has nothing to verify.
+func verifyTargets(p *project.Project, mission string) ([]verifyTarget, []skippedTask, error) {
+	entries, err := p.TaskEntries(mission)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, usagef("no mission %q (no .geas/%s/tasks directory)", mission, project.MissionDir(mission))
 	}
-	return "state " + np.State + ", not verified or passed"
+	if err != nil {
+		return nil, nil, err
+	}
+	var targets []verifyTarget
+	skipped := []skippedTask{}
+	for _, e := range entries {
+		switch {
+		case e.Ignored:
+			continue
+		case e.Problem != "":
+			targets = append(targets, verifyTarget{id: e.Name, problem: e.Problem})
+			continue
+		}
+		dir, err := p.Task(mission, e.Name)
+		switch {
+		case errors.Is(err, project.ErrNoTask):
+			dir = project.TaskDir(mission, e.Name)
+			if _, serr := p.Geas.Lstat(dir + "/record.json"); serr != nil {
+				skipped = append(skipped, skippedTask{e.Name, "no contract.json and no record.json"})
+				continue
+			}
+		case err != nil:
+			targets = append(targets, verifyTarget{id: e.Name, problem: err.Error()})
+			continue
+		}
+		targets = append(targets, verifyTarget{id: e.Name, dir: dir})
+	}
+	return targets, skipped, nil
+}
+
+// unreadableReport is the report of an entry that cannot be read as a task: it is counted as
+// tampered (something that is not the gate's layout stands where a task would be), never skipped.
+func unreadableReport(mission string, tg verifyTarget) *tiers.VerifyReport {
+	return &tiers.VerifyReport{MissionID: mission, TaskID: tg.id, Status: tiers.VerifyTampered,
+		Problems: []string{"cannot be read as a task, so its records cannot be verified: " + tg.problem}}
+}
+
+func skipReason(np *tiers.NotPassedError) string {
+	reason := "state " + np.State + ", not verified or passed"
+	if np.State == "" {
+		reason = "contract.json cannot be read and the history holds no pass"
+	}
+	if np.History != "" {
+		reason += "; its history verifies: " + np.History
+	}
+	return reason
 }
 
 // verifyOne verifies one task; with apply it holds the task lock across the verification and the
@@ -222,7 +288,7 @@ func applyRevocation(p *project.Project, dir string, rep *tiers.VerifyReport, no
 	}
 	entry := record.HistoryEntry{
 		Kind: record.KindRevocation, RunID: res.RunID, Verdict: string(res.Verdict), Causes: causes,
-		Head: res.Head, InputsSHA256: res.InputsSHA256, StartedAt: res.StartedAt,
+		Head: res.Head, InputsSHA256: res.InputsSHA256, RulesSHA256: res.RulesSHA256, StartedAt: res.StartedAt,
 		Extra: map[string]json.RawMessage{"state": jsonString(rep.State)},
 	}
 	if revokes != "" {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 )
@@ -35,7 +36,8 @@ func newHookClaudeStopCmd(g *globalOptions) *cobra.Command {
 		Use:   "claude-stop --task T [--mission M]",
 		Short: "Claude Code Stop hook: the agent may stop only when the gate passes",
 		Long: `A Claude Code Stop hook. It reads the hook's JSON from stdin, runs the gate on the task
-(a recorded run, as geas gate does), and answers Claude Code on stdout, always with exit 0:
+(a recorded run, as geas gate does), and answers Claude Code on stdout, always with exit 0. It
+never trusts a state it did not verify:
 
   pass                                   nothing: the agent may stop
   fail, error                            {"decision":"block","reason":...}: verdict, causes with
@@ -43,15 +45,28 @@ func newHookClaudeStopCmd(g *globalOptions) *cobra.Command {
   block, stop_hook_active false          {"decision":"block","reason":...}
   block, stop_hook_active true           {"systemMessage":...}: the stop is allowed, saying the gate
                                          still blocks, so a block the agent cannot lift does not loop
-  task escalated or blocked              {"systemMessage":...}: allowed, not gated, saying why
-  (before the run, or moved there by it)
-  task verified or passed                nothing: already done, not gated again
-  task cancelled                         {"systemMessage":...}: allowed, not gated
+  run moved the task to escalated or     {"systemMessage":...}: allowed, with the verdict
+  blocked
+  task verified or passed                re-checked as geas gate verify does (nothing written):
+                                         the pass holds: nothing, the agent may stop; it does not
+                                         hold: {"decision":"block"} with the causes, on every stop
+                                         for a verified task (geas gate verify --apply or geas task
+                                         transition is the way out), on the first stop only for a
+                                         passed one (terminal) or a fresh block
+  task escalated, blocked or cancelled   allowed with a systemMessage only when the state is
+                                         backed: escalated by a gate fail that spent the last
+                                         retry, blocked by as many error runs with one cause as
+                                         the consecutive-error limit, cancelled by a task_transition
+                                         event of geas task transition; a state set by hand holds
+                                         the first stop and allows the next
+  the gate cannot run at all             {"decision":"block"} with the error on the first stop;
+  (the task cannot be opened, a lock or  {"systemMessage":...} on the next (stop_hook_active):
+  log directory cannot be created)       fail closed, but never a loop
 
 An error verdict the gate cannot count (record.json or contract.json unreadable, so three errors
 in a row can never move the task to blocked) blocks only when stop_hook_active is false.
-A usage mistake (unknown task, bad id, malformed hook input) exits 64 and a gate that cannot
-run at all exits 3, with the error on stderr: Claude Code shows it and lets the agent stop.
+A mistake in the hook's own configuration (no --task, an invalid id, hook input that is not a JSON
+object) exits 64 with the error on stderr: Claude Code shows it and lets the agent stop.
 
 In .claude/settings.json:
   {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "geas hook claude-stop --task t1"}]}]}}`,
@@ -87,31 +102,125 @@ func runHookClaudeStop(ctx context.Context, g *globalOptions, o hookOptions) err
 	if err != nil {
 		return err
 	}
-	t, err := g.openTask(o.mission, o.task)
-	if err != nil {
+	// A hook configured without a task, or with an id that can never be valid, is a setup mistake
+	// that no agent can cause by writing files: a usage error. Everything after this point reads
+	// the project, which agents write, so a failure there holds the first stop (claudeStopCannotRun).
+	if o.task == "" {
+		return usagef("--task is required")
+	}
+	if err := project.ValidateID("task", o.task); err != nil {
 		return err
 	}
-	defer t.Close()
-	// The state decides whether to gate at all. An unreadable contract is gated anyway: the run
-	// reports it as an error verdict with its cause.
-	c, contractErr := contract.Load(t.p.Geas, t.dir+"/contract.json")
-	if contractErr == nil {
-		switch record.State(c.Status) {
-		case record.Verified, record.Passed:
-			return nil
-		case record.Escalated, record.Blocked, record.Cancelled:
-			return writeJSON(g.stdout, claudeStopOutput{SystemMessage: notGatedMessage(t, record.State(c.Status))})
+	if o.mission != "" {
+		if err := project.ValidateID("mission", o.mission); err != nil {
+			return err
 		}
 	}
-	res, err := gateTask(ctx, t, false, nil)
-	if err != nil {
-		return &exitError{code: 3, err: err}
-	}
-	out := claudeStopDecision(res, in.StopHookActive, contractErr != nil)
+	out := claudeStop(ctx, g, o, in.StopHookActive)
 	if out == nil {
 		return nil
 	}
 	return writeJSON(g.stdout, out)
+}
+
+// claudeStop decides the hook's answer. It trusts no state it did not verify (SPEC §9): a
+// verified or passed task is re-checked, an escalated, blocked or cancelled task lets the agent
+// stop only when that state is backed (stateBacking), every other task is gated, and a gate that
+// cannot run holds the first stop.
+func claudeStop(ctx context.Context, g *globalOptions, o hookOptions, active bool) *claudeStopOutput {
+	t, err := g.openTask(o.mission, o.task)
+	if err != nil {
+		return claudeStopCannotRun(o.task, err, active)
+	}
+	defer t.Close()
+	// An unreadable contract is gated anyway: the run reports it as an error verdict with its cause.
+	c, contractErr := contract.Load(t.p.Geas, t.dir+"/contract.json")
+	if contractErr == nil {
+		switch state := record.State(c.Status); state {
+		case record.Escalated, record.Blocked, record.Cancelled:
+			in := tiers.Gather(t.p, t.mission, t.task, t.dir)
+			ok, why := stateBacking(in, state)
+			if !ok {
+				return claudeStopUnbacked(t.task, state, why, active)
+			}
+			return &claudeStopOutput{SystemMessage: notGatedMessage(t, state) + " Backed: " + why + "."}
+		}
+	}
+	// gateTask re-checks a verified or passed task (nothing written) and gates any other.
+	res, err := gateTask(ctx, t, false, nil)
+	if err != nil {
+		return claudeStopCannotRun(t.task, err, active)
+	}
+	if res.Recheck {
+		state := string(record.Verified)
+		if contractErr == nil {
+			state = c.Status
+		}
+		return claudeStopRecheck(res, state, active)
+	}
+	return claudeStopDecision(res, active, contractErr != nil)
+}
+
+// claudeStopCannotRun answers when the gate cannot run at all (a task that cannot be opened, a
+// lock or log directory that cannot be created): fail closed, but never a loop. The first stop is
+// blocked with the error as the reason; the next one, which Claude Code marks stop_hook_active,
+// is allowed with a systemMessage saying the task was not gated.
+func claudeStopCannotRun(task string, err error, active bool) *claudeStopOutput {
+	if active {
+		return &claudeStopOutput{SystemMessage: fmt.Sprintf(
+			"geas gate could not run on task %s, so the task is NOT verified: %v. The stop is allowed because the previous stop "+
+				"was already held for this (stop_hook_active), so the hook never loops; fix the cause and run geas gate --task %s.", task, err, task)}
+	}
+	return &claudeStopOutput{Decision: "block", Reason: fmt.Sprintf(
+		"geas gate could not run on task %s, so the task is not verified and you may not stop yet: %v.\n"+
+			"Fix the cause if it is in your reach (for example a file or directory in the way under .geas), then finish your turn: "+
+			"the gate runs again when you stop. If you cannot fix it, say so; the next stop is allowed.", task, err)}
+}
+
+// claudeStopUnbacked answers for an escalated, blocked or cancelled task whose state the records
+// do not back (set by hand): the state is not taken on trust, so the first stop is held with what
+// was checked; the next is allowed with a systemMessage (an authority may have set it for a
+// reason of its own, and the hook must not loop).
+func claudeStopUnbacked(task string, state record.State, why string, active bool) *claudeStopOutput {
+	if active {
+		return &claudeStopOutput{SystemMessage: fmt.Sprintf(
+			"geas gate: task %s is %s, but nothing the gate or geas recorded backs that state: %s. The stop is allowed because "+
+				"the previous stop was already held for this (stop_hook_active); the task is not done.", task, state, why)}
+	}
+	return &claudeStopOutput{Decision: "block", Reason: fmt.Sprintf(
+		"geas gate: task %s is %s, but nothing the gate or geas recorded backs that state: %s.\n"+
+			"A state set by hand does not end the work: move the task back to where it was (geas task transition) and let the gate "+
+			"judge it, or, if an authority set it, say so and finish your turn.", task, state, why)}
+}
+
+// claudeStopRecheck answers for a verified or passed task, re-checked as geas gate verify does.
+// A pass that holds lets the agent stop silently. One that does not holds the stop. For a verified
+// task whose records do not back the state (state_unverified: verified set by hand) or whose fresh
+// verdict is a fail or an error, every stop is held: the way out is in the agent's reach (geas
+// gate verify --apply, or geas task transition back to the gate state) and leads to gate runs
+// whose budget ends the loop. A passed task (terminal: no geas command moves it back) and a fresh
+// block are held on the first stop only, as a block is, so that what the agent cannot lift does
+// not loop; the systemMessage of the allowed stop says the pass is not valid.
+func claudeStopRecheck(res *tiers.Result, state string, active bool) *claudeStopOutput {
+	if res.Verdict.IsPass() {
+		return nil
+	}
+	unbacked := false
+	for _, c := range res.Causes {
+		if c.Code == tiers.CauseStateUnverified {
+			unbacked = true
+		}
+	}
+	report := fmt.Sprintf("geas gate re-checked task %s, which is %s, and the pass does not hold. %s", res.TaskID, state, hookReport(res))
+	for _, n := range res.Notes {
+		report += "\nNote: " + n
+	}
+	soft := state == string(record.Passed) || (!unbacked && res.Verdict == tiers.VerdictBlock)
+	if active && soft {
+		return &claudeStopOutput{SystemMessage: report + "\nThe stop is allowed because the previous stop was already held for this " +
+			"(stop_hook_active), so what the agent cannot lift does not loop; the pass is not valid."}
+	}
+	return &claudeStopOutput{Decision: "block", Reason: report + "\nDo not stop yet: do the next action, then finish your turn."}
 }
 
 // readClaudeStopInput decodes the hook input. Empty input (or a terminal) reads as a first stop.
@@ -181,8 +290,8 @@ func hookReport(res *tiers.Result) string {
 		fmt.Fprintf(&b, "Blocking rubric dimensions: %s.\n", strings.Join(res.BlockingDimensions, ", "))
 	}
 	fmt.Fprintf(&b, "Next action: %s.\n", hookNextAction(res))
-	fmt.Fprintf(&b, "Retry budget left: %d (this run: %d -> %d; a fail spends one, at 0 the task escalates).",
-		res.RetryBudgetAfter, res.RetryBudgetBefore, res.RetryBudgetAfter)
+	fmt.Fprintf(&b, "Retry budget left: %s (this run: %s -> %s; a fail spends one, at 0 the task escalates).",
+		tiers.BudgetText(res.RetryBudgetAfter), tiers.BudgetText(res.RetryBudgetBefore), tiers.BudgetText(res.RetryBudgetAfter))
 	if res.Escalation != "" {
 		fmt.Fprintf(&b, "\nEscalation: %s.", res.Escalation)
 	}
@@ -199,6 +308,8 @@ func hookNextAction(res *tiers.Result) string {
 		return "resolve_block: supply what is missing (no retry spent)"
 	case tiers.NextInvestigateErr:
 		return "investigate_error: the gate could not decide; fix the cause (no retry spent; 3 errors in a row with one cause block the task)"
+	case tiers.NextRevoke:
+		return fmt.Sprintf("revoke: the pass no longer holds; geas gate verify --apply --task %s records that (and moves a verified task back), then fix the causes", res.TaskID)
 	}
 	return res.NextAction
 }
@@ -212,7 +323,7 @@ func notGatedMessage(t *taskRef, state record.State) string {
 	}[state]
 	msg := fmt.Sprintf("geas gate: task %s is %s, so the hook did not gate it and the agent may stop: %s.", t.task, state, why)
 	if st, err := loadTaskStatus(t); err == nil {
-		msg += fmt.Sprintf(" Last verdict: %s; retry budget left: %d", orDefault(st.LastVerdict, "none"), st.BudgetLeft)
+		msg += fmt.Sprintf(" Last verdict: %s; retry budget left: %s", orDefault(st.LastVerdict, "none"), tiers.BudgetText(st.BudgetLeft))
 		if st.ConsecutiveErrors > 0 {
 			msg += fmt.Sprintf("; %d errors in a row (%s)", st.ConsecutiveErrors, st.ConsecutiveErrorCause)
 		}

@@ -87,7 +87,8 @@ func newMCPServer(g *globalOptions) *mcp.Server {
 		Description: "Compute the verdict geas gate would give a task now: pass, fail, block or error, with every " +
 			"cause and its evidence, the retry budget and the next action. It runs the contract's eval commands and " +
 			"checks like a real gate run but records nothing: the task's state, budget and record are unchanged, " +
-			"and the verdict counts only when geas gate records it.",
+			"and the verdict counts only when geas gate records it. On a task that is already verified or passed it " +
+			"is the re-check geas gate does (\"recheck\": true): a pass while the pass still holds, else the causes.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true},
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in mcpTaskArgs) (*mcp.CallToolResult, any, error) {
 		return g.mcpEvaluate(ctx, in)
@@ -156,30 +157,41 @@ type mcpSkippedTask struct {
 
 func (g *globalOptions) mcpVerify(ctx context.Context, in mcpVerifyArgs) (*mcp.CallToolResult, any, error) {
 	var (
-		p     *project.Project
-		tasks []string
-		out   = mcpVerifyOutput{OK: true, Tasks: []*tiers.VerifyReport{}, Skipped: []mcpSkippedTask{}}
+		p       *project.Project
+		targets []verifyTarget
+		out     = mcpVerifyOutput{OK: true, Tasks: []*tiers.VerifyReport{}, Skipped: []mcpSkippedTask{}}
 	)
 	if in.Task != "" {
 		t, err := g.openTask(in.Mission, in.Task)
 		if err != nil {
 			return nil, nil, err
 		}
-		p, out.MissionID, tasks = t.p, t.mission, []string{t.task}
+		p, out.MissionID, targets = t.p, t.mission, []verifyTarget{{id: t.task, dir: t.dir}}
 	} else {
 		var err error
 		if p, out.MissionID, err = g.openMission(in.Mission); err != nil {
 			return nil, nil, err
 		}
-		if tasks, err = p.Tasks(out.MissionID); err != nil {
+		var skipped []skippedTask
+		if targets, skipped, err = verifyTargets(p, out.MissionID); err != nil {
 			p.Close()
 			return nil, nil, err
+		}
+		for _, s := range skipped {
+			out.Skipped = append(out.Skipped, mcpSkippedTask{TaskID: s.TaskID, Reason: s.Reason})
 		}
 	}
 	defer p.Close()
 	var text strings.Builder
-	for _, task := range tasks {
-		rep, err := tiers.VerifyTask(ctx, p, out.MissionID, task, project.TaskDir(out.MissionID, task))
+	for _, tg := range targets {
+		task := tg.id
+		var rep *tiers.VerifyReport
+		var err error
+		if tg.problem != "" {
+			rep = unreadableReport(out.MissionID, tg)
+		} else {
+			rep, err = tiers.VerifyTask(ctx, p, out.MissionID, task, tg.dir)
+		}
 		switch {
 		case errors.Is(err, tiers.ErrNotPassed):
 			out.Skipped = append(out.Skipped, mcpSkippedTask{TaskID: task, Reason: err.Error()})

@@ -37,6 +37,7 @@ func TestScripts(t *testing.T) {
 			"jsonq":     cmdJSONQ,
 			"status":    cmdStatus,
 			"setjson":   cmdSetJSON,
+			"rechain":   cmdRechain,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("GEAS_EXAMPLE", exampleDir(t))
@@ -184,6 +185,16 @@ const scratchExclude = `/out*.json
 /*.hash
 /*.sha256
 /summary.md
+/out*.txt
+/seen.*
+/res.json
+/*.after-*
+/*.orig
+/pin.txt
+/outside/
+/*.json
+/open.txt
+/precious.txt
 `
 
 // cmdJSONQ prints the JSON value at a JSON pointer of FILE (or of the last stdout when FILE is

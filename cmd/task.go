@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,7 +19,7 @@ func newTaskCmd(g *globalOptions) *cobra.Command {
 	c := groupCmd("task", "Show a task, move it through its states, and write its record")
 	recordCmd := groupCmd("record", "Write sections of a task's record.json")
 	recordCmd.AddCommand(newTaskRecordAddCmd(g))
-	c.AddCommand(newTaskShowCmd(g), newTaskTransitionCmd(g), recordCmd, newTaskBudgetCmd(g))
+	c.AddCommand(newTaskShowCmd(g), newTaskTransitionCmd(g), recordCmd, newTaskBudgetCmd(g), newTaskApproveCmd(g), newTaskHistoryCmd(g))
 	return c
 }
 
@@ -47,7 +48,7 @@ type taskStatus struct {
 	GateProfile           string   `json:"gate_profile"`
 	RiskLevel             string   `json:"risk_level"`
 	RetryBudget           int      `json:"retry_budget"`
-	BudgetLeft            int      `json:"budget_left"`
+	BudgetLeft            *int     `json:"budget_left"` // null when the history does not verify
 	ConsecutiveErrors     int      `json:"consecutive_errors"`
 	ConsecutiveErrorCause string   `json:"consecutive_error_cause,omitempty"`
 	LastVerdict           string   `json:"last_verdict"`
@@ -55,6 +56,7 @@ type taskStatus struct {
 	RecordSections        []string `json:"record_sections"`
 	Evidence              []string `json:"evidence"`
 	InvalidEvidence       []string `json:"invalid_evidence,omitempty"`
+	HistoryProblems       []string `json:"history_problems,omitempty"`
 }
 
 func runTaskShow(g *globalOptions, o taskShowOptions) error {
@@ -71,7 +73,14 @@ func runTaskShow(g *globalOptions, o taskShowOptions) error {
 		fmt.Fprintf(w, "task %s (mission %s): %s\n", st.TaskID, st.MissionID, st.Title)
 		fmt.Fprintf(w, "  state:        %s\n", st.Status)
 		fmt.Fprintf(w, "  profile:      %s, risk %s\n", st.GateProfile, st.RiskLevel)
-		fmt.Fprintf(w, "  retry budget: %d left (contract retry_budget %d)\n", st.BudgetLeft, st.RetryBudget)
+		if st.BudgetLeft == nil {
+			fmt.Fprintf(w, "  retry budget: not computed: the gate history does not verify (contract retry_budget %d)\n", st.RetryBudget)
+		} else {
+			fmt.Fprintf(w, "  retry budget: %d left (contract retry_budget %d)\n", *st.BudgetLeft, st.RetryBudget)
+		}
+		for _, p := range st.HistoryProblems {
+			fmt.Fprintf(w, "  tampered:     %s\n", p)
+		}
 		last := st.LastVerdict
 		if last == "" {
 			last = "never gated"
@@ -98,15 +107,24 @@ func loadTaskStatus(t *taskRef) (taskStatus, error) {
 	st := taskStatus{
 		MissionID: t.mission, TaskID: t.task, Title: c.Title, Status: c.Status,
 		GateProfile: c.GateProfile, RiskLevel: c.RiskLevel, RetryBudget: c.RetryBudget,
-		BudgetLeft: c.RetryBudget, RecordSections: []string{}, Evidence: []string{},
+		BudgetLeft: &c.RetryBudget, RecordSections: []string{}, Evidence: []string{},
 	}
 	rec, err := record.Load(t.p.Geas, t.dir+"/record.json")
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		// No record: the task's events must still not name gate runs (a deleted record).
+		st.HistoryProblems = historyProblems(t, record.New(t.task, time.Now()))
+		if len(st.HistoryProblems) > 0 {
+			st.BudgetLeft = nil
+		}
 	case err != nil:
 		return taskStatus{}, err
 	default:
-		st.BudgetLeft = record.BudgetLeft(c.RetryBudget, rec)
+		left := record.BudgetLeft(c.RetryBudget, rec)
+		st.BudgetLeft = &left
+		if st.HistoryProblems = historyProblems(t, rec); len(st.HistoryProblems) > 0 {
+			st.BudgetLeft = nil
+		}
 		st.ConsecutiveErrors, st.ConsecutiveErrorCause = record.ConsecutiveErrors(rec)
 		st.LastVerdict = record.LastVerdict(rec)
 		st.GateRuns = len(rec.History())

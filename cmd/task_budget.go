@@ -4,16 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/geas-dev/geas/contract"
-	"github.com/geas-dev/geas/evidence"
-	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/tiers"
 )
 
 type taskBudgetGrantOptions struct {
@@ -32,7 +30,8 @@ func newTaskBudgetCmd(g *globalOptions) *cobra.Command {
 		Short: "Add retries to a task's budget (authorities only; recorded in the gate history)",
 		Long: `Add N retries to the task's retry budget. Only an authority (orchestration-authority,
 product-authority or design-authority, or an agent named after one, such as
-design-authority-review) may grant. The grant is a hash-chained budget_grant entry in
+design-authority-review) may grant, 1..100 retries at a time, and never above a budget of
+1000. A history that does not verify is not built on (see geas task history reset). The grant is a hash-chained budget_grant entry in
 record.json's gate_history, so the next gate run starts from the raised budget. The task's
 state is not changed: move an escalated task back with geas task transition.`,
 		Args: noArgs,
@@ -40,7 +39,7 @@ state is not changed: move an escalated task back with geas task transition.`,
 	}
 	grant.Flags().StringVar(&o.task, "task", "", "task id")
 	grant.Flags().StringVar(&o.mission, "mission", "", "mission id (default: mission_id of .geas/state/run.json)")
-	grant.Flags().IntVar(&o.retries, "retries", 0, "retries to add (1 or more)")
+	grant.Flags().IntVar(&o.retries, "retries", 0, "retries to add, 1..100")
 	grant.Flags().StringVar(&o.by, "by", "", "the authority granting them, e.g. product-authority")
 	grant.Flags().StringVar(&o.reason, "reason", "", "why")
 	c.AddCommand(grant)
@@ -49,18 +48,13 @@ state is not changed: move an escalated task back with geas task transition.`,
 
 func runTaskBudgetGrant(c *cobra.Command, g *globalOptions, o taskBudgetGrantOptions) error {
 	switch {
-	case o.retries < 1:
-		return usagef("--retries must be 1 or more, not %d", o.retries)
-	case o.by == "":
-		return usagef("--by is required")
+	case o.retries < 1 || o.retries > record.MaxGrant:
+		return usagef("--retries must be 1..%d, not %d", record.MaxGrant, o.retries)
 	case strings.TrimSpace(o.reason) == "":
 		return usagef("--reason is required")
 	}
-	if err := project.ValidateID("agent", o.by); err != nil {
-		return &usageError{err: err}
-	}
-	if t := evidence.AgentType(o.by, evidence.GeasAgentTypes); !slices.Contains(authorities, t) {
-		return fmt.Errorf("%s may not grant retries: only %s can", o.by, strings.Join(authorities, ", "))
+	if err := checkAuthority(o.by, "grant retries"); err != nil {
+		return err
 	}
 	t, err := g.openLockedTask(c.Context(), o.mission, o.task)
 	if err != nil {
@@ -76,20 +70,29 @@ func runTaskBudgetGrant(c *cobra.Command, g *globalOptions, o taskBudgetGrantOpt
 	if err != nil {
 		return err
 	}
+	// A grant builds on the history: a history that does not verify gives no budget to add to.
+	if problems := historyProblems(t, rec); len(problems) > 0 {
+		return errTampered(t, problems)
+	}
 	before := record.BudgetLeft(k.RetryBudget, rec)
 	after := before + o.retries
-	entry, err := rec.AppendHistory(record.HistoryEntry{
+	if after > record.MaxBudget {
+		return fmt.Errorf("task %s: a grant of %d would take the retry budget from %d to %d, above the limit of %d", t.task, o.retries, before, after, record.MaxBudget)
+	}
+	grant := record.HistoryEntry{
 		Kind: record.KindBudgetGrant, RetryBudgetBefore: &before, RetryBudgetAfter: &after,
 		StartedAt: record.Timestamp(now),
 		Extra:     map[string]json.RawMessage{"by": jsonString(o.by), "reason": jsonString(o.reason), "retries": []byte(fmt.Sprint(o.retries))},
-	}, now)
+	}
+	grant.RulesSHA256 = tiers.Gather(t.p, t.mission, t.task, t.dir).RulesSHA256 // the rules it was granted under (SPEC §4.4)
+	entry, err := rec.AppendHistory(grant, now)
 	if err != nil {
 		return err
 	}
 	if err := rec.Write(t.p.Geas, name); err != nil {
 		return err
 	}
-	data := fmt.Appendf(nil, `{"by":%s,"retries":%d,"retry_budget_before":%d,"retry_budget_after":%d,"reason":%s}`, jsonString(o.by), o.retries, before, after, jsonString(o.reason))
+	data := fmt.Appendf(nil, `{"by":%s,"retries":%d,"retry_budget_before":%d,"retry_budget_after":%d,"reason":%s,"hash":%s}`, jsonString(o.by), o.retries, before, after, jsonString(o.reason), jsonString(entry.Hash))
 	if err := record.AppendEvent(t.p.Geas, record.Event{EventType: "budget_grant", MissionID: t.mission, TaskID: t.task, Agent: o.by, Data: data}); err != nil {
 		return err
 	}

@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/tiers"
 )
 
 type taskTransitionOptions struct {
@@ -34,7 +36,9 @@ func newTaskTransitionCmd(g *globalOptions) *cobra.Command {
   any non-terminal state -> blocked | escalated | cancelled
   passed, cancelled: terminal
 
-* only geas gate moves a task to verified, and only on a pass.`,
+* only geas gate moves a task to verified, and only on a pass; verified -> passed only
+  when the latest gate_history entry is that gate pass, gate_result matches it, and the
+  history verifies.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runTaskTransition(c, g, o) },
 	}
@@ -68,6 +72,15 @@ func runTaskTransition(c *cobra.Command, g *globalOptions, o taskTransitionOptio
 	from := record.State(k.Status)
 	if err := record.CheckTransition(from, to, false); err != nil {
 		return fmt.Errorf("task %s: %w", t.task, err)
+	}
+	if to == record.Passed {
+		// verified -> passed only over the gate's own pass (SPEC §8): a verified set by hand, a
+		// revoked pass or a forged gate_result is refused.
+		in := &tiers.Input{ProjectDir: t.p.Dir, Root: t.p.Root, Geas: t.p.Geas, Mission: t.mission, Task: t.task, TaskDir: t.dir}
+		_, in.Record, in.RecordErr = t.loadRecord(time.Now())
+		if problems := tiers.PassProblems(in, record.SigningKey()); len(problems) > 0 {
+			return fmt.Errorf("task %s: %s -> passed refused: %s", t.task, from, strings.Join(problems, "; "))
+		}
 	}
 	now := time.Now()
 	updated, err := record.SetContractStatus(k.Raw, to, now)

@@ -13,6 +13,7 @@ import (
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/schemas"
+	"github.com/geas-dev/geas/tiers"
 )
 
 type validateOptions struct {
@@ -112,6 +113,8 @@ func validateFile(k schemas.Kind, file string) error {
 		_, err = evidence.Parse(file, data)
 	case schemas.Record:
 		_, err = record.Parse(file, data)
+	case schemas.GatePolicy:
+		_, err = tiers.ParsePolicy(file, data) // the gate's own checks too: globs, regexes, durations
 	default:
 		err = schemas.Validate(k, file, data)
 	}

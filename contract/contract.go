@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bmatcuk/doublestar/v4"
+
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/schemas"
 )
@@ -148,6 +150,11 @@ type Dimension struct {
 	Evaluators []string `json:"-"`
 }
 
+// JSONShape says which names Dimension's UnmarshalJSON reads, for the exact-key check.
+func (d *Dimension) JSONShape() *schemas.Shape {
+	return schemas.Object(map[string]*schemas.Shape{"name": nil, "threshold": nil, "evaluator": nil})
+}
+
 // UnmarshalJSON reads evaluator as one agent type or a list of them.
 func (d *Dimension) UnmarshalJSON(b []byte) error {
 	var raw struct {
@@ -218,17 +225,15 @@ func EligibleStates(profile string) []string {
 // cannot express. Invalid input returns a *schemas.SyntaxError or *schemas.ValidationError naming
 // file and the JSON pointer of each bad field.
 func Parse(file string, data []byte) (*Contract, error) {
-	if err := schemas.Validate(schemas.Contract, file, data); err != nil {
-		return nil, err
-	}
 	var raw struct {
 		Contract
 		EvalCommands []EvalCommand `json:"eval_commands"`
 		EvalTimeout  string        `json:"eval_timeout"`
 	}
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, &schemas.ValidationError{File: file, Kind: schemas.Contract,
-			Problems: []schemas.Problem{{Message: err.Error()}}}
+	// Exactly as the schema validated it: a key equal to a field only under case folding
+	// ("Eval_Commands") makes the contract invalid (SPEC §2 invariant 8).
+	if err := schemas.DecodeExact(schemas.Contract, file, data, &raw); err != nil {
+		return nil, err
 	}
 	c := raw.Contract
 	c.EvalCommands = raw.EvalCommands
@@ -311,6 +316,11 @@ func Parse(file string, data []byte) (*Contract, error) {
 		for i, g := range globs {
 			if err := checkRelPath(g); err != nil {
 				bad(fmt.Sprintf("/scope/%s/%d", field, i), "%v", err)
+			}
+			// A malformed glob matches nothing: it must fail here, not later as a scope violation
+			// that spends a retry (SPEC §5.3 Part B).
+			if !doublestar.ValidatePattern(g) {
+				bad(fmt.Sprintf("/scope/%s/%d", field, i), "malformed glob %q", g)
 			}
 		}
 	}

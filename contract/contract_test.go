@@ -107,6 +107,12 @@ func TestParseRejects(t *testing.T) {
 		{"bad policy", edit(t, "escalation_policy", "shrug"), []string{"/escalation_policy"}},
 		{"not json", []byte(`{"version":`), []string{"c.json: invalid JSON"}},
 		{"duplicate key", []byte(`{"version":"1.0","version":"1.0"}`), []string{"duplicate key \"version\""}},
+		// SPEC §2.8: a key equal to a field only under case folding makes the contract invalid.
+		{"folded top-level key", edit(t, "Eval_Commands", []any{"false"}), []string{"/Eval_Commands", "only by letter case"}},
+		{"folded detector key", edit(t, "acceptance_criteria", crit(map[string]any{"type": "file_exists", "path": "a", "PATH": "b"})), []string{"/acceptance_criteria/0/check/PATH", "only by letter case"}},
+		{"folded evaluator key", edit(t, "rubric", map[string]any{"dimensions": []any{map[string]any{"name": "a", "threshold": 1, "Evaluator": "x"}}}), []string{"/rubric/dimensions/0/Evaluator", "only by letter case"}},
+		{"folded eval command key", edit(t, "eval_commands", []any{map[string]any{"run": "true", "RUN": "false"}}), []string{"/eval_commands/0/RUN", "only by letter case"}},
+		{"folded routing key", edit(t, "routing", map[string]any{"primary_worker_type": "software-engineer", "Primary_Worker_Type": "qa-engineer", "required_reviewer_types": []string{}}), []string{"/routing/Primary_Worker_Type"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("c.json", tc.data)

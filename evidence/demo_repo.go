@@ -25,12 +25,19 @@ type DemoCommit struct {
 // ids are the same on every machine.
 var demoSignature = object.Signature{Name: "geas demo", Email: "demo@geas.invalid", When: time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)}
 
-// InitDemoRepo creates a git repository in dir (an existing, empty directory) on branch main and
-// makes one commit per entry of commits, in order, each a minute after the previous one. It
-// returns the commit ids. It needs no git binary and no git configuration: author and committer
-// are set explicitly. It is the only writer in this package, for geas demo and tests; the gate
-// itself only reads repositories.
-func InitDemoRepo(dir string, commits []DemoCommit) ([]string, error) {
+// DemoRepo is a git repository that geas demo (and tests) build commit by commit. It is the only
+// writer in this package; the gate itself only reads repositories.
+type DemoRepo struct {
+	dir  string
+	repo *git.Repository
+	wt   *git.Worktree
+	n    int // commits made so far
+}
+
+// InitDemoRepo creates a git repository in dir (an existing, empty directory) on branch main. It
+// needs no git binary and no git configuration: author and committer are set explicitly, and
+// with the fixed dates the commit ids are the same on every machine.
+func InitDemoRepo(dir string) (*DemoRepo, error) {
 	repo, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{
 		InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")},
 	})
@@ -41,35 +48,38 @@ func InitDemoRepo(dir string, commits []DemoCommit) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("init git repository in %s: %w", dir, err)
 	}
-	root, err := os.OpenRoot(dir)
+	return &DemoRepo{dir: dir, repo: repo, wt: wt}, nil
+}
+
+// Commit writes c's files into the working tree, adds them and commits them on main, a minute
+// after the previous commit. It returns the commit id; the working tree is then that commit.
+func (d *DemoRepo) Commit(c DemoCommit) (string, error) {
+	if len(c.Files) == 0 {
+		return "", errors.New("demo commit without files")
+	}
+	root, err := os.OpenRoot(d.dir)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	defer root.Close()
-	var shas []string
-	for i, c := range commits {
-		if len(c.Files) == 0 {
-			return nil, errors.New("demo commit without files")
+	for _, name := range slices.Sorted(maps.Keys(c.Files)) {
+		rel := filepath.FromSlash(name)
+		if err := root.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
+			return "", fmt.Errorf("write %s: %w", name, err)
 		}
-		for _, name := range slices.Sorted(maps.Keys(c.Files)) {
-			rel := filepath.FromSlash(name)
-			if err := root.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
-				return nil, fmt.Errorf("write %s: %w", name, err)
-			}
-			if err := root.WriteFile(rel, []byte(c.Files[name]), 0o644); err != nil {
-				return nil, fmt.Errorf("write %s: %w", name, err)
-			}
-			if _, err := wt.Add(name); err != nil {
-				return nil, fmt.Errorf("git add %s: %w", name, err)
-			}
+		if err := root.WriteFile(rel, []byte(c.Files[name]), 0o644); err != nil {
+			return "", fmt.Errorf("write %s: %w", name, err)
 		}
-		sig := demoSignature
-		sig.When = sig.When.Add(time.Duration(i) * time.Minute)
-		h, err := wt.Commit(c.Message, &git.CommitOptions{Author: &sig, Committer: &sig})
-		if err != nil {
-			return nil, fmt.Errorf("git commit %q: %w", c.Message, err)
+		if _, err := d.wt.Add(name); err != nil {
+			return "", fmt.Errorf("git add %s: %w", name, err)
 		}
-		shas = append(shas, h.String())
 	}
-	return shas, nil
+	sig := demoSignature
+	sig.When = sig.When.Add(time.Duration(d.n) * time.Minute)
+	h, err := d.wt.Commit(c.Message, &git.CommitOptions{Author: &sig, Committer: &sig})
+	if err != nil {
+		return "", fmt.Errorf("git commit %q: %w", c.Message, err)
+	}
+	d.n++
+	return h.String(), nil
 }

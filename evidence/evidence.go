@@ -6,7 +6,6 @@ package evidence
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -91,13 +90,11 @@ type Judgment struct {
 
 // Parse validates data against the evidence schema and decodes it.
 func Parse(name string, data []byte) (*Evidence, error) {
-	if err := schemas.Validate(schemas.Evidence, name, data); err != nil {
-		return nil, err
-	}
 	var e Evidence
-	if err := json.Unmarshal(data, &e); err != nil {
-		return nil, &schemas.ValidationError{File: name, Kind: schemas.Evidence,
-			Problems: []schemas.Problem{{Message: err.Error()}}}
+	// Exactly as the schema validated it: "ROLE" next to "role", or "Passed" next to "passed",
+	// makes the file invalid instead of being read case-insensitively (SPEC §2 invariant 8).
+	if err := schemas.DecodeExact(schemas.Evidence, name, data, &e); err != nil {
+		return nil, err
 	}
 	sum := sha256.Sum256(data)
 	e.SHA256 = hex.EncodeToString(sum[:])

@@ -23,6 +23,10 @@ func FuzzEvidenceLoad(f *testing.F) {
 		}
 	}
 	f.Add([]byte(`{}`))
+	// The crasher that found the case-folding hole: encoding/json read "ruBriC_sCores" as
+	// rubric_scores, which the schema never checked, so a score of 9 was accepted. It is also kept
+	// in testdata/fuzz/FuzzEvidenceLoad.
+	f.Add([]byte(`{"agent":"design-authority","task_id":"t1","role":"reviewer","summary":"s","ruBriC_sCores":[{"dimension":"core_interaction","score":9}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		e, err := Parse("ev.json", data)
 		if err != nil {

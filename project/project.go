@@ -4,9 +4,9 @@
 package project
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/geas-dev/geas/schemas"
 	"io"
 	"io/fs"
 	"os"
@@ -165,7 +165,8 @@ func (p *Project) DefaultMission() (string, error) {
 	var run struct {
 		MissionID string `json:"mission_id"`
 	}
-	if err := json.Unmarshal(b, &run); err != nil {
+	// Exactly (SPEC §2 invariant 8): "Mission_ID" next to mission_id is refused, not read.
+	if err := schemas.DecodeExact("", ".geas/state/run.json", b, &run); err != nil {
 		return "", fmt.Errorf("read .geas/state/run.json: %w", err)
 	}
 	if run.MissionID == "" {
@@ -219,10 +220,96 @@ func (p *Project) Task(mission, task string) (string, error) {
 		}
 		return "", fmt.Errorf("task %s: %w", task, err)
 	}
+	// A task directory is a directory: a symlink (even one that stays inside .geas) would let one
+	// task's files stand in for another's, or hide a task from geas gate --all.
+	fi, err := p.Geas.Lstat(dir)
+	if err != nil {
+		return "", fmt.Errorf("task %s: %w", task, err)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return "", &SymlinkTaskError{Dir: dir}
+	}
 	return dir, nil
 }
 
+// ErrTaskSymlink is wrapped by the error for a task directory that is a symbolic link.
+var ErrTaskSymlink = errors.New("task directory is a symbolic link")
+
+// SymlinkTaskError names a task directory that is a symbolic link.
+type SymlinkTaskError struct{ Dir string }
+
+func (e *SymlinkTaskError) Error() string {
+	return fmt.Sprintf(".geas/%s: %v: a task directory must be a directory of its own", e.Dir, ErrTaskSymlink)
+}
+
+func (e *SymlinkTaskError) Unwrap() error { return ErrTaskSymlink }
+
+// TaskEntry is one entry of a mission's tasks directory, as TaskEntries lists it.
+type TaskEntry struct {
+	Name string
+	// Problem says why the entry is not a task directory: not a valid task id, a symbolic link, not
+	// a directory, unreadable. "" for a directory with a valid id (which may still lack a contract).
+	Problem string
+	// Ignored marks a hidden regular file (a name starting with "."), such as a desktop's .DS_Store:
+	// a file cannot be a task, and a dot name cannot be a task id, so it hides nothing.
+	Ignored bool
+}
+
+// TaskEntries lists every entry of a mission's tasks directory, sorted by name, saying for each
+// whether it is a task directory, so that geas gate --all can account for every one (SPEC §7.2):
+// a task that disappears behind a symlink, a file or a bad name is an error, not an absence.
+// A mission without a tasks directory is an error wrapping fs.ErrNotExist.
+func (p *Project) TaskEntries(mission string) ([]TaskEntry, error) {
+	if err := ValidateID("mission", mission); err != nil {
+		return nil, err
+	}
+	dir := MissionDir(mission) + "/tasks"
+	f, err := p.Geas.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("list tasks of mission %s: %w", mission, err)
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, fmt.Errorf("list tasks of mission %s: %w", mission, err)
+	}
+	out := make([]TaskEntry, 0, len(entries))
+	for _, e := range entries {
+		te := TaskEntry{Name: e.Name()}
+		typ := e.Type()
+		switch {
+		case typ.IsRegular() && strings.HasPrefix(e.Name(), "."):
+			te.Ignored = true
+		case ValidateID("task", e.Name()) != nil:
+			te.Problem = fmt.Sprintf("entry %q of .geas/%s is not a valid task id (ids match ^[A-Za-z0-9_-]+$)", e.Name(), dir)
+		case typ&fs.ModeSymlink != 0:
+			target, _ := p.Geas.Readlink(dir + "/" + e.Name())
+			te.Problem = fmt.Sprintf(".geas/%s/%s is a symbolic link (to %q), not a task directory", dir, e.Name(), target)
+		case !typ.IsDir():
+			te.Problem = fmt.Sprintf(".geas/%s/%s is not a directory (%s)", dir, e.Name(), typeName(typ))
+		}
+		out = append(out, te)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+func typeName(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.String()
+}
+
 // Tasks lists the task ids of a mission (directories under tasks/ with a valid id), sorted.
+// Entries that are not such directories are left out: TaskEntries lists them too.
 func (p *Project) Tasks(mission string) ([]string, error) {
 	if err := ValidateID("mission", mission); err != nil {
 		return nil, err

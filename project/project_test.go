@@ -99,6 +99,7 @@ func TestTaskRefusals(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(outside, "t2"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(outside, "t2", "contract.json"), []byte("{}"), 0o644))
 	require.NoError(t, os.Symlink(filepath.Join(outside, "t2"), filepath.Join(dir, ".geas", "missions", "m1", "tasks", "t2")))
+	require.NoError(t, os.Symlink("t1", filepath.Join(dir, ".geas", "missions", "m1", "tasks", "t3")))
 	p, err := Open(dir)
 	require.NoError(t, err)
 	defer p.Close()
@@ -126,6 +127,11 @@ func TestTaskRefusals(t *testing.T) {
 			assert.Error(t, err)
 			assert.NotErrorIs(t, err, ErrNoTask)
 			assert.Contains(t, err.Error(), "escapes")
+		}},
+		{"symlink to another task inside .geas", "m1", "t3", func(t *testing.T, err error) {
+			assert.ErrorIs(t, err, ErrTaskSymlink)
+			assert.NotErrorIs(t, err, ErrNoTask)
+			assert.Contains(t, err.Error(), ".geas/missions/m1/tasks/t3: task directory is a symbolic link")
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -192,4 +198,56 @@ func TestReadLimited(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("ReadLimited blocked on a named pipe")
 	}
+}
+
+// TestTaskEntriesListEveryEntry: TaskEntries lists every entry of the tasks directory, sorted, and
+// says why each one that is not a task directory is not; only hidden regular files are ignored.
+func TestTaskEntriesListEveryEntry(t *testing.T) {
+	dir := t.TempDir()
+	mkProject(t, dir)
+	tasks := filepath.Join(dir, ".geas", "missions", "m1", "tasks")
+	require.NoError(t, os.Mkdir(filepath.Join(tasks, "t0"), 0o755)) // a directory without a contract is still a task entry
+	require.NoError(t, os.Symlink("t1", filepath.Join(tasks, "t2")))
+	require.NoError(t, os.Symlink("/nonexistent", filepath.Join(tasks, "t3")))
+	require.NoError(t, os.WriteFile(filepath.Join(tasks, "t4"), []byte("{}"), 0o644))
+	require.NoError(t, os.Mkdir(filepath.Join(tasks, "t 5"), 0o755))
+	require.NoError(t, os.Mkdir(filepath.Join(tasks, ".t6"), 0o755)) // a hidden directory is not ignored
+	require.NoError(t, os.WriteFile(filepath.Join(tasks, ".DS_Store"), nil, 0o644))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(tasks, "t7"), 0o644))
+	p, err := Open(dir)
+	require.NoError(t, err)
+	defer p.Close()
+
+	got, err := p.TaskEntries("m1")
+	require.NoError(t, err)
+	var names []string
+	byName := map[string]TaskEntry{}
+	for _, e := range got {
+		names = append(names, e.Name)
+		byName[e.Name] = e
+	}
+	assert.Equal(t, []string{".DS_Store", ".t6", "t 5", "t0", "t1", "t2", "t3", "t4", "t7"}, names)
+	assert.True(t, byName[".DS_Store"].Ignored)
+	assert.Empty(t, byName[".DS_Store"].Problem)
+	for _, n := range []string{"t0", "t1"} {
+		assert.False(t, byName[n].Ignored, n)
+		assert.Empty(t, byName[n].Problem, n)
+	}
+	for n, want := range map[string]string{
+		".t6": `entry ".t6" of .geas/missions/m1/tasks is not a valid task id (ids match ^[A-Za-z0-9_-]+$)`,
+		"t 5": `entry "t 5" of .geas/missions/m1/tasks is not a valid task id (ids match ^[A-Za-z0-9_-]+$)`,
+		"t2":  `.geas/missions/m1/tasks/t2 is a symbolic link (to "t1"), not a task directory`,
+		"t3":  `.geas/missions/m1/tasks/t3 is a symbolic link (to "/nonexistent"), not a task directory`,
+		"t4":  `.geas/missions/m1/tasks/t4 is not a directory (a regular file)`,
+		"t7":  `.geas/missions/m1/tasks/t7 is not a directory (a named pipe)`,
+	} {
+		assert.Equal(t, want, byName[n].Problem, n)
+		assert.False(t, byName[n].Ignored, n)
+	}
+
+	_, err = p.TaskEntries("nosuch")
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	_, err = p.TaskEntries("..")
+	var ie *InvalidIDError
+	assert.ErrorAs(t, err, &ie)
 }

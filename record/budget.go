@@ -1,6 +1,9 @@
 package record
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // BudgetLeft returns the retries the task has left: the retry_budget_after of the latest history
 // entry that records one (a gate run, or a grant), else contractBudget, the contract's
@@ -75,4 +78,137 @@ func LastVerdict(r *Record) string {
 // isRun reports whether a history entry is a gate run (older entries have no kind).
 func isRun(e HistoryEntry) bool {
 	return e.Verdict != "" && (e.Kind == "" || e.Kind == KindGateRun)
+}
+
+// Budget limits (SPEC §7.1): a grant adds 1..MaxGrant retries, and no grant, reset or history
+// entry may hold a budget above MaxBudget.
+const (
+	MaxGrant  = 100
+	MaxBudget = 1000
+)
+
+// LatestBudget returns the latest history entry that records a budget (retry_budget_after set),
+// its index, and whether there is one.
+func LatestBudget(r *Record) (HistoryEntry, int, bool) {
+	if r == nil {
+		return HistoryEntry{}, -1, false
+	}
+	for i := len(r.history) - 1; i >= 0; i-- {
+		if r.history[i].RetryBudgetAfter != nil {
+			return r.history[i], i, true
+		}
+	}
+	return HistoryEntry{}, -1, false
+}
+
+// BudgetProblems checks the budget arithmetic of a history, entry by entry, and returns what does
+// not add up, with the values found. A hash chain alone lets anyone who can write record.json
+// re-chain an edited entry; the arithmetic makes the edit that matters (more retries) visible
+// even then:
+//
+//   - every entry's retry_budget_before equals the previous budget's retry_budget_after;
+//   - a gate run records both values or neither (neither: the contract could not be read); a
+//     fail spends one (after = max(before-1, 0)), every other verdict spends nothing;
+//   - a budget_grant adds its "retries", 1..MaxGrant;
+//   - a history_reset is the first entry of its chain and grants 0..MaxGrant from nothing;
+//   - revocations and kinds this version does not know record no budget;
+//   - no value is negative, and no grant or reset takes the budget above MaxBudget.
+func BudgetProblems(entries []HistoryEntry) []string {
+	var problems []string
+	bad := func(i int, e HistoryEntry, format string, args ...any) {
+		id := e.RunID
+		if id == "" {
+			id = e.Kind
+		}
+		problems = append(problems, fmt.Sprintf("gate_history entry %d %s: ", i+1, id)+fmt.Sprintf(format, args...))
+	}
+	var running *int
+	for i, e := range entries {
+		b, a := e.RetryBudgetBefore, e.RetryBudgetAfter
+		for _, v := range []*int{b, a} {
+			if v != nil && *v < 0 {
+				bad(i, e, "budget %d is negative", *v)
+			}
+		}
+		// A contract may set any retry_budget; what an authority adds may not go past MaxBudget.
+		if (e.Kind == KindBudgetGrant || e.Kind == KindHistoryReset) && a != nil && *a > MaxBudget {
+			bad(i, e, "a %s takes the budget to %d, above %d", e.Kind, *a, MaxBudget)
+		}
+		follows := func() {
+			if b != nil && running != nil && *b != *running {
+				bad(i, e, "retry_budget_before %d does not follow the previous retry_budget_after %d", *b, *running)
+			}
+		}
+		switch e.Kind {
+		case "", KindGateRun:
+			if (b == nil) != (a == nil) {
+				bad(i, e, "records only one of retry_budget_before and retry_budget_after")
+				continue
+			}
+			if b == nil {
+				continue // a run on an unreadable contract: no budget, nothing changed
+			}
+			follows()
+			want := *b
+			if e.Verdict == "fail" {
+				want = max(*b-1, 0)
+			}
+			if *a != want {
+				bad(i, e, "verdict %s takes the budget %d to %d, but retry_budget_after is %d", e.Verdict, *b, want, *a)
+			}
+		case KindBudgetGrant:
+			n, ok := extraInt(e, "retries")
+			switch {
+			case b == nil || a == nil:
+				bad(i, e, "a budget grant records retry_budget_before and retry_budget_after")
+				continue
+			case !ok || n < 1 || n > MaxGrant:
+				bad(i, e, "a grant adds 1..%d retries, not %s", MaxGrant, extraText(e, "retries"))
+			case *a != *b+n:
+				bad(i, e, "a grant of %d takes the budget %d to %d, but retry_budget_after is %d", n, *b, *b+n, *a)
+			}
+			follows()
+		case KindHistoryReset:
+			n, ok := extraInt(e, "retries")
+			switch {
+			case i != 0:
+				bad(i, e, "a history reset can only be the first entry of a chain")
+			case b != nil || a == nil:
+				bad(i, e, "a history reset records only retry_budget_after")
+				continue
+			case !ok || n < 0 || n > MaxGrant || *a != n:
+				bad(i, e, "a reset grants 0..%d retries (retries %s), and retry_budget_after is %d", MaxGrant, extraText(e, "retries"), *a)
+			}
+		default:
+			if b != nil || a != nil {
+				bad(i, e, "a %s entry records no budget", e.Kind)
+			}
+			continue
+		}
+		if a != nil {
+			v := *a
+			running = &v
+		}
+	}
+	return problems
+}
+
+// extraInt reads an integer kept in an entry's Extra.
+func extraInt(e HistoryEntry, key string) (int, bool) {
+	raw, ok := e.Extra[key]
+	if !ok {
+		return 0, false
+	}
+	var n int
+	if err := unmarshalValue(raw, &n); err != nil {
+		return 0, false
+	}
+	return n, true
+}
+
+func extraText(e HistoryEntry, key string) string {
+	if raw, ok := e.Extra[key]; ok {
+		return string(raw)
+	}
+	return "(none)"
 }

@@ -23,7 +23,12 @@ func WriteDecision(root *os.Root, mission string, data []byte) (name string, err
 	if !idPattern.MatchString(mission) {
 		return "", fmt.Errorf("write decision: mission id %q must match %s", mission, idPattern)
 	}
-	if err := schemas.Validate(schemas.Decision, "decision", data); err != nil {
+	var read struct {
+		ArtifactID string `json:"artifact_id"`
+		Status     string `json:"status"`
+	}
+	// What is read is what was checked: "STATUS" next to "status" is refused (SPEC §2 invariant 8).
+	if err := schemas.DecodeExact(schemas.Decision, "decision", data, &read); err != nil {
 		return "", err
 	}
 	f, err := objectFields(data)

@@ -7,7 +7,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"time"
+
+	"github.com/geas-dev/geas/internal/canon"
 )
 
 // History entry kinds. An entry without a kind is a gate run (older records).
@@ -15,6 +18,10 @@ const (
 	KindGateRun     = "gate_run"
 	KindBudgetGrant = "budget_grant"
 	KindRevocation  = "revocation"
+	// KindHistoryReset is the first entry of a chain that an authority started over a history
+	// that did not verify (geas task history reset): it records who, why, the budget it grants
+	// and the hashes of the discarded history, so the task's old events still cross-check.
+	KindHistoryReset = "history_reset"
 )
 
 // SigningKeyEnv names the environment variable that holds the history signing key.
@@ -30,9 +37,33 @@ func SigningKey() []byte {
 	return nil
 }
 
-// canonical is the entry's canonical JSON without its hash and hmac: every other key, sorted,
-// compact. Both the hash and the HMAC are computed over it, so the hash does not depend on the key.
+// canonical is the entry's canonical JSON (RFC 8785) without its hash and hmac. Both the hash and
+// the HMAC are computed over it, so the hash does not depend on the key, and any language can
+// recompute it (SPEC §7.4).
 func canonical(e HistoryEntry) ([]byte, error) {
+	e.Hash, e.HMAC = "", ""
+	b, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	delete(m, "hash")
+	delete(m, "hmac")
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	return canon.Bytes(raw)
+}
+
+// legacyCanonical is the canonical form of entries written before the gate used RFC 8785: the
+// same keys, sorted, through encoding/json (which escapes <, > and & and formats numbers its own
+// way). A chain written then still verifies: both forms are fixed functions of the entry's
+// content, so accepting either lets no edit through, and no record the gate wrote is lost.
+func legacyCanonical(e HistoryEntry) ([]byte, error) {
 	e.Hash, e.HMAC = "", ""
 	b, err := json.Marshal(e)
 	if err != nil {
@@ -44,7 +75,40 @@ func canonical(e HistoryEntry) ([]byte, error) {
 	}
 	delete(m, "hash")
 	delete(m, "hmac")
-	return json.Marshal(m) // map keys are sorted: the canonical form
+	return json.Marshal(m)
+}
+
+// hashMatches reports whether e.Hash is the digest of e's canonical form, or of its legacy form,
+// and returns the RFC 8785 digest for messages.
+func hashMatches(e HistoryEntry) (bool, string, error) {
+	h, err := EntryHash(e)
+	if err != nil || h == e.Hash {
+		return err == nil, h, err
+	}
+	old, err := legacyCanonical(e)
+	if err != nil {
+		return false, h, nil
+	}
+	sum := sha256.Sum256(old)
+	return hex.EncodeToString(sum[:]) == e.Hash, h, nil
+}
+
+// hmacMatches reports whether e.HMAC is the HMAC under key of e's canonical or legacy form.
+func hmacMatches(e HistoryEntry, key []byte) (bool, error) {
+	want, err := EntryHMAC(e, key)
+	if err != nil {
+		return false, err
+	}
+	if hmac.Equal([]byte(e.HMAC), []byte(want)) {
+		return true, nil
+	}
+	old, err := legacyCanonical(e)
+	if err != nil {
+		return false, nil
+	}
+	mac := hmac.New(sha256.New, key)
+	mac.Write(old)
+	return hmac.Equal([]byte(e.HMAC), []byte(hex.EncodeToString(mac.Sum(nil)))), nil
 }
 
 // EntryHash returns the SHA-256 of the entry's canonical JSON without its hash and hmac: every
@@ -115,11 +179,11 @@ func VerifyChain(entries []HistoryEntry) error {
 		if e.PrevHash != prev {
 			return &ChainError{Index: i, RunID: e.RunID, Reason: fmt.Sprintf("prev_hash %.12s does not match the previous entry's hash %.12s", e.PrevHash, prev)}
 		}
-		h, err := EntryHash(e)
+		ok, h, err := hashMatches(e)
 		if err != nil {
 			return &ChainError{Index: i, RunID: e.RunID, Reason: err.Error()}
 		}
-		if h != e.Hash {
+		if !ok {
 			return &ChainError{Index: i, RunID: e.RunID, Reason: fmt.Sprintf("hash %.12s does not match its content (%.12s)", e.Hash, h)}
 		}
 		prev = e.Hash
@@ -133,13 +197,13 @@ func VerifyChain(entries []HistoryEntry) error {
 func VerifySignatures(entries []HistoryEntry, key []byte) []*ChainError {
 	var bad []*ChainError
 	for i, e := range entries {
-		want, err := EntryHMAC(e, key)
+		ok, err := hmacMatches(e, key)
 		switch {
 		case err != nil:
 			bad = append(bad, &ChainError{Index: i, RunID: e.RunID, Reason: err.Error()})
 		case e.HMAC == "":
 			bad = append(bad, &ChainError{Index: i, RunID: e.RunID, Reason: fmt.Sprintf("no hmac, but %s is set: forged or re-chained entry", SigningKeyEnv)})
-		case !hmac.Equal([]byte(e.HMAC), []byte(want)):
+		case !ok:
 			bad = append(bad, &ChainError{Index: i, RunID: e.RunID, Reason: fmt.Sprintf("hmac %.12s does not verify with %s: forged or re-chained entry", e.HMAC, SigningKeyEnv)})
 		}
 	}
@@ -171,4 +235,28 @@ func (r *Record) AppendHistory(e HistoryEntry, now time.Time) (HistoryEntry, err
 		return e, err
 	}
 	return e, r.update(now, member{gateHistory, h})
+}
+
+// ResetHistory starts a new chain over a history that does not verify (SPEC §5.1): gate_result is
+// removed (it described a run of the discarded chain), gate_history becomes the one entry e,
+// chained as a first entry (and signed when SigningKey is set), and task_id is set to taskID, since
+// a record carrying another task's id is one of the things a reset repairs. The caller keeps the
+// old record aside before writing. It returns the chained entry.
+func (r *Record) ResetHistory(e HistoryEntry, taskID string, now time.Time) (HistoryEntry, error) {
+	fresh := &Record{}
+	e, err := fresh.Chain(e)
+	if err != nil {
+		return e, err
+	}
+	h, err := json.Marshal([]HistoryEntry{e})
+	if err != nil {
+		return e, err
+	}
+	members := slices.DeleteFunc(slices.Clone(r.members), func(m member) bool { return m.key == gateResult })
+	next := &Record{file: r.file, members: members}
+	if err := next.update(now, member{"task_id", jsonString(taskID)}, member{gateHistory, h}); err != nil {
+		return e, err
+	}
+	*r = *next
+	return e, nil
 }

@@ -1,7 +1,12 @@
 package record
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -125,4 +130,83 @@ func TestSignedHistoryDetectsAForgedEntry(t *testing.T) {
 		assert.Contains(t, ce.Reason, "does not match its content")
 		assert.Len(t, VerifySignatures(h, key), 1, "and with it")
 	})
+}
+
+func TestResetHistoryStartsANewChain(t *testing.T) {
+	t.Setenv(SigningKeyEnv, "k-reset")
+	r := chained(t)
+	require.NoError(t, r.SetGateSections(json.RawMessage(`{"run_id":"gate-2","verdict":"pass"}`), r.History(), testNow))
+	require.NoError(t, r.SetSection("self_check", json.RawMessage(`{"confidence":4,"known_risks":[],"untested_paths":[],"summary":"s"}`), testNow))
+	r.taskID = "other"
+	e, err := r.ResetHistory(HistoryEntry{Kind: KindHistoryReset, RunID: "reset", RetryBudgetAfter: intp(1),
+		Extra: map[string]json.RawMessage{"retries": json.RawMessage(`1`)}}, "t1", testNow)
+	require.NoError(t, err)
+	h := r.History()
+	require.Len(t, h, 1)
+	assert.Equal(t, e, h[0])
+	assert.Equal(t, "", h[0].PrevHash, "the first entry of a new chain")
+	assert.NoError(t, VerifyChain(h))
+	assert.Empty(t, VerifySignatures(h, []byte("k-reset")), "signed with the key")
+	assert.Empty(t, BudgetProblems(h))
+	_, ok := r.GateResult()
+	assert.False(t, ok, "gate_result of the discarded chain is removed")
+	_, ok = r.SelfCheck()
+	assert.True(t, ok, "agent sections are kept")
+	assert.Equal(t, "t1", r.TaskID())
+}
+
+func TestTaskEventHashes(t *testing.T) {
+	root, _ := openRoot(t)
+	got, err := TaskEventHashes(root, "m1", "t1")
+	require.NoError(t, err)
+	assert.Empty(t, got, "no log, no events")
+	require.NoError(t, root.MkdirAll("state", 0o755))
+	lines := `{"timestamp":"2026-01-01T00:00:00Z","event_type":"gate_result","mission_id":"m1","task_id":"t1","agent":"geas-gate","data":{"run_id":"gate-1","hash":"aa"}}
+{"timestamp":"2026-01-01T00:00:00Z","event_type":"gate_result","mission_id":"m1","task_id":"t2","agent":"geas-gate","data":{"run_id":"gate-1","hash":"bb"}}
+{"timestamp":"2026-01-01T00:00:00Z","event_type":"gate_result","mission_id":"m2","task_id":"t1","agent":"geas-gate","data":{"run_id":"gate-1","hash":"cc"}}
+{"timestamp":"2026-01-01T00:00:00Z","event_type":"task_started","mission_id":"m1","task_id":"t1","data":{"hash":"dd"}}
+{"timestamp":"2026-01-01T00:00:00Z","event_type":"gate_result","mission_id":"m1","task_id":"t1","agent":"geas-gate","data":{"run_id":"gate-0"}}
+{"timestamp":"2026-01-01T00:00:00Z","event_type":"budget_grant","mission_id":"m1","task_id":"t1","agent":"product-authority","data":{"hash":"ee"}}
+{"timestamp":"2026-01-01T00:00:00Z","event_type":"gate_result","mission_id":"m1","task_id":"t1","data":{"hash":"ff"`
+	require.NoError(t, os.WriteFile(filepath.Join(root.Name(), "state", "events.jsonl"), []byte(lines), 0o644))
+	got, err = TaskEventHashes(root, "m1", "t1")
+	require.NoError(t, err)
+	assert.Equal(t, []EventHash{
+		{Line: 1, EventType: "gate_result", RunID: "gate-1", Hash: "aa"},
+		{Line: 6, EventType: "budget_grant", Hash: "ee"},
+	}, got, "only this task's gate events with a hash; a torn last line is skipped")
+
+	require.NoError(t, os.Remove(filepath.Join(root.Name(), "state", "events.jsonl")))
+	require.NoError(t, os.Mkdir(filepath.Join(root.Name(), "state", "events.jsonl"), 0o755))
+	_, err = TaskEventHashes(root, "m1", "t1")
+	assert.ErrorContains(t, err, "not a regular file", "a log that cannot be read is an error, not an empty log")
+}
+
+// TestAChainWrittenBeforeRFC8785StillVerifies: entries hashed (and signed) with the gate's earlier
+// canonical form, encoding/json with sorted keys, verify; an edit to one of them still does not.
+func TestAChainWrittenBeforeRFC8785StillVerifies(t *testing.T) {
+	key := []byte("k")
+	before, after := 3, 2
+	e := HistoryEntry{Kind: KindGateRun, RunID: "gate-1", Verdict: "fail",
+		Causes:            json.RawMessage(`[{"code":"below_threshold","check":"rubric:x","detail":"score 3 < threshold 4 & more"}]`),
+		RetryBudgetBefore: &before, RetryBudgetAfter: &after, StartedAt: "2026-11-01T09:00:00Z"}
+	old, err := legacyCanonical(e)
+	require.NoError(t, err)
+	cur, err := canonical(e)
+	require.NoError(t, err)
+	require.NotEqual(t, string(old), string(cur), "the two forms differ for this entry (escaped <, &)")
+	sum := sha256.Sum256(old)
+	e.Hash = hex.EncodeToString(sum[:])
+	mac := hmac.New(sha256.New, key)
+	mac.Write(old)
+	e.HMAC = hex.EncodeToString(mac.Sum(nil))
+
+	assert.NoError(t, VerifyChain([]HistoryEntry{e}))
+	assert.Empty(t, VerifySignatures([]HistoryEntry{e}, key))
+
+	edited := e
+	more := 50
+	edited.RetryBudgetAfter = &more
+	assert.Error(t, VerifyChain([]HistoryEntry{edited}))
+	assert.NotEmpty(t, VerifySignatures([]HistoryEntry{edited}, key))
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -84,6 +85,7 @@ type HistoryEntry struct {
 	RetryBudgetAfter  *int
 	Head              string
 	InputsSHA256      string
+	RulesSHA256       string // the rules the entry was judged against, or pins (SPEC §4.4)
 	StartedAt         string
 	PrevHash          string
 	Hash              string
@@ -96,7 +98,7 @@ type HistoryEntry struct {
 // historyKeys are HistoryEntry's known keys, in the order MarshalJSON writes them.
 var historyKeys = []string{
 	"kind", "run_id", "verdict", "causes", "retry_budget_before", "retry_budget_after",
-	"head", "inputs_sha256", "started_at", "prev_hash", "hash", "hmac",
+	"head", "inputs_sha256", "rules_sha256", "started_at", "prev_hash", "hash", "hmac",
 }
 
 // New returns a record with only its envelope, for a task that has none yet.
@@ -118,7 +120,7 @@ func New(taskID string, now time.Time) *Record {
 // integer, a malformed stub location) is reported as a *schemas.ValidationError too, since the
 // record is just as unusable.
 func Parse(file string, data []byte) (*Record, error) {
-	if err := schemas.Validate(schemas.Record, file, data); err != nil {
+	if err := validate(file, data); err != nil {
 		return nil, err
 	}
 	members, err := decodeObject(data)
@@ -160,6 +162,43 @@ func invalid(file, pointer string, err error) *schemas.ValidationError {
 		Kind:     schemas.Record,
 		Problems: []schemas.Problem{{Pointer: pointer, Message: err.Error()}},
 	}
+}
+
+// readShape is what the typed views read from a record, for the exact-key check.
+type readShape struct {
+	TaskID         string                  `json:"task_id"`
+	SelfCheck      *SelfCheck              `json:"self_check"`
+	Implementation *ImplementationContract `json:"implementation_contract"`
+	Integration    *Integration            `json:"integration"`
+	GateHistory    []HistoryEntry          `json:"gate_history"`
+}
+
+// validate checks data against the record schema and refuses a key that equals a field the gate
+// reads only under case folding ("Confidence", "SELF_CHECK"): such a record would mean one thing
+// to the schema and another to a case-insensitive reader (SPEC §2 invariant 8).
+func validate(file string, data []byte) error {
+	doc, err := schemas.Decode(file, data)
+	if err != nil {
+		return err
+	}
+	if err := schemas.CheckExact(schemas.Record, file, doc, reflect.TypeFor[readShape]()); err != nil {
+		return err
+	}
+	return schemas.ValidateValue(schemas.Record, file, doc)
+}
+
+// JSONShape says which names StubLocation's UnmarshalJSON reads from the object form.
+func (l *StubLocation) JSONShape() *schemas.Shape {
+	return schemas.Object(map[string]*schemas.Shape{"path": nil, "line": nil})
+}
+
+// JSONShape says which names HistoryEntry's UnmarshalJSON reads.
+func (e *HistoryEntry) JSONShape() *schemas.Shape {
+	f := map[string]*schemas.Shape{}
+	for _, k := range historyKeys {
+		f[k] = nil
+	}
+	return schemas.Object(f)
 }
 
 // build decodes the typed views of members into a new Record.
@@ -321,7 +360,7 @@ func (r *Record) update(now time.Time, sets ...member) error {
 	if file == "" {
 		file = "record.json"
 	}
-	if err := schemas.Validate(schemas.Record, file, data); err != nil {
+	if err := validate(file, data); err != nil {
 		return err
 	}
 	nr, err := build(file, members)
@@ -501,6 +540,7 @@ func (e *HistoryEntry) UnmarshalJSON(data []byte) error {
 		field(f, "retry_budget_after", &v.RetryBudgetAfter),
 		field(f, "head", &v.Head),
 		field(f, "inputs_sha256", &v.InputsSHA256),
+		field(f, "rules_sha256", &v.RulesSHA256),
 		field(f, "started_at", &v.StartedAt),
 		field(f, "prev_hash", &v.PrevHash),
 		field(f, "hash", &v.Hash),
@@ -554,6 +594,7 @@ func (e HistoryEntry) MarshalJSON() ([]byte, error) {
 	num("retry_budget_after", e.RetryBudgetAfter)
 	str("head", e.Head)
 	str("inputs_sha256", e.InputsSHA256)
+	str("rules_sha256", e.RulesSHA256)
 	str("started_at", e.StartedAt)
 	// The chain links are always written, empty or not: the first entry's prev_hash is "", and an
 	// entry without them could not be told from one whose links were cut.

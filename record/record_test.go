@@ -161,10 +161,18 @@ func TestParseRefusesMalformedRecords(t *testing.T) {
 	}
 	t.Run("exact key matching", func(t *testing.T) {
 		// encoding/json would read "Confidence" into the confidence field; the schema would not.
-		r, err := Parse("record.json", []byte(`{"version":"1.0","task_id":"t","self_check":{"confidence":1,"Confidence":5,"known_risks":[],"untested_paths":[],"summary":"s"}}`))
-		require.NoError(t, err)
-		sc, _ := r.SelfCheck()
-		assert.Equal(t, 1, sc.Confidence)
+		// SPEC §2 invariant 8: a key that differs from a known field only by case makes the file
+		// invalid, naming the pointer.
+		for _, doc := range []string{
+			`{"version":"1.0","task_id":"t","self_check":{"confidence":1,"Confidence":5,"known_risks":[],"untested_paths":[],"summary":"s"}}`,
+			`{"version":"1.0","TASK_ID":"u","task_id":"t"}`,
+			`{"version":"1.0","task_id":"t","self_check":{"confidence":1,"known_risks":[],"untested_paths":[],"summary":"s","possible_stubs":[{"path":"a.go","LINE":3}]}}`,
+		} {
+			_, err := Parse("record.json", []byte(doc))
+			var ve *schemas.ValidationError
+			require.ErrorAs(t, err, &ve, doc)
+			assert.Contains(t, err.Error(), "only by letter case")
+		}
 	})
 }
 

@@ -18,7 +18,14 @@ func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
 		decisionID = fmt.Sprintf("esc-%s-%s", in.Task, res.RunID)
 		res.Escalation = fmt.Sprintf(".geas/missions/%s/decisions/pending/%s.json", in.Mission, decisionID)
 	}
+	if historyTampered(res.Checks) {
+		// SPEC §5.1: nothing is appended to a history that does not verify, and nothing derived
+		// from it (the budget, a transition, an escalation) is written. The event still tells
+		// the log that the gate ran and refused.
+		return logEvents(in, res)
+	}
 	if in.Record != nil {
+		_, pinned := record.PinnedRules(in.Record)
 		entry, err := in.Record.Chain(historyEntry(res))
 		if err != nil {
 			return err
@@ -33,6 +40,13 @@ func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
 		}
 		if err := in.Record.Write(in.Geas, in.TaskDir+"/record.json"); err != nil {
 			return fmt.Errorf("write record.json: %w", err)
+		}
+		// The task's first recorded run pins what it read (SPEC §4.4); the history entry just
+		// written is the pin, the copy names the fields a later change touches.
+		if !pinned && res.RulesSHA256 != "" {
+			if err := WritePinned(in, "gate run "+res.RunID, now); err != nil {
+				return fmt.Errorf("write %s: %w", PinnedFile, err)
+			}
 		}
 	} else {
 		res.Notes = append(res.Notes, "record.json is invalid, so this run could not be recorded in it")
@@ -66,6 +80,9 @@ func writeEscalation(in *Input, res *Result, id string, now time.Time) error {
 	var steps []budgetStep
 	if in.Record != nil {
 		for _, e := range in.Record.History() {
+			if e.Kind == record.KindApproval {
+				continue // pins the rules; the budget is not its business
+			}
 			v := e.Verdict
 			if v == "" {
 				v = e.Kind
@@ -86,7 +103,7 @@ func writeEscalation(in *Input, res *Result, id string, now time.Time) error {
 		"task_id":           in.Task,
 		"mission_id":        in.Mission,
 		"escalation_policy": policy,
-		"context":           fmt.Sprintf("gate run %s failed with no retries left (budget %d -> %d)", res.RunID, res.RetryBudgetBefore, res.RetryBudgetAfter),
+		"context":           fmt.Sprintf("gate run %s failed with no retries left (budget %s -> %s)", res.RunID, BudgetText(res.RetryBudgetBefore), BudgetText(res.RetryBudgetAfter)),
 		"failures":          res.Causes,
 		"budget_history":    steps,
 	}
@@ -107,9 +124,12 @@ func logEvents(in *Input, res *Result) error {
 		GateProfile        Profile               `json:"gate_profile"`
 		TierResults        map[string]TierResult `json:"tier_results"`
 		BlockingDimensions []string              `json:"blocking_dimensions"`
-		RetryBudgetBefore  int                   `json:"retry_budget_before"`
-		RetryBudgetAfter   int                   `json:"retry_budget_after"`
-	}{res.RunID, res.Verdict, res.GateProfile, res.TierResults, res.BlockingDimensions, res.RetryBudgetBefore, res.RetryBudgetAfter})
+		RetryBudgetBefore  *int                  `json:"retry_budget_before"`
+		RetryBudgetAfter   *int                  `json:"retry_budget_after"`
+		// Hash is the run's history entry: every gate_result event must name an entry the
+		// history holds (SPEC §7.4), so a dropped entry is seen. Absent when nothing was recorded.
+		Hash string `json:"hash,omitempty"`
+	}{res.RunID, res.Verdict, res.GateProfile, res.TierResults, res.BlockingDimensions, res.RetryBudgetBefore, res.RetryBudgetAfter, res.Hash})
 	if err != nil {
 		return err
 	}

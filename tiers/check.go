@@ -57,6 +57,36 @@ const (
 	CauseNothingToSatisfy    = "nothing_to_satisfy"
 	CausePolicyInvalid       = "policy_invalid"
 	CauseInterrupted         = "interrupted"
+
+	// The gate history and the budget (helper h3: SPEC §5.1, §7.1).
+	CauseHistoryTampered = "history_tampered"
+	CauseBudgetSpent     = "budget_spent"
+)
+
+// Cause codes of re-gating finished tasks, the Stop hook and --all (h5: SPEC §7.2, §9).
+const (
+	// CauseStateUnverified: a task's state says verified or passed, but the records do not back it.
+	CauseStateUnverified = "state_unverified"
+	// CauseTaskUnreadable: geas gate --all found a task directory entry it cannot read as a task.
+	CauseTaskUnreadable = "task_unreadable"
+	// CauseGateRunFailed: a gate run could not complete (a lock or log directory it cannot create).
+	CauseGateRunFailed = "gate_run_failed"
+)
+
+// Cause codes of reviews and evidence freshness (SPEC §5.1, §5.3 A; issue 8 items 2, 5; issue 9
+// items 6, 8).
+const (
+	CauseReviewRejected  = "review_rejected"
+	CauseReviewBlocked   = "review_blocked"
+	CauseStaleEvidence   = "stale_evidence"
+	CauseAmbiguousResult = "ambiguous_result"
+)
+
+// Cause codes of the pinned bar, scope sources and the inputs snapshot (SPEC §4.4, §5.3 B, §7.4).
+const (
+	CauseRulesChanged   = "rules_changed"
+	CauseNoChangeSource = "no_change_source"
+	CauseInputsChanged  = "inputs_changed"
 )
 
 // Cause codes of invariant 7, a verdict is about one commit (SPEC §5.1).
@@ -78,6 +108,9 @@ type Check struct {
 	Evidence string `json:"evidence"`
 	// Code is the cause code when the check holds the gate (or warns).
 	Code string `json:"code,omitempty"`
+	// Advisory marks a finding of a stage the run did not reach, listed under --keep-going: it
+	// never changes the verdict, the budget or the transition (SPEC §5).
+	Advisory bool `json:"advisory,omitempty"`
 	// Locations point at files (scope violations, confirmed stubs) for annotations.
 	Locations []Location `json:"locations,omitempty"`
 }

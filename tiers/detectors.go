@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -42,9 +41,9 @@ func (r *run) detect(ctx context.Context, idx int, cr contract.Criterion) (Check
 			Dir: r.workDir(), Timeout: timeout, ExpectExit: d.ExpectExit, TailBytes: r.in.Policy.OutputTailBytes,
 			Progress: r.opts.Progress,
 		}
-		if r.opts.LogDir != "" {
-			base := "criterion-" + criterionLabel(idx, cr) + ".log"
-			spec.LogPath = filepath.Join(r.opts.LogDir, base)
+		if r.opts.LogRoot != nil {
+			base := "criterion-" + logFileSafe(criterionLabel(idx, cr)) + ".log"
+			spec.LogRoot, spec.LogFile = r.opts.LogRoot, base
 			spec.LogName = r.opts.LogDirName + "/" + base
 		}
 		run := runProcess(ctx, spec)
@@ -103,16 +102,35 @@ func (r *run) detect(ctx context.Context, idx int, cr contract.Criterion) (Check
 		return pass(fmt.Sprintf("pattern /%s/ matches %s at line %d", d.Pattern, d.Artifact, line)), nil
 
 	case contract.DetectThreshold:
-		v, src, ok := r.metric(d.Metric)
-		if !ok {
+		reports := r.metricReports(d.Metric)
+		if len(reports) == 0 {
 			return fail(fmt.Sprintf("metric %s was not reported (not captured by an eval command, not in independent evidence)", d.Metric)), nil
 		}
-		ok, err := compare(v, d.Op, d.Value)
-		if err != nil {
-			return broken(err.Error()), nil
+		// Independent evidence that reports the metric more than once, with different values,
+		// counts only if every value satisfies the threshold (SPEC §5.5): no first file wins.
+		var bad []string
+		for _, rep := range reports {
+			ok, err := compare(rep.value, d.Op, d.Value)
+			if err != nil {
+				return broken(err.Error()), nil
+			}
+			if !ok {
+				bad = append(bad, fmtNum(rep.value)+" ("+rep.source+")")
+			}
 		}
-		ev := fmt.Sprintf("%s = %s (%s) %s %s", d.Metric, fmtNum(v), src, opSymbol(d.Op), fmtNum(d.Value))
-		if !ok {
+		ev := fmt.Sprintf("%s = %s (%s) %s %s", d.Metric, fmtNum(reports[0].value), reports[0].source, opSymbol(d.Op), fmtNum(d.Value))
+		if len(reports) > 1 {
+			all := make([]string, len(reports))
+			for i, rep := range reports {
+				all[i] = fmtNum(rep.value) + " (" + rep.source + ")"
+			}
+			ev = fmt.Sprintf("%s reported %d times with different values: %s; each must satisfy %s %s", d.Metric, len(reports), limitedList(all, 10), opSymbol(d.Op), fmtNum(d.Value))
+			if len(bad) > 0 {
+				return fail(ev + "; does not hold for " + limitedList(bad, 10)), nil
+			}
+			return pass(ev + "; holds for every value"), nil
+		}
+		if len(bad) > 0 {
 			return fail(ev + " does not hold"), nil
 		}
 		return pass(ev + " holds"), nil
@@ -137,17 +155,36 @@ func emptyDir(root *os.Root, name string) (bool, error) {
 	return len(names) == 0, err
 }
 
-// metric finds a metric: first what the gate measured in tier 1, then independent evidence.
-func (r *run) metric(name string) (float64, string, bool) {
+// metricReport is one reported value of a metric and where it came from.
+type metricReport struct {
+	value  float64
+	source string
+}
+
+// metricReports finds a metric: what the gate measured in tier 1 if it did (one value), else every
+// distinct value independent evidence reports, in file order. The implementer's metrics never count.
+func (r *run) metricReports(name string) []metricReport {
 	if v, ok := r.metrics[name]; ok {
-		return v, "measured by an eval command", true
+		return []metricReport{{v, "measured by an eval command"}}
 	}
+	var out []metricReport
 	for _, e := range r.independent() {
-		if v, ok := e.Metrics[name]; ok {
-			return v, "reported in " + e.Name, true
+		v, ok := e.Metrics[name]
+		if !ok {
+			continue
+		}
+		dup := false
+		for i := range out {
+			if out[i].value == v {
+				out[i].source += ", " + e.Name
+				dup = true
+			}
+		}
+		if !dup {
+			out = append(out, metricReport{v, "reported in " + e.Name})
 		}
 	}
-	return 0, "", false
+	return out
 }
 
 // judge applies the judge detector: independent judgments for this criterion; any judgment whose
@@ -158,34 +195,37 @@ func (r *run) judge(idx int, cr contract.Criterion, name, text string) (Check, [
 	var scores []float64
 	var passedAll = true
 	pool := 0
-	for _, e := range r.in.Evidence {
-		for _, j := range e.Judgments {
-			if !matchesItem("AC", "", j.Check, idx, cr.ID, cr.Criterion) {
-				continue
-			}
-			if r.isBuilder(e) {
-				notes = append(notes, e.Name+" (the builder's own judgment, not counted)")
-				continue
-			}
-			provider := j.ProviderID
-			if provider == "" {
-				provider = e.ProviderID
-			}
-			ind := r.judgeIndependence(provider, e.Name)
-			if ind.refused {
-				refused = append(refused, ind.detail)
-				continue
-			}
-			if ind.warn != "" {
-				warns = append(warns, warnCheck(2, name+":independence", "judge and builder ran on different providers", ind.warn, "provider_unknown"))
-			}
-			pool++
-			if j.Score != nil {
-				scores = append(scores, *j.Score)
-			}
-			if j.Passed == nil || !*j.Passed {
-				passedAll = false
-			}
+	if r.boundJudgments == nil {
+		_ = r.bindCriteria() // a detector run on its own; partA reports the ambiguity warnings
+	}
+	var bound []boundJudgment
+	if idx-1 < len(r.boundJudgments) {
+		bound = r.boundJudgments[idx-1]
+	}
+	for _, bj := range bound {
+		e, j := bj.e, bj.j
+		if r.isBuilder(e) {
+			notes = append(notes, e.Name+" (the builder's own judgment, not counted)")
+			continue
+		}
+		provider := j.ProviderID
+		if provider == "" {
+			provider = e.ProviderID
+		}
+		ind := r.judgeIndependence(provider, e.Name)
+		if ind.refused {
+			refused = append(refused, ind.detail)
+			continue
+		}
+		if ind.warn != "" {
+			warns = append(warns, warnCheck(2, name+":independence", "judge and builder ran on different providers", ind.warn, "provider_unknown"))
+		}
+		pool++
+		if j.Score != nil {
+			scores = append(scores, *j.Score)
+		}
+		if j.Passed == nil || !*j.Passed {
+			passedAll = false
 		}
 	}
 	if len(refused) > 0 {

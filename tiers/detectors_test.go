@@ -283,6 +283,8 @@ func TestDetectJudge(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := unitContract()
 			c.JudgeIndependence = tc.mode
+			// Judgments bind to the contract's criteria (SPEC §5.3 A), so the criterion is the contract's.
+			c.AcceptanceCriteria = []contract.Criterion{criterion(tc.d)}
 			r := u.run(c, nil, append([]*evidence.Evidence{builder()}, tc.ev...)...)
 			got, warns := r.detect(t.Context(), 1, criterion(tc.d))
 			assert.Equal(t, tc.status, got.Status, got.Evidence)

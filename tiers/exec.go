@@ -24,6 +24,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/geas-dev/geas/record"
 )
 
 const (
@@ -33,7 +35,7 @@ const (
 	// process that left the group may still hold the pipe), and how long exec waits between
 	// Cancel and a final Kill.
 	procWaitDelay = 2 * time.Second
-	// maxMetricLine is how much of one line the metric regexes see; the rest of the line is dropped.
+	// maxMetricLine is the longest line the metric regexes see; a longer line is not matched at all.
 	maxMetricLine = 64 << 10
 	// procReadBuf is the size of the one buffer output is read through.
 	procReadBuf = 32 << 10
@@ -58,7 +60,8 @@ type runSpec struct {
 	Timeout    time.Duration     // > 0
 	ExpectExit int
 	TailBytes  int                       // bytes of combined output kept in EvalRun.OutputTail (0 → 8192)
-	LogPath    string                    // absolute path of a file receiving the FULL combined output; "" keeps none
+	LogRoot    *os.Root                  // the run's log directory, opened before the run (see openLog)
+	LogFile    string                    // plain name in LogRoot receiving the FULL combined output; "" keeps none
 	LogName    string                    // how EvalRun.Log names that file (e.g. ".geas/missions/m/tasks/t/gate-logs/gate-3/1.log")
 	Metrics    map[string]*regexp.Regexp // each with one capture group
 	Progress   Progress                  // live output, or nil
@@ -98,12 +101,12 @@ func runProcess(ctx context.Context, spec runSpec) EvalRun {
 	sink := newProcSink(spec)
 	defer sink.closeLog()
 	var notes []string // problems that do not change the status (log file, held pipe)
-	if err := sink.openLog(spec.LogPath); err != nil {
+	if err := sink.openLog(spec.LogRoot, spec.LogFile, spec.LogName); err != nil {
 		notes = append(notes, err.Error())
-	} else if spec.LogPath != "" {
+	} else if spec.LogFile != "" {
 		run.Log = spec.LogName
 		if run.Log == "" {
-			run.Log = spec.LogPath
+			run.Log = spec.LogFile
 		}
 	}
 
@@ -184,7 +187,8 @@ func runProcess(ctx context.Context, spec runSpec) EvalRun {
 		run.Status = StatusError
 		notes = []string{errInterrupted}
 		if run.Log != "" {
-			_ = os.Remove(spec.LogPath)
+			sink.closeLog()
+			_ = spec.LogRoot.Remove(spec.LogFile)
 			run.Log = ""
 		}
 	case runCtx.Err() != nil && !exited:
@@ -224,20 +228,39 @@ func (s runSpec) validate() error {
 		return fmt.Errorf("invalid run spec: timeout %s is not positive", s.Timeout)
 	case !filepath.IsAbs(s.Dir):
 		return fmt.Errorf("invalid run spec: working directory %q is not absolute", s.Dir)
-	case s.LogPath != "" && !filepath.IsAbs(s.LogPath):
-		return fmt.Errorf("invalid run spec: log path %q is not absolute", s.LogPath)
+	case s.LogFile != "" && (s.LogRoot == nil || s.LogFile == "." || s.LogFile == ".." || strings.ContainsAny(s.LogFile, `/\`)):
+		return fmt.Errorf("invalid run spec: log file %q must be a plain name in an opened log directory", s.LogFile)
 	}
 	return nil
 }
 
-// procEnv is the gate's environment with PWD set to dir (exec only does that when Env is nil) and
-// the spec's variables added in a stable order; exec keeps the last value of a repeated name.
+// procEnv is the gate's environment without GEAS_GATE_KEY, with PWD set to dir (exec only does
+// that when Env is nil) and the spec's variables added in a stable order; exec keeps the last
+// value of a repeated name. The processes the gate runs are code the agents wrote: they never see
+// the key that signs the history (SPEC §9), whichever way it is spelled in the environment, and a
+// contract cannot name the variable either.
 func procEnv(dir string, extra map[string]string) []string {
-	env := append(os.Environ(), "PWD="+dir)
+	var env []string
+	for _, kv := range os.Environ() {
+		if !isKeyVar(kv) {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "PWD="+dir)
 	for _, k := range slices.Sorted(maps.Keys(extra)) {
-		env = append(env, k+"="+extra[k])
+		if kv := k + "=" + extra[k]; !isKeyVar(kv) {
+			env = append(env, kv)
+		}
 	}
 	return env
+}
+
+// isKeyVar reports whether an environment entry sets the signing key's variable. The name is
+// compared exactly as the kernel passes it (up to the first "="), with nothing trimmed: a child
+// reading GEAS_GATE_KEY finds none.
+func isKeyVar(kv string) bool {
+	name, _, _ := strings.Cut(kv, "=")
+	return name == record.SigningKeyEnv
 }
 
 // killProcessGroup SIGKILLs the group p leads (Setpgid makes the leader's pid the pgid).
@@ -293,20 +316,25 @@ func newProcSink(spec runSpec) *procSink {
 	}
 }
 
-// openLog creates path (and its parent directories). An error means no log is kept; the process
-// still runs.
-func (s *procSink) openLog(path string) error {
-	if path == "" {
+// openLog creates name in root with O_EXCL: a file or symlink already there (planted before the
+// run, or by an earlier command of it) is never truncated or written through, and no path leaves
+// root. An error means no log is kept, with a note saying why; the process still runs and its
+// output is still counted, hashed and tailed.
+func (s *procSink) openLog(root *os.Root, name, shown string) error {
+	if name == "" {
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("create log: %w", err)
+	if shown == "" {
+		shown = name
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("create log: %s already exists: the gate never writes through a file it did not create, so this command's log is not kept", shown)
+	}
 	if err != nil {
 		return fmt.Errorf("create log: %w", err)
 	}
-	s.logPath, s.logFile, s.log = path, f, bufio.NewWriterSize(f, logBuf)
+	s.logPath, s.logFile, s.log = shown, f, bufio.NewWriterSize(f, logBuf)
 	return nil
 }
 
@@ -411,13 +439,16 @@ func (r *procRing) String() string {
 	return string(b)
 }
 
-// procMetrics matches metric regexes against every line of output (cut to maxMetricLine bytes).
+// procMetrics matches metric regexes against every line of output no longer than maxMetricLine.
 // The last numeric capture of each metric wins.
 type procMetrics struct {
 	names []string
 	res   map[string]*regexp.Regexp
 	line  []byte
 	found map[string]float64
+	// long is set when the current line is longer than maxMetricLine: such a line is never matched,
+	// since a match on its cut ("failures": 1500 cut to 15) would read another number (SPEC §5.5).
+	long bool
 }
 
 func newProcMetrics(res map[string]*regexp.Regexp) procMetrics {
@@ -438,8 +469,10 @@ func (m *procMetrics) Write(p []byte) {
 	}
 	for len(p) > 0 {
 		seg, rest, complete := bytes.Cut(p, []byte{'\n'})
-		if room := maxMetricLine - len(m.line); room > 0 {
-			m.line = append(m.line, seg[:min(room, len(seg))]...)
+		if room := maxMetricLine - len(m.line); len(seg) <= room {
+			m.line = append(m.line, seg...)
+		} else {
+			m.long = true
 		}
 		if !complete {
 			return
@@ -451,12 +484,16 @@ func (m *procMetrics) Write(p []byte) {
 
 // flush matches the last line when the output did not end with a newline.
 func (m *procMetrics) flush() {
-	if len(m.line) > 0 {
+	if len(m.line) > 0 || m.long {
 		m.match()
 	}
 }
 
 func (m *procMetrics) match() {
+	if m.long {
+		m.line, m.long = m.line[:0], false
+		return
+	}
 	line := bytes.TrimSuffix(m.line, []byte{'\r'})
 	for _, name := range m.names {
 		all := m.res[name].FindAllSubmatchIndex(line, -1)
@@ -474,13 +511,35 @@ func (m *procMetrics) match() {
 	m.line = m.line[:0]
 }
 
-// parseMetric reads a captured number, allowing "," as a thousands separator. NaN and infinities
-// are not measurements (and cannot be written as JSON).
+// metricNumber is the grammar of a captured metric (SPEC §5.5): a plain decimal number with an
+// optional sign, digits (grouped by "," only in groups of three: 1,234,567), an optional "."
+// fraction and exponent, and an optional "%" after it. Anything else — 12,5 (a decimal comma),
+// 0x1p10, 1_000, 8,0,0, 80,00, ,95, 95, — is not a number to the gate, whatever strconv accepts.
+var metricNumber = regexp.MustCompile(`^[+-]?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?%?$`)
+
+// parseMetric reads a captured number by metricNumber. NaN and infinities (also an exponent that
+// overflows) are not measurements, and cannot be written as JSON.
 func parseMetric(b []byte) (float64, bool) {
-	s := strings.ReplaceAll(strings.TrimSpace(string(b)), ",", "")
+	s := strings.TrimSpace(string(b))
+	if !metricNumber.MatchString(s) {
+		return 0, false
+	}
+	s = strings.TrimSuffix(strings.ReplaceAll(s, ",", ""), "%")
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, false
 	}
 	return v, true
+}
+
+// logFileSafe makes a label usable as a log file name: every byte outside [A-Za-z0-9._-] becomes
+// "_", so a criterion id such as "a/../b" names one file in the log directory.
+func logFileSafe(label string) string {
+	b := []byte(label)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
 }

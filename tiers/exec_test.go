@@ -1,6 +1,8 @@
 package tiers
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -23,6 +25,16 @@ import (
 )
 
 // shellSpec is a runSpec for a shell command in a fresh directory.
+// logRoot makes dir and opens it as a log directory.
+func logRoot(t testing.TB, dir string) *os.Root {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	r, err := os.OpenRoot(dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
 func shellSpec(t testing.TB, shell string) runSpec {
 	return runSpec{Label: shell, Shell: shell, Dir: t.TempDir(), Timeout: 30 * time.Second}
 }
@@ -231,7 +243,8 @@ func TestInterruptedRunKillsTheGroup(t *testing.T) {
 		Shell:   `echo $$; sleep 300 & touch ready; wait`,
 		Dir:     dir,
 		Timeout: time.Minute,
-		LogPath: filepath.Join(dir, "logs", "1.log"),
+		LogRoot: logRoot(t, filepath.Join(dir, "logs")),
+		LogFile: "1.log",
 	}
 	go func() {
 		for ctx.Err() == nil {
@@ -249,7 +262,7 @@ func TestInterruptedRunKillsTheGroup(t *testing.T) {
 	assert.Nil(t, run.ExitCode)
 	assert.False(t, run.TimedOut)
 	assert.Empty(t, run.Log)
-	assert.NoFileExists(t, spec.LogPath, "an interrupted run leaves no log")
+	assert.NoFileExists(t, filepath.Join(dir, "logs", "1.log"), "an interrupted run leaves no log")
 	assertGroupGone(t, pgidFromOutput(t, run.OutputTail))
 
 	t.Run("already cancelled starts nothing", func(t *testing.T) {
@@ -265,7 +278,8 @@ func TestLargeOutputKeepsBoundedMemory(t *testing.T) {
 	const tailBytes = 8192
 	spec := shellSpec(t, `head -c 50000000 /dev/zero | tr '\0' 'a'; echo; echo tail-marker`)
 	spec.TailBytes = tailBytes
-	spec.LogPath = filepath.Join(t.TempDir(), "gate-logs", "gate-1", "1.log")
+	logDir := filepath.Join(t.TempDir(), "gate-logs", "gate-1")
+	spec.LogRoot, spec.LogFile = logRoot(t, logDir), "1.log"
 	spec.LogName = "gate-logs/gate-1/1.log"
 
 	// The expected output, streamed the same way.
@@ -312,7 +326,7 @@ func TestLargeOutputKeepsBoundedMemory(t *testing.T) {
 	t.Logf("heap in use: %d MiB before, peak %d MiB during the run", base>>20, peak>>20)
 	assert.Less(t, peak, base+16<<20, "heap grew by more than 16 MiB while the process printed 50 MB")
 
-	f, err := os.Open(spec.LogPath)
+	f, err := os.Open(filepath.Join(logDir, "1.log"))
 	require.NoError(t, err)
 	defer f.Close()
 	got := sha256.New()
@@ -327,25 +341,67 @@ func TestRunProcessLogErrors(t *testing.T) {
 		if _, err := os.Stat("/dev/full"); err != nil {
 			t.Skip("no /dev/full")
 		}
-		spec := shellSpec(t, `head -c 1000000 /dev/zero; echo done`)
-		spec.LogPath = "/dev/full"
-		run := runProcess(t.Context(), spec)
-		assert.Equal(t, StatusPass, run.Status)
-		assert.Equal(t, int64(1000005), run.OutputBytes)
-		assert.True(t, strings.HasSuffix(run.OutputTail, "done\n"))
-		assert.Contains(t, run.Error, "write log /dev/full")
-		assert.Contains(t, run.Error, "no space left on device")
+		// The gate only creates logs it opens itself (O_EXCL), so the full device is put
+		// behind the sink directly: what is under test is how a write error is handled.
+		f, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+		require.NoError(t, err)
+		s := newProcSink(runSpec{})
+		s.logPath, s.logFile, s.log = "/dev/full", f, bufio.NewWriterSize(f, logBuf)
+		out := bytes.Repeat([]byte{'a'}, 1_000_000)
+		n, err := s.Write(out)
+		assert.Equal(t, len(out), n)
+		assert.NoError(t, err, "a log error never blocks the output")
+		s.Write([]byte("done\n"))
+		err = s.closeLog()
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "write log /dev/full")
+		assert.Contains(t, err.Error(), "no space left on device")
+		assert.Equal(t, int64(1000005), s.n)
+		assert.True(t, strings.HasSuffix(s.tail.String(), "done\n"))
 	})
-	t.Run("a log that cannot be created is reported and the command still runs", func(t *testing.T) {
+	t.Run("a log that already exists is never written through, and the command still runs", func(t *testing.T) {
 		dir := t.TempDir()
-		require.NoError(t, os.WriteFile(filepath.Join(dir, "file"), nil, 0o644))
-		spec := shellSpec(t, `echo ran`)
-		spec.LogPath = filepath.Join(dir, "file", "1.log")
-		run := runProcess(t.Context(), spec)
+		outside := filepath.Join(t.TempDir(), "victim")
+		require.NoError(t, os.WriteFile(outside, []byte("keep me"), 0o644))
+		require.NoError(t, os.Symlink(outside, filepath.Join(dir, "1.log")))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "2.log"), []byte("old"), 0o644))
+		for _, name := range []string{"1.log", "2.log"} {
+			spec := shellSpec(t, `echo ran`)
+			spec.LogRoot, spec.LogFile, spec.LogName = logRoot(t, dir), name, "gate-logs/gate-1/"+name
+			run := runProcess(t.Context(), spec)
+			assert.Equal(t, StatusPass, run.Status, name)
+			assert.Equal(t, "ran\n", run.OutputTail, name)
+			assert.Empty(t, run.Log, name)
+			assert.Contains(t, run.Error, "create log: gate-logs/gate-1/"+name+" already exists", name)
+		}
+		got, err := os.ReadFile(outside)
+		require.NoError(t, err)
+		assert.Equal(t, "keep me", string(got), "the planted link was not followed")
+		got, err = os.ReadFile(filepath.Join(dir, "2.log"))
+		require.NoError(t, err)
+		assert.Equal(t, "old", string(got), "an existing file was not truncated")
+	})
+	t.Run("a command that replaces the log directory by a symlink redirects no log", func(t *testing.T) {
+		base := t.TempDir()
+		dir := filepath.Join(base, "gate-1")
+		outside := t.TempDir()
+		root := logRoot(t, dir)
+		swap := shellSpec(t, "mv "+dir+" "+dir+".moved && ln -s "+outside+" "+dir)
+		swap.LogRoot, swap.LogFile = root, "1.log"
+		require.Equal(t, StatusPass, runProcess(t.Context(), swap).Status)
+		next := shellSpec(t, `echo second`)
+		next.LogRoot, next.LogFile = root, "2.log"
+		run := runProcess(t.Context(), next)
 		assert.Equal(t, StatusPass, run.Status)
-		assert.Equal(t, "ran\n", run.OutputTail)
-		assert.Empty(t, run.Log)
-		assert.Contains(t, run.Error, "create log")
+		assert.NoFileExists(t, filepath.Join(outside, "2.log"), "the log did not follow the symlink out")
+		assert.FileExists(t, filepath.Join(dir+".moved", "2.log"), "it went to the directory the root holds")
+	})
+	t.Run("a log file name with a slash is refused", func(t *testing.T) {
+		spec := shellSpec(t, `echo ran`)
+		spec.LogRoot, spec.LogFile = logRoot(t, t.TempDir()), "../1.log"
+		run := runProcess(t.Context(), spec)
+		assert.Equal(t, StatusError, run.Status)
+		assert.Contains(t, run.Error, "must be a plain name")
 	})
 }
 
@@ -444,19 +500,53 @@ func TestProcMetricsLineHandling(t *testing.T) {
 		m.flush()
 		assert.Equal(t, map[string]float64{"m": 1}, m.found)
 	})
-	t.Run("a long line is cut to its first 64 KiB", func(t *testing.T) {
+	t.Run("a line longer than 64 KiB is never matched", func(t *testing.T) {
+		// SPEC §5.5: matching a cut line would read "failures": 1500 as 15.
 		m := newProcMetrics(re)
-		long := strings.Repeat("x", maxMetricLine-4) + "m=12345" // the match straddles the cut
+		long := strings.Repeat("x", maxMetricLine-4) + "m=12345" // the match straddles the limit
 		for range 10 {
 			m.Write([]byte(long))
 		}
 		assert.LessOrEqual(t, cap(m.line), maxMetricLine)
 		m.Write([]byte("\n"))
-		assert.Equal(t, map[string]float64{"m": 12}, m.found, "only m=12 is within the first 64 KiB")
+		assert.Empty(t, m.found, "a cut line reads another number")
 		assert.LessOrEqual(t, cap(m.line), maxMetricLine)
 		m.Write([]byte("m=9\n"))
 		assert.Equal(t, map[string]float64{"m": 9}, m.found)
 	})
+	t.Run("a line of exactly 64 KiB is matched", func(t *testing.T) {
+		m := newProcMetrics(re)
+		line := strings.Repeat("x", maxMetricLine-len("m=1500")) + "m=1500"
+		m.Write([]byte(line[:1000]))
+		m.Write([]byte(line[1000:] + "\n"))
+		assert.Equal(t, map[string]float64{"m": 1500}, m.found)
+	})
+	t.Run("a long last line without a newline is not matched", func(t *testing.T) {
+		m := newProcMetrics(re)
+		m.Write([]byte(strings.Repeat("y", maxMetricLine) + "m=15"))
+		m.flush()
+		assert.Empty(t, m.found)
+	})
+}
+
+// TestParseMetric: a captured metric is a plain decimal number (SPEC §5.5).
+func TestParseMetric(t *testing.T) {
+	good := map[string]float64{
+		"0": 0, "95": 95, "-3": -3, "+4": 4, "91.5": 91.5, "91.5%": 91.5, "95%": 95, "1e3": 1000, "2.5E-1": 0.25,
+		"1,234": 1234, "1,234,567": 1234567, "12,345.5": 12345.5, " 80 ": 80, "007": 7, "-1,000%": -1000,
+	}
+	for in, want := range good {
+		v, ok := parseMetric([]byte(in))
+		assert.True(t, ok, "%q is a number", in)
+		assert.Equal(t, want, v, in)
+	}
+	for _, in := range []string{
+		"12,5", "12,5%", "0x1p10", "0x1.4p6", "0X10", "1_000", "8,0,0", "80,00", ",95", "95,", "1234,567", "1,2345",
+		"NaN", "nan", "Inf", "+Inf", "-infinity", "1e999", "", ".5", "95.", "%", "5%%", "1.2.3", "١٢", "1e", "e5", "--1", "1 000",
+	} {
+		_, ok := parseMetric([]byte(in))
+		assert.False(t, ok, "%q is not a number", in)
+	}
 }
 
 func TestProcRing(t *testing.T) {
@@ -489,13 +579,14 @@ func TestProcRing(t *testing.T) {
 // gate's memory does not grow with the output.
 func BenchmarkRunProcessOutput(b *testing.B) {
 	spec := shellSpec(b, `head -c 100000000 /dev/zero`)
-	spec.LogPath = filepath.Join(b.TempDir(), "1.log")
+	spec.LogRoot = logRoot(b, b.TempDir())
 	spec.Metrics = map[string]*regexp.Regexp{"m": regexp.MustCompile(`m=(\d+)`)}
 	b.SetBytes(100_000_000)
 	b.ReportAllocs()
-	for b.Loop() {
+	for i := 0; b.Loop(); i++ {
+		spec.LogFile = strconv.Itoa(i) + ".log" // logs are created with O_EXCL: one name a run
 		run := runProcess(b.Context(), spec)
-		if run.Status != StatusPass || run.OutputBytes != 100_000_000 {
+		if run.Status != StatusPass || run.OutputBytes != 100_000_000 || run.Error != "" {
 			b.Fatalf("run: %s %d bytes %q", run.Status, run.OutputBytes, run.Error)
 		}
 	}

@@ -3,13 +3,10 @@ package tiers
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"sort"
 	"time"
 
 	"github.com/geas-dev/geas/contract"
@@ -25,14 +22,17 @@ var ErrInterrupted = errors.New("gate run interrupted: eval commands killed, not
 type Options struct {
 	RunID      string    // e.g. "gate-3"
 	DryRun     bool      // compute the verdict and what would happen; write nothing
-	LogDir     string    // absolute directory for the eval logs of this run; "" keeps none
-	LogDirName string    // LogDir as shown to users (relative to the project root)
+	LogRoot    *os.Root  // the run's eval-log directory, opened by the caller before the run; nil keeps none
+	LogDirName string    // the log directory as shown to users (relative to the project root)
 	Now        time.Time // start of the run
 	Progress   Progress  // live output of eval commands and script detectors, or nil
 	// Verify re-evaluates a task that already passed (state verified or passed) as if it were at
 	// its profile's gate state, for geas gate verify: state eligibility is judged against the state
 	// the pass was given in. Verify runs never write.
 	Verify bool
+	// KeepGoing runs the stages a failing stage stops anyway and lists their findings as
+	// advisory: they never change the verdict, the budget or the transition (SPEC §5).
+	KeepGoing bool
 }
 
 // TierResult is a tier's status in geas's tier enum.
@@ -85,24 +85,27 @@ type Result struct {
 	TierResults        map[string]TierResult `json:"tier_results"`
 	Checks             []Check               `json:"checks"`
 	Causes             []Cause               `json:"causes"`
+	AdvisoryCauses     []Cause               `json:"advisory_causes,omitempty"`
 	RubricScores       []RubricScore         `json:"rubric_scores"`
 	BlockingDimensions []string              `json:"blocking_dimensions"`
 	EvalRuns           []EvalRun             `json:"eval_runs"`
 	StubCount          int                   `json:"stub_count"`
 	StubCap            int                   `json:"stub_cap"`
-	RetryBudgetBefore  int                   `json:"retry_budget_before"`
-	RetryBudgetAfter   int                   `json:"retry_budget_after"`
+	RetryBudgetBefore  *int                  `json:"retry_budget_before"` // null: no budget computed (SPEC §7.1, §5.1)
+	RetryBudgetAfter   *int                  `json:"retry_budget_after"`  // null: no budget computed
 	Transition         *Transition           `json:"transition"`
 	NextAction         string                `json:"next_action"`
 	BaseSnapshot       string                `json:"base_snapshot"`
 	Head               string                `json:"head"`
 	InputsSHA256       string                `json:"inputs_sha256"`
+	RulesSHA256        string                `json:"rules_sha256,omitempty"`
 	Hash               string                `json:"hash"`
 	Summary            Summary               `json:"summary"`
 	StartedAt          string                `json:"started_at"`
 	FinishedAt         string                `json:"finished_at"`
 	DurationMS         int64                 `json:"duration_ms"`
 	DryRun             bool                  `json:"dry_run,omitempty"`
+	Recheck            bool                  `json:"recheck,omitempty"` // a re-check of a verified or passed task (SPEC §7.2): nothing written
 	// Escalation names the pending decision record an escalation wrote.
 	Escalation string `json:"escalation,omitempty"`
 	// Notes are things the run could not do that do not change the verdict.
@@ -149,6 +152,12 @@ type run struct {
 	stubErr      string
 	stubScan     *evidence.AddedScan // what the added-line stub scan read (tier2_stubscan.go)
 	tier1Ran     bool
+	tier0End     int // checks[:tier0End] are tier 0's
+
+	// boundResults and boundJudgments are, per criterion, the evidence entries bound to it
+	// (bindCriteria, SPEC §5.3 A).
+	boundResults   [][]boundResult
+	boundJudgments [][]boundJudgment
 
 	// Invariant 7 (tier0_worktree.go): the isolated checkout tier 1 and the detectors run in, and
 	// whether an eval command has changed the working tree.
@@ -179,30 +188,120 @@ func Evaluate(ctx context.Context, in *Input, opts Options) (*Result, error) {
 	}()
 
 	r.tier0()
-	stop := false
-	for _, c := range r.checks {
-		if c.Blocking && (c.Status == StatusBlock || c.Status == StatusError) {
-			stop = true
-		}
-	}
+	r.tier0End = len(r.checks)
 	profile := ""
 	if in.Contract != nil {
 		profile = in.Contract.GateProfile
 	}
-	if !stop {
+	// Stages stop where the seed stops (SPEC §5): tier 0, tier 1, tier 2 part A, then parts B, C
+	// and D. The first stage that does not pass decides; --keep-going runs the stages not reached
+	// anyway and marks what they find advisory.
+	keep := opts.KeepGoing && in.Contract != nil && in.Record != nil
+	stopped := map[int]string{}
+	reason, advisory := "", -1
+	stop := func(from int, why string) {
+		if reason == "" && notPassedSince(r.checks, from) {
+			reason = why
+		}
+	}
+	enter := func() bool {
+		if reason != "" && advisory < 0 && keep {
+			advisory = len(r.checks)
+		}
+		return reason == "" || keep
+	}
+	stop(0, "tier 0 did not pass")
+	if reason != "" {
+		stopped[1], stopped[2] = "not run: "+reason, "not run: "+reason
+	}
+	if enter() {
+		mark := len(r.checks)
 		r.tier1(ctx, profile)
 		if ctx.Err() != nil {
 			return nil, ErrInterrupted
 		}
-		r.tier2(ctx, profile)
-		if ctx.Err() != nil {
-			return nil, ErrInterrupted
+		stop(mark, "tier 1 failed")
+		if reason != "" && stopped[2] == "" {
+			stopped[2] = "not run: " + reason
+			if !keep {
+				r.checks = append(r.checks, skippedCheck(2, "tier_2", "tier 2: acceptance criteria, scope, known risks, rubric", "not run: "+reason))
+			}
+		}
+		if enter() {
+			mark := len(r.checks)
+			r.partA(ctx)
+			if ctx.Err() != nil {
+				return nil, ErrInterrupted
+			}
+			if profile != contract.ClosureReady {
+				stop(mark, "part A did not pass")
+				if reason == "part A did not pass" && !keep {
+					r.checks = append(r.checks, skippedCheck(2, "parts_bcd", "tier 2 parts B, C, D: scope, known risks, rubric", "not run: "+reason))
+				}
+				if enter() {
+					r.partB()
+					r.partC()
+					r.partD()
+					if ctx.Err() != nil {
+						return nil, ErrInterrupted
+					}
+				}
+			}
 		}
 	}
-	res := r.result(profile, stop)
+	if advisory >= 0 {
+		for i := advisory; i < len(r.checks); i++ {
+			r.checks[i].Advisory = true
+		}
+	}
+	r.inputsUnchanged(advisory >= 0 && advisory <= r.tier0End)
+	res := r.result(profile, stopped)
 	res.FinishedAt = record.Timestamp(time.Now())
 	res.DurationMS = time.Since(opts.Now).Milliseconds()
 	return res, nil
+}
+
+// notPassedSince reports whether a blocking check from index from on did not pass (warnings and
+// skipped checks do not stop a stage).
+func notPassedSince(checks []Check, from int) bool {
+	for _, c := range checks[from:] {
+		if c.Blocking && !c.Advisory && c.Status != StatusPass && c.Status != StatusSkipped && c.Status != StatusWarn {
+			return true
+		}
+	}
+	return false
+}
+
+// inputsUnchanged re-reads every input after tier 1 and the detectors (SPEC §2.7, §7.4): when an
+// eval command or a script detector rewrote evidence, the contract, the record, the debt
+// register or the policy, the run did not judge one snapshot and is an error (inputs_changed).
+// Nothing ran past tier 0 when it stopped there, so there is nothing to re-check; when only
+// advisory stages ran, the finding is advisory too.
+//
+// A verify run (geas gate verify) takes no lock and writes nothing: other commands may write the
+// task's files meanwhile, and its verdict is about the snapshot it digested, so it does not
+// re-check.
+func (r *run) inputsUnchanged(onlyAdvisory bool) {
+	if len(r.checks) == r.tier0End || r.opts.Verify {
+		return
+	}
+	tier := -1 // the last tier that ran a check
+	for _, c := range r.checks[r.tier0End:] {
+		if c.Status != StatusSkipped && c.Tier > tier {
+			tier = c.Tier
+		}
+	}
+	if tier < 0 {
+		return
+	}
+	changed := r.in.changedInputs()
+	if len(changed) == 0 {
+		return // nothing to report: a passing re-check must not count as a blocking check that ran
+	}
+	text := "the inputs judged (contract, record sections, evidence, debt register, policy) did not change during the run"
+	c := failCheck(tier, "inputs_unchanged", text, fmt.Sprintf("changed while the run was under way (by an eval command or a detector): %s; the run judged the snapshot read before tier 1", joinLimited(changed, 20)), StatusError, CauseInputsChanged)
+	c.Advisory = onlyAdvisory
+	r.checks = append(r.checks, c)
 }
 
 // testerPassVerdict is the geas evidence verdict by which a tester claims the work passes. It is a
@@ -226,7 +325,7 @@ func (r *run) tier1(ctx context.Context, profile string) {
 		ProjectDir:     r.workDir(),
 		Root:           r.workRoot(),
 		After:          r.afterEval,
-		LogDir:         r.opts.LogDir,
+		LogRoot:        r.opts.LogRoot,
 		LogDirName:     r.opts.LogDirName,
 		TailBytes:      r.in.Policy.OutputTailBytes,
 		ClaimedPass:    claimed,
@@ -249,26 +348,34 @@ func (r *run) defaultTimeout() time.Duration {
 	return r.in.Policy.EvalTimeout
 }
 
-func (r *run) tier2(ctx context.Context, profile string) {
-	r.partA(ctx)
-	if profile == contract.ClosureReady {
-		return
-	}
-	r.partB()
-	r.partC()
-	r.partD()
-}
-
 // result folds the checks into the verdict and the result document (budget not yet applied).
-func (r *run) result(profile string, stoppedAtTier0 bool) *Result {
+// Advisory checks are listed but take no part in the verdict; their causes are advisory_causes.
+// stopped gives, per tier, why it was not reached.
+func (r *run) result(profile string, stopped map[int]string) *Result {
 	in := r.in
-	verdict, causes := decide(r.checks)
+	var binding []Check
+	var advisoryCauses []Cause
+	for _, c := range r.checks {
+		if !c.Advisory {
+			binding = append(binding, c)
+			continue
+		}
+		if c.Blocking && c.Status != StatusPass && c.Status != StatusSkipped && c.Status != StatusWarn {
+			code := c.Code
+			if code == "" {
+				code = string(c.Status)
+			}
+			advisoryCauses = append(advisoryCauses, Cause{Code: code, Check: c.Name, Detail: c.Evidence})
+		}
+	}
+	verdict, causes := decide(binding)
 	res := &Result{
 		RunID: r.opts.RunID, MissionID: in.Mission, TaskID: in.Task, GateProfile: Profile(profile),
 		Verdict: verdict, Checks: r.checks, Causes: causes,
 		RubricScores: r.rubric, BlockingDimensions: r.blockingDims, EvalRuns: r.evalRuns,
 		StubCount: r.stubCount, StubCap: r.stubCap, Head: r.head,
 		StartedAt: record.Timestamp(r.opts.Now), DryRun: r.opts.DryRun,
+		RulesSHA256: in.RulesSHA256, AdvisoryCauses: advisoryCauses,
 	}
 	if res.Checks == nil {
 		res.Checks = []Check{}
@@ -293,9 +400,9 @@ func (r *run) result(profile string, stoppedAtTier0 bool) *Result {
 	}
 	res.TierResults = map[string]TierResult{}
 	for tier := 0; tier <= 2; tier++ {
-		res.TierResults[fmt.Sprintf("tier_%d", tier)] = tierResult(r.checks, tier, stoppedAtTier0 && tier > 0)
+		res.TierResults[fmt.Sprintf("tier_%d", tier)] = tierResult(binding, tier, stopped[tier])
 	}
-	for _, c := range r.checks {
+	for _, c := range binding {
 		if !c.Blocking || c.Status == StatusSkipped || c.Status == StatusWarn {
 			continue
 		}
@@ -313,10 +420,11 @@ func (r *run) result(profile string, stoppedAtTier0 bool) *Result {
 	return res
 }
 
-// tierResult is the worst blocking status of a tier's checks; skipped when none ran.
-func tierResult(checks []Check, tier int, notRun bool) TierResult {
-	if notRun {
-		return TierResult{Status: StatusSkipped, Details: "not run: tier 0 did not pass"}
+// tierResult is the worst blocking status of a tier's checks; skipped when none ran, or with
+// notRun's reason when an earlier stage stopped the run before it.
+func tierResult(checks []Check, tier int, notRun string) TierResult {
+	if notRun != "" {
+		return TierResult{Status: StatusSkipped, Details: notRun}
 	}
 	worst := Status("")
 	n, passed := 0, 0
@@ -357,65 +465,31 @@ func tierResult(checks []Check, tier int, notRun bool) TierResult {
 	return TierResult{Status: worst, Details: details}
 }
 
-// inputsDigest digests what the verdict was computed from: the contract, the agent-written record
-// sections, every evidence file (name and content digest) and the head commit. The contract and the
-// record sections are digested in compact form: the gate's own rewrite of record.json re-indents
-// the sections it does not own, and that must not read as a change of the inputs.
-func inputsDigest(in *Input, head string) string {
-	h := sha256.New()
-	if in.Contract != nil {
-		fmt.Fprintf(h, "contract %x\n", compactSum(in.Contract.Raw))
-	}
-	if in.Record != nil {
-		for _, s := range in.Record.Sections() {
-			if s == "gate_result" || s == "gate_history" {
-				continue
-			}
-			raw, _ := in.Record.Section(s)
-			fmt.Fprintf(h, "record %s %x\n", s, compactSum(raw))
-		}
-	}
-	names := make([]string, 0, len(in.Evidence))
-	sums := map[string]string{}
-	for _, e := range in.Evidence {
-		names = append(names, e.Name)
-		sums[e.Name] = e.SHA256
-	}
-	for _, b := range in.BadEvidence {
-		names = append(names, b.Name)
-		sums[b.Name] = "invalid"
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(h, "evidence %s %s\n", n, sums[n])
-	}
-	fmt.Fprintf(h, "head %s\n", head)
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// compactSum is the SHA-256 of a JSON document without its insignificant white space (of the bytes
-// as they are when they are not valid JSON).
-func compactSum(raw []byte) [sha256.Size]byte {
-	var b bytes.Buffer
-	if json.Compact(&b, raw) == nil {
-		return sha256.Sum256(b.Bytes())
-	}
-	return sha256.Sum256(raw)
-}
-
 // Budget computes a run's retry budget, transition and next action from the record's history
-// (SPEC §7.1, §7.2). It fills res and reports whether the run escalates.
+// (SPEC §7.1, §7.2). It fills res and reports whether the run escalates. A run on an unreadable
+// contract, or over a history that does not verify, computes no budget (null before and after)
+// and moves nothing: the next run takes its budget from the history as if this one had not
+// happened, and tampering never yields a fresh budget.
 func Budget(in *Input, res *Result) (escalate bool) {
-	contractBudget := 0
-	if in.Contract != nil {
-		contractBudget = in.Contract.RetryBudget
+	res.RetryBudgetBefore, res.RetryBudgetAfter = nil, nil
+	if in.Contract == nil || historyTampered(res.Checks) {
+		res.Transition = nil
+		switch {
+		case res.Verdict == VerdictFail:
+			res.NextAction = NextFix
+		case res.Verdict == VerdictBlock:
+			res.NextAction = NextResolveBlock
+		default:
+			res.NextAction = NextInvestigateErr
+		}
+		if in.Contract != nil {
+			res.Notes = append(res.Notes, "the gate history does not verify: this run records nothing and computes no budget until an authority runs geas task history reset")
+		}
+		return false
 	}
-	before := record.BudgetLeft(contractBudget, in.Record)
+	before := record.BudgetLeft(in.Contract.RetryBudget, in.Record)
 	after := before
-	status := ""
-	if in.Contract != nil {
-		status = in.Contract.Status
-	}
+	status := in.Contract.Status
 	switch res.Verdict {
 	case VerdictFail:
 		after = max(before-1, 0)
@@ -450,7 +524,7 @@ func Budget(in *Input, res *Result) (escalate bool) {
 			res.Transition = transitionIfLegal(status, record.Verified)
 		}
 	}
-	res.RetryBudgetBefore, res.RetryBudgetAfter = before, after
+	res.RetryBudgetBefore, res.RetryBudgetAfter = &before, &after
 	return escalate
 }
 
@@ -464,21 +538,44 @@ func transitionIfLegal(from string, to record.State) *Transition {
 // historyEntry is the compact gate_history entry of a run.
 func historyEntry(res *Result) record.HistoryEntry {
 	causes, _ := json.Marshal(res.Causes)
-	before, after := res.RetryBudgetBefore, res.RetryBudgetAfter
 	return record.HistoryEntry{
 		Kind: record.KindGateRun, RunID: res.RunID, Verdict: string(res.Verdict), Causes: causes,
-		RetryBudgetBefore: &before, RetryBudgetAfter: &after, Head: res.Head,
-		InputsSHA256: res.InputsSHA256, StartedAt: res.StartedAt,
+		RetryBudgetBefore: copyInt(res.RetryBudgetBefore), RetryBudgetAfter: copyInt(res.RetryBudgetAfter), Head: res.Head,
+		InputsSHA256: res.InputsSHA256, RulesSHA256: res.RulesSHA256, StartedAt: res.StartedAt,
 	}
 }
 
-// NextRunID is the id of the next run of a task: gate-N, N one more than the runs so far.
+func copyInt(p *int) *int {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// BudgetText shows a budget value, or "none" when the run computed none.
+func BudgetText(p *int) string {
+	if p == nil {
+		return "none"
+	}
+	return fmt.Sprint(*p)
+}
+
+// NextRunID is the id of the next run of a task: gate-N, N one more than the runs so far. After a
+// history reset the numbering goes on from the runs of the discarded history (the reset entry's
+// superseded_runs), so a run id, and its log directory, is never used twice.
 func NextRunID(rec *record.Record) string {
 	n := 0
 	if rec != nil {
-		for _, e := range rec.History() {
+		for i, e := range rec.History() {
 			if e.Kind == "" || e.Kind == record.KindGateRun {
 				n++
+			}
+			if i == 0 && e.Kind == record.KindHistoryReset {
+				var prior int
+				if raw, ok := e.Extra["superseded_runs"]; ok && json.Unmarshal(raw, &prior) == nil && prior > 0 {
+					n += prior
+				}
 			}
 		}
 	}

@@ -116,8 +116,7 @@ func TestEvalTimeoutPrecedence(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t, true)
 			if tc.policy != "" {
-				f.write(".geas/gate-policy.json", tc.policy)
-				f.commit("policy") // the policy is part of the commit judged (SPEC §5.1)
+				policyInBase(f, tc.policy) // the base's policy judges the change (SPEC §5.3 B)
 			}
 			f.contract(func(m map[string]any) {
 				m["eval_commands"] = []any{tc.command}

@@ -339,6 +339,13 @@ func (f *fixture) evaluate(opts ...Options) (*Input, *Result, bool) {
 	return in, res, escalate
 }
 
+// approve pins the task's current rules as an authority would (geas task approve).
+func (f *fixture) approve() {
+	f.t.Helper()
+	_, err := Approve(f.gather(), "product-authority", "test", testNow)
+	require.NoError(f.t, err)
+}
+
 // gate is one full, writing gate run: evaluate, budget, apply.
 func (f *fixture) gate() *Result {
 	f.t.Helper()
@@ -398,6 +405,8 @@ func (u *unitProject) run(c *contract.Contract, rec *record.Record, ev ...*evide
 		ProjectDir: u.p.Dir, Root: u.p.Root, Geas: u.p.Geas, Mission: testMission, Task: testTask,
 		TaskDir: testTaskDir, Contract: c, Record: rec, Evidence: ev, Policy: DefaultPolicy(),
 	}
+	// Gather reads the debt register before tier 1; so does a unit run, when it is created.
+	in.DebtData, in.DebtErr = project.ReadLimited(u.p.Geas, debtRegisterPath(testMission), 0)
 	r := &run{in: in, opts: Options{Now: testNow}, metrics: map[string]float64{}}
 	r.known = evidence.KnownTypes(append([]string{c.Routing.PrimaryWorkerType}, c.Routing.RequiredReviewerTypes...)...)
 	return r

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
@@ -16,20 +17,54 @@ func (r *run) agentType(e *evidence.Evidence) string {
 
 // isBuilder reports evidence written by the implementer: role implementer, or an agent of the
 // contract's primary worker type. Such evidence never satisfies a check on its own (SPEC §2.1).
+// Agent names are compared after trimming and case folding: "Software-Engineer" and
+// " software-engineer-2" are the primary worker software-engineer as much as the exact name is.
 func (r *run) isBuilder(e *evidence.Evidence) bool {
 	if e.Role == evidence.Implementer {
 		return true
 	}
-	pw := r.in.Contract.Routing.PrimaryWorkerType
-	return pw != "" && (e.Agent == pw || r.agentType(e) == pw)
+	pw := foldID(r.in.Contract.Routing.PrimaryWorkerType)
+	if pw == "" {
+		return false
+	}
+	agent := foldID(e.Agent)
+	return agent == pw || strings.HasPrefix(agent, pw+"-") || r.agentType(e) == r.in.Contract.Routing.PrimaryWorkerType
 }
 
-// builderProviders are the provider_ids of the implementer's evidence files.
+// foldID trims an identifier, drops invisible format characters (zero-width spaces and joiners,
+// bidi marks) and case-folds it, so that ids that read the same compare equal.
+func foldID(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Cf, r) {
+			return -1
+		}
+		return r
+	}, s)
+	return strings.ToLower(strings.TrimSpace(s))
+}
+
+// providerKey is the form in which provider ids are compared (SPEC §5.4): trimmed and case-folded,
+// and for the form "provider/model" its provider part, so that "anthropic/opus" and
+// "Anthropic/sonnet" are one provider. The provider part is taken whenever an id has the form,
+// also when the other id is a bare provider ("anthropic/opus" and "anthropic" are one provider):
+// stricter than comparing the whole ids, and never more lenient.
+func providerKey(id string) string {
+	k := foldID(id)
+	if p, _, ok := strings.Cut(k, "/"); ok {
+		k = strings.TrimSpace(p)
+	}
+	return k
+}
+
+// builderProviders are the provider keys (providerKey) of the implementer's evidence files.
 func (r *run) builderProviders() []string {
 	var out []string
 	for _, e := range r.in.Evidence {
-		if r.isBuilder(e) && e.ProviderID != "" && !slices.Contains(out, e.ProviderID) {
-			out = append(out, e.ProviderID)
+		if !r.isBuilder(e) {
+			continue
+		}
+		if k := providerKey(e.ProviderID); k != "" && !slices.Contains(out, k) {
+			out = append(out, k)
 		}
 	}
 	return out
@@ -50,12 +85,13 @@ func (r *run) judgeIndependence(provider, source string) independence {
 		return independence{}
 	}
 	builders := r.builderProviders()
-	if provider != "" && slices.Contains(builders, provider) {
-		return independence{refused: true, detail: fmt.Sprintf("judgment refused: judge and builder both ran on %s (%s)", provider, source)}
+	key := providerKey(provider)
+	if key != "" && slices.Contains(builders, key) {
+		return independence{refused: true, detail: fmt.Sprintf("judgment refused: judge and builder both ran on %s (%s)", r.sameProvider(key, provider), source)}
 	}
-	if provider == "" || len(builders) == 0 {
+	if key == "" || len(builders) == 0 {
 		what := "the judge's provider is unknown"
-		if provider != "" {
+		if key != "" {
 			what = "the builder's provider is unknown"
 		}
 		if mode == contract.Strict {
@@ -64,6 +100,17 @@ func (r *run) judgeIndependence(provider, source string) independence {
 		return independence{warn: fmt.Sprintf("%s (%s); independence not proven", what, source)}
 	}
 	return independence{}
+}
+
+// sameProvider names the provider a judge shares with the builder: the judge's id as written, and
+// the builder's when it is written differently ("Claude" and "claude ").
+func (r *run) sameProvider(key, judge string) string {
+	for _, e := range r.in.Evidence {
+		if r.isBuilder(e) && providerKey(e.ProviderID) == key && e.ProviderID != judge {
+			return fmt.Sprintf("%s (the builder's %q)", judge, e.ProviderID)
+		}
+	}
+	return judge
 }
 
 // independent returns the evidence files that may satisfy checks: not the builder's.

@@ -38,13 +38,37 @@ type Input struct {
 
 	Policy    Policy
 	PolicyErr error
+	// PolicyRaw is the policy document the run judges by (nil: built-in defaults); PolicyFrom
+	// says where it was read: the working tree, or the base commit when the policy is tracked
+	// there (SPEC §5.3 Part B: a policy changed by the work under review never judges it).
+	PolicyRaw  []byte
+	PolicyFrom string
+
+	// DebtData is the mission's debt register as read before tier 1 (nil with DebtErr
+	// fs.ErrNotExist when there is none): part C judges this snapshot (SPEC §7.4).
+	DebtData []byte
+	DebtErr  error
+
+	// Rules are the task's rules (SPEC §4.4) and RulesSHA256 their RFC 8785 digest; RulesErr is
+	// set when they cannot be computed (the contract or the policy is unreadable).
+	Rules       map[string]any
+	RulesSHA256 string
+	RulesErr    error
+
+	// Files is the snapshot of every input: path relative to the project root → sha256 of what
+	// was read (SPEC §7.4). It is taken as the inputs are read, before tier 1.
+	Files map[string]string
+}
+
+// debtRegisterPath is the mission's debt register, relative to .geas.
+func debtRegisterPath(mission string) string {
+	return "missions/" + mission + "/evolution/debt-register.json"
 }
 
 // Gather reads a task's inputs. It never fails: every problem is kept in the Input and becomes a
 // tier-0 check, so the report names it.
 func Gather(p *project.Project, mission, task, taskDir string) *Input {
 	in := &Input{ProjectDir: p.Dir, Root: p.Root, Geas: p.Geas, Mission: mission, Task: task, TaskDir: taskDir}
-	in.Policy, in.PolicyErr = LoadPolicy(p.Geas)
 	in.Contract, in.ContractErr = contract.Load(p.Geas, taskDir+"/contract.json")
 	if c := in.Contract; c != nil && c.TaskID != task {
 		// A contract copied from another task is not this task's contract.
@@ -60,6 +84,7 @@ func Gather(p *project.Project, mission, task, taskDir string) *Input {
 	default:
 		in.Record = rec
 	}
+	in.loadPolicy()
 	all, bad, err := evidence.LoadAll(p.Geas, taskDir+"/evidence", in.Policy.MaxEvidenceBytes)
 	in.BadEvidence, in.EvidenceErr = bad, err
 	for _, e := range all {
@@ -71,5 +96,78 @@ func Gather(p *project.Project, mission, task, taskDir string) *Input {
 		}
 		in.Evidence = append(in.Evidence, e)
 	}
+	in.DebtData, in.DebtErr = project.ReadLimited(p.Geas, debtRegisterPath(mission), in.Policy.MaxEvidenceBytes)
+	in.Rules, in.RulesSHA256, in.RulesErr = rulesOf(in)
+	in.Files = in.snapshot()
 	return in
+}
+
+// loadPolicy reads the effective policy (SPEC §5.3 Part B): for a task with a base, the policy
+// file as it is in the base commit when it is tracked there, and the built-in defaults when the
+// work under review added it (a policy changed by the work never judges that work); else
+// .geas/gate-policy.json as it is in the working tree.
+func (in *Input) loadPolicy() {
+	if c := in.Contract; c != nil && c.BaseSnapshot != "" {
+		headRev := "HEAD"
+		if in.Record != nil {
+			if integ, ok := in.Record.Integration(); ok && integ.Commit != "" {
+				headRev = integ.Commit
+			}
+		}
+		data, from, found, addedByWork, err := policyAtBase(in.ProjectDir, c.BaseSnapshot, headRev)
+		switch {
+		case err != nil:
+			in.Policy, in.PolicyErr, in.PolicyFrom = DefaultPolicy(), err, from
+			return
+		case found:
+			in.PolicyRaw, in.PolicyFrom = data, from
+			in.Policy, in.PolicyErr = ParsePolicy(from, data)
+			return
+		case addedByWork:
+			in.Policy, in.PolicyFrom = DefaultPolicy(), from
+			return
+		}
+	}
+	in.Policy, in.PolicyRaw, in.PolicyErr = loadPolicyFile(in.Geas)
+	if in.PolicyRaw != nil {
+		in.PolicyFrom = ".geas/" + PolicyFile
+	}
+}
+
+// policyAtBase reads .geas/gate-policy.json from the base commit. found is false when the base
+// cannot be resolved (tier 0 reports that) or does not track the file; addedByWork is true when
+// the base does not track it and the head does; err is set when it is tracked but cannot be read.
+func policyAtBase(projectDir, base, headRev string) (data []byte, from string, found, addedByWork bool, err error) {
+	repo, err := evidence.OpenRepo(projectDir)
+	if err != nil {
+		return nil, "", false, false, nil
+	}
+	defer repo.Close()
+	sha, err := repo.Resolve(base)
+	if err != nil {
+		return nil, "", false, false, nil
+	}
+	rel, err := evidence.WorkTreeRel(projectDir)
+	if err != nil {
+		return nil, "", false, false, nil
+	}
+	name := ".geas/" + PolicyFile
+	if rel != "" {
+		name = rel + "/" + name
+	}
+	from = fmt.Sprintf(".geas/%s at base %s", PolicyFile, sha)
+	data, found, err = repo.ReadFileAt(sha, name, maxPolicyBytes)
+	if err != nil {
+		return nil, from, false, false, fmt.Errorf("read %s: %w", from, err)
+	}
+	if found {
+		return data, from, true, false, nil
+	}
+	if head, err := repo.Resolve(headRev); err == nil {
+		if _, atHead, err := repo.ReadFileAt(head, name, maxPolicyBytes); err != nil || atHead {
+			// Added by the work under review (or unreadable there): it does not judge the work.
+			return nil, fmt.Sprintf("built-in defaults: .geas/%s is not in base %s, it was added by the work under review", PolicyFile, short(sha)), false, true, nil
+		}
+	}
+	return nil, "", false, false, nil
 }

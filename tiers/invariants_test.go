@@ -98,11 +98,13 @@ func TestAModelCannotCertifyItsOwnCompletion(t *testing.T) {
 			for _, c := range tc.claims {
 				claims[c](f)
 			}
-			_, res, _ := f.evaluate()
+			// --keep-going: the stages after a failing part A run too (as advisory), so every
+			// claim is shown to be refused, not only the first stage's.
+			_, res, _ := f.evaluate(Options{DryRun: true, Now: testNow, KeepGoing: true})
 			assert.False(t, res.Verdict.IsPass(), "the implementer certified its own work: %v", checkNames(res.Checks))
 			assert.Equal(t, tc.verdict, res.Verdict)
 			for _, code := range tc.codes {
-				assert.Contains(t, causeCodes(res.Causes), code)
+				assert.Contains(t, append(causeCodes(res.Causes), causeCodes(res.AdvisoryCauses)...), code)
 			}
 			for _, c := range res.Checks {
 				fromGit := c.Name == "scope" && strings.Contains(c.Evidence, "(from git diff --name-only ") ||
@@ -468,20 +470,22 @@ func TestTheGateCanTakeDoneBack(t *testing.T) {
 	})
 	res = f.gate()
 	assert.Equal(t, VerdictFail, res.Verdict)
-	assert.Equal(t, 3, res.RetryBudgetBefore)
-	assert.Equal(t, 2, res.RetryBudgetAfter)
+	assert.Equal(t, intp(3), res.RetryBudgetBefore)
+	assert.Equal(t, intp(2), res.RetryBudgetAfter)
 	assert.Equal(t, "integrated", f.status())
 
-	// A forged pass in gate_result changes nothing either.
+	// A forged pass in gate_result is no pass either: it is seen as tampering (SPEC §5.1), and
+	// undoing the forgery lets the gate go on from the recorded fail.
 	f.record(func(m map[string]any) { m["gate_result"].(map[string]any)["verdict"] = "pass" })
 	_, res, _ = f.evaluate()
-	assert.Equal(t, VerdictFail, res.Verdict)
+	assertNotPass(t, res, VerdictError, CauseHistoryTampered)
+	f.record(func(m map[string]any) { m["gate_result"].(map[string]any)["verdict"] = "fail" })
 
 	// Fixed evidence: a pass again, with the budget the fail left.
 	f.write(taskFile("evidence/qa-engineer.json"), string(qaEvidence))
 	res = f.gate()
 	assertPass(t, res)
-	assert.Equal(t, 2, res.RetryBudgetBefore)
+	assert.Equal(t, intp(2), res.RetryBudgetBefore)
 	assert.Equal(t, "verified", f.status())
 
 	rec, err := record.Load(f.open().Geas, testTaskDir+"/record.json")
@@ -661,7 +665,7 @@ func TestNothingIsLost(t *testing.T) {
 	}{
 		{"unknown next action", func(res *Result) { res.NextAction = "celebrate" }},
 		{"unknown verdict", func(res *Result) { res.Verdict = "maybe" }},
-		{"negative budget", func(res *Result) { res.RetryBudgetAfter = -1 }},
+		{"negative budget", func(res *Result) { res.RetryBudgetAfter = intp(-1) }},
 		{"unknown tier status", func(res *Result) { res.TierResults["tier_1"] = TierResult{Status: StatusWarn} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -705,8 +709,8 @@ func TestNothingIsLost(t *testing.T) {
 		for i, want := range []int{2, 1, 0} {
 			res := f.gate()
 			require.Equal(t, VerdictFail, res.Verdict)
-			assert.Equal(t, want+1, res.RetryBudgetBefore, "run %d", i+1)
-			assert.Equal(t, want, res.RetryBudgetAfter, "run %d", i+1)
+			assert.Equal(t, intp(want+1), res.RetryBudgetBefore, "run %d", i+1)
+			assert.Equal(t, intp(want), res.RetryBudgetAfter, "run %d", i+1)
 			if want > 0 {
 				f.contract(func(m map[string]any) { m["status"] = "integrated" })
 			}

@@ -140,10 +140,10 @@ func TestAVerdictIsAboutOneCommit(t *testing.T) {
 	t.Run("eval_checkout isolated runs the head, not the working tree", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, true)
+		policyInBase(f, `{"eval_checkout": "isolated"}`)
 		integrated := f.git("rev-parse", "HEAD")
-		f.write(".geas/gate-policy.json", `{"eval_checkout": "isolated"}`)
 		f.write("greeter/main.go", "package main\n\nfunc main() { println(\"later\") }\n")
-		f.commit("later, with the policy")
+		f.commit("later")
 		f.write("README.md", "# edited after the commit, no flag documented\n") // uncommitted
 		f.write("scratch.txt", "untracked\n")
 		where := filepath.Join(t.TempDir(), "where")
@@ -170,13 +170,10 @@ func TestAVerdictIsAboutOneCommit(t *testing.T) {
 	t.Run("eval_checkout isolated: an eval command cannot rewrite what the detectors read", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, true)
-		f.write(".geas/gate-policy.json", `{"eval_checkout": "isolated"}`)
+		policyInBase(f, `{"eval_checkout": "isolated"}`)
 		f.write("README.md", "# greeter\n")
 		f.commit("the README does not document the flag")
-		f.contract(func(m map[string]any) {
-			m["base_snapshot"] = f.git("rev-parse", "HEAD~2")
-			m["eval_commands"] = []any{"echo 'Run with --verbose.' >> README.md"}
-		})
+		f.contract(func(m map[string]any) { m["eval_commands"] = []any{"echo 'Run with --verbose.' >> README.md"} })
 		_, res, _ := f.evaluate()
 		assertNotPass(t, res, VerdictBlock, CauseWorktreeMismatch)
 		assert.Contains(t, findCheck(t, res.Checks, "worktree_after_eval").Evidence,
@@ -188,6 +185,7 @@ func TestAVerdictIsAboutOneCommit(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, true)
 		f.write(".geas/gate-policy.json", `{"eval_checkout": "isolated"}`)
+		f.commit("policy")
 		f.contract(func(m map[string]any) { m["base_snapshot"] = "HEAD" })
 		_, res, _ := f.evaluate()
 		assertNotPass(t, res, VerdictBlock, CauseEmptyChange)
@@ -304,4 +302,15 @@ func (f *fixture) readAbs(path string) []byte {
 	b, err := os.ReadFile(path)
 	require.NoError(f.t, err)
 	return b
+}
+
+// policyInBase commits policy as .geas/gate-policy.json, makes that commit the task's base (the
+// policy that judges a change is the base's, SPEC §5.3 B) and commits a change on top of it.
+func policyInBase(f *fixture, policy string) {
+	f.t.Helper()
+	f.write(".geas/gate-policy.json", policy)
+	base := f.commit("policy")
+	f.write("greeter/more.go", "package main\n")
+	f.commit("more")
+	f.contract(func(m map[string]any) { m["base_snapshot"] = base })
 }

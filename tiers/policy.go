@@ -1,7 +1,6 @@
 package tiers
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
@@ -84,15 +85,26 @@ func mustCompileAll(exprs ...string) []*regexp.Regexp {
 // LoadPolicy returns the defaults overridden by .geas/gate-policy.json when it exists. An invalid
 // policy file is an error: the gate does not guess what a broken policy meant.
 func LoadPolicy(geas *os.Root) (Policy, error) {
-	p := DefaultPolicy()
+	p, _, err := loadPolicyFile(geas)
+	return p, err
+}
+
+// loadPolicyFile is LoadPolicy that also returns the bytes it read (nil when there is no policy).
+func loadPolicyFile(geas *os.Root) (Policy, []byte, error) {
 	data, err := project.ReadLimited(geas, PolicyFile, maxPolicyBytes)
 	if errors.Is(err, fs.ErrNotExist) {
-		return p, nil
+		return DefaultPolicy(), nil, nil
 	}
 	if err != nil {
-		return p, fmt.Errorf("read .geas/%s: %w", PolicyFile, err)
+		return DefaultPolicy(), nil, fmt.Errorf("read .geas/%s: %w", PolicyFile, err)
 	}
-	file := ".geas/" + PolicyFile
+	p, err := ParsePolicy(".geas/"+PolicyFile, data)
+	return p, data, err
+}
+
+// ParsePolicy returns the defaults overridden by the policy document data; file names it in errors.
+func ParsePolicy(file string, data []byte) (Policy, error) {
+	p := DefaultPolicy()
 	if err := schemas.Validate(schemas.GatePolicy, file, data); err != nil {
 		return p, err
 	}
@@ -108,8 +120,9 @@ func LoadPolicy(geas *os.Root) (Policy, error) {
 		MaxEvidenceBytes      int64               `json:"max_evidence_bytes"`
 		EvalCheckout          string              `json:"eval_checkout"`
 	}
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return p, fmt.Errorf("%s: %w", file, err)
+	// Exactly as the schema validated it (SPEC §2 invariant 8): "Shared_Globs" is not shared_globs.
+	if err := schemas.DecodeExact(schemas.GatePolicy, file, data, &raw); err != nil {
+		return p, err
 	}
 	for dim, ev := range raw.Evaluators {
 		p.Evaluators[dim] = ev
@@ -129,6 +142,12 @@ func LoadPolicy(geas *os.Root) (Policy, error) {
 		}
 	}
 	if raw.SharedGlobs != nil {
+		for i, g := range raw.SharedGlobs {
+			if !doublestar.ValidatePattern(g) {
+				return p, &schemas.ValidationError{File: file, Kind: schemas.GatePolicy,
+					Problems: []schemas.Problem{{Pointer: fmt.Sprintf("/shared_globs/%d", i), Message: fmt.Sprintf("malformed glob %q", g)}}}
+			}
+		}
 		p.SharedGlobs = raw.SharedGlobs
 	}
 	if raw.EvalTimeout != "" {

@@ -3,6 +3,7 @@ package tiers
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -26,7 +27,11 @@ func WriteText(w io.Writer, res *Result) {
 		if c.Status == StatusPass || c.Status == StatusSkipped {
 			continue
 		}
-		fmt.Fprintf(w, "  %-5s %s: %s\n", strings.ToUpper(string(c.Status)), c.Name, c.Text)
+		name := c.Name
+		if c.Advisory {
+			name += " (advisory)"
+		}
+		fmt.Fprintf(w, "  %-5s %s: %s\n", strings.ToUpper(string(c.Status)), name, c.Text)
 		fmt.Fprintf(w, "        %s\n", terminalSafe(c.Evidence))
 	}
 	verdict := strings.ToUpper(string(res.Verdict))
@@ -42,10 +47,19 @@ func WriteText(w io.Writer, res *Result) {
 		verdict += " (" + strings.Join(codes, ", ") + ")"
 	}
 	fmt.Fprintf(w, "verdict: %s\n", verdict)
+	if len(res.AdvisoryCauses) > 0 {
+		codes := make([]string, 0, len(res.AdvisoryCauses))
+		for _, c := range res.AdvisoryCauses {
+			if !slices.Contains(codes, c.Code) {
+				codes = append(codes, c.Code)
+			}
+		}
+		fmt.Fprintf(w, "advisory (stages not reached, run by --keep-going; not counted): %s\n", strings.Join(codes, ", "))
+	}
 	if len(res.BlockingDimensions) > 0 {
 		fmt.Fprintf(w, "blocking dimensions: %s\n", strings.Join(res.BlockingDimensions, ", "))
 	}
-	fmt.Fprintf(w, "retry budget: %d -> %d\n", res.RetryBudgetBefore, res.RetryBudgetAfter)
+	fmt.Fprintf(w, "retry budget: %s -> %s\n", BudgetText(res.RetryBudgetBefore), BudgetText(res.RetryBudgetAfter))
 	if t := res.Transition; t != nil {
 		verb := "moved"
 		if res.DryRun {
@@ -67,7 +81,7 @@ func nextActionText(res *Result) string {
 	case NextProceed:
 		return "proceed: the task is verified"
 	case NextFix:
-		return fmt.Sprintf("fix: address the causes above and run the gate again (%s left)", plural(res.RetryBudgetAfter, "retry", "retries"))
+		return fmt.Sprintf("fix: address the causes above and run the gate again (%s left)", plural(derefInt(res.RetryBudgetAfter), "retry", "retries"))
 	case NextEscalate:
 		return "escalate: the retry budget is spent; an authority decides (see the pending decision)"
 	case NextResolveBlock:
@@ -95,4 +109,11 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+func derefInt(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
 }

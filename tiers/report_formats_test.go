@@ -176,6 +176,6 @@ func TestGitHubCommandsCannotBeInjected(t *testing.T) {
 		"::error title=t1/scope%3A fail (scope_violation),file=a%2Cb%3Ac%25.go,line=7::in scope: 50%25 off%0D%0A::add-mask::secret",
 		"::error title=t1/scope%3A fail (scope_violation),file=d.go::in scope: 50%25 off%0D%0A::add-mask::secret",
 		"::warning title=t1/shared%3A warn::go.mod",
-		"::notice title=geas gate m1/t1::verdict FAIL; retry budget 0 -> 0; next: ",
+		"::notice title=geas gate m1/t1::verdict FAIL; retry budget none -> none; next: ",
 	}, lines)
 }

@@ -25,6 +25,10 @@ func WriteGitHub(w io.Writer, results []*Result) error {
 				level = "error"
 			}
 			title := fmt.Sprintf("%s/%s: %s", res.TaskID, c.Name, c.Status)
+			if c.Advisory { // --keep-going: a stage the run did not reach; never counted (SPEC §5)
+				level = "warning"
+				title += " (advisory)"
+			}
 			if c.Code != "" {
 				title += " (" + c.Code + ")"
 			}
@@ -41,8 +45,8 @@ func WriteGitHub(w io.Writer, results []*Result) error {
 				ghCommand(&b, level, msg, props...)
 			}
 		}
-		msg := fmt.Sprintf("verdict %s; retry budget %d -> %d; next: %s",
-			verdictLine(res), res.RetryBudgetBefore, res.RetryBudgetAfter, nextActionText(res))
+		msg := fmt.Sprintf("verdict %s; retry budget %s -> %s; next: %s",
+			verdictLine(res), BudgetText(res.RetryBudgetBefore), BudgetText(res.RetryBudgetAfter), nextActionText(res))
 		ghCommand(&b, "notice", msg, "title", fmt.Sprintf("geas gate %s/%s", res.MissionID, res.TaskID))
 	}
 	_, err := io.WriteString(w, b.String())
@@ -132,7 +136,7 @@ func WriteGitHubSummary(w io.Writer, results []*Result) error {
 				fmt.Fprintf(&b, "- %s: %s\n", mdText(c.Name), mdText(c.Evidence))
 			}
 		}
-		fmt.Fprintf(&b, "\n**Retry budget:** %d → %d", res.RetryBudgetBefore, res.RetryBudgetAfter)
+		fmt.Fprintf(&b, "\n**Retry budget:** %s → %s", BudgetText(res.RetryBudgetBefore), BudgetText(res.RetryBudgetAfter))
 		if t := res.Transition; t != nil {
 			verb := "moved"
 			if res.DryRun {

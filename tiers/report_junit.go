@@ -108,6 +108,13 @@ func junitTierSuite(res *Result, tier int) junitSuite {
 			continue
 		}
 		tc := junitCase{Name: c.Name, Classname: name}
+		switch {
+		case c.Advisory && c.Status != StatusPass && c.Status != StatusSkipped:
+			// --keep-going: a stage the run did not reach; listed, never counted (SPEC §5).
+			tc.SystemOut = "advisory (not counted): " + string(c.Status) + ": " + checkSentence(c)
+			s.Cases = append(s.Cases, tc)
+			continue
+		}
 		switch c.Status {
 		case StatusPass:
 		case StatusWarn:

@@ -32,6 +32,7 @@ func (r *run) tier0() {
 	} else {
 		add(passCheck(0, "record_valid", "record.json parses and matches the schema", r.recordNote()))
 	}
+	r.historyCheck(add)
 	c := in.Contract
 	if c == nil {
 		return // nothing else can be judged without the contract
@@ -65,7 +66,7 @@ func (r *run) tier0() {
 			if r.agentType(e) != want {
 				continue
 			}
-			if e.Role == evidence.Implementer {
+			if r.isBuilder(e) { // the implementer never reviews its own work (SPEC §2.1)
 				implOnly = append(implOnly, e.Name)
 				continue
 			}
@@ -75,7 +76,7 @@ func (r *run) tier0() {
 		case len(found) > 0:
 			add(passCheck(0, name, text, "found "+strings.Join(found, ", ")))
 		case len(implOnly) > 0:
-			add(failCheck(0, name, text, fmt.Sprintf("%s has role implementer; a review needs reviewer, tester or authority", strings.Join(implOnly, ", ")), StatusBlock, CauseMissingReview))
+			add(failCheck(0, name, text, fmt.Sprintf("%s has role implementer or is the primary worker's; a review needs reviewer, tester or authority from another agent", strings.Join(implOnly, ", ")), StatusBlock, CauseMissingReview))
 		default:
 			add(failCheck(0, name, text, fmt.Sprintf("no evidence file of agent %s (evidence files: %s)", want, orNone(r.evidenceNames())), StatusBlock, CauseMissingReview))
 		}
@@ -96,6 +97,8 @@ func (r *run) tier0() {
 		}
 	}
 
+	r.reviewVerdicts(add)
+
 	if c.GateProfile == contract.ImplementationChange && in.Record != nil {
 		text := "integration.status is merged"
 		integ, ok := in.Record.Integration()
@@ -113,8 +116,11 @@ func (r *run) tier0() {
 		}
 	}
 
+	r.budgetCheck(add)
 	r.baseline(add)
 	r.oneCommit(add)
+	r.staleEvidence(add)
+	r.rulesCheck(add)
 }
 
 // baseline resolves base_snapshot and the integration head and checks ancestry. It runs for

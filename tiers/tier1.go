@@ -24,7 +24,7 @@ type tier1Input struct {
 	DefaultTimeout time.Duration // the contract's EvalTimeout
 	ProjectDir     string        // absolute project root; commands run here or in their workdir
 	Root           *os.Root      // the project root: a workdir must open through it
-	LogDir         string        // absolute directory for {n}.log; "" keeps no logs (dry run)
+	LogRoot        *os.Root      // the run's log directory, opened before tier 1, for {n}.log; nil keeps no logs (dry run)
 	LogDirName     string        // the same directory as shown to users
 	TailBytes      int
 	ClaimedPass    []string // tester evidence files that claim the build/tests pass; used in evidence text
@@ -164,10 +164,9 @@ func (in tier1Input) spec(n int, ec contract.EvalCommand) (runSpec, error) {
 		}
 		spec.Metrics[name] = re
 	}
-	if in.LogDir != "" {
+	if in.LogRoot != nil {
 		file := strconv.Itoa(n) + ".log"
-		spec.LogPath = filepath.Join(in.LogDir, file)
-		spec.LogName = spec.LogPath
+		spec.LogRoot, spec.LogFile, spec.LogName = in.LogRoot, file, file
 		if in.LogDirName != "" {
 			spec.LogName = path.Join(filepath.ToSlash(in.LogDirName), file)
 		}

@@ -29,14 +29,24 @@ func tier1Project(t *testing.T, cmds ...contract.EvalCommand) tier1Input {
 	root, err := os.OpenRoot(project)
 	require.NoError(t, err)
 	t.Cleanup(func() { root.Close() })
+	logDir := tier1LogDir(project)
+	require.NoError(t, os.MkdirAll(logDir, 0o755))
+	logRoot, err := os.OpenRoot(logDir)
+	require.NoError(t, err)
+	t.Cleanup(func() { logRoot.Close() })
 	return tier1Input{
 		Commands:       cmds,
 		DefaultTimeout: 30 * time.Second,
 		ProjectDir:     project,
 		Root:           root,
-		LogDir:         filepath.Join(project, ".geas", "missions", "m1", "tasks", "t1", "gate-logs", "gate-3"),
+		LogRoot:        logRoot,
 		LogDirName:     ".geas/missions/m1/tasks/t1/gate-logs/gate-3",
 	}
+}
+
+// tier1LogDir is the log directory of tier1Project's run.
+func tier1LogDir(project string) string {
+	return filepath.Join(project, ".geas", "missions", "m1", "tasks", "t1", "gate-logs", "gate-3")
 }
 
 func TestTier1NoCommandsIsSkipped(t *testing.T) {
@@ -81,7 +91,7 @@ func TestTier1AllPass(t *testing.T) {
 		n := i + 1
 		assert.Equal(t, in.Commands[i].Run, r.Command)
 		assert.Equal(t, ".geas/missions/m1/tasks/t1/gate-logs/gate-3/"+strconv.Itoa(n)+".log", r.Log)
-		log, err := os.ReadFile(filepath.Join(in.LogDir, strconv.Itoa(n)+".log"))
+		log, err := os.ReadFile(filepath.Join(tier1LogDir(in.ProjectDir), strconv.Itoa(n)+".log"))
 		require.NoError(t, err)
 		assert.Equal(t, r.OutputTail, string(log))
 	}
@@ -118,7 +128,7 @@ func TestTier1StopsAtFirstFailure(t *testing.T) {
 	assert.Equal(t, "eval_command_3", checks[2].Name)
 	assert.Equal(t, "eval command 3: `echo never > ran` exits 0", checks[2].Text)
 	assert.NoFileExists(t, filepath.Join(in.ProjectDir, "ran"))
-	assert.NoFileExists(t, filepath.Join(in.LogDir, "3.log"))
+	assert.NoFileExists(t, filepath.Join(tier1LogDir(in.ProjectDir), "3.log"))
 }
 
 func TestTier1Failures(t *testing.T) {
@@ -205,7 +215,8 @@ func TestTier1Failures(t *testing.T) {
 			in := tier1Project(t, tc.cmd, contract.EvalCommand{Run: `true`})
 			in.ClaimedPass = tc.claimed
 			if tc.dryRun {
-				in.LogDir, in.LogDirName = "", ""
+				in.LogRoot, in.LogDirName = nil, ""
+				require.NoError(t, os.RemoveAll(filepath.Join(in.ProjectDir, ".geas")))
 			}
 			checks, runs, _ := tier1(t.Context(), in)
 			require.Len(t, checks, 2)

@@ -6,11 +6,26 @@ import (
 	"strings"
 
 	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/evidence"
 )
 
+// boundResult is one criteria_results entry bound to a criterion.
+type boundResult struct {
+	e   *evidence.Evidence
+	res evidence.CriterionResult
+}
+
+// boundJudgment is one judgment bound to a criterion.
+type boundJudgment struct {
+	e *evidence.Evidence
+	j evidence.Judgment
+}
+
 // partA checks every acceptance criterion (SPEC §5.3 Part A): by its detector if it has one, else
-// by independent evidence. The implementer's own criteria_results are shown but never count.
+// by independent evidence. The implementer's own criteria_results are shown but never count. Each
+// criteria_results entry and each judgment binds to at most one criterion (bindCriteria).
 func (r *run) partA(ctx context.Context) {
+	warns := r.bindCriteria()
 	for i, cr := range r.in.Contract.AcceptanceCriteria {
 		idx := i + 1
 		if cr.Check != nil {
@@ -21,6 +36,49 @@ func (r *run) partA(ctx context.Context) {
 		}
 		r.checks = append(r.checks, r.criterionByEvidence(idx, cr))
 	}
+	r.checks = append(r.checks, warns...)
+}
+
+// bindCriteria binds every criteria_results entry and every judgment of every evidence file to
+// the criterion the rules of SPEC §5.3 A name, once per run, and returns an ambiguous_result
+// warning for each entry that one rule would bind to two criteria (it binds to none).
+func (r *run) bindCriteria() []Check {
+	crs := r.in.Contract.AcceptanceCriteria
+	b := newBinder("AC", criteriaItems(crs))
+	r.boundResults = make([][]boundResult, len(crs))
+	r.boundJudgments = make([][]boundJudgment, len(crs))
+	label := func(i int) string { return criterionLabel(i+1, crs[i]) }
+	var warns []Check
+	ambiguous := func(e *evidence.Evidence, field string, k int, shown string, bd binding) {
+		warns = append(warns, warnCheck(2, fmt.Sprintf("%s:%s/%d", field, e.Name, k),
+			"an evidence entry binds to at most one criterion",
+			fmt.Sprintf("%s %s[%d] %q: %s", e.Name, field, k, truncate(shown, 80), b.ambiguity(bd, label)), CauseAmbiguousResult))
+	}
+	for _, e := range r.in.Evidence {
+		for k, res := range e.CriteriaResults {
+			bd := b.bind(res.ID, res.Criterion)
+			switch {
+			case bd.item >= 0:
+				r.boundResults[bd.item] = append(r.boundResults[bd.item], boundResult{e, res})
+			case len(bd.ambiguous) > 0:
+				shown := res.Criterion
+				if res.ID != "" {
+					shown = "id " + res.ID
+				}
+				ambiguous(e, "criteria_results", k, shown, bd)
+			}
+		}
+		for k, j := range e.Judgments {
+			bd := b.bind("", j.Check)
+			switch {
+			case bd.item >= 0:
+				r.boundJudgments[bd.item] = append(r.boundJudgments[bd.item], boundJudgment{e, j})
+			case len(bd.ambiguous) > 0:
+				ambiguous(e, "judgments", k, j.Check, bd)
+			}
+		}
+	}
+	return warns
 }
 
 func (r *run) criterionByEvidence(idx int, cr contract.Criterion) Check {
@@ -28,27 +86,23 @@ func (r *run) criterionByEvidence(idx int, cr contract.Criterion) Check {
 	name := "criterion:" + label
 	text := fmt.Sprintf("%s %q is confirmed by independent evidence", label, cr.Criterion)
 	var passed, failed, own []string
-	for _, e := range r.in.Evidence {
-		for _, res := range e.CriteriaResults {
-			if !criterionMatches(res, idx, cr) {
-				continue
-			}
-			verdict := "passed"
-			if !res.Passed {
-				verdict = "failed"
-			}
-			entry := e.Name + " " + verdict
-			if res.Details != "" {
-				entry += " (" + oneLine(res.Details) + ")"
-			}
-			switch {
-			case r.isBuilder(e):
-				own = append(own, entry)
-			case res.Passed:
-				passed = append(passed, entry)
-			default:
-				failed = append(failed, entry)
-			}
+	for _, br := range r.boundResults[idx-1] {
+		e, res := br.e, br.res
+		verdict := "passed"
+		if !res.Passed {
+			verdict = "failed"
+		}
+		entry := e.Name + " " + verdict
+		if res.Details != "" {
+			entry += " (" + oneLine(res.Details) + ")"
+		}
+		switch {
+		case r.isBuilder(e):
+			own = append(own, entry)
+		case res.Passed:
+			passed = append(passed, entry)
+		default:
+			failed = append(failed, entry)
 		}
 	}
 	note := ""
@@ -57,9 +111,18 @@ func (r *run) criterionByEvidence(idx int, cr contract.Criterion) Check {
 	}
 	switch {
 	case len(failed) > 0:
-		return failCheck(2, name, text, strings.Join(append(failed, passed...), "; ")+note, StatusFail, CauseCriterionFailed)
+		return failCheck(2, name, text, limitedList(append(failed, passed...), 20)+note, StatusFail, CauseCriterionFailed)
 	case len(passed) == 0:
 		return failCheck(2, name, text, "no independent criteria_results entry for "+label+note, StatusBlock, CauseCriterionUnverified)
 	}
-	return passCheck(2, name, text, strings.Join(passed, "; ")+note)
+	return passCheck(2, name, text, limitedList(passed, 20)+note)
+}
+
+// limitedList joins at most max entries with "; ", saying how many more there are: an evidence
+// string stays readable, and bounded, however many entries bind to one criterion.
+func limitedList(items []string, max int) string {
+	if len(items) <= max {
+		return strings.Join(items, "; ")
+	}
+	return strings.Join(items[:max], "; ") + fmt.Sprintf("; and %d more", len(items)-max)
 }

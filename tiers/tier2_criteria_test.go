@@ -24,7 +24,15 @@ func TestIndexForm(t *testing.T) {
 		{"AC", "  AC3  ", 3, true},
 		{"AC", "AC3 isTTY guard", 3, true},
 		{"AC", "AC3: isTTY guard", 3, true},
-		{"AC", "3 retries at most", 3, true},
+		{"AC", "3 retries at most", 0, false},
+		{"AC", "3 failed logins lock the account", 0, false},
+		{"AC", "3: lockout", 3, true},
+		{"AC", "3. lockout", 3, true},
+		{"AC", "3) lockout", 3, true},
+		{"AC", "3 - lockout", 3, true},
+		{"AC", "3.5 seconds", 0, false},
+		{"AC", "3-4 retries", 0, false},
+		{"AC", "AC3.", 3, true},
 		{"AC", "AC12", 12, true},
 		{"AC", "AC30", 30, true},
 		{"AC", "AC0", 0, false},
@@ -55,6 +63,8 @@ func TestCriterionMatches(t *testing.T) {
 	t.Parallel()
 	third := contract.Criterion{Criterion: "The README documents --verbose"} // criterion 3, no id
 	withID := contract.Criterion{ID: "readme", Criterion: "The README documents --verbose"}
+	first := contract.Criterion{Criterion: "prints the configuration"}
+	second := contract.Criterion{Criterion: "masks secrets"}
 	tests := []struct {
 		name   string
 		result evidence.CriterionResult
@@ -69,16 +79,21 @@ func TestCriterionMatches(t *testing.T) {
 		{"AC-3", evidence.CriterionResult{Criterion: "AC-3"}, 3, third, true},
 		{"AC 3", evidence.CriterionResult{Criterion: "AC 3"}, 3, third, true},
 		{"AC3 followed by text", evidence.CriterionResult{Criterion: "AC3 isTTY guard"}, 3, third, true},
+		{"3: followed by text", evidence.CriterionResult{Criterion: "3: lockout"}, 3, third, true},
+		{"3) followed by text", evidence.CriterionResult{Criterion: "3) lockout"}, 3, third, true},
+		{"3 - followed by text", evidence.CriterionResult{Criterion: "3 - lockout"}, 3, third, true},
 		{"index in the entry id", evidence.CriterionResult{ID: "AC3", Criterion: "something else"}, 3, third, true},
 		{"index against a criterion with an id", evidence.CriterionResult{Criterion: "AC3"}, 3, withID, true},
 		{"normalized text", evidence.CriterionResult{Criterion: "  the readme   DOCUMENTS\t--verbose "}, 3, third, true},
 		{"normalized text with an id", evidence.CriterionResult{Criterion: "the README documents --verbose"}, 3, withID, true},
 
+		{"3 followed by a word is text", evidence.CriterionResult{Criterion: "3 failed logins lock the account"}, 3, third, false},
 		{"AC30 is not criterion 3", evidence.CriterionResult{Criterion: "AC30"}, 3, third, false},
 		{"30 is not criterion 3", evidence.CriterionResult{Criterion: "30"}, 3, third, false},
 		{"13 is not criterion 3", evidence.CriterionResult{Criterion: "AC13"}, 3, third, false},
 		{"3D rendering is not criterion 3", evidence.CriterionResult{Criterion: "3D rendering"}, 3, third, false},
-		{"AC3 is not criterion 4", evidence.CriterionResult{Criterion: "AC3"}, 4, third, false},
+		{"3.5 is not criterion 3", evidence.CriterionResult{Criterion: "3.5 seconds at most"}, 3, third, false},
+		{"an id binds by id only", evidence.CriterionResult{ID: "AC2", Criterion: "The README documents --verbose"}, 3, third, false},
 		{"another id", evidence.CriterionResult{ID: "docs", Criterion: "AC3"}, 3, withID, false},
 		{"a prefix of the text", evidence.CriterionResult{Criterion: "The README documents"}, 3, third, false},
 		{"empty text", evidence.CriterionResult{Criterion: ""}, 3, contract.Criterion{Criterion: ""}, false},
@@ -86,7 +101,9 @@ func TestCriterionMatches(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.match, criterionMatches(tc.result, tc.idx, tc.c))
+			b := newBinder("AC", criteriaItems([]contract.Criterion{first, second, tc.c}))
+			bd := b.bind(tc.result.ID, tc.result.Criterion)
+			assert.Equal(t, tc.match, bd.item == tc.idx-1, "bound to %d by %s", bd.item, bd.rule)
 		})
 	}
 }

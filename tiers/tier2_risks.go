@@ -1,14 +1,12 @@
 package tiers
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"strings"
 
 	"github.com/geas-dev/geas/evidence"
-	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/schemas"
 )
 
@@ -38,38 +36,72 @@ type debtItem struct {
 	Status string `json:"status"`
 }
 
-// debtRegister reads the mission's debt register; a missing register has no items.
+// debtRegister decodes the mission's debt register as Gather read it, before tier 1 (SPEC §7.4: an
+// eval command that writes the register cannot change what part C judges); a missing register has
+// no items. A debt_id listed more than once maps to duplicateDebt with its statuses: it is not a
+// valid target (SPEC §5.3 C), since which of its items counts would depend on their order.
 func (r *run) debtRegister() (map[string]string, error) {
-	name := "missions/" + r.in.Mission + "/evolution/debt-register.json"
-	data, err := project.ReadLimited(r.in.Geas, name, r.in.Policy.MaxEvidenceBytes)
+	name := debtRegisterPath(r.in.Mission)
+	data, err := r.in.DebtData, r.in.DebtErr
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]string{}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := schemas.Validate(schemas.DebtRegister, ".geas/"+name, data); err != nil {
-		return nil, err
-	}
 	var reg struct {
 		Items []debtItem `json:"items"`
 	}
-	if err := json.Unmarshal(data, &reg); err != nil {
+	if err := schemas.DecodeExact(schemas.DebtRegister, ".geas/"+name, data, &reg); err != nil {
 		return nil, err
 	}
 	out := map[string]string{}
 	for _, it := range reg.Items {
+		if prev, dup := out[it.ID]; dup {
+			out[it.ID] = duplicateDebt + strings.TrimPrefix(prev, duplicateDebt) + ", " + it.Status
+			continue
+		}
 		out[it.ID] = it.Status
 	}
 	return out, nil
 }
 
-// partC checks that every known risk is handled (SPEC §5.3 Part C).
+// duplicateDebt prefixes the statuses of a debt_id listed more than once in the register.
+const duplicateDebt = "listed more than once: "
+
+// partC checks that every known risk is handled (SPEC §5.3 Part C). Each risk_handling entry binds
+// to at most one risk, by the rules of Part A; the implementer's own handling is shown but never
+// counts, whatever its status.
 func (r *run) partC() {
 	risks := r.knownRisks()
 	if len(risks) == 0 {
 		r.checks = append(r.checks, skippedCheck(2, "known_risks", "every known risk is handled", "no known risks declared"))
 		return
+	}
+	items := make([]matchItem, len(risks))
+	for i, k := range risks {
+		items[i] = matchItem{Text: k}
+	}
+	b := newBinder("R", items)
+	type boundHandling struct {
+		e *evidence.Evidence
+		h evidence.RiskHandling
+	}
+	bound := make([][]boundHandling, len(risks))
+	var warns []Check
+	for _, e := range r.in.Evidence {
+		for k, h := range e.RiskHandling {
+			bd := b.bind("", h.Risk)
+			switch {
+			case bd.item >= 0:
+				bound[bd.item] = append(bound[bd.item], boundHandling{e, h})
+			case len(bd.ambiguous) > 0:
+				warns = append(warns, warnCheck(2, fmt.Sprintf("risk_handling:%s/%d", e.Name, k),
+					"a risk_handling entry binds to at most one known risk",
+					fmt.Sprintf("%s risk_handling[%d] %q: %s", e.Name, k, truncate(h.Risk, 80),
+						b.ambiguity(bd, func(i int) string { return fmt.Sprintf("R%d", i+1) })), CauseAmbiguousResult))
+			}
+		}
 	}
 	var debt map[string]string
 	var debtErr error
@@ -77,43 +109,47 @@ func (r *run) partC() {
 		idx := i + 1
 		name := fmt.Sprintf("risk:R%d", idx)
 		text := fmt.Sprintf("known risk R%d %q is mitigated, accepted or deferred", idx, risk)
-		var tried, refused []string
+		var tried, refused, own []string
 		handled := ""
-		for _, e := range r.in.Evidence {
-			for _, h := range e.RiskHandling {
-				if !matchesItem("R", "", h.Risk, idx, "", risk) {
-					continue
-				}
-				ok, why, ind := r.riskHandled(e, h, &debt, &debtErr)
-				if ok {
-					handled = why
-					if ind.warn != "" {
-						r.checks = append(r.checks, warnCheck(2, name+":independence", "the accepting agent and the builder ran on different providers", ind.warn, "provider_unknown"))
-					}
-					break
-				}
-				if ind.refused {
-					refused = append(refused, why)
-				}
-				tried = append(tried, why)
+		for _, bh := range bound[i] {
+			e, h := bh.e, bh.h
+			if r.isBuilder(e) {
+				own = append(own, fmt.Sprintf("%s %s", e.Name, h.Status))
+				continue
 			}
-			if handled != "" {
+			ok, why, ind := r.riskHandled(e, h, &debt, &debtErr)
+			if ok {
+				handled = why
+				if ind.warn != "" {
+					r.checks = append(r.checks, warnCheck(2, name+":independence", "the accepting agent and the builder ran on different providers", ind.warn, "provider_unknown"))
+				}
 				break
 			}
+			if ind.refused {
+				refused = append(refused, why)
+			}
+			tried = append(tried, why)
+		}
+		note := ""
+		if len(own) > 0 {
+			note = "; the implementer cannot handle its own risk, not counted: " + limitedList(own, 10)
 		}
 		switch {
 		case handled != "":
-			r.checks = append(r.checks, passCheck(2, name, text, handled))
+			r.checks = append(r.checks, passCheck(2, name, text, handled+note))
 		case len(refused) > 0:
-			r.checks = append(r.checks, failCheck(2, name, text, strings.Join(tried, "; "), StatusBlock, CauseJudgeNotIndependent))
+			r.checks = append(r.checks, failCheck(2, name, text, limitedList(tried, 20)+note, StatusBlock, CauseJudgeNotIndependent))
 		case debtErr != nil && len(tried) > 0:
 			r.checks = append(r.checks, failCheck(2, name, text, "debt register unreadable: "+oneLine(debtErr.Error()), StatusError, CauseRiskUnhandled))
 		case len(tried) > 0:
-			r.checks = append(r.checks, failCheck(2, name, text, strings.Join(tried, "; "), StatusFail, CauseRiskUnhandled))
+			r.checks = append(r.checks, failCheck(2, name, text, limitedList(tried, 20)+note, StatusFail, CauseRiskUnhandled))
+		case len(own) > 0:
+			r.checks = append(r.checks, failCheck(2, name, text, "no independent risk_handling entry for this risk"+note, StatusFail, CauseRiskUnhandled))
 		default:
 			r.checks = append(r.checks, failCheck(2, name, text, "no risk_handling entry for this risk in any evidence file", StatusFail, CauseRiskUnhandled))
 		}
 	}
+	r.checks = append(r.checks, warns...)
 }
 
 // riskHandled judges one risk_handling entry and says why it does or does not count.
@@ -125,9 +161,6 @@ func (r *run) riskHandled(e *evidence.Evidence, h evidence.RiskHandling, debt *m
 		}
 		return true, fmt.Sprintf("mitigated per %s: %s", e.Name, oneLine(h.Evidence)), independence{}
 	case "accepted":
-		if r.isBuilder(e) {
-			return false, e.Name + " accepts the risk, but the implementer cannot accept its own risk", independence{}
-		}
 		if strings.TrimSpace(h.Rationale) == "" {
 			return false, e.Name + " accepts the risk without a rationale", independence{}
 		}
@@ -148,6 +181,8 @@ func (r *run) riskHandled(e *evidence.Evidence, h evidence.RiskHandling, debt *m
 		}
 		st, ok := (*debt)[h.DebtID]
 		switch {
+		case strings.HasPrefix(st, duplicateDebt):
+			return false, fmt.Sprintf("%s defers to debt %s, which the debt register lists more than once (statuses %s): not a valid target", e.Name, h.DebtID, strings.TrimPrefix(st, duplicateDebt)), independence{}
 		case !ok:
 			return false, fmt.Sprintf("%s defers to debt %s, which is not in the mission's debt register", e.Name, h.DebtID), independence{}
 		case st == "open" || st == "accepted" || st == "scheduled":

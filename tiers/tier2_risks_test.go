@@ -23,6 +23,25 @@ const debtRegister = `{
   ]
 }`
 
+// debtRegisterTwice lists d-twice twice, resolved then open: which one counts would depend on order.
+const debtRegisterTwice = `{
+  "version": "1.0", "artifact_type": "debt_register", "artifact_id": "debt-m1",
+  "producer_type": "design-authority", "scope": "mission",
+  "items": [
+    {"debt_id": "d-twice", "severity": "low", "kind": "risk", "title": "t", "description": "d", "status": "resolved"},
+    {"debt_id": "d-twice", "severity": "low", "kind": "risk", "title": "t", "description": "d", "status": "open"}
+  ]
+}`
+
+const debtRegisterTwiceOpenFirst = `{
+  "version": "1.0", "artifact_type": "debt_register", "artifact_id": "debt-m1",
+  "producer_type": "design-authority", "scope": "mission",
+  "items": [
+    {"debt_id": "d-twice", "severity": "low", "kind": "risk", "title": "t", "description": "d", "status": "open"},
+    {"debt_id": "d-twice", "severity": "low", "kind": "risk", "title": "t", "description": "d", "status": "resolved"}
+  ]
+}`
+
 func handling(e *evidence.Evidence, hs ...evidence.RiskHandling) *evidence.Evidence {
 	e.RiskHandling = hs
 	return e
@@ -57,8 +76,10 @@ func TestPartCRisks(t *testing.T) {
 		status   Status
 		evidence string
 	}{
-		{"mitigated with evidence", "", []*evidence.Evidence{handling(builder(), mitigated("stale cache", "cache keyed by mtime; test TestCacheMtime"))},
-			StatusPass, "mitigated per software-engineer.json: cache keyed by mtime; test TestCacheMtime"},
+		{"mitigated with evidence", "", []*evidence.Evidence{handling(qa(), mitigated("stale cache", "cache keyed by mtime; test TestCacheMtime"))},
+			StatusPass, "mitigated per qa-engineer.json: cache keyed by mtime; test TestCacheMtime"},
+		{"mitigated by the implementer", "", []*evidence.Evidence{handling(builder(), mitigated("stale cache", "cache keyed by mtime"))},
+			StatusFail, "no independent risk_handling entry for this risk; the implementer cannot handle its own risk, not counted: software-engineer.json mitigated"},
 		{"mitigated without evidence", "", []*evidence.Evidence{handling(qa(), mitigated("stale cache", "  "))},
 			StatusFail, "qa-engineer.json says mitigated but gives no evidence"},
 		{"accepted by a reviewer", "", []*evidence.Evidence{handling(design(), accepted("stale cache", "a restart clears it"))},
@@ -66,11 +87,17 @@ func TestPartCRisks(t *testing.T) {
 		{"accepted without a rationale", "", []*evidence.Evidence{handling(design(), accepted("stale cache", ""))},
 			StatusFail, "design-authority.json accepts the risk without a rationale"},
 		{"accepted by the implementer", "", []*evidence.Evidence{handling(builder(), accepted("stale cache", "fine by me"))},
-			StatusFail, "software-engineer.json accepts the risk, but the implementer cannot accept its own risk"},
+			StatusFail, "the implementer cannot handle its own risk, not counted: software-engineer.json accepted"},
 		{"accepted on the builder's provider", "", []*evidence.Evidence{handling(sameProvider, accepted("stale cache", "fine"))},
 			StatusBlock, "acceptance by design-authority.json refused: judgment refused: judge and builder both ran on provider-a"},
-		{"deferred to open debt", debtRegister, []*evidence.Evidence{handling(builder(), deferred("stale cache", "d-open"))},
-			StatusPass, "deferred per software-engineer.json to debt d-open (open)"},
+		{"deferred to open debt", debtRegister, []*evidence.Evidence{handling(design(), deferred("stale cache", "d-open"))},
+			StatusPass, "deferred per design-authority.json to debt d-open (open)"},
+		{"deferred by the implementer", debtRegister, []*evidence.Evidence{handling(builder(), deferred("stale cache", "d-open"))},
+			StatusFail, "the implementer cannot handle its own risk, not counted: software-engineer.json deferred"},
+		{"deferred to a debt_id listed twice", debtRegisterTwice, []*evidence.Evidence{handling(design(), deferred("stale cache", "d-twice"))},
+			StatusFail, "defers to debt d-twice, which the debt register lists more than once (statuses resolved, open): not a valid target"},
+		{"deferred to a debt_id listed twice, open first", debtRegisterTwiceOpenFirst, []*evidence.Evidence{handling(design(), deferred("stale cache", "d-twice"))},
+			StatusFail, "lists more than once (statuses open, resolved)"},
 		{"deferred to accepted debt", debtRegister, []*evidence.Evidence{handling(design(), deferred("stale cache", "d-accepted"))},
 			StatusPass, "to debt d-accepted (accepted)"},
 		{"deferred to scheduled debt", debtRegister, []*evidence.Evidence{handling(design(), deferred("stale cache", "d-scheduled"))},

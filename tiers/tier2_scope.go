@@ -1,6 +1,7 @@
 package tiers
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -11,7 +12,7 @@ import (
 
 // changedFiles returns the files the task changed and how they were found: the git diff
 // base..head when the baseline resolved, else the implementer's files_changed (SPEC §5.3 Part B).
-// Files under .geas/ are the mission's own bookkeeping and are never in scope questions.
+// Only the orchestration's bookkeeping (bookkeeping) is left out of scope questions.
 func (r *run) changedFiles() ([]string, string, error) {
 	var files []string
 	var how string
@@ -33,15 +34,44 @@ func (r *run) changedFiles() ([]string, string, error) {
 		slices.Sort(files)
 		files = slices.Compact(files)
 		how = "the implementer's files_changed (no base_snapshot to diff against)"
+		if len(files) == 0 {
+			return nil, "", errNoChangeSource
+		}
 	}
 	out := files[:0]
 	for _, f := range files {
-		if f != ".geas" && !strings.HasPrefix(f, ".geas/") {
+		if !bookkeeping(f) {
 			out = append(out, f)
 		}
 	}
 	return out, how, nil
 }
+
+// bookkeepingDirs and bookkeepingFiles are the geas v1 layout the orchestration writes itself
+// (SPEC §5.3 Part B). Everything else under .geas — code, .geas/gate-policy.json — is a scope
+// question like any other file. Paths compare exactly, byte for byte: a path that differs in
+// case or form is not the bookkeeping, so it stays a scope question (fail closed).
+var (
+	bookkeepingDirs  = []string{".geas/missions/", ".geas/state/", ".geas/memory/", ".geas/recovery/"}
+	bookkeepingFiles = []string{".geas/rules.md"}
+)
+
+// bookkeeping reports whether a changed file (slash-separated, relative to the project root) is
+// the orchestration's own bookkeeping.
+func bookkeeping(f string) bool {
+	if slices.Contains(bookkeepingFiles, f) {
+		return true
+	}
+	for _, d := range bookkeepingDirs {
+		if strings.HasPrefix(f, d) && len(f) > len(d) {
+			return true
+		}
+	}
+	return false
+}
+
+// errNoChangeSource: neither a base nor the implementer's files_changed says what changed.
+var errNoChangeSource = errors.New("no change source")
 
 // partB checks scope (SPEC §5.3 Part B).
 func (r *run) partB() {
@@ -50,6 +80,10 @@ func (r *run) partB() {
 	text := fmt.Sprintf("changed files are inside scope.surfaces (%s)", strings.Join(c.Scope.Surfaces, ", "))
 	if !r.haveBase {
 		text += "; changed files taken from the implementer's files_changed (no base_snapshot)"
+	}
+	if errors.Is(err, errNoChangeSource) {
+		r.checks = append(r.checks, failCheck(2, "scope", text, "no base_snapshot to diff against and no implementer evidence lists files_changed: nothing says what changed", StatusBlock, CauseNoChangeSource))
+		return
 	}
 	if err != nil {
 		r.checks = append(r.checks, failCheck(2, "scope", text, "cannot list changed files: "+err.Error(), StatusError, CauseScopeViolation))

@@ -131,9 +131,9 @@ func TestPartBScopeFromGit(t *testing.T) {
 		{name: "a rename inside both surfaces", change: renameMain,
 			surfaces: []string{"greeter/", "lib/"}, declared: []string{"lib/main.go", "greeter/main.go"},
 			status: StatusPass, evidence: "all 2 changed files are in the surfaces"},
-		{name: "a deleted file counts", change: func(f *fixture) { f.remove("README.md") },
-			surfaces: []string{"greeter/"}, declared: []string{"README.md"},
-			status: StatusFail, evidence: "outside the surfaces: README.md", outside: []string{"README.md"}},
+		{name: "a deleted file counts", change: func(f *fixture) { f.remove("greeter/main.go") },
+			surfaces: []string{"README.md"}, declared: []string{"greeter/main.go"},
+			status: StatusFail, evidence: "outside the surfaces: greeter/main.go", outside: []string{"greeter/main.go"}},
 		{name: "undeclared changes warn", change: func(f *fixture) {
 			f.write("greeter/flags.go", "package main\n")
 			f.write("greeter/extra.go", "package main\n")
@@ -141,10 +141,30 @@ func TestPartBScopeFromGit(t *testing.T) {
 			status: StatusPass, evidence: "all 2 changed files are in the surfaces",
 			warns: map[string]string{"scope:declared": "changed but not in the implementer's files_changed: greeter/extra.go"}},
 		// (A diff of bookkeeping files alone is no change at all: tier 0 blocks it, empty_change.)
-		{name: ".geas is not in scope questions", change: func(f *fixture) {
+		{name: "the bookkeeping is not in scope questions", change: func(f *fixture) {
 			f.write(".geas/missions/m1/tasks/t1/notes.json", "{}\n")
+			f.write(".geas/state/run2.json", "{}\n")
+			f.write(".geas/memory/m.md", "m\n")
+			f.write(".geas/recovery/r.json", "{}\n")
+			f.write(".geas/rules.md", "rules\n")
 			f.write("greeter/main.go", "package main\n\nfunc main() { println() }\n")
 		}, status: StatusPass, evidence: "all 1 changed files are in the surfaces"},
+		// SPEC §5.3 B: only the bookkeeping is exempt; code or a policy elsewhere in .geas is not.
+		{name: "code hidden under .geas is a scope question", change: func(f *fixture) {
+			f.write("greeter/flags.go", "package main\n")
+			f.write(".geas/tools/evil.go", "package evil\n")
+			f.write(".geas/missions.go", "package evil\n")
+			f.write(".geas/rules.md.go", "package evil\n")
+			f.write(".geas/statex/s.go", "package evil\n")
+		}, declared: []string{"greeter/flags.go"},
+			status: StatusFail, evidence: "4 of 5 changed files are outside the surfaces: .geas/missions.go, .geas/rules.md.go, .geas/statex/s.go, .geas/tools/evil.go",
+			outside: []string{".geas/missions.go", ".geas/rules.md.go", ".geas/statex/s.go", ".geas/tools/evil.go"},
+			warns:   map[string]string{"scope:declared": "changed but not in the implementer's files_changed: .geas/missions.go"}},
+		{name: "the gate policy is a scope question", change: func(f *fixture) {
+			f.write("greeter/flags.go", "package main\n")
+			f.write(".geas/gate-policy.json", `{"shared_globs": ["*"]}`)
+		}, declared: []string{"greeter/flags.go", ".geas/gate-policy.json"},
+			status: StatusFail, evidence: "1 of 2 changed files are outside the surfaces: .geas/gate-policy.json", outside: []string{".geas/gate-policy.json"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -215,7 +235,8 @@ func TestPartBWithoutBase(t *testing.T) {
 		{"in scope", []string{"greeter/main.go", "./README.md", "greeter/main.go"}, StatusPass,
 			"all 2 changed files are in the surfaces (from the implementer's files_changed (no base_snapshot to diff against))"},
 		{"outside", []string{"greeter/main.go", "lib/x.go"}, StatusFail, "1 of 2 changed files are outside the surfaces: lib/x.go"},
-		{"nothing declared", nil, StatusSkipped, "no changed files in the implementer's files_changed"},
+		// SPEC §5.3 B: neither a base nor files_changed says what changed → block (no_change_source).
+		{"nothing declared", nil, StatusBlock, "no base_snapshot to diff against and no implementer evidence lists files_changed"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

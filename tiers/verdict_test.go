@@ -146,24 +146,24 @@ func TestTierResult(t *testing.T) {
 	tests := []struct {
 		name   string
 		checks []Check
-		notRun bool
+		notRun string
 		want   TierResult
 	}{
-		{"no checks", nil, false, TierResult{Status: StatusSkipped, Details: "no checks ran"}},
-		{"only a skipped check", []Check{skippedCheck(1, "eval_commands", "t", "no eval_commands configured")}, false,
+		{"no checks", nil, "", TierResult{Status: StatusSkipped, Details: "no checks ran"}},
+		{"only a skipped check", []Check{skippedCheck(1, "eval_commands", "t", "no eval_commands configured")}, "",
 			TierResult{Status: StatusSkipped, Details: "no eval_commands configured"}},
-		{"not run", []Check{passCheck(1, "a", "t", "e")}, true, TierResult{Status: StatusSkipped, Details: "not run: tier 0 did not pass"}},
-		{"all pass", []Check{passCheck(1, "a", "t", "e"), passCheck(1, "b", "t", "e")}, false, TierResult{Status: StatusPass, Details: "2 of 2 checks passed"}},
-		{"a warning does not lower a pass", []Check{passCheck(1, "a", "t", "e"), warnCheck(1, "w", "t", "e", "x")}, false,
+		{"not run", []Check{passCheck(1, "a", "t", "e")}, "not run: tier 0 did not pass", TierResult{Status: StatusSkipped, Details: "not run: tier 0 did not pass"}},
+		{"all pass", []Check{passCheck(1, "a", "t", "e"), passCheck(1, "b", "t", "e")}, "", TierResult{Status: StatusPass, Details: "2 of 2 checks passed"}},
+		{"a warning does not lower a pass", []Check{passCheck(1, "a", "t", "e"), warnCheck(1, "w", "t", "e", "x")}, "",
 			TierResult{Status: StatusPass, Details: "1 of 1 checks passed, 1 warnings"}},
-		{"only warnings", []Check{warnCheck(1, "w", "t", "e", "x")}, false, TierResult{Status: StatusSkipped, Details: "no checks ran"}},
+		{"only warnings", []Check{warnCheck(1, "w", "t", "e", "x")}, "", TierResult{Status: StatusSkipped, Details: "no checks ran"}},
 		{"worst status", []Check{
 			passCheck(1, "a", "t", "e"), failCheck(1, "b", "t", "e", StatusFail, "x"),
 			failCheck(1, "c", "t", "e", StatusBlock, "y"), skippedCheck(1, "d", "t", "e"),
-		}, false, TierResult{Status: StatusBlock, Details: "1 of 3 checks passed"}},
-		{"error is worst", []Check{failCheck(1, "b", "t", "e", StatusBlock, "x"), failCheck(1, "c", "t", "e", StatusError, "y")}, false,
+		}, "", TierResult{Status: StatusBlock, Details: "1 of 3 checks passed"}},
+		{"error is worst", []Check{failCheck(1, "b", "t", "e", StatusBlock, "x"), failCheck(1, "c", "t", "e", StatusError, "y")}, "",
 			TierResult{Status: StatusError, Details: "0 of 2 checks passed"}},
-		{"other tiers do not count", []Check{passCheck(1, "a", "t", "e"), failCheck(0, "b", "t", "e", StatusError, "x"), failCheck(2, "c", "t", "e", StatusFail, "y")}, false,
+		{"other tiers do not count", []Check{passCheck(1, "a", "t", "e"), failCheck(0, "b", "t", "e", StatusError, "x"), failCheck(2, "c", "t", "e", StatusFail, "y")}, "",
 			TierResult{Status: StatusPass, Details: "1 of 1 checks passed"}},
 	}
 	for _, tc := range tests {

@@ -46,6 +46,9 @@ var ErrNotPassed = errors.New("not verified or passed: nothing to verify")
 type NotPassedError struct {
 	Task  string
 	State string // "" when contract.json cannot be read
+	// History is what was found of the task's gate history, which is checked whatever the state
+	// (it verified, or there is none); empty when record.json cannot be read.
+	History string
 }
 
 func (e *NotPassedError) Error() string {
@@ -84,12 +87,20 @@ func VerifyTask(ctx context.Context, p *project.Project, mission, task, taskDir 
 			claimed = true
 		}
 	}
+	key := record.SigningKey()
 	if !claimed {
-		return nil, &NotPassedError{Task: task, State: state}
+		// The history and gate_result of every task are checked, whatever its state (SPEC §9): a
+		// hand-written gate_result with verdict pass on an integrated task is tampered, and so is
+		// a history with a dropped entry that the next run would build on.
+		problems, summary := historyProblems(in, key)
+		if len(problems) == 0 || in.Record == nil {
+			return nil, &NotPassedError{Task: task, State: state, History: summary}
+		}
+		return &VerifyReport{MissionID: mission, TaskID: task, State: state, Status: VerifyTampered, Problems: problems}, nil
 	}
 
 	rep := &VerifyReport{MissionID: mission, TaskID: task, State: state}
-	rep.Problems = recordProblems(in, state, record.SigningKey())
+	rep.Problems = recordProblems(in, state, key)
 
 	res, err := Evaluate(ctx, in, Options{RunID: VerifyRunID(in.Record), DryRun: true, Verify: true, Now: time.Now()})
 	if err != nil {
@@ -100,8 +111,14 @@ func VerifyTask(ctx context.Context, p *project.Project, mission, task, taskDir 
 	if in.Contract != nil {
 		budget = in.Contract.RetryBudget
 	}
-	res.RetryBudgetBefore = record.BudgetLeft(budget, in.Record)
-	res.RetryBudgetAfter = res.RetryBudgetBefore
+	// The budget is shown unless the history itself does not verify (a state set by hand over a
+	// sound history still has a budget to show).
+	if in.Record != nil && !historyTampered(res.Checks) {
+		left := record.BudgetLeft(budget, in.Record)
+		res.RetryBudgetBefore, res.RetryBudgetAfter = &left, copyInt(&left)
+	} else {
+		res.RetryBudgetBefore, res.RetryBudgetAfter = nil, nil // not computed over a tampered history
+	}
 	rep.Result = res
 
 	switch {
@@ -135,29 +152,13 @@ func recordProblems(in *Input, state string, key []byte) []string {
 	if in.Record == nil {
 		return []string{fmt.Sprintf("record.json cannot be read, so the pass cannot be verified: %v", in.RecordErr)}
 	}
-	var problems []string
-	hist := in.Record.History()
-	if err := record.VerifyChain(hist); err != nil {
-		problems = append(problems, err.Error())
-	}
-	if key != nil {
-		for _, e := range record.VerifySignatures(hist, key) {
-			problems = append(problems, e.Error())
-		}
-	}
+	problems := HistoryProblems(in, key)
 	if state == "" {
 		state = "claimed done"
 	}
-
-	last, lastAt, haveRun := latestRun(hist)
-	raw, haveResult := in.Record.GateResult()
-	switch {
-	case !haveRun:
+	_, _, haveRun := latestRun(in.Record.History())
+	if !haveRun {
 		problems = append(problems, fmt.Sprintf("task is %s but gate_history records no gate run", state))
-	case !haveResult:
-		problems = append(problems, fmt.Sprintf("no gate_result, but gate_history entry %d %s is a gate run", lastAt+1, last.RunID))
-	default:
-		problems = append(problems, gateResultProblems(raw, last, lastAt)...)
 	}
 	if haveRun {
 		if e, at, ok := backingRun(in.Record); ok && !recordsPass(e) {
@@ -252,4 +253,32 @@ func onlyIneligible(raw json.RawMessage) bool {
 		}
 	}
 	return true
+}
+
+// PassProblems says why a task may not move verified -> passed (SPEC §8): the history must verify
+// (HistoryProblems) and its latest entry must be a gate run with verdict pass, which gate_result
+// matches. Only gate runs that the gate refused with state_ineligible (someone ran geas gate on
+// the verified task) may follow the pass; a revocation, a grant or any other run may not. Nil
+// when the move is allowed.
+func PassProblems(in *Input, key []byte) []string {
+	if in.Record == nil {
+		return []string{fmt.Sprintf("record.json cannot be read: %v", in.RecordErr)}
+	}
+	problems := HistoryProblems(in, key)
+	hist := in.Record.History()
+	for i := len(hist) - 1; i >= 0; i-- {
+		e := hist[i]
+		if isRun(e) && e.Verdict == string(VerdictError) && onlyIneligible(e.Causes) {
+			continue
+		}
+		if !isRun(e) || !recordsPass(e) {
+			what := e.Kind
+			if isRun(e) {
+				what = "gate run with verdict " + e.Verdict
+			}
+			problems = append(problems, fmt.Sprintf("the latest gate_history entry, %d %s, is a %s, not a gate pass", i+1, e.RunID, what))
+		}
+		return problems
+	}
+	return append(problems, "gate_history records no gate pass: the state verified was not set by the gate")
 }

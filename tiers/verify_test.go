@@ -263,8 +263,13 @@ func TestSignedHistoryDetectsForgery(t *testing.T) {
 		assert.True(t, containsSub(rep.Problems, "gate_history entry 1 gate-1: hmac"), "%q", rep.Problems)
 		assert.True(t, containsSub(rep.Problems, "does not verify with GEAS_GATE_KEY: forged or re-chained entry"), "%q", rep.Problems)
 
+		// Without the key the hmac is not checked, but the re-chained budget still does not add
+		// up, and the run's event names the entry that was replaced.
 		t.Setenv(record.SigningKeyEnv, "")
-		assert.Equal(t, VerifyIntact, f.verify().Status, "without the key, a re-chained forgery is not seen")
+		rep = f.verify()
+		assert.Equal(t, VerifyTampered, rep.Status, "without the key, a re-chained raise is still seen")
+		assert.True(t, containsSub(rep.Problems, "verdict pass takes the budget 3 to 3, but retry_budget_after is 9"), "%q", rep.Problems)
+		assert.True(t, containsSub(rep.Problems, "gate_result event of gate-1 names history entry"), "%q", rep.Problems)
 	})
 	t.Run("re-chained without hmac", func(t *testing.T) {
 		f := setup(t)
@@ -278,7 +283,7 @@ func TestSignedHistoryDetectsForgery(t *testing.T) {
 		assert.True(t, containsSub(rep.Problems, "no hmac, but GEAS_GATE_KEY is set: forged or re-chained entry"), "%q", rep.Problems)
 
 		t.Setenv(record.SigningKeyEnv, "")
-		assert.Equal(t, VerifyIntact, f.verify().Status)
+		assert.Equal(t, VerifyTampered, f.verify().Status, "the budget arithmetic and gate_result see it without the key")
 	})
 	t.Run("verified with another key", func(t *testing.T) {
 		f := setup(t)

@@ -1,0 +1,335 @@
+package tiers
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/geas-dev/geas/record"
+)
+
+// failOnce records one gate run that fails (the qa-engineer says AC1 does not hold) and returns
+// the passing qa evidence, to restore later. The history is [gate-1 fail 3 -> 2].
+func failOnce(f *fixture) []byte {
+	f.t.Helper()
+	qa := f.read(taskFile("evidence/qa-engineer.json"))
+	f.evidence("qa-engineer.json", func(m map[string]any) {
+		m["criteria_results"] = []any{map[string]any{"criterion": "AC1", "passed": false, "details": "prints nothing"}}
+	})
+	res := f.gate()
+	require.Equal(f.t, VerdictFail, res.Verdict)
+	require.Equal(f.t, intp(2), res.RetryBudgetAfter)
+	return qa
+}
+
+// assertBuildsNothing runs the gate three times on a tampered history and checks each run is an
+// error history_tampered that computes no budget, appends nothing, moves nothing and never blocks
+// the task by repetition, and that a dry run and a real run agree.
+func assertBuildsNothing(t *testing.T, f *fixture, want ...string) {
+	t.Helper()
+	before := f.read(taskFile("record.json"))
+	status := f.status()
+	for i := 0; i < 3; i++ {
+		res := f.gate()
+		assertNotPass(t, res, VerdictError, CauseHistoryTampered)
+		assert.Nil(t, res.RetryBudgetBefore, "run %d: no budget is computed", i+1)
+		assert.Nil(t, res.RetryBudgetAfter, "run %d", i+1)
+		assert.Nil(t, res.Transition, "run %d", i+1)
+		assert.Equal(t, NextInvestigateErr, res.NextAction)
+		for _, w := range want {
+			assert.Contains(t, causeDetail(res, CauseHistoryTampered), w, "run %d", i+1)
+		}
+	}
+	assert.Equal(t, string(before), string(f.read(taskFile("record.json"))), "nothing is appended to a tampered history")
+	assert.Equal(t, status, f.status(), "three tampered runs do not move the task")
+}
+
+func causeDetail(res *Result, code string) string {
+	for _, c := range res.Causes {
+		if c.Code == code {
+			return c.Detail
+		}
+	}
+	return ""
+}
+
+// TestTheGateDoesNotBuildOnATamperedHistory (SPEC §2.2, §5.1, §7.4): a history that does not
+// verify is never built on, with or without GEAS_GATE_KEY, and no edit of it yields a budget.
+func TestTheGateDoesNotBuildOnATamperedHistory(t *testing.T) {
+	raise := func(h []record.HistoryEntry) []record.HistoryEntry {
+		h[0].RetryBudgetAfter = intp(50)
+		return h
+	}
+	t.Run("retry_budget_after edited to 50", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, true)
+		failOnce(f)
+		f.record(func(m map[string]any) { history(m)[0].(map[string]any)["retry_budget_after"] = 50 })
+		assertBuildsNothing(t, f, "gate_history entry 1 gate-1: hash", "verdict fail takes the budget 3 to 2, but retry_budget_after is 50")
+	})
+	t.Run("retry_budget_after edited to 50 and re-chained, no key", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, true)
+		failOnce(f)
+		f.rewriteHistory(raise)
+		assertBuildsNothing(t, f, "verdict fail takes the budget 3 to 2, but retry_budget_after is 50",
+			"events.jsonl line 1: gate_result event of gate-1 names history entry")
+	})
+	// Both budgets of the first entry edited (51 -> 50, which adds up), re-chained, gate_result
+	// rewritten and the events deleted: without the key nothing in the project can tell, which is
+	// the limit the README's threat model names (keep the key and a copy of the history outside the
+	// agents' reach). With the key it is caught:
+	t.Run("re-chained with the key set", func(t *testing.T) {
+		t.Setenv(record.SigningKeyEnv, "k-history-test")
+		f := newFixture(t, true)
+		failOnce(f)
+		f.rewriteHistory(func(h []record.HistoryEntry) []record.HistoryEntry {
+			h[0].RetryBudgetBefore, h[0].RetryBudgetAfter = intp(51), intp(50)
+			return h
+		})
+		f.remove(".geas/state/events.jsonl")
+		assertBuildsNothing(t, f, "hmac", "does not verify with GEAS_GATE_KEY")
+	})
+	t.Run("a history reset forged without the key", func(t *testing.T) {
+		t.Setenv(record.SigningKeyEnv, "k-history-test")
+		f := newFixture(t, true)
+		failOnce(f)
+		rec, err := record.Load(f.open().Geas, testTaskDir+"/record.json")
+		require.NoError(t, err)
+		old := rec.History()[0].Hash
+		f.rewriteHistory(func([]record.HistoryEntry) []record.HistoryEntry {
+			return []record.HistoryEntry{{Kind: record.KindHistoryReset, RunID: "reset", RetryBudgetAfter: intp(100),
+				Extra: map[string]json.RawMessage{"retries": json.RawMessage(`100`), "superseded_hashes": json.RawMessage(`["` + old + `"]`)}}}
+		})
+		f.record(func(m map[string]any) { delete(m, "gate_result") })
+		assertBuildsNothing(t, f, "gate_history entry 1 reset: no hmac, but GEAS_GATE_KEY is set")
+	})
+	t.Run("newest entry dropped", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, true)
+		failOnce(f)
+		res := f.gate() // gate-2: fail 2 -> 1
+		require.Equal(t, intp(1), res.RetryBudgetAfter)
+		f.record(func(m map[string]any) { m["gate_history"] = history(m)[:1] })
+		assertBuildsNothing(t, f, `gate_result.hash`, "does not match the latest gate run, gate_history entry 1 gate-1")
+	})
+	t.Run("newest entry dropped and gate_result rewritten to the one before", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, true)
+		failOnce(f)
+		f.gate()
+		f.rewriteHistory(func(h []record.HistoryEntry) []record.HistoryEntry { return h[:1] })
+		assertBuildsNothing(t, f, "events.jsonl line 2: gate_result event of gate-2 names history entry")
+	})
+	t.Run("record of another task", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, true)
+		f.record(func(m map[string]any) { m["task_id"] = "t2" })
+		assertBuildsNothing(t, f, `record.json has task_id "t2", but this is task "t1"`)
+	})
+	t.Run("gate_result written by hand", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, true)
+		f.record(func(m map[string]any) {
+			m["gate_result"] = map[string]any{"run_id": "gate-1", "verdict": "pass", "hash": strings.Repeat("a", 64)}
+		})
+		assertBuildsNothing(t, f, `gate_result (run_id "gate-1", verdict "pass"), but gate_history records no gate run`)
+	})
+	t.Run("record deleted after a run", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, true)
+		rec := f.read(taskFile("record.json"))
+		failOnce(f)
+		f.write(taskFile("record.json"), string(rec)) // the record as it was before any run
+		assertBuildsNothing(t, f, "gate_result event of gate-1 names history entry")
+	})
+	t.Run("an untouched history is built on", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, true)
+		qa := failOnce(f)
+		f.write(taskFile("evidence/qa-engineer.json"), string(qa))
+		res := f.gate()
+		assertPass(t, res)
+		assert.Equal(t, intp(2), res.RetryBudgetBefore)
+		c := checkNamed(res.Checks, "history")
+		require.NotNil(t, c)
+		assert.Equal(t, StatusPass, c.Status)
+		assert.Contains(t, c.Evidence, "1 entries verify (chained, not signed (GEAS_GATE_KEY is not set)); gate_result is entry 1 gate-1")
+		assert.Contains(t, c.Evidence, "1 gate events of this task cross-checked")
+	})
+}
+
+// TestANullBudgetRunChangesNothing (SPEC §7.1): a run on an unreadable contract records no budget,
+// so the first real fail afterwards spends one retry, not the whole budget.
+func TestANullBudgetRunChangesNothing(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, true)
+	good := f.read(taskFile("contract.json"))
+	f.write(taskFile("contract.json"), "{")
+	res := f.gate()
+	assertNotPass(t, res, VerdictError, CauseContractInvalid)
+	assert.Nil(t, res.RetryBudgetBefore)
+	assert.Nil(t, res.RetryBudgetAfter)
+	rec, err := record.Load(f.open().Geas, testTaskDir+"/record.json")
+	require.NoError(t, err)
+	h := rec.History()
+	require.Len(t, h, 1)
+	assert.Nil(t, h[0].RetryBudgetBefore, "the history entry records no budget")
+	assert.Nil(t, h[0].RetryBudgetAfter)
+	var gr map[string]any
+	raw, _ := rec.GateResult()
+	require.NoError(t, json.Unmarshal(raw, &gr))
+	assert.Nil(t, gr["retry_budget_before"])
+	assert.Contains(t, gr, "retry_budget_before", "null, not absent")
+
+	f.write(taskFile("contract.json"), string(good))
+	failOnce(f) // asserts 3 -> 2: the unreadable run spent nothing
+	assert.Equal(t, "integrated", f.status(), "the first real fail does not escalate")
+}
+
+// TestASpentBudgetNeedsAnAuthority (SPEC §5.1 budget_spent, §7.1): once the budget is 0 the task
+// re-enters the gate only after an authority's grant, whatever transitions were made by hand.
+func TestASpentBudgetNeedsAnAuthority(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, true)
+	f.contract(func(m map[string]any) { m["retry_budget"] = 1 })
+	qa := f.read(taskFile("evidence/qa-engineer.json"))
+	f.evidence("qa-engineer.json", func(m map[string]any) {
+		m["criteria_results"] = []any{map[string]any{"criterion": "AC1", "passed": false, "details": "prints nothing"}}
+	})
+	res := f.gate()
+	require.Equal(t, VerdictFail, res.Verdict)
+	require.Equal(t, "escalated", f.status())
+
+	// The agent fixes the work and walks the task back along legal edges by hand.
+	f.write(taskFile("evidence/qa-engineer.json"), string(qa))
+	for _, s := range []string{"implementing", "reviewed", "integrated"} {
+		f.contract(func(m map[string]any) { m["status"] = s })
+		res = f.gate()
+		if s == "integrated" {
+			assertNotPass(t, res, VerdictBlock, CauseBudgetSpent)
+			assert.Contains(t, causeDetail(res, CauseBudgetSpent), "retry budget is 0 since gate_history entry 1 gate-1 (fail 1 -> 0) and no grant followed; state integrated does not reopen it")
+			assert.Equal(t, intp(0), res.RetryBudgetBefore)
+			assert.Equal(t, intp(0), res.RetryBudgetAfter)
+			assert.Nil(t, res.Transition)
+		} else {
+			assert.Contains(t, causeCodes(res.Causes), CauseBudgetSpent, "state %s", s)
+			assert.False(t, res.Verdict.IsPass())
+		}
+	}
+	assert.Equal(t, "integrated", f.status())
+
+	// An authority grants a retry: the gate runs again, and passes.
+	rec, err := record.Load(f.open().Geas, testTaskDir+"/record.json")
+	require.NoError(t, err)
+	_, err = rec.AppendHistory(record.HistoryEntry{
+		Kind: record.KindBudgetGrant, RetryBudgetBefore: intp(0), RetryBudgetAfter: intp(1), StartedAt: "2026-11-02T11:00:00Z",
+		Extra: map[string]json.RawMessage{"by": json.RawMessage(`"product-authority"`), "retries": json.RawMessage(`1`)},
+	}, testNow)
+	require.NoError(t, err)
+	require.NoError(t, rec.Write(f.open().Geas, testTaskDir+"/record.json"))
+	res = f.gate()
+	assertPass(t, res)
+	assert.Equal(t, intp(1), res.RetryBudgetBefore)
+
+	// A grant forged by editing the history (no new entry, just a budget of 1) is tampering.
+	t.Run("forged reopening", func(t *testing.T) {
+		t.Parallel()
+		g := newFixture(t, true)
+		g.contract(func(m map[string]any) { m["retry_budget"] = 1 })
+		g.evidence("qa-engineer.json", func(m map[string]any) {
+			m["criteria_results"] = []any{map[string]any{"criterion": "AC1", "passed": false, "details": "no"}}
+		})
+		g.gate()
+		g.contract(func(m map[string]any) { m["status"] = "integrated" })
+		g.rewriteHistory(func(h []record.HistoryEntry) []record.HistoryEntry {
+			h[0].RetryBudgetAfter = intp(1)
+			return h
+		})
+		res := g.gate()
+		assertNotPass(t, res, VerdictError, CauseHistoryTampered)
+		assert.NotContains(t, causeCodes(res.Causes), CauseBudgetSpent, "no budget is computed over a tampered history")
+		assert.Equal(t, StatusSkipped, checkNamed(res.Checks, "budget").Status)
+	})
+}
+
+// TestChildrenNeverSeeTheKey (SPEC §9): eval commands and script detectors are code the agents
+// wrote; they never see GEAS_GATE_KEY, however they look for it.
+func TestChildrenNeverSeeTheKey(t *testing.T) {
+	const key = "sekrit-gate-key-7f3a"
+	t.Setenv(record.SigningKeyEnv, key)
+	t.Run("procEnv", func(t *testing.T) {
+		env := procEnv("/x", map[string]string{record.SigningKeyEnv: "from-the-contract", "OTHER": "1"})
+		for _, kv := range env {
+			assert.False(t, strings.HasPrefix(kv, record.SigningKeyEnv+"="), "%q", kv)
+			assert.NotContains(t, kv, key)
+		}
+		assert.Contains(t, env, "OTHER=1")
+		assert.Contains(t, env, "PWD=/x")
+	})
+	probe := `env; printenv GEAS_GATE_KEY; echo "[$GEAS_GATE_KEY]"; cat /proc/self/environ | tr '\0' '\n'`
+	t.Run("eval command", func(t *testing.T) {
+		spec := shellSpec(t, probe)
+		spec.Env = map[string]string{record.SigningKeyEnv: key}
+		run := runProcess(t.Context(), spec)
+		assert.False(t, strings.Contains(run.OutputTail, key), "the key is in the child's output")
+		assert.True(t, strings.Contains(run.OutputTail, "\n[]\n"), "the child reads an empty GEAS_GATE_KEY")
+	})
+	t.Run("script detector argv", func(t *testing.T) {
+		spec := shellSpec(t, "")
+		spec.Shell, spec.Argv = "", []string{"sh", "-c", probe}
+		run := runProcess(t.Context(), spec)
+		assert.False(t, strings.Contains(run.OutputTail, key), "the key is in the child's output")
+		assert.True(t, strings.Contains(run.OutputTail, "\n[]\n"), "the child reads an empty GEAS_GATE_KEY")
+	})
+	t.Run("a whole gate run", func(t *testing.T) {
+		f := newFixture(t, true)
+		f.contract(func(m map[string]any) {
+			m["eval_commands"] = []any{`test -z "$GEAS_GATE_KEY" && ! env | grep -q ` + key}
+		})
+		res := f.gate()
+		assertPass(t, res)
+		rec, err := record.Load(f.open().Geas, testTaskDir+"/record.json")
+		require.NoError(t, err)
+		assert.NotEmpty(t, rec.History()[0].HMAC, "the gate itself still signs with the key")
+	})
+}
+
+// TestLogsNeverLeaveTheProject (SPEC §3, issue 8 item 17, issue 9 item 15) lives in exec_test.go
+// (TestRunProcessLogErrors) for the runner and in testdata/script/hist_logs.txtar end to end.
+
+func checkNamed(checks []Check, name string) *Check {
+	for i := range checks {
+		if checks[i].Name == name {
+			return &checks[i]
+		}
+	}
+	return nil
+}
+
+// TestAZeroContractBudgetIsNotSpent: a contract whose retry_budget is 0 has spent nothing; runs
+// that block at 0 -> 0 do not make it budget_spent, and its first fail escalates.
+func TestAZeroContractBudgetIsNotSpent(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, true)
+	f.contract(func(m map[string]any) { m["retry_budget"] = 0 })
+	qa := f.read(taskFile("evidence/qa-engineer.json"))
+	f.remove(taskFile("evidence/qa-engineer.json"))
+	res := f.gate()
+	assertNotPass(t, res, VerdictBlock, CauseMissingReview)
+	res = f.gate()
+	assertNotPass(t, res, VerdictBlock, CauseMissingReview)
+	assert.NotContains(t, causeCodes(res.Causes), CauseBudgetSpent)
+	f.write(taskFile("evidence/qa-engineer.json"), string(qa))
+	f.evidence("qa-engineer.json", func(m map[string]any) {
+		m["criteria_results"] = []any{map[string]any{"criterion": "AC1", "passed": false, "details": "no"}}
+	})
+	res = f.gate()
+	assert.Equal(t, VerdictFail, res.Verdict)
+	assert.Equal(t, "escalated", f.status())
+	f.contract(func(m map[string]any) { m["status"] = "integrated" })
+	assertNotPass(t, f.gate(), VerdictBlock, CauseBudgetSpent)
+}

@@ -1,0 +1,223 @@
+package tiers
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/internal/canon"
+	"github.com/geas-dev/geas/project"
+	"github.com/geas-dev/geas/record"
+)
+
+// PinnedFile is the pinned copy of a task's rules, beside its contract (SPEC §4.4).
+const PinnedFile = "contract.pinned.json"
+
+// unpinnedContractFields are the contract fields that are not rules: the state, which the gate
+// itself moves, and geas's envelope timestamps.
+var unpinnedContractFields = []string{"status", "created_at", "updated_at"}
+
+// rulesOf returns the task's rules (SPEC §4.4): every contract field except its status and
+// envelope timestamps, plus the effective gate policy document, and their RFC 8785 digest.
+func rulesOf(in *Input) (map[string]any, string, error) {
+	if in.Contract == nil {
+		return nil, "", errors.New("the contract could not be read")
+	}
+	if in.PolicyErr != nil {
+		return nil, "", errors.New("the gate policy could not be read")
+	}
+	c, err := decodeObject(in.Contract.Raw)
+	if err != nil {
+		return nil, "", fmt.Errorf("contract: %w", err)
+	}
+	for _, k := range unpinnedContractFields {
+		delete(c, k)
+	}
+	p := map[string]any{}
+	if in.PolicyRaw != nil {
+		if p, err = decodeObject(in.PolicyRaw); err != nil {
+			return nil, "", fmt.Errorf("policy: %w", err)
+		}
+	}
+	rules := map[string]any{"contract": c, "policy": p}
+	sum, err := canon.SHA256(rules)
+	if err != nil {
+		return nil, "", err
+	}
+	return rules, sum, nil
+}
+
+// decodeObject decodes a JSON object keeping numbers as written (json.Number).
+func decodeObject(raw []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, errors.New("not a JSON object")
+	}
+	return m, nil
+}
+
+// pinnedCopy is the document of contract.pinned.json.
+type pinnedCopy struct {
+	RulesSHA256 string         `json:"rules_sha256"`
+	PinnedBy    string         `json:"pinned_by"`
+	PinnedAt    string         `json:"pinned_at"`
+	Rules       map[string]any `json:"rules"`
+}
+
+// WritePinned writes contract.pinned.json for in's task: the rules as read, their digest and who
+// pinned them. The copy only names what changed; the pin itself is the history entry's
+// rules_sha256, so a hand-edited copy changes nothing.
+func WritePinned(in *Input, by string, now time.Time) error {
+	if in.Rules == nil {
+		return fmt.Errorf("cannot pin the rules: %v", in.RulesErr)
+	}
+	doc := pinnedCopy{RulesSHA256: in.RulesSHA256, PinnedBy: by, PinnedAt: record.Timestamp(now), Rules: in.Rules}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	return record.WriteFileAtomic(in.Geas, in.TaskDir+"/"+PinnedFile, append(b, '\n'), 0o644)
+}
+
+// Approve pins the task's current rules for an authority (SPEC §4.4): it appends an approval
+// entry carrying their rules_sha256 to the history (with the key's MAC when GEAS_GATE_KEY is
+// set) and writes the pinned copy. The caller holds the task lock and has checked that by is an
+// authority.
+func Approve(in *Input, by, reason string, now time.Time) (record.HistoryEntry, error) {
+	if in.Record == nil {
+		return record.HistoryEntry{}, fmt.Errorf("record.json cannot be read: %v", in.RecordErr)
+	}
+	if in.Rules == nil {
+		return record.HistoryEntry{}, fmt.Errorf("cannot pin the rules: %v", in.RulesErr)
+	}
+	entry, err := in.Record.AppendHistory(record.Approval(by, reason, in.RulesSHA256, now), now)
+	if err != nil {
+		return entry, err
+	}
+	if err := in.Record.Write(in.Geas, in.TaskDir+"/record.json"); err != nil {
+		return entry, fmt.Errorf("write record.json: %w", err)
+	}
+	if err := WritePinned(in, "approval by "+by, now); err != nil {
+		return entry, fmt.Errorf("write %s: %w", PinnedFile, err)
+	}
+	return entry, nil
+}
+
+// readPinned returns the rules of contract.pinned.json when its rules digest to want; otherwise
+// nil and why the copy cannot be used.
+func readPinned(geas *os.Root, taskDir, want string) (map[string]any, string) {
+	// The copy holds a contract and a policy, pretty-printed: allow for both at their limits.
+	data, err := project.ReadLimited(geas, taskDir+"/"+PinnedFile, 4*(contract.MaxBytes+maxPolicyBytes))
+	if err != nil {
+		return nil, fmt.Sprintf("the pinned copy %s cannot be read (%v)", PinnedFile, err)
+	}
+	doc, err := decodeObject(data)
+	if err != nil {
+		return nil, fmt.Sprintf("the pinned copy %s is not valid JSON", PinnedFile)
+	}
+	rules, _ := doc["rules"].(map[string]any)
+	if rules == nil {
+		return nil, fmt.Sprintf("the pinned copy %s has no rules", PinnedFile)
+	}
+	got, err := canon.SHA256(rules)
+	if err != nil || got != want {
+		return nil, fmt.Sprintf("the pinned copy %s does not match the pinned rules_sha256 %s (it digests to %s): it was edited", PinnedFile, short(want), short(got))
+	}
+	return rules, ""
+}
+
+// rulesDiff names each field that differs between the pinned and the current rules, with both
+// values: `eval_commands[0]: "go test ./..." → "true"`. Contract fields are named as in the
+// contract, policy fields with the prefix "gate-policy.".
+func rulesDiff(pinned, current map[string]any) []string {
+	var out []string
+	pc, _ := pinned["contract"].(map[string]any)
+	cc, _ := current["contract"].(map[string]any)
+	diffValue("", pc, cc, &out)
+	pp, _ := pinned["policy"].(map[string]any)
+	cp, _ := current["policy"].(map[string]any)
+	diffValue("gate-policy", pp, cp, &out)
+	return out
+}
+
+func diffValue(at string, a, b any, out *[]string) {
+	switch av := a.(type) {
+	case map[string]any:
+		if bv, ok := b.(map[string]any); ok {
+			keys := make([]string, 0, len(av)+len(bv))
+			for k := range av {
+				keys = append(keys, k)
+			}
+			for k := range bv {
+				if _, ok := av[k]; !ok {
+					keys = append(keys, k)
+				}
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				x, inA := av[k]
+				y, inB := bv[k]
+				next := k
+				if at != "" {
+					next = at + "." + k
+				}
+				switch {
+				case !inA:
+					*out = append(*out, fmt.Sprintf("%s: (absent) → %s", next, showValue(y)))
+				case !inB:
+					*out = append(*out, fmt.Sprintf("%s: %s → (absent)", next, showValue(x)))
+				default:
+					diffValue(next, x, y, out)
+				}
+			}
+			return
+		}
+	case []any:
+		if bv, ok := b.([]any); ok {
+			for i := 0; i < max(len(av), len(bv)); i++ {
+				next := at + "[" + strconv.Itoa(i) + "]"
+				switch {
+				case i >= len(av):
+					*out = append(*out, fmt.Sprintf("%s: (absent) → %s", next, showValue(bv[i])))
+				case i >= len(bv):
+					*out = append(*out, fmt.Sprintf("%s: %s → (absent)", next, showValue(av[i])))
+				default:
+					diffValue(next, av[i], bv[i], out)
+				}
+			}
+			return
+		}
+	}
+	x, _ := canon.Marshal(a)
+	y, _ := canon.Marshal(b)
+	if !bytes.Equal(x, y) {
+		*out = append(*out, fmt.Sprintf("%s: %s → %s", at, showValue(a), showValue(b)))
+	}
+}
+
+// showValue is a value's compact JSON, cut to 240 bytes.
+func showValue(v any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprint(v)
+	}
+	s := strings.TrimSuffix(buf.String(), "\n")
+	if len(s) > 240 {
+		s = strings.ToValidUTF8(s[:237], "") + "..."
+	}
+	return s
+}

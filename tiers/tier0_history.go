@@ -1,0 +1,188 @@
+package tiers
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/geas-dev/geas/record"
+)
+
+// historyText is what the history check verifies.
+const historyText = "the gate history verifies (hash chain, HMAC when GEAS_GATE_KEY is set, budget arithmetic), belongs to this task, ends at gate_result's run, and holds every gate event of events.jsonl"
+
+// historyCheck is the tier-0 check history_tampered (SPEC §5.1, §7.4): the gate builds on its own
+// history only when that history verifies. When it does not, the run is an error, nothing is
+// appended and no budget is computed (see Budget and Apply), until an authority resets the
+// history with geas task history reset.
+func (r *run) historyCheck(add func(Check)) {
+	in := r.in
+	if in.Record == nil {
+		return // record_valid already errors: there is no history to judge
+	}
+	key := record.SigningKey()
+	problems, summary := historyProblems(in, key)
+	if len(problems) > 0 {
+		add(failCheck(0, "history", historyText, strings.Join(problems, "; ")+
+			"; nothing is appended and no budget is computed until an authority runs geas task history reset", StatusError, CauseHistoryTampered))
+		return
+	}
+	add(passCheck(0, "history", historyText, summary))
+}
+
+// historyTampered reports whether a run's checks found the history tampered.
+func historyTampered(checks []Check) bool {
+	for _, c := range checks {
+		if c.Code == CauseHistoryTampered && c.Status != StatusPass {
+			return true
+		}
+	}
+	return false
+}
+
+// HistoryProblems lists, with the values found, what does not verify in a task's gate history:
+// the record's task_id, the hash chain, every entry's HMAC when key is set, the budget arithmetic
+// (record.BudgetProblems), gate_result against the latest gate run, and every event of
+// events.jsonl that names a history entry of this task by its hash. Nil when all of it verifies or
+// when record.json cannot be read (record_valid reports that).
+func HistoryProblems(in *Input, key []byte) []string {
+	p, _ := historyProblems(in, key)
+	return p
+}
+
+// maxEventProblems bounds how many unmatched events are named one by one.
+const maxEventProblems = 5
+
+func historyProblems(in *Input, key []byte) (problems []string, summary string) {
+	rec := in.Record
+	if rec == nil {
+		return nil, ""
+	}
+	if id := rec.TaskID(); id != in.Task {
+		problems = append(problems, fmt.Sprintf("record.json has task_id %q, but this is task %q", id, in.Task))
+	}
+	hist := rec.History()
+	if err := record.VerifyChain(hist); err != nil {
+		problems = append(problems, err.Error())
+	}
+	if key != nil {
+		for _, e := range record.VerifySignatures(hist, key) {
+			problems = append(problems, e.Error())
+		}
+	}
+	problems = append(problems, record.BudgetProblems(hist)...)
+
+	last, lastAt, haveRun := latestRun(hist)
+	raw, haveResult := rec.GateResult()
+	switch {
+	case !haveRun && haveResult:
+		problems = append(problems, fmt.Sprintf("record.json has a gate_result (%s), but gate_history records no gate run: the gate did not write it", resultSummary(raw)))
+	case haveRun && !haveResult:
+		problems = append(problems, fmt.Sprintf("no gate_result, but gate_history entry %d %s is a gate run", lastAt+1, last.RunID))
+	case haveRun:
+		problems = append(problems, gateResultProblems(raw, last, lastAt)...)
+	}
+
+	known := map[string]bool{}
+	for _, e := range hist {
+		known[e.Hash] = true
+	}
+	if len(hist) > 0 && hist[0].Kind == record.KindHistoryReset {
+		for _, h := range supersededHashes(hist[0]) {
+			known[h] = true
+		}
+	}
+	events, err := record.TaskEventHashes(in.Geas, in.Mission, in.Task)
+	if err != nil {
+		problems = append(problems, fmt.Sprintf("the gate events of this task could not be cross-checked with gate_history: %v", err))
+	}
+	if !allKnown(events, known) {
+		// A reader without the task lock (verify, task show) may have read record.json just
+		// before a gate run appended to it and logged the event: the run writes the record
+		// first. A record read now that extends the one judged accounts for those events.
+		if fresh, err := record.Load(in.Geas, in.TaskDir+"/record.json"); err == nil && extends(fresh.History(), hist) {
+			for _, e := range fresh.History() {
+				known[e.Hash] = true
+			}
+		}
+	}
+	missing := 0
+	for _, ev := range events {
+		if known[ev.Hash] {
+			continue
+		}
+		if missing++; missing <= maxEventProblems {
+			run := ev.RunID
+			if run == "" {
+				run = "(no run_id)"
+			}
+			problems = append(problems, fmt.Sprintf("events.jsonl line %d: %s event of %s names history entry %.12s, which gate_history does not hold (a dropped or rewritten entry)", ev.Line, ev.EventType, run, ev.Hash))
+		}
+	}
+	if missing > maxEventProblems {
+		problems = append(problems, fmt.Sprintf("and %d more events name entries gate_history does not hold", missing-maxEventProblems))
+	}
+
+	if len(hist) == 0 {
+		summary = "no gate history yet"
+	} else {
+		signed := "chained, not signed (GEAS_GATE_KEY is not set)"
+		if key != nil {
+			signed = "chained and every HMAC verifies with GEAS_GATE_KEY"
+		}
+		summary = fmt.Sprintf("%d entries verify (%s)", len(hist), signed)
+		if haveRun {
+			summary += fmt.Sprintf("; gate_result is entry %d %s (hash %.12s)", lastAt+1, last.RunID, last.Hash)
+		}
+	}
+	summary += fmt.Sprintf("; %d gate events of this task cross-checked", len(events))
+	return problems, summary
+}
+
+// supersededHashes are the hashes a history_reset entry says the discarded history held.
+func supersededHashes(e record.HistoryEntry) []string {
+	var hs []string
+	if raw, ok := e.Extra["superseded_hashes"]; ok {
+		_ = json.Unmarshal(raw, &hs) // an array of strings: no keys to match
+
+	}
+	return hs
+}
+
+// resultSummary names a gate_result by its run_id and verdict, as written.
+func resultSummary(raw []byte) string {
+	var f map[string]json.RawMessage // exact keys: a "Verdict" is not the verdict
+	if json.Unmarshal(raw, &f) != nil {
+		return "unreadable"
+	}
+	return fmt.Sprintf("run_id %s, verdict %s", orNull(f["run_id"]), orNull(f["verdict"]))
+}
+
+func orNull(raw json.RawMessage) string {
+	if raw == nil {
+		return "(none)"
+	}
+	return string(raw)
+}
+
+func allKnown(events []record.EventHash, known map[string]bool) bool {
+	for _, ev := range events {
+		if !known[ev.Hash] {
+			return false
+		}
+	}
+	return true
+}
+
+// extends reports whether newer holds every entry of older, in order, and then more.
+func extends(newer, older []record.HistoryEntry) bool {
+	if len(newer) <= len(older) {
+		return false
+	}
+	for i := range older {
+		if newer[i].Hash != older[i].Hash {
+			return false
+		}
+	}
+	return record.VerifyChain(newer) == nil
+}

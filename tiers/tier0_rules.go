@@ -1,0 +1,61 @@
+package tiers
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/geas-dev/geas/record"
+)
+
+// maxRulesChanges bounds how many changed fields the rules check names.
+const maxRulesChanges = 20
+
+// rulesCheck compares the task's rules with the pinned rules (SPEC §4.4): the latest approval's
+// rules_sha256, or, before any approval, that of the task's first recorded gate run. Rules that
+// differ block (rules_changed), naming each changed field with its pinned and current value, until
+// an authority approves them with geas task approve. The pin is the history entry, never the
+// pinned copy beside the contract, which only serves to name the changes.
+func (r *run) rulesCheck(add func(Check)) {
+	in := r.in
+	if in.Record == nil || in.RulesErr != nil {
+		return // record_invalid, contract_invalid or policy_invalid already stops the run
+	}
+	const name = "rules_pinned"
+	text := "the rules (contract without status and timestamps, plus the gate policy) equal the pinned rules"
+	policy := in.PolicyFrom
+	if policy == "" {
+		policy = "built-in defaults, no .geas/" + PolicyFile
+	}
+	pin, ok := record.PinnedRules(in.Record)
+	if !ok {
+		ev := fmt.Sprintf("nothing pinned the rules yet: this run pins rules_sha256 %s; policy: %s", short(in.RulesSHA256), policy)
+		if r.opts.DryRun || r.opts.Verify {
+			ev = fmt.Sprintf("nothing pinned the rules yet (rules_sha256 %s); a recorded run pins them; policy: %s", short(in.RulesSHA256), policy)
+		}
+		add(passCheck(0, name, text, ev))
+		return
+	}
+	if key := record.SigningKey(); key != nil {
+		if bad := record.VerifySignatures([]record.HistoryEntry{pin.Entry}, key); len(bad) > 0 {
+			add(failCheck(0, name, text, fmt.Sprintf("the history entry %d that pins the rules (%s) does not verify: %s; an authority must approve the rules again",
+				pin.Index+1, pin.By, bad[0].Reason), StatusBlock, CauseRulesChanged))
+			return
+		}
+	}
+	if pin.RulesSHA256 == in.RulesSHA256 {
+		add(passCheck(0, name, text, fmt.Sprintf("rules_sha256 %s equals the pin (%s); policy: %s", short(in.RulesSHA256), pin.By, policy)))
+		return
+	}
+	ev := fmt.Sprintf("rules_sha256 %s differs from the pinned %s (%s); policy: %s", short(in.RulesSHA256), short(pin.RulesSHA256), pin.By, policy)
+	if pinned, why := readPinned(in.Geas, in.TaskDir, pin.RulesSHA256); pinned == nil {
+		ev += "; " + why + ", so the changed fields cannot be named"
+	} else {
+		changes := rulesDiff(pinned, in.Rules)
+		if len(changes) > maxRulesChanges {
+			changes = append(changes[:maxRulesChanges:maxRulesChanges], fmt.Sprintf("and %d more", len(changes)-maxRulesChanges))
+		}
+		ev += "; changed: " + strings.Join(changes, "; ")
+	}
+	ev += "; an authority must approve the new rules (geas task approve)"
+	add(failCheck(0, name, text, ev, StatusBlock, CauseRulesChanged))
+}

@@ -1,0 +1,93 @@
+package tiers
+
+import (
+	"fmt"
+	"strings"
+)
+
+// staleEvidence checks that no evidence file that carries a commit names a commit other than the
+// head (SPEC §5.1, stale_evidence): a review of an older commit says nothing about the head. It runs
+// after baseline, which resolves the head.
+//
+// The comparison: a full SHA (either case) must equal the head. An abbreviated SHA (4 to 39 hex
+// digits) counts as the head only if the head starts with it and it is unambiguous in the
+// repository (git's own rule for abbreviations; a branch that happens to be named like the digits
+// does not make an older commit's prefix the head). Anything else (a branch name, "HEAD", a
+// prefix that matches several objects) names no commit this gate can prove is the head: stale.
+func (r *run) staleEvidence(add func(Check)) {
+	const text = "no evidence file that carries a commit names a commit other than the head"
+	var carrying []string
+	for _, e := range r.in.Evidence {
+		if strings.TrimSpace(e.Commit) != "" {
+			carrying = append(carrying, e.Name)
+		}
+	}
+	if len(carrying) == 0 {
+		return
+	}
+	if r.head == "" {
+		add(skippedCheck(0, "stale_evidence", text, fmt.Sprintf("no integration head was resolved (%s), so %s carrying commit could not be compared",
+			r.noHeadReason(), limitedList(carrying, 10))))
+		return
+	}
+	var fresh []string
+	for _, e := range r.in.Evidence {
+		c := strings.TrimSpace(e.Commit)
+		if c == "" {
+			continue
+		}
+		if why := r.notTheHead(c); why != "" {
+			add(failCheck(0, "stale:"+e.Name, text, fmt.Sprintf("%s (agent %s) carries commit %q, %s; the head is %s", e.Name, e.Agent, e.Commit, why, r.head), StatusBlock, CauseStaleEvidence))
+			continue
+		}
+		fresh = append(fresh, e.Name)
+	}
+	if len(fresh) == len(carrying) {
+		add(passCheck(0, "stale_evidence", text, fmt.Sprintf("%s name the head %s", limitedList(fresh, 10), short(r.head))))
+	}
+}
+
+// notTheHead says why commit c is not the head, or "" when it is.
+func (r *run) notTheHead(c string) string {
+	lc := strings.ToLower(c)
+	switch {
+	case !isHexString(lc):
+		return "which is not a commit id"
+	case len(lc) == 40:
+		if lc == r.head {
+			return ""
+		}
+		return "another commit"
+	case len(lc) < 4 || len(lc) > 40:
+		return "which is not a commit id"
+	case !strings.HasPrefix(r.head, lc):
+		return "an abbreviation the head does not start with"
+	}
+	if r.repo == nil {
+		return "an abbreviation that could not be checked against the repository"
+	}
+	full, err := r.repo.ResolveAbbrev(lc)
+	if err != nil {
+		return fmt.Sprintf("an abbreviation the repository does not resolve to one commit (%v)", err)
+	}
+	if full != r.head {
+		return "an abbreviation of another commit " + full
+	}
+	return ""
+}
+
+func (r *run) noHeadReason() string {
+	if c := r.in.Contract; c != nil && c.BaseSnapshot == "" {
+		return "profile " + c.GateProfile + " without a base_snapshot has no git checks"
+	}
+	return "the baseline check did not resolve it"
+}
+
+func isHexString(s string) bool {
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return s != ""
+}
