@@ -150,6 +150,7 @@ type run struct {
 	stubCount    int
 	stubCap      int
 	stubErr      string
+	stubScan     *evidence.AddedScan // what the added-line stub scan read (tier2_stubscan.go)
 	tier1Ran     bool
 	tier0End     int // checks[:tier0End] are tier 0's
 
@@ -157,6 +158,13 @@ type run struct {
 	// (bindCriteria, SPEC §5.3 A).
 	boundResults   [][]boundResult
 	boundJudgments [][]boundJudgment
+
+	// Invariant 7 (tier0_worktree.go): the isolated checkout tier 1 and the detectors run in, and
+	// whether an eval command has changed the working tree.
+	checkout, checkoutTop string
+	checkoutRoot          *os.Root
+	co                    *evidence.Checkout
+	wtDirty               bool
 }
 
 // Evaluate runs the pipeline on fresh inputs and returns the result with its verdict, budget and
@@ -173,6 +181,7 @@ func Evaluate(ctx context.Context, in *Input, opts Options) (*Result, error) {
 		r.known = evidence.KnownTypes()
 	}
 	defer func() {
+		r.removeCheckout()
 		if r.repo != nil {
 			r.repo.Close()
 		}
@@ -313,8 +322,9 @@ func (r *run) tier1(ctx context.Context, profile string) {
 	checks, runs, metrics := tier1(ctx, tier1Input{
 		Commands:       r.in.Contract.EvalCommands,
 		DefaultTimeout: r.defaultTimeout(),
-		ProjectDir:     r.in.ProjectDir,
-		Root:           r.in.Root,
+		ProjectDir:     r.workDir(),
+		Root:           r.workRoot(),
+		After:          r.afterEval,
 		LogRoot:        r.opts.LogRoot,
 		LogDirName:     r.opts.LogDirName,
 		TailBytes:      r.in.Policy.OutputTailBytes,

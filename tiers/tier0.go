@@ -118,6 +118,7 @@ func (r *run) tier0() {
 
 	r.budgetCheck(add)
 	r.baseline(add)
+	r.oneCommit(add)
 	r.staleEvidence(add)
 	r.rulesCheck(add)
 }
