@@ -30,6 +30,9 @@ type Options struct {
 	// its profile's gate state, for geas gate verify: state eligibility is judged against the state
 	// the pass was given in. Verify runs never write.
 	Verify bool
+	// Head is, for a Verify run, the commit the pass being re-checked named (its history entry's
+	// head): the integration head when the task has no integration commit.
+	Head string
 	// KeepGoing runs the stages a failing stage stops anyway and lists their findings as
 	// advisory: they never change the verdict, the budget or the transition (SPEC §5).
 	KeepGoing bool

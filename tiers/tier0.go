@@ -152,6 +152,10 @@ func (r *run) baseline(add func(Check)) {
 			headRev = integ.Commit
 		}
 	}
+	if headRev == "HEAD" && r.opts.Verify && r.opts.Head != "" {
+		// A re-check of a pass judges the commit the pass named, wherever HEAD has moved since.
+		headRev = r.opts.Head
+	}
 	head, err := repo.Resolve(headRev)
 	if err != nil {
 		add(failCheck(0, "baseline", text, fmt.Sprintf("integration head %s: %v", headRev, err), StatusBlock, CauseBaselineMismatch))

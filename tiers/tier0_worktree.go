@@ -38,12 +38,19 @@ func (r *run) oneCommit(add func(Check)) {
 			add(*ch)
 		}
 	}
-	if r.in.Policy.EvalCheckout == EvalCheckoutIsolated {
+	// A re-check of a pass (geas gate verify, re-gating a finished task, the hook) always judges
+	// the commit the pass named in a checkout of its own: the working tree has moved on with the
+	// mission's later work, and the pass is about that commit, not about what HEAD is now.
+	if r.in.Policy.EvalCheckout == EvalCheckoutIsolated || r.opts.Verify {
+		why := "eval_checkout is isolated"
+		if r.opts.Verify {
+			why = "a re-check of a pass"
+		}
 		if err := r.makeCheckout(); err != nil {
-			add(failCheck(0, "worktree", wtText, fmt.Sprintf("eval_checkout isolated: cannot check out %s: %v", short(r.head), err), StatusError, CauseCheckoutFailed))
+			add(failCheck(0, "worktree", wtText, fmt.Sprintf("%s: cannot check out %s: %v", why, short(r.head), err), StatusError, CauseCheckoutFailed))
 			return
 		}
-		add(skippedCheck(0, "worktree", wtText, fmt.Sprintf("eval_checkout is isolated: tier 1 and the detectors run in a checkout of %s (%s) made for this run, so the working tree is not compared", short(r.head), headName)))
+		add(skippedCheck(0, "worktree", wtText, fmt.Sprintf("%s: tier 1 and the detectors run in a checkout of %s (%s) made for this run, so the working tree is not compared", why, short(r.head), headName)))
 		return
 	}
 	if ch := r.worktreeCheck(0, "worktree", wtText, headName, ""); ch != nil {
