@@ -311,25 +311,16 @@ func typeName(m fs.FileMode) string {
 // Tasks lists the task ids of a mission (directories under tasks/ with a valid id), sorted.
 // Entries that are not such directories are left out: TaskEntries lists them too.
 func (p *Project) Tasks(mission string) ([]string, error) {
-	if err := ValidateID("mission", mission); err != nil {
+	entries, err := p.TaskEntries(mission)
+	if err != nil {
 		return nil, err
-	}
-	f, err := p.Geas.Open(MissionDir(mission) + "/tasks")
-	if err != nil {
-		return nil, fmt.Errorf("list tasks of mission %s: %w", mission, err)
-	}
-	defer f.Close()
-	entries, err := f.ReadDir(-1)
-	if err != nil {
-		return nil, fmt.Errorf("list tasks of mission %s: %w", mission, err)
 	}
 	var ids []string
 	for _, e := range entries {
-		if e.IsDir() && ValidateID("task", e.Name()) == nil {
-			ids = append(ids, e.Name())
+		if e.Problem == "" && !e.Ignored {
+			ids = append(ids, e.Name)
 		}
 	}
-	sort.Strings(ids) // ReadDir returns directory order, which is not sorted
 	return ids, nil
 }
 
