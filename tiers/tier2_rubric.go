@@ -27,7 +27,7 @@ var stubCapped = []string{"feature_completeness", "output_completeness"}
 // partD scores the rubric (SPEC §5.3 Part D) after confirming stubs.
 func (r *run) partD() {
 	c := r.in.Contract
-	stubs, binary := r.stubs()
+	stubs := r.stubs()
 
 	confidence := 0
 	if sc, ok := r.in.Record.SelfCheck(); ok {
@@ -133,24 +133,17 @@ func (r *run) partD() {
 		locs = append(locs, s.String())
 		where = append(where, s.Location)
 	}
-	// A file git would call binary is not scanned, and the check says so (SPEC §5.3 D).
-	skipped := ""
-	if len(binary) > 0 {
-		skipped = fmt.Sprintf("; %s not scanned (binary): %s", plural(len(binary), "file", "files"), joinLimited(binary, 10))
-	}
 	switch {
 	case r.stubErr != "":
 		r.checks = append(r.checks, failCheck(2, "stubs", text, r.stubErr, StatusError, CauseDetectorError))
 	case len(stubs) > r.stubCap:
-		ch := failCheck(2, "stubs", text, fmt.Sprintf("%d confirmed stubs > cap %d: %s%s", len(stubs), r.stubCap, joinLimited(locs, 10), skipped), StatusBlock, CauseStubCapExceeded)
+		ch := failCheck(2, "stubs", text, fmt.Sprintf("%d confirmed stubs > cap %d: %s", len(stubs), r.stubCap, joinLimited(locs, 10)), StatusBlock, CauseStubCapExceeded)
 		ch.Locations = where
 		r.checks = append(r.checks, ch)
 	case len(stubs) > 0:
-		ch := warnCheck(2, "stubs", text, fmt.Sprintf("%d confirmed stubs (cap %d): %s%s", len(stubs), r.stubCap, joinLimited(locs, 10), skipped), "stub_confirmed")
+		ch := warnCheck(2, "stubs", text, fmt.Sprintf("%d confirmed stubs (cap %d): %s", len(stubs), r.stubCap, joinLimited(locs, 10)), "stub_confirmed")
 		ch.Locations = where
 		r.checks = append(r.checks, ch)
-	case len(binary) > 0:
-		r.checks = append(r.checks, passCheck(2, "stubs", text, "0 confirmed stubs"+skipped))
 	}
 }
 
@@ -165,9 +158,9 @@ func (s stub) String() string {
 }
 
 // stubs confirms stubs: a self_check.possible_stubs location whose line matches a stub pattern,
-// and every added line of the diff that does, whatever the file's size (SPEC §5.3 D). Each place
-// counts once. binary lists the changed files git would call binary, which are not scanned.
-func (r *run) stubs() (out []stub, binary []string) {
+// and every added line of the diff that does. Each place counts once.
+func (r *run) stubs() []stub {
+	var out []stub
 	seen := map[Location]bool{}
 	add := func(s stub) {
 		if !seen[s.Location] {
@@ -181,13 +174,10 @@ func (r *run) stubs() (out []stub, binary []string) {
 		}
 	}
 	if r.haveBase {
-		lines, st, err := r.repo.ScanAdded(r.base, r.head, 0, func(text string) bool {
-			_, ok := r.in.Policy.isStub(text)
-			return ok
-		})
+		lines, err := r.repo.AddedLines(r.base, r.head, 0)
 		if err != nil {
 			r.stubErr = "cannot read the diff for stubs: " + err.Error()
-			return out, nil
+			return out
 		}
 		for _, l := range lines {
 			if strings.HasPrefix(l.Path, ".geas/") {
@@ -197,13 +187,8 @@ func (r *run) stubs() (out []stub, binary []string) {
 				add(stub{Location: Location{Path: l.Path, Line: l.Line}, Pattern: p, Text: l.Text})
 			}
 		}
-		for _, b := range st.Binary {
-			if !strings.HasPrefix(b, ".geas/") {
-				binary = append(binary, b)
-			}
-		}
 	}
-	return out, binary
+	return out
 }
 
 // confirmStub reads a possible stub location in the working tree (through the project root, so it
