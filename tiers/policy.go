@@ -34,7 +34,14 @@ type Policy struct {
 	ConsecutiveErrorLimit int
 	JudgeIndependence     string
 	MaxEvidenceBytes      int64
+	EvalCheckout          string // EvalCheckoutWorktree or EvalCheckoutIsolated
 }
+
+// Where tier 1 and the detectors run (policy eval_checkout, SPEC §5.1).
+const (
+	EvalCheckoutWorktree = "worktree"
+	EvalCheckoutIsolated = "isolated"
+)
 
 // DefaultPolicy returns the built-in defaults of SPEC §10.
 func DefaultPolicy() Policy {
@@ -63,6 +70,7 @@ func DefaultPolicy() Policy {
 		ConsecutiveErrorLimit: 3,
 		JudgeIndependence:     "enforce",
 		MaxEvidenceBytes:      evidence.DefaultMaxBytes,
+		EvalCheckout:          EvalCheckoutWorktree,
 	}
 }
 
@@ -110,6 +118,7 @@ func ParsePolicy(file string, data []byte) (Policy, error) {
 		ConsecutiveErrorLimit int                 `json:"consecutive_error_limit"`
 		JudgeIndependence     string              `json:"judge_independence"`
 		MaxEvidenceBytes      int64               `json:"max_evidence_bytes"`
+		EvalCheckout          string              `json:"eval_checkout"`
 	}
 	// Exactly as the schema validated it (SPEC §2 invariant 8): "Shared_Globs" is not shared_globs.
 	if err := schemas.DecodeExact(schemas.GatePolicy, file, data, &raw); err != nil {
@@ -160,6 +169,9 @@ func ParsePolicy(file string, data []byte) (Policy, error) {
 	}
 	if raw.MaxEvidenceBytes > 0 {
 		p.MaxEvidenceBytes = raw.MaxEvidenceBytes
+	}
+	if raw.EvalCheckout != "" {
+		p.EvalCheckout = raw.EvalCheckout // the schema allows worktree and isolated only
 	}
 	return p, nil
 }
