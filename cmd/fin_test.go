@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -252,16 +251,9 @@ func TestMCPEvaluateRechecksAFinishedTask(t *testing.T) {
 	assert.True(t, got.Recheck)
 	assert.Contains(t, mcpText(out), "recheck of a verified task: the pass still holds")
 
-	// The README's removal is committed: an uncommitted one is a change of the working tree
-	// (worktree_mismatch, SPEC §5.1) rather than a criterion that fails.
-	for _, args := range [][]string{{"rm", "-q", "README.md"}, {"commit", "-qm", "drop the README"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "HOME="+dir, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@geas.invalid",
-			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@geas.invalid")
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "git %v: %s", args, out)
-	}
+	// The tester withdraws AC1: fresh evidence takes the pass back.
+	withdrawQA(t, dir)
+	before = snapshot(t, dir)
 	out = mcpCall(t, cs, mcpToolEvaluate, map[string]any{"task": "t1"}, &got)
 	assert.Equal(t, "fail", got.Verdict)
 	assert.True(t, got.Recheck)
