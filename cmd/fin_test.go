@@ -251,6 +251,7 @@ func TestMCPEvaluateRechecksAFinishedTask(t *testing.T) {
 	assert.True(t, got.Recheck)
 	assert.Contains(t, mcpText(out), "recheck of a verified task: the pass still holds")
 
+	assert.Equal(t, before, snapshot(t, dir), "a re-check that holds changes nothing under .geas")
 	// The tester withdraws AC1: fresh evidence takes the pass back.
 	withdrawQA(t, dir)
 	before = snapshot(t, dir)

@@ -248,6 +248,7 @@ func TestMCPVerifyCanTakeAPassBack(t *testing.T) {
 	require.Len(t, all.Skipped, 1)
 	assert.Equal(t, "t2", all.Skipped[0].TaskID)
 
+	assert.Equal(t, before, snapshot(t, dir), "verifying every task changed nothing under .geas")
 	withdrawQA(t, dir)
 	before = snapshot(t, dir)
 	var one report
