@@ -26,6 +26,7 @@ const (
 
 // Main runs geas with the process's arguments and standard streams and returns the exit code.
 func Main() int {
+	scrubSigningKey()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)

@@ -29,6 +29,10 @@ const (
 // DefaultMaxBytes is the size above which an evidence file is refused before it is parsed.
 const DefaultMaxBytes = 16 << 20
 
+// TotalLimit is how many bytes the evidence files of one task may hold together when one file may
+// hold maxBytes: four files' worth, 64 MiB by default (SPEC §10).
+func TotalLimit(maxBytes int64) int64 { return 4 * maxBytes }
+
 // Evidence is one parsed evidence file.
 type Evidence struct {
 	Name string `json:"-"` // file name inside the evidence directory, e.g. "qa-engineer.json"
@@ -138,8 +142,14 @@ func Load(root *os.Root, name string, maxBytes int64) (*Evidence, error) {
 
 // LoadAll reads every *.json file of dir (relative to root), in name order. Valid files are returned
 // in ok; each unreadable or invalid file is one *FileError in bad. A missing directory holds no
-// evidence; err is set only when the directory exists but cannot be listed.
+// evidence; err is set only when the directory exists but cannot be listed. The files together are
+// bounded too (SPEC §2.9, §10: 64 MiB with the default per-file limit, four times the per-file
+// limit in general): a file that would take the total past it is not read, and is a *FileError.
 func LoadAll(root *os.Root, dir string, maxBytes int64) (ok []*Evidence, bad []*FileError, err error) {
+	if maxBytes == 0 {
+		maxBytes = DefaultMaxBytes
+	}
+	total, used := TotalLimit(maxBytes), int64(0)
 	f, err := root.Open(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
@@ -157,7 +167,15 @@ func LoadAll(root *os.Root, dir string, maxBytes int64) (ok []*Evidence, bad []*
 		if !strings.HasSuffix(ent.Name(), ".json") || strings.HasPrefix(ent.Name(), ".") {
 			continue
 		}
-		e, err := Load(root, dir+"/"+ent.Name(), maxBytes)
+		name := dir + "/" + ent.Name()
+		if fi, err := root.Stat(name); err == nil && fi.Mode().IsRegular() && fi.Size() <= maxBytes {
+			if used+fi.Size() > total {
+				bad = append(bad, &FileError{Name: name, Err: fmt.Errorf("its %d bytes would take the task's evidence past %d bytes in total: not read", fi.Size(), total)})
+				continue
+			}
+			used += fi.Size()
+		}
+		e, err := Load(root, name, maxBytes)
 		if err != nil {
 			var fe *FileError
 			if !errors.As(err, &fe) {

@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -120,4 +121,28 @@ func TestLoadAll(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, ok)
 	assert.Empty(t, bad)
+}
+
+// TestLoadAllBoundsTheTotal: the evidence files of a task are bounded together (SPEC §2.9, §10),
+// not only one by one: a file that would take the total past four files' worth is not read and is
+// reported, whatever its name's place; the files before it still count.
+func TestLoadAllBoundsTheTotal(t *testing.T) {
+	dir := t.TempDir()
+	ev := filepath.Join(dir, "evidence")
+	require.NoError(t, os.MkdirAll(ev, 0o755))
+	qa := fixture(t, "qa-engineer.json")
+	limit := int64(len(qa)) + 10
+	for _, n := range []string{"a1.json", "a2.json", "a3.json", "a4.json", "design-authority.json"} {
+		require.NoError(t, os.WriteFile(filepath.Join(ev, n), qa, 0o644))
+	}
+	r, err := os.OpenRoot(dir)
+	require.NoError(t, err)
+	defer r.Close()
+	assert.Equal(t, int64(64<<20), TotalLimit(DefaultMaxBytes))
+	ok, bad, err := LoadAll(r, "evidence", limit)
+	require.NoError(t, err)
+	require.Len(t, ok, 4, "four files fit in four files' worth")
+	require.Len(t, bad, 1)
+	assert.Equal(t, "evidence/design-authority.json", bad[0].Name)
+	assert.Contains(t, bad[0].Error(), fmt.Sprintf("its %d bytes would take the task's evidence past %d bytes in total: not read", len(qa), 4*limit))
 }

@@ -50,7 +50,7 @@ func AppendEvent(root *os.Root, ev Event) error {
 	if err := root.MkdirAll("state", 0o755); err != nil {
 		return fmt.Errorf("append event: %w", err)
 	}
-	f, err := root.OpenFile(EventsFile, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	f, err := root.OpenFile(EventsFile, os.O_APPEND|os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return fmt.Errorf("append event: %w", err)
 	}
@@ -59,6 +59,15 @@ func AppendEvent(root *os.Root, ev Event) error {
 		return fmt.Errorf("append event: lock %s: %w", EventsFile, err)
 	}
 	// Closing f (deferred) drops the lock on every path; LOCK_UN below only releases it sooner.
+	// A log whose last line is torn (a crash mid-write, or a writer that left no newline) must not
+	// swallow this event: it starts a line of its own.
+	torn, err := lastByteNotNewline(f)
+	if err != nil {
+		return fmt.Errorf("append event: %w", err)
+	}
+	if torn {
+		line = append([]byte{'\n'}, line...)
+	}
 	if _, err := f.Write(line); err != nil {
 		return fmt.Errorf("append event: %w", err)
 	}
@@ -69,4 +78,18 @@ func AppendEvent(root *os.Root, ev Event) error {
 		return fmt.Errorf("append event: unlock %s: %w", EventsFile, err)
 	}
 	return f.Close()
+}
+
+// lastByteNotNewline reports whether the file is non-empty and does not end in a newline. The
+// caller holds the log's lock, so no appender of this package writes in between.
+func lastByteNotNewline(f *os.File) (bool, error) {
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 {
+		return false, err
+	}
+	var b [1]byte
+	if _, err := f.ReadAt(b[:], st.Size()-1); err != nil {
+		return false, err
+	}
+	return b[0] != '\n', nil
 }

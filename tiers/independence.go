@@ -31,16 +31,25 @@ func (r *run) isBuilder(e *evidence.Evidence) bool {
 	return agent == pw || strings.HasPrefix(agent, pw+"-") || r.agentType(e) == r.in.Contract.Routing.PrimaryWorkerType
 }
 
-// foldID trims an identifier, drops invisible format characters (zero-width spaces and joiners,
-// bidi marks) and case-folds it, so that ids that read the same compare equal.
+// foldID is an identifier as compared for identity: fullwidth letters read as ASCII, invisible
+// format characters (zero-width spaces and joiners, bidi marks) and combining marks dropped,
+// underscores and unicode dashes read as "-", letters case-folded and surrounding space trimmed,
+// so that ids that read the same compare equal ("ｓoftware_engineer" and "software‐engineer" are
+// software-engineer). cmd's event log folds the gate's own name by the same rules.
 func foldID(s string) string {
 	s = strings.Map(func(r rune) rune {
-		if unicode.Is(unicode.Cf, r) {
-			return -1
+		if r >= 0xFF01 && r <= 0xFF5E {
+			r -= 0xFEE0 // fullwidth forms read as their ASCII characters
 		}
-		return r
+		switch {
+		case unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Mn, r):
+			return -1
+		case r == '_' || unicode.Is(unicode.Pd, r):
+			return '-'
+		}
+		return unicode.ToLower(r)
 	}, s)
-	return strings.ToLower(strings.TrimSpace(s))
+	return strings.TrimSpace(s)
 }
 
 // providerKey is the form in which provider ids are compared (SPEC §5.4): trimmed and case-folded,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"unicode"
 
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/schemas"
@@ -156,12 +157,12 @@ func (r *run) partC() {
 func (r *run) riskHandled(e *evidence.Evidence, h evidence.RiskHandling, debt *map[string]string, debtErr *error) (bool, string, independence) {
 	switch h.Status {
 	case "mitigated":
-		if strings.TrimSpace(h.Evidence) == "" {
+		if blank(h.Evidence) {
 			return false, e.Name + " says mitigated but gives no evidence", independence{}
 		}
 		return true, fmt.Sprintf("mitigated per %s: %s", e.Name, oneLine(h.Evidence)), independence{}
 	case "accepted":
-		if strings.TrimSpace(h.Rationale) == "" {
+		if blank(h.Rationale) {
 			return false, e.Name + " accepts the risk without a rationale", independence{}
 		}
 		ind := r.judgeIndependence(e.ProviderID, e.Name)
@@ -191,4 +192,12 @@ func (r *run) riskHandled(e *evidence.Evidence, h evidence.RiskHandling, debt *m
 		return false, fmt.Sprintf("%s defers to debt %s, whose status is %s (needs open, accepted or scheduled)", e.Name, h.DebtID, st), independence{}
 	}
 	return false, fmt.Sprintf("%s has unknown status %q", e.Name, h.Status), independence{}
+}
+
+// blank reports text with nothing a reader sees: white space, invisible format characters (a
+// zero-width space, a joiner, a byte order mark) and combining marks only.
+func blank(s string) bool {
+	return strings.TrimFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Mn, r)
+	}) == ""
 }
