@@ -142,6 +142,11 @@ type EvalRun struct {
 	Log          string             `json:"log,omitempty"`
 	TimedOut     bool               `json:"timed_out,omitempty"`
 	Metrics      map[string]float64 `json:"metrics,omitempty"`
+	// MetricLow and MetricHigh are the lowest and highest value each metric was captured with in
+	// this run's output: a threshold holds only if every captured value satisfies it, so a line
+	// the command's own code prints after the tool's ("coverage: 99%") cannot stand in for it.
+	MetricLow  map[string]float64 `json:"-"`
+	MetricHigh map[string]float64 `json:"-"`
 	Error        string             `json:"error,omitempty"`
 }
 

@@ -165,6 +165,14 @@ type metricReport struct {
 // distinct value independent evidence reports, in file order. The implementer's metrics never count.
 func (r *run) metricReports(name string) []metricReport {
 	if v, ok := r.metrics[name]; ok {
+		// Every value the output printed must satisfy the threshold: the eval command's own code
+		// (which the agents wrote) may print the metric's line after the tool does.
+		if sp, ok := r.metricSpread[name]; ok && sp[0] != sp[1] {
+			return []metricReport{
+				{sp[0], "the lowest value an eval command printed for it"},
+				{sp[1], "the highest value an eval command printed for it"},
+			}
+		}
 		return []metricReport{{v, "measured by an eval command"}}
 	}
 	var out []metricReport

@@ -177,6 +177,7 @@ func runProcess(ctx context.Context, spec runSpec) EvalRun {
 	run.OutputBytes = sink.n
 	if len(sink.metrics.found) > 0 {
 		run.Metrics = sink.metrics.found
+		run.MetricLow, run.MetricHigh = sink.metrics.low, sink.metrics.high
 	}
 
 	state := cmd.ProcessState
@@ -446,6 +447,8 @@ type procMetrics struct {
 	res   map[string]*regexp.Regexp
 	line  []byte
 	found map[string]float64
+	// low and high are the extremes of every value captured for a metric (found is the last).
+	low, high map[string]float64
 	// long is set when the current line is longer than maxMetricLine: such a line is never matched,
 	// since a match on its cut ("failures": 1500 cut to 15) would read another number (SPEC §5.5).
 	long bool
@@ -460,6 +463,8 @@ func newProcMetrics(res map[string]*regexp.Regexp) procMetrics {
 		res:   res,
 		line:  make([]byte, 0, maxMetricLine),
 		found: map[string]float64{},
+		low:   map[string]float64{},
+		high:  map[string]float64{},
 	}
 }
 
@@ -504,6 +509,12 @@ func (m *procMetrics) match() {
 			}
 			if v, ok := parseMetric(line[loc[2]:loc[3]]); ok {
 				m.found[name] = v
+				if lo, seen := m.low[name]; !seen || v < lo {
+					m.low[name] = v
+				}
+				if hi, seen := m.high[name]; !seen || v > hi {
+					m.high[name] = v
+				}
 				break
 			}
 		}

@@ -146,6 +146,8 @@ type run struct {
 	base, head   string
 	haveBase     bool
 	metrics      map[string]float64
+	// metricSpread is, per captured metric, the lowest and highest value tier 1 captured.
+	metricSpread map[string][2]float64
 	evalRuns     []EvalRun
 	checks       []Check
 	rubric       []RubricScore
@@ -339,6 +341,18 @@ func (r *run) tier1(ctx context.Context, profile string) {
 	r.evalRuns = append(r.evalRuns, runs...)
 	for k, v := range metrics {
 		r.metrics[k] = v
+	}
+	for _, run := range runs {
+		for k, lo := range run.MetricLow {
+			hi := run.MetricHigh[k]
+			if r.metricSpread == nil {
+				r.metricSpread = map[string][2]float64{}
+			}
+			if sp, ok := r.metricSpread[k]; ok {
+				lo, hi = min(lo, sp[0]), max(hi, sp[1])
+			}
+			r.metricSpread[k] = [2]float64{lo, hi}
+		}
 	}
 }
 
