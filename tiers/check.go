@@ -147,7 +147,7 @@ type EvalRun struct {
 	// the command's own code prints after the tool's ("coverage: 99%") cannot stand in for it.
 	MetricLow  map[string]float64 `json:"-"`
 	MetricHigh map[string]float64 `json:"-"`
-	Error        string             `json:"error,omitempty"`
+	Error      string             `json:"error,omitempty"`
 }
 
 // check builders keep Passed consistent with Status.

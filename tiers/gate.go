@@ -141,11 +141,11 @@ type run struct {
 	in   *Input
 	opts Options
 
-	known        []string
-	repo         *evidence.Repo
-	base, head   string
-	haveBase     bool
-	metrics      map[string]float64
+	known      []string
+	repo       *evidence.Repo
+	base, head string
+	haveBase   bool
+	metrics    map[string]float64
 	// metricSpread is, per captured metric, the lowest and highest value tier 1 captured.
 	metricSpread map[string][2]float64
 	evalRuns     []EvalRun
