@@ -13,6 +13,10 @@ import (
 // the events. The caller holds the task lock for the whole run. Writes happen in that order, each
 // atomic, so a crash leaves the record (the budget's source of truth) either before or after the run.
 func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
+	escalate, write, err := fitForRecord(in, res, escalate) // SPEC §7.3, §10: nothing the readers refuse
+	if err != nil || !write {
+		return err
+	}
 	var decisionID string
 	if escalate {
 		decisionID = fmt.Sprintf("esc-%s-%s", in.Task, res.RunID)
@@ -55,6 +59,9 @@ func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
 	if t := res.Transition; t != nil && in.Contract != nil {
 		updated, err := record.SetContractStatus(in.Contract.Raw, record.State(t.To), now)
 		if err != nil {
+			return err
+		}
+		if err := checkWriteSize(in.TaskDir+"/contract.json", updated, in.Policy.MaxContractBytes); err != nil {
 			return err
 		}
 		if err := record.WriteFileAtomic(in.Geas, in.TaskDir+"/contract.json", updated, 0o644); err != nil {
