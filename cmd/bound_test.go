@@ -77,6 +77,12 @@ func TestTheGateNeverWritesWhatItCannotRead(t *testing.T) {
 			"--by", "orchestration-authority", "--reason", "test: the record is still readable").CombinedOutput()
 		require.NoError(t, err, "budget grant reads and writes the task: %s", out)
 		assert.NotContains(t, string(out), "record_invalid")
+		// Each run and each grant is one entry.
+		out, err = exec.Command("geas", "-C", dir, "--format", "json", "gate", "verify", "--all").CombinedOutput()
+		require.NoError(t, err, "verify --all reads the task: %s", out)
+		assert.Regexp(t, `"task_id": "t1",\s+"reason": "state integrated, not verified or passed; its history verifies: `+fmt.Sprint(2*run)+` entries verify`, string(out),
+			"verify --all reads the record and checks its history")
+		assert.NotContains(t, string(out), "record_invalid")
 	}
 }
 
