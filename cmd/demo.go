@@ -91,6 +91,7 @@ func runDemoTasks(ctx context.Context, g *globalOptions, o demoOptions, tasks []
 	var outcomes []demoOutcome
 	var results []*tiers.Result
 	var wrong []string
+	var heads []string // each task's commit, in order
 	for _, t := range tasks {
 		// A verdict is about one commit, and the working tree must be that commit (SPEC §2.7):
 		// each task is committed, then gated with its commit checked out, as a user would do.
@@ -102,6 +103,7 @@ func runDemoTasks(ctx context.Context, g *globalOptions, o demoOptions, tasks []
 			return fmt.Errorf("demo: %w", err)
 		}
 		base = head
+		heads = append(heads, head)
 		ref, err := dg.openTask(demoMission, t.id)
 		if err != nil {
 			return fmt.Errorf("demo: %w", err)
@@ -145,7 +147,10 @@ func runDemoTasks(ctx context.Context, g *globalOptions, o demoOptions, tasks []
 		}
 		fmt.Fprintln(w)
 		if o.keep != "" {
-			fmt.Fprintf(w, "The project is in %s. Each run is recorded in .geas/missions/%s/tasks/*/record.json;\ngate a task again with: geas -C %s gate --task %s\n", dir, demoMission, dir, tasks[1].id)
+			fmt.Fprintf(w, "The project is in %s. Each run is recorded in .geas/missions/%s/tasks/*/record.json.\n"+
+				"A verdict is about one commit, and the working tree is now the last task's: to gate %s again,\n"+
+				"check its commit out first: git -C %s checkout -q %s && geas -C %s gate --task %s\n",
+				dir, demoMission, tasks[1].id, dir, heads[1], dir, tasks[1].id)
 		} else {
 			fmt.Fprintf(w, "Run geas demo --keep DIR to keep the project and read its contracts, evidence, records and\neval logs, or gate its tasks yourself.\n")
 		}

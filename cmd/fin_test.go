@@ -251,7 +251,9 @@ func TestMCPEvaluateRechecksAFinishedTask(t *testing.T) {
 	assert.True(t, got.Recheck)
 	assert.Contains(t, mcpText(out), "recheck of a verified task: the pass still holds")
 
-	require.NoError(t, os.Remove(filepath.Join(dir, "README.md")))
+	// The tester withdraws AC1: fresh evidence takes the pass back.
+	withdrawQA(t, dir)
+	before = snapshot(t, dir)
 	out = mcpCall(t, cs, mcpToolEvaluate, map[string]any{"task": "t1"}, &got)
 	assert.Equal(t, "fail", got.Verdict)
 	assert.True(t, got.Recheck)

@@ -210,18 +210,6 @@ func unreadable(mission string, at *allTask, why string) *allTask {
 	return at
 }
 
-// missionTasks lists the mission's task directories in task-id order (for geas gate verify --all);
-// a mission without a tasks directory is a usage error.
-func missionTasks(p *project.Project, mission string) ([]string, error) {
-	ids, err := p.Tasks(mission)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, usagef("no mission %q (no .geas/%s/tasks directory)", mission, project.MissionDir(mission))
-	}
-	// Sorted here as well: the order is part of the output, whatever order the directory lists.
-	slices.Sort(ids)
-	return ids, err
-}
-
 // gateTasks gates tasks with a pool of jobs workers and returns the results in the order of tasks.
 // A task whose run fails outright (a write error, a lock that cannot be taken) becomes an error
 // result naming the failure, and the others go on; an interruption stops every run and is

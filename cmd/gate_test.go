@@ -43,6 +43,21 @@ func editContract(t *testing.T, dir string, f func(c map[string]any)) {
 	require.NoError(t, os.WriteFile(p, b, 0o644))
 }
 
+// withdrawQA makes the example task's qa-engineer report AC1 as failing: fresh evidence that takes
+// a pass back (a re-check judges the commit the pass named, so the working tree cannot).
+func withdrawQA(t *testing.T, dir string) {
+	t.Helper()
+	p := filepath.Join(dir, taskDir, "evidence", "qa-engineer.json")
+	var e map[string]any
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &e))
+	e["criteria_results"] = []any{map[string]any{"criterion": "AC1", "passed": false, "details": "withdrawn"}}
+	b, err = json.MarshalIndent(e, "", "  ")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(p, b, 0o644))
+}
+
 // approve pins the example task's current rules as an authority (geas task approve).
 func approve(t *testing.T, dir string) {
 	t.Helper()

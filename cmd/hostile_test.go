@@ -52,6 +52,9 @@ import (
 //	knownbug TEXT            a reported bug outside this package's reach: a mismatch skips the case
 //	                         (panics, passes and the time and memory bounds still fail it)
 //	nomatch REGEXP           stdout+stderr must not match
+//	ignore PATTERN           append PATTERN to .git/info/exclude (a planted file that is ignored
+//	                         is no change of the working tree, SPEC §5.1)
+//	git ARGS...              run git in the project (after the lines above it), e.g. to commit
 func TestHostileInput(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("..", "testdata", "hostile", "*.txtar"))
 	require.NoError(t, err)
@@ -162,6 +165,19 @@ func runHostileCase(t *testing.T, base, file string) {
 			require.NoError(t, syscall.Mkfifo(filepath.Join(dir, expand(args[0])), 0o644))
 		case "rm":
 			require.NoError(t, os.RemoveAll(filepath.Join(dir, expand(args[0]))))
+		case "ignore":
+			f, err := os.OpenFile(filepath.Join(dir, ".git", "info", "exclude"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+			require.NoError(t, err)
+			_, err = f.WriteString(expand(rest) + "\n")
+			require.NoError(t, err)
+			require.NoError(t, f.Close())
+		case "git":
+			cmd := exec.Command("git", args...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "HOME="+dir, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@geas.invalid",
+				"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@geas.invalid")
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, "git %v: %s", args, out)
 		case "run":
 			hc.args = nil
 			for _, a := range args {

@@ -178,7 +178,7 @@ func (g *globalOptions) mcpVerify(ctx context.Context, in mcpVerifyArgs) (*mcp.C
 			return nil, nil, err
 		}
 		for _, s := range skipped {
-			out.Skipped = append(out.Skipped, mcpSkippedTask{TaskID: s.TaskID, Reason: s.Reason})
+			out.Skipped = append(out.Skipped, mcpSkippedTask(s))
 		}
 	}
 	defer p.Close()

@@ -248,7 +248,8 @@ func TestMCPVerifyCanTakeAPassBack(t *testing.T) {
 	require.Len(t, all.Skipped, 1)
 	assert.Equal(t, "t2", all.Skipped[0].TaskID)
 
-	require.NoError(t, os.Remove(filepath.Join(dir, "README.md")))
+	withdrawQA(t, dir)
+	before = snapshot(t, dir)
 	var one report
 	out := mcpCall(t, cs, mcpToolVerify, map[string]any{"task": "t1"}, &one)
 	assert.False(t, one.OK)

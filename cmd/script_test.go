@@ -117,9 +117,31 @@ func copyTree(src, dst string) error {
 	})
 }
 
-// commitGreeter writes the greeter sources the example task t1 describes and commits the whole
-// project to a new git repository on branch main; env adds the git identity (and dates).
+// commitGreeter commits the project as it is (the base: the orchestration files) to a new git
+// repository on branch main, then writes the greeter sources the example task t1 describes,
+// pins t1's base_snapshot to the base commit and commits that (the change), so that the task is
+// one real commit on top of its base and the working tree is that commit (SPEC §5.1); env adds the
+// git identity (and dates).
 func commitGreeter(dir string, env []string) error {
+	git := func(args ...string) (string, error) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return "", fmt.Errorf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out)), nil
+	}
+	for _, a := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "base"}} {
+		if _, err := git(a...); err != nil {
+			return err
+		}
+	}
+	base, err := git("rev-parse", "HEAD")
+	if err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Join(dir, "greeter"), 0o755); err != nil {
 		return err
 	}
@@ -129,16 +151,51 @@ func commitGreeter(dir string, env []string) error {
 	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# greeter\n\nRun with --verbose to print the configuration.\n"), 0o644); err != nil {
 		return err
 	}
-	for _, a := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "greeter"}} {
-		cmd := exec.Command("git", a...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), env...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("git %v: %v\n%s", a, err, out)
+	contract := filepath.Join(dir, ".geas", "missions", "m1", "tasks", "t1", "contract.json")
+	b, err := os.ReadFile(contract)
+	if err != nil {
+		return err
+	}
+	pinned := bytes.Replace(b, []byte(`"base_snapshot": "HEAD"`), []byte(`"base_snapshot": "`+base+`"`), 1)
+	if bytes.Equal(pinned, b) {
+		return errors.New("the example contract of t1 no longer has base_snapshot HEAD to pin")
+	}
+	if err := os.WriteFile(contract, pinned, 0o644); err != nil {
+		return err
+	}
+	for _, a := range [][]string{{"add", "-A"}, {"commit", "-q", "-m", "greeter"}} {
+		if _, err := git(a...); err != nil {
+			return err
 		}
 	}
-	return nil
+	// The scripts keep scratch copies (stdout, a record before a run) beside the project; they are
+	// ignored, as a user's build outputs are, so that they are not a change of the working tree.
+	return os.WriteFile(filepath.Join(dir, ".git", "info", "exclude"), []byte(scratchExclude), 0o644)
 }
+
+// scratchExclude is .git/info/exclude of a test project: the scripts' scratch file names.
+const scratchExclude = `/out*.json
+/v.json
+/rate.json
+/printed
+/*.before
+/*.prev
+/*.once
+/*.signed
+/*.hash
+/*.sha256
+/summary.md
+/out*.txt
+/seen.*
+/res.json
+/*.after-*
+/*.orig
+/pin.txt
+/outside/
+/*.json
+/open.txt
+/precious.txt
+`
 
 // cmdJSONQ prints the JSON value at a JSON pointer of FILE (or of the last stdout when FILE is
 // "stdout") compactly on stdout, so scripts can match it: jsonq FILE /a/0/b

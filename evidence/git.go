@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,7 +20,6 @@ import (
 	commitgraph "github.com/go-git/go-git/v5/plumbing/format/commitgraph/v2"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
-	"github.com/go-git/go-git/v5/utils/diff"
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
@@ -50,10 +48,6 @@ var (
 	errNotCommit    = errors.New("does not name a commit")
 )
 
-// DefaultMaxDiffFileBytes is the file size above which AddedLines skips a file when the caller
-// passes 0.
-const DefaultMaxDiffFileBytes = 1 << 20
-
 // binarySniffBytes is how much of a file git inspects for a NUL byte to call it binary
 // (xdiff's buffer_is_binary).
 const binarySniffBytes = 8000
@@ -63,7 +57,10 @@ const binarySniffBytes = 8000
 type Repo struct {
 	repo  *git.Repository
 	store *lazyStore
-	buf   bytes.Buffer // reused by readCommit
+	top   string // the working tree's top directory; "" for a bare repository
+	// gitDir holds this working tree's index; commonDir the shared info/exclude.
+	gitDir, commonDir string
+	buf               bytes.Buffer // reused by readCommit
 
 	graphOpened bool
 	graph       commitgraph.Index // nil without a commit-graph
@@ -110,7 +107,12 @@ func OpenRepo(dir string) (*Repo, error) {
 		_ = store.Close()
 		return nil, fmt.Errorf("open git repository in %s: %w", dir, err)
 	}
-	return &Repo{repo: repo, store: store}, nil
+	top := ""
+	if wt, err := probe.Worktree(); err == nil {
+		top = wt.Filesystem.Root()
+	}
+	gitDir := probed.Filesystem().Root()
+	return &Repo{repo: repo, store: store, top: top, gitDir: gitDir, commonDir: filepath.Dir(objectsDir)}, nil
 }
 
 // objectsDirOf returns the object directory of the git directory gitDir: the common directory's
@@ -588,81 +590,6 @@ type AddedLine struct {
 // renameOptions mirror git diff's defaults (diff.renames=true, 50% similarity, diff.renameLimit
 // 1000), so that a moved file contributes only the lines that changed, as in `git diff base head`.
 var renameOptions = &object.DiffTreeOptions{DetectRenames: true, RenameScore: 50, RenameLimit: 1000}
-
-// AddedLines returns every line added between base and head (full SHAs): the lines that
-// `git diff base head` prints with a leading '+', with their line numbers in head, sorted by path
-// and line. Renames are detected as git diff does by default, so a moved file contributes only
-// its edited lines. Files that are binary (a NUL byte in their first 8000 bytes) or larger than
-// maxFileBytes (0 means DefaultMaxDiffFileBytes) in either version are skipped, as are
-// submodules. The line diff is go-git's (Myers, as Patch uses), which may pair lines differently
-// from git's xdiff on heavily edited files.
-func (r *Repo) AddedLines(base, head string, maxFileBytes int64) ([]AddedLine, error) {
-	if maxFileBytes <= 0 {
-		maxFileBytes = DefaultMaxDiffFileBytes
-	}
-	changes, err := r.diffTrees(base, head, renameOptions)
-	if err != nil {
-		return nil, err
-	}
-	var added []AddedLine
-	for _, c := range changes {
-		if c.To.Name == "" || !c.To.TreeEntry.Mode.IsFile() {
-			continue // deleted, or a submodule
-		}
-		if c.From.Name != "" && c.From.TreeEntry.Hash == c.To.TreeEntry.Hash {
-			continue // mode-only change or pure rename
-		}
-		newText, ok, err := r.diffableText(c.To, maxFileBytes)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			continue
-		}
-		var oldText string // an added file, or a submodule turned into a file: every line is new
-		if c.From.Name != "" && c.From.TreeEntry.Mode.IsFile() {
-			if oldText, ok, err = r.diffableText(c.From, maxFileBytes); err != nil {
-				return nil, err
-			}
-			if !ok {
-				continue
-			}
-		}
-		added = appendAdded(added, c.To.Name, diff.Do(oldText, newText))
-	}
-	slices.SortFunc(added, func(a, b AddedLine) int {
-		if c := strings.Compare(a.Path, b.Path); c != 0 {
-			return c
-		}
-		return a.Line - b.Line
-	})
-	return added, nil
-}
-
-// diffableText returns a file's content, or ok false when git would not show its lines: it is
-// binary or larger than max.
-func (r *Repo) diffableText(e object.ChangeEntry, max int64) (text string, ok bool, err error) {
-	blob, err := object.GetBlob(r.repo.Storer, e.TreeEntry.Hash)
-	if err != nil {
-		return "", false, fmt.Errorf("read %s (%s): %w", e.Name, e.TreeEntry.Hash, err)
-	}
-	if blob.Size > max {
-		return "", false, nil
-	}
-	rd, err := blob.Reader()
-	if err != nil {
-		return "", false, fmt.Errorf("read %s (%s): %w", e.Name, e.TreeEntry.Hash, err)
-	}
-	defer rd.Close()
-	data, err := io.ReadAll(io.LimitReader(rd, max+1))
-	if err != nil {
-		return "", false, fmt.Errorf("read %s (%s): %w", e.Name, e.TreeEntry.Hash, err)
-	}
-	if bytes.IndexByte(data[:min(len(data), binarySniffBytes)], 0) >= 0 {
-		return "", false, nil
-	}
-	return string(data), true, nil
-}
 
 // appendAdded numbers the inserted lines of a line diff by their position in the new text.
 func appendAdded(added []AddedLine, path string, diffs []diffmatchpatch.Diff) []AddedLine {

@@ -573,33 +573,36 @@ func TestAddedLines(t *testing.T) {
 	head := r.commit("head")
 	repo := r.open()
 
-	t.Run("head line numbers, binary, deleted and large files", func(t *testing.T) {
-		got, err := repo.AddedLines(base, head, 100)
+	t.Run("head line numbers, binary and deleted files", func(t *testing.T) {
+		got, scan, err := repo.AddedLines(base, head)
 		require.NoError(t, err)
 		assert.Equal(t, []AddedLine{
+			{"big.txt", 11, "TODO past the size limit"},
 			{"crlf.txt", 1, "p"}, {"crlf.txt", 2, "q"},
 			{"f.txt", 4, "added A"}, {"f.txt", 8, "line7 TODO"}, {"f.txt", 12, "added B"}, {"f.txt", 13, "added C"},
 			{"new.txt", 1, "x"}, {"new.txt", 2, "y"},
 			{"nonl.txt", 2, "b"}, {"nonl.txt", 3, "c"},
 			{"pkg/moved.go", 9, "// moved TODO"},
 		}, got)
+		assert.Equal(t, []string{"bin.dat"}, scan.Binary, "the binary file is counted, not silently skipped")
+		assert.Equal(t, 6, scan.Files)
 	})
 
 	t.Run("same lines as git diff", func(t *testing.T) {
-		got, err := repo.AddedLines(base, head, 0)
+		got, _, err := repo.AddedLines(base, head)
 		require.NoError(t, err)
 		want := gitAddedLines(t, r, base, head)
 		assert.Equal(t, want, got)
-		assert.Contains(t, got, AddedLine{"big.txt", 11, "TODO past the size limit"}, "0 means 1 MiB")
 	})
 
 	t.Run("nothing added", func(t *testing.T) {
-		got, err := repo.AddedLines(head, head, 0)
+		got, scan, err := repo.AddedLines(head, head)
 		require.NoError(t, err)
 		assert.Empty(t, got)
+		assert.Empty(t, scan.Binary)
 	})
 
-	_, err := repo.AddedLines(base, "HEAD", 0)
+	_, _, err := repo.AddedLines(base, "HEAD")
 	assert.ErrorContains(t, err, "not a full commit SHA")
 }
 

@@ -89,6 +89,13 @@ const (
 	CauseInputsChanged  = "inputs_changed"
 )
 
+// Cause codes of invariant 7, a verdict is about one commit (SPEC §5.1).
+const (
+	CauseEmptyChange      = "empty_change"
+	CauseWorktreeMismatch = "worktree_mismatch"
+	CauseCheckoutFailed   = "checkout_failed"
+)
+
 // Check is one check's result. Field names mirror the eval-viewer grading schema (text, passed,
 // evidence): Text says what was checked, Evidence what was found, with the values.
 type Check struct {

@@ -38,7 +38,7 @@ func (r *run) detect(ctx context.Context, idx int, cr contract.Criterion) (Check
 		label := strings.Join(append([]string{d.Command}, d.Args...), " ")
 		spec := runSpec{
 			Label: fmt.Sprintf("%s: %s", criterionLabel(idx, cr), label), Argv: append([]string{d.Command}, d.Args...),
-			Dir: r.in.ProjectDir, Timeout: timeout, ExpectExit: d.ExpectExit, TailBytes: r.in.Policy.OutputTailBytes,
+			Dir: r.workDir(), Timeout: timeout, ExpectExit: d.ExpectExit, TailBytes: r.in.Policy.OutputTailBytes,
 			Progress: r.opts.Progress,
 		}
 		if r.opts.LogRoot != nil {
@@ -60,7 +60,7 @@ func (r *run) detect(ctx context.Context, idx int, cr contract.Criterion) (Check
 		return fail(fmt.Sprintf("`%s` exited %s (want %d); last output: %s", label, exitText(run.ExitCode, run.Error), d.ExpectExit, tier1LastOutput(run.OutputTail))), nil
 
 	case contract.DetectFileExists:
-		fi, err := r.in.Root.Stat(d.Path)
+		fi, err := r.workRoot().Stat(d.Path)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return fail(fmt.Sprintf("%s is absent", d.Path)), nil
@@ -69,7 +69,7 @@ func (r *run) detect(ctx context.Context, idx int, cr contract.Criterion) (Check
 		case d.NonEmpty && fi.Mode().IsRegular() && fi.Size() == 0:
 			return fail(fmt.Sprintf("%s exists but is empty (non_empty required)", d.Path)), nil
 		case d.NonEmpty && fi.IsDir():
-			empty, err := emptyDir(r.in.Root, d.Path)
+			empty, err := emptyDir(r.workRoot(), d.Path)
 			switch {
 			case err != nil:
 				return broken(fmt.Sprintf("cannot list %s: %v", d.Path, err)), nil
@@ -87,7 +87,7 @@ func (r *run) detect(ctx context.Context, idx int, cr contract.Criterion) (Check
 		if err != nil {
 			return broken(fmt.Sprintf("bad regex %q: %v", d.Pattern, err)), nil
 		}
-		data, err := project.ReadLimited(r.in.Root, d.Artifact, r.in.Policy.MaxEvidenceBytes)
+		data, err := project.ReadLimited(r.workRoot(), d.Artifact, r.in.Policy.MaxEvidenceBytes)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return fail(fmt.Sprintf("artifact %s is absent", d.Artifact)), nil

@@ -30,6 +30,9 @@ type Options struct {
 	// its profile's gate state, for geas gate verify: state eligibility is judged against the state
 	// the pass was given in. Verify runs never write.
 	Verify bool
+	// Head is, for a Verify run, the commit the pass being re-checked named (its history entry's
+	// head): the integration head when the task has no integration commit.
+	Head string
 	// KeepGoing runs the stages a failing stage stops anyway and lists their findings as
 	// advisory: they never change the verdict, the budget or the transition (SPEC §5).
 	KeepGoing bool
@@ -150,6 +153,7 @@ type run struct {
 	stubCount    int
 	stubCap      int
 	stubErr      string
+	stubScan     *evidence.AddedScan // what the added-line stub scan read (tier2_stubscan.go)
 	tier1Ran     bool
 	tier0End     int // checks[:tier0End] are tier 0's
 
@@ -157,6 +161,13 @@ type run struct {
 	// (bindCriteria, SPEC §5.3 A).
 	boundResults   [][]boundResult
 	boundJudgments [][]boundJudgment
+
+	// Invariant 7 (tier0_worktree.go): the isolated checkout tier 1 and the detectors run in, and
+	// whether an eval command has changed the working tree.
+	checkout, checkoutTop string
+	checkoutRoot          *os.Root
+	co                    *evidence.Checkout
+	wtDirty               bool
 }
 
 // Evaluate runs the pipeline on fresh inputs and returns the result with its verdict, budget and
@@ -173,6 +184,7 @@ func Evaluate(ctx context.Context, in *Input, opts Options) (*Result, error) {
 		r.known = evidence.KnownTypes()
 	}
 	defer func() {
+		r.removeCheckout()
 		if r.repo != nil {
 			r.repo.Close()
 		}
@@ -313,8 +325,9 @@ func (r *run) tier1(ctx context.Context, profile string) {
 	checks, runs, metrics := tier1(ctx, tier1Input{
 		Commands:       r.in.Contract.EvalCommands,
 		DefaultTimeout: r.defaultTimeout(),
-		ProjectDir:     r.in.ProjectDir,
-		Root:           r.in.Root,
+		ProjectDir:     r.workDir(),
+		Root:           r.workRoot(),
+		After:          r.afterEval,
 		LogRoot:        r.opts.LogRoot,
 		LogDirName:     r.opts.LogDirName,
 		TailBytes:      r.in.Policy.OutputTailBytes,

@@ -50,8 +50,8 @@ func TestProfiles(t *testing.T) {
 		tier1Status     Status
 		parts           []string // tier-2 checks beyond the criteria
 	}{
-		{"implementation_change", "integrated", "eval_command_1", StatusPass, []string{"scope", "known_risks", "rubric:core_interaction", "rubric:code_quality"}},
-		{"artifact_only", "reviewed", "eval_commands", StatusSkipped, []string{"scope", "known_risks", "rubric:core_interaction", "rubric:code_quality"}},
+		{"implementation_change", "integrated", "eval_command_1", StatusPass, []string{"scope", "known_risks", "rubric:core_interaction", "rubric:code_quality", "stubs"}},
+		{"artifact_only", "reviewed", "eval_commands", StatusSkipped, []string{"scope", "known_risks", "rubric:core_interaction", "rubric:code_quality", "stubs"}},
 		{"closure_ready", "reviewed", "eval_commands", StatusSkipped, nil},
 	}
 	for _, tc := range tests {
@@ -116,7 +116,7 @@ func TestEvalTimeoutPrecedence(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t, true)
 			if tc.policy != "" {
-				f.write(".geas/gate-policy.json", tc.policy)
+				policyInBase(f, tc.policy) // the base's policy judges the change (SPEC §5.3 B)
 			}
 			f.contract(func(m map[string]any) {
 				m["eval_commands"] = []any{tc.command}
@@ -218,7 +218,8 @@ func TestResultDocument(t *testing.T) {
 	assert.Equal(t, []any{}, doc["eval_runs"])
 	assert.Equal(t, map[string]any{"from": "integrated", "to": "verified"}, doc["transition"])
 	assert.Regexp(t, `^[0-9a-f]{40}$`, doc["base_snapshot"], "the resolved base is recorded as a full SHA")
-	assert.Equal(t, doc["base_snapshot"], doc["head"])
+	assert.Equal(t, f.git("rev-parse", "HEAD~1"), doc["base_snapshot"])
+	assert.Equal(t, f.git("rev-parse", "HEAD"), doc["head"])
 	assert.Equal(t, "2026-11-02T10:00:00Z", doc["started_at"])
 	assert.ElementsMatch(t, []string{"tier_0", "tier_1", "tier_2"}, keysOf(doc["tier_results"]))
 	skipped, counted := 0, 0
@@ -253,6 +254,7 @@ func keysOf(v any) []string {
 func TestWriteText(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, true)
+	f.contract(func(m map[string]any) { m["base_snapshot"] = "main~1" })
 	_, res, _ := f.evaluate()
 	var buf bytes.Buffer
 	WriteText(&buf, res)

@@ -161,6 +161,9 @@ var exampleFiles = map[string]string{
 	"README.md":       "# greeter\n\nRun with --verbose to print the configuration.\n",
 }
 
+// changeFiles are the files of exampleFiles that the task's change commit adds.
+var changeFiles = map[string]bool{"greeter/main.go": true, "README.md": true}
+
 // exampleTemplate builds the template project once, committed to git. TestMain removes it.
 func exampleTemplate(t *testing.T) string {
 	t.Helper()
@@ -176,10 +179,19 @@ func exampleTemplate(t *testing.T) string {
 			}
 		}()
 		f := &fixture{t: t, dir: templateDir, home: templateDir + "-home"}
+		// Two commits, so that the task is a real change (SPEC §5.1 empty_change): the base holds
+		// the orchestration files, the head adds the work and pins the base in the contract.
 		for name, content := range exampleFiles {
-			f.write(name, content)
+			if !changeFiles[name] {
+				f.write(name, content)
+			}
 		}
 		f.git("init", "-q", "--template=", "-b", "main")
+		baseSHA := f.commit("base")
+		for name := range changeFiles {
+			f.write(name, exampleFiles[name])
+		}
+		f.contract(func(m map[string]any) { m["base_snapshot"] = baseSHA })
 		f.commit("greeter")
 		f.git("repack", "-adq") // fewer files to copy into each fixture
 		f.git("prune-packed")

@@ -107,7 +107,9 @@ func TestAModelCannotCertifyItsOwnCompletion(t *testing.T) {
 				assert.Contains(t, append(causeCodes(res.Causes), causeCodes(res.AdvisoryCauses)...), code)
 			}
 			for _, c := range res.Checks {
-				if c.Passed && c.Tier == 2 && c.Name != "criterion:readme" && c.Name != "rubric:code_quality" {
+				fromGit := c.Name == "scope" && strings.Contains(c.Evidence, "(from git diff --name-only ") ||
+					c.Name == "stubs" && strings.Contains(c.Evidence, "added lines") // the gate's own scan of the diff
+				if c.Passed && c.Tier == 2 && c.Name != "criterion:readme" && c.Name != "rubric:code_quality" && !fromGit {
 					t.Errorf("%s passed on the implementer's word: %s", c.Name, c.Evidence)
 				}
 			}
@@ -305,7 +307,7 @@ func TestSilenceIsNotSuccess(t *testing.T) {
 		{"missing file", func(f *fixture) {
 			addCriterion(f, map[string]any{"type": "file_exists", "path": "docs/verbose.md"})
 		}, VerdictFail, CauseCriterionFailed},
-		{"missing artifact", func(f *fixture) { f.remove("README.md") }, VerdictFail, CauseCriterionFailed},
+		{"missing artifact", func(f *fixture) { f.remove("README.md"); f.commit("no readme") }, VerdictFail, CauseCriterionFailed},
 		{"missing metric", func(f *fixture) {
 			addCriterion(f, map[string]any{"type": "threshold", "metric": "coverage", "op": "lte", "value": 100})
 		}, VerdictFail, CauseCriterionFailed},
@@ -326,6 +328,7 @@ func TestSilenceIsNotSuccess(t *testing.T) {
 			f.contract(func(m map[string]any) { m["gate_profile"] = "closure_ready"; m["eval_commands"] = []any{} })
 			f.evidence("qa-engineer.json", func(m map[string]any) { m["criteria_results"] = []any{} })
 			f.remove("README.md")
+			f.commit("no readme")
 		}, VerdictBlock, CauseCriterionUnverified},
 	}
 	for _, tc := range tests {
@@ -400,6 +403,7 @@ func TestFailClosed(t *testing.T) {
 		}, VerdictError, CauseDetectorError},
 		{"file check through a symlink out of the project", func(f *fixture) {
 			require.NoError(f.t, os.Symlink(f.t.TempDir(), f.path("linked")))
+			f.write(".git/info/exclude", "linked\n") // an ignored file: the working tree is still the head
 			addCriterion(f, map[string]any{"type": "file_exists", "path": "linked"})
 		}, VerdictError, CauseDetectorError},
 		{"debt register is malformed", func(f *fixture) {
@@ -411,6 +415,7 @@ func TestFailClosed(t *testing.T) {
 		}, VerdictError, CauseRiskUnhandled},
 		{"possible stub outside the project", func(f *fixture) {
 			require.NoError(f.t, os.Symlink(f.t.TempDir(), f.path("linked")))
+			f.write(".git/info/exclude", "linked\n") // an ignored file: the working tree is still the head
 			f.record(func(m map[string]any) { m["self_check"].(map[string]any)["possible_stubs"] = []any{"linked/x.go:1"} })
 		}, VerdictError, CauseDetectorError},
 	}

@@ -36,12 +36,19 @@ type Policy struct {
 	ConsecutiveErrorLimit int
 	JudgeIndependence     string
 	MaxEvidenceBytes      int64
+	EvalCheckout          string // EvalCheckoutWorktree or EvalCheckoutIsolated
 	// Size limits of SPEC §10 beyond the per-file evidence limit (see bounds.go).
 	MaxTotalEvidenceBytes int64
 	MaxContractBytes      int64
 	MaxRecordBytes        int64
 	MaxHistoryBytes       int64
 }
+
+// Where tier 1 and the detectors run (policy eval_checkout, SPEC §5.1).
+const (
+	EvalCheckoutWorktree = "worktree"
+	EvalCheckoutIsolated = "isolated"
+)
 
 // DefaultPolicy returns the built-in defaults of SPEC §10.
 func DefaultPolicy() Policy {
@@ -70,6 +77,7 @@ func DefaultPolicy() Policy {
 		ConsecutiveErrorLimit: 3,
 		JudgeIndependence:     "enforce",
 		MaxEvidenceBytes:      evidence.DefaultMaxBytes,
+		EvalCheckout:          EvalCheckoutWorktree,
 		MaxTotalEvidenceBytes: evidence.DefaultMaxTotalBytes,
 		MaxContractBytes:      contract.DefaultMaxBytes,
 		MaxRecordBytes:        record.DefaultMaxBytes,
@@ -121,6 +129,7 @@ func ParsePolicy(file string, data []byte) (Policy, error) {
 		ConsecutiveErrorLimit int                 `json:"consecutive_error_limit"`
 		JudgeIndependence     string              `json:"judge_independence"`
 		MaxEvidenceBytes      int64               `json:"max_evidence_bytes"`
+		EvalCheckout          string              `json:"eval_checkout"`
 		MaxTotalEvidenceBytes int64               `json:"max_total_evidence_bytes"`
 		MaxContractBytes      int64               `json:"max_contract_bytes"`
 		MaxRecordBytes        int64               `json:"max_record_bytes"`
@@ -196,6 +205,9 @@ func ParsePolicy(file string, data []byte) (Policy, error) {
 					l.key, l.set, ceiling, limitCeiling, *l.dst, limitCeiling)}}}
 		}
 		*l.dst = l.set
+	}
+	if raw.EvalCheckout != "" {
+		p.EvalCheckout = raw.EvalCheckout // the schema allows worktree and isolated only
 	}
 	return p, nil
 }

@@ -118,6 +118,7 @@ func (r *run) tier0() {
 
 	r.budgetCheck(add)
 	r.baseline(add)
+	r.oneCommit(add)
 	r.staleEvidence(add)
 	r.rulesCheck(add)
 }
@@ -150,6 +151,10 @@ func (r *run) baseline(add func(Check)) {
 		if integ, ok := r.in.Record.Integration(); ok && integ.Commit != "" {
 			headRev = integ.Commit
 		}
+	}
+	if headRev == "HEAD" && r.opts.Verify && r.opts.Head != "" {
+		// A re-check of a pass judges the commit the pass named, wherever HEAD has moved since.
+		headRev = r.opts.Head
 	}
 	head, err := repo.Resolve(headRev)
 	if err != nil {

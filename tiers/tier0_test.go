@@ -166,10 +166,10 @@ func TestTier0Holds(t *testing.T) {
 			})
 		}, check: "review:design-authority", status: StatusPass, evidence: "found design-authority-review.json"},
 		{name: "integration merged", check: "integration", status: StatusPass, evidence: "merged"},
-		{name: "unpinned base resolves", check: "baseline", status: StatusPass, evidence: "(HEAD)"},
-		{name: "unpinned base warns", check: "base_pinned", status: StatusWarn, evidence: `base_snapshot "HEAD" is not pinned; it resolved to `},
+		{name: "unpinned base resolves", setup: unpinnedBase, check: "baseline", status: StatusPass, evidence: "(HEAD)"},
+		{name: "unpinned base warns", setup: unpinnedBase, check: "base_pinned", status: StatusWarn, evidence: `base_snapshot "HEAD~1" is not pinned; it resolved to `},
 		{name: "a pinned base does not warn", setup: func(f *fixture) {
-			sha := f.git("rev-parse", "HEAD")
+			sha := f.git("rev-parse", "HEAD~1")
 			f.contract(func(m map[string]any) { m["base_snapshot"] = sha })
 		}, check: "base_pinned"},
 		{name: "a base behind the head", setup: func(f *fixture) {
@@ -233,3 +233,6 @@ func TestTier0ReportsEveryProblemTogether(t *testing.T) {
 	assert.Equal(t, StatusSkipped, res.TierResults["tier_1"].Status)
 	assert.Equal(t, StatusSkipped, res.TierResults["tier_2"].Status)
 }
+
+// unpinnedBase names the fixture's base commit by a revision rather than a SHA.
+func unpinnedBase(f *fixture) { f.contract(func(m map[string]any) { m["base_snapshot"] = "HEAD~1" }) }

@@ -29,6 +29,9 @@ type tier1Input struct {
 	TailBytes      int
 	ClaimedPass    []string // tester evidence files that claim the build/tests pass; used in evidence text
 	Progress       Progress // live output, or nil
+	// After, when set, is called after each command that passed; a check it returns is added
+	// and stops the commands (the working-tree check of SPEC §5.1).
+	After func(n int, command string) *Check
 }
 
 // tier1LastOutputLines and tier1LastOutputBytes bound the output quoted in a failing check.
@@ -82,6 +85,12 @@ func tier1(ctx context.Context, in tier1Input) (checks []Check, runs []EvalRun, 
 				ev += "; " + run.Error
 			}
 			checks = append(checks, passCheck(1, name, text, ev))
+			if in.After != nil {
+				if ch := in.After(n, ec.Run); ch != nil {
+					checks = append(checks, *ch)
+					stopped = fmt.Sprintf("eval command %d changed the working tree", n)
+				}
+			}
 		case run.Status == StatusError:
 			checks = append(checks, failCheck(1, name, text, in.claimed("cannot start: "+run.Error, StatusError), StatusError, CauseEvalUnstartable))
 			stopped = fmt.Sprintf("eval command %d could not start", n)

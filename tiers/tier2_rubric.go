@@ -126,7 +126,7 @@ func (r *run) partD() {
 		r.stubCap = *c.StubCap
 	}
 	r.stubCount = len(stubs)
-	text := fmt.Sprintf("confirmed stubs do not exceed the cap of %d (risk %s)", r.stubCap, c.RiskLevel)
+	text := fmt.Sprintf("confirmed stubs do not exceed the cap of %d (risk %s)", r.stubCap, c.RiskLevel) + r.stubScanNote()
 	var locs []string
 	var where []Location
 	for _, s := range stubs {
@@ -144,6 +144,8 @@ func (r *run) partD() {
 		ch := warnCheck(2, "stubs", text, fmt.Sprintf("%d confirmed stubs (cap %d): %s", len(stubs), r.stubCap, joinLimited(locs, 10)), "stub_confirmed")
 		ch.Locations = where
 		r.checks = append(r.checks, ch)
+	case r.stubScan != nil:
+		r.checks = append(r.checks, passCheck(2, "stubs", text, fmt.Sprintf("no confirmed stub in %d added lines of %d text files (cap %d)", r.stubScan.Lines, r.stubScan.Files, r.stubCap)))
 	}
 }
 
@@ -174,19 +176,7 @@ func (r *run) stubs() []stub {
 		}
 	}
 	if r.haveBase {
-		lines, err := r.repo.AddedLines(r.base, r.head, 0)
-		if err != nil {
-			r.stubErr = "cannot read the diff for stubs: " + err.Error()
-			return out
-		}
-		for _, l := range lines {
-			if strings.HasPrefix(l.Path, ".geas/") {
-				continue
-			}
-			if p, ok := r.in.Policy.isStub(l.Text); ok {
-				add(stub{Location: Location{Path: l.Path, Line: l.Line}, Pattern: p, Text: l.Text})
-			}
-		}
+		r.scanAddedLines(add)
 	}
 	return out
 }
@@ -194,7 +184,7 @@ func (r *run) stubs() []stub {
 // confirmStub reads a possible stub location in the working tree (through the project root, so it
 // cannot leave the project) and confirms it when its line (or, without a line, any line) matches.
 func (r *run) confirmStub(loc record.StubLocation, add func(stub)) {
-	data, err := project.ReadLimited(r.in.Root, loc.Path, r.in.Policy.MaxEvidenceBytes)
+	data, err := project.ReadLimited(r.workRoot(), loc.Path, r.in.Policy.MaxEvidenceBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return // a stub in a file that no longer exists is not a stub
 	}

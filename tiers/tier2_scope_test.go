@@ -140,13 +140,15 @@ func TestPartBScopeFromGit(t *testing.T) {
 		}, declared: []string{"greeter/flags.go"},
 			status: StatusPass, evidence: "all 2 changed files are in the surfaces",
 			warns: map[string]string{"scope:declared": "changed but not in the implementer's files_changed: greeter/extra.go"}},
+		// (A diff of bookkeeping files alone is no change at all: tier 0 blocks it, empty_change.)
 		{name: "the bookkeeping is not in scope questions", change: func(f *fixture) {
 			f.write(".geas/missions/m1/tasks/t1/notes.json", "{}\n")
 			f.write(".geas/state/run2.json", "{}\n")
 			f.write(".geas/memory/m.md", "m\n")
 			f.write(".geas/recovery/r.json", "{}\n")
 			f.write(".geas/rules.md", "rules\n")
-		}, status: StatusSkipped, evidence: "no changed files in git diff --name-only"},
+			f.write("greeter/main.go", "package main\n\nfunc main() { println() }\n")
+		}, status: StatusPass, evidence: "all 1 changed files are in the surfaces"},
 		// SPEC §5.3 B: only the bookkeeping is exempt; code or a policy elsewhere in .geas is not.
 		{name: "code hidden under .geas is a scope question", change: func(f *fixture) {
 			f.write("greeter/flags.go", "package main\n")

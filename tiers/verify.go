@@ -102,7 +102,11 @@ func VerifyTask(ctx context.Context, p *project.Project, mission, task, taskDir 
 	rep := &VerifyReport{MissionID: mission, TaskID: task, State: state}
 	rep.Problems = recordProblems(in, state, key)
 
-	res, err := Evaluate(ctx, in, Options{RunID: VerifyRunID(in.Record), DryRun: true, Verify: true, Now: time.Now()})
+	opts := Options{RunID: VerifyRunID(in.Record), DryRun: true, Verify: true, Now: time.Now()}
+	if e, _, ok := backingRun(in.Record); ok {
+		opts.Head = e.Head
+	}
+	res, err := Evaluate(ctx, in, opts)
 	if err != nil {
 		return nil, err
 	}
