@@ -59,7 +59,7 @@ func TestAPolicyRaisesALimitAtMostFourfold(t *testing.T) {
 func TestARaiseBeyondTheCeilingIsPolicyInvalid(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, true)
-	f.write(".geas/gate-policy.json", `{"max_evidence_bytes": 1073741824}`)
+	policyInBase(f, `{"max_evidence_bytes": 1073741824}`)
 	_, res, _ := f.evaluate()
 	assertNotPass(t, res, VerdictError, CausePolicyInvalid)
 	c := findCheck(t, res.Checks, "policy_valid")
@@ -73,7 +73,7 @@ func TestTheContractAndRecordLimitsFollowThePolicy(t *testing.T) {
 	t.Run("contract over a lowered limit", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, true)
-		f.write(".geas/gate-policy.json", `{"max_contract_bytes": 1024}`)
+		policyInBase(f, `{"max_contract_bytes": 1024}`)
 		_, res, _ := f.evaluate()
 		assertNotPass(t, res, VerdictError, CauseContractInvalid)
 		size := len(f.read(taskFile("contract.json")))
@@ -91,7 +91,7 @@ func TestTheContractAndRecordLimitsFollowThePolicy(t *testing.T) {
 	t.Run("contract within a raised limit", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, true)
-		f.write(".geas/gate-policy.json", `{"max_contract_bytes": 8388608}`)
+		policyInBase(f, `{"max_contract_bytes": 8388608}`)
 		f.contract(func(m map[string]any) { m["title"] = strings.Repeat("x", 5<<20) })
 		in := f.gather()
 		require.NoError(t, in.ContractErr)
@@ -99,7 +99,7 @@ func TestTheContractAndRecordLimitsFollowThePolicy(t *testing.T) {
 	t.Run("record over a lowered limit", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, true)
-		f.write(".geas/gate-policy.json", `{"max_record_bytes": 1024}`)
+		policyInBase(f, `{"max_record_bytes": 1024}`)
 		f.record(func(m map[string]any) {
 			sc := m["self_check"].(map[string]any)
 			sc["summary"] = strings.Repeat("y", 2048)
@@ -116,7 +116,7 @@ func TestTheContractAndRecordLimitsFollowThePolicy(t *testing.T) {
 func TestACompactResultFitsTheRecord(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, true)
-	f.write(".geas/gate-policy.json", `{"max_record_bytes": 65536}`)
+	policyInBase(f, `{"max_record_bytes": 65536}`)
 	f.contract(func(m map[string]any) {
 		criteria := make([]any, 2000)
 		for i := range criteria {
