@@ -61,9 +61,6 @@ func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
 		if err != nil {
 			return err
 		}
-		if err := checkWriteSize(in.TaskDir+"/contract.json", updated, in.Policy.MaxContractBytes); err != nil {
-			return err
-		}
 		if err := record.WriteFileAtomic(in.Geas, in.TaskDir+"/contract.json", updated, 0o644); err != nil {
 			return fmt.Errorf("write contract.json: %w", err)
 		}

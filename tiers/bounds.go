@@ -6,22 +6,13 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/geas-dev/geas/record"
 )
 
 // limitCeiling is how far a policy may raise a size limit of SPEC §10 above its default.
 const limitCeiling = 4
-
-// Cause codes of the size bounds (h7: SPEC §2 invariant 9, §7.3, §10; issue 10 items 3, 5).
-const (
-	// CauseResultTooLarge: the run's result would make record.json larger than the gate reads
-	// back; it is recorded in compact form as an error instead.
-	CauseResultTooLarge = "result_too_large"
-	// CauseHistoryFull: the run's history entry would take the gate history past its limit;
-	// nothing is appended.
-	CauseHistoryFull = "history_full"
-)
 
 // checkSizes applies the effective policy's limits to the contract and the record, which are read
 // (up to the fourfold ceiling every reader accepts) before the policy is known: a contract or a
@@ -119,6 +110,17 @@ func fitForRecord(in *Input, res *Result, escalate bool) (bool, bool, error) {
 		// record.Load reads.
 		historyFull(in, res, &record.HistoryFullError{Size: total - own - entryLine, Entry: entryLine, Limit: record.MaxBytes - own})
 		return false, false, nil
+	}
+	if t := res.Transition; t != nil && in.Contract != nil {
+		// The new status can make the contract a few bytes longer: checked before anything is
+		// written, so a refusal leaves no half-applied run.
+		updated, err := record.SetContractStatus(in.Contract.Raw, record.State(t.To), time.Now())
+		if err != nil {
+			return escalate, false, err
+		}
+		if err := checkWriteSize(in.TaskDir+"/contract.json", updated, in.Policy.MaxContractBytes); err != nil {
+			return escalate, false, err
+		}
 	}
 	return escalate, true, nil
 }
@@ -295,7 +297,7 @@ func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 // checkWriteSize refuses to write data as name when it is over limit, the size its readers accept.
 func checkWriteSize(name string, data []byte, limit int64) error {
 	if int64(len(data)) > limit {
-		return fmt.Errorf("%s: %d bytes would exceed the limit of %d bytes that the gate reads back: not written", name, len(data), limit)
+		return fmt.Errorf("%s: %d bytes would exceed the limit of %d bytes that the gate reads back (max_contract_bytes): nothing of this run was written", name, len(data), limit)
 	}
 	return nil
 }

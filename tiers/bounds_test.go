@@ -145,3 +145,27 @@ func (f *fixture) evaluateChecks() []Check {
 	_, res, _ := f.evaluate()
 	return res.Checks
 }
+
+// TestATransitionNeverTakesTheContractPastItsLimit: a contract exactly at max_contract_bytes that
+// a pass would move to verified (adding updated_at) is not written over the limit; the refusal
+// comes before anything of the run is written, so record.json is untouched.
+func TestATransitionNeverTakesTheContractPastItsLimit(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, true)
+	policyInBase(f, `{"max_contract_bytes": 4096}`)
+	f.contract(func(m map[string]any) { m["title"] = "t" })
+	size := len(f.read(taskFile("contract.json")))
+	require.Less(t, size, 4096)
+	f.contract(func(m map[string]any) { m["title"] = "t" + strings.Repeat("x", 4096-size) })
+	require.Len(t, f.read(taskFile("contract.json")), 4096, "the contract is exactly at its limit")
+	recordBefore := f.read(taskFile("record.json"))
+
+	in, res, escalate := f.evaluate(Options{DryRun: false, Now: testNow})
+	require.True(t, res.Verdict.IsPass(), "causes %+v", res.Causes)
+	require.NotNil(t, res.Transition)
+	err := Apply(in, res, escalate, testNow)
+	require.Error(t, err)
+	assert.Regexp(t, `contract\.json: \d+ bytes would exceed the limit of 4096 bytes that the gate reads back \(max_contract_bytes\): nothing of this run was written`, err.Error())
+	assert.Equal(t, string(recordBefore), string(f.read(taskFile("record.json"))), "record.json is untouched")
+	assert.Len(t, f.read(taskFile("contract.json")), 4096, "contract.json is untouched")
+}
