@@ -43,7 +43,9 @@ import (
 //	rm FILE                  remove FILE
 //	run ARGS...              the geas command line (default: gate --task t1); -C and --format json are added
 //	timeout DURATION         the case's time bound (default 60s)
-//	maxrss MB                the case's memory bound, peak RSS of the geas process (default 150)
+//	maxrss MB                the case's memory bound, peak RSS of the geas process (default 150); not
+//	                         checked under -race, whose memory says nothing about geas: bench/rss.sh
+//	                         checks the cases with a maxrss line on a normal build
 //	expect VERDICT|-  EXIT   the verdict in the JSON output (- for none) and the exit code
 //	match REGEXP             stdout+stderr must match (several allowed)
 //	maxdisk DIR MB           after the run the files under DIR total at most MB
@@ -237,7 +239,13 @@ func runHostileCase(t *testing.T, base, file string) {
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		rss = ru.Maxrss / 1024 // kilobytes on Linux
 	}
-	assert.LessOrEqual(t, rss, hc.maxRSSMB, "peak RSS %d MB over the case's bound", rss)
+	if raceEnabled {
+		// The race detector multiplies memory (issue 10 item 7: 285 MB and 208 MB for cases bound
+		// at 150 and 100): the bound is about geas, so bench/rss.sh checks it on a normal build.
+		t.Logf("peak RSS %d MB not checked against %d MB: built with -race (see bench/rss.sh)", rss, hc.maxRSSMB)
+	} else {
+		assert.LessOrEqual(t, rss, hc.maxRSSMB, "peak RSS %d MB over the case's bound", rss)
+	}
 	t.Logf("exit %d, %v, peak RSS %d MB", code, elapsed.Round(time.Millisecond), rss)
 
 	verdict := "-"

@@ -10,10 +10,12 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/geas-dev/geas/project"
+	"github.com/geas-dev/geas/record"
 )
 
 // Exit codes shared by every command. The gate adds its verdict codes 1 (fail), 2 (block) and
@@ -67,6 +69,8 @@ type globalOptions struct {
 	stdout    io.Writer
 	stderr    io.Writer
 	usageHint string
+	// lockTimeout is --lock-timeout (0: not given).
+	lockTimeout time.Duration
 }
 
 const (
@@ -92,6 +96,9 @@ itself, and answers pass, fail, block or error. The companion commands read and 
 		},
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
 			g.usageHint = c.CommandPath()
+			if err := g.setLockWait(c); err != nil {
+				return err
+			}
 			switch g.format {
 			case formatText, formatJSON:
 				return nil
@@ -106,6 +113,7 @@ itself, and answers pass, fail, block or error. The companion commands read and 
 	}
 	root.PersistentFlags().StringVarP(&g.dir, "dir", "C", "", "run as if geas was started in `DIR` (the project root or below it)")
 	root.PersistentFlags().StringVar(&g.format, "format", formatText, "output format: text or json (geas gate also: junit, github)")
+	root.PersistentFlags().DurationVar(&g.lockTimeout, "lock-timeout", 0, "how long to wait for a task lock another run holds before giving up with exit 3 (default 10m, or $GEAS_LOCK_TIMEOUT)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		g.usageHint = c.CommandPath()
 		return &usageError{err: err}
@@ -158,6 +166,8 @@ func exitCode(err error) int {
 	switch {
 	case errors.As(err, &ee):
 		return ee.code
+	case errors.As(err, new(*record.LockTimeoutError)):
+		return 3 // SPEC §7.3: a lock wait that gives up is an error of the run
 	case errors.As(err, &ue), errors.As(err, &idErr), errors.As(err, &nf),
 		errors.Is(err, project.ErrNoTask), errors.Is(err, project.ErrNoMission):
 		return ExitUsage

@@ -331,8 +331,13 @@ func Parse(file string, data []byte) (*Contract, error) {
 	return &c, nil
 }
 
-// MaxBytes is the size above which a contract.json is refused before it is read.
-const MaxBytes = 16 << 20
+// DefaultMaxBytes is the gate's default limit on a contract.json (SPEC §10: 4 MiB); a policy may
+// lower it or raise it up to MaxBytes, and the gate refuses a contract over the effective limit.
+const DefaultMaxBytes = 4 << 20
+
+// MaxBytes is the size above which a contract.json is refused before it is read: the fourfold
+// ceiling of DefaultMaxBytes, so every reader accepts whatever a policy lets the gate accept.
+const MaxBytes = 4 * DefaultMaxBytes
 
 // Load reads and parses name through root (normally .geas), so the path cannot leave it. A file
 // over MaxBytes, or one that is not a regular file (a named pipe would block forever), is refused

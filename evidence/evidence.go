@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -29,9 +30,10 @@ const (
 // DefaultMaxBytes is the size above which an evidence file is refused before it is parsed.
 const DefaultMaxBytes = 16 << 20
 
-// TotalLimit is how many bytes the evidence files of one task may hold together when one file may
-// hold maxBytes: four files' worth, 64 MiB by default (SPEC §10).
-func TotalLimit(maxBytes int64) int64 { return 4 * maxBytes }
+// DefaultMaxTotalBytes bounds all evidence files of a task together (SPEC §10): a task's evidence
+// over it is refused before any of it is read, so forty files just under the per-file limit
+// cannot take the gate's memory to a gigabyte.
+const DefaultMaxTotalBytes = 64 << 20
 
 // Evidence is one parsed evidence file.
 type Evidence struct {
@@ -128,28 +130,45 @@ func Load(root *os.Root, name string, maxBytes int64) (*Evidence, error) {
 	if maxBytes == 0 {
 		maxBytes = DefaultMaxBytes
 	}
+	e, _, err := load(root, name, maxBytes)
+	return e, err
+}
+
+// load is Load that also returns how many bytes it read.
+func load(root *os.Root, name string, maxBytes int64) (*Evidence, int64, error) {
 	data, err := project.ReadLimited(root, name, maxBytes)
 	if err != nil {
-		return nil, &FileError{Name: name, Err: err}
+		return nil, 0, &FileError{Name: name, Err: err}
 	}
 	e, err := Parse(name, data)
 	if err != nil {
-		return nil, &FileError{Name: name, Err: err}
+		return nil, int64(len(data)), &FileError{Name: name, Err: err}
 	}
 	e.Name = name[strings.LastIndex(name, "/")+1:]
-	return e, nil
+	return e, int64(len(data)), nil
 }
 
 // LoadAll reads every *.json file of dir (relative to root), in name order. Valid files are returned
 // in ok; each unreadable or invalid file is one *FileError in bad. A missing directory holds no
-// evidence; err is set only when the directory exists but cannot be listed. The files together are
-// bounded too (SPEC §2.9, §10: 64 MiB with the default per-file limit, four times the per-file
-// limit in general): a file that would take the total past it is not read, and is a *FileError.
+// evidence; err is set only when the directory exists but cannot be listed. All files together
+// are bounded by DefaultMaxTotalBytes (see LoadAllBounded).
 func LoadAll(root *os.Root, dir string, maxBytes int64) (ok []*Evidence, bad []*FileError, err error) {
+	return LoadAllBounded(root, dir, maxBytes, DefaultMaxTotalBytes)
+}
+
+// LoadAllBounded is LoadAll with a bound on all files together: maxTotal bytes (DefaultMaxTotalBytes
+// when 0). The sizes are taken from the directory before anything is read; when the files within
+// the per-file limit add up to more than maxTotal, no file is read and the whole directory is one
+// *FileError naming the total, the limit and the largest files (a file over the per-file limit is
+// refused on its own, as by Load, and does not count). A file that grows after that is read only up to what the total has
+// left, so the bytes held never exceed maxTotal whatever the files do meanwhile.
+func LoadAllBounded(root *os.Root, dir string, maxBytes, maxTotal int64) (ok []*Evidence, bad []*FileError, err error) {
 	if maxBytes == 0 {
 		maxBytes = DefaultMaxBytes
 	}
-	total, used := TotalLimit(maxBytes), int64(0)
+	if maxTotal == 0 {
+		maxTotal = DefaultMaxTotalBytes
+	}
 	f, err := root.Open(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
@@ -163,23 +182,59 @@ func LoadAll(root *os.Root, dir string, maxBytes int64) (ok []*Evidence, bad []*
 		return nil, nil, fmt.Errorf("list evidence directory %s: %w", dir, err)
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	var files []fs.DirEntry
+	var total int64
+	type sized struct {
+		name string
+		size int64
+	}
+	var sizes []sized
 	for _, ent := range entries {
 		if !strings.HasSuffix(ent.Name(), ".json") || strings.HasPrefix(ent.Name(), ".") {
 			continue
 		}
-		name := dir + "/" + ent.Name()
-		if fi, err := root.Stat(name); err == nil && fi.Mode().IsRegular() && fi.Size() <= maxBytes {
-			if used+fi.Size() > total {
-				bad = append(bad, &FileError{Name: name, Err: fmt.Errorf("its %d bytes would take the task's evidence past %d bytes in total: not read", fi.Size(), total)})
-				continue
-			}
-			used += fi.Size()
+		files = append(files, ent)
+		// Stat through the root follows a symlink only while it stays inside; one that does not is
+		// refused when it is read.
+		// A file over the per-file limit is refused on its own, unread, so it does not count.
+		if fi, err := root.Stat(dir + "/" + ent.Name()); err == nil && fi.Mode().IsRegular() && fi.Size() <= maxBytes {
+			total += fi.Size()
+			sizes = append(sizes, sized{ent.Name(), fi.Size()})
 		}
-		e, err := Load(root, name, maxBytes)
+	}
+	if total > maxTotal {
+		sort.SliceStable(sizes, func(i, j int) bool { return sizes[i].size > sizes[j].size })
+		var largest []string
+		for _, s := range sizes[:min(3, len(sizes))] {
+			largest = append(largest, fmt.Sprintf("%s %d bytes", s.name, s.size))
+		}
+		return nil, []*FileError{{Name: dir, Err: &TotalTooLargeError{Files: len(sizes), Total: total, Limit: maxTotal, Largest: largest}}}, nil
+	}
+	left := maxTotal
+	for _, ent := range files {
+		name := dir + "/" + ent.Name()
+		if left <= 0 {
+			bad = append(bad, &FileError{Name: name, Err: fmt.Errorf("not read: the evidence read before it already took the %d bytes that all evidence of a task may total (the files grew since they were listed)", maxTotal)})
+			continue
+		}
+		limit := min(maxBytes, left)
+		e, size, err := load(root, name, limit)
+		left -= size
+		if size > collectAfterBytes {
+			// Parsing a large file leaves about twice its size in garbage (the bytes read and the
+			// schema's generic view); the collector's pacing would let that pile up to twice the
+			// evidence kept. Collecting here bounds the peak by what is kept plus one file.
+			runtime.GC()
+		}
 		if err != nil {
 			var fe *FileError
 			if !errors.As(err, &fe) {
-				fe = &FileError{Name: dir + "/" + ent.Name(), Err: err}
+				fe = &FileError{Name: name, Err: err}
+			}
+			var tl *project.TooLargeError
+			if limit < maxBytes && errors.As(err, &tl) {
+				// Under the per-file limit but past what the total has left: it grew since the listing.
+				fe.Err = fmt.Errorf("%w (all evidence of the task is limited to %d bytes together, and %d were left when it was read)", err, maxTotal, left)
 			}
 			bad = append(bad, fe)
 			continue
@@ -187,6 +242,23 @@ func LoadAll(root *os.Root, dir string, maxBytes int64) (ok []*Evidence, bad []*
 		ok = append(ok, e)
 	}
 	return ok, bad, nil
+}
+
+// collectAfterBytes is the size of an evidence file after whose parsing LoadAllBounded collects
+// garbage: only large files, so that ordinary evidence (a few KiB) costs nothing.
+const collectAfterBytes = 4 << 20
+
+// TotalTooLargeError is a task's evidence refused because all its files together exceed the limit.
+type TotalTooLargeError struct {
+	Files   int
+	Total   int64
+	Limit   int64
+	Largest []string
+}
+
+func (e *TotalTooLargeError) Error() string {
+	return fmt.Sprintf("%d evidence files total %d bytes, over the limit of %d bytes for all evidence of a task (largest: %s); none was read",
+		e.Files, e.Total, e.Limit, strings.Join(e.Largest, ", "))
 }
 
 // GeasAgentTypes are the agent types of geas v1.0.

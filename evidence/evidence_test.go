@@ -123,26 +123,50 @@ func TestLoadAll(t *testing.T) {
 	assert.Empty(t, bad)
 }
 
-// TestLoadAllBoundsTheTotal: the evidence files of a task are bounded together (SPEC §2.9, §10),
-// not only one by one: a file that would take the total past four files' worth is not read and is
-// reported, whatever its name's place; the files before it still count.
+// TestLoadAllBoundsTheTotal: all evidence of a task together is bounded (SPEC §10); a directory
+// whose files add up to more than the limit is refused as a whole before any file is read, naming
+// the total, the limit and the largest files. Exactly the limit is read.
 func TestLoadAllBoundsTheTotal(t *testing.T) {
 	dir := t.TempDir()
 	ev := filepath.Join(dir, "evidence")
 	require.NoError(t, os.MkdirAll(ev, 0o755))
 	qa := fixture(t, "qa-engineer.json")
-	limit := int64(len(qa)) + 10
-	for _, n := range []string{"a1.json", "a2.json", "a3.json", "a4.json", "design-authority.json"} {
-		require.NoError(t, os.WriteFile(filepath.Join(ev, n), qa, 0o644))
-	}
+	da := fixture(t, "design-authority.json")
+	require.NoError(t, os.WriteFile(filepath.Join(ev, "qa-engineer.json"), qa, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(ev, "design-authority.json"), da, 0o644))
 	r, err := os.OpenRoot(dir)
 	require.NoError(t, err)
 	defer r.Close()
-	assert.Equal(t, int64(64<<20), TotalLimit(DefaultMaxBytes))
-	ok, bad, err := LoadAll(r, "evidence", limit)
+	exact := int64(len(qa) + len(da))
+
+	ok, bad, err := LoadAllBounded(r, "evidence", 0, exact)
 	require.NoError(t, err)
-	require.Len(t, ok, 4, "four files fit in four files' worth")
+	assert.Len(t, ok, 2, "evidence of exactly the total limit is read")
+	assert.Empty(t, bad)
+
+	ok, bad, err = LoadAllBounded(r, "evidence", 0, exact-1)
+	require.NoError(t, err)
+	assert.Empty(t, ok, "one byte over the total: nothing is read")
 	require.Len(t, bad, 1)
-	assert.Equal(t, "evidence/design-authority.json", bad[0].Name)
-	assert.Contains(t, bad[0].Error(), fmt.Sprintf("its %d bytes would take the task's evidence past %d bytes in total: not read", len(qa), 4*limit))
+	assert.Equal(t, "evidence", bad[0].Name)
+	var tl *TotalTooLargeError
+	require.ErrorAs(t, bad[0], &tl)
+	assert.Equal(t, exact, tl.Total)
+	assert.Contains(t, bad[0].Error(), fmt.Sprintf("2 evidence files total %d bytes, over the limit of %d bytes for all evidence of a task", exact, exact-1))
+	assert.Contains(t, bad[0].Error(), "none was read")
+
+	// Forty sparse files of 15 MiB: each under the per-file limit, 600 MiB together. Refused from
+	// their sizes alone (a read of any of them would be a parse error instead).
+	for i := range 40 {
+		f, err := os.Create(filepath.Join(ev, fmt.Sprintf("f%02d.json", i)))
+		require.NoError(t, err)
+		require.NoError(t, f.Truncate(15<<20))
+		require.NoError(t, f.Close())
+	}
+	ok, bad, err = LoadAll(r, "evidence", 0)
+	require.NoError(t, err)
+	assert.Empty(t, ok)
+	require.Len(t, bad, 1)
+	assert.Contains(t, bad[0].Error(), fmt.Sprintf("42 evidence files total %d bytes, over the limit of %d bytes", exact+40*15<<20, DefaultMaxTotalBytes))
+	assert.Contains(t, bad[0].Error(), "largest: f00.json 15728640 bytes, f01.json 15728640 bytes, f02.json 15728640 bytes")
 }

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -159,12 +160,78 @@ const (
 	lockPollMax = 25 * time.Millisecond
 )
 
+// DefaultLockTimeout is how long LockTask waits for a held lock unless told otherwise (SPEC §7.3,
+// §10: --lock-timeout, GEAS_LOCK_TIMEOUT).
+const DefaultLockTimeout = 10 * time.Minute
+
+// DefaultLockNotice is how long LockTask waits before it says so.
+const DefaultLockNotice = time.Second
+
+// LockWait says how LockTask waits for a lock another process holds. The zero value waits
+// DefaultLockTimeout and says nothing.
+type LockWait struct {
+	// Timeout is how long to wait before giving up (DefaultLockTimeout when 0).
+	Timeout time.Duration
+	// Notice is how long to wait before calling Waiting (DefaultLockNotice when 0).
+	Notice time.Duration
+	// Waiting is called once, from LockTask's goroutine, when the wait has lasted Notice; holder
+	// is the pid written in the lock file by the process that holds it, 0 when it cannot be read.
+	Waiting func(name string, holder int)
+}
+
+type lockWaitKey struct{}
+
+// WithLockWait returns ctx carrying w, which every LockTask under it follows: the commands set it
+// once from their flags, and every path that takes a task lock waits the same way.
+func WithLockWait(ctx context.Context, w LockWait) context.Context {
+	return context.WithValue(ctx, lockWaitKey{}, w)
+}
+
+func lockWaitOf(ctx context.Context) LockWait {
+	w, _ := ctx.Value(lockWaitKey{}).(LockWait)
+	if w.Timeout <= 0 {
+		w.Timeout = DefaultLockTimeout
+	}
+	if w.Notice <= 0 {
+		w.Notice = DefaultLockNotice
+	}
+	return w
+}
+
+// LockTimeoutError is a lock wait that gave up (SPEC §7.3): the holder kept the lock for the whole
+// timeout, for instance a stopped process.
+type LockTimeoutError struct {
+	Name    string
+	Timeout time.Duration
+	Holder  int // 0: unknown
+}
+
+func (e *LockTimeoutError) Error() string {
+	who := "another process"
+	if e.Holder > 0 {
+		who = fmt.Sprintf("process %d", e.Holder)
+	}
+	return fmt.Sprintf("gave up waiting for the task lock %s after %s: %s holds it (a stopped or hung geas run? check it with ps -p %s; the wait is set by --lock-timeout or GEAS_LOCK_TIMEOUT)",
+		e.Name, e.Timeout, who, holderText(e.Holder))
+}
+
+func holderText(pid int) string {
+	if pid > 0 {
+		return strconv.Itoa(pid)
+	}
+	return "PID"
+}
+
 // LockTask takes the exclusive lock of the task directory taskDir (relative to root), waiting for
 // another holder to release it. The lock is a flock(2) on taskDir/record.lock, which the kernel
 // drops when the holder dies, so a crashed run never leaves a task locked. It polls with
 // LOCK_NB rather than blocking so that cancelling ctx stops the wait; the error then wraps
 // ctx.Err(). The lock file is created if missing and never deleted: deleting a flock file races
 // with a process that has just opened it and would let two holders in.
+//
+// The holder writes its pid into the lock file, so that a process that waits can name it. The
+// wait follows the LockWait of ctx (WithLockWait): after its Notice the Waiting callback says
+// who holds the lock, and after its Timeout LockTask gives up with a *LockTimeoutError.
 //
 // gofrs/flock would do the locking, but it opens plain paths; opening through root keeps the task
 // id that named the directory from reaching outside .geas/.
@@ -180,17 +247,38 @@ func LockTask(ctx context.Context, root *os.Root, taskDir string) (*Lock, error)
 	if err != nil {
 		return nil, fmt.Errorf("lock task: %w", err)
 	}
+	wait := lockWaitOf(ctx)
+	start := time.Now()
+	noticed := false
 	delay := lockPollMin
 	for {
 		err := flock(f, unix.LOCK_EX|unix.LOCK_NB)
 		if err == nil {
+			writeHolder(f)
 			return &Lock{f: f, name: name}, nil
 		}
 		if !errors.Is(err, unix.EWOULDBLOCK) {
 			_ = f.Close()
 			return nil, fmt.Errorf("lock %s: %w", name, err)
 		}
-		t := time.NewTimer(delay)
+		waited := time.Since(start)
+		if waited >= wait.Timeout {
+			holder := readHolder(f)
+			_ = f.Close()
+			return nil, &LockTimeoutError{Name: ".geas/" + name, Timeout: wait.Timeout, Holder: holder}
+		}
+		if !noticed && waited >= wait.Notice {
+			noticed = true
+			if wait.Waiting != nil {
+				wait.Waiting(".geas/"+name, readHolder(f))
+			}
+		}
+		next := delay
+		if !noticed {
+			next = min(next, max(wait.Notice-waited, lockPollMin))
+		}
+		next = min(next, max(wait.Timeout-waited, lockPollMin))
+		t := time.NewTimer(next)
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -200,6 +288,30 @@ func LockTask(ctx context.Context, root *os.Root, taskDir string) (*Lock, error)
 		}
 		delay = min(2*delay, lockPollMax)
 	}
+}
+
+// maxHolderBytes bounds what readHolder reads: a pid and a newline.
+const maxHolderBytes = 32
+
+// writeHolder records the calling process as the lock's holder. It is best effort: a lock whose
+// holder cannot be written still locks, and waiters then say "another process".
+func writeHolder(f *os.File) {
+	if err := f.Truncate(0); err != nil {
+		return
+	}
+	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+}
+
+// readHolder returns the pid the holder wrote into the lock file, or 0 when there is none that
+// reads as a pid.
+func readHolder(f *os.File) int {
+	buf := make([]byte, maxHolderBytes)
+	n, _ := f.ReadAt(buf, 0)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(buf[:n])))
+	if err != nil || pid <= 0 {
+		return 0
+	}
+	return pid
 }
 
 // Unlock releases the lock. Calling it again is a no-op, so a deferred Unlock after an explicit

@@ -3,6 +3,7 @@ package record
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -330,4 +331,43 @@ func TestWriteFileAtomicRemovesStaleTemps(t *testing.T) {
 	assert.NoFileExists(t, stale)
 	assert.FileExists(t, fresh)
 	assert.FileExists(t, other, "only the temporary files of the file written are touched")
+}
+
+// TestALockWaitNamesTheHolderAndGivesUp (SPEC §7.3): the holder writes its pid into record.lock;
+// a waiter is told who holds the lock once the notice time has passed, and gives up after its
+// timeout with a *LockTimeoutError naming the holder. Once the lock is free it is taken at once.
+func TestALockWaitNamesTheHolderAndGivesUp(t *testing.T) {
+	root, dir := openRoot(t)
+	require.NoError(t, root.MkdirAll("t1", 0o755))
+	held, err := LockTask(t.Context(), root, "t1")
+	require.NoError(t, err)
+	b, err := os.ReadFile(filepath.Join(dir, "t1", "record.lock"))
+	require.NoError(t, err)
+	assert.Equal(t, fmt.Sprintf("%d\n", os.Getpid()), string(b), "the holder's pid is in the lock file")
+
+	var notices []int
+	ctx := WithLockWait(t.Context(), LockWait{Timeout: 300 * time.Millisecond, Notice: 20 * time.Millisecond,
+		Waiting: func(name string, holder int) {
+			assert.Equal(t, ".geas/t1/record.lock", name)
+			notices = append(notices, holder)
+		}})
+	l, err := LockTask(ctx, root, "t1") // a second open file description: flock conflicts within a process too
+	assert.Nil(t, l)
+	var te *LockTimeoutError
+	require.ErrorAs(t, err, &te)
+	assert.Equal(t, os.Getpid(), te.Holder)
+	assert.Equal(t, []int{os.Getpid()}, notices, "one notice, naming the holder")
+	assert.Contains(t, err.Error(), fmt.Sprintf("gave up waiting for the task lock .geas/t1/record.lock after 300ms: process %d holds it", os.Getpid()))
+
+	// A holder that wrote no pid (an older geas) is "another process".
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "t1", "record.lock"), []byte("not a pid"), 0o644))
+	_, err = LockTask(ctx, root, "t1")
+	require.ErrorAs(t, err, &te)
+	assert.Zero(t, te.Holder)
+	assert.Contains(t, err.Error(), "another process holds it")
+
+	require.NoError(t, held.Unlock())
+	l, err = LockTask(ctx, root, "t1")
+	require.NoError(t, err)
+	require.NoError(t, l.Unlock())
 }

@@ -13,6 +13,10 @@ import (
 // the events. The caller holds the task lock for the whole run. Writes happen in that order, each
 // atomic, so a crash leaves the record (the budget's source of truth) either before or after the run.
 func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
+	escalate, write, err := fitForRecord(in, res, escalate) // SPEC §7.3, §10: nothing the readers refuse
+	if err != nil || !write {
+		return err
+	}
 	var decisionID string
 	if escalate {
 		decisionID = fmt.Sprintf("esc-%s-%s", in.Task, res.RunID)

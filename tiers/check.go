@@ -96,6 +96,16 @@ const (
 	CauseCheckoutFailed   = "checkout_failed"
 )
 
+// Cause codes of the size bounds (h7: SPEC §2 invariant 9, §7.3, §10; issue 10 items 3, 5).
+const (
+	// CauseResultTooLarge: the run's result would make record.json larger than the gate reads
+	// back; it is recorded in compact form as an error instead.
+	CauseResultTooLarge = "result_too_large"
+	// CauseHistoryFull: the run's history entry would take the gate history past its limit;
+	// nothing is appended.
+	CauseHistoryFull = "history_full"
+)
+
 // Check is one check's result. Field names mirror the eval-viewer grading schema (text, passed,
 // evidence): Text says what was checked, Evidence what was found, with the values.
 type Check struct {

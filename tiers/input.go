@@ -85,7 +85,8 @@ func Gather(p *project.Project, mission, task, taskDir string) *Input {
 		in.Record = rec
 	}
 	in.loadPolicy()
-	all, bad, err := evidence.LoadAll(p.Geas, taskDir+"/evidence", in.Policy.MaxEvidenceBytes)
+	in.checkSizes()
+	all, bad, err := evidence.LoadAllBounded(p.Geas, taskDir+"/evidence", in.Policy.MaxEvidenceBytes, in.Policy.MaxTotalEvidenceBytes)
 	in.BadEvidence, in.EvidenceErr = bad, err
 	for _, e := range all {
 		// Evidence copied from another task is not evidence for this one.

@@ -14,14 +14,16 @@ import (
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/project"
+	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/schemas"
 )
 
 // PolicyFile is the project policy under .geas/.
 const PolicyFile = "gate-policy.json"
 
-// maxPolicyBytes bounds what LoadPolicy reads: a policy is a few hundred bytes.
-const maxPolicyBytes = 1 << 20
+// maxPolicyBytes bounds what LoadPolicy reads (SPEC §10: 4 MiB). It is the one limit a policy
+// cannot change: it is applied before the policy is read.
+const maxPolicyBytes = 4 << 20
 
 // Policy holds the defaults of SPEC §10, overridden by .geas/gate-policy.json.
 type Policy struct {
@@ -35,6 +37,11 @@ type Policy struct {
 	JudgeIndependence     string
 	MaxEvidenceBytes      int64
 	EvalCheckout          string // EvalCheckoutWorktree or EvalCheckoutIsolated
+	// Size limits of SPEC §10 beyond the per-file evidence limit (see bounds.go).
+	MaxTotalEvidenceBytes int64
+	MaxContractBytes      int64
+	MaxRecordBytes        int64
+	MaxHistoryBytes       int64
 }
 
 // Where tier 1 and the detectors run (policy eval_checkout, SPEC §5.1).
@@ -71,6 +78,10 @@ func DefaultPolicy() Policy {
 		JudgeIndependence:     "enforce",
 		MaxEvidenceBytes:      evidence.DefaultMaxBytes,
 		EvalCheckout:          EvalCheckoutWorktree,
+		MaxTotalEvidenceBytes: evidence.DefaultMaxTotalBytes,
+		MaxContractBytes:      contract.DefaultMaxBytes,
+		MaxRecordBytes:        record.DefaultMaxBytes,
+		MaxHistoryBytes:       record.DefaultMaxHistoryBytes,
 	}
 }
 
@@ -119,6 +130,10 @@ func ParsePolicy(file string, data []byte) (Policy, error) {
 		JudgeIndependence     string              `json:"judge_independence"`
 		MaxEvidenceBytes      int64               `json:"max_evidence_bytes"`
 		EvalCheckout          string              `json:"eval_checkout"`
+		MaxTotalEvidenceBytes int64               `json:"max_total_evidence_bytes"`
+		MaxContractBytes      int64               `json:"max_contract_bytes"`
+		MaxRecordBytes        int64               `json:"max_record_bytes"`
+		MaxHistoryBytes       int64               `json:"max_history_bytes"`
 	}
 	// Exactly as the schema validated it (SPEC §2 invariant 8): "Shared_Globs" is not shared_globs.
 	if err := schemas.DecodeExact(schemas.GatePolicy, file, data, &raw); err != nil {
@@ -167,8 +182,29 @@ func ParsePolicy(file string, data []byte) (Policy, error) {
 	if raw.JudgeIndependence != "" {
 		p.JudgeIndependence = raw.JudgeIndependence
 	}
-	if raw.MaxEvidenceBytes > 0 {
-		p.MaxEvidenceBytes = raw.MaxEvidenceBytes
+	for _, l := range []struct {
+		key string
+		set int64
+		dst *int64
+	}{
+		{"max_evidence_bytes", raw.MaxEvidenceBytes, &p.MaxEvidenceBytes},
+		{"max_total_evidence_bytes", raw.MaxTotalEvidenceBytes, &p.MaxTotalEvidenceBytes},
+		{"max_contract_bytes", raw.MaxContractBytes, &p.MaxContractBytes},
+		{"max_record_bytes", raw.MaxRecordBytes, &p.MaxRecordBytes},
+		{"max_history_bytes", raw.MaxHistoryBytes, &p.MaxHistoryBytes},
+	} {
+		if l.set == 0 {
+			continue
+		}
+		// SPEC §10: a policy may lower a limit, and raise it at most fourfold. The defaults are
+		// what the readers of every other command are built for; an unbounded raise would let
+		// a policy in the repository take the gate's memory wherever it likes.
+		if ceiling := limitCeiling * *l.dst; l.set > ceiling {
+			return p, &schemas.ValidationError{File: file, Kind: schemas.GatePolicy,
+				Problems: []schemas.Problem{{Pointer: "/" + l.key, Message: fmt.Sprintf("%s %d is above its ceiling %d (%d × the default %d): a policy may lower a size limit, and raise it at most %d-fold",
+					l.key, l.set, ceiling, limitCeiling, *l.dst, limitCeiling)}}}
+		}
+		*l.dst = l.set
 	}
 	if raw.EvalCheckout != "" {
 		p.EvalCheckout = raw.EvalCheckout // the schema allows worktree and isolated only

@@ -146,14 +146,14 @@ func TestTier1Failures(t *testing.T) {
 			cmd:      contract.EvalCommand{Run: `exit 1`},
 			status:   StatusFail,
 			code:     CauseEvalFailed,
-			evidence: `^exit 1 \(want 0\) in \d+ms; no output; full log: \S+/1\.log$`,
+			evidence: `^exit 1 \(want 0\) in \d+(ms|\.\ds); no output; full log: \S+/1\.log$`,
 		},
 		{
 			name:     "zero exit when another is expected",
 			cmd:      contract.EvalCommand{Run: `echo ok`, ExpectExit: 1},
 			status:   StatusFail,
 			code:     CauseEvalFailed,
-			evidence: `^exit 0 \(want 1\) in \d+ms; last output: ok; full log: `,
+			evidence: `^exit 0 \(want 1\) in \d+(ms|\.\ds); last output: ok; full log: `,
 		},
 		{
 			name:     "the fresh run is the truth",
@@ -170,7 +170,7 @@ func TestTier1Failures(t *testing.T) {
 			dryRun:   true,
 			status:   StatusFail,
 			code:     CauseEvalFailed,
-			evidence: `^exit 1 \(want 0\) in \d+ms; no output; qa-engineer\.json, qa-engineer-2\.json claim pass, the fresh run failed$`,
+			evidence: `^exit 1 \(want 0\) in \d+(ms|\.\ds); no output; qa-engineer\.json, qa-engineer-2\.json claim pass, the fresh run failed$`,
 		},
 		{
 			name:     "timeout",
@@ -185,7 +185,7 @@ func TestTier1Failures(t *testing.T) {
 			dryRun:   true,
 			status:   StatusFail,
 			code:     CauseEvalFailed,
-			evidence: `^killed by signal: killed after \d+ms; no output$`,
+			evidence: `^killed by signal: killed after \d+(ms|\.\ds); no output$`,
 		},
 		{
 			name:     "workdir symlink out of the project",
