@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"time"
@@ -352,4 +353,15 @@ func (r *Record) CutTornHistory(root *os.Root, name string) error {
 	}
 	r.store.torn = false
 	return f.Close()
+}
+
+// LoadPath is Load for a record.json named by a plain file path, with its history and
+// integration beside it: for tools and tests outside a project root.
+func LoadPath(file string) (*Record, error) {
+	root, err := os.OpenRoot(filepath.Dir(file))
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return Load(root, filepath.Base(file))
 }
