@@ -365,3 +365,14 @@ func LoadPath(file string) (*Record, error) {
 	defer root.Close()
 	return Load(root, filepath.Base(file))
 }
+
+// Recorded reports whether the history entry with hash is in gate-history.jsonl as written (or
+// read): whether a run reached its commit point.
+func (r *Record) Recorded(hash string) bool {
+	for _, e := range r.history[:min(r.store.stored, len(r.history))] {
+		if e.Hash == hash {
+			return true
+		}
+	}
+	return false
+}
