@@ -163,7 +163,7 @@ func (r *Record) Write(root *os.Root, name string) error {
 	if err := WriteFileAtomic(root, name, b, 0o644); err != nil {
 		return err
 	}
-	r.store.legacy = false
+	r.store.legacy, r.store.resultPending = false, false
 	return nil
 }
 

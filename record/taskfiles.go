@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/geas-dev/geas/project"
@@ -59,6 +60,10 @@ type taskFiles struct {
 	rewrite    bool            // ResetHistory: Write replaces the file whole
 	integRaw   json.RawMessage // integration's JSON as read or set
 	integDirty bool            // SetIntegration: Write writes integration.json
+	// resultPending: gate_result was taken from the latest run's result.json, because
+	// record.json still held the one before it (a run between its commit point and its record
+	// write, or killed there); the next locked Write puts it in record.json.
+	resultPending bool
 }
 
 // loadSiblings reads gate-history.jsonl and integration.json from dir. Each file, when present,
@@ -91,8 +96,79 @@ func (r *Record) loadSiblings(root *os.Root, dir string) error {
 		}
 		r.integration, r.store.integRaw, r.store.haveInteg = in, raw, true
 	}
+	return r.adoptPendingResult(root, dir)
+}
+
+// adoptPendingResult takes gate_result from the latest gate run's result.json when record.json
+// still holds exactly what it held before that run was recorded (the previous run's gate_result,
+// or none) and the run's gate_result event is not logged yet: the run happened at its history entry (SPEC §7.3), and a reader must not see the
+// moment between the append and the record write as a gate_result that does not match the chain.
+// A result.json that does not name the entry's run, hash and verdict is not adopted, and any
+// other mismatch is left as it is, for the history check to report.
+func (r *Record) adoptPendingResult(root *os.Root, dir string) error {
+	n := len(r.history)
+	if n == 0 {
+		return nil
+	}
+	last := r.history[n-1]
+	if last.Kind != "" && last.Kind != KindGateRun || !idPattern.MatchString(last.RunID) {
+		return nil
+	}
+	before := ""
+	for i := n - 2; i >= 0; i-- {
+		if k := r.history[i].Kind; k == "" || k == KindGateRun {
+			before = r.history[i].Hash
+			break
+		}
+	}
+	type named struct {
+		RunID   string `json:"run_id"`
+		Verdict string `json:"verdict"`
+		Hash    string `json:"hash"`
+	}
+	var cur named
+	if raw, ok := r.GateResult(); ok {
+		if json.Unmarshal(raw, &cur) != nil || cur.Hash == last.Hash || before == "" || cur.Hash != before {
+			return nil
+		}
+	} else if before != "" {
+		return nil
+	}
+	// record.json is written before the run's events: once its gate_result event is logged, a
+	// record.json without that gate_result was changed afterwards, which is for the history
+	// check to report, not to repair.
+	if parts := strings.Split(dir, "/"); len(parts) == 4 && parts[0] == "missions" && parts[2] == "tasks" {
+		keys, err := TaskEventKeys(root, parts[1], parts[3])
+		if err != nil || keys.Has("gate_result", last.Hash, "") {
+			return nil
+		}
+	} else {
+		return nil
+	}
+	raw, err := project.ReadLimited(root, path.Join(dir, "gate-logs", last.RunID, "result.json"), MaxBytes)
+	if err != nil {
+		return nil
+	}
+	var res named
+	if json.Unmarshal(raw, &res) != nil || res.RunID != last.RunID || res.Hash != last.Hash || res.Verdict != last.Verdict {
+		return nil
+	}
+	raw = bytes.TrimSpace(raw)
+	if !json.Valid(raw) {
+		return nil
+	}
+	saved := r.history
+	if err := r.update(time.Now(), member{gateResult, bytes.Clone(raw)}); err != nil {
+		return nil // a result the record schema refuses is not adopted
+	}
+	r.history = saved
+	r.store.resultPending = true
 	return nil
 }
+
+// ResultPending reports whether gate_result was taken from the latest run's result.json and is
+// not yet in record.json (see adoptPendingResult).
+func (r *Record) ResultPending() bool { return r.store.resultPending }
 
 // loadWithoutRecord is Load for a task whose record.json is missing: when its history or its
 // integration file is there, the record is a new one carrying them (the history is still the

@@ -48,7 +48,11 @@ func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
 	if err := in.Record.SetGateSections(raw, append(in.Record.History(), entry), now); err != nil {
 		return fmt.Errorf("record the gate result: %w", err)
 	}
-	if err := record.WriteFileAtomic(in.Geas, ResultFile(in.TaskDir, res.RunID), append(raw, '\n'), 0o644); err != nil {
+	resultRoot, resultName := in.Geas, ResultFile(in.TaskDir, res.RunID)
+	if in.logRoot != nil {
+		resultRoot, resultName = in.logRoot, "result.json"
+	}
+	if err := record.WriteFileAtomic(resultRoot, resultName, append(raw, '\n'), 0o644); err != nil {
 		return fmt.Errorf("write the run's result: %w", err)
 	}
 	if err := in.Record.Write(in.Geas, in.TaskDir+"/record.json"); err != nil {

@@ -123,7 +123,7 @@ func (c *completion) gateRun(e record.HistoryEntry) error {
 	if !ok {
 		return nil // a run recorded by an earlier version, or whose result is gone: nothing to derive from
 	}
-	if gr, ok := c.rec.GateResult(); !ok || !bytes.Equal(bytes.TrimSpace(gr), raw) {
+	if gr, ok := c.rec.GateResult(); c.rec.ResultPending() || (!ok || !bytes.Equal(bytes.TrimSpace(gr), raw)) && c.gateResultIsBefore(e) {
 		if err := c.rec.SetGateResult(raw, c.now); err != nil {
 			return err
 		}
@@ -188,6 +188,35 @@ func (c *completion) gateRun(e record.HistoryEntry) error {
 		c.note("logged the %s event of %s", ev.EventType, e.RunID)
 	}
 	return nil
+}
+
+// gateResultIsBefore reports whether record.json's gate_result is what it was just before the
+// run e was recorded: the previous gate run's, or none when e is the first. Only then is it
+// replaced (the state a crash between the history append and the record write leaves); any other
+// gate_result that does not match the chain is left for the history check to report as tampered.
+func (c *completion) gateResultIsBefore(e record.HistoryEntry) bool {
+	hist := c.rec.History()
+	want := ""
+	for i := len(hist) - 2; i >= 0; i-- {
+		if k := hist[i].Kind; k == "" || k == record.KindGateRun {
+			want = hist[i].Hash
+			break
+		}
+	}
+	if c.keys.Has("gate_result", e.Hash, "") {
+		return false // logged after record.json was written: a later change, not a crash
+	}
+	raw, ok := c.rec.GateResult()
+	if !ok {
+		return want == ""
+	}
+	var gr struct {
+		Hash string `json:"hash"`
+	}
+	if json.Unmarshal(raw, &gr) != nil {
+		return false
+	}
+	return want != "" && gr.Hash == want
 }
 
 // transitionFollows reports whether the transition t is one the entry e implies (SPEC §7.2): to
