@@ -252,7 +252,6 @@ func verifyOne(ctx context.Context, p *project.Project, mission, task, dir strin
 	return vt, err
 }
 
-
 // applyRevocation records a revocation and moves a verified task back to its gate state. The
 // caller holds the task lock. Writes go record, contract, events, each atomic, as a gate run's do.
 func applyRevocation(p *project.Project, dir string, rep *tiers.VerifyReport, now time.Time) (*appliedRevocation, error) {
