@@ -22,7 +22,10 @@ var update = flag.Bool("update", false, "update golden files and testscript cmp 
 // TestMain registers geas so that scripts (and tests that exec "geas" from PATH) run the real CLI.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"geas": func() { os.Exit(Main()) },
+		"geas": func() {
+			installTestHook()
+			os.Exit(Main())
+		},
 	})
 }
 
