@@ -32,9 +32,10 @@ func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
 	}
 	if in.Record == nil {
 		res.Notes = append(res.Notes, "record.json is invalid, so this run could not be recorded in it")
-		return afterCommit(in, res, escalate, decisionID, now)
+		return afterCommit(in, res, escalate, decisionID, now, nil)
 	}
 	_, pinned := record.PinnedRules(in.Record)
+	recordMissing := false
 	entry, err := in.Record.Chain(historyEntry(res))
 	if err != nil {
 		return err
@@ -60,6 +61,9 @@ func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
 			return fmt.Errorf("record the run in %s: %w", record.HistoryFile, err)
 		}
 		res.Notes = append(res.Notes, fmt.Sprintf("the run is recorded in %s, but record.json was not written (%v): the next command on the task completes it", record.HistoryFile, err))
+		// The run's events are logged only after record.json holds its gate_result (a logged
+		// gate_result event tells a reader the record was written): Complete logs them.
+		recordMissing = true
 	}
 	// The task's first recorded run pins what it read (SPEC §4.4); the history entry just
 	// written is the pin, the copy names the fields a later change touches.
@@ -68,28 +72,35 @@ func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
 			res.Notes = append(res.Notes, fmt.Sprintf("write %s: %v", PinnedFile, err))
 		}
 	}
-	return afterCommit(in, res, escalate, decisionID, now)
+	if recordMissing {
+		return afterCommit(in, res, escalate, decisionID, now, map[string]bool{"gate_result": true, "task_transition": true, "escalation": true})
+	}
+	return afterCommit(in, res, escalate, decisionID, now, nil)
 }
 
 // afterCommit writes what follows from a recorded run: the transition, the pending decision and
 // the events, each keyed by the run so that Complete can redo what a crash or a failed write
 // left undone. A failure is a note of res: the verdict was recorded and stands.
-func afterCommit(in *Input, res *Result, escalate bool, decisionID string, now time.Time) error {
+func afterCommit(in *Input, res *Result, escalate bool, decisionID string, now time.Time, skip map[string]bool) error {
+	if skip == nil {
+		skip = map[string]bool{}
+	}
 	if t := res.Transition; t != nil && in.Contract != nil {
 		if err := writeTransition(in, t, now); err != nil {
 			res.Notes = append(res.Notes, fmt.Sprintf("the task's state was not moved %s -> %s (%v): the next command on the task completes it", t.From, t.To, err))
 			// The transition's event must not claim a move that did not happen: Complete writes
 			// both once the contract is written.
-			return logEvents(in, res, map[string]bool{"task_transition": true, "escalation": true})
+			skip["task_transition"], skip["escalation"] = true, true
+			escalate = false
 		}
 	}
 	if escalate {
 		if err := writeEscalation(in, res, decisionID, now); err != nil && !errors.Is(err, fs.ErrExist) {
 			res.Notes = append(res.Notes, fmt.Sprintf("the escalation decision was not written (%v): the next command on the task completes it", err))
-			return logEvents(in, res, map[string]bool{"escalation": true})
+			skip["escalation"] = true
 		}
 	}
-	if err := logEvents(in, res, nil); err != nil {
+	if err := logEvents(in, res, skip); err != nil {
 		if res.Hash == "" {
 			return err
 		}
