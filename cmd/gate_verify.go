@@ -191,8 +191,10 @@ func verifyTargets(p *project.Project, mission string) ([]verifyTarget, []skippe
 		switch {
 		case errors.Is(err, project.ErrNoTask):
 			dir = project.TaskDir(mission, e.Name)
-			if _, serr := p.Geas.Lstat(dir + "/record.json"); serr != nil {
-				skipped = append(skipped, skippedTask{e.Name, "no contract.json and no record.json"})
+			_, serr := p.Geas.Lstat(dir + "/record.json")
+			_, herr := p.Geas.Lstat(dir + "/" + record.HistoryFile)
+			if serr != nil && herr != nil {
+				skipped = append(skipped, skippedTask{e.Name, "no contract.json, no record.json and no " + record.HistoryFile})
 				continue
 			}
 		case err != nil:
