@@ -316,13 +316,14 @@ func (r *Record) HistoryTorn() bool { return r.store.torn }
 // historyLines is entries as gate-history.jsonl holds them.
 func historyLines(entries []HistoryEntry) ([]byte, error) {
 	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	// The entry's own bytes, as MarshalJSON writes them: no \u003c for <, so a line reads back
+	// to the very entry that was chained.
+	enc.SetEscapeHTML(false)
 	for _, e := range entries {
-		line, err := json.Marshal(e)
-		if err != nil {
+		if err := enc.Encode(e); err != nil { // one line, ending in \n
 			return nil, err
 		}
-		b.Write(line)
-		b.WriteByte('\n')
 	}
 	return b.Bytes(), nil
 }
