@@ -295,7 +295,10 @@ func build(file string, members []member) (*Record, error) {
 			}
 			r.history = make([]HistoryEntry, len(items))
 			for i, item := range items {
-				if err = json.Unmarshal(item, &r.history[i]); err != nil {
+				if err = json.Unmarshal(item, &r.history[i]); err == nil {
+					err = checkEntry(r.history[i])
+				}
+				if err != nil {
 					at += "/" + strconv.Itoa(i)
 					break
 				}

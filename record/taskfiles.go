@@ -218,10 +218,29 @@ func parseHistory(file string, data []byte) (entries []HistoryEntry, valid int64
 		if err := json.Unmarshal(line, &e); err != nil {
 			return nil, 0, false, invalidHistory(file, at, err)
 		}
+		if err := checkEntry(e); err != nil {
+			return nil, 0, false, invalidHistory(file, at, err)
+		}
 		entries = append(entries, e)
 		valid += int64(i) + 1
 	}
 	return entries, valid, false, nil
+}
+
+// checkEntry refuses what no gate writes in an entry: a verdict outside the four, a negative
+// budget. (The chain and the key say whether an entry is the gate's; this says it can be read.)
+func checkEntry(e HistoryEntry) error {
+	switch e.Verdict {
+	case "", "pass", "fail", "block", "error":
+	default:
+		return fmt.Errorf("verdict %q is not one of pass, fail, block, error", e.Verdict)
+	}
+	for _, b := range []*int{e.RetryBudgetBefore, e.RetryBudgetAfter} {
+		if b != nil && *b < 0 {
+			return fmt.Errorf("retry budget %d is negative", *b)
+		}
+	}
+	return nil
 }
 
 func invalidHistory(file, at string, err error) error {

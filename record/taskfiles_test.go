@@ -163,3 +163,20 @@ func TestAPendingResultIsAdoptedOnlyInTheCrashState(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, back.ResultPending(), "the event is logged after record.json: a record without the run was changed later")
 }
+
+func TestAnEntryNoGateWritesIsInvalid(t *testing.T) {
+	root, dir := openRoot(t)
+	r := New("t1", testNow)
+	writeRun(t, root, r, "gate-1", "fail")
+	hist := filepath.Join(dir, "missions", "m", "tasks", "t1", HistoryFile)
+	for _, line := range []string{
+		`{"verdict":"passed","prev_hash":"","hash":"h"}`,
+		`{"verdict":"PASS","prev_hash":"","hash":"h"}`,
+		`{"verdict":"fail","retry_budget_after":-1,"prev_hash":"","hash":"h"}`,
+	} {
+		require.NoError(t, os.WriteFile(hist, []byte(line+"\n"), 0o644))
+		_, err := Load(root, "missions/m/tasks/t1/record.json")
+		var ve *schemas.ValidationError
+		assert.ErrorAs(t, err, &ve, line)
+	}
+}
