@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/geas-dev/geas/project"
@@ -194,6 +196,71 @@ func loadWithoutRecord(root *os.Root, name string, notExist error) (*Record, err
 // complete lines, to which the next locked write truncates the file. Any other malformed line
 // makes the history invalid.
 func parseHistory(file string, data []byte) (entries []HistoryEntry, valid int64, torn bool, err error) {
+	// One process reads the same history several times (completion, the inputs, the history
+	// check, the inputs re-read): a history already parsed, byte for byte, is not parsed again.
+	key := sha256.Sum256(data)
+	historyCache.Lock()
+	c, ok := historyCache.m[key]
+	historyCache.Unlock()
+	if ok {
+		return cloneEntries(c.entries), c.valid, c.torn, nil
+	}
+	entries, valid, torn, err = parseHistoryLines(file, data)
+	if err == nil {
+		historyCache.Lock()
+		if len(historyCache.m) >= 4 {
+			clear(historyCache.m)
+		}
+		historyCache.m[key] = parsedHistory{cloneEntries(entries), valid, torn}
+		historyCache.Unlock()
+	}
+	return entries, valid, torn, err
+}
+
+// historyCache holds the last histories this process parsed, by the sha256 of their bytes.
+var historyCache = struct {
+	sync.Mutex
+	m map[[32]byte]parsedHistory
+}{m: map[[32]byte]parsedHistory{}}
+
+type parsedHistory struct {
+	entries []HistoryEntry
+	valid   int64
+	torn    bool
+}
+
+// cloneEntries copies entries deeply enough that no caller can change a cached one.
+func cloneEntries(in []HistoryEntry) []HistoryEntry {
+	if in == nil {
+		return nil
+	}
+	out := make([]HistoryEntry, len(in))
+	for i, e := range in {
+		if e.RetryBudgetBefore != nil {
+			v := *e.RetryBudgetBefore
+			e.RetryBudgetBefore = &v
+		}
+		if e.RetryBudgetAfter != nil {
+			v := *e.RetryBudgetAfter
+			e.RetryBudgetAfter = &v
+		}
+		if e.Causes != nil {
+			e.Causes = bytes.Clone(e.Causes)
+		}
+		if e.Extra != nil {
+			x := make(map[string]json.RawMessage, len(e.Extra))
+			for k, v := range e.Extra {
+				x[k] = bytes.Clone(v)
+			}
+			e.Extra = x
+		}
+		out[i] = e
+	}
+	return out
+}
+
+// parseHistoryLines is parseHistory without the cache.
+func parseHistoryLines(file string, data []byte) (entries []HistoryEntry, valid int64, torn bool, err error) {
 	shape := (&HistoryEntry{}).JSONShape()
 	rest := data
 	for n := 1; len(rest) > 0; n++ {
