@@ -15,6 +15,7 @@ import (
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/schemas"
+	"github.com/geas-dev/geas/tiers"
 )
 
 // maxPayloadBytes bounds a --file or --data payload (the gate's evidence limit).
@@ -101,6 +102,16 @@ func (g *globalOptions) openLockedTask(ctx context.Context, missionFlag, task st
 	if t.lock, err = record.LockTask(ctx, t.p.Geas, t.dir); err != nil {
 		t.Close()
 		return nil, err
+	}
+	// SPEC §7.3: a command that takes the lock first completes what the task's latest recorded
+	// entry implies (a run, a revocation or a grant cut short by a crash or a failed write).
+	notes, err := tiers.Complete(t.p.Geas, t.mission, t.task, t.dir, time.Now())
+	for _, n := range notes {
+		fmt.Fprintf(g.stderr, "geas: task %s: %s\n", t.task, n)
+	}
+	if err != nil {
+		t.Close()
+		return nil, fmt.Errorf("task %s: complete the last recorded entry: %w", t.task, err)
 	}
 	return t, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 )
 
@@ -399,9 +400,12 @@ func writeDemoTask(dir string, t demoTask, base, head string) error {
 		"self_check": map[string]any{
 			"confidence": 4, "known_risks": []any{}, "untested_paths": []any{}, "summary": t.title + ": done",
 		},
-		"integration": map[string]any{"status": "merged", "branch": "main", "commit": head},
 	}
 	if err := writeDemoFile(dir, td+"record.json", rec); err != nil {
+		return err
+	}
+	// Beside record.json, as geas task integrate writes it (SPEC §3).
+	if err := writeDemoFile(dir, td+record.IntegrationFile, map[string]any{"status": "merged", "branch": "main", "commit": head}); err != nil {
 		return err
 	}
 	for name, ev := range t.evidence {

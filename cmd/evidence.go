@@ -13,6 +13,7 @@ import (
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/tiers"
 )
 
 func newEvidenceCmd(g *globalOptions) *cobra.Command {
@@ -106,6 +107,14 @@ func runEvidenceAdd(c *cobra.Command, g *globalOptions, o evidenceAddOptions) er
 		return err
 	}
 	defer lock.Unlock()
+	// SPEC §7.3: what the task's latest recorded entry implies is completed first.
+	notes, err := tiers.Complete(t.p.Geas, t.mission, t.task, t.dir, time.Now())
+	for _, n := range notes {
+		fmt.Fprintf(g.stderr, "geas: task %s: %s\n", t.task, n)
+	}
+	if err != nil {
+		return fmt.Errorf("task %s: complete the last recorded entry: %w", t.task, err)
+	}
 	if err := record.WriteFileAtomic(t.p.Geas, name, b, 0o644); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/geas-dev/geas/record"
 )
 
 // hookStop runs geas hook claude-stop on t1 in-process, as a first stop or as the stop after a
@@ -113,6 +116,8 @@ func TestTheHookTrustsNoStateItDidNotVerify(t *testing.T) {
 			if b, err := os.ReadFile(filepath.Join(dir, ".geas/missions/m1/tasks/t1/record.json")); err == nil {
 				assert.NotContains(t, string(b), "gate_history")
 			}
+			_, err := os.Stat(filepath.Join(dir, ".geas/missions/m1/tasks/t1", record.HistoryFile))
+			assert.ErrorIs(t, err, fs.ErrNotExist, "no history entry")
 		})
 	}
 

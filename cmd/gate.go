@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -121,15 +122,26 @@ func gateTask(ctx context.Context, t *taskRef, dryRun bool, progress tiers.Progr
 // gateTaskOpts is gateTask with --keep-going (SPEC §5): the stages not reached run anyway and
 // what they find is advisory.
 func gateTaskOpts(ctx context.Context, t *taskRef, dryRun bool, progress tiers.Progress, keepGoing bool) (*tiers.Result, error) {
+	var completed []string
 	if !dryRun {
 		lock, err := record.LockTask(ctx, t.p.Geas, t.dir)
 		if err != nil {
 			return nil, err
 		}
 		defer lock.Unlock()
+		// SPEC §7.3: what the latest recorded entry implies is written before anything else.
+		if completed, err = tiers.Complete(t.p.Geas, t.mission, t.task, t.dir, time.Now()); err != nil {
+			return nil, fmt.Errorf("complete the task's last recorded entry: %w", err)
+		}
+	}
+	withNotes := func(res *tiers.Result, err error) (*tiers.Result, error) {
+		if res != nil && len(completed) > 0 {
+			res.Notes = append(slices.Clone(completed), res.Notes...)
+		}
+		return res, err
 	}
 	if k, err := contract.Load(t.p.Geas, t.dir+"/contract.json"); err == nil && k.TaskID == t.task && tiers.IsFinished(k.Status) {
-		return tiers.Recheck(ctx, t.p, t.mission, t.task, t.dir) // SPEC §7.2: writes nothing
+		return withNotes(tiers.Recheck(ctx, t.p, t.mission, t.task, t.dir)) // SPEC §7.2: writes nothing
 	}
 	start := time.Now()
 	in := tiers.Gather(t.p, t.mission, t.task, t.dir)
@@ -169,7 +181,7 @@ func gateTaskOpts(ctx context.Context, t *taskRef, dryRun bool, progress tiers.P
 	if err := tiers.Apply(in, res, escalate, time.Now()); err != nil {
 		return nil, err
 	}
-	return res, nil
+	return withNotes(res, nil)
 }
 
 // openLogDir creates a run's log directory through the .geas root and opens it, before any eval

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/geas-dev/geas/record"
 )
 
 // taskKinds are the kinds of task writeMission makes, by index modulo len(taskKinds), with the
@@ -152,13 +154,9 @@ func TestGateAllRecordsEveryTask(t *testing.T) {
 		gated++
 		assert.False(t, res.DryRun)
 		assert.Equal(t, 1, strings.Count(string(events), `"event_type":"gate_result","mission_id":"m1","task_id":"`+at.TaskID+`"`), at.TaskID)
-		var rec struct {
-			History []json.RawMessage `json:"gate_history"`
-		}
-		b, err := os.ReadFile(filepath.Join(dir, ".geas", "missions", "m1", "tasks", at.TaskID, "record.json"))
+		rec, err := record.LoadPath(filepath.Join(dir, ".geas", "missions", "m1", "tasks", at.TaskID, "record.json"))
 		require.NoError(t, err)
-		require.NoError(t, json.Unmarshal(b, &rec))
-		assert.Len(t, rec.History, 1, at.TaskID)
+		assert.Len(t, rec.History(), 1, at.TaskID)
 	}
 	assert.Equal(t, 10, gated)
 }

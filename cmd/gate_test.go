@@ -87,7 +87,8 @@ func loadRecord(t *testing.T, dir string) *record.Record {
 	p := filepath.Join(dir, taskDir, "record.json")
 	b, err := os.ReadFile(p)
 	require.NoError(t, err)
-	rec, err := record.Parse(p, b)
+	_ = b
+	rec, err := record.LoadPath(p)
 	require.NoError(t, err)
 	return rec
 }

@@ -191,8 +191,10 @@ func verifyTargets(p *project.Project, mission string) ([]verifyTarget, []skippe
 		switch {
 		case errors.Is(err, project.ErrNoTask):
 			dir = project.TaskDir(mission, e.Name)
-			if _, serr := p.Geas.Lstat(dir + "/record.json"); serr != nil {
-				skipped = append(skipped, skippedTask{e.Name, "no contract.json and no record.json"})
+			_, serr := p.Geas.Lstat(dir + "/record.json")
+			_, herr := p.Geas.Lstat(dir + "/" + record.HistoryFile)
+			if serr != nil && herr != nil {
+				skipped = append(skipped, skippedTask{e.Name, "no contract.json, no record.json and no " + record.HistoryFile})
 				continue
 			}
 		case err != nil:
@@ -234,6 +236,10 @@ func verifyOne(ctx context.Context, p *project.Project, mission, task, dir strin
 		return verifiedTask{}, err
 	}
 	defer lock.Unlock()
+	// SPEC §7.3: a revocation (or a run) cut short is completed before the task is verified again.
+	if _, err := tiers.Complete(p.Geas, mission, task, dir, time.Now()); err != nil {
+		return verifiedTask{}, fmt.Errorf("task %s: complete the last recorded entry: %w", task, err)
+	}
 	rep, err := tiers.VerifyTask(ctx, p, mission, task, dir)
 	if err != nil {
 		return verifiedTask{}, err
@@ -246,14 +252,6 @@ func verifyOne(ctx context.Context, p *project.Project, mission, task, dir strin
 		vt.Applied, err = applyRevocation(p, dir, rep, time.Now())
 	}
 	return vt, err
-}
-
-// gateState is the state a profile is gated from, to which a revoked task returns.
-func gateState(profile string) record.State {
-	if profile == contract.ImplementationChange {
-		return record.Integrated
-	}
-	return record.Reviewed
 }
 
 // applyRevocation records a revocation and moves a verified task back to its gate state. The
@@ -298,18 +296,22 @@ func applyRevocation(p *project.Project, dir string, rep *tiers.VerifyReport, no
 	if err != nil {
 		return nil, err
 	}
-	if err := rec.Write(p.Geas, recName); err != nil {
-		return nil, fmt.Errorf("write record.json: %w", err)
+	// The entry appended is the commit point (SPEC §7.3): what follows is derived from it, and
+	// what fails after it is a note, completed by the next command on the task.
+	if err := rec.Write(p.Geas, recName); err != nil && !rec.Recorded(entry.Hash) {
+		return nil, fmt.Errorf("record the revocation: %w", err)
 	}
 	applied.Recorded, applied.Hash = true, entry.Hash
+	var notes []string
 
 	switch from := record.State(rep.State); from {
 	case record.Verified:
 		k, err := contract.Load(p.Geas, dir+"/contract.json")
 		if err != nil {
-			return nil, err
+			notes = append(notes, fmt.Sprintf("contract.json cannot be read (%v): the state is not changed", err))
+			break
 		}
-		to := gateState(k.GateProfile)
+		to := tiers.GateState(k.GateProfile)
 		if err := record.CheckTransition(from, to, true); err != nil {
 			return nil, err
 		}
@@ -318,30 +320,35 @@ func applyRevocation(p *project.Project, dir string, rep *tiers.VerifyReport, no
 			return nil, err
 		}
 		if err := record.WriteFileAtomic(p.Geas, dir+"/contract.json", updated, 0o644); err != nil {
-			return nil, fmt.Errorf("write contract.json: %w", err)
+			notes = append(notes, fmt.Sprintf("the task was not moved %s -> %s (%v): the next command on the task completes it", from, to, err))
+			break
 		}
 		applied.Transition = &tiers.Transition{From: string(from), To: string(to)}
 	case record.Passed:
-		applied.Note = "passed is terminal: the revocation is recorded, the state is not changed"
+		notes = append(notes, "passed is terminal: the revocation is recorded, the state is not changed")
 	default:
-		applied.Note = "contract.json cannot be read: the revocation is recorded, the state is not changed"
+		notes = append(notes, "contract.json cannot be read: the revocation is recorded, the state is not changed")
 	}
 
-	data, err := json.Marshal(map[string]any{"run_id": res.RunID, "revokes": revokes, "verdict": res.Verdict,
-		"causes": rep.Causes, "state": rep.State, "inputs_sha256": res.InputsSHA256, "hash": entry.Hash})
+	ev, err := tiers.RevocationEvent(rep.MissionID, rep.TaskID, entry, rep.State)
 	if err != nil {
 		return nil, err
 	}
-	events := []record.Event{{EventType: record.KindRevocation, MissionID: rep.MissionID, TaskID: rep.TaskID, Agent: "geas-gate", Data: data}}
+	events := []record.Event{ev}
 	if t := applied.Transition; t != nil {
-		d, _ := json.Marshal(map[string]string{"from": t.From, "to": t.To, "by": "geas-gate", "run_id": res.RunID, "reason": "revocation"})
-		events = append(events, record.Event{EventType: "task_transition", MissionID: rep.MissionID, TaskID: rep.TaskID, Agent: "geas-gate", Data: d})
+		ev, err := tiers.RevocationTransitionEvent(rep.MissionID, rep.TaskID, res.RunID, t.From, t.To, entry.Hash)
+		if err != nil {
+			return nil, err
+		}
+		events = append(events, ev)
 	}
 	for _, ev := range events {
 		if err := record.AppendEvent(p.Geas, ev); err != nil {
-			return nil, fmt.Errorf("log %s event: %w", ev.EventType, err)
+			notes = append(notes, fmt.Sprintf("the %s event was not logged (%v): the next command on the task logs it", ev.EventType, err))
+			break
 		}
 	}
+	applied.Note = strings.Join(notes, "; ")
 	return applied, nil
 }
 

@@ -3,6 +3,7 @@ package cmd
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -10,7 +11,8 @@ import (
 	"github.com/geas-dev/geas/record"
 )
 
-// cmdRechain forges a history the way anyone who can write record.json but has no key can:
+// cmdRechain forges a history the way anyone who can write the task's files but has no key can
+// (FILE is record.json; the history is the gate-history.jsonl beside it):
 //
 //	rechain FILE BUDGET        set gate_history entry 1's retry_budget_after to BUDGET
 //	rechain -drop FILE         drop the newest gate_history entry
@@ -31,7 +33,7 @@ func cmdRechain(ts *testscript.TestScript, neg bool, args []string) {
 	name := ts.MkAbs(args[0])
 	data, err := os.ReadFile(name)
 	ts.Check(err)
-	rec, err := record.Parse(name, data)
+	rec, err := record.LoadPath(name)
 	ts.Check(err)
 	hist := rec.History()
 	if drop {
@@ -61,8 +63,14 @@ func cmdRechain(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	doc["gate_result"], err = json.Marshal(gr)
 	ts.Check(err)
-	doc["gate_history"], err = json.Marshal(hist)
-	ts.Check(err)
+	delete(doc, "gate_history")
+	var lines []byte
+	for _, e := range hist {
+		line, err := json.Marshal(e)
+		ts.Check(err)
+		lines = append(append(lines, line...), '\n')
+	}
+	ts.Check(os.WriteFile(filepath.Join(filepath.Dir(name), record.HistoryFile), lines, 0o644))
 	out, err := json.MarshalIndent(doc, "", "  ")
 	ts.Check(err)
 	ts.Check(os.WriteFile(name, out, 0o644))

@@ -22,7 +22,10 @@ var update = flag.Bool("update", false, "update golden files and testscript cmp 
 // TestMain registers geas so that scripts (and tests that exec "geas" from PATH) run the real CLI.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"geas": func() { os.Exit(Main()) },
+		"geas": func() {
+			installTestHook()
+			os.Exit(Main())
+		},
 	})
 }
 
@@ -198,7 +201,8 @@ const scratchExclude = `/out*.json
 `
 
 // cmdJSONQ prints the JSON value at a JSON pointer of FILE (or of the last stdout when FILE is
-// "stdout") compactly on stdout, so scripts can match it: jsonq FILE /a/0/b
+// "stdout") compactly on stdout, so scripts can match it: jsonq FILE /a/0/b. A FILE ending in
+// .jsonl is the array of its lines.
 func cmdJSONQ(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 {
 		ts.Fatalf("usage: jsonq FILE POINTER")
@@ -212,7 +216,18 @@ func cmdJSONQ(ts *testscript.TestScript, neg bool, args []string) {
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	ts.Check(dec.Decode(&v))
+	if strings.HasSuffix(args[0], ".jsonl") {
+		// A JSON-lines file (gate-history.jsonl) reads as the array of its lines.
+		var lines []any
+		for dec.More() {
+			var line any
+			ts.Check(dec.Decode(&line))
+			lines = append(lines, line)
+		}
+		v = lines
+	} else {
+		ts.Check(dec.Decode(&v))
+	}
 	for _, tok := range strings.Split(strings.TrimPrefix(args[1], "/"), "/") {
 		if tok == "" {
 			continue
@@ -285,7 +300,20 @@ func cmdSetJSON(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: setjson FILE POINTER VALUE | setjson -d FILE POINTER")
 	}
 	var doc any
-	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[0])), &doc))
+	jsonl := strings.HasSuffix(args[0], ".jsonl")
+	if jsonl {
+		// A JSON-lines file (gate-history.jsonl) is edited as the array of its lines.
+		var lines []any
+		dec := json.NewDecoder(strings.NewReader(ts.ReadFile(args[0])))
+		for dec.More() {
+			var line any
+			ts.Check(dec.Decode(&line))
+			lines = append(lines, line)
+		}
+		doc = lines
+	} else {
+		ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[0])), &doc))
+	}
 	var val any
 	if !del {
 		if err := json.Unmarshal([]byte(args[2]), &val); err != nil {
@@ -335,6 +363,16 @@ func cmdSetJSON(ts *testscript.TestScript, neg bool, args []string) {
 		return nil
 	}
 	doc = set(doc, toks)
+	if jsonl {
+		var b []byte
+		for _, line := range doc.([]any) {
+			l, err := json.Marshal(line)
+			ts.Check(err)
+			b = append(append(b, l...), '\n')
+		}
+		ts.Check(os.WriteFile(ts.MkAbs(args[0]), b, 0o644))
+		return
+	}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	ts.Check(err)
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), append(b, '\n'), 0o644))

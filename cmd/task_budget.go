@@ -89,12 +89,17 @@ func runTaskBudgetGrant(c *cobra.Command, g *globalOptions, o taskBudgetGrantOpt
 	if err != nil {
 		return err
 	}
-	if err := rec.Write(t.p.Geas, name); err != nil {
+	// The appended entry is the grant (SPEC §7.3); its event is derived from it, and logged by
+	// the next command on the task if it cannot be logged now.
+	if err := rec.Write(t.p.Geas, name); err != nil && !rec.Recorded(entry.Hash) {
 		return err
 	}
-	data := fmt.Appendf(nil, `{"by":%s,"retries":%d,"retry_budget_before":%d,"retry_budget_after":%d,"reason":%s,"hash":%s}`, jsonString(o.by), o.retries, before, after, jsonString(o.reason), jsonString(entry.Hash))
-	if err := record.AppendEvent(t.p.Geas, record.Event{EventType: "budget_grant", MissionID: t.mission, TaskID: t.task, Agent: o.by, Data: data}); err != nil {
+	ev, err := tiers.GrantEvent(t.mission, t.task, entry)
+	if err != nil {
 		return err
+	}
+	if err := record.AppendEvent(t.p.Geas, ev); err != nil {
+		fmt.Fprintf(g.stderr, "geas: task %s: the grant is recorded, but its event was not logged (%v): the next command on the task logs it\n", t.task, err)
 	}
 	out := map[string]any{"mission_id": t.mission, "task_id": t.task, "retries": o.retries, "by": o.by,
 		"retry_budget_before": before, "retry_budget_after": after, "hash": entry.Hash}

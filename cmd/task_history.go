@@ -2,8 +2,11 @@ package cmd
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -116,6 +119,15 @@ func runTaskHistoryReset(c *cobra.Command, g *globalOptions, o taskHistoryResetO
 	if err != nil {
 		return err
 	}
+	// The discarded history itself, beside it, as it was (a torn last line included).
+	histName := t.dir + "/" + record.HistoryFile
+	if data, err := project.ReadLimited(t.p.Geas, histName, record.MaxHistoryBytes); err == nil {
+		if _, err := keepAside(t, histName, data, now); err != nil {
+			return err
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("task %s: keep the old history aside: %w", t.task, err)
+	}
 
 	// Every hash the discarded history and the task's events name: the task's old events must
 	// still cross-check against the new chain.
@@ -188,9 +200,9 @@ func keepAside(t *taskRef, name string, data []byte, now time.Time) (string, err
 			continue
 		}
 		if err := record.WriteFileAtomic(t.p.Geas, aside, data, 0o644); err != nil {
-			return "", fmt.Errorf("keep the old record aside: %w", err)
+			return "", fmt.Errorf("keep %s aside: %w", path.Base(name), err)
 		}
 		return aside, nil
 	}
-	return "", fmt.Errorf("keep the old record aside: %s.* all exist", base)
+	return "", fmt.Errorf("keep %s aside: %s.* all exist", path.Base(name), base)
 }

@@ -47,6 +47,9 @@ func AppendEvent(root *os.Root, ev Event) error {
 	if err := schemas.Validate(schemas.Event, EventsFile, line); err != nil {
 		return err
 	}
+	if err := testStep("append " + EventsFile + " " + ev.EventType); err != nil {
+		return fmt.Errorf("append event %s: %w", ev.EventType, err)
+	}
 	if err := root.MkdirAll("state", 0o755); err != nil {
 		return fmt.Errorf("append event: %w", err)
 	}

@@ -33,6 +33,9 @@ func writeFile(root *os.Root, name string, data []byte, perm os.FileMode, replac
 	if err := checkName(name); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
+	if err := testStep("write " + name); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
 	dir, base := path.Split(name)
 	dir = path.Clean(dir)
 	if err := root.MkdirAll(dir, 0o755); err != nil {

@@ -24,6 +24,11 @@ func FuzzRecordLoad(f *testing.F) {
 	}
 	f.Add([]byte(`{"version":"1.0","task_id":"t","gate_history":[{"prev_hash":"","hash":"h","x":{"y":[1,2.50]}}]}`))
 	f.Add([]byte(`{"version":"1.0","task_id":"t","self_check":{"confidence":3,"known_risks":[],"untested_paths":[],"summary":"s","possible_stubs":["a:1:2",{"path":"b"}]}}`))
+	root, err := os.OpenRoot(f.TempDir())
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer root.Close()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := Parse("record.json", data)
 		if err != nil {
@@ -50,7 +55,18 @@ func FuzzRecordLoad(f *testing.F) {
 		if string(b) != string(b2) {
 			t.Fatalf("Bytes is not a fixed point:\n%s\n%s", b, b2)
 		}
-		if again.TaskID() != r.TaskID() || LastVerdict(again) != LastVerdict(r) || BudgetLeft(3, again) != BudgetLeft(3, r) {
+		// The history lives beside record.json: a round trip through the task's files keeps it.
+		if err := root.RemoveAll("t"); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Write(root, "t/record.json"); err != nil {
+			t.Fatalf("Write of a parsed record: %v", err)
+		}
+		loaded, err := Load(root, "t/record.json")
+		if err != nil {
+			t.Fatalf("Load after Write: %v", err)
+		}
+		if loaded.TaskID() != r.TaskID() || LastVerdict(loaded) != LastVerdict(r) || BudgetLeft(3, loaded) != BudgetLeft(3, r) {
 			t.Fatal("typed views changed across a round trip")
 		}
 	})

@@ -223,40 +223,40 @@ func LastRun(r *Record) (HistoryEntry, bool) {
 	return HistoryEntry{}, false
 }
 
-// AppendHistory chains e after the current history and writes gate_history, leaving gate_result
-// as it is (a budget grant or a revocation is not a gate run). It returns the chained entry.
+// AppendHistory chains e after the current history (written to gate-history.jsonl by Write),
+// leaving gate_result as it is (a budget grant or a revocation is not a gate run), and sets
+// updated_at. It returns the chained entry.
 func (r *Record) AppendHistory(e HistoryEntry, now time.Time) (HistoryEntry, error) {
 	e, err := r.Chain(e)
 	if err != nil {
 		return e, err
 	}
-	h, err := json.Marshal(append(r.History(), e))
-	if err != nil {
+	if err := r.update(now); err != nil {
 		return e, err
 	}
-	return e, r.update(now, member{gateHistory, h})
+	r.history = append(r.History(), e)
+	return e, nil
 }
 
 // ResetHistory starts a new chain over a history that does not verify (SPEC §5.1): gate_result is
-// removed (it described a run of the discarded chain), gate_history becomes the one entry e,
+// removed (it described a run of the discarded chain), the history becomes the one entry e,
 // chained as a first entry (and signed when SigningKey is set), and task_id is set to taskID, since
-// a record carrying another task's id is one of the things a reset repairs. The caller keeps the
-// old record aside before writing. It returns the chained entry.
+// a record carrying another task's id is one of the things a reset repairs. Write then replaces
+// gate-history.jsonl whole. The caller keeps the old files aside before writing. It returns the
+// chained entry.
 func (r *Record) ResetHistory(e HistoryEntry, taskID string, now time.Time) (HistoryEntry, error) {
 	fresh := &Record{}
 	e, err := fresh.Chain(e)
 	if err != nil {
 		return e, err
 	}
-	h, err := json.Marshal([]HistoryEntry{e})
-	if err != nil {
-		return e, err
-	}
 	members := slices.DeleteFunc(slices.Clone(r.members), func(m member) bool { return m.key == gateResult })
-	next := &Record{file: r.file, members: members}
-	if err := next.update(now, member{"task_id", jsonString(taskID)}, member{gateHistory, h}); err != nil {
+	next := &Record{file: r.file, members: members, integration: r.integration, store: r.store}
+	if err := next.update(now, member{"task_id", jsonString(taskID)}); err != nil {
 		return e, err
 	}
+	next.history = []HistoryEntry{e}
+	next.store.rewrite = true
 	*r = *next
 	return e, nil
 }

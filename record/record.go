@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"reflect"
 	"regexp"
 	"slices"
@@ -24,6 +26,8 @@ var envelope = []string{"version", "task_id", "created_at", "updated_at"}
 const (
 	gateResult  = "gate_result"
 	gateHistory = "gate_history"
+	// legacyIntegration is the root key the earlier layout kept integration.json's content in.
+	legacyIntegration = "integration"
 )
 
 // Record is a task's record.json. It keeps every top-level key as the raw JSON it was read with, in
@@ -39,6 +43,8 @@ type Record struct {
 	implementation *ImplementationContract
 	integration    *Integration
 	history        []HistoryEntry
+
+	store taskFiles // where history and integration live, and what is already written there
 }
 
 // SelfCheck is the implementer's self_check section: its own view of the work. The gate treats it
@@ -127,16 +133,38 @@ func Parse(file string, data []byte) (*Record, error) {
 	if err != nil {
 		return nil, invalid(file, "", err)
 	}
-	return build(file, members)
+	r, err := build(file, members)
+	if err != nil {
+		return nil, err
+	}
+	// The earlier layout kept gate_history and integration at the record's root (SPEC §3): they are
+	// read from there, and the next Write moves them to their own files.
+	r.store.legacy = r.index(gateHistory) >= 0 || r.index(legacyIntegration) >= 0
+	if i := r.index(legacyIntegration); i >= 0 {
+		r.store.integRaw = compactJSON(r.members[i].value)
+	}
+	r.members = slices.DeleteFunc(r.members, func(m member) bool { return m.key == gateHistory || m.key == legacyIntegration })
+	return r, nil
 }
 
-// Write writes the record to name under root with WriteFileAtomic. Callers hold the task's lock.
+// Write writes the task's files (SPEC §3, §7.3), callers holding the task's lock: first the
+// history entries not yet in gate-history.jsonl, appended and fsynced (the commit point), then
+// integration.json when it changed, then record.json (geas v1.0 sections plus gate_result) with
+// WriteFileAtomic. A record read in the earlier layout is migrated here: its whole history and its
+// integration are written to their files before record.json loses them.
 func (r *Record) Write(root *os.Root, name string) error {
 	b, err := r.Bytes()
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(root, name, b, 0o644)
+	if err := r.writeSiblings(root, path.Dir(name)); err != nil {
+		return err
+	}
+	if err := WriteFileAtomic(root, name, b, 0o644); err != nil {
+		return err
+	}
+	r.store.legacy, r.store.resultPending = false, false
+	return nil
 }
 
 // MaxBytes is the largest record.json geas reads; a bigger one is refused before it is parsed.
@@ -150,10 +178,23 @@ func Load(root *os.Root, name string) (*Record, error) {
 	}
 	// Through ReadLimited: a named pipe or a huge file must not hang or exhaust the reader.
 	data, err := project.ReadLimited(root, name, MaxBytes)
+	if errors.Is(err, fs.ErrNotExist) && path.Base(name) == "record.json" {
+		// record.json deleted while the history is there: the history is still the task's.
+		return loadWithoutRecord(root, name, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("load record: %w", err)
 	}
-	return Parse(name, data)
+	r, err := Parse(name, data)
+	if err != nil {
+		return nil, err
+	}
+	if path.Base(name) == "record.json" {
+		if err := r.loadSiblings(root, path.Dir(name)); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
 }
 
 func invalid(file, pointer string, err error) *schemas.ValidationError {
@@ -183,6 +224,32 @@ func validate(file string, data []byte) error {
 	}
 	if err := schemas.CheckExact(schemas.Record, file, doc, reflect.TypeFor[readShape]()); err != nil {
 		return err
+	}
+	if m, ok := doc.(map[string]any); ok {
+		// The earlier layout's gate_history and integration are checked by their typed readers
+		// (and checkLegacyIntegration): geas v1.0's schema, which the embedded one follows at the
+		// root, has no place for them, and the next write moves them out.
+		_, h := m[gateHistory]
+		_, in := m[legacyIntegration]
+		if h || in {
+			rest := make(map[string]any, len(m))
+			for k, v := range m {
+				if k != gateHistory && k != legacyIntegration {
+					rest[k] = v
+				}
+			}
+			if in {
+				if err := checkIntegration(file, m[legacyIntegration], "/"+legacyIntegration); err != nil {
+					return err
+				}
+			}
+			if h {
+				if _, ok := m[gateHistory].([]any); !ok {
+					return invalid(file, "/"+gateHistory, errors.New("gate_history must be an array"))
+				}
+			}
+			doc = rest
+		}
 	}
 	return schemas.ValidateValue(schemas.Record, file, doc)
 }
@@ -228,7 +295,10 @@ func build(file string, members []member) (*Record, error) {
 			}
 			r.history = make([]HistoryEntry, len(items))
 			for i, item := range items {
-				if err = json.Unmarshal(item, &r.history[i]); err != nil {
+				if err = json.Unmarshal(item, &r.history[i]); err == nil {
+					err = checkEntry(r.history[i])
+				}
+				if err != nil {
 					at += "/" + strconv.Itoa(i)
 					break
 				}
@@ -317,6 +387,8 @@ func (r *Record) SetSection(name string, raw json.RawMessage, now time.Time) err
 		return errors.New("set section: empty section name")
 	case name == gateResult || name == gateHistory:
 		return fmt.Errorf("section %q is %w", name, ErrGateOnlySection)
+	case name == legacyIntegration:
+		return fmt.Errorf("section %q is not part of record.json: it is integration.json, written by `geas task integrate`", name)
 	case slices.Contains(envelope, name):
 		return fmt.Errorf("section %q is part of the record's envelope, which geas maintains", name)
 	}
@@ -328,24 +400,49 @@ func (r *Record) SetSection(name string, raw json.RawMessage, now time.Time) err
 }
 
 // SetGateSections writes the gate's own sections: gate_result (the full result of the latest run)
-// and gate_history (every run, oldest first), and sets updated_at. It validates like SetSection.
-// Only the gate calls it.
+// in record.json and the history (every run, oldest first; written to gate-history.jsonl by
+// Write), and sets updated_at. history must extend the current one: what was appended is never
+// rewritten (only ResetHistory starts a new chain). It validates like SetSection. Only the gate
+// calls it.
 func (r *Record) SetGateSections(result json.RawMessage, history []HistoryEntry, now time.Time) error {
 	result = bytes.TrimSpace(result)
 	if !json.Valid(result) {
 		return fmt.Errorf("section %q: invalid JSON", gateResult)
 	}
-	if history == nil {
-		history = []HistoryEntry{}
+	if err := r.extendsHistory(history); err != nil {
+		return err
 	}
-	h, err := json.Marshal(history)
-	if err != nil {
-		return fmt.Errorf("section %q: %w", gateHistory, err)
+	if _, err := historyLines(history[len(r.history):]); err != nil {
+		return fmt.Errorf("history: %w", err)
 	}
-	return r.update(now, member{gateResult, bytes.Clone(result)}, member{gateHistory, h})
+	if err := r.update(now, member{gateResult, bytes.Clone(result)}); err != nil {
+		return err
+	}
+	r.history = slices.Clone(history)
+	return nil
 }
 
-// update applies sets and a fresh updated_at to a copy of r, validates it, and only then replaces r.
+// SetGateResult writes gate_result alone: the derived write of a run whose history entry is
+// already recorded (SPEC §7.3).
+func (r *Record) SetGateResult(result json.RawMessage, now time.Time) error {
+	return r.SetGateSections(result, r.history, now)
+}
+
+// extendsHistory refuses a history that does not keep every current entry, unchanged, in order.
+func (r *Record) extendsHistory(history []HistoryEntry) error {
+	if len(history) < len(r.history) {
+		return fmt.Errorf("section %q: the new history has %d entries, the recorded one %d: the history is append-only", gateHistory, len(history), len(r.history))
+	}
+	for i, e := range r.history {
+		if history[i].Hash != e.Hash || history[i].PrevHash != e.PrevHash {
+			return fmt.Errorf("section %q: entry %d differs from the recorded one: the history is append-only", gateHistory, i+1)
+		}
+	}
+	return nil
+}
+
+// update applies sets and a fresh updated_at to a copy of r, validates it, and only then replaces
+// r. The history and the integration, which live in their own files, are kept as they are.
 func (r *Record) update(now time.Time, sets ...member) error {
 	members := slices.Clone(r.members)
 	for _, s := range sets {
@@ -367,6 +464,7 @@ func (r *Record) update(now time.Time, sets ...member) error {
 	if err != nil {
 		return err
 	}
+	nr.history, nr.integration, nr.store = r.history, r.integration, r.store
 	*r = *nr
 	return nil
 }

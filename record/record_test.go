@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -28,8 +30,14 @@ func TestRecordRoundTripKeepsSectionOrder(t *testing.T) {
 	data := fixture(t, "full.record.json")
 	r, err := Parse("full.record.json", data)
 	require.NoError(t, err)
-	wantSections := []string{"implementation_contract", "self_check", "integration", "gate_result", "gate_history", "retrospective"}
+	// The fixture is in the earlier layout: its gate_history and integration are read, and are
+	// no longer sections of record.json (SPEC §3).
+	wantSections := []string{"implementation_contract", "self_check", "gate_result", "retrospective"}
 	assert.Equal(t, wantSections, r.Sections())
+	assert.True(t, r.Legacy())
+	assert.NotEmpty(t, r.History())
+	_, ok := r.Integration()
+	assert.True(t, ok)
 
 	b, err := r.Bytes()
 	require.NoError(t, err)
@@ -261,7 +269,6 @@ func TestSetSectionValidatesTheWholeRecord(t *testing.T) {
 	tests := []struct{ name, section, raw string }{
 		{"unknown section", "bogus", `{}`},
 		{"self_check missing summary", "self_check", `{"confidence":3,"known_risks":[],"untested_paths":[]}`},
-		{"integration with an unknown key", "integration", `{"status":"merged","sha":"abc"}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -283,10 +290,29 @@ func TestSetSectionValidatesTheWholeRecord(t *testing.T) {
 	}
 }
 
+func TestIntegrationIsNotARecordSection(t *testing.T) {
+	r := New("t1", testNow)
+	err := r.SetSection("integration", json.RawMessage(`{"status":"merged","commit":"abc"}`), testNow)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "geas task integrate")
+	for _, bad := range []Integration{{Status: "Merged"}, {Status: ""}, {Status: "merged "}, {Status: "done"}} {
+		err := r.SetIntegration(bad, testNow)
+		var ve *schemas.ValidationError
+		require.ErrorAs(t, err, &ve, "status %q", bad.Status)
+	}
+	_, ok := r.Integration()
+	assert.False(t, ok, "a refused integration is not kept")
+	for _, raw := range []string{`{"status":"merged","sha":"abc"}`, `{"Status":"merged"}`, `{"status":"merged","commit":1}`, `[]`, `{"branch":"main"}`} {
+		_, _, err := ParseIntegration(IntegrationFile, []byte(raw))
+		var ve *schemas.ValidationError
+		require.ErrorAs(t, err, &ve, raw)
+	}
+}
+
 func TestSetSectionUpdatesTimestampAndViews(t *testing.T) {
 	r := New("t1", testNow.Add(-1e12))
 	require.NoError(t, r.SetSection("self_check", json.RawMessage("  "+validSelfCheck+"\n"), testNow))
-	require.NoError(t, r.SetSection("integration", json.RawMessage(`{"status":"merged","commit":"abc"}`), testNow))
+	require.NoError(t, r.SetIntegration(Integration{Status: "merged", Commit: "abc"}, testNow))
 	b, err := r.Bytes()
 	require.NoError(t, err)
 	want := `{
@@ -301,10 +327,6 @@ func TestSetSectionUpdatesTimestampAndViews(t *testing.T) {
     ],
     "untested_paths": [],
     "summary": "works"
-  },
-  "integration": {
-    "status": "merged",
-    "commit": "abc"
   }
 }
 `
@@ -330,26 +352,31 @@ func TestSetGateSections(t *testing.T) {
 
 	require.NoError(t, r.SetGateSections(result, []HistoryEntry{h1}, testNow))
 
-	assert.Equal(t, []string{"gate_result", "gate_history"}, r.Sections())
+	assert.Equal(t, []string{"gate_result"}, r.Sections(), "the history is not a section of record.json")
 	got, ok := r.GateResult()
 	require.True(t, ok)
 	assert.JSONEq(t, string(result), string(got))
 	require.Equal(t, []HistoryEntry{h1}, r.History())
-	raw, _ := r.Section("gate_history")
-	assert.JSONEq(t, `[{"kind":"gate_run","run_id":"gate-1","verdict":"fail","causes":[{"code":"scope_violation","check":"tier2.scope","detail":"x.go"}],"retry_budget_before":3,"retry_budget_after":2,"head":"abc","inputs_sha256":"def","started_at":"2025-06-01T12:29:00Z","prev_hash":"","hash":"h1"}]`, string(raw))
 
-	b, err := r.Bytes()
+	root, dir := openRoot(t)
+	require.NoError(t, r.Write(root, "t/record.json"))
+	lines, err := os.ReadFile(filepath.Join(dir, "t", HistoryFile))
 	require.NoError(t, err)
-	again, err := Parse("record.json", b)
+	assert.Equal(t, `{"kind":"gate_run","run_id":"gate-1","verdict":"fail","causes":[{"code":"scope_violation","check":"tier2.scope","detail":"x.go"}],"retry_budget_before":3,"retry_budget_after":2,"head":"abc","inputs_sha256":"def","started_at":"2025-06-01T12:29:00Z","prev_hash":"","hash":"h1"}`+"\n", string(lines))
+	again, err := Load(root, "t/record.json")
 	require.NoError(t, err)
 	assert.Equal(t, r.History(), again.History())
+	b, err := r.Bytes()
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), "gate_history")
 
 	t.Run("a second run replaces the sections in place", func(t *testing.T) {
 		require.NoError(t, r.SetSection("retrospective", json.RawMessage(`{"what_went_well":[],"what_broke":[]}`), testNow))
 		h2 := HistoryEntry{RunID: "gate-2", Verdict: "pass", Causes: json.RawMessage(`[]`), PrevHash: "h1", Hash: "h2"}
 		require.NoError(t, r.SetGateSections(json.RawMessage(`{"run_id":"gate-2","verdict":"pass"}`), []HistoryEntry{h1, h2}, testNow))
-		assert.Equal(t, []string{"gate_result", "gate_history", "retrospective"}, r.Sections())
+		assert.Equal(t, []string{"gate_result", "retrospective"}, r.Sections())
 		assert.Len(t, r.History(), 2)
+		assert.Error(t, r.SetGateSections(json.RawMessage(`{"run_id":"gate-3","verdict":"pass"}`), []HistoryEntry{h2}, testNow), "the history is append-only")
 	})
 	t.Run("refuses invalid input and keeps the record", func(t *testing.T) {
 		before, _ := r.Bytes()
@@ -363,7 +390,7 @@ func TestSetGateSections(t *testing.T) {
 		requireRealSchema(t, schemas.Record, `{"version":"1.0","task_id":"t","bogus":1}`)
 		before, _ := r.Bytes()
 		var ve *schemas.ValidationError
-		assert.ErrorAs(t, r.SetGateSections(json.RawMessage(`{"verdict":"maybe"}`), nil, testNow), &ve)
+		assert.ErrorAs(t, r.SetGateSections(json.RawMessage(`{"verdict":"maybe"}`), r.History(), testNow), &ve)
 		after, _ := r.Bytes()
 		assert.Equal(t, string(before), string(after))
 	})
@@ -452,7 +479,7 @@ func TestSeedRecords(t *testing.T) {
 		valid    bool
 	}{
 		{"record.example.json", []string{"implementation_contract", "self_check", "gate_result", "verdict", "closure", "retrospective"}, true},
-		{"full.record.json", []string{"implementation_contract", "self_check", "integration", "gate_result", "gate_history", "retrospective"}, true},
+		{"full.record.json", []string{"implementation_contract", "self_check", "gate_result", "retrospective"}, true},
 		{"minimal.record.json", nil, true},
 		{"stubs.record.json", []string{"self_check", "verdict"}, true},
 		{"broken-confidence.record.json", nil, false},

@@ -2,16 +2,22 @@ package tiers
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"time"
 
 	"github.com/geas-dev/geas/record"
 )
 
-// Apply writes what a run decided (SPEC §7): gate_result and a hash-chained gate_history entry in
-// record.json, the transition in contract.json, the pending decision record of an escalation, and
-// the events. The caller holds the task lock for the whole run. Writes happen in that order, each
-// atomic, so a crash leaves the record (the budget's source of truth) either before or after the run.
+// Apply writes what a run decided (SPEC §7): the run's history entry, appended and fsynced to
+// gate-history.jsonl, is the commit point (§7.3). Before it, the full result is written to
+// gate-logs/{run_id}/result.json, so that everything after it can be derived from the entry:
+// gate_result in record.json, the pin, the transition in contract.json, the pending decision of
+// an escalation and the events. The caller holds the task lock for the whole run. An error
+// before the commit point is returned (nothing was recorded); a write after it that fails is a
+// note of the result, whose verdict stands, and the next command that takes the task's lock
+// completes it (Complete).
 func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
 	escalate, write, err := fitForRecord(in, res, escalate) // SPEC §7.3, §10: nothing the readers refuse
 	if err != nil || !write {
@@ -26,52 +32,97 @@ func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
 		// SPEC §5.1: nothing is appended to a history that does not verify, and nothing derived
 		// from it (the budget, a transition, an escalation) is written. The event still tells
 		// the log that the gate ran and refused.
-		return logEvents(in, res)
+		return logEvents(in, res, nil)
 	}
-	if in.Record != nil {
-		_, pinned := record.PinnedRules(in.Record)
-		entry, err := in.Record.Chain(historyEntry(res))
-		if err != nil {
-			return err
-		}
-		res.Hash = entry.Hash
-		raw, err := res.JSON()
-		if err != nil {
-			return err
-		}
-		if err := in.Record.SetGateSections(raw, append(in.Record.History(), entry), now); err != nil {
-			return fmt.Errorf("record the gate result: %w", err)
-		}
-		if err := in.Record.Write(in.Geas, in.TaskDir+"/record.json"); err != nil {
-			return fmt.Errorf("write record.json: %w", err)
-		}
-		// The task's first recorded run pins what it read (SPEC §4.4); the history entry just
-		// written is the pin, the copy names the fields a later change touches.
-		if !pinned && res.RulesSHA256 != "" {
-			if err := WritePinned(in, "gate run "+res.RunID, now); err != nil {
-				return fmt.Errorf("write %s: %w", PinnedFile, err)
-			}
-		}
-	} else {
+	if in.Record == nil {
 		res.Notes = append(res.Notes, "record.json is invalid, so this run could not be recorded in it")
+		return afterCommit(in, res, escalate, decisionID, now, nil)
 	}
+	_, pinned := record.PinnedRules(in.Record)
+	recordMissing := false
+	entry, err := in.Record.Chain(historyEntry(res))
+	if err != nil {
+		return err
+	}
+	res.Hash = entry.Hash
+	raw, err := res.JSON()
+	if err != nil {
+		return err
+	}
+	// Validated in memory first: a result the record cannot hold writes nothing at all.
+	if err := in.Record.SetGateSections(raw, append(in.Record.History(), entry), now); err != nil {
+		return fmt.Errorf("record the gate result: %w", err)
+	}
+	resultRoot, resultName := in.Geas, ResultFile(in.TaskDir, res.RunID)
+	if in.logRoot != nil {
+		resultRoot, resultName = in.logRoot, "result.json"
+	}
+	if err := record.WriteFileAtomic(resultRoot, resultName, append(raw, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write the run's result: %w", err)
+	}
+	if err := in.Record.Write(in.Geas, in.TaskDir+"/record.json"); err != nil {
+		if !in.Record.Recorded(entry.Hash) {
+			return fmt.Errorf("record the run in %s: %w", record.HistoryFile, err)
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("the run is recorded in %s, but record.json was not written (%v): the next command on the task completes it", record.HistoryFile, err))
+		// The run's events are logged only after record.json holds its gate_result (a logged
+		// gate_result event tells a reader the record was written): Complete logs them.
+		recordMissing = true
+	}
+	// The task's first recorded run pins what it read (SPEC §4.4); the history entry just
+	// written is the pin, the copy names the fields a later change touches.
+	if !pinned && res.RulesSHA256 != "" {
+		if err := WritePinned(in, "gate run "+res.RunID, now); err != nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("write %s: %v", PinnedFile, err))
+		}
+	}
+	if recordMissing {
+		return afterCommit(in, res, escalate, decisionID, now, map[string]bool{"gate_result": true, "task_transition": true, "escalation": true})
+	}
+	return afterCommit(in, res, escalate, decisionID, now, nil)
+}
 
+// afterCommit writes what follows from a recorded run: the transition, the pending decision and
+// the events, each keyed by the run so that Complete can redo what a crash or a failed write
+// left undone. A failure is a note of res: the verdict was recorded and stands.
+func afterCommit(in *Input, res *Result, escalate bool, decisionID string, now time.Time, skip map[string]bool) error {
+	if skip == nil {
+		skip = map[string]bool{}
+	}
 	if t := res.Transition; t != nil && in.Contract != nil {
-		updated, err := record.SetContractStatus(in.Contract.Raw, record.State(t.To), now)
-		if err != nil {
-			return err
-		}
-		if err := record.WriteFileAtomic(in.Geas, in.TaskDir+"/contract.json", updated, 0o644); err != nil {
-			return fmt.Errorf("write contract.json: %w", err)
+		if err := writeTransition(in, t, now); err != nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("the task's state was not moved %s -> %s (%v): the next command on the task completes it", t.From, t.To, err))
+			// The transition's event must not claim a move that did not happen: Complete writes
+			// both once the contract is written.
+			skip["task_transition"], skip["escalation"] = true, true
+			escalate = false
 		}
 	}
-
 	if escalate {
-		if err := writeEscalation(in, res, decisionID, now); err != nil {
-			return err
+		if err := writeEscalation(in, res, decisionID, now); err != nil && !errors.Is(err, fs.ErrExist) {
+			res.Notes = append(res.Notes, fmt.Sprintf("the escalation decision was not written (%v): the next command on the task completes it", err))
+			skip["escalation"] = true
 		}
 	}
-	return logEvents(in, res)
+	if err := logEvents(in, res, skip); err != nil {
+		if res.Hash == "" {
+			return err
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("the run is recorded, but an event was not logged (%v): the next command on the task logs it", err))
+	}
+	return nil
+}
+
+// writeTransition moves the contract's status as t says.
+func writeTransition(in *Input, t *Transition, now time.Time) error {
+	updated, err := record.SetContractStatus(in.Contract.Raw, record.State(t.To), now)
+	if err != nil {
+		return err
+	}
+	if err := record.WriteFileAtomic(in.Geas, in.TaskDir+"/contract.json", updated, 0o644); err != nil {
+		return fmt.Errorf("write contract.json: %w", err)
+	}
+	return nil
 }
 
 func writeEscalation(in *Input, res *Result, id string, now time.Time) error {
@@ -121,7 +172,26 @@ func writeEscalation(in *Input, res *Result, id string, now time.Time) error {
 	return nil
 }
 
-func logEvents(in *Input, res *Result) error {
+// logEvents appends the run's events (SPEC §7.2) but those whose type skip names.
+func logEvents(in *Input, res *Result, skip map[string]bool) error {
+	events, err := gateEvents(in, res)
+	if err != nil {
+		return err
+	}
+	for _, ev := range events {
+		if skip[ev.EventType] {
+			continue
+		}
+		if err := record.AppendEvent(in.Geas, ev); err != nil {
+			return fmt.Errorf("log %s event: %w", ev.EventType, err)
+		}
+	}
+	return nil
+}
+
+// gateEvents are the events of a run, in the order they are logged: gate_result, then the
+// task_transition and escalation it made. Each names the run's history entry by hash.
+func gateEvents(in *Input, res *Result) ([]record.Event, error) {
 	data, err := json.Marshal(struct {
 		RunID              string                `json:"run_id"`
 		Verdict            Verdict               `json:"verdict"`
@@ -135,21 +205,20 @@ func logEvents(in *Input, res *Result) error {
 		Hash string `json:"hash,omitempty"`
 	}{res.RunID, res.Verdict, res.GateProfile, res.TierResults, res.BlockingDimensions, res.RetryBudgetBefore, res.RetryBudgetAfter, res.Hash})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	events := []record.Event{{EventType: "gate_result", MissionID: in.Mission, TaskID: in.Task, Agent: "geas-gate", Data: data}}
 	if t := res.Transition; t != nil {
-		d, _ := json.Marshal(map[string]string{"from": t.From, "to": t.To, "by": "geas-gate", "run_id": res.RunID})
+		d, _ := json.Marshal(map[string]string{"from": t.From, "to": t.To, "by": "geas-gate", "run_id": res.RunID, "hash": res.Hash})
 		events = append(events, record.Event{EventType: "task_transition", MissionID: in.Mission, TaskID: in.Task, Agent: "geas-gate", Data: d})
 	}
 	if res.Escalation != "" {
-		d, _ := json.Marshal(map[string]any{"run_id": res.RunID, "decision": res.Escalation, "escalation_policy": in.Contract.EffectiveEscalationPolicy(), "causes": res.Causes})
+		policy := ""
+		if in.Contract != nil {
+			policy = in.Contract.EffectiveEscalationPolicy()
+		}
+		d, _ := json.Marshal(map[string]any{"run_id": res.RunID, "decision": res.Escalation, "escalation_policy": policy, "causes": res.Causes, "hash": res.Hash})
 		events = append(events, record.Event{EventType: "escalation", MissionID: in.Mission, TaskID: in.Task, Agent: "geas-gate", Data: d})
 	}
-	for _, ev := range events {
-		if err := record.AppendEvent(in.Geas, ev); err != nil {
-			return fmt.Errorf("log %s event: %w", ev.EventType, err)
-		}
-	}
-	return nil
+	return events, nil
 }

@@ -180,6 +180,7 @@ func Evaluate(ctx context.Context, in *Input, opts Options) (*Result, error) {
 		opts.Now = time.Now()
 	}
 	r := &run{in: in, opts: opts, metrics: map[string]float64{}}
+	in.logRoot = opts.LogRoot
 	if in.Contract != nil {
 		r.known = evidence.KnownTypes(append([]string{in.Contract.Routing.PrimaryWorkerType}, in.Contract.Routing.RequiredReviewerTypes...)...)
 	} else {

@@ -268,7 +268,58 @@ func (f *fixture) editJSON(rel string, fn func(m map[string]any)) {
 }
 
 func (f *fixture) contract(fn func(m map[string]any)) { f.editJSON(taskFile("contract.json"), fn) }
-func (f *fixture) record(fn func(m map[string]any))   { f.editJSON(taskFile("record.json"), fn) }
+
+// record edits the task's record as one document: record.json with, at its root, the history of
+// gate-history.jsonl as gate_history and integration.json as integration (the earlier layout,
+// which tests edit by hand). The edited history and integration go back to their own files; a
+// gate_history that is not an array stays in record.json, as a hand edit would leave it.
+func (f *fixture) record(fn func(m map[string]any)) {
+	f.t.Helper()
+	rel := taskFile("record.json")
+	var m map[string]any
+	require.NoError(f.t, json.Unmarshal(f.read(rel), &m))
+	histRel, integRel := taskFile(record.HistoryFile), taskFile(record.IntegrationFile)
+	if b, err := os.ReadFile(f.path(histRel)); err == nil {
+		hist := []any{}
+		for _, line := range strings.SplitAfter(string(b), "\n") {
+			if !strings.HasSuffix(line, "\n") {
+				continue // a torn last line
+			}
+			var e any
+			require.NoError(f.t, json.Unmarshal([]byte(line), &e))
+			hist = append(hist, e)
+		}
+		m["gate_history"] = hist
+	}
+	if b, err := os.ReadFile(f.path(integRel)); err == nil {
+		var in any
+		require.NoError(f.t, json.Unmarshal(b, &in))
+		m["integration"] = in
+	}
+	fn(m)
+	_ = os.Remove(f.path(histRel))
+	_ = os.Remove(f.path(integRel))
+	if h, ok := m["gate_history"].([]any); ok {
+		var b strings.Builder
+		for _, e := range h {
+			line, err := json.Marshal(e)
+			require.NoError(f.t, err)
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+		f.write(histRel, b.String())
+		delete(m, "gate_history")
+	}
+	if in, ok := m["integration"]; ok {
+		b, err := json.Marshal(in)
+		require.NoError(f.t, err)
+		f.write(integRel, string(b)+"\n")
+		delete(m, "integration")
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	require.NoError(f.t, err)
+	f.write(rel, string(b)+"\n")
+}
 func (f *fixture) evidence(name string, fn func(m map[string]any)) {
 	f.editJSON(taskFile("evidence/"+name), fn)
 }

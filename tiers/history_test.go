@@ -144,6 +144,7 @@ func TestTheGateDoesNotBuildOnATamperedHistory(t *testing.T) {
 		rec := f.read(taskFile("record.json"))
 		failOnce(f)
 		f.write(taskFile("record.json"), string(rec)) // the record as it was before any run
+		f.remove(taskFile(record.HistoryFile))        // and the history beside it deleted
 		assertBuildsNothing(t, f, "gate_result event of gate-1 names history entry")
 	})
 	t.Run("an untouched history is built on", func(t *testing.T) {

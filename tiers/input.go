@@ -17,6 +17,10 @@ import (
 // Input is everything the gate reads for one task, read fresh on every run: the gate keeps no
 // memory of earlier runs, so a deleted artifact takes a pass back (SPEC §2.5).
 type Input struct {
+	// logRoot is the run's log directory as Evaluate was given it (Options.LogRoot), where Apply
+	// writes result.json: the directory the run opened, even if a command moved it meanwhile.
+	logRoot *os.Root
+
 	ProjectDir string   // absolute project root
 	Root       *os.Root // the project root
 	Geas       *os.Root // .geas

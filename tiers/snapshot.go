@@ -83,6 +83,11 @@ func recordDigest(rec *record.Record) string {
 		raw, _ := rec.Section(s)
 		sections[s] = raw
 	}
+	// integration.json is an input too (SPEC §7.4); keyed as the section it was in the earlier
+	// layout, so a migration does not change what a run's inputs digest to.
+	if raw, ok := rec.IntegrationJSON(); ok {
+		sections["integration"] = raw
+	}
 	d, err := canon.SHA256(sections)
 	if err != nil {
 		return digestInvalid

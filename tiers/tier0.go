@@ -104,7 +104,7 @@ func (r *run) tier0() {
 		integ, ok := in.Record.Integration()
 		switch {
 		case !ok:
-			add(failCheck(0, "integration", text, "no integration section in record.json", StatusBlock, CauseMissingIntegration))
+			add(failCheck(0, "integration", text, "no integration.json (geas task integrate writes it)", StatusBlock, CauseMissingIntegration))
 		case integ.Status != "merged":
 			add(failCheck(0, "integration", text, fmt.Sprintf("integration.status is %s", integ.Status), StatusBlock, CauseMissingIntegration))
 		default:

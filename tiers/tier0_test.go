@@ -62,7 +62,7 @@ func TestTier0(t *testing.T) {
 			check: "evidence:notes.json", status: StatusBlock, code: CauseEvidenceInvalid, evidence: "notes.json"},
 		{name: "integration missing", setup: func(f *fixture) {
 			f.record(func(m map[string]any) { delete(m, "integration") })
-		}, check: "integration", status: StatusBlock, code: CauseMissingIntegration, evidence: "no integration section in record.json"},
+		}, check: "integration", status: StatusBlock, code: CauseMissingIntegration, evidence: "no integration.json (geas task integrate writes it)"},
 		{name: "integration not merged", setup: func(f *fixture) {
 			f.record(func(m map[string]any) { m["integration"] = map[string]any{"status": "conflict"} })
 		}, check: "integration", status: StatusBlock, code: CauseMissingIntegration, evidence: "integration.status is conflict"},

@@ -53,7 +53,7 @@ func TestWhatIsReadIsWhatWasChecked(t *testing.T) {
 		}, VerdictError, CauseRecordInvalid, `/self_check/Confidence`},
 		{"an integration status twin", func(f *fixture) {
 			f.record(func(m map[string]any) { m["integration"].(map[string]any)["STATUS"] = "merged" })
-		}, VerdictError, CauseRecordInvalid, `/integration/STATUS`},
+		}, VerdictError, CauseRecordInvalid, `integration.json: /STATUS`},
 		{"a policy shared_globs twin", func(f *fixture) {
 			f.write(".geas/gate-policy.json", `{"Shared_Globs": ["*"]}`)
 		}, VerdictError, CausePolicyInvalid, `/Shared_Globs`},

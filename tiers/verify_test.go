@@ -52,16 +52,16 @@ func (f *fixture) rewriteHistory(fn func(h []record.HistoryEntry) []record.Histo
 		require.NoError(f.t, err)
 		prev = hist[i].Hash
 	}
-	raw, _ := rec.GateResult()
-	var gr map[string]any
-	require.NoError(f.t, json.Unmarshal(raw, &gr))
-	gr["hash"] = prev
-	raw, err = json.Marshal(gr)
+	raw, err := json.Marshal(hist)
 	require.NoError(f.t, err)
-	require.NoError(f.t, rec.SetGateSections(raw, hist, testNow))
-	b, err := rec.Bytes()
-	require.NoError(f.t, err)
-	f.write(taskFile("record.json"), string(b))
+	var entries []any
+	require.NoError(f.t, json.Unmarshal(raw, &entries))
+	f.record(func(m map[string]any) {
+		m["gate_history"] = entries
+		if gr, ok := m["gate_result"].(map[string]any); ok {
+			gr["hash"] = prev
+		}
+	})
 }
 
 func TestVerifyTask(t *testing.T) {

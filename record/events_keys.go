@@ -1,0 +1,87 @@
+package record
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// EventKeys is what the event log holds for one task, for completing a run's derived writes
+// (SPEC §7.3): which events the gate logged, by type, for which history entry (data.hash) or,
+// for events logged without a hash by earlier versions, which run (data.run_id).
+type EventKeys struct {
+	byHash map[string]bool // type + "\x00" + hash
+	byRun  map[string]bool // type + "\x00" + run_id, events without a hash
+}
+
+// Has reports whether an event of type typ was logged for the entry with hash, or, when it was
+// logged without a hash, for runID.
+func (k *EventKeys) Has(typ, hash, runID string) bool {
+	if k == nil {
+		return false
+	}
+	return k.byHash[typ+"\x00"+hash] || (runID != "" && k.byRun[typ+"\x00"+runID])
+}
+
+// TaskEventKeys reads the event log for the gate's events of mission/task (agent geas-gate, and
+// budget grants and history resets, which name their entry by hash). A missing log holds none; a
+// torn or malformed line is skipped; a log that cannot be read is an error.
+func TaskEventKeys(root *os.Root, mission, task string) (*EventKeys, error) {
+	k := &EventKeys{byHash: map[string]bool{}, byRun: map[string]bool{}}
+	f, err := root.Open(EventsFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return k, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", EventsFile, err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		if err == nil {
+			err = fmt.Errorf("not a regular file (%s)", st.Mode().Type())
+		}
+		return nil, fmt.Errorf("read %s: %w", EventsFile, err)
+	}
+	sc := bufio.NewScanner(io.LimitReader(f, MaxEventsBytes+1))
+	sc.Buffer(make([]byte, 0, 64<<10), maxEventLine)
+	taskKey := []byte(`"task_id":` + string(jsonString(task)))
+	for sc.Scan() {
+		line := sc.Bytes()
+		if !bytes.Contains(line, taskKey) {
+			continue // cheap skip: another task's event
+		}
+		fields, err := objectFields(line)
+		if err != nil {
+			continue
+		}
+		var typ, m, t, agent string
+		if field(fields, "event_type", &typ) != nil || field(fields, "mission_id", &m) != nil ||
+			field(fields, "task_id", &t) != nil || field(fields, "agent", &agent) != nil {
+			continue
+		}
+		if m != mission || t != task {
+			continue
+		}
+		data, err := objectFields(fields["data"])
+		if err != nil {
+			continue
+		}
+		var hash, run string
+		_ = field(data, "hash", &hash)
+		_ = field(data, "run_id", &run)
+		switch {
+		case hash != "":
+			k.byHash[typ+"\x00"+hash] = true
+		case run != "" && agent == "geas-gate":
+			k.byRun[typ+"\x00"+run] = true
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", EventsFile, err)
+	}
+	return k, nil
+}

@@ -1,0 +1,543 @@
+package record
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/geas-dev/geas/project"
+	"github.com/geas-dev/geas/schemas"
+)
+
+// The task's files beside record.json (SPEC §3).
+const (
+	// HistoryFile holds the gate history: one hash-chained entry a line, appended only by the gate.
+	HistoryFile = "gate-history.jsonl"
+	// IntegrationFile holds {status, branch, commit}, written by `geas task integrate`.
+	IntegrationFile = "integration.json"
+)
+
+// MaxHistoryBytes is the largest gate-history.jsonl geas reads (SPEC §10).
+// A policy may raise the history's limit (max_history_bytes) at most fourfold, so every reader
+// accepts four times the default: the gate never writes a history it cannot read back.
+const MaxHistoryBytes = 4 * DefaultMaxHistoryBytes
+
+// maxIntegrationBytes bounds integration.json, which holds three short strings.
+const maxIntegrationBytes = 64 << 10
+
+// IntegrationStatuses are the values integration.json's status may take.
+var IntegrationStatuses = []string{"merged", "conflict", "failed", "pending"}
+
+// TestHook is nil in geas itself. Tests set it to be called before each durable write (a history
+// append, an atomic file write, an event append) with the step's name; an error it returns is
+// that write's error, so a test can kill the process at a chosen step or inject a failure such as
+// ENOSPC. No production code sets it, and nothing reads an environment variable for it.
+var TestHook func(step string) error
+
+// testStep runs TestHook for step, if set.
+func testStep(step string) error {
+	if TestHook != nil {
+		return TestHook(step)
+	}
+	return nil
+}
+
+// taskFiles is what a Record knows of its history and integration files.
+type taskFiles struct {
+	legacy     bool            // history or integration read from record.json's root (earlier layout)
+	haveHist   bool            // gate-history.jsonl exists
+	haveInteg  bool            // integration.json exists
+	stored     int             // history entries already in gate-history.jsonl
+	valid      int64           // bytes of its complete lines
+	torn       bool            // its last line has no newline: a crash mid-append, ignored
+	rewrite    bool            // ResetHistory: Write replaces the file whole
+	integRaw   json.RawMessage // integration's JSON as read or set
+	integDirty bool            // SetIntegration: Write writes integration.json
+	// resultPending: gate_result was taken from the latest run's result.json, because
+	// record.json still held the one before it (a run between its commit point and its record
+	// write, or killed there); the next locked Write puts it in record.json.
+	resultPending bool
+}
+
+// loadSiblings reads gate-history.jsonl and integration.json from dir. Each file, when present,
+// replaces what the earlier layout kept at record.json's root.
+func (r *Record) loadSiblings(root *os.Root, dir string) error {
+	hist := path.Join(dir, HistoryFile)
+	data, err := project.ReadLimited(root, hist, MaxHistoryBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return fmt.Errorf("load %s: %w", hist, err)
+	default:
+		entries, valid, torn, err := parseHistory(hist, data)
+		if err != nil {
+			return err
+		}
+		r.history = entries
+		r.store.haveHist, r.store.stored, r.store.valid, r.store.torn = true, len(entries), valid, torn
+	}
+	integ := path.Join(dir, IntegrationFile)
+	data, err = project.ReadLimited(root, integ, maxIntegrationBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return fmt.Errorf("load %s: %w", integ, err)
+	default:
+		in, raw, err := ParseIntegration(integ, data)
+		if err != nil {
+			return err
+		}
+		r.integration, r.store.integRaw, r.store.haveInteg = in, raw, true
+	}
+	return r.adoptPendingResult(root, dir)
+}
+
+// adoptPendingResult takes gate_result from the latest gate run's result.json when record.json
+// still holds exactly what it held before that run was recorded (the previous run's gate_result,
+// or none) and the run's gate_result event is not logged yet: the run happened at its history entry (SPEC §7.3), and a reader must not see the
+// moment between the append and the record write as a gate_result that does not match the chain.
+// A result.json that does not name the entry's run, hash and verdict is not adopted, and any
+// other mismatch is left as it is, for the history check to report.
+func (r *Record) adoptPendingResult(root *os.Root, dir string) error {
+	n := len(r.history)
+	if n == 0 {
+		return nil
+	}
+	last := r.history[n-1]
+	if last.Kind != "" && last.Kind != KindGateRun || !idPattern.MatchString(last.RunID) {
+		return nil
+	}
+	before := ""
+	for i := n - 2; i >= 0; i-- {
+		if k := r.history[i].Kind; k == "" || k == KindGateRun {
+			before = r.history[i].Hash
+			break
+		}
+	}
+	type named struct {
+		RunID   string `json:"run_id"`
+		Verdict string `json:"verdict"`
+		Hash    string `json:"hash"`
+	}
+	var cur named
+	if raw, ok := r.GateResult(); ok {
+		if json.Unmarshal(raw, &cur) != nil || cur.Hash == last.Hash || before == "" || cur.Hash != before {
+			return nil
+		}
+	} else if before != "" {
+		return nil
+	}
+	// record.json is written before the run's events: once its gate_result event is logged, a
+	// record.json without that gate_result was changed afterwards, which is for the history
+	// check to report, not to repair.
+	if parts := strings.Split(dir, "/"); len(parts) == 4 && parts[0] == "missions" && parts[2] == "tasks" {
+		keys, err := TaskEventKeys(root, parts[1], parts[3])
+		if err != nil || keys.Has("gate_result", last.Hash, "") {
+			return nil
+		}
+	} else {
+		return nil
+	}
+	raw, err := project.ReadLimited(root, path.Join(dir, "gate-logs", last.RunID, "result.json"), MaxBytes)
+	if err != nil {
+		return nil
+	}
+	var res named
+	if json.Unmarshal(raw, &res) != nil || res.RunID != last.RunID || res.Hash != last.Hash || res.Verdict != last.Verdict {
+		return nil
+	}
+	raw = bytes.TrimSpace(raw)
+	if !json.Valid(raw) {
+		return nil
+	}
+	saved := r.history
+	if err := r.update(time.Now(), member{gateResult, bytes.Clone(raw)}); err != nil {
+		return nil // a result the record schema refuses is not adopted
+	}
+	r.history = saved
+	r.store.resultPending = true
+	return nil
+}
+
+// ResultPending reports whether gate_result was taken from the latest run's result.json and is
+// not yet in record.json (see adoptPendingResult).
+func (r *Record) ResultPending() bool { return r.store.resultPending }
+
+// loadWithoutRecord is Load for a task whose record.json is missing: when its history or its
+// integration file is there, the record is a new one carrying them (the history is still the
+// task's, and a gate run appends to it rather than starting a chain over it); otherwise the
+// error is notExist's.
+func loadWithoutRecord(root *os.Root, name string, notExist error) (*Record, error) {
+	dir := path.Dir(name)
+	_, herr := root.Lstat(path.Join(dir, HistoryFile))
+	_, ierr := root.Lstat(path.Join(dir, IntegrationFile))
+	if herr != nil && ierr != nil {
+		return nil, fmt.Errorf("load record: %w", notExist)
+	}
+	r := New(path.Base(dir), time.Now())
+	r.file = name
+	if err := r.loadSiblings(root, dir); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// parseHistory reads gate-history.jsonl: one entry a line, each ending with a newline. A last line
+// without one is a crash mid-append: it is ignored (torn), and valid is the length of the
+// complete lines, to which the next locked write truncates the file. Any other malformed line
+// makes the history invalid.
+func parseHistory(file string, data []byte) (entries []HistoryEntry, valid int64, torn bool, err error) {
+	// One process reads the same history several times (completion, the inputs, the history
+	// check, the inputs re-read): a history already parsed, byte for byte, is not parsed again.
+	key := sha256.Sum256(data)
+	historyCache.Lock()
+	c, ok := historyCache.m[key]
+	historyCache.Unlock()
+	if ok {
+		return cloneEntries(c.entries), c.valid, c.torn, nil
+	}
+	entries, valid, torn, err = parseHistoryLines(file, data)
+	if err == nil {
+		historyCache.Lock()
+		if len(historyCache.m) >= 4 {
+			clear(historyCache.m)
+		}
+		historyCache.m[key] = parsedHistory{cloneEntries(entries), valid, torn}
+		historyCache.Unlock()
+	}
+	return entries, valid, torn, err
+}
+
+// historyCache holds the last histories this process parsed, by the sha256 of their bytes.
+var historyCache = struct {
+	sync.Mutex
+	m map[[32]byte]parsedHistory
+}{m: map[[32]byte]parsedHistory{}}
+
+type parsedHistory struct {
+	entries []HistoryEntry
+	valid   int64
+	torn    bool
+}
+
+// cloneEntries copies entries deeply enough that no caller can change a cached one.
+func cloneEntries(in []HistoryEntry) []HistoryEntry {
+	if in == nil {
+		return nil
+	}
+	out := make([]HistoryEntry, len(in))
+	for i, e := range in {
+		if e.RetryBudgetBefore != nil {
+			v := *e.RetryBudgetBefore
+			e.RetryBudgetBefore = &v
+		}
+		if e.RetryBudgetAfter != nil {
+			v := *e.RetryBudgetAfter
+			e.RetryBudgetAfter = &v
+		}
+		if e.Causes != nil {
+			e.Causes = bytes.Clone(e.Causes)
+		}
+		if e.Extra != nil {
+			x := make(map[string]json.RawMessage, len(e.Extra))
+			for k, v := range e.Extra {
+				x[k] = bytes.Clone(v)
+			}
+			e.Extra = x
+		}
+		out[i] = e
+	}
+	return out
+}
+
+// parseHistoryLines is parseHistory without the cache.
+func parseHistoryLines(file string, data []byte) (entries []HistoryEntry, valid int64, torn bool, err error) {
+	shape := (&HistoryEntry{}).JSONShape()
+	rest := data
+	for n := 1; len(rest) > 0; n++ {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			return entries, valid, true, nil
+		}
+		line := rest[:i]
+		rest = rest[i+1:]
+		at := "/line " + strconv.Itoa(n)
+		doc, derr := schemas.Decode(file, line)
+		if derr != nil {
+			return nil, 0, false, invalidHistory(file, at, derr)
+		}
+		if _, ok := doc.(map[string]any); !ok {
+			return nil, 0, false, invalidHistory(file, at, errors.New("a history line must be a JSON object"))
+		}
+		if p := schemas.FoldProblems(doc, shape); len(p) > 0 {
+			return nil, 0, false, &schemas.ValidationError{File: file, Kind: schemas.Record, Problems: p}
+		}
+		var e HistoryEntry
+		if err := json.Unmarshal(line, &e); err != nil {
+			return nil, 0, false, invalidHistory(file, at, err)
+		}
+		if err := checkEntry(e); err != nil {
+			return nil, 0, false, invalidHistory(file, at, err)
+		}
+		entries = append(entries, e)
+		valid += int64(i) + 1
+	}
+	return entries, valid, false, nil
+}
+
+// checkEntry refuses what no gate writes in an entry: a verdict outside the four, a negative
+// budget. (The chain and the key say whether an entry is the gate's; this says it can be read.)
+func checkEntry(e HistoryEntry) error {
+	switch e.Verdict {
+	case "", "pass", "fail", "block", "error":
+	default:
+		return fmt.Errorf("verdict %q is not one of pass, fail, block, error", e.Verdict)
+	}
+	for _, b := range []*int{e.RetryBudgetBefore, e.RetryBudgetAfter} {
+		if b != nil && *b < 0 {
+			return fmt.Errorf("retry budget %d is negative", *b)
+		}
+	}
+	return nil
+}
+
+func invalidHistory(file, at string, err error) error {
+	return &schemas.ValidationError{File: file, Kind: schemas.Record, Problems: []schemas.Problem{{Pointer: at, Message: err.Error()}}}
+}
+
+// ParseIntegration reads integration.json: an object with status (merged, conflict, failed or
+// pending) and optional branch and commit strings, nothing else, keys exact. It returns the
+// integration and its compact JSON.
+func ParseIntegration(file string, data []byte) (*Integration, json.RawMessage, error) {
+	doc, err := schemas.Decode(file, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkIntegration(file, doc, ""); err != nil {
+		return nil, nil, err
+	}
+	var in Integration
+	if err := json.Unmarshal(data, &in); err != nil {
+		return nil, nil, invalid(file, "", err)
+	}
+	return &in, compactJSON(data), nil
+}
+
+// checkIntegration validates a decoded integration object at ptr of file.
+func checkIntegration(file string, v any, ptr string) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return invalid(file, ptr, errors.New("integration must be an object {status, branch, commit}"))
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		switch k {
+		case "status", "branch", "commit":
+			if _, ok := m[k].(string); !ok {
+				return invalid(file, ptr+"/"+k, fmt.Errorf("%s must be a string", k))
+			}
+		default:
+			return invalid(file, ptr+"/"+k, fmt.Errorf("unknown key %q: integration has only status, branch and commit", k))
+		}
+	}
+	st, ok := m["status"].(string)
+	if !ok {
+		return invalid(file, ptr, errors.New("integration needs a status"))
+	}
+	if !slices.Contains(IntegrationStatuses, st) {
+		return invalid(file, ptr+"/status", fmt.Errorf("status %q is not one of %v", st, IntegrationStatuses))
+	}
+	return nil
+}
+
+// SetIntegration replaces the integration (written to integration.json by Write).
+func (r *Record) SetIntegration(in Integration, now time.Time) error {
+	members := []member{{"status", jsonString(in.Status)}}
+	if in.Branch != "" {
+		members = append(members, member{"branch", jsonString(in.Branch)})
+	}
+	if in.Commit != "" {
+		members = append(members, member{"commit", jsonString(in.Commit)})
+	}
+	raw := compactObject(members)
+	if _, _, err := ParseIntegration(IntegrationFile, raw); err != nil {
+		return err
+	}
+	if err := r.update(now); err != nil {
+		return err
+	}
+	r.integration, r.store.integRaw, r.store.integDirty = &in, raw, true
+	return nil
+}
+
+// IntegrationJSON returns integration.json's content (or the earlier layout's integration
+// section) as compact JSON, for the inputs digest.
+func (r *Record) IntegrationJSON() (json.RawMessage, bool) {
+	if r.integration == nil || r.store.integRaw == nil {
+		return nil, false
+	}
+	return bytes.Clone(r.store.integRaw), true
+}
+
+// Legacy reports whether the record was read in the earlier layout (gate_history or integration
+// at its root), which the next Write migrates.
+func (r *Record) Legacy() bool { return r.store.legacy }
+
+// HistoryTorn reports whether gate-history.jsonl ended with a torn line (ignored).
+func (r *Record) HistoryTorn() bool { return r.store.torn }
+
+// historyLines is entries as gate-history.jsonl holds them.
+func historyLines(entries []HistoryEntry) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	// The entry's own bytes, as MarshalJSON writes them: no \u003c for <, so a line reads back
+	// to the very entry that was chained.
+	enc.SetEscapeHTML(false)
+	for _, e := range entries {
+		if err := enc.Encode(e); err != nil { // one line, ending in \n
+			return nil, err
+		}
+	}
+	return b.Bytes(), nil
+}
+
+// writeSiblings writes what Write owes gate-history.jsonl and integration.json, history first.
+func (r *Record) writeSiblings(root *os.Root, dir string) error {
+	hist := path.Join(dir, HistoryFile)
+	if r.store.rewrite || (r.store.legacy && !r.store.haveHist && len(r.history) > 0) {
+		data, err := historyLines(r.history)
+		if err != nil {
+			return err
+		}
+		if err := WriteFileAtomic(root, hist, data, 0o644); err != nil {
+			return err
+		}
+		r.store.haveHist, r.store.rewrite, r.store.torn = true, false, false
+		r.store.stored, r.store.valid = len(r.history), int64(len(data))
+	} else if len(r.history) > r.store.stored {
+		if err := r.appendHistory(root, hist, r.history[r.store.stored:]); err != nil {
+			return err
+		}
+	}
+	if r.integration != nil && (r.store.integDirty || (r.store.legacy && !r.store.haveInteg)) {
+		data := append(bytes.Clone(r.store.integRaw), '\n')
+		if err := WriteFileAtomic(root, path.Join(dir, IntegrationFile), data, 0o644); err != nil {
+			return err
+		}
+		r.store.haveInteg, r.store.integDirty = true, false
+	}
+	return nil
+}
+
+// appendHistory appends entries to the history file and fsyncs it: the commit point of SPEC §7.3.
+// A torn last line is cut first; a file shorter than what was read (cut behind the lock's back)
+// is an error, never appended to.
+func (r *Record) appendHistory(root *os.Root, name string, entries []HistoryEntry) error {
+	data, err := historyLines(entries)
+	if err != nil {
+		return err
+	}
+	if err := testStep("append " + name); err != nil {
+		return fmt.Errorf("append %s: %w", name, err)
+	}
+	if err := root.MkdirAll(path.Dir(name), 0o755); err != nil {
+		return fmt.Errorf("append %s: %w", name, err)
+	}
+	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("append %s: %w", name, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("append %s: %w", name, err)
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("append %s: not a regular file (%s)", name, st.Mode().Type())
+	}
+	switch {
+	case st.Size() < r.store.valid:
+		return fmt.Errorf("append %s: the file has %d bytes, %d were read: it was cut while the task was locked", name, st.Size(), r.store.valid)
+	case st.Size() > r.store.valid:
+		if err := f.Truncate(r.store.valid); err != nil {
+			return fmt.Errorf("append %s: cut the torn last line: %w", name, err)
+		}
+	}
+	if _, err := f.WriteAt(data, r.store.valid); err != nil {
+		return fmt.Errorf("append %s: %w", name, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("append %s: sync: %w", name, err)
+	}
+	if !r.store.haveHist {
+		if err := syncDir(root, path.Dir(name)); err != nil {
+			return fmt.Errorf("append %s: %w", name, err)
+		}
+	}
+	r.store.haveHist, r.store.torn = true, false
+	r.store.stored += len(entries)
+	r.store.valid += int64(len(data))
+	return f.Close()
+}
+
+// CutTornHistory truncates a torn last line of the task's history (SPEC §7.3). The caller holds
+// the task's lock; name is record.json's name, as given to Load.
+func (r *Record) CutTornHistory(root *os.Root, name string) error {
+	if !r.store.torn {
+		return nil
+	}
+	hist := path.Join(path.Dir(name), HistoryFile)
+	if err := testStep("truncate " + hist); err != nil {
+		return fmt.Errorf("truncate %s: %w", hist, err)
+	}
+	f, err := root.OpenFile(hist, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("truncate %s: %w", hist, err)
+	}
+	defer f.Close()
+	if err := f.Truncate(r.store.valid); err != nil {
+		return fmt.Errorf("truncate %s: %w", hist, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("truncate %s: %w", hist, err)
+	}
+	r.store.torn = false
+	return f.Close()
+}
+
+// LoadPath is Load for a record.json named by a plain file path, with its history and
+// integration beside it: for tools and tests outside a project root.
+func LoadPath(file string) (*Record, error) {
+	root, err := os.OpenRoot(filepath.Dir(file))
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return Load(root, filepath.Base(file))
+}
+
+// Recorded reports whether the history entry with hash is in gate-history.jsonl as written (or
+// read): whether a run reached its commit point.
+func (r *Record) Recorded(hash string) bool {
+	for _, e := range r.history[:min(r.store.stored, len(r.history))] {
+		if e.Hash == hash {
+			return true
+		}
+	}
+	return false
+}
