@@ -198,6 +198,8 @@ const scratchExclude = `/out*.json
 /*.json
 /open.txt
 /precious.txt
+/*.quoted
+/*.whole
 `
 
 // cmdJSONQ prints the JSON value at a JSON pointer of FILE (or of the last stdout when FILE is
