@@ -1,12 +1,8 @@
 package record
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 )
 
@@ -32,22 +28,14 @@ func (k *EventKeys) Has(typ, hash, runID string) bool {
 // torn or malformed line is skipped; a log that cannot be read is an error.
 func TaskEventKeys(root *os.Root, mission, task string) (*EventKeys, error) {
 	k := &EventKeys{byHash: map[string]bool{}, byRun: map[string]bool{}}
-	f, err := root.Open(EventsFile)
-	if errors.Is(err, fs.ErrNotExist) {
+	f, sc, err := openEvents(root)
+	if err != nil {
+		return nil, err
+	}
+	if f == nil {
 		return k, nil
 	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", EventsFile, err)
-	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		if err == nil {
-			err = fmt.Errorf("not a regular file (%s)", st.Mode().Type())
-		}
-		return nil, fmt.Errorf("read %s: %w", EventsFile, err)
-	}
-	sc := bufio.NewScanner(io.LimitReader(f, MaxEventsBytes+1))
-	sc.Buffer(make([]byte, 0, 64<<10), maxEventLine)
 	taskKey := []byte(`"task_id":` + string(jsonString(task)))
 	for sc.Scan() {
 		line := sc.Bytes()

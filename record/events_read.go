@@ -16,6 +16,28 @@ const MaxEventsBytes = 256 << 20
 // maxEventLine bounds one line of the event log.
 const maxEventLine = 16 << 20
 
+// openEvents opens the event log for a line-by-line read of at most MaxEventsBytes. A missing log
+// is nil, nil, nil (no events); one that is not a regular file, or cannot be opened, is an error.
+func openEvents(root *os.Root) (*os.File, *bufio.Scanner, error) {
+	f, err := root.Open(EventsFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", EventsFile, err)
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		if err == nil {
+			err = fmt.Errorf("not a regular file (%s)", st.Mode().Type())
+		}
+		f.Close()
+		return nil, nil, fmt.Errorf("read %s: %w", EventsFile, err)
+	}
+	sc := bufio.NewScanner(io.LimitReader(f, MaxEventsBytes+1))
+	sc.Buffer(make([]byte, 0, 64<<10), maxEventLine)
+	return f, sc, nil
+}
+
 // EventHash is an event of the log that names a history entry by its hash.
 type EventHash struct {
 	Line      int    // 1-based line of events.jsonl
@@ -35,22 +57,11 @@ var hashedEventTypes = map[string]bool{
 // do not parse (a torn last line), are skipped. A missing log has no events; a log that cannot be
 // read, or is larger than MaxEventsBytes, is an error: the cross-check could not be done.
 func TaskEventHashes(root *os.Root, mission, task string) ([]EventHash, error) {
-	f, err := root.Open(EventsFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", EventsFile, err)
+	f, sc, err := openEvents(root)
+	if f == nil || err != nil {
+		return nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		if err == nil {
-			err = fmt.Errorf("not a regular file (%s)", st.Mode().Type())
-		}
-		return nil, fmt.Errorf("read %s: %w", EventsFile, err)
-	}
-	sc := bufio.NewScanner(io.LimitReader(f, MaxEventsBytes+1))
-	sc.Buffer(make([]byte, 0, 64<<10), maxEventLine)
 	var out []EventHash
 	var read int64
 	for n := 1; sc.Scan(); n++ {
