@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# bench/history_growth.sh [RUNS] — how a run's time grows with the task's history (issue 10: run
+# 1,000 within 1.5x of run 1). Builds the demo project, gives its failing task a budget that does
+# not run out, and gates it RUNS times (default 1000), one recorded run after another; prints the
+# median wall time of the first and the last ten runs and their ratio. Needs only geas and git.
+set -euo pipefail
+runs=${1:-1000}
+cd "$(dirname "$0")/.."
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+go build -o "$work/geas" ./cmd/geas
+geas="$work/geas"
+"$geas" demo --keep "$work/p" >/dev/null
+p="$work/p"
+t=.geas/missions/demo/tasks/farewell
+git -C "$p" checkout -q HEAD~2 # farewell's commit (base, shout, farewell, french, benchmark)
+python3 - "$p/$t/contract.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); c["retry_budget"] = 100000
+json.dump(c, open(sys.argv[1], "w"), indent=2)
+PY
+"$geas" -C "$p" task approve --task farewell --by orchestration-authority --reason "bench: a budget that lasts" >/dev/null
+times="$work/times"
+for i in $(seq 1 "$runs"); do
+  s=$(date +%s%N)
+  "$geas" -C "$p" gate --task farewell -q >/dev/null 2>&1 || true
+  e=$(date +%s%N)
+  echo $(( (e - s) / 1000000 )) >> "$times"
+done
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+first=$(head -10 "$times" | median)
+last=$(tail -10 "$times" | median)
+echo "runs: $runs; history lines: $(wc -l < "$p/$t/gate-history.jsonl"); events: $(wc -l < "$p/.geas/state/events.jsonl")"
+echo "median of runs 1-10: ${first} ms; of the last 10: ${last} ms; ratio $(awk -v a="$last" -v b="$first" 'BEGIN {printf "%.2f", a/b}') (goal <= 1.5)"
