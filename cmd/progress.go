@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 
 	"github.com/geas-dev/geas/tiers"
 )
@@ -23,14 +23,14 @@ func (g *globalOptions) progress(quiet bool) tiers.Progress {
 	return newProgress(g.stderr, isTerminal(g.stderr), time.Now)
 }
 
-// isTerminal reports whether w is a terminal (a file whose descriptor answers TCGETS).
+// isTerminal reports whether w is a terminal (golang.org/x/term: TCGETS on Linux, TIOCGETA on
+// macOS and the BSDs, the console mode on Windows).
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
 	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
+	return term.IsTerminal(int(f.Fd()))
 }
 
 // progressWriter writes the header and finish line of each process, and on a terminal its output

@@ -23,8 +23,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/geas-dev/geas/record"
 )
 
@@ -274,18 +272,6 @@ func killProcessGroup(p *os.Process) error {
 		return os.ErrProcessDone
 	}
 	return err
-}
-
-// awaitExit blocks until process pid has exited, without reaping it (WNOWAIT): cmd.Wait still
-// collects its status. It reports false on an unexpected error; cmd.Wait then does the waiting.
-func awaitExit(pid int) bool {
-	var info unix.Siginfo
-	for {
-		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
-		if err != unix.EINTR {
-			return err == nil
-		}
-	}
 }
 
 // procSink receives a process's combined output. It is written by one goroutine and read once that
