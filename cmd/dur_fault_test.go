@@ -97,28 +97,9 @@ func TestTheExitCodeIsTheRecordedVerdict(t *testing.T) {
 // the task leaves exactly an uninterrupted run's state.
 func TestAFullDiskLosesNothing(t *testing.T) {
 	sc := durScenarios()[0]
-	base := gitProject(t)
-	sc.setup(t, base)
-	fresh := func() string {
-		d := t.TempDir()
-		require.NoError(t, copyTree(base, d))
-		return d
-	}
-	without := fresh()
-	code, out := runGeas(t, without, nil, durFollowUp...)
-	require.Equal(t, 0, code, out)
-	noRun := readDurState(t, without)
-	whole := fresh()
-	steps := filepath.Join(t.TempDir(), "steps")
-	code, out = runGeas(t, whole, []string{envStepsLog + "=" + steps}, sc.args...)
-	require.Equal(t, sc.code, code, out)
-	code, out = runGeas(t, whole, nil, durFollowUp...)
-	require.Equal(t, 0, code, out)
-	withRun := readDurState(t, whole)
-	b, err := os.ReadFile(steps)
-	require.NoError(t, err)
+	fresh, noRun, withRun, lines := durRuns(t, sc)
 	var names []string
-	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+	for _, line := range lines {
 		_, name, _ := strings.Cut(line, " ")
 		names = append(names, name)
 	}

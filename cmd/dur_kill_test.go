@@ -166,6 +166,36 @@ func durScenarios() []durScenario {
 	}
 }
 
+// durRuns is what the durability tests compare against, for scenario sc: a fresh copy of its
+// project for each trial, the state after the follow-up command without sc's command and after an
+// uninterrupted run of it, and the lines of that run's write-steps log.
+func durRuns(t *testing.T, sc durScenario) (fresh func() string, noRun, withRun durState, steps []string) {
+	t.Helper()
+	base := gitProject(t)
+	sc.setup(t, base)
+	fresh = func() string {
+		d := t.TempDir()
+		require.NoError(t, copyTree(base, d))
+		return d
+	}
+	// Without the command, and uninterrupted, each followed by the same command.
+	without := fresh()
+	code, out := runGeas(t, without, nil, durFollowUp...)
+	require.Equal(t, 0, code, out)
+	noRun = readDurState(t, without)
+
+	whole := fresh()
+	log := filepath.Join(t.TempDir(), "steps")
+	code, out = runGeas(t, whole, []string{envStepsLog + "=" + log}, sc.args...)
+	require.Equal(t, sc.code, code, out)
+	code, out = runGeas(t, whole, nil, durFollowUp...)
+	require.Equal(t, 0, code, out)
+	withRun = readDurState(t, whole)
+	b, err := os.ReadFile(log)
+	require.NoError(t, err)
+	return fresh, noRun, withRun, strings.Split(strings.TrimSpace(string(b)), "\n")
+}
+
 // TestNothingIsLostAtAnyKillPoint (SPEC §2.6, §7.3, issue 10): the gate (a fail that spends the
 // last retry and escalates, and a pass), gate verify --apply and task budget grant are SIGKILLed
 // at every durable write step in turn (a test hook of this binary, before the write). After one
@@ -175,32 +205,8 @@ func durScenarios() []durScenario {
 func TestNothingIsLostAtAnyKillPoint(t *testing.T) {
 	for _, sc := range durScenarios() {
 		t.Run(sc.name, func(t *testing.T) {
-			base := gitProject(t)
-			sc.setup(t, base)
-			fresh := func() string {
-				d := t.TempDir()
-				require.NoError(t, copyTree(base, d))
-				return d
-			}
-
-			// Without the command, and uninterrupted, each followed by the same command.
-			without := fresh()
-			code, out := runGeas(t, without, nil, durFollowUp...)
-			require.Equal(t, 0, code, out)
-			noRun := readDurState(t, without)
-
-			whole := fresh()
-			steps := filepath.Join(t.TempDir(), "steps")
-			code, out = runGeas(t, whole, []string{envStepsLog + "=" + steps}, sc.args...)
-			require.Equal(t, sc.code, code, out)
-			code, out = runGeas(t, whole, nil, durFollowUp...)
-			require.Equal(t, 0, code, out)
-			withRun := readDurState(t, whole)
+			fresh, noRun, withRun, names := durRuns(t, sc)
 			require.NotEqual(t, noRun, withRun, "the command changes the state")
-
-			b, err := os.ReadFile(steps)
-			require.NoError(t, err)
-			names := strings.Split(strings.TrimSpace(string(b)), "\n")
 			commit := slices.IndexFunc(names, func(s string) bool { return strings.Contains(s, record.HistoryFile) })
 			require.GreaterOrEqual(t, commit, 0, "the command appends to the history: %q", names)
 			t.Logf("%d write steps: %s", len(names), strings.Join(names, "; "))
