@@ -172,12 +172,59 @@ const MaxBytes = 64 << 20
 
 // Load reads and parses the record at name (relative to root). A missing file is an error for which
 // errors.Is(err, fs.ErrNotExist) holds.
+//
+// Readers without the task lock (verify, task show, the hook) read record.json and then its
+// history while a gate run may be writing them, history first (the commit point), then record.json,
+// then the events. Such a reader can hold a record.json from before the run and a history and event
+// log from after it. A record whose gate_result lags its latest gate run is therefore read again,
+// up to loadRetries times: once the run's events are logged its record.json is written, so a read
+// after them sees it. What still lags after that is what the files hold, for the history check to
+// report.
 func Load(root *os.Root, name string) (*Record, error) {
+	r, err := loadOnce(root, name)
+	for i := 0; err == nil && i < loadRetries && r.resultLags(); i++ {
+		r, err = loadOnce(root, name)
+	}
+	return r, err
+}
+
+// loadRetries bounds how many times Load reads a record again whose gate_result lags its history.
+const loadRetries = 3
+
+// resultLags reports whether the latest history entry is a gate run that gate_result (as read, or
+// as adopted from the run's result.json) does not name by its hash.
+func (r *Record) resultLags() bool {
+	n := len(r.history)
+	if n == 0 {
+		return false
+	}
+	last := r.history[n-1]
+	if last.Kind != "" && last.Kind != KindGateRun {
+		return false
+	}
+	raw, ok := r.GateResult()
+	if !ok {
+		return true
+	}
+	var named struct {
+		Hash string `json:"hash"`
+	}
+	return json.Unmarshal(raw, &named) != nil || named.Hash != last.Hash
+}
+
+// afterRecordRead, set by tests, runs between the read of record.json and that of its history: the
+// moment a writer's run can fall into.
+var afterRecordRead func()
+
+func loadOnce(root *os.Root, name string) (*Record, error) {
 	if err := checkName(name); err != nil {
 		return nil, fmt.Errorf("load record: %w", err)
 	}
 	// Through ReadLimited: a named pipe or a huge file must not hang or exhaust the reader.
 	data, err := project.ReadLimited(root, name, MaxBytes)
+	if afterRecordRead != nil {
+		afterRecordRead()
+	}
 	if errors.Is(err, fs.ErrNotExist) && path.Base(name) == "record.json" {
 		// record.json deleted while the history is there: the history is still the task's.
 		return loadWithoutRecord(root, name, err)

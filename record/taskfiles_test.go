@@ -2,6 +2,7 @@ package record
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -178,5 +179,38 @@ func TestAnEntryNoGateWritesIsInvalid(t *testing.T) {
 		_, err := Load(root, "missions/m/tasks/t1/record.json")
 		var ve *schemas.ValidationError
 		assert.ErrorAs(t, err, &ve, line)
+	}
+}
+
+// TestAReaderWithoutTheLockSeesAWholeRun: a reader reads record.json, then a whole gate run is
+// written (history, record.json, the gate_result event), then the reader reads the history and the
+// events. What it returns is the run as recorded, not a gate_result that lags the chain.
+func TestAReaderWithoutTheLockSeesAWholeRun(t *testing.T) {
+	root, _ := openRoot(t)
+	r := New("t1", testNow)
+	writeRun(t, root, r, "gate-1", "fail")
+	for _, runs := range []int{1, 2} { // one run, or two, between the reader's two reads
+		var last HistoryEntry
+		calls := 0
+		afterRecordRead = func() {
+			if calls++; calls > 1 {
+				return
+			}
+			for range runs {
+				last = writeRun(t, root, r, fmt.Sprintf("gate-%d", len(r.History())+1), "fail")
+				require.NoError(t, AppendEvent(root, Event{EventType: "gate_result", MissionID: "m", TaskID: "t1", Agent: "geas-gate",
+					Data: json.RawMessage(`{"run_id":"` + last.RunID + `","hash":"` + last.Hash + `"}`)}))
+			}
+		}
+		back, err := Load(root, "missions/m/tasks/t1/record.json")
+		afterRecordRead = nil
+		require.NoError(t, err)
+		require.Equal(t, last.Hash, back.History()[len(back.History())-1].Hash)
+		gr, ok := back.GateResult()
+		require.True(t, ok)
+		var named struct{ Hash string }
+		require.NoError(t, json.Unmarshal(gr, &named))
+		assert.Equal(t, last.Hash, named.Hash, "%d run(s) between the reads: gate_result is the latest run's", runs)
+		assert.Greater(t, calls, 1, "the record was read again")
 	}
 }
