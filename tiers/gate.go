@@ -11,6 +11,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/internal/git"
 	"github.com/geas-dev/geas/record"
 )
 
@@ -142,7 +143,7 @@ type run struct {
 	opts Options
 
 	known      []string
-	repo       *evidence.Repo
+	repo       *git.Repo
 	base, head string
 	haveBase   bool
 	metrics    map[string]float64
@@ -155,7 +156,7 @@ type run struct {
 	stubCount    int
 	stubCap      int
 	stubErr      string
-	stubScan     *evidence.AddedScan // what the added-line stub scan read (tier2_stubscan.go)
+	stubScan     *git.AddedScan // what the added-line stub scan read (tier2_stubscan.go)
 	tier1Ran     bool
 	tier0End     int // checks[:tier0End] are tier 0's
 
@@ -168,7 +169,7 @@ type run struct {
 	// whether an eval command has changed the working tree.
 	checkout, checkoutTop string
 	checkoutRoot          *os.Root
-	co                    *evidence.Checkout
+	co                    *git.Checkout
 	wtDirty               bool
 }
 

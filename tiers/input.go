@@ -9,6 +9,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/internal/git"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/schemas"
@@ -143,7 +144,7 @@ func (in *Input) loadPolicy() {
 // cannot be resolved (tier 0 reports that) or does not track the file; addedByWork is true when
 // the base does not track it and the head does; err is set when it is tracked but cannot be read.
 func policyAtBase(projectDir, base, headRev string) (data []byte, from string, found, addedByWork bool, err error) {
-	repo, err := evidence.OpenRepo(projectDir)
+	repo, err := git.OpenRepo(projectDir)
 	if err != nil {
 		return nil, "", false, false, nil
 	}
@@ -152,7 +153,7 @@ func policyAtBase(projectDir, base, headRev string) (data []byte, from string, f
 	if err != nil {
 		return nil, "", false, false, nil
 	}
-	rel, err := evidence.WorkTreeRel(projectDir)
+	rel, err := git.WorkTreeRel(projectDir)
 	if err != nil {
 		return nil, "", false, false, nil
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/geas-dev/geas/contract"
-	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/internal/git"
 )
 
 var fullSHA = regexp.MustCompile(`^[0-9a-fA-F]{40}$`)
@@ -136,10 +136,10 @@ func (r *run) baseline(add func(Check)) {
 		add(failCheck(0, "baseline", text, "base_snapshot is empty", StatusBlock, CauseBaselineMismatch))
 		return
 	}
-	repo, err := evidence.OpenRepo(r.in.ProjectDir)
+	repo, err := git.OpenRepo(r.in.ProjectDir)
 	if err != nil {
 		code, st := CauseNoRepository, StatusError
-		if !errors.Is(err, evidence.ErrNoRepository) {
+		if !errors.Is(err, git.ErrNoRepository) {
 			code = CauseBaselineMismatch
 		}
 		add(failCheck(0, "baseline", text, err.Error(), st, code))

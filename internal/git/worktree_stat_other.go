@@ -1,6 +1,6 @@
 //go:build !linux && !darwin
 
-package evidence
+package git
 
 import (
 	"io/fs"

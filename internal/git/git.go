@@ -1,4 +1,4 @@
-package evidence
+package git
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-git/go-git/v5"
+	gogit "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	commitgraph "github.com/go-git/go-git/v5/plumbing/format/commitgraph/v2"
@@ -55,7 +55,7 @@ const binarySniffBytes = 8000
 // Repo is a read-only view of the git repository that holds a project. It keeps pack files and
 // their indexes mapped between reads, so it must be closed. A Repo is not safe for concurrent use.
 type Repo struct {
-	repo  *git.Repository
+	repo  *gogit.Repository
 	store *lazyStore
 	top   string // the working tree's top directory; "" for a bare repository
 	// gitDir holds this working tree's index; commonDir the shared info/exclude.
@@ -77,8 +77,8 @@ func OpenRepo(dir string) (*Repo, error) {
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("open git repository: %w", err)
 	}
-	probe, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
-	if errors.Is(err, git.ErrRepositoryNotExists) {
+	probe, err := gogit.PlainOpenWithOptions(dir, &gogit.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if errors.Is(err, gogit.ErrRepositoryNotExists) {
 		return nil, fmt.Errorf("open git repository: %w in %s or its parents", ErrNoRepository, dir)
 	}
 	if err != nil {
@@ -102,7 +102,7 @@ func OpenRepo(dir string) (*Repo, error) {
 		_ = st.Close()
 		return nil, fmt.Errorf("open git repository in %s: %w", dir, err)
 	}
-	repo, err := git.Open(store, nil)
+	repo, err := gogit.Open(store, nil)
 	if err != nil {
 		_ = store.Close()
 		return nil, fmt.Errorf("open git repository in %s: %w", dir, err)

@@ -1,4 +1,4 @@
-package evidence
+package git
 
 import (
 	"errors"
@@ -9,7 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/go-git/go-git/v5"
+	gogit "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
@@ -29,8 +29,8 @@ var demoSignature = object.Signature{Name: "geas demo", Email: "demo@geas.invali
 // writer in this package; the gate itself only reads repositories.
 type DemoRepo struct {
 	dir  string
-	repo *git.Repository
-	wt   *git.Worktree
+	repo *gogit.Repository
+	wt   *gogit.Worktree
 	n    int // commits made so far
 }
 
@@ -38,8 +38,8 @@ type DemoRepo struct {
 // needs no git binary and no git configuration: author and committer are set explicitly, and
 // with the fixed dates the commit ids are the same on every machine.
 func InitDemoRepo(dir string) (*DemoRepo, error) {
-	repo, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{
-		InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")},
+	repo, err := gogit.PlainInitWithOptions(dir, &gogit.PlainInitOptions{
+		InitOptions: gogit.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("init git repository in %s: %w", dir, err)
@@ -76,7 +76,7 @@ func (d *DemoRepo) Commit(c DemoCommit) (string, error) {
 	}
 	sig := demoSignature
 	sig.When = sig.When.Add(time.Duration(d.n) * time.Minute)
-	h, err := d.wt.Commit(c.Message, &git.CommitOptions{Author: &sig, Committer: &sig})
+	h, err := d.wt.Commit(c.Message, &gogit.CommitOptions{Author: &sig, Committer: &sig})
 	if err != nil {
 		return "", fmt.Errorf("git commit %q: %w", c.Message, err)
 	}
