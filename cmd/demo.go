@@ -48,7 +48,7 @@ type demoTask struct {
 	id, title string
 	want      string // the verdict the task is built to get
 	story     string // why it gets it, before the gate's own words
-	commit    git.DemoCommit
+	commit    git.FileCommit
 	contract  func(base string) map[string]any
 	evidence  map[string]map[string]any
 }
@@ -75,11 +75,11 @@ func runDemoTasks(ctx context.Context, g *globalOptions, o demoOptions, tasks []
 	}
 	defer cleanup()
 
-	repo, err := git.InitDemoRepo(dir)
+	repo, err := git.Init(dir)
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
-	base, err := repo.Commit(git.DemoCommit{Message: "greeter: greet by name", Files: demoBaseFiles})
+	base, err := repo.Commit(git.FileCommit{Message: "greeter: greet by name", Files: demoBaseFiles})
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
@@ -241,7 +241,7 @@ func demoTasks() []demoTask {
 		{
 			id: "shout", title: "Add --shout", want: "pass",
 			story: "Done, and shown to be done by someone other than its builder: the gate ran the tests itself, a regex detector found --shout in the README, the qa-engineer verified AC1, and both reviewers scored the rubric above its thresholds.",
-			commit: git.DemoCommit{Message: "greeter: --shout", Files: map[string]string{
+			commit: git.FileCommit{Message: "greeter: --shout", Files: map[string]string{
 				"greet.sh":  "#!/bin/sh\nif [ \"$1\" = --shout ]; then\n  shift\n  echo \"HELLO, ${1:-world}!\" | tr '[:lower:]' '[:upper:]'\n  exit\nfi\necho \"Hello, ${1:-world}!\"\n",
 				"README.md": "# greeter\n\n`sh greet.sh NAME` greets NAME; `sh greet.sh --shout NAME` shouts.\n",
 				"test/shout_test.sh": `#!/bin/sh
@@ -262,7 +262,7 @@ echo "ok shout"
 		{
 			id: "farewell", title: "Add a farewell", want: "fail",
 			story: "The tester's evidence says the tests pass, but the gate runs them itself and farewell_test.sh exits 1: the fresh run is the truth. A fail spends one retry.",
-			commit: git.DemoCommit{Message: "greeter: farewell", Files: map[string]string{
+			commit: git.FileCommit{Message: "greeter: farewell", Files: map[string]string{
 				"farewell.sh": "#!/bin/sh\necho \"Goodby, ${1:-world}!\"\n",
 				"test/farewell_test.sh": `#!/bin/sh
 got=$(sh farewell.sh Ada)
@@ -279,7 +279,7 @@ echo "ok farewell"
 		{
 			id: "french", title: "Greet in French", want: "block",
 			story: "The contract requires a design-authority review and none was written: something required is missing, so the gate stops at tier 0, judges nothing and spends no retry.",
-			commit: git.DemoCommit{Message: "greeter: --fr", Files: map[string]string{
+			commit: git.FileCommit{Message: "greeter: --fr", Files: map[string]string{
 				"greet.sh": "#!/bin/sh\nif [ \"$1\" = --shout ]; then\n  shift\n  echo \"HELLO, ${1:-world}!\" | tr '[:lower:]' '[:upper:]'\n  exit\nfi\nif [ \"$1\" = --fr ]; then\n  shift\n  echo \"Bonjour, ${1:-le monde} !\"\n  exit\nfi\necho \"Hello, ${1:-world}!\"\n",
 			}},
 			contract: func(base string) map[string]any {
@@ -295,7 +295,7 @@ echo "ok farewell"
 		{
 			id: "benchmark", title: "Time the greeter", want: "error",
 			story: "The contract runs its eval command in benchmarks/, which does not exist (the script is in scripts/): the command cannot start, so the gate could not decide and says so rather than guess. No retry spent.",
-			commit: git.DemoCommit{Message: "scripts: bench.sh", Files: map[string]string{
+			commit: git.FileCommit{Message: "scripts: bench.sh", Files: map[string]string{
 				"scripts/bench.sh": "#!/bin/sh\ni=0\nwhile [ $i -lt 100 ]; do sh greet.sh Ada >/dev/null; i=$((i+1)); done\necho \"100 greetings\"\n",
 			}},
 			contract: func(base string) map[string]any {

@@ -53,7 +53,7 @@ func runTaskIntegrate(c *cobra.Command, g *globalOptions, o taskIntegrateOptions
 		return err
 	}
 	defer t.Close()
-	repo, err := git.OpenRepo(t.p.Dir)
+	repo, err := git.Open(t.p.Dir)
 	if err != nil {
 		return fmt.Errorf("task %s: the integration commit is resolved in the project's git repository: %w", t.task, err)
 	}

@@ -144,7 +144,7 @@ func (in *Input) loadPolicy() {
 // cannot be resolved (tier 0 reports that) or does not track the file; addedByWork is true when
 // the base does not track it and the head does; err is set when it is tracked but cannot be read.
 func policyAtBase(projectDir, base, headRev string) (data []byte, from string, found, addedByWork bool, err error) {
-	repo, err := git.OpenRepo(projectDir)
+	repo, err := git.Open(projectDir)
 	if err != nil {
 		return nil, "", false, false, nil
 	}

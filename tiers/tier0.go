@@ -136,7 +136,7 @@ func (r *run) baseline(add func(Check)) {
 		add(failCheck(0, "baseline", text, "base_snapshot is empty", StatusBlock, CauseBaselineMismatch))
 		return
 	}
-	repo, err := git.OpenRepo(r.in.ProjectDir)
+	repo, err := git.Open(r.in.ProjectDir)
 	if err != nil {
 		code, st := CauseNoRepository, StatusError
 		if !errors.Is(err, git.ErrNoRepository) {

@@ -26,7 +26,7 @@ func run(args []string) error {
 	if len(args) != 1 {
 		return fmt.Errorf("usage: wtcheck REPO")
 	}
-	repo, err := git.OpenRepo(args[0])
+	repo, err := git.Open(args[0])
 	if err != nil {
 		return err
 	}

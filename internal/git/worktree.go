@@ -604,7 +604,7 @@ func (c *wtCheck) checkSubmodule(e *wtEntry) error {
 		}
 		return nil
 	}
-	sub, err := OpenRepo(dir)
+	sub, err := Open(dir)
 	if err != nil {
 		c.add(e.Name + "/")
 		return nil

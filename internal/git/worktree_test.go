@@ -27,7 +27,7 @@ var bookkeeping = []string{".geas/missions/", ".geas/state/", ".geas/memory/", "
 
 func checkWT(t *testing.T, r *gitRepo, head string) *WorktreeReport {
 	t.Helper()
-	repo, err := OpenRepo(r.dir)
+	repo, err := Open(r.dir)
 	require.NoError(t, err)
 	defer repo.Close()
 	rep, err := repo.CheckWorktree(head, bookkeeping)
@@ -189,7 +189,7 @@ func TestCheckWorktreeCorruptIndex(t *testing.T) {
 	require.NoError(t, err)
 	data[len(data)-30] ^= 0xff
 	require.NoError(t, os.WriteFile(path, data, 0o644))
-	repo, err := OpenRepo(r.dir)
+	repo, err := Open(r.dir)
 	require.NoError(t, err)
 	defer repo.Close()
 	_, err = repo.CheckWorktree(head, bookkeeping)
@@ -268,7 +268,7 @@ func TestCheckWorktreeLinkedWorktree(t *testing.T) {
 	r.git("worktree", "add", "-q", "-b", "side", wt)
 	r.write(".git/info/exclude", "scratch\n")
 	require.NoError(t, os.WriteFile(filepath.Join(wt, "scratch"), []byte("ignored"), 0o644))
-	repo, err := OpenRepo(wt)
+	repo, err := Open(wt)
 	require.NoError(t, err)
 	defer repo.Close()
 	rep, err := repo.CheckWorktree(head, bookkeeping)

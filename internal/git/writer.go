@@ -14,30 +14,30 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// DemoCommit is one commit InitDemoRepo writes: the files it adds or replaces (slash-separated
-// paths relative to the repository root) and its message.
-type DemoCommit struct {
+// FileCommit is one commit a Writer writes: the files it adds or replaces (slash-separated paths
+// relative to the repository root) and its message.
+type FileCommit struct {
 	Message string
 	Files   map[string]string
 }
 
-// demoSignature is the author and committer of every demo commit; with the fixed dates the commit
-// ids are the same on every machine.
-var demoSignature = object.Signature{Name: "geas demo", Email: "demo@geas.invalid", When: time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)}
+// fixedSignature is the author and committer of every commit a Writer makes; with the fixed dates
+// the commit ids are the same on every machine.
+var fixedSignature = object.Signature{Name: "geas demo", Email: "demo@geas.invalid", When: time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)}
 
-// DemoRepo is a git repository that geas demo (and tests) build commit by commit. It is the only
-// writer in this package; the gate itself only reads repositories.
-type DemoRepo struct {
+// Writer is a git repository built commit by commit, as geas demo builds its project. It is the
+// only writer in this package; the gate itself only reads repositories.
+type Writer struct {
 	dir  string
 	repo *gogit.Repository
 	wt   *gogit.Worktree
 	n    int // commits made so far
 }
 
-// InitDemoRepo creates a git repository in dir (an existing, empty directory) on branch main. It
-// needs no git binary and no git configuration: author and committer are set explicitly, and
-// with the fixed dates the commit ids are the same on every machine.
-func InitDemoRepo(dir string) (*DemoRepo, error) {
+// Init creates a git repository in dir (an existing, empty directory) on branch main and returns
+// its Writer. It needs no git binary and no git configuration: author and committer are set
+// explicitly, and with the fixed dates the commit ids are the same on every machine.
+func Init(dir string) (*Writer, error) {
 	repo, err := gogit.PlainInitWithOptions(dir, &gogit.PlainInitOptions{
 		InitOptions: gogit.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")},
 	})
@@ -48,16 +48,16 @@ func InitDemoRepo(dir string) (*DemoRepo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("init git repository in %s: %w", dir, err)
 	}
-	return &DemoRepo{dir: dir, repo: repo, wt: wt}, nil
+	return &Writer{dir: dir, repo: repo, wt: wt}, nil
 }
 
 // Commit writes c's files into the working tree, adds them and commits them on main, a minute
 // after the previous commit. It returns the commit id; the working tree is then that commit.
-func (d *DemoRepo) Commit(c DemoCommit) (string, error) {
+func (w *Writer) Commit(c FileCommit) (string, error) {
 	if len(c.Files) == 0 {
-		return "", errors.New("demo commit without files")
+		return "", errors.New("commit without files")
 	}
-	root, err := os.OpenRoot(d.dir)
+	root, err := os.OpenRoot(w.dir)
 	if err != nil {
 		return "", err
 	}
@@ -70,16 +70,16 @@ func (d *DemoRepo) Commit(c DemoCommit) (string, error) {
 		if err := root.WriteFile(rel, []byte(c.Files[name]), 0o644); err != nil {
 			return "", fmt.Errorf("write %s: %w", name, err)
 		}
-		if _, err := d.wt.Add(name); err != nil {
+		if _, err := w.wt.Add(name); err != nil {
 			return "", fmt.Errorf("git add %s: %w", name, err)
 		}
 	}
-	sig := demoSignature
-	sig.When = sig.When.Add(time.Duration(d.n) * time.Minute)
-	h, err := d.wt.Commit(c.Message, &gogit.CommitOptions{Author: &sig, Committer: &sig})
+	sig := fixedSignature
+	sig.When = sig.When.Add(time.Duration(w.n) * time.Minute)
+	h, err := w.wt.Commit(c.Message, &gogit.CommitOptions{Author: &sig, Committer: &sig})
 	if err != nil {
 		return "", fmt.Errorf("git commit %q: %w", c.Message, err)
 	}
-	d.n++
+	w.n++
 	return h.String(), nil
 }

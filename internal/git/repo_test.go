@@ -115,7 +115,7 @@ func (r *gitRepo) commitAt(msg string, when int64) string {
 
 func (r *gitRepo) open() *Repo {
 	r.t.Helper()
-	repo, err := OpenRepo(r.dir)
+	repo, err := Open(r.dir)
 	require.NoError(r.t, err)
 	r.t.Cleanup(func() { assert.NoError(r.t, repo.Close()) })
 	return repo
@@ -302,13 +302,13 @@ func TestOpenRepo(t *testing.T) {
 	t.Parallel()
 	t.Run("no repository", func(t *testing.T) {
 		dir := t.TempDir()
-		repo, err := OpenRepo(dir)
+		repo, err := Open(dir)
 		assert.Nil(t, repo)
 		require.ErrorIs(t, err, ErrNoRepository)
 		assert.Contains(t, err.Error(), dir)
 	})
 	t.Run("missing directory", func(t *testing.T) {
-		_, err := OpenRepo(filepath.Join(t.TempDir(), "absent"))
+		_, err := Open(filepath.Join(t.TempDir(), "absent"))
 		require.Error(t, err)
 		assert.NotErrorIs(t, err, ErrNoRepository)
 	})
@@ -318,7 +318,7 @@ func TestOpenRepo(t *testing.T) {
 	mainHead := r.commit("root")
 
 	t.Run("subdirectory of a repository", func(t *testing.T) {
-		repo, err := OpenRepo(filepath.Join(r.dir, "a", "b"))
+		repo, err := Open(filepath.Join(r.dir, "a", "b"))
 		require.NoError(t, err)
 		defer repo.Close()
 		got, err := repo.Resolve("HEAD")
@@ -334,7 +334,7 @@ func TestOpenRepo(t *testing.T) {
 		r.gitIn(wt, "commit", "-q", "-m", "topic")
 		topicHead := r.gitIn(wt, "rev-parse", "HEAD")
 
-		repo, err := OpenRepo(wt)
+		repo, err := Open(wt)
 		require.NoError(t, err)
 		defer repo.Close()
 		for rev, want := range map[string]string{"HEAD": topicHead, "topic": topicHead, "main": mainHead} {

@@ -150,6 +150,6 @@ func TestLazyStoreRefusesACorruptIndex(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.Chmod(idx[0], 0o644))
 	require.NoError(t, os.WriteFile(idx[0], data[:len(data)/2], 0o644))
-	_, err = OpenRepo(r.dir)
+	_, err = Open(r.dir)
 	assert.ErrorContains(t, err, "pack index")
 }

@@ -61,7 +61,7 @@ func (r *Repo) ReadFileAt(commit, name string, maxBytes int64) (data []byte, ok 
 }
 
 // WorkTreeRel returns dir relative to the root of the git work tree that holds it (the nearest
-// ancestor with a .git entry, as OpenRepo finds it), slash-separated; "" when dir is that root.
+// ancestor with a .git entry, as Open finds it), slash-separated; "" when dir is that root.
 func WorkTreeRel(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {

@@ -28,7 +28,7 @@ func BenchmarkGitFacts(b *testing.B) {
 		b.ReportMetric(float64(files), "files")
 	})
 
-	repo, err := OpenRepo(dir)
+	repo, err := Open(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func BenchmarkGitFacts(b *testing.B) {
 
 // gateRunFacts does what one gate run does with git and returns the number of changed files.
 func gateRunFacts(b *testing.B, dir, baseRev, headRev string) int {
-	repo, err := OpenRepo(dir)
+	repo, err := Open(dir)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -23,7 +23,7 @@ import (
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
-// ErrNoRepository is returned, wrapped, by OpenRepo when neither the directory nor any of its
+// ErrNoRepository is returned, wrapped, by Open when neither the directory nor any of its
 // parents holds a git repository.
 var ErrNoRepository = errors.New("no git repository")
 
@@ -70,10 +70,10 @@ type Repo struct {
 	diffs map[[2]string]object.Changes
 }
 
-// OpenRepo opens the repository that holds dir: dir itself, or the nearest parent with a .git
+// Open opens the repository that holds dir: dir itself, or the nearest parent with a .git
 // entry. Linked worktrees work (their objects and refs come from the common directory, HEAD from
 // the worktree). When there is no repository the error wraps ErrNoRepository.
-func OpenRepo(dir string) (*Repo, error) {
+func Open(dir string) (*Repo, error) {
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("open git repository: %w", err)
 	}
