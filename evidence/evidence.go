@@ -1,6 +1,6 @@
 // Package evidence owns what agents wrote about a task: the evidence files under
-// tasks/{tid}/evidence/, which agent type each belongs to, and (later) the git facts the gate reads.
-// It is the only user of go-git.
+// tasks/{tid}/evidence/ (parsed, size-bounded, schema-checked), their roles, and which agent type
+// each belongs to. The git facts the gate reads are internal/git's.
 package evidence
 
 import (
