@@ -12,7 +12,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	commitgraph "github.com/go-git/go-git/v5/plumbing/format/commitgraph/v2"
-	"golang.org/x/sys/unix"
 )
 
 // openCommitGraph opens the repository's commit-graph, memory-mapped: objects/info/commit-graph,
@@ -58,7 +57,7 @@ func openGraphFile(path string, parent commitgraph.Index) (commitgraph.Index, er
 	}
 	index, err := commitgraph.OpenFileIndexWithParent(&mappedReaderAt{data: data}, parent)
 	if err != nil {
-		_ = unix.Munmap(data)
+		_ = unmap(data)
 		return nil, fmt.Errorf("read commit-graph %s: %w", path, err)
 	}
 	return index, nil
@@ -83,7 +82,7 @@ func (m *mappedReaderAt) Close() error {
 	if m.data == nil {
 		return nil
 	}
-	err := unix.Munmap(m.data)
+	err := unmap(m.data)
 	m.data = nil
 	return err
 }

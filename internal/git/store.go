@@ -22,7 +22,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/objfile"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/storage/filesystem"
-	"golang.org/x/sys/unix"
 )
 
 // objectCacheBytes bounds the decoded objects (delta bases above all) a Repo keeps: enough for
@@ -282,7 +281,7 @@ func openPackIndex(packFS billy.Filesystem, packDir, name string) (*packIndex, e
 		return nil, fmt.Errorf("map reverse index %s: %w", name, err)
 	case len(rev) != revHeaderLen+4*p.count+40 || string(rev[:4]) != "RIDX" ||
 		binary.BigEndian.Uint32(rev[4:]) != 1:
-		_ = unix.Munmap(rev) // not a reverse index this code knows: sort offsets instead
+		_ = unmap(rev) // not a reverse index this code knows: sort offsets instead
 	default:
 		p.rev = rev
 	}
@@ -331,7 +330,7 @@ func (p *packIndex) close() error {
 	}
 	for _, m := range []*[]byte{&p.idx, &p.rev, &p.pack} {
 		if *m != nil {
-			errs = append(errs, unix.Munmap(*m))
+			errs = append(errs, unmap(*m))
 			*m = nil
 		}
 	}
@@ -349,7 +348,7 @@ func (p *packIndex) packfile(c cache.Object) (*packfile.Packfile, error) {
 	}
 	if len(data) < 32 || string(data[:4]) != "PACK" ||
 		hex.EncodeToString(data[len(data)-20:]) != strings.TrimPrefix(p.name, "pack-") {
-		_ = unix.Munmap(data)
+		_ = unmap(data)
 		return nil, fmt.Errorf("pack %s: bad header or checksum", p.name)
 	}
 	p.pack = data
@@ -602,7 +601,7 @@ func mmapFile(path string) ([]byte, error) {
 	if st.Size() != int64(int(st.Size())) {
 		return nil, fmt.Errorf("%s is too large to map", path)
 	}
-	data, err := unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, unix.MAP_SHARED)
+	data, err := mapFile(f, int(st.Size()))
 	if err != nil {
 		return nil, fmt.Errorf("mmap %s: %w", path, err)
 	}
