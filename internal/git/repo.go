@@ -407,7 +407,13 @@ func (r *Repo) reachable(base, head plumbing.Hash) (bool, error) {
 	for _, s := range shallowList {
 		shallow[s] = true
 	}
+	return r.reachableByWalk(base, head, shallow)
+}
 
+// reachableByWalk is reachable without a commit-graph: the walk from head and base at once,
+// newest commit first, that stops when nothing reached from head alone is left to explore.
+// Commits in shallow have no parents.
+func (r *Repo) reachableByWalk(base, head plumbing.Hash, shallow map[plumbing.Hash]bool) (bool, error) {
 	const fromHead, fromBase = 1, 2
 	type node struct {
 		parents []plumbing.Hash

@@ -101,10 +101,31 @@ func (r *Repo) CheckWorktree(head string, exempt []string) (*WorktreeReport, err
 			return nil, err
 		}
 	}
-	c.entries = make(map[string]*wtEntry, len(idx.Entries))
-	c.store = make([]wtEntry, 0, len(idx.Entries))
+	c.indexAgainstHead(idx.Entries, tree)
+	rep.Entries = len(c.entries)
+
+	// The files on disk against the index.
+	c.indexTime = idxTime
+	c.hashAll = filtersConfigured(r.gitDir, r.commonDir)
+	root, err := c.rootPatterns(filepath.Join(r.commonDir, "info", "exclude"))
+	if err != nil {
+		return nil, err
+	}
+	if err := c.compareDisk(root); err != nil {
+		return nil, err
+	}
+	rep.Paths = c.paths
+	rep.Hashed = c.hashed
+	return rep, nil
+}
+
+// indexAgainstHead adds the paths where the index's entries are not the head's tree (nil: the
+// trees are known to be equal), and records the stage-0 entries to compare with the disk.
+func (c *wtCheck) indexAgainstHead(entries []*index.Entry, tree map[string]treeFile) {
+	c.entries = make(map[string]*wtEntry, len(entries))
+	c.store = make([]wtEntry, 0, len(entries))
 	c.dirs = map[string]bool{"": true}
-	for _, e := range idx.Entries {
+	for _, e := range entries {
 		if c.isExempt(e.Name, false) {
 			continue
 		}
@@ -130,21 +151,6 @@ func (r *Repo) CheckWorktree(head string, exempt []string) (*WorktreeReport, err
 			c.add(name) // in the head, removed from the index
 		}
 	}
-	rep.Entries = len(c.entries)
-
-	// The files on disk against the index.
-	c.indexTime = idxTime
-	c.hashAll = filtersConfigured(r.gitDir, r.commonDir)
-	root, err := c.rootPatterns(filepath.Join(r.commonDir, "info", "exclude"))
-	if err != nil {
-		return nil, err
-	}
-	if err := c.compareDisk(root); err != nil {
-		return nil, err
-	}
-	rep.Paths = c.paths
-	rep.Hashed = c.hashed
-	return rep, nil
 }
 
 // addEntry records a stage-0 entry to compare with the disk, and the directories above it.
@@ -378,112 +384,143 @@ func (c *wtCheck) walk(dir string, patterns []gitignore.Pattern, ignored bool) {
 	c.sem <- struct{}{}
 	defer func() { <-c.sem }()
 
-	prefix := ""
+	wd := &walkDir{dir: dir, abs: filepath.Join(c.top, filepath.FromSlash(dir))}
 	if dir != "" {
-		prefix = dir + "/"
+		wd.prefix = dir + "/"
 	}
-	abs := filepath.Join(c.top, filepath.FromSlash(dir))
+	defer wd.close()
 	// A tracked .gitignore adds its rules for this directory and below.
-	if e, ok := c.entries[prefix+".gitignore"]; ok && e.Mode.IsFile() {
-		data, err := readLimited(filepath.Join(abs, ".gitignore"), 1<<20)
+	if e, ok := c.entries[wd.prefix+".gitignore"]; ok && e.Mode.IsFile() {
+		data, err := readLimited(filepath.Join(wd.abs, ".gitignore"), 1<<20)
 		if err == nil {
 			patterns = append(slices.Clip(patterns), parseIgnore(data, splitPath(dir))...)
 		} // unreadable or missing: the entry itself is reported below
 	}
-	var df *os.File
-	defer func() {
-		if df != nil {
-			df.Close()
+	list, err := c.list(wd)
+	if err != nil {
+		if dir == "" {
+			c.fail(fmt.Errorf("list the working tree %s: %w", wd.abs, err))
 		}
-	}()
-	var list []os.DirEntry
-	var stats map[string]fileStat
-	if pd := c.pf.get(dir); pd != nil {
-		list, stats = pd.list, pd.stats
-	} else {
-		var err error
-		if df, err = os.Open(abs); err == nil {
-			list, err = df.ReadDir(-1)
-		}
-		if err != nil {
-			if dir == "" {
-				c.fail(fmt.Errorf("list the working tree %s: %w", abs, err))
-			}
-			return // a directory that vanished: its entries are reported deleted
-		}
-	}
-	statOf := func(name string) (fileStat, error) {
-		if st, ok := stats[name]; ok {
-			return st, nil
-		}
-		if df == nil {
-			var err error
-			if df, err = os.Open(abs); err != nil {
-				return fileStat{}, err
-			}
-		}
-		return lstatAt(df, abs, name)
+		return // a directory that vanished: its entries are reported deleted
 	}
 	for _, d := range list {
 		name := d.Name()
-		rel := prefix + name
 		if dir == "" && name == ".git" {
 			continue
 		}
-		typ := d.Type()
-		if typ.IsDir() {
-			if c.isExempt(rel, true) {
-				continue
-			}
-			if e, ok := c.entries[rel]; ok && e.Mode == filemode.Submodule {
-				e.seen = true
-				c.mu.Lock()
-				c.submodules = append(c.submodules, e)
-				c.mu.Unlock()
-				continue
-			}
-			if _, ok := c.entries[rel]; ok {
-				c.add(rel) // a file in the index, a directory on disk
-			}
-			ign := ignored || ignoredBy(patterns, splitPath(rel), true)
-			if !c.dirs[rel] && ign {
-				continue // an ignored directory without tracked files
-			}
-			if !c.dirs[rel] {
-				if _, err := os.Lstat(filepath.Join(abs, name, ".git")); err == nil {
-					c.add(rel + "/") // a nested repository that is not a submodule of this one
-					continue
-				}
-			}
-			c.wg.Add(1)
-			go c.walk(rel, patterns, ign)
+		if d.Type().IsDir() {
+			c.walkSubdir(wd, name, patterns, ignored)
 			continue
 		}
-		if c.isExempt(rel, false) {
-			continue
-		}
-		e, ok := c.entries[rel]
-		if !ok {
-			if !ignored && !ignoredBy(patterns, splitPath(rel), false) {
-				c.add(rel) // untracked, not ignored
-			}
-			continue
-		}
-		e.seen = true
-		same, hashed, err := c.compare(statOf, abs, name, e.Entry)
-		if err != nil {
+		if err := c.walkFile(wd, name, patterns, ignored); err != nil {
 			c.fail(err)
 			return
 		}
-		if hashed {
-			c.mu.Lock()
-			c.hashed++
-			c.mu.Unlock()
-		}
-		if !same {
-			c.add(rel)
+	}
+}
+
+// walkDir is the directory walk is at: where it is, and how its entries are lstatted.
+type walkDir struct {
+	dir    string // relative to top, slash-separated; "" for the top
+	prefix string // dir + "/", or "" for the top
+	abs    string
+	df     *os.File            // the open directory, opened on first need; closed by close
+	stats  map[string]fileStat // lstats the prefetcher made; nil when it did not read dir
+}
+
+// lstat lstats name in the directory, from the prefetched stats when there are some.
+func (d *walkDir) lstat(name string) (fileStat, error) {
+	if st, ok := d.stats[name]; ok {
+		return st, nil
+	}
+	if d.df == nil {
+		var err error
+		if d.df, err = os.Open(d.abs); err != nil {
+			return fileStat{}, err
 		}
 	}
+	return lstatAt(d.df, d.abs, name)
+}
+
+func (d *walkDir) close() {
+	if d.df != nil {
+		d.df.Close()
+	}
+}
+
+// list returns the entries of wd, as the prefetcher read them or read now.
+func (c *wtCheck) list(wd *walkDir) ([]os.DirEntry, error) {
+	if pd := c.pf.get(wd.dir); pd != nil {
+		wd.stats = pd.stats
+		return pd.list, nil
+	}
+	var err error
+	if wd.df, err = os.Open(wd.abs); err != nil {
+		return nil, err
+	}
+	return wd.df.ReadDir(-1)
+}
+
+// walkSubdir handles the directory name of wd: exempt, a submodule, ignored, a nested
+// repository, or walked in its own goroutine.
+func (c *wtCheck) walkSubdir(wd *walkDir, name string, patterns []gitignore.Pattern, ignored bool) {
+	rel := wd.prefix + name
+	if c.isExempt(rel, true) {
+		return
+	}
+	e, tracked := c.entries[rel]
+	if tracked && e.Mode == filemode.Submodule {
+		e.seen = true
+		c.mu.Lock()
+		c.submodules = append(c.submodules, e)
+		c.mu.Unlock()
+		return
+	}
+	if tracked {
+		c.add(rel) // a file in the index, a directory on disk
+	}
+	ign := ignored || ignoredBy(patterns, splitPath(rel), true)
+	if !c.dirs[rel] && ign {
+		return // an ignored directory without tracked files
+	}
+	if !c.dirs[rel] {
+		if _, err := os.Lstat(filepath.Join(wd.abs, name, ".git")); err == nil {
+			c.add(rel + "/") // a nested repository that is not a submodule of this one
+			return
+		}
+	}
+	c.wg.Add(1)
+	go c.walk(rel, patterns, ign)
+}
+
+// walkFile compares the non-directory name of wd with its index entry: untracked (and not
+// ignored), the same, or changed.
+func (c *wtCheck) walkFile(wd *walkDir, name string, patterns []gitignore.Pattern, ignored bool) error {
+	rel := wd.prefix + name
+	if c.isExempt(rel, false) {
+		return nil
+	}
+	e, ok := c.entries[rel]
+	if !ok {
+		if !ignored && !ignoredBy(patterns, splitPath(rel), false) {
+			c.add(rel) // untracked, not ignored
+		}
+		return nil
+	}
+	e.seen = true
+	same, hashed, err := c.compare(wd.lstat, wd.abs, name, e.Entry)
+	if err != nil {
+		return err
+	}
+	if hashed {
+		c.mu.Lock()
+		c.hashed++
+		c.mu.Unlock()
+	}
+	if !same {
+		c.add(rel)
+	}
+	return nil
 }
 
 // compare tells whether file name of directory abs holds index entry e, and whether it had to be
