@@ -1,5 +1,5 @@
 // Command wtcheck does, once, what a gate run does to compare the working tree with the head
-// (SPEC §5.1): open the repository, resolve HEAD and run evidence's working-tree check with the
+// (SPEC §5.1): open the repository, resolve HEAD and run internal/git's working-tree check with the
 // bookkeeping paths exempt. bench/worktree.sh times it as a whole process, start-up included,
 // against `git status --porcelain`.
 //
