@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -83,13 +82,7 @@ func writeAllText(w io.Writer, a *All) {
 				}
 			}
 			if t.Result != nil {
-				var codes []string
-				for _, c := range t.Causes {
-					if !slices.Contains(codes, c.Code) {
-						codes = append(codes, c.Code)
-					}
-				}
-				causes = strings.Join(codes, ", ")
+				causes = strings.Join(causeCodes(t.Causes), ", ")
 				if !t.Ran {
 					causes += ": " + terminalLine(t.Reason)
 				}

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -78,23 +77,6 @@ var (
 
 func ghData(s string) string     { return ghDataEscaper.Replace(s) }
 func ghProperty(s string) string { return ghPropertyEscaper.Replace(s) }
-
-// verdictLine is the verdict in capitals followed by its distinct cause codes.
-func verdictLine(res *tiers.Result) string {
-	v := strings.ToUpper(string(res.Verdict))
-	if len(res.Causes) == 0 {
-		return v
-	}
-	var codes []string
-	seen := map[string]bool{}
-	for _, c := range res.Causes {
-		if !seen[c.Code] {
-			seen[c.Code] = true
-			codes = append(codes, c.Code)
-		}
-	}
-	return v + " (" + strings.Join(codes, ", ") + ")"
-}
 
 // WriteGitHubSummary writes results as the Markdown of a GitHub job summary
 // ($GITHUB_STEP_SUMMARY): for each result the verdict, a table of the tiers, the checks that did
@@ -215,5 +197,5 @@ func (githubFormat) All(w, _ io.Writer, a *All) error {
 
 // Verify refuses: the github format is only for the results of gate runs.
 func (githubFormat) Verify(io.Writer, *Verify) error {
-	return errors.New("geas gate verify has no github format; use text or json")
+	return errNoVerify(GitHub)
 }

@@ -2,7 +2,6 @@ package report
 
 import (
 	"encoding/xml"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -195,5 +194,5 @@ func (junitFormat) All(w, diag io.Writer, a *All) error {
 
 // Verify refuses: the junit format is only for the results of gate runs.
 func (junitFormat) Verify(io.Writer, *Verify) error {
-	return errors.New("geas gate verify has no junit format; use text or json")
+	return errNoVerify(JUnit)
 }

@@ -8,6 +8,7 @@
 package report
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/geas-dev/geas/tiers"
@@ -43,4 +44,10 @@ var renderers = map[string]Renderer{
 // For returns the renderer of the named format, or nil when there is no such format.
 func For(format string) Renderer {
 	return renderers[format]
+}
+
+// errNoVerify is what the formats without a verify document answer (the command line refuses
+// them for geas gate verify before anything runs).
+func errNoVerify(format string) error {
+	return fmt.Errorf("geas gate verify has no %s format; use text or json", format)
 }

@@ -59,27 +59,9 @@ func writeText(w io.Writer, res *tiers.Result) {
 		fmt.Fprintf(w, "  %-5s %s: %s\n", strings.ToUpper(string(c.Status)), name, c.Text)
 		fmt.Fprintf(w, "        %s\n", terminalSafe(c.Evidence))
 	}
-	verdict := strings.ToUpper(string(res.Verdict))
-	if len(res.Causes) > 0 {
-		codes := make([]string, 0, len(res.Causes))
-		seen := map[string]bool{}
-		for _, c := range res.Causes {
-			if !seen[c.Code] {
-				seen[c.Code] = true
-				codes = append(codes, c.Code)
-			}
-		}
-		verdict += " (" + strings.Join(codes, ", ") + ")"
-	}
-	fmt.Fprintf(w, "verdict: %s\n", verdict)
+	fmt.Fprintf(w, "verdict: %s\n", verdictLine(res))
 	if len(res.AdvisoryCauses) > 0 {
-		codes := make([]string, 0, len(res.AdvisoryCauses))
-		for _, c := range res.AdvisoryCauses {
-			if !slices.Contains(codes, c.Code) {
-				codes = append(codes, c.Code)
-			}
-		}
-		fmt.Fprintf(w, "advisory (stages not reached, run by --keep-going; not counted): %s\n", strings.Join(codes, ", "))
+		fmt.Fprintf(w, "advisory (stages not reached, run by --keep-going; not counted): %s\n", strings.Join(causeCodes(res.AdvisoryCauses), ", "))
 	}
 	if len(res.BlockingDimensions) > 0 {
 		fmt.Fprintf(w, "blocking dimensions: %s\n", strings.Join(res.BlockingDimensions, ", "))
@@ -99,6 +81,26 @@ func writeText(w io.Writer, res *tiers.Result) {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	fmt.Fprintf(w, "next: %s\n", nextActionText(res))
+}
+
+// verdictLine is the verdict in capitals followed by its distinct cause codes.
+func verdictLine(res *tiers.Result) string {
+	v := strings.ToUpper(string(res.Verdict))
+	if len(res.Causes) == 0 {
+		return v
+	}
+	return v + " (" + strings.Join(causeCodes(res.Causes), ", ") + ")"
+}
+
+// causeCodes are the distinct codes of causes, in the order they first appear.
+func causeCodes(causes []tiers.Cause) []string {
+	var codes []string
+	for _, c := range causes {
+		if !slices.Contains(codes, c.Code) {
+			codes = append(codes, c.Code)
+		}
+	}
+	return codes
 }
 
 func nextActionText(res *tiers.Result) string {

@@ -5,6 +5,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/geas-dev/geas/tiers"
 )
 
 func TestWriteText(t *testing.T) {
@@ -29,4 +32,25 @@ func TestWriteText(t *testing.T) {
 	assert.Contains(t, out, "        score 2 < threshold 3 (minimum of qa-engineer.json 2)\n")
 	assert.Contains(t, out, "retry budget: 3 -> 2\n")
 	assert.Contains(t, out, "next: fix: address the causes above and run the gate again (2 retries left)\n")
+}
+
+// TestCauseCodesAreListedOnce: the verdict line and the advisory line name each cause code once,
+// in the order the causes come, in every format that prints them.
+func TestCauseCodesAreListedOnce(t *testing.T) {
+	res := &tiers.Result{MissionID: "m1", TaskID: "t1", Verdict: tiers.VerdictFail,
+		Causes:         []tiers.Cause{{Code: "scope_violation"}, {Code: "eval_failed"}, {Code: "scope_violation"}},
+		AdvisoryCauses: []tiers.Cause{{Code: "below_threshold"}, {Code: "below_threshold"}, {Code: "stub_cap_exceeded"}},
+	}
+	var text, gh bytes.Buffer
+	writeText(&text, res)
+	assert.Contains(t, text.String(), "verdict: FAIL (scope_violation, eval_failed)\n")
+	assert.Contains(t, text.String(), "advisory (stages not reached, run by --keep-going; not counted): below_threshold, stub_cap_exceeded\n")
+	require.NoError(t, writeGitHub(&gh, []*tiers.Result{res}))
+	assert.Contains(t, gh.String(), "::verdict FAIL (scope_violation, eval_failed);")
+
+	res.Causes, res.AdvisoryCauses = nil, nil
+	text.Reset()
+	writeText(&text, res)
+	assert.Contains(t, text.String(), "verdict: FAIL\n")
+	assert.NotContains(t, text.String(), "advisory")
 }
