@@ -1,10 +1,12 @@
-package tiers
+package report
 
 import (
 	"encoding/xml"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/geas-dev/geas/tiers"
 )
 
 // JUnit XML as CI systems read it (the Jenkins/Surefire dialect): one <testsuite> per tier of each
@@ -55,12 +57,12 @@ type junitSkipped struct {
 	Message string `xml:"message,attr,omitempty"`
 }
 
-// WriteJUnit writes results as one JUnit XML document: a <testsuite> per tier of each result,
+// writeJUnit writes results as one JUnit XML document: a <testsuite> per tier of each result,
 // named task/tier_N, with a <testcase> per check. A fail or block check is a <failure> (its type
 // is the status), an error check an <error>, a skipped check <skipped/>; a warning passes and
 // carries its evidence in <system-out>. A tier that did not run is an empty suite whose properties
 // say why. Characters XML cannot carry (control bytes from command output) become U+FFFD.
-func WriteJUnit(w io.Writer, results []*Result) error {
+func writeJUnit(w io.Writer, results []*tiers.Result) error {
 	doc := junitSuites{Name: "geas gate"}
 	var ms int64
 	for _, res := range results {
@@ -87,7 +89,7 @@ func WriteJUnit(w io.Writer, results []*Result) error {
 	return err
 }
 
-func junitTierSuite(res *Result, tier int) junitSuite {
+func junitTierSuite(res *tiers.Result, tier int) junitSuite {
 	key := fmt.Sprintf("tier_%d", tier)
 	name := res.TaskID + "/" + key
 	tr := res.TierResults[key]
@@ -109,24 +111,24 @@ func junitTierSuite(res *Result, tier int) junitSuite {
 		}
 		tc := junitCase{Name: c.Name, Classname: name}
 		switch {
-		case c.Advisory && c.Status != StatusPass && c.Status != StatusSkipped:
+		case c.Advisory && c.Status != tiers.StatusPass && c.Status != tiers.StatusSkipped:
 			// --keep-going: a stage the run did not reach; listed, never counted (SPEC §5).
 			tc.SystemOut = "advisory (not counted): " + string(c.Status) + ": " + checkSentence(c)
 			s.Cases = append(s.Cases, tc)
 			continue
 		}
 		switch c.Status {
-		case StatusPass:
-		case StatusWarn:
+		case tiers.StatusPass:
+		case tiers.StatusWarn:
 			tc.SystemOut = "warning: " + checkSentence(c)
-		case StatusSkipped:
+		case tiers.StatusSkipped:
 			tc.Skipped = &junitSkipped{Message: c.Evidence}
 			s.Skipped++
-		case StatusFail, StatusBlock:
+		case tiers.StatusFail, tiers.StatusBlock:
 			tc.Failure = &junitProblem{Message: junitMessage(c), Type: string(c.Status), Body: junitBody(c)}
 			s.Failures++
 		default: // error, or a status the gate does not know: fail closed
-			tc.Error = &junitProblem{Message: junitMessage(c), Type: string(StatusError), Body: junitBody(c)}
+			tc.Error = &junitProblem{Message: junitMessage(c), Type: string(tiers.StatusError), Body: junitBody(c)}
 			s.Errors++
 		}
 		s.Cases = append(s.Cases, tc)
@@ -136,7 +138,7 @@ func junitTierSuite(res *Result, tier int) junitSuite {
 }
 
 // junitMessage is the one-line summary CI systems show next to a failed test.
-func junitMessage(c Check) string {
+func junitMessage(c tiers.Check) string {
 	msg := c.Text
 	if c.Code != "" {
 		msg = c.Code + ": " + msg
@@ -145,7 +147,7 @@ func junitMessage(c Check) string {
 }
 
 // junitBody is the evidence, then the places the check points at.
-func junitBody(c Check) string {
+func junitBody(c tiers.Check) string {
 	var b strings.Builder
 	b.WriteString(c.Evidence)
 	for _, l := range c.Locations {
@@ -155,7 +157,7 @@ func junitBody(c Check) string {
 }
 
 // checkSentence is a check's text and evidence on one line.
-func checkSentence(c Check) string {
+func checkSentence(c tiers.Check) string {
 	switch {
 	case c.Evidence == "":
 		return c.Text
@@ -165,14 +167,32 @@ func checkSentence(c Check) string {
 	return c.Text + ": " + c.Evidence
 }
 
-// String is path:line, or path when the location has no line.
-func (l Location) String() string {
-	if l.Line > 0 {
-		return fmt.Sprintf("%s:%d", l.Path, l.Line)
-	}
-	return l.Path
-}
-
 func junitSeconds(ms int64) string {
 	return fmt.Sprintf("%d.%03d", ms/1000, ms%1000)
+}
+
+// junitFormat writes JUnit XML; geas gate verify has no junit document.
+type junitFormat struct{}
+
+// Gate writes the results as one JUnit document.
+func (junitFormat) Gate(w io.Writer, results []*tiers.Result) error { return writeJUnit(w, results) }
+
+// All writes the results of the tasks that have one as one JUnit document; stdout holds nothing
+// else, so the tasks that were not gated and the overall line go to diag.
+func (junitFormat) All(w, diag io.Writer, a *All) error {
+	if err := writeJUnit(w, a.Results()); err != nil {
+		return err
+	}
+	for _, t := range a.Tasks {
+		if t.Result == nil {
+			fmt.Fprintf(diag, "%s %s: %s\n", t.TaskID, t.Outcome, t.Reason)
+		}
+	}
+	fmt.Fprintln(diag, overallLine(a.Overall))
+	return nil
+}
+
+// Verify refuses: the junit format is only for the results of gate runs.
+func (junitFormat) Verify(io.Writer, *Verify) error {
+	return errNoVerify(JUnit)
 }

@@ -1,15 +1,40 @@
-package tiers
+package report
 
 import (
 	"fmt"
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/geas-dev/geas/tiers"
 )
 
-// WriteText writes the compact human report of a run: one line per tier, each check that did not
+// textFormat writes reports for people.
+type textFormat struct{}
+
+// Gate writes the text report of each result, one after the other.
+func (textFormat) Gate(w io.Writer, results []*tiers.Result) error {
+	for _, res := range results {
+		writeText(w, res)
+	}
+	return nil
+}
+
+// All writes the summary table of geas gate --all.
+func (textFormat) All(w, _ io.Writer, a *All) error {
+	writeAllText(w, a)
+	return nil
+}
+
+// Verify writes the listing of geas gate verify.
+func (textFormat) Verify(w io.Writer, v *Verify) error {
+	writeVerifyText(w, v)
+	return nil
+}
+
+// writeText writes the compact human report of a run: one line per tier, each check that did not
 // pass with its evidence, then the verdict, the budget and the next action.
-func WriteText(w io.Writer, res *Result) {
+func writeText(w io.Writer, res *tiers.Result) {
 	mode := ""
 	if res.DryRun {
 		mode = " (dry run: nothing written)"
@@ -24,7 +49,7 @@ func WriteText(w io.Writer, res *Result) {
 		fmt.Fprintf(w, "  tier %d  %-7s %s\n", tier, tr.Status, tr.Details)
 	}
 	for _, c := range res.Checks {
-		if c.Status == StatusPass || c.Status == StatusSkipped {
+		if c.Status == tiers.StatusPass || c.Status == tiers.StatusSkipped {
 			continue
 		}
 		name := c.Name
@@ -34,32 +59,14 @@ func WriteText(w io.Writer, res *Result) {
 		fmt.Fprintf(w, "  %-5s %s: %s\n", strings.ToUpper(string(c.Status)), name, c.Text)
 		fmt.Fprintf(w, "        %s\n", terminalSafe(c.Evidence))
 	}
-	verdict := strings.ToUpper(string(res.Verdict))
-	if len(res.Causes) > 0 {
-		codes := make([]string, 0, len(res.Causes))
-		seen := map[string]bool{}
-		for _, c := range res.Causes {
-			if !seen[c.Code] {
-				seen[c.Code] = true
-				codes = append(codes, c.Code)
-			}
-		}
-		verdict += " (" + strings.Join(codes, ", ") + ")"
-	}
-	fmt.Fprintf(w, "verdict: %s\n", verdict)
+	fmt.Fprintf(w, "verdict: %s\n", verdictLine(res))
 	if len(res.AdvisoryCauses) > 0 {
-		codes := make([]string, 0, len(res.AdvisoryCauses))
-		for _, c := range res.AdvisoryCauses {
-			if !slices.Contains(codes, c.Code) {
-				codes = append(codes, c.Code)
-			}
-		}
-		fmt.Fprintf(w, "advisory (stages not reached, run by --keep-going; not counted): %s\n", strings.Join(codes, ", "))
+		fmt.Fprintf(w, "advisory (stages not reached, run by --keep-going; not counted): %s\n", strings.Join(causeCodes(res.AdvisoryCauses), ", "))
 	}
 	if len(res.BlockingDimensions) > 0 {
 		fmt.Fprintf(w, "blocking dimensions: %s\n", strings.Join(res.BlockingDimensions, ", "))
 	}
-	fmt.Fprintf(w, "retry budget: %s -> %s\n", BudgetText(res.RetryBudgetBefore), BudgetText(res.RetryBudgetAfter))
+	fmt.Fprintf(w, "retry budget: %s -> %s\n", tiers.BudgetText(res.RetryBudgetBefore), tiers.BudgetText(res.RetryBudgetAfter))
 	if t := res.Transition; t != nil {
 		verb := "moved"
 		if res.DryRun {
@@ -76,17 +83,37 @@ func WriteText(w io.Writer, res *Result) {
 	fmt.Fprintf(w, "next: %s\n", nextActionText(res))
 }
 
-func nextActionText(res *Result) string {
+// verdictLine is the verdict in capitals followed by its distinct cause codes.
+func verdictLine(res *tiers.Result) string {
+	v := strings.ToUpper(string(res.Verdict))
+	if len(res.Causes) == 0 {
+		return v
+	}
+	return v + " (" + strings.Join(causeCodes(res.Causes), ", ") + ")"
+}
+
+// causeCodes are the distinct codes of causes, in the order they first appear.
+func causeCodes(causes []tiers.Cause) []string {
+	var codes []string
+	for _, c := range causes {
+		if !slices.Contains(codes, c.Code) {
+			codes = append(codes, c.Code)
+		}
+	}
+	return codes
+}
+
+func nextActionText(res *tiers.Result) string {
 	switch res.NextAction {
-	case NextProceed:
+	case tiers.NextProceed:
 		return "proceed: the task is verified"
-	case NextFix:
+	case tiers.NextFix:
 		return fmt.Sprintf("fix: address the causes above and run the gate again (%s left)", plural(derefInt(res.RetryBudgetAfter), "retry", "retries"))
-	case NextEscalate:
+	case tiers.NextEscalate:
 		return "escalate: the retry budget is spent; an authority decides (see the pending decision)"
-	case NextResolveBlock:
+	case tiers.NextResolveBlock:
 		return "resolve_block: supply what is missing, then run the gate again (no retry spent)"
-	case NextInvestigateErr:
+	case tiers.NextInvestigateErr:
 		return "investigate_error: the gate could not decide; fix the cause, then run it again (no retry spent)"
 	}
 	return res.NextAction

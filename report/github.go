@@ -1,25 +1,27 @@
-package tiers
+package report
 
 import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/geas-dev/geas/tiers"
 )
 
-// WriteGitHub writes results as GitHub Actions workflow commands: an ::error for each check that
+// writeGitHub writes results as GitHub Actions workflow commands: an ::error for each check that
 // failed, blocked or errored, a ::warning for each warning, then a ::notice with the verdict of
 // each result. A check that points at files (scope violations, confirmed stubs) gets one
 // annotation per location, with file= and line=, so GitHub shows it on the file; paths are
 // relative to the project root, which is the repository root in the usual layout.
-func WriteGitHub(w io.Writer, results []*Result) error {
+func writeGitHub(w io.Writer, results []*tiers.Result) error {
 	var b strings.Builder
 	for _, res := range results {
 		for _, c := range res.Checks {
 			level := ""
 			switch c.Status {
-			case StatusPass, StatusSkipped:
+			case tiers.StatusPass, tiers.StatusSkipped:
 				continue
-			case StatusWarn:
+			case tiers.StatusWarn:
 				level = "warning"
 			default: // fail, block, error, or a status the gate does not know: fail closed
 				level = "error"
@@ -46,7 +48,7 @@ func WriteGitHub(w io.Writer, results []*Result) error {
 			}
 		}
 		msg := fmt.Sprintf("verdict %s; retry budget %s -> %s; next: %s",
-			verdictLine(res), BudgetText(res.RetryBudgetBefore), BudgetText(res.RetryBudgetAfter), nextActionText(res))
+			verdictLine(res), tiers.BudgetText(res.RetryBudgetBefore), tiers.BudgetText(res.RetryBudgetAfter), nextActionText(res))
 		ghCommand(&b, "notice", msg, "title", fmt.Sprintf("geas gate %s/%s", res.MissionID, res.TaskID))
 	}
 	_, err := io.WriteString(w, b.String())
@@ -76,27 +78,10 @@ var (
 func ghData(s string) string     { return ghDataEscaper.Replace(s) }
 func ghProperty(s string) string { return ghPropertyEscaper.Replace(s) }
 
-// verdictLine is the verdict in capitals followed by its distinct cause codes.
-func verdictLine(res *Result) string {
-	v := strings.ToUpper(string(res.Verdict))
-	if len(res.Causes) == 0 {
-		return v
-	}
-	var codes []string
-	seen := map[string]bool{}
-	for _, c := range res.Causes {
-		if !seen[c.Code] {
-			seen[c.Code] = true
-			codes = append(codes, c.Code)
-		}
-	}
-	return v + " (" + strings.Join(codes, ", ") + ")"
-}
-
 // WriteGitHubSummary writes results as the Markdown of a GitHub job summary
 // ($GITHUB_STEP_SUMMARY): for each result the verdict, a table of the tiers, the checks that did
 // not pass with their evidence, the warnings, the retry budget and the next action.
-func WriteGitHubSummary(w io.Writer, results []*Result) error {
+func WriteGitHubSummary(w io.Writer, results []*tiers.Result) error {
 	var b strings.Builder
 	for _, res := range results {
 		fmt.Fprintf(&b, "## geas gate %s: %s %s\n\n", mdText(res.TaskID), verdictIcon(res), mdText(verdictLine(res)))
@@ -114,11 +99,11 @@ func WriteGitHubSummary(w io.Writer, results []*Result) error {
 			tr := res.TierResults[fmt.Sprintf("tier_%d", tier)]
 			fmt.Fprintf(&b, "| %d | %s | %s |\n", tier, mdText(string(tr.Status)), mdText(tr.Details))
 		}
-		var bad, warns []Check
+		var bad, warns []tiers.Check
 		for _, c := range res.Checks {
 			switch c.Status {
-			case StatusPass, StatusSkipped:
-			case StatusWarn:
+			case tiers.StatusPass, tiers.StatusSkipped:
+			case tiers.StatusWarn:
 				warns = append(warns, c)
 			default:
 				bad = append(bad, c)
@@ -136,7 +121,7 @@ func WriteGitHubSummary(w io.Writer, results []*Result) error {
 				fmt.Fprintf(&b, "- %s: %s\n", mdText(c.Name), mdText(c.Evidence))
 			}
 		}
-		fmt.Fprintf(&b, "\n**Retry budget:** %s → %s", BudgetText(res.RetryBudgetBefore), BudgetText(res.RetryBudgetAfter))
+		fmt.Fprintf(&b, "\n**Retry budget:** %s → %s", tiers.BudgetText(res.RetryBudgetBefore), tiers.BudgetText(res.RetryBudgetAfter))
 		if t := res.Transition; t != nil {
 			verb := "moved"
 			if res.DryRun {
@@ -150,13 +135,13 @@ func WriteGitHubSummary(w io.Writer, results []*Result) error {
 	return err
 }
 
-func verdictIcon(res *Result) string {
+func verdictIcon(res *tiers.Result) string {
 	switch {
 	case res.Verdict.IsPass():
 		return "✅"
-	case res.Verdict == VerdictFail:
+	case res.Verdict == tiers.VerdictFail:
 		return "❌"
-	case res.Verdict == VerdictBlock:
+	case res.Verdict == tiers.VerdictBlock:
 		return "⛔"
 	}
 	return "⚠️"
@@ -180,4 +165,37 @@ func durationText(ms int64) string {
 		return fmt.Sprintf("%.1fs", float64(ms)/1000)
 	}
 	return fmt.Sprintf("%dm%ds", ms/60_000, ms%60_000/1000)
+}
+
+// githubFormat writes GitHub Actions workflow commands; geas gate verify has no github document.
+type githubFormat struct{}
+
+// Gate writes the results as workflow commands.
+func (githubFormat) Gate(w io.Writer, results []*tiers.Result) error {
+	return writeGitHub(w, results)
+}
+
+// All writes the results of the tasks that have one as workflow commands, then a ::warning for
+// each task that was not gated and the overall outcome (a ::notice, or an ::error when it is not a
+// success), so that every task and the outcome show as annotations of the job.
+func (githubFormat) All(w, _ io.Writer, a *All) error {
+	if err := writeGitHub(w, a.Results()); err != nil {
+		return err
+	}
+	for _, t := range a.Tasks {
+		if t.Result == nil {
+			fmt.Fprintf(w, "::warning title=%s/%s::%s\n", t.TaskID, t.Outcome, t.Reason)
+		}
+	}
+	level := "notice"
+	if !a.Overall.Success {
+		level = "error"
+	}
+	fmt.Fprintf(w, "::%s title=geas gate --all %s::%s\n", level, a.Mission, overallLine(a.Overall))
+	return nil
+}
+
+// Verify refuses: the github format is only for the results of gate runs.
+func (githubFormat) Verify(io.Writer, *Verify) error {
+	return errNoVerify(GitHub)
 }

@@ -1,16 +1,15 @@
-package tiers
+package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"encoding/xml"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/geas-dev/geas/tiers"
 )
 
 // junitDoc is the part of a JUnit document the count test reads.
@@ -41,16 +40,6 @@ type junitDoc struct {
 	} `xml:"testsuite"`
 }
 
-// recordedResults are the runs the cmd golden tests render (testdata/golden/results.json).
-func recordedResults(t *testing.T) []*Result {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "testdata", "golden", "results.json"))
-	require.NoError(t, err)
-	var results []*Result
-	require.NoError(t, json.Unmarshal(b, &results))
-	return results
-}
-
 // TestJUnitCountsEqualCheckStatuses parses the JUnit output with encoding/xml: every check is a
 // testcase of its task's tier suite, and the failure, error and skipped counts of each suite and
 // of the document equal the statuses of the checks (fail and block are failures, error and unknown
@@ -58,21 +47,19 @@ func recordedResults(t *testing.T) []*Result {
 func TestJUnitCountsEqualCheckStatuses(t *testing.T) {
 	results := recordedResults(t)
 
-	// A fresh run of the example, failing in tier 1, and a result holding what XML cannot carry.
-	f := newFixture(t, true)
-	f.contract(func(m map[string]any) { m["eval_commands"] = []any{"exit 3", "true"} })
-	_, fresh, _ := f.evaluate()
-	require.Equal(t, VerdictFail, fresh.Verdict)
+	// A run of the example, failing in tier 1, and a result holding what XML cannot carry.
+	fresh := recordedResult(t, "example-tier1-fail.json")
+	require.Equal(t, tiers.VerdictFail, fresh.Verdict)
 	fresh.TaskID = "fresh" // the recorded runs have a t1 too
 	results = append(results, fresh)
-	odd := &Result{TaskID: "t9", TierResults: map[string]TierResult{}, Checks: []Check{
-		{Name: "ctl\x00\x1b[31m", Tier: 1, Status: StatusFail, Blocking: true, Evidence: "bell \a, nul \x00, bad utf-8 \xff, ]]> <x/>"},
-		{Name: "strange", Tier: 2, Status: Status("maybe"), Blocking: true, Evidence: "status nobody knows"},
+	odd := &tiers.Result{TaskID: "t9", TierResults: map[string]tiers.TierResult{}, Checks: []tiers.Check{
+		{Name: "ctl\x00\x1b[31m", Tier: 1, Status: tiers.StatusFail, Blocking: true, Evidence: "bell \a, nul \x00, bad utf-8 \xff, ]]> <x/>"},
+		{Name: "strange", Tier: 2, Status: tiers.Status("maybe"), Blocking: true, Evidence: "status nobody knows"},
 	}}
 	results = append(results, odd)
 
 	var out bytes.Buffer
-	require.NoError(t, WriteJUnit(&out, results))
+	require.NoError(t, writeJUnit(&out, results))
 	var doc junitDoc
 	require.NoError(t, xml.Unmarshal(out.Bytes(), &doc), "junit output is well-formed XML:\n%s", out.String())
 
@@ -88,13 +75,13 @@ func TestJUnitCountsEqualCheckStatuses(t *testing.T) {
 			n.tests++
 			total.tests++
 			switch c.Status {
-			case StatusFail, StatusBlock:
+			case tiers.StatusFail, tiers.StatusBlock:
 				n.failures++
 				total.failures++
-			case StatusSkipped:
+			case tiers.StatusSkipped:
 				n.skipped++
 				total.skipped++
-			case StatusPass, StatusWarn:
+			case tiers.StatusPass, tiers.StatusWarn:
 			default:
 				n.errors++
 				total.errors++
@@ -131,7 +118,7 @@ func TestJUnitCountsEqualCheckStatuses(t *testing.T) {
 // passing testcase whose system-out holds the warning.
 func TestJUnitMarksBlockAndKeepsWarnings(t *testing.T) {
 	var out bytes.Buffer
-	require.NoError(t, WriteJUnit(&out, recordedResults(t)))
+	require.NoError(t, writeJUnit(&out, recordedResults(t)))
 	var doc junitDoc
 	require.NoError(t, xml.Unmarshal(out.Bytes(), &doc))
 	found := map[string]bool{}
@@ -161,16 +148,16 @@ func TestJUnitMarksBlockAndKeepsWarnings(t *testing.T) {
 // newline in evidence cannot start a command of its own and a comma or colon in a path cannot end
 // a property.
 func TestGitHubCommandsCannotBeInjected(t *testing.T) {
-	res := &Result{MissionID: "m1", TaskID: "t1", Verdict: VerdictFail, Checks: []Check{
-		{Name: "scope", Status: StatusFail, Blocking: true, Code: CauseScopeViolation,
+	res := &tiers.Result{MissionID: "m1", TaskID: "t1", Verdict: tiers.VerdictFail, Checks: []tiers.Check{
+		{Name: "scope", Status: tiers.StatusFail, Blocking: true, Code: tiers.CauseScopeViolation,
 			Text: "in scope", Evidence: "50% off\r\n::add-mask::secret",
-			Locations: []Location{{Path: "a,b:c%.go", Line: 7}, {Path: "d.go"}}},
-		{Name: "ok", Status: StatusPass, Blocking: true},
-		{Name: "later", Status: StatusSkipped},
-		{Name: "shared", Status: StatusWarn, Evidence: "go.mod"},
+			Locations: []tiers.Location{{Path: "a,b:c%.go", Line: 7}, {Path: "d.go"}}},
+		{Name: "ok", Status: tiers.StatusPass, Blocking: true},
+		{Name: "later", Status: tiers.StatusSkipped},
+		{Name: "shared", Status: tiers.StatusWarn, Evidence: "go.mod"},
 	}}
 	var out bytes.Buffer
-	require.NoError(t, WriteGitHub(&out, []*Result{res}))
+	require.NoError(t, writeGitHub(&out, []*tiers.Result{res}))
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	assert.Equal(t, []string{
 		"::error title=t1/scope%3A fail (scope_violation),file=a%2Cb%3Ac%25.go,line=7::in scope: 50%25 off%0D%0A::add-mask::secret",
