@@ -2,9 +2,15 @@ package cmd
 
 import (
 	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -67,4 +73,182 @@ func firstDifferentLine(a, b []byte) int {
 		}
 	}
 	return min(len(la), len(lb)) + 1
+}
+
+// TestDocsSpecIsTheSharedSpec keeps docs/spec.md a copy of the specification the project is
+// steered by, ../shared/SPEC.md beside the repository. CI has only the repository: there the
+// test is skipped.
+func TestDocsSpecIsTheSharedSpec(t *testing.T) {
+	shared, err := os.ReadFile(filepath.Join(repoRoot, "..", "shared", "SPEC.md"))
+	if os.IsNotExist(err) {
+		t.Skip("no ../shared/SPEC.md beside the repository")
+	}
+	require.NoError(t, err)
+	copied, err := os.ReadFile(filepath.Join(repoRoot, "docs", "spec.md"))
+	require.NoError(t, err)
+	if !bytes.Equal(shared, copied) {
+		t.Errorf("docs/spec.md differs from ../shared/SPEC.md (first difference at line %d): cp ../shared/SPEC.md docs/spec.md",
+			firstDifferentLine(copied, shared))
+	}
+}
+
+// docFiles are the Markdown files whose links TestDocsLinksResolve checks.
+func docFiles(t *testing.T) []string {
+	t.Helper()
+	files := []string{"README.md", filepath.Join("bench", "README.md")}
+	for _, dir := range []string{"docs", filepath.Join("docs", "cli")} {
+		matches, err := filepath.Glob(filepath.Join(repoRoot, dir, "*.md"))
+		require.NoError(t, err)
+		require.NotEmpty(t, matches, "no Markdown files in %s", dir)
+		for _, m := range matches {
+			rel, err := filepath.Rel(repoRoot, m)
+			require.NoError(t, err)
+			files = append(files, rel)
+		}
+	}
+	return files
+}
+
+// mdLink matches an inline Markdown link or image target: [text](target) or [text](target "title").
+var mdLink = regexp.MustCompile(`\]\(([^)\s]+)(?:\s+"[^"]*")?\)`)
+
+// TestDocsLinksResolve checks that every relative link of the README, bench/README.md and docs/
+// points at a file or directory of the repository.
+func TestDocsLinksResolve(t *testing.T) {
+	checked := 0
+	for _, file := range docFiles(t) {
+		b, err := os.ReadFile(filepath.Join(repoRoot, file))
+		require.NoError(t, err)
+		for i, line := range strings.Split(stripCodeBlocks(string(b)), "\n") {
+			for _, m := range mdLink.FindAllStringSubmatch(line, -1) {
+				target := m[1]
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") || strings.HasPrefix(target, "#") {
+					continue
+				}
+				target, _, _ = strings.Cut(target, "#")
+				path := filepath.Join(repoRoot, filepath.Dir(file), filepath.FromSlash(target))
+				_, err := os.Stat(path)
+				assert.NoError(t, err, "%s:%d links to %s, which does not exist", file, i+1, m[1])
+				checked++
+			}
+		}
+	}
+	assert.Greater(t, checked, 20, "the docs link to each other; so few links means the link pattern is broken")
+}
+
+// stripCodeBlocks blanks fenced code blocks (keeping the line count), where ](x) is code, not a link.
+func stripCodeBlocks(s string) string {
+	lines := strings.Split(s, "\n")
+	in := false
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			in = !in
+			lines[i] = ""
+			continue
+		}
+		if in {
+			lines[i] = ""
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// TestEveryCauseIsDocumented fails when a cause code, verdict or next action the code can produce
+// is missing from docs/verdicts-and-causes.md. The codes are read from the module's source: every
+// string constant named Cause*, Verdict* or Next*, and every code given as a literal to a warning.
+func TestEveryCauseIsDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join(repoRoot, "docs", "verdicts-and-causes.md"))
+	require.NoError(t, err)
+	codes := sourceCodes(t)
+	require.GreaterOrEqual(t, len(codes), 40, "the source scan found too few codes: %v", codes)
+	var missing []string
+	for _, code := range codes {
+		if !strings.Contains(string(doc), "`"+code+"`") {
+			missing = append(missing, code)
+		}
+	}
+	assert.Empty(t, missing, "docs/verdicts-and-causes.md does not document these codes (each written as `code`)")
+}
+
+// sourceCodes returns the cause codes, verdicts and next actions written in non-test Go files.
+func sourceCodes(t *testing.T) []string {
+	t.Helper()
+	seen := map[string]bool{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(repoRoot, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "docs" || strings.HasPrefix(d.Name(), ".") && path != repoRoot) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.ValueSpec:
+				for i, name := range n.Names {
+					if i < len(n.Values) && isCodeName(name.Name) {
+						addLiteral(seen, n.Values[i])
+					}
+				}
+			case *ast.CallExpr:
+				if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "warnCheck" && len(n.Args) > 0 {
+					addLiteral(seen, n.Args[len(n.Args)-1])
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	require.NoError(t, err)
+	codes := make([]string, 0, len(seen))
+	for c := range seen {
+		codes = append(codes, c)
+	}
+	sort.Strings(codes)
+	return codes
+}
+
+func isCodeName(name string) bool {
+	for _, prefix := range []string{"Cause", "Verdict", "Next"} {
+		if rest, ok := strings.CutPrefix(name, prefix); ok && rest != "" && rest[0] >= 'A' && rest[0] <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+func addLiteral(seen map[string]bool, e ast.Expr) {
+	lit, ok := e.(*ast.BasicLit)
+	if !ok || lit.Kind != token.STRING {
+		return
+	}
+	if s, err := strconv.Unquote(lit.Value); err == nil && s != "" {
+		seen[s] = true
+	}
+}
+
+// TestReadmeIsForNewcomers keeps the README short and its first steps exact: the install line and
+// the two set-up commands of a fresh clone.
+func TestReadmeIsForNewcomers(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	require.NoError(t, err)
+	readme := string(b)
+	assert.LessOrEqual(t, strings.Count(readme, "\n"), 250, "the README is for newcomers; reference goes to docs/")
+	for _, want := range []string{
+		"go install github.com/geas-dev/geas/cmd/geas@latest",
+		"go run ./cmd/geas demo",
+		"go test ./...",
+	} {
+		assert.Contains(t, readme, want)
+	}
+	for _, labNote := range []string{"load average", "Oxide", "peak RSS"} {
+		assert.NotContains(t, readme, labNote, "measurements belong in bench/README.md")
+	}
 }
