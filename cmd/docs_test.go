@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -125,15 +127,50 @@ func TestDocsLinksResolve(t *testing.T) {
 				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") || strings.HasPrefix(target, "#") {
 					continue
 				}
-				target, _, _ = strings.Cut(target, "#")
+				target, fragment, _ := strings.Cut(target, "#")
 				path := filepath.Join(repoRoot, filepath.Dir(file), filepath.FromSlash(target))
 				_, err := os.Stat(path)
-				assert.NoError(t, err, "%s:%d links to %s, which does not exist", file, i+1, m[1])
 				checked++
+				if !assert.NoError(t, err, "%s:%d links to %s, which does not exist", file, i+1, m[1]) || fragment == "" {
+					continue
+				}
+				heads, err := os.ReadFile(path)
+				require.NoError(t, err)
+				assert.Contains(t, headingAnchors(string(heads)), fragment, "%s:%d links to %s, which has no such heading", file, i+1, m[1])
 			}
 		}
 	}
 	assert.Greater(t, checked, 20, "the docs link to each other; so few links means the link pattern is broken")
+}
+
+// headingAnchors returns the anchors GitHub gives the headings of a Markdown file: lower case,
+// punctuation dropped, spaces as hyphens, and -1, -2, ... on repeats.
+func headingAnchors(md string) []string {
+	var anchors []string
+	seen := map[string]int{}
+	for _, line := range strings.Split(stripCodeBlocks(md), "\n") {
+		if !strings.HasPrefix(line, "#") {
+			continue
+		}
+		title := strings.TrimSpace(strings.TrimLeft(line, "#"))
+		var b strings.Builder
+		for _, r := range strings.ToLower(title) {
+			switch {
+			case r == ' ':
+				b.WriteRune('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		a := b.String()
+		if n := seen[a]; n > 0 {
+			anchors = append(anchors, fmt.Sprintf("%s-%d", a, n))
+		} else {
+			anchors = append(anchors, a)
+		}
+		seen[a]++
+	}
+	return anchors
 }
 
 // stripCodeBlocks blanks fenced code blocks (keeping the line count), where ](x) is code, not a link.
