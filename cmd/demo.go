@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 )
@@ -109,7 +110,7 @@ func runDemoTasks(ctx context.Context, g *globalOptions, o demoOptions, tasks []
 		if err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
-		res, err := gateTask(ctx, ref, false, nil)
+		res, err := gate.Run(ctx, ref.ref(), gate.Options{})
 		ref.Close()
 		if err != nil {
 			return &exitError{code: 3, err: fmt.Errorf("demo: gate %s: %w", t.id, err)}

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
@@ -221,7 +222,7 @@ func gateTasks(ctx context.Context, tasks []*taskRef, jobs int, dryRun bool, pro
 	for range min(jobs, len(tasks)) {
 		wg.Go(func() {
 			for i := range next {
-				res, err := gateTask(ctx, tasks[i], dryRun, labeled(progress, tasks[i].task))
+				res, err := gate.Run(ctx, tasks[i].ref(), gate.Options{DryRun: dryRun, Progress: labeled(progress, tasks[i].task)})
 				if err != nil {
 					res = runFailed(tasks[i], err)
 				}

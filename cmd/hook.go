@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
@@ -146,8 +147,8 @@ func claudeStop(ctx context.Context, g *globalOptions, o hookOptions, active boo
 			return &claudeStopOutput{SystemMessage: notGatedMessage(t, state) + " Backed: " + why + "."}
 		}
 	}
-	// gateTask re-checks a verified or passed task (nothing written) and gates any other.
-	res, err := gateTask(ctx, t, false, nil)
+	// gate.Run re-checks a verified or passed task (nothing written) and gates any other.
+	res, err := gate.Run(ctx, t.ref(), gate.Options{})
 	if err != nil {
 		return claudeStopCannotRun(t.task, err, active)
 	}

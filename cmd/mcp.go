@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/tiers"
 )
@@ -125,7 +126,7 @@ func (g *globalOptions) mcpEvaluate(ctx context.Context, in mcpTaskArgs) (*mcp.C
 		return nil, nil, err
 	}
 	defer t.Close()
-	res, err := gateTask(ctx, t, true, nil)
+	res, err := gate.Run(ctx, t.ref(), gate.Options{DryRun: true})
 	if err != nil {
 		return nil, nil, fmt.Errorf("the gate could not run: %w", err)
 	}

@@ -18,12 +18,16 @@ import (
 	"github.com/geas-dev/geas/record"
 )
 
-// Exit codes shared by every command. The gate adds its verdict codes 1 (fail), 2 (block) and
-// 3 (error) on top of these.
+// Exit codes shared by every command, and the gate's verdict codes (SPEC §2.4): pass 0, fail 1,
+// block 2, error 3 (the gate could not decide).
 const (
 	ExitOK      = 0
 	ExitRefused = 1
 	ExitUsage   = 64
+
+	ExitFail  = 1
+	ExitBlock = 2
+	ExitError = 3
 )
 
 // Main runs geas with the process's arguments and standard streams and returns the exit code.
