@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 )
@@ -171,9 +172,9 @@ func exitCode(err error) int {
 	case errors.As(err, &ee):
 		return ee.code
 	case errors.As(err, new(*record.LockTimeoutError)):
-		return 3 // SPEC §7.3: a lock wait that gives up is an error of the run
+		return ExitError // SPEC §7.3: a lock wait that gives up is an error of the run
 	case errors.As(err, &ue), errors.As(err, &idErr), errors.As(err, &nf),
-		errors.Is(err, project.ErrNoTask), errors.Is(err, project.ErrNoMission):
+		errors.Is(err, project.ErrNoTask), errors.Is(err, project.ErrNoMission), errors.As(err, new(*gate.UnknownMissionError)):
 		return ExitUsage
 	}
 	return ExitRefused
