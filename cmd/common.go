@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"time"
 
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/gate"
@@ -121,17 +119,6 @@ func (g *globalOptions) printNotes(task string, notes []string) {
 	for _, n := range notes {
 		fmt.Fprintf(g.stderr, "geas: task %s: %s\n", task, n)
 	}
-}
-
-// loadRecord reads the task's record.json, or starts a new one when the task has none yet. It
-// returns the record's name relative to .geas.
-func (t *taskRef) loadRecord(now time.Time) (string, *record.Record, error) {
-	name := t.dir + "/record.json"
-	rec, err := record.Load(t.p.Geas, name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return name, record.New(t.task, now), nil
-	}
-	return name, rec, err
 }
 
 // readPayload returns the JSON payload given by exactly one of --file (a path, or - for standard
