@@ -126,7 +126,7 @@ func runHookClaudeStop(ctx context.Context, g *globalOptions, o hookOptions) err
 
 // claudeStop decides the hook's answer. It trusts no state it did not verify (SPEC §9): a
 // verified or passed task is re-checked, an escalated, blocked or cancelled task lets the agent
-// stop only when that state is backed (stateBacking), every other task is gated, and a gate that
+// stop only when that state is backed (gate.StateBacking), every other task is gated, and a gate that
 // cannot run holds the first stop.
 func claudeStop(ctx context.Context, g *globalOptions, o hookOptions, active bool) *claudeStopOutput {
 	t, err := g.openTask(o.mission, o.task)
@@ -140,7 +140,7 @@ func claudeStop(ctx context.Context, g *globalOptions, o hookOptions, active boo
 		switch state := record.State(c.Status); state {
 		case record.Escalated, record.Blocked, record.Cancelled:
 			in := tiers.Gather(t.p, t.mission, t.task, t.dir)
-			ok, why := stateBacking(in, state)
+			ok, why := gate.StateBacking(in, state)
 			if !ok {
 				return claudeStopUnbacked(t.task, state, why, active)
 			}
