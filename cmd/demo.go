@@ -113,7 +113,7 @@ func runDemoTasks(ctx context.Context, g *globalOptions, o demoOptions, tasks []
 		res, err := gate.Run(ctx, ref.ref(), gate.Options{})
 		ref.Close()
 		if err != nil {
-			return &exitError{code: 3, err: fmt.Errorf("demo: gate %s: %w", t.id, err)}
+			return &exitError{code: ExitError, err: fmt.Errorf("demo: gate %s: %w", t.id, err)}
 		}
 		got := string(res.Verdict)
 		if got != t.want {
