@@ -387,8 +387,7 @@ func (r *run) result(profile string, stopped map[int]string) *Result {
 		}
 	}
 	res := &Result{
-		RunID: r.opts.RunID, MissionID: in.Mission, TaskID: in.Task, GateProfile: Profile(profile),
-		Checks: r.checks,
+		RunID: r.opts.RunID, MissionID: in.Mission, TaskID: in.Task, GateProfile: Profile(profile), Checks: r.checks,
 		RubricScores: r.rubric, BlockingDimensions: r.blockingDims, EvalRuns: r.evalRuns,
 		StubCount: r.stubCount, StubCap: r.stubCap, Head: r.head,
 		StartedAt: record.Timestamp(r.opts.Now), DryRun: r.opts.DryRun,
