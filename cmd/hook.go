@@ -126,8 +126,8 @@ func runHookClaudeStop(ctx context.Context, g *globalOptions, o hookOptions) err
 
 // claudeStop decides the hook's answer. It trusts no state it did not verify (SPEC §9): a
 // verified or passed task is re-checked, an escalated, blocked or cancelled task lets the agent
-// stop only when that state is backed (gate.StateBacking), every other task is gated, and a gate that
-// cannot run holds the first stop.
+// stop only when that state is backed (gate.StateBacking), every other task is gated, and a gate
+// that cannot run holds the first stop.
 func claudeStop(ctx context.Context, g *globalOptions, o hookOptions, active bool) *claudeStopOutput {
 	t, err := g.openTask(o.mission, o.task)
 	if err != nil {
