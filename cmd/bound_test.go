@@ -39,7 +39,7 @@ func TestTheGateNeverWritesWhatItCannotRead(t *testing.T) {
 	require.Less(t, fi.Size(), int64(4<<20), "the contract itself is within its limit")
 
 	for run := 1; run <= 2; run++ {
-		code, res := gate(t, dir)
+		code, res := gateTask(t, dir)
 		assert.Equal(t, 3, code, "run %d: the exit code is the recorded verdict, error", run)
 		assert.Equal(t, "error", res["verdict"], "run %d", run)
 		causes, _ := res["causes"].([]any)
@@ -94,7 +94,7 @@ func TestAFullHistoryRecordsNothing(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".geas", "gate-policy.json"), []byte(`{"max_history_bytes": 2048}`), 0o644))
 	// A missing review blocks every run, and a block is recorded without spending a retry.
 	require.NoError(t, os.Remove(filepath.Join(dir, taskDir, "evidence", "qa-engineer.json")))
-	code, res := gate(t, dir)
+	code, res := gateTask(t, dir)
 	require.Equal(t, 2, code, "the first run fits: %v", res["causes"])
 	events := filepath.Join(dir, ".geas", "state", "events.jsonl")
 	var rec, ev []byte
@@ -103,7 +103,7 @@ func TestAFullHistoryRecordsNothing(t *testing.T) {
 		require.NoError(t, err)
 		beforeEv, err := os.ReadFile(events)
 		require.NoError(t, err)
-		code, res = gate(t, dir)
+		code, res = gateTask(t, dir)
 		if res["verdict"] == "error" {
 			rec, ev = beforeRec, beforeEv
 			break

@@ -7,15 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"time"
 
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/schemas"
-	"github.com/geas-dev/geas/tiers"
 )
 
 // maxPayloadBytes bounds a --file or --data payload (the gate's evidence limit).
@@ -41,6 +39,11 @@ type taskRef struct {
 	task    string
 	dir     string // task directory relative to .geas
 	lock    *record.Lock
+}
+
+// ref is the task as package gate names it.
+func (t *taskRef) ref() gate.Task {
+	return gate.Task{Project: t.p, Mission: t.mission, ID: t.task, Dir: t.dir}
 }
 
 // openMission validates a --mission value, opens the project, and resolves the mission (the flag,
@@ -99,32 +102,23 @@ func (g *globalOptions) openLockedTask(ctx context.Context, missionFlag, task st
 	if err != nil {
 		return nil, err
 	}
-	if t.lock, err = record.LockTask(ctx, t.p.Geas, t.dir); err != nil {
+	// SPEC §7.3: a command that takes the lock first completes what the task's latest recorded
+	// entry implies (a run, a revocation or a grant cut short by a crash or a failed write).
+	lock, notes, err := gate.Lock(ctx, t.ref())
+	g.printNotes(t.task, notes)
+	if err != nil {
 		t.Close()
 		return nil, err
 	}
-	// SPEC §7.3: a command that takes the lock first completes what the task's latest recorded
-	// entry implies (a run, a revocation or a grant cut short by a crash or a failed write).
-	notes, err := tiers.Complete(t.p.Geas, t.mission, t.task, t.dir, time.Now())
-	for _, n := range notes {
-		fmt.Fprintf(g.stderr, "geas: task %s: %s\n", t.task, n)
-	}
-	if err != nil {
-		t.Close()
-		return nil, fmt.Errorf("task %s: complete the last recorded entry: %w", t.task, err)
-	}
+	t.lock = lock
 	return t, nil
 }
 
-// loadRecord reads the task's record.json, or starts a new one when the task has none yet. It
-// returns the record's name relative to .geas.
-func (t *taskRef) loadRecord(now time.Time) (string, *record.Record, error) {
-	name := t.dir + "/record.json"
-	rec, err := record.Load(t.p.Geas, name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return name, record.New(t.task, now), nil
+// printNotes prints what a command completed or could not write, one line per note.
+func (g *globalOptions) printNotes(task string, notes []string) {
+	for _, n := range notes {
+		fmt.Fprintf(g.stderr, "geas: task %s: %s\n", task, n)
 	}
-	return name, rec, err
 }
 
 // readPayload returns the JSON payload given by exactly one of --file (a path, or - for standard

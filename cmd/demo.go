@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/internal/demo"
 	"github.com/geas-dev/geas/tiers"
 )
@@ -128,10 +129,10 @@ func gateDemoTasks(ctx context.Context, g *globalOptions, dir string, tasks []de
 		if err != nil {
 			return nil, fmt.Errorf("demo: %w", err)
 		}
-		res, err := gateTask(ctx, ref, false, nil)
+		res, err := gate.Run(ctx, ref.ref(), gate.Options{})
 		ref.Close()
 		if err != nil {
-			return nil, &exitError{code: 3, err: fmt.Errorf("demo: gate %s: %w", t.ID, err)}
+			return nil, &exitError{code: ExitError, err: fmt.Errorf("demo: gate %s: %w", t.ID, err)}
 		}
 		runs = append(runs, demoRun{task: t, head: head, res: res})
 	}

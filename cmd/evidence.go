@@ -11,9 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
-	"github.com/geas-dev/geas/tiers"
 )
 
 func newEvidenceCmd(g *globalOptions) *cobra.Command {
@@ -102,19 +102,13 @@ func runEvidenceAdd(c *cobra.Command, g *globalOptions, o evidenceAddOptions) er
 	if _, err := evidence.Parse(name, b); err != nil {
 		return err
 	}
-	lock, err := record.LockTask(c.Context(), t.p.Geas, t.dir)
+	// SPEC §7.3: what the task's latest recorded entry implies is completed first.
+	lock, notes, err := gate.Lock(c.Context(), t.ref())
+	g.printNotes(t.task, notes)
 	if err != nil {
 		return err
 	}
 	defer lock.Unlock()
-	// SPEC §7.3: what the task's latest recorded entry implies is completed first.
-	notes, err := tiers.Complete(t.p.Geas, t.mission, t.task, t.dir, time.Now())
-	for _, n := range notes {
-		fmt.Fprintf(g.stderr, "geas: task %s: %s\n", t.task, n)
-	}
-	if err != nil {
-		return fmt.Errorf("task %s: complete the last recorded entry: %w", t.task, err)
-	}
 	if err := record.WriteFileAtomic(t.p.Geas, name, b, 0o644); err != nil {
 		return err
 	}

@@ -239,7 +239,7 @@ func TestAllLeavesNoTaskOut(t *testing.T) {
 func TestMCPEvaluateRechecksAFinishedTask(t *testing.T) {
 	dir := gitProject(t)
 	editContract(t, dir, func(c map[string]any) { c["eval_commands"] = []any{"true"} })
-	code, res := gate(t, dir)
+	code, res := gateTask(t, dir)
 	require.Equal(t, 0, code, "the example task passes: %v", res["causes"])
 	before := snapshot(t, dir)
 	cs := mcpSession(t, dir)

@@ -1,19 +1,9 @@
 package cmd
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"path"
-	"slices"
-	"time"
-
 	"github.com/spf13/cobra"
 
-	"github.com/geas-dev/geas/contract"
-	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/tiers"
 )
 
@@ -97,169 +87,15 @@ func runGate(c *cobra.Command, g *globalOptions, o gateOptions) error {
 		}
 		// The task exists but cannot be opened (a symlink out of .geas, a permission): the gate
 		// could not decide, which is exit 3, never the exit code of a fail verdict.
-		return &exitError{code: 3, err: err}
+		return &exitError{code: ExitError, err: err}
 	}
 	defer t.Close()
-	res, err := gateTaskOpts(c.Context(), t, o.dryRun, g.progress(o.quiet), o.keepGoing)
+	res, err := gate.Run(c.Context(), t.ref(), gate.Options{DryRun: o.dryRun, Progress: g.progress(o.quiet), KeepGoing: o.keepGoing})
 	if err != nil {
-		return &exitError{code: 3, err: err}
+		return &exitError{code: ExitError, err: err}
 	}
 	if err := g.writeGate([]*tiers.Result{res}); err != nil {
 		return err
 	}
 	return &exitError{code: tiers.ExitCode(res), silent: true}
-}
-
-// gateTask runs the gate once on an opened task: under the task lock unless dryRun, evaluation,
-// budget, and (unless dryRun) the writes of SPEC §7. A task whose state is verified or passed is
-// re-checked instead (tiers.Recheck, still under the lock), which writes nothing whatever dryRun
-// says. An error means the gate could not run at all (exit 3), for instance tiers.ErrInterrupted;
-// verdicts, even error, come back as results.
-func gateTask(ctx context.Context, t *taskRef, dryRun bool, progress tiers.Progress) (*tiers.Result, error) {
-	return gateTaskOpts(ctx, t, dryRun, progress, false)
-}
-
-// gateTaskOpts is gateTask with --keep-going (SPEC §5): the stages not reached run anyway and
-// what they find is advisory.
-func gateTaskOpts(ctx context.Context, t *taskRef, dryRun bool, progress tiers.Progress, keepGoing bool) (*tiers.Result, error) {
-	var completed []string
-	if !dryRun {
-		lock, err := record.LockTask(ctx, t.p.Geas, t.dir)
-		if err != nil {
-			return nil, err
-		}
-		defer lock.Unlock()
-		// SPEC §7.3: what the latest recorded entry implies is written before anything else.
-		if completed, err = tiers.Complete(t.p.Geas, t.mission, t.task, t.dir, time.Now()); err != nil {
-			return nil, fmt.Errorf("complete the task's last recorded entry: %w", err)
-		}
-	}
-	withNotes := func(res *tiers.Result, err error) (*tiers.Result, error) {
-		if res != nil && len(completed) > 0 {
-			res.Notes = append(slices.Clone(completed), res.Notes...)
-		}
-		return res, err
-	}
-	if k, err := contract.Load(t.p.Geas, t.dir+"/contract.json"); err == nil && k.TaskID == t.task && tiers.IsFinished(k.Status) {
-		return withNotes(tiers.Recheck(ctx, t.p, t.mission, t.task, t.dir)) // SPEC §7.2: writes nothing
-	}
-	start := time.Now()
-	in := tiers.Gather(t.p, t.mission, t.task, t.dir)
-	opts := tiers.Options{RunID: tiers.NextRunID(in.Record), DryRun: dryRun, Now: start, Progress: progress, KeepGoing: keepGoing}
-	logDir := ""
-	if !dryRun {
-		if in.Record == nil {
-			opts.RunID = "gate-" + start.UTC().Format("20060102T150405")
-		}
-		logDir = t.dir + "/gate-logs/" + opts.RunID
-		logRoot, err := openLogDir(t.p.Geas, logDir)
-		if err != nil {
-			return nil, err
-		}
-		defer logRoot.Close()
-		opts.LogRoot = logRoot
-		opts.LogDirName = ".geas/" + logDir
-	}
-	discard := func() {
-		if logDir != "" {
-			_ = t.p.Geas.RemoveAll(logDir)
-		}
-	}
-	res, err := tiers.Evaluate(ctx, in, opts)
-	if err != nil {
-		discard()
-		return nil, err
-	}
-	escalate := tiers.Budget(in, res)
-	if dryRun {
-		return res, nil
-	}
-	if ctx.Err() != nil {
-		discard()
-		return nil, tiers.ErrInterrupted
-	}
-	if err := tiers.Apply(in, res, escalate, time.Now()); err != nil {
-		return nil, err
-	}
-	return withNotes(res, nil)
-}
-
-// openLogDir creates a run's log directory through the .geas root and opens it, before any eval
-// command runs, as the root every log of the run is created in (SPEC §3: no path the gate opens
-// escapes .geas). gate-logs and the run's directory must be real directories, not symlinks (a
-// link planted there would take the logs elsewhere in .geas); once opened, a command that
-// replaces the directory by a symlink cannot redirect the logs that follow, since the root holds
-// the directory itself, and each log is created with O_EXCL. A log directory that cannot be
-// made safely is an error of the run (exit 3): the gate does not run commands it cannot log.
-func openLogDir(geas *os.Root, logDir string) (*os.Root, error) {
-	if err := geas.MkdirAll(logDir, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", logDir, err)
-	}
-	parent := path.Dir(logDir)
-	for _, d := range []string{parent, logDir} {
-		fi, err := geas.Lstat(d)
-		if err != nil {
-			return nil, fmt.Errorf("create %s: %w", logDir, err)
-		}
-		if !fi.IsDir() {
-			return nil, fmt.Errorf("create %s: .geas/%s is a %s, not a directory: the gate writes logs only into directories it can trust", logDir, d, fi.Mode().Type())
-		}
-	}
-	// Anything but a regular file already in the run's directory was planted before the run (the
-	// gate creates only regular files there): refuse to run rather than guess what it is for.
-	entries, err := fs.ReadDir(geas.FS(), logDir)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", logDir, err)
-	}
-	for _, e := range entries {
-		if !e.Type().IsRegular() {
-			return nil, fmt.Errorf(".geas/%s/%s is a %s, not a log the gate wrote: it was planted before the run, and the gate writes no log through it (remove it and run again)", logDir, e.Name(), describeType(e.Type()))
-		}
-	}
-	if len(entries) > 0 {
-		// Logs of a run that was never recorded (killed before its history entry), or of a run
-		// whose entry was dropped from the history: kept, under another name, and never
-		// overwritten (a file there may be a hard link planted to be truncated).
-		aside := ""
-		for i := 1; i <= 100 && aside == ""; i++ {
-			name := fmt.Sprintf("%s.stale-%d", logDir, i)
-			if _, err := geas.Lstat(name); errors.Is(err, fs.ErrNotExist) {
-				aside = name
-			}
-		}
-		if aside == "" {
-			return nil, fmt.Errorf("create %s: it holds logs of an unrecorded run, and %s.stale-1..100 all exist", logDir, logDir)
-		}
-		if err := geas.Rename(logDir, aside); err != nil {
-			return nil, fmt.Errorf("move the unrecorded logs of %s aside: %w", logDir, err)
-		}
-		if err := geas.Mkdir(logDir, 0o755); err != nil {
-			return nil, fmt.Errorf("create %s: %w", logDir, err)
-		}
-	}
-	want, err := geas.Lstat(logDir)
-	if err != nil {
-		return nil, err
-	}
-	root, err := geas.OpenRoot(logDir)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", logDir, err)
-	}
-	if got, err := root.Stat("."); err != nil || !os.SameFile(want, got) {
-		root.Close()
-		return nil, fmt.Errorf("open %s: the directory changed while it was opened", logDir)
-	}
-	return root, nil
-}
-
-func describeType(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "symlink"
-	case m.IsDir():
-		return "directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "named pipe"
-	}
-	return "special file"
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/record"
-	"github.com/geas-dev/geas/report"
 )
 
 // taskKinds are the kinds of task writeMission makes, by index modulo len(taskKinds), with the
@@ -74,11 +74,11 @@ func writeMission(t *testing.T, n int) string {
 }
 
 // gateAll runs geas gate --all in-process and returns its exit code and JSON document.
-func gateAll(t *testing.T, dir string, args ...string) (int, report.All) {
+func gateAll(t *testing.T, dir string, args ...string) (int, gate.Mission) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	code := Run(t.Context(), append([]string{"-C", dir, "--format", "json", "gate", "--all", "-q"}, args...), nil, &stdout, &stderr)
-	var out report.All
+	var out gate.Mission
 	require.NoError(t, json.Unmarshal(stdout.Bytes(), &out), "stdout %s\nstderr %s", stdout.String(), stderr.String())
 	return code, out
 }
@@ -102,7 +102,7 @@ func TestGateAllJobsAgree(t *testing.T) {
 		id := fmt.Sprintf("t%03d", i)
 		v := taskKinds[i%len(taskKinds)].verdict
 		if v == "" {
-			v = outcomeNotReady
+			v = gate.OutcomeNotReady
 		}
 		want[v]++
 		a, b := one.Tasks[i], four.Tasks[i]
@@ -110,7 +110,7 @@ func TestGateAllJobsAgree(t *testing.T) {
 		assert.Equal(t, id, b.TaskID, "--jobs 4: task-id order")
 		assert.Equal(t, v, b.Outcome, "task %s (%s)", id, taskKinds[i%len(taskKinds)].kind)
 		assert.Equal(t, a.Outcome, b.Outcome, "task %s", id)
-		if v == outcomeNotReady {
+		if v == gate.OutcomeNotReady {
 			assert.Nil(t, b.Result, "task %s is not gated", id)
 			assert.Equal(t, "drafted", b.State)
 			continue
@@ -124,7 +124,7 @@ func TestGateAllJobsAgree(t *testing.T) {
 	}
 	assert.Equal(t, one.Overall, four.Overall)
 	assert.Equal(t, n, four.Overall.Counted, "a not_ready task counts")
-	for _, v := range []string{"pass", "fail", "block", "error", outcomeNotReady} {
+	for _, v := range []string{"pass", "fail", "block", "error", gate.OutcomeNotReady} {
 		assert.Equal(t, want[v], four.Overall.Counts[v], v)
 	}
 	assert.False(t, four.Overall.Success)
@@ -147,7 +147,7 @@ func TestGateAllRecordsEveryTask(t *testing.T) {
 	gated := 0
 	for _, at := range out.Tasks {
 		res := at.Result
-		if at.Outcome == outcomeNotReady {
+		if at.Outcome == gate.OutcomeNotReady {
 			assert.Nil(t, res)
 			assert.NotContains(t, string(events), `"task_id":"`+at.TaskID+`"`, "a not_ready task is not gated")
 			continue

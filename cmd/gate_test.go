@@ -65,8 +65,8 @@ func approve(t *testing.T, dir string) {
 	require.NoError(t, err, "%s", out)
 }
 
-// gate runs geas gate on the example task and returns the exit code and the JSON result.
-func gate(t *testing.T, dir string) (int, map[string]any) {
+// gateTask runs geas gate on the example task and returns the exit code and the JSON result.
+func gateTask(t *testing.T, dir string) (int, map[string]any) {
 	t.Helper()
 	cmd := exec.Command("geas", "-C", dir, "--format", "json", "gate", "--task", "t1")
 	out, err := cmd.Output()
@@ -129,7 +129,7 @@ func TestBudgetSequenceEscalates(t *testing.T) {
 	}
 	for i, s := range steps {
 		s.prepare()
-		code, res := gate(t, dir)
+		code, res := gateTask(t, dir)
 		assert.Equal(t, s.code, code, "step %d %s: exit code", i+1, s.name)
 		assert.Equal(t, s.verdict, res["verdict"], "step %d %s", i+1, s.name)
 		assert.EqualValues(t, s.before, res["retry_budget_before"], "step %d %s", i+1, s.name)

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
@@ -125,8 +126,8 @@ func runHookClaudeStop(ctx context.Context, g *globalOptions, o hookOptions) err
 
 // claudeStop decides the hook's answer. It trusts no state it did not verify (SPEC §9): a
 // verified or passed task is re-checked, an escalated, blocked or cancelled task lets the agent
-// stop only when that state is backed (stateBacking), every other task is gated, and a gate that
-// cannot run holds the first stop.
+// stop only when that state is backed (gate.StateBacking), every other task is gated, and a gate
+// that cannot run holds the first stop.
 func claudeStop(ctx context.Context, g *globalOptions, o hookOptions, active bool) *claudeStopOutput {
 	t, err := g.openTask(o.mission, o.task)
 	if err != nil {
@@ -139,15 +140,15 @@ func claudeStop(ctx context.Context, g *globalOptions, o hookOptions, active boo
 		switch state := record.State(c.Status); state {
 		case record.Escalated, record.Blocked, record.Cancelled:
 			in := tiers.Gather(t.p, t.mission, t.task, t.dir)
-			ok, why := stateBacking(in, state)
+			ok, why := gate.StateBacking(in, state)
 			if !ok {
 				return claudeStopUnbacked(t.task, state, why, active)
 			}
 			return &claudeStopOutput{SystemMessage: notGatedMessage(t, state) + " Backed: " + why + "."}
 		}
 	}
-	// gateTask re-checks a verified or passed task (nothing written) and gates any other.
-	res, err := gateTask(ctx, t, false, nil)
+	// gate.Run re-checks a verified or passed task (nothing written) and gates any other.
+	res, err := gate.Run(ctx, t.ref(), gate.Options{})
 	if err != nil {
 		return claudeStopCannotRun(t.task, err, active)
 	}

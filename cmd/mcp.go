@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/report"
 	"github.com/geas-dev/geas/tiers"
@@ -126,7 +127,7 @@ func (g *globalOptions) mcpEvaluate(ctx context.Context, in mcpTaskArgs) (*mcp.C
 		return nil, nil, err
 	}
 	defer t.Close()
-	res, err := gateTask(ctx, t, true, nil)
+	res, err := gate.Run(ctx, t.ref(), gate.Options{DryRun: true})
 	if err != nil {
 		return nil, nil, fmt.Errorf("the gate could not run: %w", err)
 	}
@@ -159,74 +160,31 @@ type mcpSkippedTask struct {
 }
 
 func (g *globalOptions) mcpVerify(ctx context.Context, in mcpVerifyArgs) (*mcp.CallToolResult, any, error) {
-	var (
-		p       *project.Project
-		targets []verifyTarget
-		out     = mcpVerifyOutput{OK: true, Tasks: []*tiers.VerifyReport{}, Skipped: []mcpSkippedTask{}}
-	)
+	var p *project.Project
+	out := mcpVerifyOutput{OK: true, Tasks: []*tiers.VerifyReport{}, Skipped: []mcpSkippedTask{}}
 	if in.Task != "" {
 		t, err := g.openTask(in.Mission, in.Task)
 		if err != nil {
 			return nil, nil, err
 		}
-		p, out.MissionID, targets = t.p, t.mission, []verifyTarget{{id: t.task, dir: t.dir}}
+		p, out.MissionID = t.p, t.mission
 	} else {
 		var err error
 		if p, out.MissionID, err = g.openMission(in.Mission); err != nil {
 			return nil, nil, err
 		}
-		var skipped []report.SkippedTask
-		if targets, skipped, err = verifyTargets(p, out.MissionID); err != nil {
-			p.Close()
-			return nil, nil, err
-		}
-		for _, s := range skipped {
-			out.Skipped = append(out.Skipped, mcpSkippedTask(s))
-		}
 	}
 	defer p.Close()
-	var text strings.Builder
-	for _, tg := range targets {
-		task := tg.id
-		var rep *tiers.VerifyReport
-		var err error
-		if tg.problem != "" {
-			rep = unreadableReport(out.MissionID, tg)
-		} else {
-			rep, err = tiers.VerifyTask(ctx, p, out.MissionID, task, tg.dir)
-		}
-		switch {
-		case errors.Is(err, tiers.ErrNotPassed):
-			out.Skipped = append(out.Skipped, mcpSkippedTask{TaskID: task, Reason: err.Error()})
-			fmt.Fprintf(&text, "%s skipped: %v\n", task, err)
-			continue
-		case err != nil:
-			return nil, nil, fmt.Errorf("verify task %s: %w", task, err)
-		}
-		out.Tasks = append(out.Tasks, rep)
-		switch rep.Status {
-		case tiers.VerifyIntact:
-			fmt.Fprintf(&text, "%s intact (%s)\n", task, rep.State)
-		case tiers.VerifyRevoked:
-			out.OK = false
-			fmt.Fprintf(&text, "%s revoked (%s): the pass no longer holds\n", task, rep.State)
-			for _, c := range rep.Causes {
-				fmt.Fprintf(&text, "  %s (check %s): %s\n", c.Code, c.Check, c.Detail)
-			}
-		default:
-			out.OK = false
-			fmt.Fprintf(&text, "%s %s (%s)\n", task, rep.Status, rep.State)
-			for _, pr := range rep.Problems {
-				fmt.Fprintf(&text, "  %s\n", pr)
-			}
-		}
+	v, err := gate.Verify(ctx, p, out.MissionID, in.Task, false)
+	if err != nil {
+		return nil, nil, err
 	}
-	if len(out.Tasks) == 0 {
-		fmt.Fprintf(&text, "no task of mission %s has passed the gate: nothing to verify\n", out.MissionID)
-	} else if out.OK {
-		fmt.Fprintf(&text, "every verified task of mission %s still holds\n", out.MissionID)
-	} else {
-		fmt.Fprintf(&text, "some passes of mission %s no longer hold: see above\n", out.MissionID)
+	out.OK = v.Revoked+v.Tampered == 0
+	for _, vt := range v.Tasks {
+		out.Tasks = append(out.Tasks, vt.VerifyReport)
+	}
+	for _, s := range v.Skipped {
+		out.Skipped = append(out.Skipped, mcpSkippedTask(s))
 	}
 	var raw bytes.Buffer
 	enc := json.NewEncoder(&raw)
@@ -235,9 +193,43 @@ func (g *globalOptions) mcpVerify(ctx context.Context, in mcpVerifyArgs) (*mcp.C
 		return nil, nil, err
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{
-		&mcp.TextContent{Text: text.String()},
+		&mcp.TextContent{Text: mcpVerifyText(out)},
 		&mcp.TextContent{Text: strings.TrimSuffix(raw.String(), "\n")},
 	}}, out, nil
+}
+
+// mcpVerifyText is geas_gate_verify's report as text: a line per task, its causes or problems,
+// the skipped tasks, and a summary.
+func mcpVerifyText(out mcpVerifyOutput) string {
+	var text strings.Builder
+	for _, rep := range out.Tasks {
+		switch rep.Status {
+		case tiers.VerifyIntact:
+			fmt.Fprintf(&text, "%s intact (%s)\n", rep.TaskID, rep.State)
+		case tiers.VerifyRevoked:
+			fmt.Fprintf(&text, "%s revoked (%s): the pass no longer holds\n", rep.TaskID, rep.State)
+			for _, c := range rep.Causes {
+				fmt.Fprintf(&text, "  %s (check %s): %s\n", c.Code, c.Check, c.Detail)
+			}
+		default:
+			fmt.Fprintf(&text, "%s %s (%s)\n", rep.TaskID, rep.Status, rep.State)
+			for _, pr := range rep.Problems {
+				fmt.Fprintf(&text, "  %s\n", pr)
+			}
+		}
+	}
+	for _, s := range out.Skipped {
+		fmt.Fprintf(&text, "%s skipped: %s\n", s.TaskID, s.Reason)
+	}
+	switch {
+	case len(out.Tasks) == 0:
+		fmt.Fprintf(&text, "no task of mission %s has passed the gate: nothing to verify\n", out.MissionID)
+	case out.OK:
+		fmt.Fprintf(&text, "every verified task of mission %s still holds\n", out.MissionID)
+	default:
+		fmt.Fprintf(&text, "some passes of mission %s no longer hold: see above\n", out.MissionID)
+	}
+	return text.String()
 }
 
 func (g *globalOptions) mcpTaskStatus(in mcpTaskArgs) (*mcp.CallToolResult, taskStatus, error) {

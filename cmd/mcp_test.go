@@ -213,7 +213,7 @@ func TestMCPToolErrorsAreResults(t *testing.T) {
 func TestMCPVerifyCanTakeAPassBack(t *testing.T) {
 	dir := gitProject(t)
 	editContract(t, dir, func(c map[string]any) { c["eval_commands"] = []any{"true"} })
-	code, res := gate(t, dir)
+	code, res := gateTask(t, dir)
 	require.Equal(t, 0, code, "the example task passes: %v", res["causes"])
 	cs := mcpSession(t, dir)
 

@@ -14,16 +14,21 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 )
 
-// Exit codes shared by every command. The gate adds its verdict codes 1 (fail), 2 (block) and
-// 3 (error) on top of these.
+// Exit codes shared by every command, and the gate's verdict codes (SPEC §2.4): pass 0, fail 1,
+// block 2, error 3 (the gate could not decide).
 const (
 	ExitOK      = 0
 	ExitRefused = 1
 	ExitUsage   = 64
+
+	ExitFail  = 1
+	ExitBlock = 2
+	ExitError = 3
 )
 
 // Main runs geas with the process's arguments and standard streams and returns the exit code.
@@ -168,9 +173,9 @@ func exitCode(err error) int {
 	case errors.As(err, &ee):
 		return ee.code
 	case errors.As(err, new(*record.LockTimeoutError)):
-		return 3 // SPEC §7.3: a lock wait that gives up is an error of the run
+		return ExitError // SPEC §7.3: a lock wait that gives up is an error of the run
 	case errors.As(err, &ue), errors.As(err, &idErr), errors.As(err, &nf),
-		errors.Is(err, project.ErrNoTask), errors.Is(err, project.ErrNoMission):
+		errors.Is(err, project.ErrNoTask), errors.Is(err, project.ErrNoMission), errors.As(err, new(*gate.UnknownMissionError)):
 		return ExitUsage
 	}
 	return ExitRefused

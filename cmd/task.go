@@ -12,6 +12,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/record"
 )
 
@@ -113,7 +114,7 @@ func loadTaskStatus(t *taskRef) (taskStatus, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		// No record: the task's events must still not name gate runs (a deleted record).
-		st.HistoryProblems = historyProblems(t, record.New(t.task, time.Now()))
+		st.HistoryProblems = gate.HistoryProblems(t.ref(), record.New(t.task, time.Now()))
 		if len(st.HistoryProblems) > 0 {
 			st.BudgetLeft = nil
 		}
@@ -122,7 +123,7 @@ func loadTaskStatus(t *taskRef) (taskStatus, error) {
 	default:
 		left := record.BudgetLeft(c.RetryBudget, rec)
 		st.BudgetLeft = &left
-		if st.HistoryProblems = historyProblems(t, rec); len(st.HistoryProblems) > 0 {
+		if st.HistoryProblems = gate.HistoryProblems(t.ref(), rec); len(st.HistoryProblems) > 0 {
 			st.BudgetLeft = nil
 		}
 		st.ConsecutiveErrors, st.ConsecutiveErrorCause = record.ConsecutiveErrors(rec)

@@ -5,22 +5,17 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/record"
-	"github.com/geas-dev/geas/tiers"
 )
 
 type taskBudgetGrantOptions struct {
 	mission, task, by, reason string
 	retries                   int
 }
-
-// authorities are the agent types that may grant retries.
-var authorities = []string{"orchestration-authority", "product-authority", "design-authority"}
 
 func newTaskBudgetCmd(g *globalOptions) *cobra.Command {
 	c := groupCmd("budget", "Manage a task's retry budget")
@@ -56,55 +51,20 @@ func runTaskBudgetGrant(c *cobra.Command, g *globalOptions, o taskBudgetGrantOpt
 	if err := checkAuthority(o.by, "grant retries"); err != nil {
 		return err
 	}
-	t, err := g.openLockedTask(c.Context(), o.mission, o.task)
+	t, err := g.openTask(o.mission, o.task)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
-	k, err := contract.Load(t.p.Geas, t.dir+"/contract.json")
+	gr, err := gate.GrantRetries(c.Context(), t.ref(), gate.Grant{Retries: o.retries, By: o.by, Reason: o.reason})
+	g.printNotes(t.task, gr.Notes)
 	if err != nil {
 		return err
-	}
-	now := time.Now()
-	name, rec, err := t.loadRecord(now)
-	if err != nil {
-		return err
-	}
-	// A grant builds on the history: a history that does not verify gives no budget to add to.
-	if problems := historyProblems(t, rec); len(problems) > 0 {
-		return errTampered(t, problems)
-	}
-	before := record.BudgetLeft(k.RetryBudget, rec)
-	after := before + o.retries
-	if after > record.MaxBudget {
-		return fmt.Errorf("task %s: a grant of %d would take the retry budget from %d to %d, above the limit of %d", t.task, o.retries, before, after, record.MaxBudget)
-	}
-	grant := record.HistoryEntry{
-		Kind: record.KindBudgetGrant, RetryBudgetBefore: &before, RetryBudgetAfter: &after,
-		StartedAt: record.Timestamp(now),
-		Extra:     map[string]json.RawMessage{"by": jsonString(o.by), "reason": jsonString(o.reason), "retries": []byte(fmt.Sprint(o.retries))},
-	}
-	grant.RulesSHA256 = tiers.Gather(t.p, t.mission, t.task, t.dir).RulesSHA256 // the rules it was granted under (SPEC §4.4)
-	entry, err := rec.AppendHistory(grant, now)
-	if err != nil {
-		return err
-	}
-	// The appended entry is the grant (SPEC §7.3); its event is derived from it, and logged by
-	// the next command on the task if it cannot be logged now.
-	if err := rec.Write(t.p.Geas, name); err != nil && !rec.Recorded(entry.Hash) {
-		return err
-	}
-	ev, err := tiers.GrantEvent(t.mission, t.task, entry)
-	if err != nil {
-		return err
-	}
-	if err := record.AppendEvent(t.p.Geas, ev); err != nil {
-		fmt.Fprintf(g.stderr, "geas: task %s: the grant is recorded, but its event was not logged (%v): the next command on the task logs it\n", t.task, err)
 	}
 	out := map[string]any{"mission_id": t.mission, "task_id": t.task, "retries": o.retries, "by": o.by,
-		"retry_budget_before": before, "retry_budget_after": after, "hash": entry.Hash}
+		"retry_budget_before": gr.Before, "retry_budget_after": gr.After, "hash": gr.Hash}
 	return g.output(out, func(w io.Writer) {
-		fmt.Fprintf(w, "task %s: retry budget %d -> %d (granted by %s)\n", t.task, before, after, o.by)
+		fmt.Fprintf(w, "task %s: retry budget %d -> %d (granted by %s)\n", t.task, gr.Before, gr.After, o.by)
 	})
 }
 

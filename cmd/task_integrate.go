@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/internal/git"
 	"github.com/geas-dev/geas/record"
 )
@@ -63,7 +64,7 @@ func runTaskIntegrate(c *cobra.Command, g *globalOptions, o taskIntegrateOptions
 		return fmt.Errorf("task %s: --commit %q: %w", t.task, o.commit, err)
 	}
 	now := time.Now()
-	name, rec, err := t.loadRecord(now)
+	name, rec, err := gate.LoadRecord(t.ref(), now)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/geas-dev/geas/gate"
 	"github.com/spf13/cobra"
 )
 
@@ -46,7 +47,7 @@ func runTaskRecordAdd(c *cobra.Command, g *globalOptions, o taskRecordAddOptions
 	}
 	defer t.Close()
 	now := time.Now()
-	name, rec, err := t.loadRecord(now)
+	name, rec, err := gate.LoadRecord(t.ref(), now)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 )
@@ -77,7 +78,7 @@ func runTaskTransition(c *cobra.Command, g *globalOptions, o taskTransitionOptio
 		// verified -> passed only over the gate's own pass (SPEC §8): a verified set by hand, a
 		// revoked pass or a forged gate_result is refused.
 		in := &tiers.Input{ProjectDir: t.p.Dir, Root: t.p.Root, Geas: t.p.Geas, Mission: t.mission, Task: t.task, TaskDir: t.dir}
-		_, in.Record, in.RecordErr = t.loadRecord(time.Now())
+		_, in.Record, in.RecordErr = gate.LoadRecord(t.ref(), time.Now())
 		if problems := tiers.PassProblems(in, record.SigningKey()); len(problems) > 0 {
 			return fmt.Errorf("task %s: %s -> passed refused: %s", t.task, from, strings.Join(problems, "; "))
 		}

@@ -6,39 +6,16 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/tiers"
 )
 
-// All is the outcome of geas gate --all, and its --format json document.
+// All is what geas gate --all prints: the mission's outcome (gate.All), whose JSON is the --format
+// json document, and how it was reached.
 type All struct {
-	Tasks   []*AllTask `json:"tasks"`
-	Ignored []string   `json:"ignored,omitempty"` // hidden regular files in tasks/ (e.g. .DS_Store)
-	Overall Overall    `json:"overall"`
-	Mission string     `json:"-"` // the mission's id, for the text heading and the github annotation
-	DryRun  bool       `json:"-"` // --dry-run: nothing was written
-}
-
-// AllTask is one entry of the mission's tasks directory and its outcome: pass, fail, block or
-// error for a task that was gated or re-checked (its result's fields inline), not_ready, cancelled,
-// or error for an entry that cannot be read as a task (with a result naming why).
-type AllTask struct {
-	TaskID  string `json:"task_id"`
-	Outcome string `json:"outcome"`
-	State   string `json:"state,omitempty"`
-	Reason  string `json:"reason,omitempty"`
-	*tiers.Result
-	Ran bool `json:"-"` // Result is a gate run or a recheck, not a stand-in for an unreadable entry
-}
-
-// Overall is the mission-wide outcome of geas gate --all.
-type Overall struct {
-	Success     bool           `json:"success"`
-	PassRate    float64        `json:"pass_rate"`
-	MinPassRate float64        `json:"min_pass_rate,omitempty"` // 0: every counted task must pass
-	Counts      map[string]int `json:"counts"`
-	Counted     int            `json:"counted"` // every task that is not cancelled
-	ExitCode    int            `json:"exit_code"`
-	Reason      string         `json:"reason"`
+	*gate.Mission
+	ID     string `json:"-"` // the mission's id, for the text heading and the github annotation
+	DryRun bool   `json:"-"` // --dry-run: nothing was written
 }
 
 // Results are the results of the tasks that have one, in the order of the tasks: what the junit
@@ -53,7 +30,7 @@ func (a *All) Results() []*tiers.Result {
 	return shown
 }
 
-func overallLine(ov Overall) string {
+func overallLine(ov gate.Overall) string {
 	word := "success"
 	if !ov.Success {
 		word = "FAILURE"
@@ -64,7 +41,7 @@ func overallLine(ov Overall) string {
 // writeAllText prints the summary table: one row per entry of the tasks directory with its
 // outcome, budget and causes (or why it was not gated), the ignored files, and the overall line.
 func writeAllText(w io.Writer, a *All) {
-	mission, tasks, ignored, ov := a.Mission, a.Tasks, a.Ignored, a.Overall
+	mission, tasks, ignored, ov := a.ID, a.Tasks, a.Ignored, a.Overall
 	mode := ""
 	if a.DryRun {
 		mode = " (dry run: nothing written)"

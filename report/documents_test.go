@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/tiers"
 )
 
@@ -18,20 +19,20 @@ func recordedAll(t *testing.T) *All {
 	t.Helper()
 	results := recordedResults(t)
 	results[3].Recheck = true
-	a := &All{Mission: "m1", DryRun: true, Ignored: []string{".DS_Store", "._\x1b[31mx"}}
+	a := &All{Mission: &gate.Mission{Ignored: []string{".DS_Store", "._\x1b[31mx"}}, ID: "m1", DryRun: true}
 	for _, res := range results {
-		a.Tasks = append(a.Tasks, &AllTask{TaskID: res.TaskID, Outcome: string(res.Verdict), State: "integrated", Result: res, Ran: true})
+		a.Tasks = append(a.Tasks, &gate.MissionTask{TaskID: res.TaskID, Outcome: string(res.Verdict), State: "integrated", Result: res, Ran: true})
 	}
 	unreadable := &tiers.Result{MissionID: "m1", TaskID: "bad\tname", Verdict: tiers.VerdictError,
 		Causes:     []tiers.Cause{{Code: tiers.CauseTaskUnreadable, Check: "task_dir", Detail: "a symlink"}},
 		Checks:     []tiers.Check{{Name: "task_dir", Tier: 0, Text: "the task directory entry can be read as a task", Status: tiers.StatusError, Blocking: true, Evidence: "a symlink", Code: tiers.CauseTaskUnreadable}},
 		NextAction: tiers.NextInvestigateErr}
 	a.Tasks = append(a.Tasks,
-		&AllTask{TaskID: "t5", Outcome: "not_ready", State: "implementing", Reason: "state implementing; profile implementation_change is gated from integrated"},
-		&AllTask{TaskID: "t6", Outcome: "cancelled", State: "cancelled", Reason: "not counted: cancelled by\nauthority"},
-		&AllTask{TaskID: "bad\tname", Outcome: "error", Reason: "a symlink\x1b]0;x\a", Result: unreadable},
+		&gate.MissionTask{TaskID: "t5", Outcome: "not_ready", State: "implementing", Reason: "state implementing; profile implementation_change is gated from integrated"},
+		&gate.MissionTask{TaskID: "t6", Outcome: "cancelled", State: "cancelled", Reason: "not counted: cancelled by\nauthority"},
+		&gate.MissionTask{TaskID: "bad\tname", Outcome: "error", Reason: "a symlink\x1b]0;x\a", Result: unreadable},
 	)
-	a.Overall = Overall{PassRate: 0.2, Counts: map[string]int{"pass": 1, "fail": 1, "block": 1, "error": 2, "not_ready": 1, "cancelled": 1},
+	a.Overall = gate.Overall{PassRate: 0.2, Counts: map[string]int{"pass": 1, "fail": 1, "block": 1, "error": 2, "not_ready": 1, "cancelled": 1},
 		Counted: 6, ExitCode: 3, Reason: "1 of 6 tasks pass; every task must pass (1 cancelled, not counted)"}
 	return a
 }
@@ -41,14 +42,14 @@ func recordedAll(t *testing.T) *All {
 func recordedVerify(t *testing.T) *Verify {
 	t.Helper()
 	results := recordedResults(t)
-	v := &Verify{Mission: "m1", Apply: true, Intact: 1, Revoked: 1, Tampered: 1,
-		Skipped: []SkippedTask{{TaskID: "t9", Reason: "state implementing: not verified or passed: nothing to verify"}}}
-	v.Tasks = []VerifiedTask{
+	v := &Verify{Verification: &gate.Verification{Intact: 1, Revoked: 1, Tampered: 1,
+		Skipped: []gate.Skipped{{TaskID: "t9", Reason: "state implementing: not verified or passed: nothing to verify"}}}, ID: "m1", Apply: true}
+	v.Tasks = []gate.Verified{
 		{VerifyReport: &tiers.VerifyReport{MissionID: "m1", TaskID: "t2", State: "verified", Status: tiers.VerifyIntact, Result: results[1]}},
 		{VerifyReport: &tiers.VerifyReport{MissionID: "m1", TaskID: "t1", State: "verified", Status: tiers.VerifyRevoked, Causes: results[0].Causes, Result: results[0]},
-			Applied: &AppliedRevocation{Recorded: true, Hash: "0123456789abcdef0123", Transition: &tiers.Transition{From: "verified", To: "integrated"}, Note: "the revoked event was not logged (disk full): the next command on the task logs it"}},
+			Applied: &gate.Revocation{Recorded: true, Hash: "0123456789abcdef0123", Transition: &tiers.Transition{From: "verified", To: "integrated"}, Note: "the revoked event was not logged (disk full): the next command on the task logs it"}},
 		{VerifyReport: &tiers.VerifyReport{MissionID: "m1", TaskID: "t3", State: "passed", Status: tiers.VerifyTampered, Problems: []string{"entry 2: hash abc != recorded def", "gate_result is not the last run"}},
-			Applied: &AppliedRevocation{Note: "tampered records are never changed by --apply: investigate them"}},
+			Applied: &gate.Revocation{Note: "tampered records are never changed by --apply: investigate them"}},
 	}
 	return v
 }
@@ -100,7 +101,7 @@ func TestGoldenVerify(t *testing.T) {
 // TestNoTaskIsAnEmptyList: --all over an empty tasks directory prints "tasks": [], not null.
 func TestNoTaskIsAnEmptyList(t *testing.T) {
 	var out bytes.Buffer
-	a := &All{Overall: Overall{Counts: map[string]int{}, ExitCode: 2, Reason: "no task to count"}}
+	a := &All{Mission: &gate.Mission{Overall: gate.Overall{Counts: map[string]int{}, ExitCode: 2, Reason: "no task to count"}}}
 	require.NoError(t, For(JSON).All(&out, nil, a))
 	assert.Contains(t, out.String(), `"tasks": []`)
 	assert.Nil(t, a.Tasks, "the document given is not changed")

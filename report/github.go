@@ -191,7 +191,7 @@ func (githubFormat) All(w, _ io.Writer, a *All) error {
 	if !a.Overall.Success {
 		level = "error"
 	}
-	fmt.Fprintf(w, "::%s title=geas gate --all %s::%s\n", level, a.Mission, overallLine(a.Overall))
+	fmt.Fprintf(w, "::%s title=geas gate --all %s::%s\n", level, a.ID, overallLine(a.Overall))
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/tiers"
 )
 
@@ -21,11 +22,14 @@ func (jsonFormat) Gate(w io.Writer, results []*tiers.Result) error {
 
 // All writes the document of geas gate --all; no task is an empty array, not null.
 func (jsonFormat) All(w, _ io.Writer, a *All) error {
-	doc := *a
-	if doc.Tasks == nil {
-		doc.Tasks = []*AllTask{}
+	var doc gate.Mission
+	if a.Mission != nil {
+		doc = *a.Mission
 	}
-	return writeJSON(w, doc)
+	if doc.Tasks == nil {
+		doc.Tasks = []*gate.MissionTask{}
+	}
+	return writeJSON(w, &doc)
 }
 
 // Verify writes the document of geas gate verify.

@@ -5,43 +5,21 @@ import (
 	"io"
 	"strings"
 
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/tiers"
 )
 
-// Verify is the outcome of geas gate verify, and its --format json document.
+// Verify is what geas gate verify prints: what gate.Verify (and gate.Revoke with --apply) found,
+// whose JSON is the --format json document.
 type Verify struct {
-	Tasks    []VerifiedTask `json:"tasks"`
-	Intact   int            `json:"intact"`
-	Revoked  int            `json:"revoked"`
-	Tampered int            `json:"tampered"`
-	Skipped  []SkippedTask  `json:"skipped"`
-	Mission  string         `json:"-"` // the mission's id, for the text summary
-	Apply    bool           `json:"-"` // --apply was given
-}
-
-// VerifiedTask is a task's report, with what --apply did about it.
-type VerifiedTask struct {
-	*tiers.VerifyReport
-	Applied *AppliedRevocation `json:"applied,omitempty"`
-}
-
-// AppliedRevocation is what --apply did for one task.
-type AppliedRevocation struct {
-	Recorded   bool              `json:"recorded"`             // a revocation entry was appended
-	Hash       string            `json:"hash,omitempty"`       // its hash
-	Transition *tiers.Transition `json:"transition,omitempty"` // the move back, if any
-	Note       string            `json:"note,omitempty"`       // why less was done
-}
-
-// SkippedTask is a task verify did not apply to.
-type SkippedTask struct {
-	TaskID string `json:"task_id"`
-	Reason string `json:"reason"`
+	*gate.Verification
+	ID    string `json:"-"` // the mission's id, for the text summary
+	Apply bool   `json:"-"` // --apply was given
 }
 
 // writeVerifyText prints one line per task, what --apply did, the skipped tasks and a summary.
 func writeVerifyText(w io.Writer, out *Verify) {
-	mission, apply := out.Mission, out.Apply
+	mission, apply := out.ID, out.Apply
 	for _, t := range out.Tasks {
 		switch t.Status {
 		case tiers.VerifyIntact:

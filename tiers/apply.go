@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"time"
 
 	"github.com/geas-dev/geas/record"
@@ -115,11 +116,18 @@ func afterCommit(in *Input, res *Result, escalate bool, decisionID string, now t
 
 // writeTransition moves the contract's status as t says.
 func writeTransition(in *Input, t *Transition, now time.Time) error {
-	updated, err := record.SetContractStatus(in.Contract.Raw, record.State(t.To), now)
+	return WriteState(in.Geas, in.TaskDir, in.Contract.Raw, record.State(t.To), now)
+}
+
+// WriteState writes the task's contract.json (raw, as read) with its status set to "to": the one
+// way a gate run, a revocation and their completion move a task. The caller holds the task lock
+// and has checked the transition.
+func WriteState(geas *os.Root, taskDir string, raw []byte, to record.State, now time.Time) error {
+	updated, err := record.SetContractStatus(raw, to, now)
 	if err != nil {
 		return err
 	}
-	if err := record.WriteFileAtomic(in.Geas, in.TaskDir+"/contract.json", updated, 0o644); err != nil {
+	if err := record.WriteFileAtomic(geas, taskDir+"/contract.json", updated, 0o644); err != nil {
 		return fmt.Errorf("write contract.json: %w", err)
 	}
 	return nil

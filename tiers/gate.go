@@ -413,10 +413,8 @@ func (r *run) result(profile string, stopped map[int]string) *Result {
 			advisoryCauses = append(advisoryCauses, Cause{Code: code, Check: c.Name, Detail: c.Evidence})
 		}
 	}
-	verdict, causes := decide(binding)
 	res := &Result{
-		RunID: r.opts.RunID, MissionID: in.Mission, TaskID: in.Task, GateProfile: Profile(profile),
-		Verdict: verdict, Checks: r.checks, Causes: causes,
+		RunID: r.opts.RunID, MissionID: in.Mission, TaskID: in.Task, GateProfile: Profile(profile), Checks: r.checks,
 		RubricScores: r.rubric, BlockingDimensions: r.blockingDims, EvalRuns: r.evalRuns,
 		StubCount: r.stubCount, StubCap: r.stubCap, Head: r.head,
 		StartedAt: record.Timestamp(r.opts.Now), DryRun: r.opts.DryRun,
@@ -424,9 +422,6 @@ func (r *run) result(profile string, stopped map[int]string) *Result {
 	}
 	if res.Checks == nil {
 		res.Checks = []Check{}
-	}
-	if res.Causes == nil {
-		res.Causes = []Cause{}
 	}
 	if res.RubricScores == nil {
 		res.RubricScores = []RubricScore{}
@@ -442,6 +437,18 @@ func (r *run) result(profile string, stopped map[int]string) *Result {
 		if r.base != "" {
 			res.BaseSnapshot = r.base
 		}
+	}
+	fold(res, binding, stopped)
+	res.InputsSHA256 = inputsDigest(in, r.head)
+	return res
+}
+
+// fold sets res's verdict and causes (decide), its tier results and its summary from the binding
+// checks of a run; stopped gives, per tier, why it was not reached.
+func fold(res *Result, binding []Check, stopped map[int]string) {
+	res.Verdict, res.Causes = decide(binding)
+	if res.Causes == nil {
+		res.Causes = []Cause{}
 	}
 	res.TierResults = map[string]TierResult{}
 	for tier := 0; tier <= 2; tier++ {
@@ -461,7 +468,18 @@ func (r *run) result(profile string, stopped map[int]string) *Result {
 	if res.Summary.Total > 0 {
 		res.Summary.PassRate = float64(res.Summary.Passed) / float64(res.Summary.Total)
 	}
-	res.InputsSHA256 = inputsDigest(in, r.head)
+}
+
+// ErrorResult is the result shown for a task no run could judge (geas gate --all: an entry that
+// cannot be read as a task, a run that could not complete): the one blocking tier-0 check, in
+// error, folded as a run's checks are, so that it is an error verdict that every output format
+// shows, never a pass. note says what was (not) recorded.
+func ErrorResult(mission, task string, check Check, note string) *Result {
+	res := &Result{MissionID: mission, TaskID: task, Checks: []Check{check},
+		RubricScores: []RubricScore{}, BlockingDimensions: []string{}, EvalRuns: []EvalRun{},
+		NextAction: NextInvestigateErr, Notes: []string{note}}
+	notRun := "not run: tier 0 did not pass"
+	fold(res, res.Checks, map[int]string{1: notRun, 2: notRun})
 	return res
 }
 

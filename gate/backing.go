@@ -1,4 +1,4 @@
-package cmd
+package gate
 
 import (
 	"bufio"
@@ -11,11 +11,11 @@ import (
 	"github.com/geas-dev/geas/tiers"
 )
 
-// maxEventLineBytes bounds one line of the event log read by stateBacking; a longer line ends the
+// maxEventLineBytes bounds one line of the event log read by StateBacking; a longer line ends the
 // scan, which can only leave a state unbacked (fail closed).
 const maxEventLineBytes = 1 << 20
 
-// stateBacking reports whether a task's state escalated, blocked or cancelled is one that the
+// StateBacking reports whether a task's state escalated, blocked or cancelled is one that the
 // gate's records (or geas's own command) put it in, and says what was checked and found. The Stop
 // hook lets an agent stop on such a task, and geas gate --all leaves a cancelled task out of the
 // count, only when the state is backed:
@@ -27,7 +27,7 @@ const maxEventLineBytes = 1 << 20
 //	cancelled  .geas/state/events.jsonl records a task_transition of this task to cancelled, which
 //	           geas task transition writes and a hand edit of contract.json does not (this is
 //	           attribution, not authentication: anyone may run geas task transition)
-func stateBacking(in *tiers.Input, state record.State) (bool, string) {
+func StateBacking(in *tiers.Input, state record.State) (bool, string) {
 	if state == record.Cancelled {
 		return cancelBacked(in)
 	}

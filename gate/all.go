@@ -1,0 +1,249 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/project"
+	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/tiers"
+)
+
+// AllOptions are the choices of All.
+type AllOptions struct {
+	Jobs        int     // tasks gated at once, 1 or more
+	DryRun      bool    // compute the verdicts and write nothing
+	MinPassRate float64 // 0: every counted task must pass; else the share (0..1] that must
+	// Progress gives the Progress of a task's run (its eval output, labeled); nil for none.
+	Progress func(task string) tiers.Progress
+}
+
+// Mission is the outcome of All: the --format json document of geas gate --all.
+type Mission struct {
+	Tasks   []*MissionTask `json:"tasks"`
+	Ignored []string       `json:"ignored,omitempty"` // hidden regular files in tasks/ (e.g. .DS_Store)
+	Overall Overall        `json:"overall"`
+}
+
+// MissionTask is one entry of the mission's tasks directory and its outcome: pass, fail, block or
+// error for a task that was gated or re-checked (its result's fields inline), not_ready, cancelled,
+// or error for an entry that cannot be read as a task (with a result naming why).
+type MissionTask struct {
+	TaskID  string `json:"task_id"`
+	Outcome string `json:"outcome"`
+	State   string `json:"state,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	*tiers.Result
+	Ran bool `json:"-"` // Result is a gate run or a recheck, not a stand-in for an unreadable entry
+}
+
+// Outcomes of All that are not verdicts.
+const (
+	OutcomeNotReady  = "not_ready"
+	OutcomeCancelled = "cancelled"
+)
+
+// Overall is the mission-wide outcome of All.
+type Overall struct {
+	Success     bool           `json:"success"`
+	PassRate    float64        `json:"pass_rate"`
+	MinPassRate float64        `json:"min_pass_rate,omitempty"` // 0: every counted task must pass
+	Counts      map[string]int `json:"counts"`
+	Counted     int            `json:"counted"` // every task that is not cancelled
+	ExitCode    int            `json:"exit_code"`
+	Reason      string         `json:"reason"`
+}
+
+// All accounts for every entry of the mission's tasks directory (SPEC §7.2): tasks in a
+// gate-eligible state are gated and verified or passed ones re-checked, o.Jobs at a time; a task
+// whose contract.json cannot be parsed is gated too, so that it ends in an error verdict;
+// cancelled tasks are listed and not counted; tasks in any other state are not_ready; an entry
+// that is not a readable task directory is an error. Nothing is silently left out. The error is
+// an unknown mission (*UnknownMissionError), a tasks directory that cannot be read, or
+// tiers.ErrInterrupted.
+func All(ctx context.Context, p *project.Project, mission string, o AllOptions) (*Mission, error) {
+	entries, err := p.TaskEntries(mission)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &UnknownMissionError{Mission: mission}
+	} else if err != nil {
+		return nil, err
+	}
+	m := &Mission{}
+	var (
+		refs  []Task
+		gated []*MissionTask // m.Tasks[i] for refs[i]
+	)
+	for _, e := range entries {
+		if e.Ignored {
+			m.Ignored = append(m.Ignored, e.Name)
+			continue
+		}
+		at := classify(p, mission, e)
+		m.Tasks = append(m.Tasks, at)
+		if at.Outcome == "" {
+			refs = append(refs, Task{Project: p, Mission: mission, ID: e.Name, Dir: project.TaskDir(mission, e.Name)})
+			gated = append(gated, at)
+		}
+	}
+	results, err := runAll(ctx, refs, o)
+	if err != nil {
+		return nil, err
+	}
+	for i, res := range results {
+		gated[i].Result, gated[i].Ran, gated[i].Outcome = res, true, string(res.Verdict)
+	}
+	m.Overall = summarize(m.Tasks, o.MinPassRate)
+	return m, nil
+}
+
+// classify decides what All does with one entry of the tasks directory. An entry left with an
+// empty Outcome is to be gated (or re-checked, which Run decides under the task's lock).
+func classify(p *project.Project, mission string, e project.TaskEntry) *MissionTask {
+	at := &MissionTask{TaskID: e.Name}
+	if e.Problem != "" {
+		return unreadable(mission, at, e.Problem)
+	}
+	dir, err := p.Task(mission, e.Name)
+	if errors.Is(err, project.ErrNoTask) {
+		why := fmt.Sprintf("no .geas/%s/contract.json: a task without its contract cannot be judged", project.TaskDir(mission, e.Name))
+		if _, serr := p.Geas.Stat(project.TaskDir(mission, e.Name) + "/record.json"); serr == nil {
+			why += " (its record.json is there: the contract was removed after the task was recorded)"
+		}
+		return unreadable(mission, at, why)
+	} else if err != nil {
+		return unreadable(mission, at, err.Error())
+	}
+	k, err := contract.Load(p.Geas, dir+"/contract.json")
+	if err != nil || k.TaskID != e.Name {
+		return at // gated: the run reports the contract as invalid, an error verdict with its cause
+	}
+	at.State = k.Status
+	switch {
+	case k.Status == string(record.Cancelled):
+		in := tiers.Gather(p, mission, e.Name, dir)
+		ok, why := StateBacking(in, record.Cancelled)
+		if !ok {
+			return unreadable(mission, at, "state cancelled is not backed, so the task is counted: "+why)
+		}
+		at.Outcome, at.Reason = OutcomeCancelled, "not counted: "+why
+	case tiers.IsFinished(k.Status), slices.Contains(contract.EligibleStates(k.GateProfile), k.Status):
+		// gated or re-checked
+	default:
+		at.Outcome = OutcomeNotReady
+		at.Reason = fmt.Sprintf("state %s; profile %s is gated from %s", k.Status, k.GateProfile, strings.Join(contract.EligibleStates(k.GateProfile), " or "))
+	}
+	return at
+}
+
+// unreadable makes at an error for a task the gate cannot read: a result with an error verdict
+// and cause task_unreadable, never a pass, so every output format shows it.
+func unreadable(mission string, at *MissionTask, why string) *MissionTask {
+	at.Outcome, at.Reason = string(tiers.VerdictError), why
+	at.Result = tiers.ErrorResult(mission, at.TaskID, tiers.Check{Name: "task_dir", Tier: 0,
+		Text:   "the task directory entry can be read as a task (a directory with a contract.json)",
+		Status: tiers.StatusError, Blocking: true, Evidence: why, Code: tiers.CauseTaskUnreadable},
+		"the task could not be read, so it was not gated; nothing was recorded")
+	return at
+}
+
+// runFailed is the result shown for a task whose gate run could not complete: an error verdict,
+// never a pass (fail closed). Nothing of it was recorded.
+func runFailed(t Task, err error) *tiers.Result {
+	return tiers.ErrorResult(t.Mission, t.ID, tiers.Check{Name: "gate", Tier: 0, Text: "the gate run completes",
+		Status: tiers.StatusError, Blocking: true, Evidence: err.Error(), Code: tiers.CauseGateRunFailed},
+		"the gate run did not complete; nothing of it was recorded")
+}
+
+// runAll gates tasks with a pool of o.Jobs workers and returns the results in the order of tasks.
+// A task whose run fails outright (a write error, a lock that cannot be taken) becomes an error
+// result naming the failure, and the others go on; an interruption stops every run and is
+// returned.
+func runAll(ctx context.Context, tasks []Task, o AllOptions) ([]*tiers.Result, error) {
+	results := make([]*tiers.Result, len(tasks))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(o.Jobs, len(tasks)) {
+		wg.Go(func() {
+			for i := range next {
+				var progress tiers.Progress
+				if o.Progress != nil {
+					progress = o.Progress(tasks[i].ID)
+				}
+				res, err := Run(ctx, tasks[i], Options{DryRun: o.DryRun, Progress: progress})
+				if err != nil {
+					res = runFailed(tasks[i], err)
+				}
+				results[i] = res
+			}
+		})
+	}
+feed:
+	for i := range tasks {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil, tiers.ErrInterrupted
+	}
+	return results, nil
+}
+
+// summarize computes the overall outcome over every task that is not cancelled: success when each
+// passes, or, with a minimum pass rate, when that share passes; never with no such task. The exit
+// code is 0 on success, else the worst outcome's (error 3 > block and not_ready 2 > fail 1; a
+// recheck that does not hold counts 1, as geas gate on it exits), 1 when only the rate failed, and
+// 2 when there was nothing to count.
+func summarize(tasks []*MissionTask, minRate float64) Overall {
+	ov := Overall{MinPassRate: minRate,
+		Counts: map[string]int{"pass": 0, "fail": 0, "block": 0, "error": 0, OutcomeNotReady: 0, OutcomeCancelled: 0}}
+	worst := 0
+	for _, t := range tasks {
+		ov.Counts[t.Outcome]++
+		switch {
+		case t.Outcome == OutcomeCancelled:
+			continue
+		case t.Outcome == OutcomeNotReady:
+			worst = max(worst, tiers.VerdictBlock.ExitCode())
+		case t.Result != nil && !t.Verdict.IsPass():
+			worst = max(worst, tiers.ExitCode(t.Result))
+		}
+		ov.Counted++
+	}
+	n, passed := ov.Counted, ov.Counts["pass"]
+	if n > 0 {
+		ov.PassRate = float64(passed) / float64(n)
+	}
+	switch {
+	case n == 0:
+		ov.ExitCode = tiers.VerdictBlock.ExitCode()
+		ov.Reason = fmt.Sprintf("no task to count (%d cancelled): nothing was gated, which is not a success", ov.Counts[OutcomeCancelled])
+	case minRate == 0:
+		ov.Success = passed == n
+		ov.Reason = fmt.Sprintf("%d of %d tasks pass; every task must pass", passed, n)
+	default:
+		ov.Success = ov.PassRate >= minRate
+		cmp := ">="
+		if !ov.Success {
+			cmp = "<"
+		}
+		ov.Reason = fmt.Sprintf("%d of %d tasks pass: pass rate %.3g %s --min-pass-rate %.3g", passed, n, ov.PassRate, cmp, minRate)
+	}
+	if c := ov.Counts[OutcomeCancelled]; c > 0 && n > 0 {
+		ov.Reason += fmt.Sprintf(" (%d cancelled, not counted)", c)
+	}
+	if !ov.Success && n > 0 {
+		ov.ExitCode = max(worst, tiers.VerdictFail.ExitCode())
+	}
+	return ov
+}

@@ -1,0 +1,84 @@
+package gate
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/tiers"
+)
+
+// Grant is an authority's grant of retries to a task (geas task budget grant).
+type Grant struct {
+	Retries    int    // 1..record.MaxGrant
+	By, Reason string // the authority, and why
+}
+
+// Granted is what GrantRetries recorded.
+type Granted struct {
+	Before, After int      // the retry budget left before and after the grant
+	Hash          string   // the budget_grant entry's hash
+	Notes         []string // what was completed first, or could not be written after the entry
+}
+
+// GrantRetries adds g.Retries to the task's retry budget: a hash-chained budget_grant entry in
+// the gate history, under the task lock, so the next gate run starts from the raised budget. Only
+// an authority grants, never above record.MaxBudget, and never on a history that does not verify.
+// The task's state is not changed. The result is never nil: its notes stand also with an error.
+func GrantRetries(ctx context.Context, t Task, g Grant) (*Granted, error) {
+	out := &Granted{}
+	if err := CheckAuthority(g.By, "grant retries"); err != nil {
+		return out, err
+	}
+	lock, notes, err := Lock(ctx, t)
+	out.Notes = notes
+	if err != nil {
+		return out, err
+	}
+	defer lock.Unlock()
+	k, err := contract.Load(t.Project.Geas, t.Dir+"/contract.json")
+	if err != nil {
+		return out, err
+	}
+	now := time.Now()
+	name, rec, err := LoadRecord(t, now)
+	if err != nil {
+		return out, err
+	}
+	// A grant builds on the history: a history that does not verify gives no budget to add to.
+	if problems := HistoryProblems(t, rec); len(problems) > 0 {
+		return out, errTampered(t, problems)
+	}
+	out.Before = record.BudgetLeft(k.RetryBudget, rec)
+	out.After = out.Before + g.Retries
+	if out.After > record.MaxBudget {
+		return out, fmt.Errorf("task %s: a grant of %d would take the retry budget from %d to %d, above the limit of %d", t.ID, g.Retries, out.Before, out.After, record.MaxBudget)
+	}
+	grant := record.HistoryEntry{
+		Kind: record.KindBudgetGrant, RetryBudgetBefore: &out.Before, RetryBudgetAfter: &out.After,
+		StartedAt: record.Timestamp(now),
+		Extra:     map[string]json.RawMessage{"by": jsonString(g.By), "reason": jsonString(g.Reason), "retries": []byte(fmt.Sprint(g.Retries))},
+	}
+	grant.RulesSHA256 = tiers.Gather(t.Project, t.Mission, t.ID, t.Dir).RulesSHA256 // the rules it was granted under (SPEC §4.4)
+	entry, err := rec.AppendHistory(grant, now)
+	if err != nil {
+		return out, err
+	}
+	// The appended entry is the grant (SPEC §7.3); its event is derived from it, and logged by
+	// the next command on the task if it cannot be logged now.
+	if err := rec.Write(t.Project.Geas, name); err != nil && !rec.Recorded(entry.Hash) {
+		return out, err
+	}
+	out.Hash = entry.Hash
+	ev, err := tiers.GrantEvent(t.Mission, t.ID, entry)
+	if err != nil {
+		return out, err
+	}
+	if err := record.AppendEvent(t.Project.Geas, ev); err != nil {
+		out.Notes = append(out.Notes, fmt.Sprintf("the grant is recorded, but its event was not logged (%v): the next command on the task logs it", err))
+	}
+	return out, nil
+}

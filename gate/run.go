@@ -1,0 +1,117 @@
+package gate
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/project"
+	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/tiers"
+)
+
+// Task names one task of an opened project.
+type Task struct {
+	Project *project.Project
+	Mission string
+	ID      string
+	Dir     string // the task directory relative to .geas
+}
+
+// Options are the choices of one gate run.
+type Options struct {
+	// DryRun computes the verdict without the task lock and writes nothing.
+	DryRun bool
+	// KeepGoing (SPEC §5): the stages not reached run anyway and what they find is advisory.
+	KeepGoing bool
+	// Progress receives the eval commands' output as they run; nil for none.
+	Progress tiers.Progress
+}
+
+// Lock takes the task's exclusive lock, then completes what the task's latest recorded entry
+// implies (SPEC §7.3: a run, a revocation or a grant cut short by a crash or a failed write),
+// which every command that takes the lock does first. It returns what the completion did, as
+// notes, also when it fails; the caller unlocks.
+func Lock(ctx context.Context, t Task) (*record.Lock, []string, error) {
+	lock, err := record.LockTask(ctx, t.Project.Geas, t.Dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	notes, err := tiers.Complete(t.Project.Geas, t.Mission, t.ID, t.Dir, time.Now())
+	if err != nil {
+		lock.Unlock()
+		return nil, notes, fmt.Errorf("task %s: complete the last recorded entry: %w", t.ID, err)
+	}
+	return lock, notes, nil
+}
+
+// Run runs the gate once on a task: under the task lock unless o.DryRun, evaluation, budget, and
+// (unless o.DryRun) the writes of SPEC §7. A task whose state is verified or passed is re-checked
+// instead (tiers.Recheck, still under the lock), which writes nothing whatever o.DryRun says. An
+// error means the gate could not run at all (exit 3), for instance tiers.ErrInterrupted;
+// verdicts, even error, come back as results.
+func Run(ctx context.Context, t Task, o Options) (*tiers.Result, error) {
+	var completed []string
+	if !o.DryRun {
+		lock, notes, err := Lock(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		defer lock.Unlock()
+		completed = notes
+	}
+	res, err := run(ctx, t, o)
+	if res != nil && len(completed) > 0 {
+		res.Notes = append(slices.Clone(completed), res.Notes...)
+	}
+	return res, err
+}
+
+// run is Run once the lock is held (or not needed).
+func run(ctx context.Context, t Task, o Options) (*tiers.Result, error) {
+	p := t.Project
+	if k, err := contract.Load(p.Geas, t.Dir+"/contract.json"); err == nil && k.TaskID == t.ID && tiers.IsFinished(k.Status) {
+		return tiers.Recheck(ctx, p, t.Mission, t.ID, t.Dir) // SPEC §7.2: writes nothing
+	}
+	start := time.Now()
+	in := tiers.Gather(p, t.Mission, t.ID, t.Dir)
+	opts := tiers.Options{RunID: tiers.NextRunID(in.Record), DryRun: o.DryRun, Now: start, Progress: o.Progress, KeepGoing: o.KeepGoing}
+	logDir := ""
+	if !o.DryRun {
+		if in.Record == nil {
+			opts.RunID = "gate-" + start.UTC().Format("20060102T150405")
+		}
+		logDir = t.Dir + "/gate-logs/" + opts.RunID
+		logRoot, err := openLogDir(p.Geas, logDir)
+		if err != nil {
+			return nil, err
+		}
+		defer logRoot.Close()
+		opts.LogRoot = logRoot
+		opts.LogDirName = ".geas/" + logDir
+	}
+	discard := func() {
+		if logDir != "" {
+			_ = p.Geas.RemoveAll(logDir)
+		}
+	}
+	res, err := tiers.Evaluate(ctx, in, opts)
+	if err != nil {
+		discard()
+		return nil, err
+	}
+	escalate := tiers.Budget(in, res)
+	if o.DryRun {
+		return res, nil
+	}
+	if ctx.Err() != nil {
+		discard()
+		return nil, tiers.ErrInterrupted
+	}
+	if err := tiers.Apply(in, res, escalate, time.Now()); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
