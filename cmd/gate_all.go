@@ -15,8 +15,8 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/project"
-	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // allOutput is the --format json document of geas gate --all.
@@ -185,9 +185,9 @@ func classify(p *project.Project, mission string, e project.TaskEntry) *allTask 
 	}
 	at.State = k.Status
 	switch {
-	case k.Status == string(record.Cancelled):
+	case k.Status == string(vocab.Cancelled):
 		in := tiers.Gather(p, mission, e.Name, dir)
-		ok, why := stateBacking(in, record.Cancelled)
+		ok, why := stateBacking(in, vocab.Cancelled)
 		if !ok {
 			return unreadable(mission, at, "state cancelled is not backed, so the task is counted: "+why)
 		}
@@ -204,8 +204,8 @@ func classify(p *project.Project, mission string, e project.TaskEntry) *allTask 
 // unreadable makes at an error for a task the gate cannot read: a result with an error verdict
 // and cause task_unreadable, never a pass, so every output format shows it.
 func unreadable(mission string, at *allTask, why string) *allTask {
-	at.Outcome, at.Reason = string(tiers.VerdictError), why
-	at.Result = errorResult(mission, at.TaskID, tiers.CauseTaskUnreadable, "task_dir", why,
+	at.Outcome, at.Reason = string(vocab.VerdictError), why
+	at.Result = errorResult(mission, at.TaskID, vocab.CauseTaskUnreadable, "task_dir", why,
 		"the task could not be read, so it was not gated; nothing was recorded")
 	return at
 }
@@ -248,19 +248,19 @@ feed:
 // runFailed is the result shown for a task whose gate run could not complete: an error verdict,
 // never a pass (fail closed). Nothing of it was recorded.
 func runFailed(t *taskRef, err error) *tiers.Result {
-	return errorResult(t.mission, t.task, tiers.CauseGateRunFailed, "gate", err.Error(),
+	return errorResult(t.mission, t.task, vocab.CauseGateRunFailed, "gate", err.Error(),
 		"the gate run did not complete; nothing of it was recorded")
 }
 
 // errorResult is an error result that no gate run produced, with one cause and the one tier-0
 // check it comes from, so that every output format (junit and github included) shows an error.
-func errorResult(mission, task, code, check, detail, note string) *tiers.Result {
+func errorResult(mission, task string, code vocab.CauseCode, check, detail, note string) *tiers.Result {
 	text := "the gate run completes"
-	if code == tiers.CauseTaskUnreadable {
+	if code == vocab.CauseTaskUnreadable {
 		text = "the task directory entry can be read as a task (a directory with a contract.json)"
 	}
 	return &tiers.Result{
-		MissionID: mission, TaskID: task, Verdict: tiers.VerdictError,
+		MissionID: mission, TaskID: task, Verdict: vocab.VerdictError,
 		TierResults: map[string]tiers.TierResult{
 			"tier_0": {Status: tiers.StatusError, Details: "0 of 1 checks passed"},
 			"tier_1": {Status: tiers.StatusSkipped, Details: "not run: tier 0 did not pass"},
@@ -353,8 +353,8 @@ func writeAllText(w io.Writer, mission string, tasks []*allTask, ignored []strin
 			if t.Result != nil {
 				var codes []string
 				for _, c := range t.Causes {
-					if !slices.Contains(codes, c.Code) {
-						codes = append(codes, c.Code)
+					if !slices.Contains(codes, string(c.Code)) {
+						codes = append(codes, string(c.Code))
 					}
 				}
 				causes = strings.Join(codes, ", ")

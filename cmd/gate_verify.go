@@ -16,6 +16,7 @@ import (
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
+	"github.com/geas-dev/geas/vocab"
 )
 
 type gateVerifyOptions struct {
@@ -304,15 +305,15 @@ func applyRevocation(p *project.Project, dir string, rep *tiers.VerifyReport, no
 	applied.Recorded, applied.Hash = true, entry.Hash
 	var notes []string
 
-	switch from := record.State(rep.State); from {
-	case record.Verified:
+	switch from := vocab.State(rep.State); from {
+	case vocab.Verified:
 		k, err := contract.Load(p.Geas, dir+"/contract.json")
 		if err != nil {
 			notes = append(notes, fmt.Sprintf("contract.json cannot be read (%v): the state is not changed", err))
 			break
 		}
 		to := tiers.GateState(k.GateProfile)
-		if err := record.CheckTransition(from, to, true); err != nil {
+		if err := vocab.CheckTransition(from, to, true); err != nil {
 			return nil, err
 		}
 		updated, err := record.SetContractStatus(k.Raw, to, now)
@@ -324,7 +325,7 @@ func applyRevocation(p *project.Project, dir string, rep *tiers.VerifyReport, no
 			break
 		}
 		applied.Transition = &tiers.Transition{From: string(from), To: string(to)}
-	case record.Passed:
+	case vocab.Passed:
 		notes = append(notes, "passed is terminal: the revocation is recorded, the state is not changed")
 	default:
 		notes = append(notes, "contract.json cannot be read: the revocation is recorded, the state is not changed")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/geas-dev/geas/internal/canon"
+	"github.com/geas-dev/geas/internal/jsonobj"
 )
 
 // History entry kinds. An entry without a kind is a gate run (older records).
@@ -250,9 +251,9 @@ func (r *Record) ResetHistory(e HistoryEntry, taskID string, now time.Time) (His
 	if err != nil {
 		return e, err
 	}
-	members := slices.DeleteFunc(slices.Clone(r.members), func(m member) bool { return m.key == gateResult })
+	members := slices.DeleteFunc(slices.Clone(r.members), func(m jsonobj.Member) bool { return m.Key == gateResult })
 	next := &Record{file: r.file, members: members, integration: r.integration, store: r.store}
-	if err := next.update(now, member{"task_id", jsonString(taskID)}); err != nil {
+	if err := next.update(now, jsonobj.Member{Key: "task_id", Value: jsonobj.String(taskID)}); err != nil {
 		return e, err
 	}
 	next.history = []HistoryEntry{e}

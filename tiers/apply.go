@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // Apply writes what a run decided (SPEC §7): the run's history entry, appended and fsynced to
@@ -115,7 +116,7 @@ func afterCommit(in *Input, res *Result, escalate bool, decisionID string, now t
 
 // writeTransition moves the contract's status as t says.
 func writeTransition(in *Input, t *Transition, now time.Time) error {
-	updated, err := record.SetContractStatus(in.Contract.Raw, record.State(t.To), now)
+	updated, err := record.SetContractStatus(in.Contract.Raw, vocab.State(t.To), now)
 	if err != nil {
 		return err
 	}
@@ -194,7 +195,7 @@ func logEvents(in *Input, res *Result, skip map[string]bool) error {
 func gateEvents(in *Input, res *Result) ([]record.Event, error) {
 	data, err := json.Marshal(struct {
 		RunID              string                `json:"run_id"`
-		Verdict            Verdict               `json:"verdict"`
+		Verdict            vocab.Verdict         `json:"verdict"`
 		GateProfile        Profile               `json:"gate_profile"`
 		TierResults        map[string]TierResult `json:"tier_results"`
 		BlockingDimensions []string              `json:"blocking_dimensions"`

@@ -12,6 +12,7 @@ import (
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // ResultFile is where a run's full result is kept, written before its history entry (SPEC §7.3):
@@ -24,11 +25,11 @@ func ResultFile(taskDir, runID string) string {
 const maxResultBytes = record.MaxBytes
 
 // GateState is the state a profile is gated from, to which a revoked task returns.
-func GateState(profile string) record.State {
+func GateState(profile string) vocab.State {
 	if profile == contract.ImplementationChange {
-		return record.Integrated
+		return vocab.Integrated
 	}
-	return record.Reviewed
+	return vocab.Reviewed
 }
 
 // Complete finishes what the task's latest history entry implies and the files do not show yet
@@ -223,13 +224,13 @@ func (c *completion) gateResultIsBefore(e record.HistoryEntry) bool {
 // verified only on a pass, to escalated only on a fail that spent the budget, to blocked only on
 // an error.
 func transitionFollows(e record.HistoryEntry, res *Result, t *Transition) bool {
-	switch record.State(t.To) {
-	case record.Verified:
+	switch vocab.State(t.To) {
+	case vocab.Verified:
 		return res.Verdict.IsPass() // res is e's run: its verdict is the entry's (completion.result)
-	case record.Escalated:
-		return e.Verdict == string(VerdictFail) && e.RetryBudgetAfter != nil && *e.RetryBudgetAfter == 0
-	case record.Blocked:
-		return e.Verdict == string(VerdictError)
+	case vocab.Escalated:
+		return e.Verdict == string(vocab.VerdictFail) && e.RetryBudgetAfter != nil && *e.RetryBudgetAfter == 0
+	case vocab.Blocked:
+		return e.Verdict == string(vocab.VerdictError)
 	}
 	return false
 }
@@ -249,15 +250,15 @@ func extraString(e record.HistoryEntry, key string) string {
 func (c *completion) revocation(e record.HistoryEntry) error {
 	state := extraString(e, "state")
 	moveDone := c.keys.Has("task_transition", e.Hash, e.RunID)
-	var to record.State
+	var to vocab.State
 	moved := false
-	if state == string(record.Verified) && !moveDone {
+	if state == string(vocab.Verified) && !moveDone {
 		k, err := contract.Load(c.geas, c.taskDir+"/contract.json")
 		if err == nil && k.TaskID == c.task {
 			to = GateState(k.GateProfile)
 			switch k.Status {
 			case state:
-				if err := record.CheckTransition(record.Verified, to, true); err != nil {
+				if err := vocab.CheckTransition(vocab.Verified, to, true); err != nil {
 					return err
 				}
 				in := &Input{Geas: c.geas, TaskDir: c.taskDir, Contract: k}

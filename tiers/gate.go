@@ -12,6 +12,7 @@ import (
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // ErrInterrupted means the run was cancelled (SIGINT/SIGTERM): its eval commands were killed and
@@ -84,7 +85,7 @@ type Result struct {
 	MissionID          string                `json:"mission_id"`
 	TaskID             string                `json:"task_id"`
 	GateProfile        Profile               `json:"gate_profile"`
-	Verdict            Verdict               `json:"verdict"`
+	Verdict            vocab.Verdict         `json:"verdict"`
 	TierResults        map[string]TierResult `json:"tier_results"`
 	Checks             []Check               `json:"checks"`
 	Causes             []Cause               `json:"causes"`
@@ -305,7 +306,7 @@ func (r *run) inputsUnchanged(onlyAdvisory bool) {
 		return // nothing to report: a passing re-check must not count as a blocking check that ran
 	}
 	text := "the inputs judged (contract, record sections, evidence, debt register, policy) did not change during the run"
-	c := failCheck(tier, "inputs_unchanged", text, fmt.Sprintf("changed while the run was under way (by an eval command or a detector): %s; the run judged the snapshot read before tier 1", joinLimited(changed, 20)), StatusError, CauseInputsChanged)
+	c := failCheck(tier, "inputs_unchanged", text, fmt.Sprintf("changed while the run was under way (by an eval command or a detector): %s; the run judged the snapshot read before tier 1", joinLimited(changed, 20)), StatusError, vocab.CauseInputsChanged)
 	c.Advisory = onlyAdvisory
 	r.checks = append(r.checks, c)
 }
@@ -381,7 +382,7 @@ func (r *run) result(profile string, stopped map[int]string) *Result {
 		if c.Blocking && c.Status != StatusPass && c.Status != StatusSkipped && c.Status != StatusWarn {
 			code := c.Code
 			if code == "" {
-				code = string(c.Status)
+				code = vocab.CauseCode(c.Status)
 			}
 			advisoryCauses = append(advisoryCauses, Cause{Code: code, Check: c.Name, Detail: c.Evidence})
 		}
@@ -493,9 +494,9 @@ func Budget(in *Input, res *Result) (escalate bool) {
 	if in.Contract == nil || historyTampered(res.Checks) {
 		res.Transition = nil
 		switch {
-		case res.Verdict == VerdictFail:
+		case res.Verdict == vocab.VerdictFail:
 			res.NextAction = NextFix
-		case res.Verdict == VerdictBlock:
+		case res.Verdict == vocab.VerdictBlock:
 			res.NextAction = NextResolveBlock
 		default:
 			res.NextAction = NextInvestigateErr
@@ -509,29 +510,29 @@ func Budget(in *Input, res *Result) (escalate bool) {
 	after := before
 	status := in.Contract.Status
 	switch res.Verdict {
-	case VerdictFail:
+	case vocab.VerdictFail:
 		after = max(before-1, 0)
 		if after == 0 {
 			escalate = true
 			res.NextAction = NextEscalate
-			res.Transition = transitionIfLegal(status, record.Escalated)
+			res.Transition = transitionIfLegal(status, vocab.Escalated)
 		} else {
 			res.NextAction = NextFix
 		}
-	case VerdictBlock:
+	case vocab.VerdictBlock:
 		res.NextAction = NextResolveBlock
-	case VerdictError:
+	case vocab.VerdictError:
 		res.NextAction = NextInvestigateErr
 		n, cause := record.ConsecutiveErrors(in.Record)
 		code := ""
 		if len(res.Causes) > 0 {
-			code = res.Causes[0].Code
+			code = string(res.Causes[0].Code)
 		}
 		if n == 0 || cause != code {
 			n = 0
 		}
-		if n+1 >= in.Policy.ConsecutiveErrorLimit && status != string(record.Blocked) {
-			res.Transition = transitionIfLegal(status, record.Blocked)
+		if n+1 >= in.Policy.ConsecutiveErrorLimit && status != string(vocab.Blocked) {
+			res.Transition = transitionIfLegal(status, vocab.Blocked)
 			if res.Transition != nil {
 				res.Notes = append(res.Notes, fmt.Sprintf("%d consecutive errors with cause %s: task blocked", n+1, code))
 			}
@@ -539,15 +540,15 @@ func Budget(in *Input, res *Result) (escalate bool) {
 	default:
 		if res.Verdict.IsPass() {
 			res.NextAction = NextProceed
-			res.Transition = transitionIfLegal(status, record.Verified)
+			res.Transition = transitionIfLegal(status, vocab.Verified)
 		}
 	}
 	res.RetryBudgetBefore, res.RetryBudgetAfter = &before, &after
 	return escalate
 }
 
-func transitionIfLegal(from string, to record.State) *Transition {
-	if from == "" || record.CheckTransition(record.State(from), to, true) != nil {
+func transitionIfLegal(from string, to vocab.State) *Transition {
+	if from == "" || vocab.CheckTransition(vocab.State(from), to, true) != nil {
 		return nil
 	}
 	return &Transition{From: from, To: string(to)}

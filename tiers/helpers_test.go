@@ -19,6 +19,7 @@ import (
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // testNow is the fixed clock of every test that stamps something.
@@ -542,8 +543,8 @@ func checkNames(checks []Check) []string {
 	return out
 }
 
-func causeCodes(causes []Cause) []string {
-	out := []string{}
+func causeCodes(causes []Cause) []vocab.CauseCode {
+	out := []vocab.CauseCode{}
 	for _, c := range causes {
 		out = append(out, c.Code)
 	}
@@ -558,7 +559,7 @@ func assertPass(t *testing.T, res *Result) {
 
 // assertNotPass asserts that a result is anything but a pass, with the given verdict and a cause
 // of the given code.
-func assertNotPass(t *testing.T, res *Result, verdict Verdict, code string) {
+func assertNotPass(t *testing.T, res *Result, verdict vocab.Verdict, code vocab.CauseCode) {
 	t.Helper()
 	assert.False(t, res.Verdict.IsPass(), "a pass: %+v", res.Checks)
 	assert.Equal(t, verdict, res.Verdict, "causes %+v", res.Causes)

@@ -39,9 +39,9 @@ func WriteText(w io.Writer, res *Result) {
 		codes := make([]string, 0, len(res.Causes))
 		seen := map[string]bool{}
 		for _, c := range res.Causes {
-			if !seen[c.Code] {
-				seen[c.Code] = true
-				codes = append(codes, c.Code)
+			if !seen[string(c.Code)] {
+				seen[string(c.Code)] = true
+				codes = append(codes, string(c.Code))
 			}
 		}
 		verdict += " (" + strings.Join(codes, ", ") + ")"
@@ -50,8 +50,8 @@ func WriteText(w io.Writer, res *Result) {
 	if len(res.AdvisoryCauses) > 0 {
 		codes := make([]string, 0, len(res.AdvisoryCauses))
 		for _, c := range res.AdvisoryCauses {
-			if !slices.Contains(codes, c.Code) {
-				codes = append(codes, c.Code)
+			if !slices.Contains(codes, string(c.Code)) {
+				codes = append(codes, string(c.Code))
 			}
 		}
 		fmt.Fprintf(w, "advisory (stages not reached, run by --keep-going; not counted): %s\n", strings.Join(codes, ", "))

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/geas-dev/geas/vocab"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -62,7 +63,7 @@ func TestJUnitCountsEqualCheckStatuses(t *testing.T) {
 	f := newFixture(t, true)
 	f.contract(func(m map[string]any) { m["eval_commands"] = []any{"exit 3", "true"} })
 	_, fresh, _ := f.evaluate()
-	require.Equal(t, VerdictFail, fresh.Verdict)
+	require.Equal(t, vocab.VerdictFail, fresh.Verdict)
 	fresh.TaskID = "fresh" // the recorded runs have a t1 too
 	results = append(results, fresh)
 	odd := &Result{TaskID: "t9", TierResults: map[string]TierResult{}, Checks: []Check{
@@ -161,8 +162,8 @@ func TestJUnitMarksBlockAndKeepsWarnings(t *testing.T) {
 // newline in evidence cannot start a command of its own and a comma or colon in a path cannot end
 // a property.
 func TestGitHubCommandsCannotBeInjected(t *testing.T) {
-	res := &Result{MissionID: "m1", TaskID: "t1", Verdict: VerdictFail, Checks: []Check{
-		{Name: "scope", Status: StatusFail, Blocking: true, Code: CauseScopeViolation,
+	res := &Result{MissionID: "m1", TaskID: "t1", Verdict: vocab.VerdictFail, Checks: []Check{
+		{Name: "scope", Status: StatusFail, Blocking: true, Code: vocab.CauseScopeViolation,
 			Text: "in scope", Evidence: "50% off\r\n::add-mask::secret",
 			Locations: []Location{{Path: "a,b:c%.go", Line: 7}, {Path: "d.go"}}},
 		{Name: "ok", Status: StatusPass, Blocking: true},

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/geas-dev/geas/vocab"
 )
 
 // WriteGitHub writes results as GitHub Actions workflow commands: an ::error for each check that
@@ -30,7 +32,7 @@ func WriteGitHub(w io.Writer, results []*Result) error {
 				title += " (advisory)"
 			}
 			if c.Code != "" {
-				title += " (" + c.Code + ")"
+				title += " (" + string(c.Code) + ")"
 			}
 			msg := checkSentence(c)
 			if len(c.Locations) == 0 {
@@ -85,9 +87,9 @@ func verdictLine(res *Result) string {
 	var codes []string
 	seen := map[string]bool{}
 	for _, c := range res.Causes {
-		if !seen[c.Code] {
-			seen[c.Code] = true
-			codes = append(codes, c.Code)
+		if !seen[string(c.Code)] {
+			seen[string(c.Code)] = true
+			codes = append(codes, string(c.Code))
 		}
 	}
 	return v + " (" + strings.Join(codes, ", ") + ")"
@@ -127,7 +129,7 @@ func WriteGitHubSummary(w io.Writer, results []*Result) error {
 		if len(bad) > 0 {
 			b.WriteString("\n**Checks that did not pass**\n\n| check | status | cause | evidence |\n|---|---|---|---|\n")
 			for _, c := range bad {
-				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdText(c.Name), mdText(string(c.Status)), mdText(c.Code), mdText(junitBody(c)))
+				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdText(c.Name), mdText(string(c.Status)), mdText(string(c.Code)), mdText(junitBody(c)))
 			}
 		}
 		if len(warns) > 0 {
@@ -154,9 +156,9 @@ func verdictIcon(res *Result) string {
 	switch {
 	case res.Verdict.IsPass():
 		return "✅"
-	case res.Verdict == VerdictFail:
+	case res.Verdict == vocab.VerdictFail:
 		return "❌"
-	case res.Verdict == VerdictBlock:
+	case res.Verdict == vocab.VerdictBlock:
 		return "⛔"
 	}
 	return "⚠️"

@@ -139,7 +139,7 @@ func junitTierSuite(res *Result, tier int) junitSuite {
 func junitMessage(c Check) string {
 	msg := c.Text
 	if c.Code != "" {
-		msg = c.Code + ": " + msg
+		msg = string(c.Code) + ": " + msg
 	}
 	return msg
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/vocab"
 )
 
 var fullSHA = regexp.MustCompile(`^[0-9a-fA-F]{40}$`)
@@ -20,15 +21,15 @@ func (r *run) tier0() {
 	add := func(c Check) { c.Tier = 0; r.checks = append(r.checks, c) }
 
 	if in.PolicyErr != nil {
-		add(failCheck(0, "policy_valid", "read .geas/gate-policy.json", in.PolicyErr.Error(), StatusError, CausePolicyInvalid))
+		add(failCheck(0, "policy_valid", "read .geas/gate-policy.json", in.PolicyErr.Error(), StatusError, vocab.CausePolicyInvalid))
 	}
 	if in.ContractErr != nil {
-		add(failCheck(0, "contract_valid", "contract.json parses and matches the schema", in.ContractErr.Error(), StatusError, CauseContractInvalid))
+		add(failCheck(0, "contract_valid", "contract.json parses and matches the schema", in.ContractErr.Error(), StatusError, vocab.CauseContractInvalid))
 	} else {
 		add(passCheck(0, "contract_valid", "contract.json parses and matches the schema", "valid"))
 	}
 	if in.RecordErr != nil {
-		add(failCheck(0, "record_valid", "record.json parses and matches the schema", in.RecordErr.Error(), StatusError, CauseRecordInvalid))
+		add(failCheck(0, "record_valid", "record.json parses and matches the schema", in.RecordErr.Error(), StatusError, vocab.CauseRecordInvalid))
 	} else {
 		add(passCheck(0, "record_valid", "record.json parses and matches the schema", r.recordNote()))
 	}
@@ -46,14 +47,14 @@ func (r *run) tier0() {
 	} else if slices.Contains(eligible, c.Status) {
 		add(passCheck(0, "state_eligible", text, "state is "+c.Status))
 	} else {
-		add(failCheck(0, "state_eligible", text, fmt.Sprintf("state is %s; %s needs %s", c.Status, c.GateProfile, strings.Join(eligible, " or ")), StatusError, CauseStateIneligible))
+		add(failCheck(0, "state_eligible", text, fmt.Sprintf("state is %s; %s needs %s", c.Status, c.GateProfile, strings.Join(eligible, " or ")), StatusError, vocab.CauseStateIneligible))
 	}
 
 	if in.Record != nil {
 		if _, ok := in.Record.SelfCheck(); ok {
 			add(passCheck(0, "self_check", "record.json has a self_check section", "present"))
 		} else {
-			add(failCheck(0, "self_check", "record.json has a self_check section", "no self_check section in record.json", StatusBlock, CauseMissingSelfCheck))
+			add(failCheck(0, "self_check", "record.json has a self_check section", "no self_check section in record.json", StatusBlock, vocab.CauseMissingSelfCheck))
 		}
 	}
 
@@ -76,18 +77,18 @@ func (r *run) tier0() {
 		case len(found) > 0:
 			add(passCheck(0, name, text, "found "+strings.Join(found, ", ")))
 		case len(implOnly) > 0:
-			add(failCheck(0, name, text, fmt.Sprintf("%s has role implementer or is the primary worker's; a review needs reviewer, tester or authority from another agent", strings.Join(implOnly, ", ")), StatusBlock, CauseMissingReview))
+			add(failCheck(0, name, text, fmt.Sprintf("%s has role implementer or is the primary worker's; a review needs reviewer, tester or authority from another agent", strings.Join(implOnly, ", ")), StatusBlock, vocab.CauseMissingReview))
 		default:
-			add(failCheck(0, name, text, fmt.Sprintf("no evidence file of agent %s (evidence files: %s)", want, orNone(r.evidenceNames())), StatusBlock, CauseMissingReview))
+			add(failCheck(0, name, text, fmt.Sprintf("no evidence file of agent %s (evidence files: %s)", want, orNone(r.evidenceNames())), StatusBlock, vocab.CauseMissingReview))
 		}
 	}
 
 	// Every evidence file parses and matches the schema.
 	if in.EvidenceErr != nil {
-		add(failCheck(0, "evidence_valid", "every evidence file parses and matches the schema", in.EvidenceErr.Error(), StatusError, CauseEvidenceInvalid))
+		add(failCheck(0, "evidence_valid", "every evidence file parses and matches the schema", in.EvidenceErr.Error(), StatusError, vocab.CauseEvidenceInvalid))
 	}
 	for _, bad := range in.BadEvidence {
-		add(failCheck(0, "evidence:"+bad.Name[strings.LastIndex(bad.Name, "/")+1:], "evidence file parses and matches the schema", oneLine(bad.Error()), StatusBlock, CauseEvidenceInvalid))
+		add(failCheck(0, "evidence:"+bad.Name[strings.LastIndex(bad.Name, "/")+1:], "evidence file parses and matches the schema", oneLine(bad.Error()), StatusBlock, vocab.CauseEvidenceInvalid))
 	}
 	if len(in.BadEvidence) == 0 && in.EvidenceErr == nil {
 		if len(in.Evidence) == 0 {
@@ -104,9 +105,9 @@ func (r *run) tier0() {
 		integ, ok := in.Record.Integration()
 		switch {
 		case !ok:
-			add(failCheck(0, "integration", text, "no integration.json (geas task integrate writes it)", StatusBlock, CauseMissingIntegration))
+			add(failCheck(0, "integration", text, "no integration.json (geas task integrate writes it)", StatusBlock, vocab.CauseMissingIntegration))
 		case integ.Status != "merged":
-			add(failCheck(0, "integration", text, fmt.Sprintf("integration.status is %s", integ.Status), StatusBlock, CauseMissingIntegration))
+			add(failCheck(0, "integration", text, fmt.Sprintf("integration.status is %s", integ.Status), StatusBlock, vocab.CauseMissingIntegration))
 		default:
 			ev := "merged"
 			if integ.Commit != "" {
@@ -133,14 +134,14 @@ func (r *run) baseline(add func(Check)) {
 	}
 	text := "base_snapshot resolves to a commit that is an ancestor of the integration head"
 	if c.BaseSnapshot == "" {
-		add(failCheck(0, "baseline", text, "base_snapshot is empty", StatusBlock, CauseBaselineMismatch))
+		add(failCheck(0, "baseline", text, "base_snapshot is empty", StatusBlock, vocab.CauseBaselineMismatch))
 		return
 	}
 	repo, err := evidence.OpenRepo(r.in.ProjectDir)
 	if err != nil {
-		code, st := CauseNoRepository, StatusError
+		code, st := vocab.CauseNoRepository, StatusError
 		if !errors.Is(err, evidence.ErrNoRepository) {
-			code = CauseBaselineMismatch
+			code = vocab.CauseBaselineMismatch
 		}
 		add(failCheck(0, "baseline", text, err.Error(), st, code))
 		return
@@ -158,22 +159,22 @@ func (r *run) baseline(add func(Check)) {
 	}
 	head, err := repo.Resolve(headRev)
 	if err != nil {
-		add(failCheck(0, "baseline", text, fmt.Sprintf("integration head %s: %v", headRev, err), StatusBlock, CauseBaselineMismatch))
+		add(failCheck(0, "baseline", text, fmt.Sprintf("integration head %s: %v", headRev, err), StatusBlock, vocab.CauseBaselineMismatch))
 		return
 	}
 	base, err := repo.Resolve(c.BaseSnapshot)
 	if err != nil {
-		add(failCheck(0, "baseline", text, fmt.Sprintf("base_snapshot %s: %v", c.BaseSnapshot, err), StatusBlock, CauseBaselineMismatch))
+		add(failCheck(0, "baseline", text, fmt.Sprintf("base_snapshot %s: %v", c.BaseSnapshot, err), StatusBlock, vocab.CauseBaselineMismatch))
 		return
 	}
 	r.head, r.base = head, base
 	ok, err := repo.IsAncestor(base, head)
 	switch {
 	case err != nil:
-		add(failCheck(0, "baseline", text, fmt.Sprintf("ancestry of %s in %s: %v", short(base), short(head), err), StatusError, CauseBaselineMismatch))
+		add(failCheck(0, "baseline", text, fmt.Sprintf("ancestry of %s in %s: %v", short(base), short(head), err), StatusError, vocab.CauseBaselineMismatch))
 		return
 	case !ok:
-		add(failCheck(0, "baseline", text, fmt.Sprintf("base %s (%s) is not an ancestor of head %s (%s)", short(base), c.BaseSnapshot, short(head), headRev), StatusBlock, CauseBaselineMismatch))
+		add(failCheck(0, "baseline", text, fmt.Sprintf("base %s (%s) is not an ancestor of head %s (%s)", short(base), c.BaseSnapshot, short(head), headRev), StatusBlock, vocab.CauseBaselineMismatch))
 		return
 	}
 	r.haveBase = true

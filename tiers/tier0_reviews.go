@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // refusals maps each evidence verdict that refuses approval to the status it gives the run (SPEC
@@ -52,9 +53,9 @@ func (r *run) reviewVerdicts(add func(Check)) {
 			continue
 		}
 		refused = true
-		code := CauseReviewRejected
+		code := vocab.CauseReviewRejected
 		if st == StatusBlock {
-			code = CauseReviewBlocked
+			code = vocab.CauseReviewBlocked
 		}
 		name := "verdict:" + e.Name
 		add(failCheck(0, name, text, fmt.Sprintf("%s, role %s, wrote %s with verdict %q: a refusal is not approval", who, e.Role, e.Name, e.Verdict), st, code))

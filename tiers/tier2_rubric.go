@@ -10,6 +10,7 @@ import (
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // RubricScore is one dimension's outcome in the gate result.
@@ -96,13 +97,13 @@ func (r *run) partD() {
 		}
 		switch {
 		case len(refused) > 0:
-			r.checks = append(r.checks, failCheck(2, name, text, strings.Join(refused, "; ")+note, StatusBlock, CauseJudgeNotIndependent))
+			r.checks = append(r.checks, failCheck(2, name, text, strings.Join(refused, "; ")+note, StatusBlock, vocab.CauseJudgeNotIndependent))
 			continue
 		case len(files) == 0:
-			r.checks = append(r.checks, failCheck(2, name, text, fmt.Sprintf("no evidence from %s%s", who, note), StatusBlock, CauseMissingReview))
+			r.checks = append(r.checks, failCheck(2, name, text, fmt.Sprintf("no evidence from %s%s", who, note), StatusBlock, vocab.CauseMissingReview))
 			continue
 		case !have:
-			r.checks = append(r.checks, failCheck(2, name, text, fmt.Sprintf("%s gives no score for %s%s", strings.Join(files, ", "), dim.Name, note), StatusBlock, CauseScoreMissing))
+			r.checks = append(r.checks, failCheck(2, name, text, fmt.Sprintf("%s gives no score for %s%s", strings.Join(files, ", "), dim.Name, note), StatusBlock, vocab.CauseScoreMissing))
 			continue
 		}
 		capNote := ""
@@ -115,7 +116,7 @@ func (r *run) partD() {
 		ev := fmt.Sprintf("score %s (minimum of %s)%s", fmtNum(score), strings.Join(scored, ", "), capNote)
 		if !passed {
 			r.blockingDims = append(r.blockingDims, dim.Name)
-			r.checks = append(r.checks, failCheck(2, name, text, fmt.Sprintf("score %s < threshold %d%s (minimum of %s)%s%s", fmtNum(score), threshold, raised, strings.Join(scored, ", "), capNote, note), StatusFail, CauseBelowThreshold))
+			r.checks = append(r.checks, failCheck(2, name, text, fmt.Sprintf("score %s < threshold %d%s (minimum of %s)%s%s", fmtNum(score), threshold, raised, strings.Join(scored, ", "), capNote, note), StatusFail, vocab.CauseBelowThreshold))
 			continue
 		}
 		r.checks = append(r.checks, passCheck(2, name, text, ev+note))
@@ -135,9 +136,9 @@ func (r *run) partD() {
 	}
 	switch {
 	case r.stubErr != "":
-		r.checks = append(r.checks, failCheck(2, "stubs", text, r.stubErr, StatusError, CauseDetectorError))
+		r.checks = append(r.checks, failCheck(2, "stubs", text, r.stubErr, StatusError, vocab.CauseDetectorError))
 	case len(stubs) > r.stubCap:
-		ch := failCheck(2, "stubs", text, fmt.Sprintf("%d confirmed stubs > cap %d: %s", len(stubs), r.stubCap, joinLimited(locs, 10)), StatusBlock, CauseStubCapExceeded)
+		ch := failCheck(2, "stubs", text, fmt.Sprintf("%d confirmed stubs > cap %d: %s", len(stubs), r.stubCap, joinLimited(locs, 10)), StatusBlock, vocab.CauseStubCapExceeded)
 		ch.Locations = where
 		r.checks = append(r.checks, ch)
 	case len(stubs) > 0:

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // changedFiles returns the files the task changed and how they were found: the git diff
@@ -82,11 +83,11 @@ func (r *run) partB() {
 		text += "; changed files taken from the implementer's files_changed (no base_snapshot)"
 	}
 	if errors.Is(err, errNoChangeSource) {
-		r.checks = append(r.checks, failCheck(2, "scope", text, "no base_snapshot to diff against and no implementer evidence lists files_changed: nothing says what changed", StatusBlock, CauseNoChangeSource))
+		r.checks = append(r.checks, failCheck(2, "scope", text, "no base_snapshot to diff against and no implementer evidence lists files_changed: nothing says what changed", StatusBlock, vocab.CauseNoChangeSource))
 		return
 	}
 	if err != nil {
-		r.checks = append(r.checks, failCheck(2, "scope", text, "cannot list changed files: "+err.Error(), StatusError, CauseScopeViolation))
+		r.checks = append(r.checks, failCheck(2, "scope", text, "cannot list changed files: "+err.Error(), StatusError, vocab.CauseScopeViolation))
 		return
 	}
 	if len(files) == 0 {
@@ -109,7 +110,7 @@ func (r *run) partB() {
 		}
 	}
 	if len(outside) > 0 {
-		ch := failCheck(2, "scope", text, fmt.Sprintf("%d of %d changed files are outside the surfaces: %s (from %s)", len(outside), len(files), joinLimited(outside, 20), how), StatusFail, CauseScopeViolation)
+		ch := failCheck(2, "scope", text, fmt.Sprintf("%d of %d changed files are outside the surfaces: %s (from %s)", len(outside), len(files), joinLimited(outside, 20), how), StatusFail, vocab.CauseScopeViolation)
 		for _, f := range outside {
 			ch.Locations = append(ch.Locations, Location{Path: f})
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // VerifyStatus is what geas gate verify finds for a task that the gate passed.
@@ -81,7 +82,7 @@ func VerifyTask(ctx context.Context, p *project.Project, mission, task, taskDir 
 	if in.Contract != nil {
 		state = in.Contract.Status
 	}
-	claimed := state == string(record.Verified) || state == string(record.Passed)
+	claimed := state == string(vocab.Verified) || state == string(vocab.Passed)
 	if in.Contract == nil {
 		if e, _, ok := backingRun(in.Record); ok && recordsPass(e) {
 			claimed = true
@@ -231,7 +232,7 @@ func backingRun(rec *record.Record) (record.HistoryEntry, int, bool) {
 		if !isRun(e) {
 			continue
 		}
-		if e.Verdict == string(VerdictError) && onlyIneligible(e.Causes) {
+		if e.Verdict == string(vocab.VerdictError) && onlyIneligible(e.Causes) {
 			continue
 		}
 		return e, i, true
@@ -252,7 +253,7 @@ func onlyIneligible(raw json.RawMessage) bool {
 		return false
 	}
 	for _, c := range causes {
-		if c.Code != CauseStateIneligible {
+		if c.Code != vocab.CauseStateIneligible {
 			return false
 		}
 	}
@@ -272,7 +273,7 @@ func PassProblems(in *Input, key []byte) []string {
 	hist := in.Record.History()
 	for i := len(hist) - 1; i >= 0; i-- {
 		e := hist[i]
-		if isRun(e) && e.Verdict == string(VerdictError) && onlyIneligible(e.Causes) {
+		if isRun(e) && e.Verdict == string(vocab.VerdictError) && onlyIneligible(e.Causes) {
 			continue
 		}
 		if !isRun(e) || !recordsPass(e) {

@@ -1,15 +1,11 @@
-package record
+package vocab
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"sync"
-	"time"
 )
 
 // State is a task's state, stored as the "status" of its contract.json (geas v1 states).
@@ -150,101 +146,4 @@ func CheckTransition(from, to State, byGate bool) error {
 		return fmt.Errorf("cannot move a task from %s to %s: %w", from, to, ErrOnlyGateVerifies)
 	}
 	return nil
-}
-
-// SetContractStatus returns contract (a task contract's JSON) with "status" set to the state to and
-// "updated_at" to Timestamp(now); either key is appended when missing. Every other top-level key
-// keeps its position and its value's bytes (nested objects and arrays are re-indented only), so a
-// transition shows up in a diff as exactly the lines it changed. It does not check that the move
-// is legal: call CheckTransition first.
-func SetContractStatus(contract []byte, to State, now time.Time) ([]byte, error) {
-	if !isState(to) {
-		return nil, fmt.Errorf("set contract status: %q is not a task state", to)
-	}
-	members, err := decodeObject(contract)
-	if err != nil {
-		return nil, fmt.Errorf("set contract status: contract: %w", err)
-	}
-	members = setMember(members, "status", jsonString(string(to)))
-	members = setMember(members, "updated_at", jsonString(Timestamp(now)))
-	return encodeObject(members)
-}
-
-// member is one key of a JSON object, with its value's original bytes.
-type member struct {
-	key   string
-	value json.RawMessage
-}
-
-// decodeObject reads data as one JSON object and returns its members in file order. Duplicate keys
-// are refused: two readers could pick different values, and a record must mean one thing.
-func decodeObject(data []byte) ([]member, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, fmt.Errorf("invalid JSON: %w", err)
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, errors.New("not a JSON object")
-	}
-	var out []member
-	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, fmt.Errorf("invalid JSON: %w", err)
-		}
-		key, ok := tok.(string)
-		if !ok {
-			return nil, fmt.Errorf("invalid JSON: object key %v is not a string", tok)
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, fmt.Errorf("invalid JSON in %q: %w", key, err)
-		}
-		if seen[key] {
-			return nil, fmt.Errorf("duplicate key %q", key)
-		}
-		seen[key] = true
-		out = append(out, member{key: key, value: raw})
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, fmt.Errorf("invalid JSON: %w", err)
-	}
-	if _, err := dec.Token(); err == nil {
-		return nil, errors.New("invalid JSON: data after the object")
-	} else if !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("invalid JSON after the object: %w", err)
-	}
-	return out, nil
-}
-
-// encodeObject writes members as a JSON object indented with two spaces, with a trailing newline.
-func encodeObject(members []member) ([]byte, error) {
-	var out bytes.Buffer
-	if err := json.Indent(&out, compactObject(members), "", "  "); err != nil {
-		return nil, fmt.Errorf("encode object: %w", err)
-	}
-	out.WriteByte('\n')
-	return out.Bytes(), nil
-}
-
-// setMember replaces key's value in place, or appends it when absent.
-func setMember(members []member, key string, value json.RawMessage) []member {
-	for i := range members {
-		if members[i].key == key {
-			members[i].value = value
-			return members
-		}
-	}
-	return append(members, member{key: key, value: value})
-}
-
-// jsonString encodes s as a JSON string without HTML escaping, so keys and values stay readable.
-func jsonString(s string) json.RawMessage {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
