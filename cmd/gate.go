@@ -140,7 +140,7 @@ func gateTaskOpts(ctx context.Context, t *taskRef, dryRun bool, progress tiers.P
 		}
 		return res, err
 	}
-	if k, err := contract.Load(t.p.Geas, t.dir+"/contract.json"); err == nil && k.TaskID == t.task && tiers.IsFinished(k.Status) {
+	if k, err := contract.Load(t.p.Geas, t.dir+"/contract.json"); err == nil && k.TaskID == t.task && k.Status.IsFinished() {
 		return withNotes(tiers.Recheck(ctx, t.p, t.mission, t.task, t.dir)) // SPEC §7.2: writes nothing
 	}
 	start := time.Now()

@@ -183,20 +183,20 @@ func classify(p *project.Project, mission string, e project.TaskEntry) *allTask 
 	if err != nil || k.TaskID != e.Name {
 		return at // gated: the run reports the contract as invalid, an error verdict with its cause
 	}
-	at.State = k.Status
+	at.State = string(k.Status)
 	switch {
-	case k.Status == string(vocab.Cancelled):
+	case k.Status == vocab.Cancelled:
 		in := tiers.Gather(p, mission, e.Name, dir)
 		ok, why := stateBacking(in, vocab.Cancelled)
 		if !ok {
 			return unreadable(mission, at, "state cancelled is not backed, so the task is counted: "+why)
 		}
 		at.Outcome, at.Reason = outcomeCancelled, "not counted: "+why
-	case tiers.IsFinished(k.Status), slices.Contains(contract.EligibleStates(k.GateProfile), k.Status):
+	case k.Status.IsFinished(), slices.Contains(contract.EligibleStates(k.GateProfile), k.Status):
 		// gated or re-checked
 	default:
 		at.Outcome = outcomeNotReady
-		at.Reason = fmt.Sprintf("state %s; profile %s is gated from %s", k.Status, k.GateProfile, strings.Join(contract.EligibleStates(k.GateProfile), " or "))
+		at.Reason = fmt.Sprintf("state %s; profile %s is gated from %s", k.Status, k.GateProfile, vocab.JoinStates(contract.EligibleStates(k.GateProfile), " or "))
 	}
 	return at
 }

@@ -324,7 +324,7 @@ func applyRevocation(p *project.Project, dir string, rep *tiers.VerifyReport, no
 			notes = append(notes, fmt.Sprintf("the task was not moved %s -> %s (%v): the next command on the task completes it", from, to, err))
 			break
 		}
-		applied.Transition = &tiers.Transition{From: string(from), To: string(to)}
+		applied.Transition = &tiers.Transition{From: from, To: to}
 	case vocab.Passed:
 		notes = append(notes, "passed is terminal: the revocation is recorded, the state is not changed")
 	default:

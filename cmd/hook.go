@@ -136,7 +136,7 @@ func claudeStop(ctx context.Context, g *globalOptions, o hookOptions, active boo
 	// An unreadable contract is gated anyway: the run reports it as an error verdict with its cause.
 	c, contractErr := contract.Load(t.p.Geas, t.dir+"/contract.json")
 	if contractErr == nil {
-		switch state := vocab.State(c.Status); state {
+		switch state := c.Status; state {
 		case vocab.Escalated, vocab.Blocked, vocab.Cancelled:
 			in := tiers.Gather(t.p, t.mission, t.task, t.dir)
 			ok, why := stateBacking(in, state)
@@ -154,7 +154,7 @@ func claudeStop(ctx context.Context, g *globalOptions, o hookOptions, active boo
 	if res.Recheck {
 		state := string(vocab.Verified)
 		if contractErr == nil {
-			state = c.Status
+			state = string(c.Status)
 		}
 		return claudeStopRecheck(res, state, active)
 	}
@@ -255,7 +255,7 @@ func claudeStopDecision(res *tiers.Result, stopHookActive, contractUnreadable bo
 	if res.Verdict.IsPass() {
 		return nil
 	}
-	if tr := res.Transition; tr != nil && (tr.To == string(vocab.Escalated) || tr.To == string(vocab.Blocked)) {
+	if tr := res.Transition; tr != nil && (tr.To == vocab.Escalated || tr.To == vocab.Blocked) {
 		return &claudeStopOutput{SystemMessage: fmt.Sprintf(
 			"geas gate moved task %s to %s, so the agent may stop: %s", res.TaskID, tr.To, hookReport(res))}
 	}

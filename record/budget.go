@@ -3,6 +3,8 @@ package record
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/geas-dev/geas/vocab"
 )
 
 // BudgetLeft returns the retries the task has left: the retry_budget_after of the latest history
@@ -36,7 +38,7 @@ func ConsecutiveErrors(r *Record) (n int, cause string) {
 			continue
 		}
 		c := firstCause(e.Causes)
-		if e.Verdict != "error" || (n > 0 && c != cause) {
+		if e.Verdict != string(vocab.VerdictError) || (n > 0 && c != cause) {
 			break
 		}
 		n, cause = n+1, c
@@ -150,7 +152,7 @@ func BudgetProblems(entries []HistoryEntry) []string {
 			}
 			follows()
 			want := *b
-			if e.Verdict == "fail" {
+			if e.Verdict == string(vocab.VerdictFail) {
 				want = max(*b-1, 0)
 			}
 			if *a != want {

@@ -116,7 +116,7 @@ func afterCommit(in *Input, res *Result, escalate bool, decisionID string, now t
 
 // writeTransition moves the contract's status as t says.
 func writeTransition(in *Input, t *Transition, now time.Time) error {
-	updated, err := record.SetContractStatus(in.Contract.Raw, vocab.State(t.To), now)
+	updated, err := record.SetContractStatus(in.Contract.Raw, t.To, now)
 	if err != nil {
 		return err
 	}
@@ -196,7 +196,7 @@ func gateEvents(in *Input, res *Result) ([]record.Event, error) {
 	data, err := json.Marshal(struct {
 		RunID              string                `json:"run_id"`
 		Verdict            vocab.Verdict         `json:"verdict"`
-		GateProfile        Profile               `json:"gate_profile"`
+		GateProfile        vocab.Profile         `json:"gate_profile"`
 		TierResults        map[string]TierResult `json:"tier_results"`
 		BlockingDimensions []string              `json:"blocking_dimensions"`
 		RetryBudgetBefore  *int                  `json:"retry_budget_before"`
@@ -210,7 +210,7 @@ func gateEvents(in *Input, res *Result) ([]record.Event, error) {
 	}
 	events := []record.Event{{EventType: "gate_result", MissionID: in.Mission, TaskID: in.Task, Agent: "geas-gate", Data: data}}
 	if t := res.Transition; t != nil {
-		d, _ := json.Marshal(map[string]string{"from": t.From, "to": t.To, "by": "geas-gate", "run_id": res.RunID, "hash": res.Hash})
+		d, _ := json.Marshal(map[string]string{"from": string(t.From), "to": string(t.To), "by": "geas-gate", "run_id": res.RunID, "hash": res.Hash})
 		events = append(events, record.Event{EventType: "task_transition", MissionID: in.Mission, TaskID: in.Task, Agent: "geas-gate", Data: d})
 	}
 	if res.Escalation != "" {

@@ -52,7 +52,7 @@ func TestBudget(t *testing.T) {
 	tests := []struct {
 		name           string
 		budget         int // the contract's retry_budget
-		status         string
+		status         vocab.State
 		limit          int // consecutive-error limit; 0 keeps the default 3
 		history        []record.HistoryEntry
 		verdict        vocab.Verdict

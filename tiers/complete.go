@@ -25,8 +25,8 @@ func ResultFile(taskDir, runID string) string {
 const maxResultBytes = record.MaxBytes
 
 // GateState is the state a profile is gated from, to which a revoked task returns.
-func GateState(profile string) vocab.State {
-	if profile == contract.ImplementationChange {
+func GateState(profile vocab.Profile) vocab.State {
+	if profile == vocab.ImplementationChange {
 		return vocab.Integrated
 	}
 	return vocab.Reviewed
@@ -224,7 +224,7 @@ func (c *completion) gateResultIsBefore(e record.HistoryEntry) bool {
 // verified only on a pass, to escalated only on a fail that spent the budget, to blocked only on
 // an error.
 func transitionFollows(e record.HistoryEntry, res *Result, t *Transition) bool {
-	switch vocab.State(t.To) {
+	switch t.To {
 	case vocab.Verified:
 		return res.Verdict.IsPass() // res is e's run: its verdict is the entry's (completion.result)
 	case vocab.Escalated:
@@ -248,11 +248,11 @@ func extraString(e record.HistoryEntry, key string) string {
 // applyRevocation writes: a verified task moves back to its gate state, then the revocation and
 // the transition events are logged.
 func (c *completion) revocation(e record.HistoryEntry) error {
-	state := extraString(e, "state")
+	state := vocab.State(extraString(e, "state"))
 	moveDone := c.keys.Has("task_transition", e.Hash, e.RunID)
 	var to vocab.State
 	moved := false
-	if state == string(vocab.Verified) && !moveDone {
+	if state == vocab.Verified && !moveDone {
 		k, err := contract.Load(c.geas, c.taskDir+"/contract.json")
 		if err == nil && k.TaskID == c.task {
 			to = GateState(k.GateProfile)
@@ -262,23 +262,23 @@ func (c *completion) revocation(e record.HistoryEntry) error {
 					return err
 				}
 				in := &Input{Geas: c.geas, TaskDir: c.taskDir, Contract: k}
-				if err := writeTransition(in, &Transition{From: state, To: string(to)}, c.now); err != nil {
+				if err := writeTransition(in, &Transition{From: state, To: to}, c.now); err != nil {
 					return fmt.Errorf("complete revocation %s: %w", e.RunID, err)
 				}
 				c.note("moved the task %s -> %s, as revocation %s decided", state, to, e.RunID)
 				moved = true
-			case string(to):
+			case to:
 				moved = true // moved before the crash; its event is what is missing
 			}
 		}
 	}
 	if !c.keys.Has(record.KindRevocation, e.Hash, "") {
-		if err := c.logRevocation(e, state); err != nil {
+		if err := c.logRevocation(e, string(state)); err != nil {
 			return err
 		}
 	}
 	if moved {
-		ev, err := RevocationTransitionEvent(c.mission, c.task, e.RunID, state, string(to), e.Hash)
+		ev, err := RevocationTransitionEvent(c.mission, c.task, e.RunID, state, to, e.Hash)
 		if err != nil {
 			return err
 		}
@@ -317,8 +317,8 @@ func RevocationEvent(mission, task string, e record.HistoryEntry, state string) 
 }
 
 // RevocationTransitionEvent is the task_transition event of a revocation.
-func RevocationTransitionEvent(mission, task, runID, from, to, hash string) (record.Event, error) {
-	d, err := json.Marshal(map[string]string{"from": from, "to": to, "by": "geas-gate", "run_id": runID, "reason": "revocation", "hash": hash})
+func RevocationTransitionEvent(mission, task, runID string, from, to vocab.State, hash string) (record.Event, error) {
+	d, err := json.Marshal(map[string]string{"from": string(from), "to": string(to), "by": "geas-gate", "run_id": runID, "reason": "revocation", "hash": hash})
 	if err != nil {
 		return record.Event{}, err
 	}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
@@ -45,30 +44,10 @@ type TierResult struct {
 	Details string `json:"details"`
 }
 
-// Profile is the gate profile a run used; it is written as null when the contract could not be read.
-type Profile string
-
-// MarshalJSON writes an unknown profile as null.
-func (p Profile) MarshalJSON() ([]byte, error) {
-	if p == "" {
-		return []byte("null"), nil
-	}
-	return json.Marshal(string(p))
-}
-
-// UnmarshalJSON reads null as the unknown profile.
-func (p *Profile) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		*p = ""
-		return nil
-	}
-	return json.Unmarshal(b, (*string)(p))
-}
-
 // Transition is a state change a run made (or, in a dry run, would make).
 type Transition struct {
-	From string `json:"from"`
-	To   string `json:"to"`
+	From vocab.State `json:"from"`
+	To   vocab.State `json:"to"`
 }
 
 // Summary counts the blocking checks that ran; warnings and skipped checks are not counted.
@@ -84,7 +63,7 @@ type Result struct {
 	RunID              string                `json:"run_id"`
 	MissionID          string                `json:"mission_id"`
 	TaskID             string                `json:"task_id"`
-	GateProfile        Profile               `json:"gate_profile"`
+	GateProfile        vocab.Profile         `json:"gate_profile"`
 	Verdict            vocab.Verdict         `json:"verdict"`
 	TierResults        map[string]TierResult `json:"tier_results"`
 	Checks             []Check               `json:"checks"`
@@ -196,7 +175,7 @@ func Evaluate(ctx context.Context, in *Input, opts Options) (*Result, error) {
 
 	r.tier0()
 	r.tier0End = len(r.checks)
-	profile := ""
+	var profile vocab.Profile
 	if in.Contract != nil {
 		profile = in.Contract.GateProfile
 	}
@@ -240,7 +219,7 @@ func Evaluate(ctx context.Context, in *Input, opts Options) (*Result, error) {
 			if ctx.Err() != nil {
 				return nil, ErrInterrupted
 			}
-			if profile != contract.ClosureReady {
+			if profile != vocab.ClosureReady {
 				stop(mark, "part A did not pass")
 				if reason == "part A did not pass" && !keep {
 					r.checks = append(r.checks, skippedCheck(2, "parts_bcd", "tier 2 parts B, C, D: scope, known risks, rubric", "not run: "+reason))
@@ -315,14 +294,14 @@ func (r *run) inputsUnchanged(onlyAdvisory bool) {
 // claim read from evidence, not a gate verdict: only decide builds one of those (SPEC §2.2).
 var testerPassVerdict = string(StatusPass)
 
-func (r *run) tier1(ctx context.Context, profile string) {
-	if profile != contract.ImplementationChange {
+func (r *run) tier1(ctx context.Context, profile vocab.Profile) {
+	if profile != vocab.ImplementationChange {
 		r.checks = append(r.checks, skippedCheck(1, "eval_commands", "run the contract's eval commands", "profile does not require mechanical verification"))
 		return
 	}
 	var claimed []string
 	for _, e := range r.independent() {
-		if e.Role == evidence.Tester && e.Verdict == testerPassVerdict {
+		if e.Role == vocab.Tester && e.Verdict == testerPassVerdict {
 			claimed = append(claimed, e.Name)
 		}
 	}
@@ -370,7 +349,7 @@ func (r *run) defaultTimeout() time.Duration {
 // result folds the checks into the verdict and the result document (budget not yet applied).
 // Advisory checks are listed but take no part in the verdict; their causes are advisory_causes.
 // stopped gives, per tier, why it was not reached.
-func (r *run) result(profile string, stopped map[int]string) *Result {
+func (r *run) result(profile vocab.Profile, stopped map[int]string) *Result {
 	in := r.in
 	var binding []Check
 	var advisoryCauses []Cause
@@ -389,7 +368,7 @@ func (r *run) result(profile string, stopped map[int]string) *Result {
 	}
 	verdict, causes := decide(binding)
 	res := &Result{
-		RunID: r.opts.RunID, MissionID: in.Mission, TaskID: in.Task, GateProfile: Profile(profile),
+		RunID: r.opts.RunID, MissionID: in.Mission, TaskID: in.Task, GateProfile: profile,
 		Verdict: verdict, Checks: r.checks, Causes: causes,
 		RubricScores: r.rubric, BlockingDimensions: r.blockingDims, EvalRuns: r.evalRuns,
 		StubCount: r.stubCount, StubCap: r.stubCap, Head: r.head,
@@ -531,7 +510,7 @@ func Budget(in *Input, res *Result) (escalate bool) {
 		if n == 0 || cause != code {
 			n = 0
 		}
-		if n+1 >= in.Policy.ConsecutiveErrorLimit && status != string(vocab.Blocked) {
+		if n+1 >= in.Policy.ConsecutiveErrorLimit && status != vocab.Blocked {
 			res.Transition = transitionIfLegal(status, vocab.Blocked)
 			if res.Transition != nil {
 				res.Notes = append(res.Notes, fmt.Sprintf("%d consecutive errors with cause %s: task blocked", n+1, code))
@@ -547,11 +526,11 @@ func Budget(in *Input, res *Result) (escalate bool) {
 	return escalate
 }
 
-func transitionIfLegal(from string, to vocab.State) *Transition {
-	if from == "" || vocab.CheckTransition(vocab.State(from), to, true) != nil {
+func transitionIfLegal(from, to vocab.State) *Transition {
+	if from == "" || vocab.CheckTransition(from, to, true) != nil {
 		return nil
 	}
-	return &Transition{From: from, To: string(to)}
+	return &Transition{From: from, To: to}
 }
 
 // historyEntry is the compact gate_history entry of a run.

@@ -14,12 +14,6 @@ import (
 // records the revocation and moves a verified task back to its gate state.
 const NextRevoke = "revoke"
 
-// IsFinished reports whether a task's state says the gate already passed it (verified or passed):
-// geas gate re-checks such a task instead of gating it (SPEC §7.2).
-func IsFinished(state string) bool {
-	return state == string(vocab.Verified) || state == string(vocab.Passed)
-}
-
 // Recheck is geas gate on a finished task (SPEC §7.2): the re-check geas gate verify does
 // (VerifyTask: the history chain, gate_result, and a fresh dry-run evaluation), with no side
 // effect and no error counted. The result is marked Recheck. Its verdict is the fresh evaluation's,
@@ -74,10 +68,7 @@ func Recheck(ctx context.Context, p *project.Project, mission, task, taskDir str
 	}
 	res.Transition = nil
 
-	back := "integrated"
-	if res.GateProfile != "implementation_change" {
-		back = "reviewed"
-	}
+	back := GateState(res.GateProfile)
 	switch {
 	case res.Verdict.IsPass():
 		res.NextAction = NextProceed

@@ -144,7 +144,7 @@ func WriteGitHubSummary(w io.Writer, results []*Result) error {
 			if res.DryRun {
 				verb = "would move"
 			}
-			fmt.Fprintf(&b, " · task %s %s → %s", verb, mdText(t.From), mdText(t.To))
+			fmt.Fprintf(&b, " · task %s %s → %s", verb, mdText(string(t.From)), mdText(string(t.To)))
 		}
 		fmt.Fprintf(&b, "\n\n**Next:** %s\n\n", mdText(nextActionText(res)))
 	}

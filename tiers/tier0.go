@@ -41,13 +41,13 @@ func (r *run) tier0() {
 
 	// State eligibility.
 	eligible := contract.EligibleStates(c.GateProfile)
-	text := fmt.Sprintf("task state is eligible for profile %s (%s)", c.GateProfile, strings.Join(eligible, " or "))
-	if r.opts.Verify && (c.Status == "verified" || c.Status == "passed") {
-		add(passCheck(0, "state_eligible", text, "state is "+c.Status+"; verify re-evaluates the pass"))
+	text := fmt.Sprintf("task state is eligible for profile %s (%s)", c.GateProfile, vocab.JoinStates(eligible, " or "))
+	if r.opts.Verify && c.Status.IsFinished() {
+		add(passCheck(0, "state_eligible", text, "state is "+string(c.Status)+"; verify re-evaluates the pass"))
 	} else if slices.Contains(eligible, c.Status) {
-		add(passCheck(0, "state_eligible", text, "state is "+c.Status))
+		add(passCheck(0, "state_eligible", text, "state is "+string(c.Status)))
 	} else {
-		add(failCheck(0, "state_eligible", text, fmt.Sprintf("state is %s; %s needs %s", c.Status, c.GateProfile, strings.Join(eligible, " or ")), StatusError, vocab.CauseStateIneligible))
+		add(failCheck(0, "state_eligible", text, fmt.Sprintf("state is %s; %s needs %s", c.Status, c.GateProfile, vocab.JoinStates(eligible, " or ")), StatusError, vocab.CauseStateIneligible))
 	}
 
 	if in.Record != nil {
@@ -100,7 +100,7 @@ func (r *run) tier0() {
 
 	r.reviewVerdicts(add)
 
-	if c.GateProfile == contract.ImplementationChange && in.Record != nil {
+	if c.GateProfile == vocab.ImplementationChange && in.Record != nil {
 		text := "integration.status is merged"
 		integ, ok := in.Record.Integration()
 		switch {
@@ -129,7 +129,7 @@ func (r *run) tier0() {
 // computed from git too).
 func (r *run) baseline(add func(Check)) {
 	c := r.in.Contract
-	if c.GateProfile != contract.ImplementationChange && c.BaseSnapshot == "" {
+	if c.GateProfile != vocab.ImplementationChange && c.BaseSnapshot == "" {
 		return
 	}
 	text := "base_snapshot resolves to a commit that is an ancestor of the integration head"

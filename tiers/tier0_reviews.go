@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -36,7 +35,7 @@ func (r *run) reviewVerdicts(add func(Check)) {
 			continue
 		}
 		typ := r.agentType(e)
-		if e.Role != evidence.Tester && !slices.Contains(required, typ) && !foldedType(e.Agent, required) {
+		if e.Role != vocab.Tester && !slices.Contains(required, typ) && !foldedType(e.Agent, required) {
 			continue
 		}
 		who := e.Agent

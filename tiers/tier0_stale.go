@@ -80,7 +80,7 @@ func (r *run) notTheHead(c string) string {
 
 func (r *run) noHeadReason() string {
 	if c := r.in.Contract; c != nil && c.BaseSnapshot == "" {
-		return "profile " + c.GateProfile + " without a base_snapshot has no git checks"
+		return "profile " + string(c.GateProfile) + " without a base_snapshot has no git checks"
 	}
 	return "the baseline check did not resolve it"
 }

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -25,7 +24,7 @@ func (r *run) oneCommit(add func(Check)) {
 	c := r.in.Contract
 	const emptyText = "the change is not empty: the base differs from the integration head"
 	const wtText = "the working tree is the integration head"
-	if c.GateProfile != contract.ImplementationChange && c.BaseSnapshot == "" {
+	if c.GateProfile != vocab.ImplementationChange && c.BaseSnapshot == "" {
 		why := fmt.Sprintf("profile %s without a base_snapshot names no commit: the git checks are skipped", c.GateProfile)
 		add(skippedCheck(0, "worktree", wtText, why))
 		return
@@ -34,7 +33,7 @@ func (r *run) oneCommit(add func(Check)) {
 		return // baseline did not pass, and says why; there is no commit to compare with
 	}
 	headName := r.headName()
-	if c.GateProfile == contract.ImplementationChange {
+	if c.GateProfile == vocab.ImplementationChange {
 		if ch := r.emptyChange(emptyText, headName); ch != nil {
 			add(*ch)
 		}

@@ -140,7 +140,7 @@ func TestPartACriteriaByEvidence(t *testing.T) {
 			StatusBlock, vocab.CauseCriterionUnverified, "the implementer's own claim is not counted: software-engineer.json passed"},
 		{"the implementer's pass does not outvote a fail", []*evidence.Evidence{results(builder(), ok("AC1")), results(qa(), bad("AC1"))},
 			StatusFail, vocab.CauseCriterionFailed, "qa-engineer.json failed"},
-		{"the primary worker type in another role", []*evidence.Evidence{results(ev("software-engineer-review.json", "software-engineer-review", evidence.Reviewer, "provider-z"), ok("AC1"))},
+		{"the primary worker type in another role", []*evidence.Evidence{results(ev("software-engineer-review.json", "software-engineer-review", vocab.Reviewer, "provider-z"), ok("AC1"))},
 			StatusBlock, vocab.CauseCriterionUnverified, "software-engineer-review.json passed"},
 	}
 	for _, tc := range tests {

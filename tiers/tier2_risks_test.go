@@ -68,7 +68,7 @@ func TestPartCRisks(t *testing.T) {
 	mitigated := func(risk, ev string) entry { return entry{Risk: risk, Status: "mitigated", Evidence: ev} }
 	accepted := func(risk, why string) entry { return entry{Risk: risk, Status: "accepted", Rationale: why} }
 	deferred := func(risk, debt string) entry { return entry{Risk: risk, Status: "deferred", DebtID: debt} }
-	sameProvider := ev("design-authority.json", "design-authority", evidence.Reviewer, "provider-a")
+	sameProvider := ev("design-authority.json", "design-authority", vocab.Reviewer, "provider-a")
 
 	tests := []struct {
 		name     string

@@ -53,7 +53,7 @@ func TestPartDRubric(t *testing.T) {
 			score: &RubricScore{Dimension: "core_interaction", Score: 5, Threshold: 5, Passed: true, Evaluators: []string{"qa-engineer.json"}}},
 		{name: "minimum over evaluators", confidence: 4, dim: dim("core_interaction", 3), ev: []*evidence.Evidence{
 			scores(qa(), "core_interaction", 5),
-			scores(ev("qa-engineer-regression.json", "qa-engineer-regression", evidence.Tester, "provider-b"), "core_interaction", 2)},
+			scores(ev("qa-engineer-regression.json", "qa-engineer-regression", vocab.Tester, "provider-b"), "core_interaction", 2)},
 			status: StatusFail, code: vocab.CauseBelowThreshold, evidence: "score 2 < threshold 3 (minimum of qa-engineer.json 5, qa-engineer-regression.json 2)",
 			score: &RubricScore{Dimension: "core_interaction", Score: 2, Threshold: 3, Passed: false, Evaluators: []string{"qa-engineer.json", "qa-engineer-regression.json"}}},
 		{name: "minimum over one file's scores", confidence: 4, dim: dim("core_interaction", 4), ev: []*evidence.Evidence{scores(qa(), "core_interaction", 5, "core_interaction", 3)},
@@ -67,7 +67,7 @@ func TestPartDRubric(t *testing.T) {
 		{name: "policy evaluators override the table", confidence: 4, dim: dim("core_interaction", 3), evaluators: map[string][]string{"core_interaction": {"design-authority"}},
 			ev: []*evidence.Evidence{scores(qa(), "core_interaction", 5)}, status: StatusBlock, code: vocab.CauseMissingReview, evidence: "no evidence from design-authority"},
 		{name: "one of several table evaluators", confidence: 4, dim: dim("ux_clarity", 3),
-			ev:     []*evidence.Evidence{scores(ev("technical-writer.json", "technical-writer", evidence.Reviewer, "provider-d"), "ux_clarity", 3)},
+			ev:     []*evidence.Evidence{scores(ev("technical-writer.json", "technical-writer", vocab.Reviewer, "provider-d"), "ux_clarity", 3)},
 			status: StatusPass, evidence: "minimum of technical-writer.json 3"},
 		{name: "a dimension without a table entry takes any independent evaluator", confidence: 4, dim: dim("performance", 3),
 			ev:     []*evidence.Evidence{scores(builder(), "performance", 5), scores(design(), "performance", 3)},
@@ -77,10 +77,10 @@ func TestPartDRubric(t *testing.T) {
 		{name: "no evaluator evidence", confidence: 4, dim: dim("core_interaction", 3), ev: []*evidence.Evidence{scores(design(), "core_interaction", 5)},
 			status: StatusBlock, code: vocab.CauseMissingReview, evidence: "no evidence from qa-engineer"},
 		{name: "evaluator on the builder's provider is refused", confidence: 4, dim: dim("core_interaction", 3),
-			ev:     []*evidence.Evidence{scores(ev("qa-engineer.json", "qa-engineer", evidence.Tester, "provider-a"), "core_interaction", 5)},
+			ev:     []*evidence.Evidence{scores(ev("qa-engineer.json", "qa-engineer", vocab.Tester, "provider-a"), "core_interaction", 5)},
 			status: StatusBlock, code: vocab.CauseJudgeNotIndependent, evidence: "judgment refused: judge and builder both ran on provider-a (qa-engineer.json)"},
 		{name: "unknown evaluator provider warns", confidence: 4, dim: dim("core_interaction", 3),
-			ev:     []*evidence.Evidence{scores(ev("qa-engineer.json", "qa-engineer", evidence.Tester, ""), "core_interaction", 4)},
+			ev:     []*evidence.Evidence{scores(ev("qa-engineer.json", "qa-engineer", vocab.Tester, ""), "core_interaction", 4)},
 			status: StatusPass, evidence: "score 4", warn: true},
 	}
 	for _, tc := range tests {
@@ -134,7 +134,7 @@ func TestPartDStubs(t *testing.T) {
 	const mainGo = "package main\n\nfunc main() {\n\t// TODO: print the configuration\n}\n\nfunc verbose() { panic(\"todo\") }\n"
 	tests := []struct {
 		name     string
-		risk     string
+		risk     vocab.Risk
 		stubCap  *int
 		stubs    []any // self_check.possible_stubs
 		count    int

@@ -80,9 +80,9 @@ func VerifyTask(ctx context.Context, p *project.Project, mission, task, taskDir 
 	in := Gather(p, mission, task, taskDir)
 	state := ""
 	if in.Contract != nil {
-		state = in.Contract.Status
+		state = string(in.Contract.Status)
 	}
-	claimed := state == string(vocab.Verified) || state == string(vocab.Passed)
+	claimed := vocab.State(state).IsFinished()
 	if in.Contract == nil {
 		if e, _, ok := backingRun(in.Record); ok && recordsPass(e) {
 			claimed = true

@@ -36,8 +36,12 @@ func ParseState(s string) (State, error) {
 	if slices.Contains(States(), st) {
 		return st, nil
 	}
-	return "", fmt.Errorf("unknown task state %q (want one of %s)", s, joinStates(States()))
+	return "", fmt.Errorf("unknown task state %q (want one of %s)", s, JoinStates(States(), ", "))
 }
+
+// IsFinished reports whether a task's state says the gate already passed it (verified or passed):
+// geas gate re-checks such a task instead of gating it (SPEC §7.2).
+func (s State) IsFinished() bool { return s == Verified || s == Passed }
 
 // anyNonTerminal stands for the "any non-terminal state" row of the table.
 const anyNonTerminal State = "*"
@@ -115,23 +119,24 @@ func (e *TransitionError) Error() string {
 	head := fmt.Sprintf("cannot move a task from %s to %s", e.From, e.To)
 	switch {
 	case !isState(e.From):
-		return fmt.Sprintf("%s; %q is not a task state (want one of %s)", head, e.From, joinStates(States()))
+		return fmt.Sprintf("%s; %q is not a task state (want one of %s)", head, e.From, JoinStates(States(), ", "))
 	case !isState(e.To):
-		return fmt.Sprintf("%s; %q is not a task state (want one of %s)", head, e.To, joinStates(States()))
+		return fmt.Sprintf("%s; %q is not a task state (want one of %s)", head, e.To, JoinStates(States(), ", "))
 	case len(e.Allowed) == 0:
 		return fmt.Sprintf("%s; %s is terminal", head, e.From)
 	case e.From == e.To:
-		return fmt.Sprintf("%s; the task is already %s (allowed from %s: %s)", head, e.From, e.From, joinStates(e.Allowed))
+		return fmt.Sprintf("%s; the task is already %s (allowed from %s: %s)", head, e.From, e.From, JoinStates(e.Allowed, ", "))
 	}
-	return fmt.Sprintf("%s; allowed from %s: %s", head, e.From, joinStates(e.Allowed))
+	return fmt.Sprintf("%s; allowed from %s: %s", head, e.From, JoinStates(e.Allowed, ", "))
 }
 
-func joinStates(ss []State) string {
-	parts := make([]string, len(ss))
-	for i, s := range ss {
+// JoinStates writes states as text, separated by sep ("reviewed or integrated").
+func JoinStates(states []State, sep string) string {
+	parts := make([]string, len(states))
+	for i, s := range states {
 		parts[i] = string(s)
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, sep)
 }
 
 // CheckTransition reports whether a task may move from one state to another. It returns nil for
