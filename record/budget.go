@@ -77,9 +77,9 @@ func LastVerdict(r *Record) string {
 	return ""
 }
 
-// isRun reports whether a history entry is a gate run (older entries have no kind).
+// isRun reports whether a history entry is a gate run with a verdict.
 func isRun(e HistoryEntry) bool {
-	return e.Verdict != "" && (e.Kind == "" || e.Kind == KindGateRun)
+	return e.Verdict != "" && e.IsGateRun()
 }
 
 // Budget limits (SPEC §7.1): a grant adds 1..MaxGrant retries, and no grant, reset or history

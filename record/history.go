@@ -25,6 +25,10 @@ const (
 	KindHistoryReset = "history_reset"
 )
 
+// IsGateRun reports whether e is a gate run: its kind is KindGateRun, or it has no kind (older
+// records wrote runs without one).
+func (e HistoryEntry) IsGateRun() bool { return e.Kind == "" || e.Kind == KindGateRun }
+
 // SigningKeyEnv names the environment variable that holds the history signing key.
 const SigningKeyEnv = "GEAS_GATE_KEY"
 
@@ -217,7 +221,7 @@ func LastRun(r *Record) (HistoryEntry, bool) {
 		return HistoryEntry{}, false
 	}
 	for i := len(r.history) - 1; i >= 0; i-- {
-		if e := r.history[i]; e.Kind == "" || e.Kind == KindGateRun {
+		if e := r.history[i]; e.IsGateRun() {
 			return e, true
 		}
 	}

@@ -200,7 +200,7 @@ func (r *Record) resultLags() bool {
 		return false
 	}
 	last := r.history[n-1]
-	if last.Kind != "" && last.Kind != KindGateRun {
+	if !last.IsGateRun() {
 		return false
 	}
 	raw, ok := r.GateResult()

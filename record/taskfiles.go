@@ -116,12 +116,12 @@ func (r *Record) adoptPendingResult(root *os.Root, dir string) error {
 		return nil
 	}
 	last := r.history[n-1]
-	if last.Kind != "" && last.Kind != KindGateRun || !idPattern.MatchString(last.RunID) {
+	if !last.IsGateRun() || !idPattern.MatchString(last.RunID) {
 		return nil
 	}
 	before := ""
 	for i := n - 2; i >= 0; i-- {
-		if k := r.history[i].Kind; k == "" || k == KindGateRun {
+		if r.history[i].IsGateRun() {
 			before = r.history[i].Hash
 			break
 		}

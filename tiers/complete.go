@@ -199,7 +199,7 @@ func (c *completion) gateResultIsBefore(e record.HistoryEntry) bool {
 	hist := c.rec.History()
 	want := ""
 	for i := len(hist) - 2; i >= 0; i-- {
-		if k := hist[i].Kind; k == "" || k == record.KindGateRun {
+		if hist[i].IsGateRun() {
 			want = hist[i].Hash
 			break
 		}

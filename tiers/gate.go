@@ -566,7 +566,7 @@ func NextRunID(rec *record.Record) string {
 	n := 0
 	if rec != nil {
 		for i, e := range rec.History() {
-			if e.Kind == "" || e.Kind == record.KindGateRun {
+			if e.IsGateRun() {
 				n++
 			}
 			if i == 0 && e.Kind == record.KindHistoryReset {

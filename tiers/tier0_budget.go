@@ -52,7 +52,7 @@ func (r *run) budgetCheck(add func(Check)) {
 		if *a != 0 {
 			break
 		}
-		if k := hist[i].Kind; k == record.KindHistoryReset || (isRun(hist[i]) && hist[i].Verdict == string(vocab.VerdictFail)) {
+		if k := hist[i].Kind; k == record.KindHistoryReset || (hist[i].IsGateRun() && hist[i].Verdict == string(vocab.VerdictFail)) {
 			spent = i
 		}
 	}

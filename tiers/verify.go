@@ -213,7 +213,7 @@ func gateResultProblems(raw json.RawMessage, last record.HistoryEntry, lastAt in
 // latestRun is the latest gate-run entry of hist and its index.
 func latestRun(hist []record.HistoryEntry) (record.HistoryEntry, int, bool) {
 	for i := len(hist) - 1; i >= 0; i-- {
-		if isRun(hist[i]) {
+		if hist[i].IsGateRun() {
 			return hist[i], i, true
 		}
 	}
@@ -229,7 +229,7 @@ func backingRun(rec *record.Record) (record.HistoryEntry, int, bool) {
 	hist := rec.History()
 	for i := len(hist) - 1; i >= 0; i-- {
 		e := hist[i]
-		if !isRun(e) {
+		if !e.IsGateRun() {
 			continue
 		}
 		if e.Verdict == string(vocab.VerdictError) && onlyIneligible(e.Causes) {
@@ -239,8 +239,6 @@ func backingRun(rec *record.Record) (record.HistoryEntry, int, bool) {
 	}
 	return record.HistoryEntry{}, -1, false
 }
-
-func isRun(e record.HistoryEntry) bool { return e.Kind == "" || e.Kind == record.KindGateRun }
 
 // recordsPass reports whether a history entry records a passing verdict. It reads a stored string
 // and builds no verdict: only decide does that (SPEC §2.2).
@@ -273,12 +271,12 @@ func PassProblems(in *Input, key []byte) []string {
 	hist := in.Record.History()
 	for i := len(hist) - 1; i >= 0; i-- {
 		e := hist[i]
-		if isRun(e) && e.Verdict == string(vocab.VerdictError) && onlyIneligible(e.Causes) {
+		if e.IsGateRun() && e.Verdict == string(vocab.VerdictError) && onlyIneligible(e.Causes) {
 			continue
 		}
-		if !isRun(e) || !recordsPass(e) {
+		if !e.IsGateRun() || !recordsPass(e) {
 			what := e.Kind
-			if isRun(e) {
+			if e.IsGateRun() {
 				what = "gate run with verdict " + e.Verdict
 			}
 			problems = append(problems, fmt.Sprintf("the latest gate_history entry, %d %s, is a %s, not a gate pass", i+1, e.RunID, what))
