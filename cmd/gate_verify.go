@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/internal/jsonobj"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
@@ -288,10 +289,10 @@ func applyRevocation(p *project.Project, dir string, rep *tiers.VerifyReport, no
 	entry := record.HistoryEntry{
 		Kind: record.KindRevocation, RunID: res.RunID, Verdict: string(res.Verdict), Causes: causes,
 		Head: res.Head, InputsSHA256: res.InputsSHA256, RulesSHA256: res.RulesSHA256, StartedAt: res.StartedAt,
-		Extra: map[string]json.RawMessage{"state": jsonString(rep.State)},
+		Extra: map[string]json.RawMessage{"state": jsonobj.String(rep.State)},
 	}
 	if revokes != "" {
-		entry.Extra["revokes"] = jsonString(revokes)
+		entry.Extra["revokes"] = jsonobj.String(revokes)
 	}
 	entry, err = rec.AppendHistory(entry, now)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/internal/jsonobj"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 )
@@ -82,7 +83,7 @@ func runTaskBudgetGrant(c *cobra.Command, g *globalOptions, o taskBudgetGrantOpt
 	grant := record.HistoryEntry{
 		Kind: record.KindBudgetGrant, RetryBudgetBefore: &before, RetryBudgetAfter: &after,
 		StartedAt: record.Timestamp(now),
-		Extra:     map[string]json.RawMessage{"by": jsonString(o.by), "reason": jsonString(o.reason), "retries": []byte(fmt.Sprint(o.retries))},
+		Extra:     map[string]json.RawMessage{"by": jsonobj.String(o.by), "reason": jsonobj.String(o.reason), "retries": []byte(fmt.Sprint(o.retries))},
 	}
 	grant.RulesSHA256 = tiers.Gather(t.p, t.mission, t.task, t.dir).RulesSHA256 // the rules it was granted under (SPEC §4.4)
 	entry, err := rec.AppendHistory(grant, now)
@@ -106,9 +107,4 @@ func runTaskBudgetGrant(c *cobra.Command, g *globalOptions, o taskBudgetGrantOpt
 	return g.output(out, func(w io.Writer) {
 		fmt.Fprintf(w, "task %s: retry budget %d -> %d (granted by %s)\n", t.task, before, after, o.by)
 	})
-}
-
-func jsonString(s string) json.RawMessage {
-	b, _ := json.Marshal(s)
-	return b
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/internal/jsonobj"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
@@ -162,8 +163,8 @@ func runTaskHistoryReset(c *cobra.Command, g *globalOptions, o taskHistoryResetO
 	entry, err := rec.ResetHistory(record.HistoryEntry{
 		Kind: record.KindHistoryReset, RunID: "reset", StartedAt: record.Timestamp(now), RetryBudgetAfter: &retries,
 		Extra: map[string]json.RawMessage{
-			"by": jsonString(o.by), "reason": jsonString(o.reason), "retries": raw(o.retries),
-			"kept_aside": jsonString(".geas/" + aside), "problems": raw(problems),
+			"by": jsonobj.String(o.by), "reason": jsonobj.String(o.reason), "retries": raw(o.retries),
+			"kept_aside": jsonobj.String(".geas/" + aside), "problems": raw(problems),
 			"superseded_hashes": raw(superseded), "superseded_runs": raw(runs),
 		},
 	}, t.task, now)
@@ -174,7 +175,7 @@ func runTaskHistoryReset(c *cobra.Command, g *globalOptions, o taskHistoryResetO
 		return err
 	}
 	data := fmt.Appendf(nil, `{"by":%s,"reason":%s,"retries":%d,"kept_aside":%s,"hash":%s}`,
-		jsonString(o.by), jsonString(o.reason), o.retries, jsonString(".geas/"+aside), jsonString(entry.Hash))
+		jsonobj.String(o.by), jsonobj.String(o.reason), o.retries, jsonobj.String(".geas/"+aside), jsonobj.String(entry.Hash))
 	if err := record.AppendEvent(t.p.Geas, record.Event{EventType: record.KindHistoryReset, MissionID: t.mission, TaskID: t.task, Agent: o.by, Data: data}); err != nil {
 		return fmt.Errorf("history reset, but the event was not logged: %w", err)
 	}
