@@ -116,7 +116,7 @@ func (r *Record) adoptPendingResult(root *os.Root, dir string) error {
 		return nil
 	}
 	last := r.history[n-1]
-	if !last.IsGateRun() || !idPattern.MatchString(last.RunID) {
+	if !last.IsGateRun() || !project.IsID(last.RunID) {
 		return nil
 	}
 	before := ""
