@@ -227,7 +227,7 @@ func (r *run) judge(idx int, cr contract.Criterion, name, text string) (Check, [
 			continue
 		}
 		if ind.warn != "" {
-			warns = append(warns, warnCheck(2, name+":independence", "judge and builder ran on different providers", ind.warn, "provider_unknown"))
+			warns = append(warns, warnCheck(2, name+":independence", "judge and builder ran on different providers", ind.warn, vocab.CauseProviderUnknown))
 		}
 		pool++
 		if j.Score != nil {

@@ -180,7 +180,7 @@ func (r *run) baseline(add func(Check)) {
 	r.haveBase = true
 	add(passCheck(0, "baseline", text, fmt.Sprintf("base %s is an ancestor of head %s (%s)", short(base), short(head), headRev)))
 	if !fullSHA.MatchString(c.BaseSnapshot) {
-		add(warnCheck(0, "base_pinned", "base_snapshot is a full commit SHA", fmt.Sprintf("base_snapshot %q is not pinned; it resolved to %s", c.BaseSnapshot, base), "base_unpinned"))
+		add(warnCheck(0, "base_pinned", "base_snapshot is a full commit SHA", fmt.Sprintf("base_snapshot %q is not pinned; it resolved to %s", c.BaseSnapshot, base), vocab.CauseBaseUnpinned))
 	}
 }
 

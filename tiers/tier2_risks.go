@@ -123,7 +123,7 @@ func (r *run) partC() {
 			if ok {
 				handled = why
 				if ind.warn != "" {
-					r.checks = append(r.checks, warnCheck(2, name+":independence", "the accepting agent and the builder ran on different providers", ind.warn, "provider_unknown"))
+					r.checks = append(r.checks, warnCheck(2, name+":independence", "the accepting agent and the builder ran on different providers", ind.warn, vocab.CauseProviderUnknown))
 				}
 				break
 			}

@@ -82,7 +82,7 @@ func (r *run) partD() {
 				continue
 			}
 			if ind.warn != "" {
-				r.checks = append(r.checks, warnCheck(2, name+":independence", "evaluator and builder ran on different providers", ind.warn, "provider_unknown"))
+				r.checks = append(r.checks, warnCheck(2, name+":independence", "evaluator and builder ran on different providers", ind.warn, vocab.CauseProviderUnknown))
 			}
 			for _, s := range mine {
 				scored = append(scored, fmt.Sprintf("%s %s", e.Name, fmtNum(s.Score)))
@@ -142,7 +142,7 @@ func (r *run) partD() {
 		ch.Locations = where
 		r.checks = append(r.checks, ch)
 	case len(stubs) > 0:
-		ch := warnCheck(2, "stubs", text, fmt.Sprintf("%d confirmed stubs (cap %d): %s", len(stubs), r.stubCap, joinLimited(locs, 10)), "stub_confirmed")
+		ch := warnCheck(2, "stubs", text, fmt.Sprintf("%d confirmed stubs (cap %d): %s", len(stubs), r.stubCap, joinLimited(locs, 10)), vocab.CauseStubConfirmed)
 		ch.Locations = where
 		r.checks = append(r.checks, ch)
 	case r.stubScan != nil:

@@ -123,7 +123,7 @@ func (r *run) partB() {
 		r.checks = append(r.checks, passCheck(2, "scope", text, ev))
 	}
 	if len(minor) > 0 {
-		r.checks = append(r.checks, warnCheck(2, "scope:shared", "changes outside the surfaces touch only shared files", fmt.Sprintf("shared files changed: %s", joinLimited(minor, 20)), "scope_shared"))
+		r.checks = append(r.checks, warnCheck(2, "scope:shared", "changes outside the surfaces touch only shared files", fmt.Sprintf("shared files changed: %s", joinLimited(minor, 20)), vocab.CauseScopeShared))
 	}
 	if r.haveBase {
 		declared := map[string]bool{}
@@ -147,7 +147,7 @@ func (r *run) partB() {
 			if !any {
 				ev = "no implementer evidence declares files_changed; " + ev
 			}
-			r.checks = append(r.checks, warnCheck(2, "scope:declared", "every changed file is declared in files_changed", ev, "undeclared_change"))
+			r.checks = append(r.checks, warnCheck(2, "scope:declared", "every changed file is declared in files_changed", ev, vocab.CauseUndeclaredChange))
 		}
 	}
 }

@@ -79,6 +79,21 @@ const (
 	CauseHistoryFull CauseCode = "history_full"
 )
 
+// Codes of warnings: a check that warns never holds the gate, but its code names what it found.
+const (
+	// CauseProviderUnknown: an evaluator's, a judge's or an accepting agent's provider is not known,
+	// so its independence from the builder is not confirmed.
+	CauseProviderUnknown CauseCode = "provider_unknown"
+	// CauseStubConfirmed: confirmed stubs within the cap.
+	CauseStubConfirmed CauseCode = "stub_confirmed"
+	// CauseBaseUnpinned: base_snapshot is not a full commit SHA.
+	CauseBaseUnpinned CauseCode = "base_unpinned"
+	// CauseScopeShared: changes outside the surfaces touch only shared files.
+	CauseScopeShared CauseCode = "scope_shared"
+	// CauseUndeclaredChange: a changed file is not declared in the implementer's files_changed.
+	CauseUndeclaredChange CauseCode = "undeclared_change"
+)
+
 // Causes returns every cause code, in the order they are declared: the registry a document or a
 // test can walk to see that each code is described.
 func Causes() []CauseCode {
@@ -124,5 +139,10 @@ func Causes() []CauseCode {
 		CauseCheckoutFailed,
 		CauseResultTooLarge,
 		CauseHistoryFull,
+		CauseProviderUnknown,
+		CauseStubConfirmed,
+		CauseBaseUnpinned,
+		CauseScopeShared,
+		CauseUndeclaredChange,
 	}
 }
