@@ -14,6 +14,7 @@ import (
 	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
 )
 
 func newEvidenceCmd(g *globalOptions) *cobra.Command {
@@ -48,7 +49,7 @@ before it is written atomically under the task's lock; an existing file of that 
 	return c
 }
 
-var roles = []string{evidence.Implementer, evidence.Reviewer, evidence.Tester, evidence.Authority}
+var roles = []vocab.Role{vocab.Implementer, vocab.Reviewer, vocab.Tester, vocab.Authority}
 
 func runEvidenceAdd(c *cobra.Command, g *globalOptions, o evidenceAddOptions) error {
 	if o.agent == "" || o.role == "" {
@@ -57,7 +58,7 @@ func runEvidenceAdd(c *cobra.Command, g *globalOptions, o evidenceAddOptions) er
 	if err := project.ValidateID("agent", o.agent); err != nil {
 		return &usageError{err: err}
 	}
-	if !slices.Contains(roles, o.role) {
+	if !slices.Contains(roles, vocab.Role(o.role)) {
 		return usagef("--role must be one of %v, not %q", roles, o.role)
 	}
 	if o.name == "" {

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // hookStop runs geas hook claude-stop on t1 in-process, as a first stop or as the stop after a
@@ -213,10 +214,10 @@ func TestAllLeavesNoTaskOut(t *testing.T) {
 			case "t002", "t003":
 				require.NotNil(t, at.Result)
 				assert.True(t, at.Recheck, "%s is re-checked", at.TaskID)
-				assert.Equal(t, "state_unverified", at.Causes[0].Code)
+				assert.Equal(t, vocab.CauseStateUnverified, at.Causes[0].Code)
 			case "t004", "t006", "t008", "t009", "t-10.x":
 				require.NotNil(t, at.Result, at.TaskID)
-				assert.Equal(t, "task_unreadable", at.Causes[0].Code, at.TaskID)
+				assert.Equal(t, vocab.CauseTaskUnreadable, at.Causes[0].Code, at.TaskID)
 				assert.NotEmpty(t, at.Reason)
 			}
 		}

@@ -14,8 +14,8 @@ import (
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/project"
-	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // maxHookInputBytes bounds the hook input read from stdin; Claude Code sends a few hundred bytes.
@@ -137,8 +137,8 @@ func claudeStop(ctx context.Context, g *globalOptions, o hookOptions, active boo
 	// An unreadable contract is gated anyway: the run reports it as an error verdict with its cause.
 	c, contractErr := contract.Load(t.p.Geas, t.dir+"/contract.json")
 	if contractErr == nil {
-		switch state := record.State(c.Status); state {
-		case record.Escalated, record.Blocked, record.Cancelled:
+		switch state := c.Status; state {
+		case vocab.Escalated, vocab.Blocked, vocab.Cancelled:
 			in := tiers.Gather(t.p, t.mission, t.task, t.dir)
 			ok, why := gate.StateBacking(in, state)
 			if !ok {
@@ -153,9 +153,9 @@ func claudeStop(ctx context.Context, g *globalOptions, o hookOptions, active boo
 		return claudeStopCannotRun(t.task, err, active)
 	}
 	if res.Recheck {
-		state := string(record.Verified)
+		state := string(vocab.Verified)
 		if contractErr == nil {
-			state = c.Status
+			state = string(c.Status)
 		}
 		return claudeStopRecheck(res, state, active)
 	}
@@ -182,7 +182,7 @@ func claudeStopCannotRun(task string, err error, active bool) *claudeStopOutput 
 // do not back (set by hand): the state is not taken on trust, so the first stop is held with what
 // was checked; the next is allowed with a systemMessage (an authority may have set it for a
 // reason of its own, and the hook must not loop).
-func claudeStopUnbacked(task string, state record.State, why string, active bool) *claudeStopOutput {
+func claudeStopUnbacked(task string, state vocab.State, why string, active bool) *claudeStopOutput {
 	if active {
 		return &claudeStopOutput{SystemMessage: fmt.Sprintf(
 			"geas gate: task %s is %s, but nothing the gate or geas recorded backs that state: %s. The stop is allowed because "+
@@ -208,7 +208,7 @@ func claudeStopRecheck(res *tiers.Result, state string, active bool) *claudeStop
 	}
 	unbacked := false
 	for _, c := range res.Causes {
-		if c.Code == tiers.CauseStateUnverified {
+		if c.Code == vocab.CauseStateUnverified {
 			unbacked = true
 		}
 	}
@@ -216,7 +216,7 @@ func claudeStopRecheck(res *tiers.Result, state string, active bool) *claudeStop
 	for _, n := range res.Notes {
 		report += "\nNote: " + n
 	}
-	soft := state == string(record.Passed) || (!unbacked && res.Verdict == tiers.VerdictBlock)
+	soft := state == string(vocab.Passed) || (!unbacked && res.Verdict == vocab.VerdictBlock)
 	if active && soft {
 		return &claudeStopOutput{SystemMessage: report + "\nThe stop is allowed because the previous stop was already held for this " +
 			"(stop_hook_active), so what the agent cannot lift does not loop; the pass is not valid."}
@@ -256,17 +256,17 @@ func claudeStopDecision(res *tiers.Result, stopHookActive, contractUnreadable bo
 	if res.Verdict.IsPass() {
 		return nil
 	}
-	if tr := res.Transition; tr != nil && (tr.To == string(record.Escalated) || tr.To == string(record.Blocked)) {
+	if tr := res.Transition; tr != nil && (tr.To == vocab.Escalated || tr.To == vocab.Blocked) {
 		return &claudeStopOutput{SystemMessage: fmt.Sprintf(
 			"geas gate moved task %s to %s, so the agent may stop: %s", res.TaskID, tr.To, hookReport(res))}
 	}
 	if stopHookActive {
 		switch {
-		case res.Verdict == tiers.VerdictBlock:
+		case res.Verdict == vocab.VerdictBlock:
 			return &claudeStopOutput{SystemMessage: fmt.Sprintf(
 				"geas gate still blocks task %s; the stop is allowed because it already followed a block (stop_hook_active), "+
 					"so a block the agent cannot lift does not loop: %s", res.TaskID, hookReport(res))}
-		case res.Verdict == tiers.VerdictError && (contractUnreadable || res.Hash == ""):
+		case res.Verdict == vocab.VerdictError && (contractUnreadable || res.Hash == ""):
 			return &claudeStopOutput{SystemMessage: fmt.Sprintf(
 				"geas gate still errors on task %s; the stop is allowed because this error could not be recorded, "+
 					"so repeated errors could never move the task to blocked: %s", res.TaskID, hookReport(res))}
@@ -316,11 +316,11 @@ func hookNextAction(res *tiers.Result) string {
 }
 
 // notGatedMessage says why a stop is allowed without a gate run.
-func notGatedMessage(t *taskRef, state record.State) string {
-	why := map[record.State]string{
-		record.Escalated: "its retry budget is spent and an authority decides what happens next (see the pending decision under .geas/missions/" + t.mission + "/decisions/pending)",
-		record.Blocked:   "the gate could not decide it repeatedly; someone must resolve the cause and move it out of blocked",
-		record.Cancelled: "it was cancelled",
+func notGatedMessage(t *taskRef, state vocab.State) string {
+	why := map[vocab.State]string{
+		vocab.Escalated: "its retry budget is spent and an authority decides what happens next (see the pending decision under .geas/missions/" + t.mission + "/decisions/pending)",
+		vocab.Blocked:   "the gate could not decide it repeatedly; someone must resolve the cause and move it out of blocked",
+		vocab.Cancelled: "it was cancelled",
 	}[state]
 	msg := fmt.Sprintf("geas gate: task %s is %s, so the hook did not gate it and the agent may stop: %s.", t.task, state, why)
 	if st, err := loadTaskStatus(t); err == nil {

@@ -106,8 +106,8 @@ func loadTaskStatus(t *taskRef) (taskStatus, error) {
 		return taskStatus{}, err
 	}
 	st := taskStatus{
-		MissionID: t.mission, TaskID: t.task, Title: c.Title, Status: c.Status,
-		GateProfile: c.GateProfile, RiskLevel: c.RiskLevel, RetryBudget: c.RetryBudget,
+		MissionID: t.mission, TaskID: t.task, Title: c.Title, Status: string(c.Status),
+		GateProfile: string(c.GateProfile), RiskLevel: string(c.RiskLevel), RetryBudget: c.RetryBudget,
 		BudgetLeft: &c.RetryBudget, RecordSections: []string{}, Evidence: []string{},
 	}
 	rec, err := record.Load(t.p.Geas, t.dir+"/record.json")

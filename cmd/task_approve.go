@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/geas-dev/geas/internal/jsonobj"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 )
@@ -80,7 +81,7 @@ func runTaskApprove(c *cobra.Command, g *globalOptions, o taskApproveOptions) er
 	if err != nil {
 		return err
 	}
-	data := fmt.Appendf(nil, `{"by":%s,"reason":%s,"rules_sha256":%s}`, jsonString(o.by), jsonString(o.reason), jsonString(in.RulesSHA256))
+	data := fmt.Appendf(nil, `{"by":%s,"reason":%s,"rules_sha256":%s}`, jsonobj.String(o.by), jsonobj.String(o.reason), jsonobj.String(in.RulesSHA256))
 	if err := record.AppendEvent(t.p.Geas, record.Event{EventType: "rules_approval", MissionID: t.mission, TaskID: t.task, Agent: o.by, Data: data}); err != nil {
 		return err
 	}

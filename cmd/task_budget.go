@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -66,9 +65,4 @@ func runTaskBudgetGrant(c *cobra.Command, g *globalOptions, o taskBudgetGrantOpt
 	return g.output(out, func(w io.Writer) {
 		fmt.Fprintf(w, "task %s: retry budget %d -> %d (granted by %s)\n", t.task, gr.Before, gr.After, o.by)
 	})
-}
-
-func jsonString(s string) json.RawMessage {
-	b, _ := json.Marshal(s)
-	return b
 }

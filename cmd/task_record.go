@@ -6,8 +6,9 @@ import (
 	"io"
 	"time"
 
-	"github.com/geas-dev/geas/gate"
 	"github.com/spf13/cobra"
+
+	"github.com/geas-dev/geas/gate"
 )
 
 type taskRecordAddOptions struct {

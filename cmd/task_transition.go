@@ -13,6 +13,7 @@ import (
 	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
+	"github.com/geas-dev/geas/vocab"
 )
 
 type taskTransitionOptions struct {
@@ -56,7 +57,7 @@ func runTaskTransition(c *cobra.Command, g *globalOptions, o taskTransitionOptio
 	if o.task == "" {
 		return usagef("--id is required")
 	}
-	to, err := record.ParseState(o.to)
+	to, err := vocab.ParseState(o.to)
 	if err != nil {
 		return &usageError{err: err}
 	}
@@ -70,11 +71,11 @@ func runTaskTransition(c *cobra.Command, g *globalOptions, o taskTransitionOptio
 	if err != nil {
 		return err
 	}
-	from := record.State(k.Status)
-	if err := record.CheckTransition(from, to, false); err != nil {
+	from := vocab.State(k.Status)
+	if err := vocab.CheckTransition(from, to, false); err != nil {
 		return fmt.Errorf("task %s: %w", t.task, err)
 	}
-	if to == record.Passed {
+	if to == vocab.Passed {
 		// verified -> passed only over the gate's own pass (SPEC §8): a verified set by hand, a
 		// revoked pass or a forged gate_result is refused.
 		in := &tiers.Input{ProjectDir: t.p.Dir, Root: t.p.Root, Geas: t.p.Geas, Mission: t.mission, Task: t.task, TaskDir: t.dir}
@@ -92,10 +93,10 @@ func runTaskTransition(c *cobra.Command, g *globalOptions, o taskTransitionOptio
 		return err
 	}
 	data, _ := json.Marshal(struct {
-		From   record.State `json:"from"`
-		To     record.State `json:"to"`
-		By     string       `json:"by,omitempty"`
-		Reason string       `json:"reason,omitempty"`
+		From   vocab.State `json:"from"`
+		To     vocab.State `json:"to"`
+		By     string      `json:"by,omitempty"`
+		Reason string      `json:"reason,omitempty"`
 	}{from, to, o.agent, o.reason})
 	if err := record.AppendEvent(t.p.Geas, record.Event{
 		EventType: "task_transition", MissionID: t.mission, TaskID: t.task,

@@ -20,13 +20,7 @@ import (
 
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/schemas"
-)
-
-// Gate profiles.
-const (
-	ImplementationChange = "implementation_change"
-	ArtifactOnly         = "artifact_only"
-	ClosureReady         = "closure_ready"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // Escalation policies; DesignAuthorityReview is the default.
@@ -50,9 +44,9 @@ const DefaultEvalTimeout = 10 * time.Minute
 type Contract struct {
 	TaskID             string        `json:"task_id"`
 	Title              string        `json:"title"`
-	Status             string        `json:"status"`
-	RiskLevel          string        `json:"risk_level"`
-	GateProfile        string        `json:"gate_profile"`
+	Status             vocab.State   `json:"status"`
+	RiskLevel          vocab.Risk    `json:"risk_level"`
+	GateProfile        vocab.Profile `json:"gate_profile"`
 	AcceptanceCriteria []Criterion   `json:"acceptance_criteria"`
 	EvalCommands       []EvalCommand `json:"-"`
 	EvalTimeout        time.Duration `json:"-"` // eval_timeout, or DefaultEvalTimeout
@@ -209,14 +203,14 @@ func (c *Contract) EffectiveJudgeIndependence(def string) string {
 }
 
 // EligibleStates are the task states from which a profile may be gated (SPEC §5.1).
-func EligibleStates(profile string) []string {
+func EligibleStates(profile vocab.Profile) []vocab.State {
 	switch profile {
-	case ImplementationChange:
-		return []string{"integrated"}
-	case ArtifactOnly:
-		return []string{"reviewed"}
-	case ClosureReady:
-		return []string{"reviewed", "integrated"}
+	case vocab.ImplementationChange:
+		return []vocab.State{vocab.Integrated}
+	case vocab.ArtifactOnly:
+		return []vocab.State{vocab.Reviewed}
+	case vocab.ClosureReady:
+		return []vocab.State{vocab.Reviewed, vocab.Integrated}
 	}
 	return nil
 }

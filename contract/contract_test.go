@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/geas-dev/geas/schemas"
+	"github.com/geas-dev/geas/vocab"
 )
 
 func readFixture(t *testing.T, name string) []byte {
@@ -25,7 +26,7 @@ func TestParseFull(t *testing.T) {
 	c, err := Parse("full.json", readFixture(t, "full.json"))
 	require.NoError(t, err)
 	assert.Equal(t, "full", c.TaskID)
-	assert.Equal(t, "high", c.RiskLevel)
+	assert.Equal(t, vocab.RiskHigh, c.RiskLevel)
 	assert.Equal(t, 15*time.Minute, c.EvalTimeout)
 	require.Len(t, c.EvalCommands, 2)
 	assert.Equal(t, EvalCommand{Run: "make test"}, c.EvalCommands[0])
@@ -57,7 +58,7 @@ func TestParseDefaults(t *testing.T) {
 	assert.Equal(t, Enforce, c.EffectiveJudgeIndependence(""))
 	assert.Equal(t, Off, c.EffectiveJudgeIndependence(Off))
 	assert.Nil(t, c.StubCap)
-	assert.Equal(t, "integrated", c.Status)
+	assert.Equal(t, vocab.Integrated, c.Status)
 }
 
 // edit returns the full fixture with one top-level key replaced (or deleted when v is nil).
@@ -160,8 +161,8 @@ func TestLoadStaysInsideRoot(t *testing.T) {
 }
 
 func TestEligibleStates(t *testing.T) {
-	assert.Equal(t, []string{"integrated"}, EligibleStates(ImplementationChange))
-	assert.Equal(t, []string{"reviewed"}, EligibleStates(ArtifactOnly))
-	assert.Equal(t, []string{"reviewed", "integrated"}, EligibleStates(ClosureReady))
+	assert.Equal(t, []vocab.State{vocab.Integrated}, EligibleStates(vocab.ImplementationChange))
+	assert.Equal(t, []vocab.State{vocab.Reviewed}, EligibleStates(vocab.ArtifactOnly))
+	assert.Equal(t, []vocab.State{vocab.Reviewed, vocab.Integrated}, EligibleStates(vocab.ClosureReady))
 	assert.Nil(t, EligibleStates("other"))
 }

@@ -17,14 +17,7 @@ import (
 
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/schemas"
-)
-
-// Roles of an evidence file.
-const (
-	Implementer = "implementer"
-	Reviewer    = "reviewer"
-	Tester      = "tester"
-	Authority   = "authority"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // DefaultMaxBytes is the size above which an evidence file is refused before it is parsed.
@@ -42,7 +35,7 @@ type Evidence struct {
 	Version         string             `json:"version"`
 	Agent           string             `json:"agent"`
 	TaskID          string             `json:"task_id"`
-	Role            string             `json:"role"`
+	Role            vocab.Role         `json:"role"`
 	Summary         string             `json:"summary"`
 	Verdict         string             `json:"verdict,omitempty"`
 	Concerns        []string           `json:"concerns,omitempty"`

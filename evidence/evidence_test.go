@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/geas-dev/geas/schemas"
+	"github.com/geas-dev/geas/vocab"
 )
 
 func fixture(t *testing.T, name string) []byte {
@@ -23,7 +24,7 @@ func TestParseFull(t *testing.T) {
 	e, err := Parse("full.json", fixture(t, "full.json"))
 	require.NoError(t, err)
 	assert.Equal(t, "qa-engineer-retest", e.Agent)
-	assert.Equal(t, Tester, e.Role)
+	assert.Equal(t, vocab.Tester, e.Role)
 	assert.Equal(t, "provider-b", e.ProviderID)
 	require.Len(t, e.CriteriaResults, 2)
 	assert.Equal(t, "readme", e.CriteriaResults[0].ID)

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/geas-dev/geas/vocab"
 )
 
 // FuzzEvidenceLoad: Parse never panics; anything it accepts has the fields every role needs and
@@ -39,7 +41,7 @@ func FuzzEvidenceLoad(f *testing.F) {
 			t.Fatalf("accepted evidence without agent, task or summary: %+v", e)
 		}
 		switch e.Role {
-		case Implementer, Reviewer, Tester, Authority:
+		case vocab.Implementer, vocab.Reviewer, vocab.Tester, vocab.Authority:
 		default:
 			t.Fatalf("accepted unknown role %q", e.Role)
 		}

@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/project"
-	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // AllOptions are the choices of All.
@@ -123,20 +122,20 @@ func classify(p *project.Project, mission string, e project.TaskEntry) *MissionT
 	if err != nil || k.TaskID != e.Name {
 		return at // gated: the run reports the contract as invalid, an error verdict with its cause
 	}
-	at.State = k.Status
+	at.State = string(k.Status)
 	switch {
-	case k.Status == string(record.Cancelled):
+	case k.Status == vocab.Cancelled:
 		in := tiers.Gather(p, mission, e.Name, dir)
-		ok, why := StateBacking(in, record.Cancelled)
+		ok, why := StateBacking(in, vocab.Cancelled)
 		if !ok {
 			return unreadable(mission, at, "state cancelled is not backed, so the task is counted: "+why)
 		}
 		at.Outcome, at.Reason = OutcomeCancelled, "not counted: "+why
-	case tiers.IsFinished(k.Status), slices.Contains(contract.EligibleStates(k.GateProfile), k.Status):
+	case k.Status.IsFinished(), slices.Contains(contract.EligibleStates(k.GateProfile), k.Status):
 		// gated or re-checked
 	default:
 		at.Outcome = OutcomeNotReady
-		at.Reason = fmt.Sprintf("state %s; profile %s is gated from %s", k.Status, k.GateProfile, strings.Join(contract.EligibleStates(k.GateProfile), " or "))
+		at.Reason = fmt.Sprintf("state %s; profile %s is gated from %s", k.Status, k.GateProfile, vocab.JoinStates(contract.EligibleStates(k.GateProfile), " or "))
 	}
 	return at
 }
@@ -144,10 +143,10 @@ func classify(p *project.Project, mission string, e project.TaskEntry) *MissionT
 // unreadable makes at an error for a task the gate cannot read: a result with an error verdict
 // and cause task_unreadable, never a pass, so every output format shows it.
 func unreadable(mission string, at *MissionTask, why string) *MissionTask {
-	at.Outcome, at.Reason = string(tiers.VerdictError), why
+	at.Outcome, at.Reason = string(vocab.VerdictError), why
 	at.Result = tiers.ErrorResult(mission, at.TaskID, tiers.Check{Name: "task_dir", Tier: 0,
 		Text:   "the task directory entry can be read as a task (a directory with a contract.json)",
-		Status: tiers.StatusError, Blocking: true, Evidence: why, Code: tiers.CauseTaskUnreadable},
+		Status: tiers.StatusError, Blocking: true, Evidence: why, Code: vocab.CauseTaskUnreadable},
 		"the task could not be read, so it was not gated; nothing was recorded")
 	return at
 }
@@ -156,7 +155,7 @@ func unreadable(mission string, at *MissionTask, why string) *MissionTask {
 // never a pass (fail closed). Nothing of it was recorded.
 func runFailed(t Task, err error) *tiers.Result {
 	return tiers.ErrorResult(t.Mission, t.ID, tiers.Check{Name: "gate", Tier: 0, Text: "the gate run completes",
-		Status: tiers.StatusError, Blocking: true, Evidence: err.Error(), Code: tiers.CauseGateRunFailed},
+		Status: tiers.StatusError, Blocking: true, Evidence: err.Error(), Code: vocab.CauseGateRunFailed},
 		"the gate run did not complete; nothing of it was recorded")
 }
 
@@ -214,7 +213,7 @@ func summarize(tasks []*MissionTask, minRate float64) Overall {
 		case t.Outcome == OutcomeCancelled:
 			continue
 		case t.Outcome == OutcomeNotReady:
-			worst = max(worst, tiers.VerdictBlock.ExitCode())
+			worst = max(worst, vocab.VerdictBlock.ExitCode())
 		case t.Result != nil && !t.Verdict.IsPass():
 			worst = max(worst, tiers.ExitCode(t.Result))
 		}
@@ -226,7 +225,7 @@ func summarize(tasks []*MissionTask, minRate float64) Overall {
 	}
 	switch {
 	case n == 0:
-		ov.ExitCode = tiers.VerdictBlock.ExitCode()
+		ov.ExitCode = vocab.VerdictBlock.ExitCode()
 		ov.Reason = fmt.Sprintf("no task to count (%d cancelled): nothing was gated, which is not a success", ov.Counts[OutcomeCancelled])
 	case minRate == 0:
 		ov.Success = passed == n
@@ -243,7 +242,7 @@ func summarize(tasks []*MissionTask, minRate float64) Overall {
 		ov.Reason += fmt.Sprintf(" (%d cancelled, not counted)", c)
 	}
 	if !ov.Success && n > 0 {
-		ov.ExitCode = max(worst, tiers.VerdictFail.ExitCode())
+		ov.ExitCode = max(worst, vocab.VerdictFail.ExitCode())
 	}
 	return ov
 }

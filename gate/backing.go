@@ -9,6 +9,7 @@ import (
 
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // maxEventLineBytes bounds one line of the event log read by StateBacking; a longer line ends the
@@ -27,8 +28,8 @@ const maxEventLineBytes = 1 << 20
 //	cancelled  .geas/state/events.jsonl records a task_transition of this task to cancelled, which
 //	           geas task transition writes and a hand edit of contract.json does not (this is
 //	           attribution, not authentication: anyone may run geas task transition)
-func StateBacking(in *tiers.Input, state record.State) (bool, string) {
-	if state == record.Cancelled {
+func StateBacking(in *tiers.Input, state vocab.State) (bool, string) {
+	if state == vocab.Cancelled {
 		return cancelBacked(in)
 	}
 	if in.Record == nil {
@@ -45,7 +46,7 @@ func StateBacking(in *tiers.Input, state record.State) (bool, string) {
 	}
 	last, ok := record.LastRun(in.Record)
 	switch state {
-	case record.Escalated:
+	case vocab.Escalated:
 		if !ok {
 			return false, "the gate history records no gate run, so no fail spent the last retry"
 		}
@@ -53,7 +54,7 @@ func StateBacking(in *tiers.Input, state record.State) (bool, string) {
 		if last.RetryBudgetAfter != nil {
 			after = fmt.Sprint(*last.RetryBudgetAfter)
 		}
-		if last.Verdict != string(tiers.VerdictFail) || last.RetryBudgetAfter == nil || *last.RetryBudgetAfter != 0 {
+		if last.Verdict != string(vocab.VerdictFail) || last.RetryBudgetAfter == nil || *last.RetryBudgetAfter != 0 {
 			return false, fmt.Sprintf("the latest gate run %s has verdict %s and retry_budget_after %s, not a fail that spent the last retry", last.RunID, last.Verdict, after)
 		}
 		before := "null"
@@ -61,7 +62,7 @@ func StateBacking(in *tiers.Input, state record.State) (bool, string) {
 			before = fmt.Sprint(*last.RetryBudgetBefore)
 		}
 		return true, fmt.Sprintf("the latest gate run %s is a fail that spent the last retry (%s -> 0)", last.RunID, before)
-	case record.Blocked:
+	case vocab.Blocked:
 		n, cause := record.ConsecutiveErrors(in.Record)
 		limit := in.Policy.ConsecutiveErrorLimit
 		if n < limit {
@@ -97,7 +98,7 @@ func cancelBacked(in *tiers.Input) (bool, string) {
 			continue
 		}
 		var data map[string]json.RawMessage
-		if json.Unmarshal(ev["data"], &data) != nil || jsonStr(data["to"]) != string(record.Cancelled) {
+		if json.Unmarshal(ev["data"], &data) != nil || jsonStr(data["to"]) != string(vocab.Cancelled) {
 			continue
 		}
 		by := jsonStr(ev["agent"])

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/geas-dev/geas/tiers"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // TestOnlyAuthoritiesGrant: an authority, or an agent named after one, may grant; anyone else
@@ -27,7 +28,7 @@ func TestOnlyAuthoritiesGrant(t *testing.T) {
 // TestMissionOutcome: --all succeeds only when every counted task passes (or the share asked for
 // does); the exit code is the worst outcome's, and nothing to count is not a success.
 func TestMissionOutcome(t *testing.T) {
-	ran := func(v tiers.Verdict) *MissionTask {
+	ran := func(v vocab.Verdict) *MissionTask {
 		return &MissionTask{Outcome: string(v), Result: &tiers.Result{Verdict: v}, Ran: true}
 	}
 	notReady := &MissionTask{Outcome: OutcomeNotReady}
@@ -39,12 +40,12 @@ func TestMissionOutcome(t *testing.T) {
 		success bool
 		code    int
 	}{
-		{"all pass", []*MissionTask{ran(tiers.Verdict("pass")), ran(tiers.Verdict("pass")), cancelled}, 0, true, 0},
-		{"one fail", []*MissionTask{ran(tiers.Verdict("pass")), ran(tiers.VerdictFail)}, 0, false, 1},
-		{"not ready is a block", []*MissionTask{ran(tiers.VerdictFail), notReady}, 0, false, 2},
-		{"error is worst", []*MissionTask{ran(tiers.VerdictBlock), ran(tiers.VerdictError), ran(tiers.VerdictFail)}, 0, false, 3},
-		{"rate met", []*MissionTask{ran(tiers.Verdict("pass")), ran(tiers.VerdictFail)}, 0.5, true, 0},
-		{"rate missed", []*MissionTask{ran(tiers.Verdict("pass")), ran(tiers.Verdict("pass")), ran(tiers.VerdictFail)}, 0.9, false, 1},
+		{"all pass", []*MissionTask{ran(vocab.Verdict("pass")), ran(vocab.Verdict("pass")), cancelled}, 0, true, 0},
+		{"one fail", []*MissionTask{ran(vocab.Verdict("pass")), ran(vocab.VerdictFail)}, 0, false, 1},
+		{"not ready is a block", []*MissionTask{ran(vocab.VerdictFail), notReady}, 0, false, 2},
+		{"error is worst", []*MissionTask{ran(vocab.VerdictBlock), ran(vocab.VerdictError), ran(vocab.VerdictFail)}, 0, false, 3},
+		{"rate met", []*MissionTask{ran(vocab.Verdict("pass")), ran(vocab.VerdictFail)}, 0.5, true, 0},
+		{"rate missed", []*MissionTask{ran(vocab.Verdict("pass")), ran(vocab.Verdict("pass")), ran(vocab.VerdictFail)}, 0.9, false, 1},
 		{"nothing to count", []*MissionTask{cancelled}, 0, false, 2},
 		{"no task", nil, 0, false, 2},
 	} {
@@ -61,8 +62,8 @@ func TestMissionOutcome(t *testing.T) {
 func TestStandInResultsNeverPass(t *testing.T) {
 	at := unreadable("m1", &MissionTask{TaskID: "t1"}, "a symlink")
 	failed := runFailed(Task{Mission: "m1", ID: "t2"}, os.ErrPermission)
-	for code, res := range map[string]*tiers.Result{tiers.CauseTaskUnreadable: at.Result, tiers.CauseGateRunFailed: failed} {
-		assert.Equal(t, tiers.VerdictError, res.Verdict, code)
+	for code, res := range map[vocab.CauseCode]*tiers.Result{vocab.CauseTaskUnreadable: at.Result, vocab.CauseGateRunFailed: failed} {
+		assert.Equal(t, vocab.VerdictError, res.Verdict, code)
 		require.Len(t, res.Causes, 1, code)
 		assert.Equal(t, code, res.Causes[0].Code)
 		assert.Equal(t, tiers.StatusError, res.TierResults["tier_0"].Status, code)
@@ -71,7 +72,7 @@ func TestStandInResultsNeverPass(t *testing.T) {
 		_, err := res.JSON()
 		assert.NoError(t, err, "%s: the stand-in is a valid result document", code)
 	}
-	assert.Equal(t, string(tiers.VerdictError), at.Outcome)
+	assert.Equal(t, string(vocab.VerdictError), at.Outcome)
 	assert.Equal(t, "a symlink", at.Reason)
 }
 

@@ -72,7 +72,7 @@ func Run(ctx context.Context, t Task, o Options) (*tiers.Result, error) {
 // run is Run once the lock is held (or not needed).
 func run(ctx context.Context, t Task, o Options) (*tiers.Result, error) {
 	p := t.Project
-	if k, err := contract.Load(p.Geas, t.Dir+"/contract.json"); err == nil && k.TaskID == t.ID && tiers.IsFinished(k.Status) {
+	if k, err := contract.Load(p.Geas, t.Dir+"/contract.json"); err == nil && k.TaskID == t.ID && k.Status.IsFinished() {
 		return tiers.Recheck(ctx, p, t.Mission, t.ID, t.Dir) // SPEC §7.2: writes nothing
 	}
 	start := time.Now()

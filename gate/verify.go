@@ -13,6 +13,7 @@ import (
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // Verification is what Verify found over a mission, or one task of it: the --format json document
@@ -229,7 +230,7 @@ func applyRevocation(t Task, rep *tiers.VerifyReport, now time.Time) (*Revocatio
 	}
 	applied := &Revocation{Recorded: true, Hash: entry.Hash}
 	var notes []string
-	if applied.Transition, notes, err = moveBack(t, record.State(rep.State), now); err != nil {
+	if applied.Transition, notes, err = moveBack(t, vocab.State(rep.State), now); err != nil {
 		return nil, err
 	}
 	note, err := logRevocation(t, rep, entry, applied.Transition)
@@ -272,10 +273,10 @@ func revocationEntry(hist []record.HistoryEntry, rep *tiers.VerifyReport) (recor
 // moveBack moves a revoked verified task back to its profile's gate state. A passed task is
 // terminal, and a task whose contract cannot be read is not moved: both are notes, as is a
 // contract that cannot be written (the next command on the task completes it).
-func moveBack(t Task, from record.State, now time.Time) (*tiers.Transition, []string, error) {
+func moveBack(t Task, from vocab.State, now time.Time) (*tiers.Transition, []string, error) {
 	switch from {
-	case record.Verified:
-	case record.Passed:
+	case vocab.Verified:
+	case vocab.Passed:
 		return nil, []string{"passed is terminal: the revocation is recorded, the state is not changed"}, nil
 	default:
 		return nil, []string{"contract.json cannot be read: the revocation is recorded, the state is not changed"}, nil
@@ -285,13 +286,13 @@ func moveBack(t Task, from record.State, now time.Time) (*tiers.Transition, []st
 		return nil, []string{fmt.Sprintf("contract.json cannot be read (%v): the state is not changed", err)}, nil
 	}
 	to := tiers.GateState(k.GateProfile)
-	if err := record.CheckTransition(from, to, true); err != nil {
+	if err := vocab.CheckTransition(from, to, true); err != nil {
 		return nil, nil, err
 	}
 	if err := tiers.WriteState(t.Project.Geas, t.Dir, k.Raw, to, now); err != nil {
 		return nil, []string{fmt.Sprintf("the task was not moved %s -> %s (%v): the next command on the task completes it", from, to, err)}, nil
 	}
-	return &tiers.Transition{From: string(from), To: string(to)}, nil, nil
+	return &tiers.Transition{From: from, To: to}, nil, nil
 }
 
 // logRevocation logs the revocation event and, when the task moved, its task_transition event.

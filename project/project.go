@@ -6,7 +6,6 @@ package project
 import (
 	"errors"
 	"fmt"
-	"github.com/geas-dev/geas/schemas"
 	"io"
 	"io/fs"
 	"os"
@@ -15,12 +14,21 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/geas-dev/geas/schemas"
 )
 
 // GeasDir is the name of the directory that holds a project's geas files.
 const GeasDir = ".geas"
 
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+// IDPattern is the shape of mission, task and artifact ids (SPEC §3): ids become path elements, so
+// nothing else is allowed.
+const IDPattern = `^[A-Za-z0-9_-]+$`
+
+var idPattern = regexp.MustCompile(IDPattern)
+
+// IsID reports whether s has the shape of an id (IDPattern).
+func IsID(s string) bool { return idPattern.MatchString(s) }
 
 // InvalidIDError reports a mission or task id outside ^[A-Za-z0-9_-]+$.
 type InvalidIDError struct {
@@ -37,7 +45,7 @@ func (e *InvalidIDError) Error() string {
 
 // ValidateID checks that id is a valid mission or task id; what names it in the error.
 func ValidateID(what, id string) error {
-	if !idPattern.MatchString(id) {
+	if !IsID(id) {
 		return &InvalidIDError{What: what, ID: id}
 	}
 	return nil

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/geas-dev/geas/internal/jsonobj"
 )
 
 // KindApproval is a history entry by which an authority pins (or re-pins) a task's rules
@@ -13,11 +15,9 @@ const KindApproval = "approval"
 // Approval returns the history entry of an authority's approval of the rules with digest
 // rulesSHA256 (not yet chained: append it with AppendHistory).
 func Approval(by, reason, rulesSHA256 string, now time.Time) HistoryEntry {
-	byJSON, _ := json.Marshal(by)
-	reasonJSON, _ := json.Marshal(reason)
 	return HistoryEntry{
 		Kind: KindApproval, RulesSHA256: rulesSHA256, StartedAt: Timestamp(now),
-		Extra: map[string]json.RawMessage{"by": json.RawMessage(byJSON), "reason": json.RawMessage(reasonJSON)},
+		Extra: map[string]json.RawMessage{"by": jsonobj.String(by), "reason": jsonobj.String(reason)},
 	}
 }
 

@@ -3,6 +3,8 @@ package record
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/geas-dev/geas/vocab"
 )
 
 // BudgetLeft returns the retries the task has left: the retry_budget_after of the latest history
@@ -36,7 +38,7 @@ func ConsecutiveErrors(r *Record) (n int, cause string) {
 			continue
 		}
 		c := firstCause(e.Causes)
-		if e.Verdict != "error" || (n > 0 && c != cause) {
+		if e.Verdict != string(vocab.VerdictError) || (n > 0 && c != cause) {
 			break
 		}
 		n, cause = n+1, c
@@ -75,9 +77,9 @@ func LastVerdict(r *Record) string {
 	return ""
 }
 
-// isRun reports whether a history entry is a gate run (older entries have no kind).
+// isRun reports whether a history entry is a gate run with a verdict.
 func isRun(e HistoryEntry) bool {
-	return e.Verdict != "" && (e.Kind == "" || e.Kind == KindGateRun)
+	return e.Verdict != "" && e.IsGateRun()
 }
 
 // Budget limits (SPEC §7.1): a grant adds 1..MaxGrant retries, and no grant, reset or history
@@ -150,7 +152,7 @@ func BudgetProblems(entries []HistoryEntry) []string {
 			}
 			follows()
 			want := *b
-			if e.Verdict == "fail" {
+			if e.Verdict == string(vocab.VerdictFail) {
 				want = max(*b-1, 0)
 			}
 			if *a != want {

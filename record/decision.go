@@ -5,14 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"regexp"
 
+	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/schemas"
 )
-
-// idPattern is the shape of mission, task and artifact ids (SPEC §3): ids become path elements, so
-// nothing else is allowed.
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
 // WriteDecision validates a decision record and writes it to the mission's decisions directory,
 // named by its artifact_id: decisions/pending/{id}.json while its status is "pending" (an
@@ -20,8 +16,8 @@ var idPattern = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 // relative to root. A decision is never overwritten: if the file exists the error wraps
 // fs.ErrExist, and the check is atomic with the write, so two writers cannot both win.
 func WriteDecision(root *os.Root, mission string, data []byte) (name string, err error) {
-	if !idPattern.MatchString(mission) {
-		return "", fmt.Errorf("write decision: mission id %q must match %s", mission, idPattern)
+	if !project.IsID(mission) {
+		return "", fmt.Errorf("write decision: mission id %q must match %s", mission, project.IDPattern)
 	}
 	var read struct {
 		ArtifactID string `json:"artifact_id"`
@@ -39,8 +35,8 @@ func WriteDecision(root *os.Root, mission string, data []byte) (name string, err
 	if err := errors.Join(field(f, "artifact_id", &id), field(f, "status", &status)); err != nil {
 		return "", fmt.Errorf("write decision: %w", err)
 	}
-	if !idPattern.MatchString(id) {
-		return "", fmt.Errorf("write decision: artifact_id %q must match %s (it names the file)", id, idPattern)
+	if !project.IsID(id) {
+		return "", fmt.Errorf("write decision: artifact_id %q must match %s (it names the file)", id, project.IDPattern)
 	}
 	dir := path.Join("missions", mission, "decisions")
 	if status == "pending" {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+
+	"github.com/geas-dev/geas/internal/jsonobj"
 )
 
 // EventKeys is what the event log holds for one task, for completing a run's derived writes
@@ -36,7 +38,7 @@ func TaskEventKeys(root *os.Root, mission, task string) (*EventKeys, error) {
 		return k, nil
 	}
 	defer f.Close()
-	taskKey := []byte(`"task_id":` + string(jsonString(task)))
+	taskKey := []byte(`"task_id":` + string(jsonobj.String(task)))
 	for sc.Scan() {
 		line := sc.Bytes()
 		if !bytes.Contains(line, taskKey) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/geas-dev/geas/internal/canon"
+	"github.com/geas-dev/geas/internal/jsonobj"
 )
 
 // History entry kinds. An entry without a kind is a gate run (older records).
@@ -23,6 +24,10 @@ const (
 	// and the hashes of the discarded history, so the task's old events still cross-check.
 	KindHistoryReset = "history_reset"
 )
+
+// IsGateRun reports whether e is a gate run: its kind is KindGateRun, or it has no kind (older
+// records wrote runs without one).
+func (e HistoryEntry) IsGateRun() bool { return e.Kind == "" || e.Kind == KindGateRun }
 
 // SigningKeyEnv names the environment variable that holds the history signing key.
 const SigningKeyEnv = "GEAS_GATE_KEY"
@@ -216,7 +221,7 @@ func LastRun(r *Record) (HistoryEntry, bool) {
 		return HistoryEntry{}, false
 	}
 	for i := len(r.history) - 1; i >= 0; i-- {
-		if e := r.history[i]; e.Kind == "" || e.Kind == KindGateRun {
+		if e := r.history[i]; e.IsGateRun() {
 			return e, true
 		}
 	}
@@ -250,9 +255,9 @@ func (r *Record) ResetHistory(e HistoryEntry, taskID string, now time.Time) (His
 	if err != nil {
 		return e, err
 	}
-	members := slices.DeleteFunc(slices.Clone(r.members), func(m member) bool { return m.key == gateResult })
+	members := slices.DeleteFunc(slices.Clone(r.members), func(m jsonobj.Member) bool { return m.Key == gateResult })
 	next := &Record{file: r.file, members: members, integration: r.integration, store: r.store}
-	if err := next.update(now, member{"task_id", jsonString(taskID)}); err != nil {
+	if err := next.update(now, jsonobj.Member{Key: "task_id", Value: jsonobj.String(taskID)}); err != nil {
 		return e, err
 	}
 	next.history = []HistoryEntry{e}

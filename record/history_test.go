@@ -210,3 +210,12 @@ func TestAChainWrittenBeforeRFC8785StillVerifies(t *testing.T) {
 	assert.Error(t, VerifyChain([]HistoryEntry{edited}))
 	assert.NotEmpty(t, VerifySignatures([]HistoryEntry{edited}, key))
 }
+
+func TestIsGateRun(t *testing.T) {
+	for _, tc := range []struct {
+		kind string
+		want bool
+	}{{"", true}, {KindGateRun, true}, {KindBudgetGrant, false}, {KindRevocation, false}, {KindHistoryReset, false}, {"approval", false}} {
+		assert.Equal(t, tc.want, HistoryEntry{Kind: tc.kind}.IsGateRun(), "kind %q", tc.kind)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/geas-dev/geas/internal/jsonobj"
 	"github.com/geas-dev/geas/schemas"
 
 	"github.com/geas-dev/geas/project"
@@ -36,7 +37,7 @@ const (
 // changed only through SetSection and SetGateSections, which validate the whole result first.
 type Record struct {
 	file    string // the name used in errors
-	members []member
+	members []jsonobj.Member
 
 	taskID         string
 	selfCheck      *SelfCheck
@@ -111,10 +112,10 @@ var historyKeys = []string{
 func New(taskID string, now time.Time) *Record {
 	return &Record{
 		file: "record.json",
-		members: []member{
-			{"version", jsonString("1.0")},
-			{"task_id", jsonString(taskID)},
-			{"created_at", jsonString(Timestamp(now))},
+		members: []jsonobj.Member{
+			{Key: "version", Value: jsonobj.String("1.0")},
+			{Key: "task_id", Value: jsonobj.String(taskID)},
+			{Key: "created_at", Value: jsonobj.String(Timestamp(now))},
 		},
 		taskID: taskID,
 	}
@@ -129,7 +130,7 @@ func Parse(file string, data []byte) (*Record, error) {
 	if err := validate(file, data); err != nil {
 		return nil, err
 	}
-	members, err := decodeObject(data)
+	members, err := jsonobj.Decode(data)
 	if err != nil {
 		return nil, invalid(file, "", err)
 	}
@@ -141,9 +142,9 @@ func Parse(file string, data []byte) (*Record, error) {
 	// read from there, and the next Write moves them to their own files.
 	r.store.legacy = r.index(gateHistory) >= 0 || r.index(legacyIntegration) >= 0
 	if i := r.index(legacyIntegration); i >= 0 {
-		r.store.integRaw = compactJSON(r.members[i].value)
+		r.store.integRaw = compactJSON(r.members[i].Value)
 	}
-	r.members = slices.DeleteFunc(r.members, func(m member) bool { return m.key == gateHistory || m.key == legacyIntegration })
+	r.members = slices.DeleteFunc(r.members, func(m jsonobj.Member) bool { return m.Key == gateHistory || m.Key == legacyIntegration })
 	return r, nil
 }
 
@@ -199,7 +200,7 @@ func (r *Record) resultLags() bool {
 		return false
 	}
 	last := r.history[n-1]
-	if last.Kind != "" && last.Kind != KindGateRun {
+	if !last.IsGateRun() {
 		return false
 	}
 	raw, ok := r.GateResult()
@@ -316,28 +317,28 @@ func (e *HistoryEntry) JSONShape() *schemas.Shape {
 }
 
 // build decodes the typed views of members into a new Record.
-func build(file string, members []member) (*Record, error) {
+func build(file string, members []jsonobj.Member) (*Record, error) {
 	r := &Record{file: file, members: members}
 	for _, m := range members {
-		at := "/" + m.key
+		at := "/" + m.Key
 		var err error
-		switch m.key {
+		switch m.Key {
 		case "task_id":
-			err = unmarshalValue(m.value, &r.taskID)
+			err = unmarshalValue(m.Value, &r.taskID)
 		case "self_check":
 			r.selfCheck = new(SelfCheck)
-			err = json.Unmarshal(m.value, r.selfCheck)
+			err = json.Unmarshal(m.Value, r.selfCheck)
 		case "implementation_contract":
 			r.implementation = new(ImplementationContract)
-			err = json.Unmarshal(m.value, r.implementation)
+			err = json.Unmarshal(m.Value, r.implementation)
 		case "integration":
 			r.integration = new(Integration)
-			err = json.Unmarshal(m.value, r.integration)
+			err = json.Unmarshal(m.Value, r.integration)
 		case gateResult:
-			_, err = decodeObject(m.value)
+			_, err = jsonobj.Decode(m.Value)
 		case gateHistory:
 			var items []json.RawMessage
-			if err = unmarshalValue(m.value, &items); err != nil {
+			if err = unmarshalValue(m.Value, &items); err != nil {
 				break
 			}
 			r.history = make([]HistoryEntry, len(items))
@@ -400,7 +401,7 @@ func (r *Record) Section(name string) (json.RawMessage, bool) {
 	if i < 0 {
 		return nil, false
 	}
-	return bytes.Clone(r.members[i].value), true
+	return bytes.Clone(r.members[i].Value), true
 }
 
 // Sections returns the names of the record's sections in file order: every top-level key except the
@@ -408,15 +409,15 @@ func (r *Record) Section(name string) (json.RawMessage, bool) {
 func (r *Record) Sections() []string {
 	var out []string
 	for _, m := range r.members {
-		if !slices.Contains(envelope, m.key) {
-			out = append(out, m.key)
+		if !slices.Contains(envelope, m.Key) {
+			out = append(out, m.Key)
 		}
 	}
 	return out
 }
 
 func (r *Record) index(key string) int {
-	return slices.IndexFunc(r.members, func(m member) bool { return m.key == key })
+	return slices.IndexFunc(r.members, func(m jsonobj.Member) bool { return m.Key == key })
 }
 
 // ErrGateOnlySection is wrapped by SetSection when asked to write gate_result or gate_history:
@@ -443,7 +444,7 @@ func (r *Record) SetSection(name string, raw json.RawMessage, now time.Time) err
 	if !json.Valid(raw) {
 		return fmt.Errorf("section %q: invalid JSON", name)
 	}
-	return r.update(now, member{name, bytes.Clone(raw)})
+	return r.update(now, jsonobj.Member{Key: name, Value: bytes.Clone(raw)})
 }
 
 // SetGateSections writes the gate's own sections: gate_result (the full result of the latest run)
@@ -462,7 +463,7 @@ func (r *Record) SetGateSections(result json.RawMessage, history []HistoryEntry,
 	if _, err := historyLines(history[len(r.history):]); err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
-	if err := r.update(now, member{gateResult, bytes.Clone(result)}); err != nil {
+	if err := r.update(now, jsonobj.Member{Key: gateResult, Value: bytes.Clone(result)}); err != nil {
 		return err
 	}
 	r.history = slices.Clone(history)
@@ -490,13 +491,13 @@ func (r *Record) extendsHistory(history []HistoryEntry) error {
 
 // update applies sets and a fresh updated_at to a copy of r, validates it, and only then replaces
 // r. The history and the integration, which live in their own files, are kept as they are.
-func (r *Record) update(now time.Time, sets ...member) error {
+func (r *Record) update(now time.Time, sets ...jsonobj.Member) error {
 	members := slices.Clone(r.members)
 	for _, s := range sets {
-		members = setMember(members, s.key, s.value)
+		members = jsonobj.Set(members, s.Key, s.Value)
 	}
 	members = setUpdatedAt(members, now)
-	data, err := encodeObject(members)
+	data, err := jsonobj.Encode(members)
 	if err != nil {
 		return err
 	}
@@ -518,24 +519,24 @@ func (r *Record) update(now time.Time, sets ...member) error {
 
 // setUpdatedAt replaces updated_at in place, or inserts it after the last envelope key, where geas
 // keeps it.
-func setUpdatedAt(members []member, now time.Time) []member {
-	value := jsonString(Timestamp(now))
-	if i := slices.IndexFunc(members, func(m member) bool { return m.key == "updated_at" }); i >= 0 {
-		members[i].value = value
+func setUpdatedAt(members []jsonobj.Member, now time.Time) []jsonobj.Member {
+	value := jsonobj.String(Timestamp(now))
+	if i := slices.IndexFunc(members, func(m jsonobj.Member) bool { return m.Key == "updated_at" }); i >= 0 {
+		members[i].Value = value
 		return members
 	}
 	at := 0
 	for i, m := range members {
-		if slices.Contains(envelope, m.key) {
+		if slices.Contains(envelope, m.Key) {
 			at = i + 1
 		}
 	}
-	return slices.Insert(members, at, member{"updated_at", value})
+	return slices.Insert(members, at, jsonobj.Member{Key: "updated_at", Value: value})
 }
 
 // Bytes returns the record as written to disk: indented with two spaces, keys in order, with a
 // trailing newline.
-func (r *Record) Bytes() ([]byte, error) { return encodeObject(r.members) }
+func (r *Record) Bytes() ([]byte, error) { return jsonobj.Encode(r.members) }
 
 // unmarshalValue decodes raw into dst, refusing null: encoding/json would silently leave dst
 // zero, and a record field that is present but null is malformed, not absent.
@@ -550,13 +551,13 @@ func unmarshalValue(raw json.RawMessage, dst any) error {
 // rather than through struct tags because encoding/json matches keys case-insensitively: the schema
 // would check "confidence" while Go read "Confidence", and a record must mean one thing.
 func objectFields(raw []byte) (map[string]json.RawMessage, error) {
-	members, err := decodeObject(raw)
+	members, err := jsonobj.Decode(raw)
 	if err != nil {
 		return nil, err
 	}
 	m := make(map[string]json.RawMessage, len(members))
 	for _, mb := range members {
-		m[mb.key] = mb.value
+		m[mb.Key] = mb.Value
 	}
 	return m, nil
 }
@@ -663,11 +664,11 @@ func (l *StubLocation) UnmarshalJSON(data []byte) error {
 
 // MarshalJSON writes the object form, which needs no parsing to read back; line is omitted when 0.
 func (l StubLocation) MarshalJSON() ([]byte, error) {
-	members := []member{{"path", jsonString(l.Path)}}
+	members := []jsonobj.Member{{Key: "path", Value: jsonobj.String(l.Path)}}
 	if l.Line != 0 {
-		members = append(members, member{"line", json.RawMessage(strconv.Itoa(l.Line))})
+		members = append(members, jsonobj.Member{Key: "line", Value: json.RawMessage(strconv.Itoa(l.Line))})
 	}
-	return compactObject(members), nil
+	return jsonobj.Compact(members), nil
 }
 
 // UnmarshalJSON reads a history entry with exact key matching, keeping unknown keys in Extra.
@@ -714,15 +715,15 @@ func (e *HistoryEntry) UnmarshalJSON(data []byte) error {
 // the Extra keys sorted, so the same entry always has the same bytes. Extra keys that shadow a
 // known key are dropped: the typed field is the truth.
 func (e HistoryEntry) MarshalJSON() ([]byte, error) {
-	var members []member
+	var members []jsonobj.Member
 	str := func(k, v string) {
 		if v != "" {
-			members = append(members, member{k, jsonString(v)})
+			members = append(members, jsonobj.Member{Key: k, Value: jsonobj.String(v)})
 		}
 	}
 	num := func(k string, v *int) {
 		if v != nil {
-			members = append(members, member{k, json.RawMessage(strconv.Itoa(*v))})
+			members = append(members, jsonobj.Member{Key: k, Value: json.RawMessage(strconv.Itoa(*v))})
 		}
 	}
 	str("kind", e.Kind)
@@ -733,7 +734,7 @@ func (e HistoryEntry) MarshalJSON() ([]byte, error) {
 		if !json.Valid(c) {
 			return nil, errors.New("history entry: causes is not valid JSON")
 		}
-		members = append(members, member{"causes", c})
+		members = append(members, jsonobj.Member{Key: "causes", Value: c})
 	}
 	num("retry_budget_before", e.RetryBudgetBefore)
 	num("retry_budget_after", e.RetryBudgetAfter)
@@ -743,7 +744,7 @@ func (e HistoryEntry) MarshalJSON() ([]byte, error) {
 	str("started_at", e.StartedAt)
 	// The chain links are always written, empty or not: the first entry's prev_hash is "", and an
 	// entry without them could not be told from one whose links were cut.
-	members = append(members, member{"prev_hash", jsonString(e.PrevHash)}, member{"hash", jsonString(e.Hash)})
+	members = append(members, jsonobj.Member{Key: "prev_hash", Value: jsonobj.String(e.PrevHash)}, jsonobj.Member{Key: "hash", Value: jsonobj.String(e.Hash)})
 	str("hmac", e.HMAC)
 	keys := make([]string, 0, len(e.Extra))
 	for k := range e.Extra {
@@ -757,25 +758,9 @@ func (e HistoryEntry) MarshalJSON() ([]byte, error) {
 		if !json.Valid(v) {
 			return nil, fmt.Errorf("history entry: %s is not valid JSON", k)
 		}
-		members = append(members, member{k, v})
+		members = append(members, jsonobj.Member{Key: k, Value: v})
 	}
-	return compactObject(members), nil
-}
-
-// compactObject writes members as a compact JSON object; every value must already be valid JSON.
-func compactObject(members []member) []byte {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, m := range members {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(jsonString(m.key))
-		b.WriteByte(':')
-		b.Write(m.value)
-	}
-	b.WriteByte('}')
-	return b.Bytes()
+	return jsonobj.Compact(members), nil
 }
 
 // compactJSON returns raw, which must be valid JSON, without insignificant white space.

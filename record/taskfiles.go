@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/geas-dev/geas/internal/jsonobj"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/schemas"
 )
@@ -115,12 +116,12 @@ func (r *Record) adoptPendingResult(root *os.Root, dir string) error {
 		return nil
 	}
 	last := r.history[n-1]
-	if last.Kind != "" && last.Kind != KindGateRun || !idPattern.MatchString(last.RunID) {
+	if !last.IsGateRun() || !project.IsID(last.RunID) {
 		return nil
 	}
 	before := ""
 	for i := n - 2; i >= 0; i-- {
-		if k := r.history[i].Kind; k == "" || k == KindGateRun {
+		if r.history[i].IsGateRun() {
 			before = r.history[i].Hash
 			break
 		}
@@ -162,7 +163,7 @@ func (r *Record) adoptPendingResult(root *os.Root, dir string) error {
 		return nil
 	}
 	saved := r.history
-	if err := r.update(time.Now(), member{gateResult, bytes.Clone(raw)}); err != nil {
+	if err := r.update(time.Now(), jsonobj.Member{Key: gateResult, Value: bytes.Clone(raw)}); err != nil {
 		return nil // a result the record schema refuses is not adopted
 	}
 	r.history = saved
@@ -367,14 +368,14 @@ func checkIntegration(file string, v any, ptr string) error {
 
 // SetIntegration replaces the integration (written to integration.json by Write).
 func (r *Record) SetIntegration(in Integration, now time.Time) error {
-	members := []member{{"status", jsonString(in.Status)}}
+	members := []jsonobj.Member{{Key: "status", Value: jsonobj.String(in.Status)}}
 	if in.Branch != "" {
-		members = append(members, member{"branch", jsonString(in.Branch)})
+		members = append(members, jsonobj.Member{Key: "branch", Value: jsonobj.String(in.Branch)})
 	}
 	if in.Commit != "" {
-		members = append(members, member{"commit", jsonString(in.Commit)})
+		members = append(members, jsonobj.Member{Key: "commit", Value: jsonobj.String(in.Commit)})
 	}
-	raw := compactObject(members)
+	raw := jsonobj.Compact(members)
 	if _, _, err := ParseIntegration(IntegrationFile, raw); err != nil {
 		return err
 	}

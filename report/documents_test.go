@@ -9,6 +9,7 @@ import (
 
 	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/tiers"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // recordedAll is a geas gate --all outcome over the recorded runs (t1 to t4, gated; t4 a recheck)
@@ -23,9 +24,9 @@ func recordedAll(t *testing.T) *All {
 	for _, res := range results {
 		a.Tasks = append(a.Tasks, &gate.MissionTask{TaskID: res.TaskID, Outcome: string(res.Verdict), State: "integrated", Result: res, Ran: true})
 	}
-	unreadable := &tiers.Result{MissionID: "m1", TaskID: "bad\tname", Verdict: tiers.VerdictError,
-		Causes:     []tiers.Cause{{Code: tiers.CauseTaskUnreadable, Check: "task_dir", Detail: "a symlink"}},
-		Checks:     []tiers.Check{{Name: "task_dir", Tier: 0, Text: "the task directory entry can be read as a task", Status: tiers.StatusError, Blocking: true, Evidence: "a symlink", Code: tiers.CauseTaskUnreadable}},
+	unreadable := &tiers.Result{MissionID: "m1", TaskID: "bad\tname", Verdict: vocab.VerdictError,
+		Causes:     []tiers.Cause{{Code: vocab.CauseTaskUnreadable, Check: "task_dir", Detail: "a symlink"}},
+		Checks:     []tiers.Check{{Name: "task_dir", Tier: 0, Text: "the task directory entry can be read as a task", Status: tiers.StatusError, Blocking: true, Evidence: "a symlink", Code: vocab.CauseTaskUnreadable}},
 		NextAction: tiers.NextInvestigateErr}
 	a.Tasks = append(a.Tasks,
 		&gate.MissionTask{TaskID: "t5", Outcome: "not_ready", State: "implementing", Reason: "state implementing; profile implementation_change is gated from integrated"},

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/geas-dev/geas/vocab"
+
 	"github.com/geas-dev/geas/tiers"
 )
 
@@ -49,7 +51,7 @@ func TestJUnitCountsEqualCheckStatuses(t *testing.T) {
 
 	// A run of the example, failing in tier 1, and a result holding what XML cannot carry.
 	fresh := recordedResult(t, "example-tier1-fail.json")
-	require.Equal(t, tiers.VerdictFail, fresh.Verdict)
+	require.Equal(t, vocab.VerdictFail, fresh.Verdict)
 	fresh.TaskID = "fresh" // the recorded runs have a t1 too
 	results = append(results, fresh)
 	odd := &tiers.Result{TaskID: "t9", TierResults: map[string]tiers.TierResult{}, Checks: []tiers.Check{
@@ -148,8 +150,8 @@ func TestJUnitMarksBlockAndKeepsWarnings(t *testing.T) {
 // newline in evidence cannot start a command of its own and a comma or colon in a path cannot end
 // a property.
 func TestGitHubCommandsCannotBeInjected(t *testing.T) {
-	res := &tiers.Result{MissionID: "m1", TaskID: "t1", Verdict: tiers.VerdictFail, Checks: []tiers.Check{
-		{Name: "scope", Status: tiers.StatusFail, Blocking: true, Code: tiers.CauseScopeViolation,
+	res := &tiers.Result{MissionID: "m1", TaskID: "t1", Verdict: vocab.VerdictFail, Checks: []tiers.Check{
+		{Name: "scope", Status: tiers.StatusFail, Blocking: true, Code: vocab.CauseScopeViolation,
 			Text: "in scope", Evidence: "50% off\r\n::add-mask::secret",
 			Locations: []tiers.Location{{Path: "a,b:c%.go", Line: 7}, {Path: "d.go"}}},
 		{Name: "ok", Status: tiers.StatusPass, Blocking: true},

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/geas-dev/geas/tiers"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // writeGitHub writes results as GitHub Actions workflow commands: an ::error for each check that
@@ -32,7 +33,7 @@ func writeGitHub(w io.Writer, results []*tiers.Result) error {
 				title += " (advisory)"
 			}
 			if c.Code != "" {
-				title += " (" + c.Code + ")"
+				title += " (" + string(c.Code) + ")"
 			}
 			msg := checkSentence(c)
 			if len(c.Locations) == 0 {
@@ -112,7 +113,7 @@ func WriteGitHubSummary(w io.Writer, results []*tiers.Result) error {
 		if len(bad) > 0 {
 			b.WriteString("\n**Checks that did not pass**\n\n| check | status | cause | evidence |\n|---|---|---|---|\n")
 			for _, c := range bad {
-				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdText(c.Name), mdText(string(c.Status)), mdText(c.Code), mdText(junitBody(c)))
+				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdText(c.Name), mdText(string(c.Status)), mdText(string(c.Code)), mdText(junitBody(c)))
 			}
 		}
 		if len(warns) > 0 {
@@ -127,7 +128,7 @@ func WriteGitHubSummary(w io.Writer, results []*tiers.Result) error {
 			if res.DryRun {
 				verb = "would move"
 			}
-			fmt.Fprintf(&b, " · task %s %s → %s", verb, mdText(t.From), mdText(t.To))
+			fmt.Fprintf(&b, " · task %s %s → %s", verb, mdText(string(t.From)), mdText(string(t.To)))
 		}
 		fmt.Fprintf(&b, "\n\n**Next:** %s\n\n", mdText(nextActionText(res)))
 	}
@@ -139,9 +140,9 @@ func verdictIcon(res *tiers.Result) string {
 	switch {
 	case res.Verdict.IsPass():
 		return "✅"
-	case res.Verdict == tiers.VerdictFail:
+	case res.Verdict == vocab.VerdictFail:
 		return "❌"
-	case res.Verdict == tiers.VerdictBlock:
+	case res.Verdict == vocab.VerdictBlock:
 		return "⛔"
 	}
 	return "⚠️"

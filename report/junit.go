@@ -141,7 +141,7 @@ func junitTierSuite(res *tiers.Result, tier int) junitSuite {
 func junitMessage(c tiers.Check) string {
 	msg := c.Text
 	if c.Code != "" {
-		msg = c.Code + ": " + msg
+		msg = string(c.Code) + ": " + msg
 	}
 	return msg
 }

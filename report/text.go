@@ -96,8 +96,8 @@ func verdictLine(res *tiers.Result) string {
 func causeCodes(causes []tiers.Cause) []string {
 	var codes []string
 	for _, c := range causes {
-		if !slices.Contains(codes, c.Code) {
-			codes = append(codes, c.Code)
+		if !slices.Contains(codes, string(c.Code)) {
+			codes = append(codes, string(c.Code))
 		}
 	}
 	return codes

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/geas-dev/geas/tiers"
+	"github.com/geas-dev/geas/vocab"
 )
 
 func TestWriteText(t *testing.T) {
@@ -37,7 +38,7 @@ func TestWriteText(t *testing.T) {
 // TestCauseCodesAreListedOnce: the verdict line and the advisory line name each cause code once,
 // in the order the causes come, in every format that prints them.
 func TestCauseCodesAreListedOnce(t *testing.T) {
-	res := &tiers.Result{MissionID: "m1", TaskID: "t1", Verdict: tiers.VerdictFail,
+	res := &tiers.Result{MissionID: "m1", TaskID: "t1", Verdict: vocab.VerdictFail,
 		Causes:         []tiers.Cause{{Code: "scope_violation"}, {Code: "eval_failed"}, {Code: "scope_violation"}},
 		AdvisoryCauses: []tiers.Cause{{Code: "below_threshold"}, {Code: "below_threshold"}, {Code: "stub_cap_exceeded"}},
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // Apply writes what a run decided (SPEC §7): the run's history entry, appended and fsynced to
@@ -116,13 +117,13 @@ func afterCommit(in *Input, res *Result, escalate bool, decisionID string, now t
 
 // writeTransition moves the contract's status as t says.
 func writeTransition(in *Input, t *Transition, now time.Time) error {
-	return WriteState(in.Geas, in.TaskDir, in.Contract.Raw, record.State(t.To), now)
+	return WriteState(in.Geas, in.TaskDir, in.Contract.Raw, vocab.State(t.To), now)
 }
 
 // WriteState writes the task's contract.json (raw, as read) with its status set to "to": the one
 // way a gate run, a revocation and their completion move a task. The caller holds the task lock
 // and has checked the transition.
-func WriteState(geas *os.Root, taskDir string, raw []byte, to record.State, now time.Time) error {
+func WriteState(geas *os.Root, taskDir string, raw []byte, to vocab.State, now time.Time) error {
 	updated, err := record.SetContractStatus(raw, to, now)
 	if err != nil {
 		return err
@@ -202,8 +203,8 @@ func logEvents(in *Input, res *Result, skip map[string]bool) error {
 func gateEvents(in *Input, res *Result) ([]record.Event, error) {
 	data, err := json.Marshal(struct {
 		RunID              string                `json:"run_id"`
-		Verdict            Verdict               `json:"verdict"`
-		GateProfile        Profile               `json:"gate_profile"`
+		Verdict            vocab.Verdict         `json:"verdict"`
+		GateProfile        vocab.Profile         `json:"gate_profile"`
 		TierResults        map[string]TierResult `json:"tier_results"`
 		BlockingDimensions []string              `json:"blocking_dimensions"`
 		RetryBudgetBefore  *int                  `json:"retry_budget_before"`
@@ -217,7 +218,7 @@ func gateEvents(in *Input, res *Result) ([]record.Event, error) {
 	}
 	events := []record.Event{{EventType: "gate_result", MissionID: in.Mission, TaskID: in.Task, Agent: "geas-gate", Data: data}}
 	if t := res.Transition; t != nil {
-		d, _ := json.Marshal(map[string]string{"from": t.From, "to": t.To, "by": "geas-gate", "run_id": res.RunID, "hash": res.Hash})
+		d, _ := json.Marshal(map[string]string{"from": string(t.From), "to": string(t.To), "by": "geas-gate", "run_id": res.RunID, "hash": res.Hash})
 		events = append(events, record.Event{EventType: "task_transition", MissionID: in.Mission, TaskID: in.Task, Agent: "geas-gate", Data: d})
 	}
 	if res.Escalation != "" {

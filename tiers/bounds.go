@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // limitCeiling is how far a policy may raise a size limit of SPEC §10 above its default.
@@ -114,7 +115,7 @@ func fitForRecord(in *Input, res *Result, escalate bool) (bool, bool, error) {
 	if t := res.Transition; t != nil && in.Contract != nil {
 		// The new status can make the contract a few bytes longer: checked before anything is
 		// written, so a refusal leaves no half-applied run.
-		updated, err := record.SetContractStatus(in.Contract.Raw, record.State(t.To), time.Now())
+		updated, err := record.SetContractStatus(in.Contract.Raw, vocab.State(t.To), time.Now())
 		if err != nil {
 			return escalate, false, err
 		}
@@ -134,7 +135,7 @@ func rebudget(in *Input, res *Result) bool {
 
 // historyFull turns res into the history_full error of a run that records nothing.
 func historyFull(in *Input, res *Result, err error) {
-	c := failCheck(0, "history_room", "the gate history has room for this run's entry (max_history_bytes, SPEC §10)", err.Error(), StatusError, CauseHistoryFull)
+	c := failCheck(0, "history_room", "the gate history has room for this run's entry (max_history_bytes, SPEC §10)", err.Error(), StatusError, vocab.CauseHistoryFull)
 	res.Checks = append([]Check{c}, res.Checks...)
 	res.Verdict, res.Causes = decide(res.Checks)
 	res.TierResults["tier_0"] = tierResult(res.Checks, 0, "")
@@ -195,7 +196,7 @@ func compactResult(in *Input, res *Result, size int64, keep int) {
 	orig := res.Verdict
 	counts := map[string]int{}
 	for _, c := range res.Causes {
-		counts[c.Code]++
+		counts[string(c.Code)]++
 	}
 	codes := make([]string, 0, len(counts))
 	for code := range counts {
@@ -216,7 +217,7 @@ func compactResult(in *Input, res *Result, size int64, keep int) {
 	if len(summary) > 0 {
 		found += " with causes " + joinLimited(summary, compactList)
 	}
-	checks := []Check{failCheck(0, "result_recordable", "the run's result fits in record.json, so every reader can read the task back (SPEC §2 invariant 9)", found, StatusError, CauseResultTooLarge)}
+	checks := []Check{failCheck(0, "result_recordable", "the run's result fits in record.json, so every reader can read the task back (SPEC §2 invariant 9)", found, StatusError, vocab.CauseResultTooLarge)}
 	dropped := 0
 	for _, c := range res.Checks {
 		if c.Status == StatusPass || c.Status == StatusSkipped || c.Name == "result_recordable" {

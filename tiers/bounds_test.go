@@ -13,6 +13,7 @@ import (
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/schemas"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // TestAPolicyRaisesALimitAtMostFourfold (SPEC §10): every size limit may be lowered, and raised up
@@ -61,7 +62,7 @@ func TestARaiseBeyondTheCeilingIsPolicyInvalid(t *testing.T) {
 	f := newFixture(t, true)
 	policyInBase(f, `{"max_evidence_bytes": 1073741824}`)
 	_, res, _ := f.evaluate()
-	assertNotPass(t, res, VerdictError, CausePolicyInvalid)
+	assertNotPass(t, res, vocab.VerdictError, vocab.CausePolicyInvalid)
 	c := findCheck(t, res.Checks, "policy_valid")
 	assert.Contains(t, c.Evidence, "max_evidence_bytes 1073741824 is above its ceiling 67108864")
 }
@@ -75,7 +76,7 @@ func TestTheContractAndRecordLimitsFollowThePolicy(t *testing.T) {
 		f := newFixture(t, true)
 		policyInBase(f, `{"max_contract_bytes": 1024}`)
 		_, res, _ := f.evaluate()
-		assertNotPass(t, res, VerdictError, CauseContractInvalid)
+		assertNotPass(t, res, vocab.VerdictError, vocab.CauseContractInvalid)
 		size := len(f.read(taskFile("contract.json")))
 		assert.Contains(t, findCheck(t, res.Checks, "contract_valid").Evidence,
 			fmt.Sprintf("contract.json: %d bytes exceeds the limit of 1024 bytes (max_contract_bytes", size))
@@ -85,7 +86,7 @@ func TestTheContractAndRecordLimitsFollowThePolicy(t *testing.T) {
 		f := newFixture(t, true)
 		f.contract(func(m map[string]any) { m["title"] = strings.Repeat("x", 5<<20) })
 		_, res, _ := f.evaluate()
-		assertNotPass(t, res, VerdictError, CauseContractInvalid)
+		assertNotPass(t, res, vocab.VerdictError, vocab.CauseContractInvalid)
 		assert.Contains(t, findCheck(t, res.Checks, "contract_valid").Evidence, "exceeds the limit of 4194304 bytes (max_contract_bytes")
 	})
 	t.Run("contract within a raised limit", func(t *testing.T) {
@@ -105,7 +106,7 @@ func TestTheContractAndRecordLimitsFollowThePolicy(t *testing.T) {
 			sc["summary"] = strings.Repeat("y", 2048)
 		})
 		_, res, _ := f.evaluate()
-		assertNotPass(t, res, VerdictError, CauseRecordInvalid)
+		assertNotPass(t, res, vocab.VerdictError, vocab.CauseRecordInvalid)
 		assert.Contains(t, findCheck(t, res.Checks, "record_valid").Evidence, "exceeds the limit of 1024 bytes (max_record_bytes")
 	})
 }
@@ -126,8 +127,8 @@ func TestACompactResultFitsTheRecord(t *testing.T) {
 	})
 	for run := 1; run <= 2; run++ {
 		res := f.gate()
-		assertNotPass(t, res, VerdictError, CauseResultTooLarge)
-		assert.Equal(t, CauseResultTooLarge, res.Causes[0].Code)
+		assertNotPass(t, res, vocab.VerdictError, vocab.CauseResultTooLarge)
+		assert.Equal(t, vocab.CauseResultTooLarge, res.Causes[0].Code)
 		assert.Equal(t, res.RetryBudgetBefore, res.RetryBudgetAfter, "an error spends nothing")
 		assert.LessOrEqual(t, len(res.Checks), 101)
 		assert.Contains(t, res.Causes[0].Detail, "over its limit of 65536 bytes (max_record_bytes)")

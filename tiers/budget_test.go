@@ -12,16 +12,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // gateRun is a gate_history entry of a run with the given verdict, first cause and budget after.
-func gateRun(verdict string, after int, cause string) record.HistoryEntry {
+func gateRun(verdict string, after int, cause vocab.CauseCode) record.HistoryEntry {
 	e := record.HistoryEntry{Kind: record.KindGateRun, RunID: "gate-x", Verdict: verdict, RetryBudgetAfter: intp(after), RetryBudgetBefore: intp(after)}
 	if verdict == "fail" {
 		e.RetryBudgetBefore = intp(after + 1)
 	}
 	if cause != "" {
-		e.Causes = json.RawMessage(`[{"code":"` + cause + `","check":"c","detail":"d"}]`)
+		e.Causes = json.RawMessage(`[{"code":"` + string(cause) + `","check":"c","detail":"d"}]`)
 	} else {
 		e.Causes = json.RawMessage(`[]`)
 	}
@@ -47,15 +48,15 @@ func withHistory(t *testing.T, entries ...record.HistoryEntry) *record.Record {
 func TestBudget(t *testing.T) {
 	t.Parallel()
 	passVerdict, _ := decide([]Check{passCheck(0, "x", "t", "e")})
-	const causeA, causeB = CauseEvalUnstartable, CauseDetectorError
+	const causeA, causeB = vocab.CauseEvalUnstartable, vocab.CauseDetectorError
 	tests := []struct {
 		name           string
 		budget         int // the contract's retry_budget
-		status         string
+		status         vocab.State
 		limit          int // consecutive-error limit; 0 keeps the default 3
 		history        []record.HistoryEntry
-		verdict        Verdict
-		cause          string
+		verdict        vocab.Verdict
+		cause          vocab.CauseCode
 		before, after  int
 		next           string
 		transition     *Transition
@@ -67,47 +68,47 @@ func TestBudget(t *testing.T) {
 			before: 3, after: 3, next: NextProceed, transition: &Transition{From: "reviewed", To: "verified"}},
 		{name: "pass on a verified task moves nothing", budget: 3, status: "verified", verdict: passVerdict,
 			before: 3, after: 3, next: NextProceed},
-		{name: "first fail spends one", budget: 3, status: "integrated", verdict: VerdictFail, cause: CauseBelowThreshold,
+		{name: "first fail spends one", budget: 3, status: "integrated", verdict: vocab.VerdictFail, cause: vocab.CauseBelowThreshold,
 			before: 3, after: 2, next: NextFix},
 		{name: "budget comes from the previous run", budget: 3, status: "integrated", history: []record.HistoryEntry{gateRun("fail", 2, "x")},
-			verdict: VerdictFail, cause: CauseBelowThreshold, before: 2, after: 1, next: NextFix},
+			verdict: vocab.VerdictFail, cause: vocab.CauseBelowThreshold, before: 2, after: 1, next: NextFix},
 		{name: "the fail that spends the last retry escalates", budget: 3, status: "integrated",
-			history: []record.HistoryEntry{gateRun("fail", 2, "x"), gateRun("fail", 1, "x")}, verdict: VerdictFail, cause: CauseBelowThreshold,
+			history: []record.HistoryEntry{gateRun("fail", 2, "x"), gateRun("fail", 1, "x")}, verdict: vocab.VerdictFail, cause: vocab.CauseBelowThreshold,
 			before: 1, after: 0, next: NextEscalate, transition: &Transition{From: "integrated", To: "escalated"}, escalate: true},
-		{name: "a budget of one escalates on the first fail", budget: 1, status: "integrated", verdict: VerdictFail, cause: CauseScopeViolation,
+		{name: "a budget of one escalates on the first fail", budget: 1, status: "integrated", verdict: vocab.VerdictFail, cause: vocab.CauseScopeViolation,
 			before: 1, after: 0, next: NextEscalate, transition: &Transition{From: "integrated", To: "escalated"}, escalate: true},
-		{name: "a fail with no budget escalates and does not go negative", budget: 0, status: "integrated", verdict: VerdictFail, cause: CauseScopeViolation,
+		{name: "a fail with no budget escalates and does not go negative", budget: 0, status: "integrated", verdict: vocab.VerdictFail, cause: vocab.CauseScopeViolation,
 			before: 0, after: 0, next: NextEscalate, transition: &Transition{From: "integrated", To: "escalated"}, escalate: true},
 		{name: "a grant adds retries", budget: 1, status: "integrated", history: []record.HistoryEntry{gateRun("fail", 0, "x"), grant(2)},
-			verdict: VerdictFail, cause: CauseScopeViolation, before: 2, after: 1, next: NextFix},
+			verdict: vocab.VerdictFail, cause: vocab.CauseScopeViolation, before: 2, after: 1, next: NextFix},
 		{name: "block spends nothing", budget: 3, status: "integrated", history: []record.HistoryEntry{gateRun("fail", 1, "x")},
-			verdict: VerdictBlock, cause: CauseMissingReview, before: 1, after: 1, next: NextResolveBlock},
+			verdict: vocab.VerdictBlock, cause: vocab.CauseMissingReview, before: 1, after: 1, next: NextResolveBlock},
 		{name: "block with no budget left does not escalate", budget: 0, status: "integrated",
-			verdict: VerdictBlock, cause: CauseMissingReview, before: 0, after: 0, next: NextResolveBlock},
-		{name: "error spends nothing", budget: 3, status: "integrated", verdict: VerdictError, cause: causeA,
+			verdict: vocab.VerdictBlock, cause: vocab.CauseMissingReview, before: 0, after: 0, next: NextResolveBlock},
+		{name: "error spends nothing", budget: 3, status: "integrated", verdict: vocab.VerdictError, cause: causeA,
 			before: 3, after: 3, next: NextInvestigateErr},
 		{name: "second consecutive error", budget: 3, status: "integrated", history: []record.HistoryEntry{gateRun("error", 3, causeA)},
-			verdict: VerdictError, cause: causeA, before: 3, after: 3, next: NextInvestigateErr},
+			verdict: vocab.VerdictError, cause: causeA, before: 3, after: 3, next: NextInvestigateErr},
 		{name: "third consecutive error with the same cause blocks", budget: 3, status: "integrated",
-			history: []record.HistoryEntry{gateRun("error", 3, causeA), gateRun("error", 3, causeA)}, verdict: VerdictError, cause: causeA,
+			history: []record.HistoryEntry{gateRun("error", 3, causeA), gateRun("error", 3, causeA)}, verdict: vocab.VerdictError, cause: causeA,
 			before: 3, after: 3, next: NextInvestigateErr, transition: &Transition{From: "integrated", To: "blocked"}, note: true},
 		{name: "three errors with different causes do not block", budget: 3, status: "integrated",
-			history: []record.HistoryEntry{gateRun("error", 3, causeA), gateRun("error", 3, causeB)}, verdict: VerdictError, cause: causeA,
+			history: []record.HistoryEntry{gateRun("error", 3, causeA), gateRun("error", 3, causeB)}, verdict: vocab.VerdictError, cause: causeA,
 			before: 3, after: 3, next: NextInvestigateErr},
 		{name: "the streak is the trailing one", budget: 3, status: "integrated",
-			history: []record.HistoryEntry{gateRun("error", 3, causeB), gateRun("error", 3, causeA)}, verdict: VerdictError, cause: causeB,
+			history: []record.HistoryEntry{gateRun("error", 3, causeB), gateRun("error", 3, causeA)}, verdict: vocab.VerdictError, cause: causeB,
 			before: 3, after: 3, next: NextInvestigateErr},
 		{name: "another verdict breaks the streak", budget: 3, status: "integrated",
-			history: []record.HistoryEntry{gateRun("error", 3, causeA), gateRun("block", 3, CauseMissingReview), gateRun("error", 3, causeA)},
-			verdict: VerdictError, cause: causeA, before: 3, after: 3, next: NextInvestigateErr},
+			history: []record.HistoryEntry{gateRun("error", 3, causeA), gateRun("block", 3, vocab.CauseMissingReview), gateRun("error", 3, causeA)},
+			verdict: vocab.VerdictError, cause: causeA, before: 3, after: 3, next: NextInvestigateErr},
 		{name: "a grant does not break the streak", budget: 3, status: "integrated",
-			history: []record.HistoryEntry{gateRun("error", 3, causeA), grant(4), gateRun("error", 4, causeA)}, verdict: VerdictError, cause: causeA,
+			history: []record.HistoryEntry{gateRun("error", 3, causeA), grant(4), gateRun("error", 4, causeA)}, verdict: vocab.VerdictError, cause: causeA,
 			before: 4, after: 4, next: NextInvestigateErr, transition: &Transition{From: "integrated", To: "blocked"}, note: true},
 		{name: "a blocked task is not blocked again", budget: 3, status: "blocked",
-			history: []record.HistoryEntry{gateRun("error", 3, causeA), gateRun("error", 3, causeA)}, verdict: VerdictError, cause: causeA,
+			history: []record.HistoryEntry{gateRun("error", 3, causeA), gateRun("error", 3, causeA)}, verdict: vocab.VerdictError, cause: causeA,
 			before: 3, after: 3, next: NextInvestigateErr},
 		{name: "the policy's error limit", budget: 3, status: "integrated", limit: 2,
-			history: []record.HistoryEntry{gateRun("error", 3, causeA)}, verdict: VerdictError, cause: causeA,
+			history: []record.HistoryEntry{gateRun("error", 3, causeA)}, verdict: vocab.VerdictError, cause: causeA,
 			before: 3, after: 3, next: NextInvestigateErr, transition: &Transition{From: "integrated", To: "blocked"}, note: true},
 	}
 	for _, tc := range tests {
@@ -145,7 +146,7 @@ func TestBudget(t *testing.T) {
 func TestBudgetWithoutARecord(t *testing.T) {
 	t.Parallel()
 	in := &Input{Contract: unitContract(), Policy: DefaultPolicy()} // record.json invalid: no Record
-	res := &Result{Verdict: VerdictError, Causes: []Cause{{Code: CauseRecordInvalid}}}
+	res := &Result{Verdict: vocab.VerdictError, Causes: []Cause{{Code: vocab.CauseRecordInvalid}}}
 	assert.False(t, Budget(in, res))
 	assert.Equal(t, intp(3), res.RetryBudgetBefore)
 	assert.Equal(t, intp(3), res.RetryBudgetAfter)
@@ -223,7 +224,7 @@ func TestApplyEscalation(t *testing.T) {
 		m["escalation_policy"] = "product-authority-decision"
 	})
 	res := f.gate()
-	assert.Equal(t, VerdictFail, res.Verdict)
+	assert.Equal(t, vocab.VerdictFail, res.Verdict)
 	assert.Equal(t, NextEscalate, res.NextAction)
 	assert.Equal(t, intp(1), res.RetryBudgetBefore)
 	assert.Equal(t, intp(0), res.RetryBudgetAfter)
@@ -237,7 +238,7 @@ func TestApplyEscalation(t *testing.T) {
 	assert.Equal(t, "product-authority-decision", dec["escalation_policy"])
 	assert.Equal(t, "t1", dec["task_id"])
 	failures, _ := json.Marshal(dec["failures"])
-	assert.Contains(t, string(failures), CauseEvalFailed)
+	assert.Contains(t, string(failures), vocab.CauseEvalFailed)
 	assert.Contains(t, dec["context"], "budget 1 -> 0")
 }
 
@@ -274,7 +275,7 @@ func TestApplyErrorStreak(t *testing.T) {
 					f.approve() // the new rules are an authority's, not a lowered bar
 				}
 				res := f.gate()
-				require.Equal(t, VerdictError, res.Verdict, "run %d: %+v", i+1, res.Causes)
+				require.Equal(t, vocab.VerdictError, res.Verdict, "run %d: %+v", i+1, res.Causes)
 				assert.Equal(t, intp(3), res.RetryBudgetAfter, "an error spends nothing")
 				if i < 2 {
 					assert.Equal(t, "integrated", f.status(), "run %d", i+1)

@@ -3,7 +3,11 @@
 // mechanically from the checks. It is the only package that runs processes (os/exec).
 package tiers
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/geas-dev/geas/vocab"
+)
 
 // Status is the outcome of one check.
 type Status string
@@ -33,81 +37,6 @@ func (s Status) rank() int {
 	return 0
 }
 
-// Cause codes (SPEC §5). They are stable: fix loops branch on them.
-const (
-	CauseContractInvalid     = "contract_invalid"
-	CauseRecordInvalid       = "record_invalid"
-	CauseStateIneligible     = "state_ineligible"
-	CauseMissingSelfCheck    = "missing_self_check"
-	CauseMissingReview       = "missing_review"
-	CauseEvidenceInvalid     = "evidence_invalid"
-	CauseMissingIntegration  = "missing_integration"
-	CauseBaselineMismatch    = "baseline_mismatch"
-	CauseNoRepository        = "no_repository"
-	CauseEvalFailed          = "eval_failed"
-	CauseEvalTimeout         = "eval_timeout"
-	CauseEvalUnstartable     = "eval_unstartable"
-	CauseCriterionFailed     = "criterion_failed"
-	CauseCriterionUnverified = "criterion_unverified"
-	CauseDetectorError       = "detector_error"
-	CauseScopeViolation      = "scope_violation"
-	CauseRiskUnhandled       = "risk_unhandled"
-	CauseScoreMissing        = "score_missing"
-	CauseBelowThreshold      = "below_threshold"
-	CauseStubCapExceeded     = "stub_cap_exceeded"
-	CauseJudgeNotIndependent = "judge_not_independent"
-	CauseNothingToSatisfy    = "nothing_to_satisfy"
-	CausePolicyInvalid       = "policy_invalid"
-	CauseInterrupted         = "interrupted"
-
-	// The gate history and the budget (helper h3: SPEC §5.1, §7.1).
-	CauseHistoryTampered = "history_tampered"
-	CauseBudgetSpent     = "budget_spent"
-)
-
-// Cause codes of re-gating finished tasks, the Stop hook and --all (h5: SPEC §7.2, §9).
-const (
-	// CauseStateUnverified: a task's state says verified or passed, but the records do not back it.
-	CauseStateUnverified = "state_unverified"
-	// CauseTaskUnreadable: geas gate --all found a task directory entry it cannot read as a task.
-	CauseTaskUnreadable = "task_unreadable"
-	// CauseGateRunFailed: a gate run could not complete (a lock or log directory it cannot create).
-	CauseGateRunFailed = "gate_run_failed"
-)
-
-// Cause codes of reviews and evidence freshness (SPEC §5.1, §5.3 A; issue 8 items 2, 5; issue 9
-// items 6, 8).
-const (
-	CauseReviewRejected  = "review_rejected"
-	CauseReviewBlocked   = "review_blocked"
-	CauseStaleEvidence   = "stale_evidence"
-	CauseAmbiguousResult = "ambiguous_result"
-)
-
-// Cause codes of the pinned bar, scope sources and the inputs snapshot (SPEC §4.4, §5.3 B, §7.4).
-const (
-	CauseRulesChanged   = "rules_changed"
-	CauseNoChangeSource = "no_change_source"
-	CauseInputsChanged  = "inputs_changed"
-)
-
-// Cause codes of invariant 7, a verdict is about one commit (SPEC §5.1).
-const (
-	CauseEmptyChange      = "empty_change"
-	CauseWorktreeMismatch = "worktree_mismatch"
-	CauseCheckoutFailed   = "checkout_failed"
-)
-
-// Cause codes of the size bounds (h7: SPEC §2 invariant 9, §7.3, §10; issue 10 items 3, 5).
-const (
-	// CauseResultTooLarge: the run's result would make record.json larger than the gate reads
-	// back; it is recorded in compact form as an error instead.
-	CauseResultTooLarge = "result_too_large"
-	// CauseHistoryFull: the run's history entry would take the gate history past its limit;
-	// nothing is appended.
-	CauseHistoryFull = "history_full"
-)
-
 // Check is one check's result. Field names mirror the eval-viewer grading schema (text, passed,
 // evidence): Text says what was checked, Evidence what was found, with the values.
 type Check struct {
@@ -119,7 +48,7 @@ type Check struct {
 	Blocking bool   `json:"blocking"`
 	Evidence string `json:"evidence"`
 	// Code is the cause code when the check holds the gate (or warns).
-	Code string `json:"code,omitempty"`
+	Code vocab.CauseCode `json:"code,omitempty"`
 	// Advisory marks a finding of a stage the run did not reach, listed under --keep-going: it
 	// never changes the verdict, the budget or the transition (SPEC §5).
 	Advisory bool `json:"advisory,omitempty"`
@@ -143,9 +72,9 @@ func (l Location) String() string {
 
 // Cause is one reason a run did not pass.
 type Cause struct {
-	Code   string `json:"code"`
-	Check  string `json:"check"`
-	Detail string `json:"detail"`
+	Code   vocab.CauseCode `json:"code"`
+	Check  string          `json:"check"`
+	Detail string          `json:"detail"`
 
 	status Status // for ordering, worst first
 }
@@ -176,11 +105,11 @@ func passCheck(tier int, name, text, evidence string) Check {
 	return Check{Name: name, Tier: tier, Text: text, Status: StatusPass, Passed: true, Blocking: true, Evidence: evidence}
 }
 
-func failCheck(tier int, name, text, evidence string, s Status, code string) Check {
+func failCheck(tier int, name, text, evidence string, s Status, code vocab.CauseCode) Check {
 	return Check{Name: name, Tier: tier, Text: text, Status: s, Blocking: true, Evidence: evidence, Code: code}
 }
 
-func warnCheck(tier int, name, text, evidence, code string) Check {
+func warnCheck(tier int, name, text, evidence string, code vocab.CauseCode) Check {
 	return Check{Name: name, Tier: tier, Text: text, Status: StatusWarn, Blocking: false, Evidence: evidence, Code: code}
 }
 

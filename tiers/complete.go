@@ -12,6 +12,7 @@ import (
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // ResultFile is where a run's full result is kept, written before its history entry (SPEC §7.3):
@@ -24,11 +25,11 @@ func ResultFile(taskDir, runID string) string {
 const maxResultBytes = record.MaxBytes
 
 // GateState is the state a profile is gated from, to which a revoked task returns.
-func GateState(profile string) record.State {
-	if profile == contract.ImplementationChange {
-		return record.Integrated
+func GateState(profile vocab.Profile) vocab.State {
+	if profile == vocab.ImplementationChange {
+		return vocab.Integrated
 	}
-	return record.Reviewed
+	return vocab.Reviewed
 }
 
 // Complete finishes what the task's latest history entry implies and the files do not show yet
@@ -198,7 +199,7 @@ func (c *completion) gateResultIsBefore(e record.HistoryEntry) bool {
 	hist := c.rec.History()
 	want := ""
 	for i := len(hist) - 2; i >= 0; i-- {
-		if k := hist[i].Kind; k == "" || k == record.KindGateRun {
+		if hist[i].IsGateRun() {
 			want = hist[i].Hash
 			break
 		}
@@ -223,13 +224,13 @@ func (c *completion) gateResultIsBefore(e record.HistoryEntry) bool {
 // verified only on a pass, to escalated only on a fail that spent the budget, to blocked only on
 // an error.
 func transitionFollows(e record.HistoryEntry, res *Result, t *Transition) bool {
-	switch record.State(t.To) {
-	case record.Verified:
+	switch t.To {
+	case vocab.Verified:
 		return res.Verdict.IsPass() // res is e's run: its verdict is the entry's (completion.result)
-	case record.Escalated:
-		return e.Verdict == string(VerdictFail) && e.RetryBudgetAfter != nil && *e.RetryBudgetAfter == 0
-	case record.Blocked:
-		return e.Verdict == string(VerdictError)
+	case vocab.Escalated:
+		return e.Verdict == string(vocab.VerdictFail) && e.RetryBudgetAfter != nil && *e.RetryBudgetAfter == 0
+	case vocab.Blocked:
+		return e.Verdict == string(vocab.VerdictError)
 	}
 	return false
 }
@@ -247,37 +248,37 @@ func extraString(e record.HistoryEntry, key string) string {
 // applyRevocation writes: a verified task moves back to its gate state, then the revocation and
 // the transition events are logged.
 func (c *completion) revocation(e record.HistoryEntry) error {
-	state := extraString(e, "state")
+	state := vocab.State(extraString(e, "state"))
 	moveDone := c.keys.Has("task_transition", e.Hash, e.RunID)
-	var to record.State
+	var to vocab.State
 	moved := false
-	if state == string(record.Verified) && !moveDone {
+	if state == vocab.Verified && !moveDone {
 		k, err := contract.Load(c.geas, c.taskDir+"/contract.json")
 		if err == nil && k.TaskID == c.task {
 			to = GateState(k.GateProfile)
 			switch k.Status {
 			case state:
-				if err := record.CheckTransition(record.Verified, to, true); err != nil {
+				if err := vocab.CheckTransition(vocab.Verified, to, true); err != nil {
 					return err
 				}
 				in := &Input{Geas: c.geas, TaskDir: c.taskDir, Contract: k}
-				if err := writeTransition(in, &Transition{From: state, To: string(to)}, c.now); err != nil {
+				if err := writeTransition(in, &Transition{From: state, To: to}, c.now); err != nil {
 					return fmt.Errorf("complete revocation %s: %w", e.RunID, err)
 				}
 				c.note("moved the task %s -> %s, as revocation %s decided", state, to, e.RunID)
 				moved = true
-			case string(to):
+			case to:
 				moved = true // moved before the crash; its event is what is missing
 			}
 		}
 	}
 	if !c.keys.Has(record.KindRevocation, e.Hash, "") {
-		if err := c.logRevocation(e, state); err != nil {
+		if err := c.logRevocation(e, string(state)); err != nil {
 			return err
 		}
 	}
 	if moved {
-		ev, err := RevocationTransitionEvent(c.mission, c.task, e.RunID, state, string(to), e.Hash)
+		ev, err := RevocationTransitionEvent(c.mission, c.task, e.RunID, state, to, e.Hash)
 		if err != nil {
 			return err
 		}
@@ -316,8 +317,8 @@ func RevocationEvent(mission, task string, e record.HistoryEntry, state string) 
 }
 
 // RevocationTransitionEvent is the task_transition event of a revocation.
-func RevocationTransitionEvent(mission, task, runID, from, to, hash string) (record.Event, error) {
-	d, err := json.Marshal(map[string]string{"from": from, "to": to, "by": "geas-gate", "run_id": runID, "reason": "revocation", "hash": hash})
+func RevocationTransitionEvent(mission, task, runID string, from, to vocab.State, hash string) (record.Event, error) {
+	d, err := json.Marshal(map[string]string{"from": string(from), "to": string(to), "by": "geas-gate", "run_id": runID, "reason": "revocation", "hash": hash})
 	if err != nil {
 		return record.Event{}, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/project"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // detect runs a criterion's detector (SPEC §5.5). Every detector fails when its input is missing;
@@ -45,10 +46,10 @@ type detection struct{ name, text string }
 
 func (dc detection) pass(ev string) Check { return passCheck(2, dc.name, dc.text, ev) }
 func (dc detection) fail(ev string) Check {
-	return failCheck(2, dc.name, dc.text, ev, StatusFail, CauseCriterionFailed)
+	return failCheck(2, dc.name, dc.text, ev, StatusFail, vocab.CauseCriterionFailed)
 }
 func (dc detection) broken(ev string) Check {
-	return failCheck(2, dc.name, dc.text, ev, StatusError, CauseDetectorError)
+	return failCheck(2, dc.name, dc.text, ev, StatusError, vocab.CauseDetectorError)
 }
 
 // detectScript runs the criterion's command (in the working tree, with the policy's eval timeout
@@ -254,7 +255,7 @@ func (r *run) judge(idx int, cr contract.Criterion, name, text string) (Check, [
 			continue
 		}
 		if ind.warn != "" {
-			warns = append(warns, warnCheck(2, name+":independence", "judge and builder ran on different providers", ind.warn, "provider_unknown"))
+			warns = append(warns, warnCheck(2, name+":independence", "judge and builder ran on different providers", ind.warn, vocab.CauseProviderUnknown))
 		}
 		pool++
 		if j.Score != nil {
@@ -265,18 +266,18 @@ func (r *run) judge(idx int, cr contract.Criterion, name, text string) (Check, [
 		}
 	}
 	if len(refused) > 0 {
-		return failCheck(2, name, text, strings.Join(refused, "; "), StatusBlock, CauseJudgeNotIndependent), warns
+		return failCheck(2, name, text, strings.Join(refused, "; "), StatusBlock, vocab.CauseJudgeNotIndependent), warns
 	}
 	suffix := ""
 	if len(notes) > 0 {
 		suffix = "; " + strings.Join(notes, ", ")
 	}
 	if pool == 0 {
-		return failCheck(2, name, text, fmt.Sprintf("no independent judgment recorded for %s%s", criterionLabel(idx, cr), suffix), StatusFail, CauseCriterionFailed), warns
+		return failCheck(2, name, text, fmt.Sprintf("no independent judgment recorded for %s%s", criterionLabel(idx, cr), suffix), StatusFail, vocab.CauseCriterionFailed), warns
 	}
 	if ms := cr.Check.MinScore; ms != nil {
 		if len(scores) == 0 {
-			return failCheck(2, name, text, fmt.Sprintf("%d judgments but none has a score (min_score %s)%s", pool, fmtNum(*ms), suffix), StatusFail, CauseCriterionFailed), warns
+			return failCheck(2, name, text, fmt.Sprintf("%d judgments but none has a score (min_score %s)%s", pool, fmtNum(*ms), suffix), StatusFail, vocab.CauseCriterionFailed), warns
 		}
 		mean := 0.0
 		for _, s := range scores {
@@ -285,12 +286,12 @@ func (r *run) judge(idx int, cr contract.Criterion, name, text string) (Check, [
 		mean /= float64(len(scores))
 		ev := fmt.Sprintf("mean score %s of %d judgments, min_score %s%s", fmtNum(mean), len(scores), fmtNum(*ms), suffix)
 		if mean < *ms {
-			return failCheck(2, name, text, ev, StatusFail, CauseCriterionFailed), warns
+			return failCheck(2, name, text, ev, StatusFail, vocab.CauseCriterionFailed), warns
 		}
 		return passCheck(2, name, text, ev), warns
 	}
 	if !passedAll {
-		return failCheck(2, name, text, fmt.Sprintf("not every one of %d independent judgments passed%s", pool, suffix), StatusFail, CauseCriterionFailed), warns
+		return failCheck(2, name, text, fmt.Sprintf("not every one of %d independent judgments passed%s", pool, suffix), StatusFail, vocab.CauseCriterionFailed), warns
 	}
 	return passCheck(2, name, text, fmt.Sprintf("all %d independent judgments passed%s", pool, suffix)), warns
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // criterion is acceptance criterion "c1" checked by d.
@@ -28,18 +29,18 @@ func TestDetectScript(t *testing.T) {
 		name     string
 		d        contract.Detector
 		status   Status
-		code     string
+		code     vocab.CauseCode
 		evidence string
 	}{
 		{"exit matches", contract.Detector{Type: "script", Command: "true"}, StatusPass, "", "`true` exited 0 as expected"},
 		{"expected non-zero exit", contract.Detector{Type: "script", Command: "sh", Args: []string{"-c", "exit 3"}, ExpectExit: 3}, StatusPass, "", "exited 3 as expected"},
 		{"runs in the project root", contract.Detector{Type: "script", Command: "./check.sh"}, StatusPass, "", "exited 0"},
-		{"args are argv, not a shell line", contract.Detector{Type: "script", Command: "test", Args: []string{"x", "=", "y; exit 0"}}, StatusFail, CauseCriterionFailed, "exited 1 (want 0)"},
-		{"exit mismatch", contract.Detector{Type: "script", Command: "sh", Args: []string{"-c", "echo broken; exit 2"}}, StatusFail, CauseCriterionFailed, "exited 2 (want 0); last output: broken"},
-		{"zero exit when another is expected", contract.Detector{Type: "script", Command: "true", ExpectExit: 1}, StatusFail, CauseCriterionFailed, "exited 0 (want 1)"},
-		{"timeout", contract.Detector{Type: "script", Command: "sleep", Args: []string{"1"}, Timeout: "100ms"}, StatusFail, CauseCriterionFailed, "timed out after 100ms"},
-		{"cannot start", contract.Detector{Type: "script", Command: "./no-such-program"}, StatusError, CauseDetectorError, "could not run"},
-		{"not on PATH", contract.Detector{Type: "script", Command: "geas-no-such-program-on-path"}, StatusError, CauseDetectorError, "could not run"},
+		{"args are argv, not a shell line", contract.Detector{Type: "script", Command: "test", Args: []string{"x", "=", "y; exit 0"}}, StatusFail, vocab.CauseCriterionFailed, "exited 1 (want 0)"},
+		{"exit mismatch", contract.Detector{Type: "script", Command: "sh", Args: []string{"-c", "echo broken; exit 2"}}, StatusFail, vocab.CauseCriterionFailed, "exited 2 (want 0); last output: broken"},
+		{"zero exit when another is expected", contract.Detector{Type: "script", Command: "true", ExpectExit: 1}, StatusFail, vocab.CauseCriterionFailed, "exited 0 (want 1)"},
+		{"timeout", contract.Detector{Type: "script", Command: "sleep", Args: []string{"1"}, Timeout: "100ms"}, StatusFail, vocab.CauseCriterionFailed, "timed out after 100ms"},
+		{"cannot start", contract.Detector{Type: "script", Command: "./no-such-program"}, StatusError, vocab.CauseDetectorError, "could not run"},
+		{"not on PATH", contract.Detector{Type: "script", Command: "geas-no-such-program-on-path"}, StatusError, vocab.CauseDetectorError, "could not run"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -100,9 +101,9 @@ func TestDetectFileExists(t *testing.T) {
 			assert.Contains(t, c.Evidence, tc.evidence)
 			switch tc.status {
 			case StatusFail:
-				assert.Equal(t, CauseCriterionFailed, c.Code)
+				assert.Equal(t, vocab.CauseCriterionFailed, c.Code)
 			case StatusError:
-				assert.Equal(t, CauseDetectorError, c.Code)
+				assert.Equal(t, vocab.CauseDetectorError, c.Code)
 				assert.False(t, c.Passed, "a path that leaves the project never passes")
 			}
 		})
@@ -120,17 +121,17 @@ func TestDetectRegexMatch(t *testing.T) {
 	tests := []struct {
 		name, artifact, pattern string
 		status                  Status
-		code                    string
+		code                    vocab.CauseCode
 		evidence                string
 	}{
 		{"match with its line", "README.md", `--verbose`, StatusPass, "", "pattern /--verbose/ matches README.md at line 4"},
 		{"match on the first line", "README.md", `^# greeter`, StatusPass, "", "at line 1"},
 		{"multi-line flag", "README.md", `(?m)^usage:$`, StatusPass, "", "at line 3"},
-		{"no match", "README.md", `--quiet`, StatusFail, CauseCriterionFailed, "pattern /--quiet/ does not match README.md (38 bytes)"},
-		{"absent artifact", "CHANGELOG.md", `--verbose`, StatusFail, CauseCriterionFailed, "artifact CHANGELOG.md is absent"},
-		{"bad regex", "README.md", `(--verbose`, StatusError, CauseDetectorError, "bad regex"},
-		{"bad regex on an absent artifact", "CHANGELOG.md", `[`, StatusError, CauseDetectorError, "bad regex"},
-		{"artifact outside the project", "notes", `--verbose`, StatusError, CauseDetectorError, "cannot read artifact notes"},
+		{"no match", "README.md", `--quiet`, StatusFail, vocab.CauseCriterionFailed, "pattern /--quiet/ does not match README.md (38 bytes)"},
+		{"absent artifact", "CHANGELOG.md", `--verbose`, StatusFail, vocab.CauseCriterionFailed, "artifact CHANGELOG.md is absent"},
+		{"bad regex", "README.md", `(--verbose`, StatusError, vocab.CauseDetectorError, "bad regex"},
+		{"bad regex on an absent artifact", "CHANGELOG.md", `[`, StatusError, vocab.CauseDetectorError, "bad regex"},
+		{"artifact outside the project", "notes", `--verbose`, StatusError, vocab.CauseDetectorError, "cannot read artifact notes"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -236,7 +237,7 @@ func TestDetectJudge(t *testing.T) {
 		mode     string // judge_independence
 		ev       []*evidence.Evidence
 		status   Status
-		code     string
+		code     vocab.CauseCode
 		evidence string
 		warns    int
 	}{
@@ -245,37 +246,37 @@ func TestDetectJudge(t *testing.T) {
 			StatusPass, "", "mean score 3.5 of 2 judgments, min_score 3.5", 0},
 		{"mean below min_score", judgeMin(4), "", []*evidence.Evidence{
 			withJudgments(qa(), judgment("c1", yes, floatp(5), "")), withJudgments(design(), judgment("c1", yes, floatp(2), ""))},
-			StatusFail, CauseCriterionFailed, "mean score 3.5 of 2 judgments, min_score 4", 0},
+			StatusFail, vocab.CauseCriterionFailed, "mean score 3.5 of 2 judgments, min_score 4", 0},
 		{"min_score but no scores", judgeMin(3), "", []*evidence.Evidence{withJudgments(qa(), judgment("c1", yes, nil, ""))},
-			StatusFail, CauseCriterionFailed, "1 judgments but none has a score (min_score 3)", 0},
+			StatusFail, vocab.CauseCriterionFailed, "1 judgments but none has a score (min_score 3)", 0},
 		{"all passed", judge, "", []*evidence.Evidence{
 			withJudgments(qa(), judgment("c1", yes, nil, "")), withJudgments(design(), judgment("AC1", yes, nil, ""))},
 			StatusPass, "", "all 2 independent judgments passed", 0},
 		{"one not passed", judge, "", []*evidence.Evidence{
 			withJudgments(qa(), judgment("c1", yes, nil, "")), withJudgments(design(), judgment("c1", no, nil, ""))},
-			StatusFail, CauseCriterionFailed, "not every one of 2 independent judgments passed", 0},
+			StatusFail, vocab.CauseCriterionFailed, "not every one of 2 independent judgments passed", 0},
 		{"a judgment without passed does not pass", judge, "", []*evidence.Evidence{withJudgments(qa(), judgment("c1", nil, floatp(5), ""))},
-			StatusFail, CauseCriterionFailed, "not every one of 1 independent judgments passed", 0},
+			StatusFail, vocab.CauseCriterionFailed, "not every one of 1 independent judgments passed", 0},
 		{"no judgment", judge, "", []*evidence.Evidence{qa()},
-			StatusFail, CauseCriterionFailed, "no independent judgment recorded for c1", 0},
+			StatusFail, vocab.CauseCriterionFailed, "no independent judgment recorded for c1", 0},
 		{"judgments of another check do not count", judge, "", []*evidence.Evidence{withJudgments(qa(), judgment("c2", yes, nil, ""), judgment("AC2", yes, nil, ""))},
-			StatusFail, CauseCriterionFailed, "no independent judgment recorded", 0},
+			StatusFail, vocab.CauseCriterionFailed, "no independent judgment recorded", 0},
 		{"the builder's own judgment is not counted", judge, "", []*evidence.Evidence{withJudgments(builder(), judgment("c1", yes, floatp(5), ""))},
-			StatusFail, CauseCriterionFailed, "software-engineer.json (the builder's own judgment, not counted)", 0},
+			StatusFail, vocab.CauseCriterionFailed, "software-engineer.json (the builder's own judgment, not counted)", 0},
 		{"the builder's judgment does not lift a failing mean", judgeMin(3), "", []*evidence.Evidence{
 			withJudgments(builder(), judgment("c1", nil, floatp(5), "")), withJudgments(qa(), judgment("c1", nil, floatp(2), ""))},
-			StatusFail, CauseCriterionFailed, "mean score 2 of 1 judgments", 0},
-		{"refused on the builder's provider", judge, "", []*evidence.Evidence{withJudgments(ev("qa-engineer.json", "qa-engineer", evidence.Tester, "provider-a"), judgment("c1", yes, nil, ""))},
-			StatusBlock, CauseJudgeNotIndependent, "judgment refused: judge and builder both ran on provider-a (qa-engineer.json)", 0},
+			StatusFail, vocab.CauseCriterionFailed, "mean score 2 of 1 judgments", 0},
+		{"refused on the builder's provider", judge, "", []*evidence.Evidence{withJudgments(ev("qa-engineer.json", "qa-engineer", vocab.Tester, "provider-a"), judgment("c1", yes, nil, ""))},
+			StatusBlock, vocab.CauseJudgeNotIndependent, "judgment refused: judge and builder both ran on provider-a (qa-engineer.json)", 0},
 		{"the judgment's own provider counts over its file's", judge, "", []*evidence.Evidence{withJudgments(qa(), judgment("c1", yes, nil, "provider-a"))},
-			StatusBlock, CauseJudgeNotIndependent, "both ran on provider-a", 0},
+			StatusBlock, vocab.CauseJudgeNotIndependent, "both ran on provider-a", 0},
 		{"one refused judgment blocks despite others", judge, "", []*evidence.Evidence{
 			withJudgments(qa(), judgment("c1", yes, nil, "")), withJudgments(da, judgment("c1", yes, nil, "provider-a"))},
-			StatusBlock, CauseJudgeNotIndependent, "both ran on provider-a", 0},
-		{"unknown judge provider warns under enforce", judge, "", []*evidence.Evidence{withJudgments(ev("qa-engineer.json", "qa-engineer", evidence.Tester, ""), judgment("c1", yes, nil, ""))},
+			StatusBlock, vocab.CauseJudgeNotIndependent, "both ran on provider-a", 0},
+		{"unknown judge provider warns under enforce", judge, "", []*evidence.Evidence{withJudgments(ev("qa-engineer.json", "qa-engineer", vocab.Tester, ""), judgment("c1", yes, nil, ""))},
 			StatusPass, "", "all 1 independent judgments passed", 1},
-		{"unknown judge provider is refused under strict", judge, contract.Strict, []*evidence.Evidence{withJudgments(ev("qa-engineer.json", "qa-engineer", evidence.Tester, ""), judgment("c1", yes, nil, ""))},
-			StatusBlock, CauseJudgeNotIndependent, "judgment refused under judge_independence strict: the judge's provider is unknown", 0},
+		{"unknown judge provider is refused under strict", judge, contract.Strict, []*evidence.Evidence{withJudgments(ev("qa-engineer.json", "qa-engineer", vocab.Tester, ""), judgment("c1", yes, nil, ""))},
+			StatusBlock, vocab.CauseJudgeNotIndependent, "judgment refused under judge_independence strict: the judge's provider is unknown", 0},
 		{"off does not compare providers", judge, contract.Off, []*evidence.Evidence{withJudgments(qa(), judgment("c1", yes, nil, "provider-a"))},
 			StatusPass, "", "all 1 independent judgments passed", 0},
 	}
@@ -294,7 +295,7 @@ func TestDetectJudge(t *testing.T) {
 			for _, w := range warns {
 				assert.Equal(t, StatusWarn, w.Status)
 				assert.False(t, w.Blocking)
-				assert.Equal(t, "provider_unknown", w.Code)
+				assert.Equal(t, vocab.CauseCode("provider_unknown"), w.Code)
 			}
 		})
 	}
@@ -305,6 +306,6 @@ func TestDetectUnknownTypeIsAnError(t *testing.T) {
 	r := newUnitProject(t).run(unitContract(), nil)
 	c, _ := r.detect(t.Context(), 1, criterion(contract.Detector{Type: "vibes"}))
 	assert.Equal(t, StatusError, c.Status)
-	assert.Equal(t, CauseDetectorError, c.Code)
+	assert.Equal(t, vocab.CauseDetectorError, c.Code)
 	assert.Contains(t, c.Evidence, `unknown detector type "vibes"`)
 }

@@ -9,10 +9,10 @@ import (
 	"os"
 	"time"
 
-	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/internal/git"
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // ErrInterrupted means the run was cancelled (SIGINT/SIGTERM): its eval commands were killed and
@@ -45,30 +45,10 @@ type TierResult struct {
 	Details string `json:"details"`
 }
 
-// Profile is the gate profile a run used; it is written as null when the contract could not be read.
-type Profile string
-
-// MarshalJSON writes an unknown profile as null.
-func (p Profile) MarshalJSON() ([]byte, error) {
-	if p == "" {
-		return []byte("null"), nil
-	}
-	return json.Marshal(string(p))
-}
-
-// UnmarshalJSON reads null as the unknown profile.
-func (p *Profile) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		*p = ""
-		return nil
-	}
-	return json.Unmarshal(b, (*string)(p))
-}
-
 // Transition is a state change a run made (or, in a dry run, would make).
 type Transition struct {
-	From string `json:"from"`
-	To   string `json:"to"`
+	From vocab.State `json:"from"`
+	To   vocab.State `json:"to"`
 }
 
 // Summary counts the blocking checks that ran; warnings and skipped checks are not counted.
@@ -84,8 +64,8 @@ type Result struct {
 	RunID              string                `json:"run_id"`
 	MissionID          string                `json:"mission_id"`
 	TaskID             string                `json:"task_id"`
-	GateProfile        Profile               `json:"gate_profile"`
-	Verdict            Verdict               `json:"verdict"`
+	GateProfile        vocab.Profile         `json:"gate_profile"`
+	Verdict            vocab.Verdict         `json:"verdict"`
 	TierResults        map[string]TierResult `json:"tier_results"`
 	Checks             []Check               `json:"checks"`
 	Causes             []Cause               `json:"causes"`
@@ -196,7 +176,7 @@ func Evaluate(ctx context.Context, in *Input, opts Options) (*Result, error) {
 
 	r.tier0()
 	r.tier0End = len(r.checks)
-	profile := ""
+	var profile vocab.Profile
 	if in.Contract != nil {
 		profile = in.Contract.GateProfile
 	}
@@ -246,7 +226,7 @@ func (st *stages) enter() bool {
 
 // run runs tier 1 and tier 2 as far as tier 0 and each stage let it. It returns ErrInterrupted
 // when ctx is cancelled.
-func (st *stages) run(ctx context.Context, profile string) error {
+func (st *stages) run(ctx context.Context, profile vocab.Profile) error {
 	r := st.r
 	st.stop(0, "tier 0 did not pass")
 	if st.reason != "" {
@@ -275,7 +255,7 @@ func (st *stages) run(ctx context.Context, profile string) error {
 	if ctx.Err() != nil {
 		return ErrInterrupted
 	}
-	if profile == contract.ClosureReady {
+	if profile == vocab.ClosureReady {
 		return nil
 	}
 	st.stop(mark, "part A did not pass")
@@ -332,7 +312,7 @@ func (r *run) inputsUnchanged(onlyAdvisory bool) {
 		return // nothing to report: a passing re-check must not count as a blocking check that ran
 	}
 	text := "the inputs judged (contract, record sections, evidence, debt register, policy) did not change during the run"
-	c := failCheck(tier, "inputs_unchanged", text, fmt.Sprintf("changed while the run was under way (by an eval command or a detector): %s; the run judged the snapshot read before tier 1", joinLimited(changed, 20)), StatusError, CauseInputsChanged)
+	c := failCheck(tier, "inputs_unchanged", text, fmt.Sprintf("changed while the run was under way (by an eval command or a detector): %s; the run judged the snapshot read before tier 1", joinLimited(changed, 20)), StatusError, vocab.CauseInputsChanged)
 	c.Advisory = onlyAdvisory
 	r.checks = append(r.checks, c)
 }
@@ -341,14 +321,14 @@ func (r *run) inputsUnchanged(onlyAdvisory bool) {
 // claim read from evidence, not a gate verdict: only decide builds one of those (SPEC §2.2).
 var testerPassVerdict = string(StatusPass)
 
-func (r *run) tier1(ctx context.Context, profile string) {
-	if profile != contract.ImplementationChange {
+func (r *run) tier1(ctx context.Context, profile vocab.Profile) {
+	if profile != vocab.ImplementationChange {
 		r.checks = append(r.checks, skippedCheck(1, "eval_commands", "run the contract's eval commands", "profile does not require mechanical verification"))
 		return
 	}
 	var claimed []string
 	for _, e := range r.independent() {
-		if e.Role == evidence.Tester && e.Verdict == testerPassVerdict {
+		if e.Role == vocab.Tester && e.Verdict == testerPassVerdict {
 			claimed = append(claimed, e.Name)
 		}
 	}
@@ -396,7 +376,7 @@ func (r *run) defaultTimeout() time.Duration {
 // result folds the checks into the verdict and the result document (budget not yet applied).
 // Advisory checks are listed but take no part in the verdict; their causes are advisory_causes.
 // stopped gives, per tier, why it was not reached.
-func (r *run) result(profile string, stopped map[int]string) *Result {
+func (r *run) result(profile vocab.Profile, stopped map[int]string) *Result {
 	in := r.in
 	var binding []Check
 	var advisoryCauses []Cause
@@ -408,13 +388,13 @@ func (r *run) result(profile string, stopped map[int]string) *Result {
 		if c.Blocking && c.Status != StatusPass && c.Status != StatusSkipped && c.Status != StatusWarn {
 			code := c.Code
 			if code == "" {
-				code = string(c.Status)
+				code = vocab.CauseCode(c.Status)
 			}
 			advisoryCauses = append(advisoryCauses, Cause{Code: code, Check: c.Name, Detail: c.Evidence})
 		}
 	}
 	res := &Result{
-		RunID: r.opts.RunID, MissionID: in.Mission, TaskID: in.Task, GateProfile: Profile(profile), Checks: r.checks,
+		RunID: r.opts.RunID, MissionID: in.Mission, TaskID: in.Task, GateProfile: profile, Checks: r.checks,
 		RubricScores: r.rubric, BlockingDimensions: r.blockingDims, EvalRuns: r.evalRuns,
 		StubCount: r.stubCount, StubCap: r.stubCap, Head: r.head,
 		StartedAt: record.Timestamp(r.opts.Now), DryRun: r.opts.DryRun,
@@ -538,9 +518,9 @@ func Budget(in *Input, res *Result) (escalate bool) {
 	if in.Contract == nil || historyTampered(res.Checks) {
 		res.Transition = nil
 		switch {
-		case res.Verdict == VerdictFail:
+		case res.Verdict == vocab.VerdictFail:
 			res.NextAction = NextFix
-		case res.Verdict == VerdictBlock:
+		case res.Verdict == vocab.VerdictBlock:
 			res.NextAction = NextResolveBlock
 		default:
 			res.NextAction = NextInvestigateErr
@@ -554,29 +534,29 @@ func Budget(in *Input, res *Result) (escalate bool) {
 	after := before
 	status := in.Contract.Status
 	switch res.Verdict {
-	case VerdictFail:
+	case vocab.VerdictFail:
 		after = max(before-1, 0)
 		if after == 0 {
 			escalate = true
 			res.NextAction = NextEscalate
-			res.Transition = transitionIfLegal(status, record.Escalated)
+			res.Transition = transitionIfLegal(status, vocab.Escalated)
 		} else {
 			res.NextAction = NextFix
 		}
-	case VerdictBlock:
+	case vocab.VerdictBlock:
 		res.NextAction = NextResolveBlock
-	case VerdictError:
+	case vocab.VerdictError:
 		res.NextAction = NextInvestigateErr
 		n, cause := record.ConsecutiveErrors(in.Record)
 		code := ""
 		if len(res.Causes) > 0 {
-			code = res.Causes[0].Code
+			code = string(res.Causes[0].Code)
 		}
 		if n == 0 || cause != code {
 			n = 0
 		}
-		if n+1 >= in.Policy.ConsecutiveErrorLimit && status != string(record.Blocked) {
-			res.Transition = transitionIfLegal(status, record.Blocked)
+		if n+1 >= in.Policy.ConsecutiveErrorLimit && status != vocab.Blocked {
+			res.Transition = transitionIfLegal(status, vocab.Blocked)
 			if res.Transition != nil {
 				res.Notes = append(res.Notes, fmt.Sprintf("%d consecutive errors with cause %s: task blocked", n+1, code))
 			}
@@ -584,18 +564,18 @@ func Budget(in *Input, res *Result) (escalate bool) {
 	default:
 		if res.Verdict.IsPass() {
 			res.NextAction = NextProceed
-			res.Transition = transitionIfLegal(status, record.Verified)
+			res.Transition = transitionIfLegal(status, vocab.Verified)
 		}
 	}
 	res.RetryBudgetBefore, res.RetryBudgetAfter = &before, &after
 	return escalate
 }
 
-func transitionIfLegal(from string, to record.State) *Transition {
-	if from == "" || record.CheckTransition(record.State(from), to, true) != nil {
+func transitionIfLegal(from, to vocab.State) *Transition {
+	if from == "" || vocab.CheckTransition(from, to, true) != nil {
 		return nil
 	}
-	return &Transition{From: from, To: string(to)}
+	return &Transition{From: from, To: to}
 }
 
 // historyEntry is the compact gate_history entry of a run.
@@ -631,7 +611,7 @@ func NextRunID(rec *record.Record) string {
 	n := 0
 	if rec != nil {
 		for i, e := range rec.History() {
-			if e.Kind == "" || e.Kind == record.KindGateRun {
+			if e.IsGateRun() {
 				n++
 			}
 			if i == 0 && e.Kind == record.KindHistoryReset {

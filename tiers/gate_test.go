@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/geas-dev/geas/vocab"
 )
 
 func TestGather(t *testing.T) {
@@ -90,7 +92,7 @@ func TestTesterClaimIsContradicted(t *testing.T) {
 	f := newFixture(t, true)
 	f.contract(func(m map[string]any) { m["eval_commands"] = []any{"echo 2 tests failed; exit 1"} })
 	_, res, _ := f.evaluate()
-	assertNotPass(t, res, VerdictFail, CauseEvalFailed)
+	assertNotPass(t, res, vocab.VerdictFail, vocab.CauseEvalFailed)
 	c := findCheck(t, res.Checks, "eval_command_1")
 	assert.Contains(t, c.Evidence, "last output: 2 tests failed")
 	assert.Contains(t, c.Evidence, "qa-engineer.json claims pass, the fresh run failed")
@@ -127,7 +129,7 @@ func TestEvalTimeoutPrecedence(t *testing.T) {
 			_, res, _ := f.evaluate()
 			c := findCheck(t, res.Checks, "eval_command_1")
 			assert.Equal(t, StatusFail, c.Status, c.Evidence)
-			assert.Equal(t, CauseEvalTimeout, c.Code)
+			assert.Equal(t, vocab.CauseEvalTimeout, c.Code)
 			assert.Contains(t, c.Evidence, tc.want)
 		})
 	}
@@ -171,7 +173,7 @@ func TestInputsDigest(t *testing.T) {
 	f.remove(taskFile("evidence/qa-engineer.json"))
 	d1 := digest()
 	res := f.gate()
-	require.Equal(t, VerdictBlock, res.Verdict)
+	require.Equal(t, vocab.VerdictBlock, res.Verdict)
 	assert.Equal(t, inputsDigest(f.gather(), res.Head), res.InputsSHA256)
 	assert.Equal(t, d1, digest(), "the gate's rewrite of record.json is not a change of the inputs")
 	rec := f.read(taskFile("record.json"))

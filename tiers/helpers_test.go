@@ -19,6 +19,7 @@ import (
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // testNow is the fixed clock of every test that stamps something.
@@ -412,7 +413,7 @@ func (f *fixture) gate() *Result {
 // the qa-engineer.
 func unitContract() *contract.Contract {
 	return &contract.Contract{
-		TaskID: testTask, Status: "integrated", RiskLevel: "normal", GateProfile: contract.ImplementationChange,
+		TaskID: testTask, Status: "integrated", RiskLevel: "normal", GateProfile: vocab.ImplementationChange,
 		RetryBudget: 3,
 		Routing: contract.Routing{
 			PrimaryWorkerType:     "software-engineer",
@@ -487,25 +488,25 @@ func selfCheck(confidence int, extra map[string]any) map[string]any {
 }
 
 // ev is an evidence file of agent with role and provider (provider "" leaves it unknown).
-func ev(name, agent, role, provider string) *evidence.Evidence {
+func ev(name, agent string, role vocab.Role, provider string) *evidence.Evidence {
 	return &evidence.Evidence{Name: name, Version: "1.0", Agent: agent, TaskID: testTask, Role: role, Summary: "s", ProviderID: provider}
 }
 
 // builder is the software-engineer's own evidence.
 func builder() *evidence.Evidence {
-	e := ev("software-engineer.json", "software-engineer", evidence.Implementer, "provider-a")
+	e := ev("software-engineer.json", "software-engineer", vocab.Implementer, "provider-a")
 	e.FilesChanged = []string{"greeter/main.go", "README.md"}
 	return e
 }
 
 // qa is the qa-engineer's evidence (a tester on another provider).
 func qa() *evidence.Evidence {
-	return ev("qa-engineer.json", "qa-engineer", evidence.Tester, "provider-b")
+	return ev("qa-engineer.json", "qa-engineer", vocab.Tester, "provider-b")
 }
 
 // design is the design-authority's evidence (a reviewer on a third provider).
 func design() *evidence.Evidence {
-	return ev("design-authority.json", "design-authority", evidence.Reviewer, "provider-c")
+	return ev("design-authority.json", "design-authority", vocab.Reviewer, "provider-c")
 }
 
 func boolp(b bool) *bool        { return &b }
@@ -542,8 +543,8 @@ func checkNames(checks []Check) []string {
 	return out
 }
 
-func causeCodes(causes []Cause) []string {
-	out := []string{}
+func causeCodes(causes []Cause) []vocab.CauseCode {
+	out := []vocab.CauseCode{}
 	for _, c := range causes {
 		out = append(out, c.Code)
 	}
@@ -558,7 +559,7 @@ func assertPass(t *testing.T, res *Result) {
 
 // assertNotPass asserts that a result is anything but a pass, with the given verdict and a cause
 // of the given code.
-func assertNotPass(t *testing.T, res *Result, verdict Verdict, code string) {
+func assertNotPass(t *testing.T, res *Result, verdict vocab.Verdict, code vocab.CauseCode) {
 	t.Helper()
 	assert.False(t, res.Verdict.IsPass(), "a pass: %+v", res.Checks)
 	assert.Equal(t, verdict, res.Verdict, "causes %+v", res.Causes)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // failOnce records one gate run that fails (the qa-engineer says AC1 does not hold) and returns
@@ -20,7 +21,7 @@ func failOnce(f *fixture) []byte {
 		m["criteria_results"] = []any{map[string]any{"criterion": "AC1", "passed": false, "details": "prints nothing"}}
 	})
 	res := f.gate()
-	require.Equal(f.t, VerdictFail, res.Verdict)
+	require.Equal(f.t, vocab.VerdictFail, res.Verdict)
 	require.Equal(f.t, intp(2), res.RetryBudgetAfter)
 	return qa
 }
@@ -34,20 +35,20 @@ func assertBuildsNothing(t *testing.T, f *fixture, want ...string) {
 	status := f.status()
 	for i := 0; i < 3; i++ {
 		res := f.gate()
-		assertNotPass(t, res, VerdictError, CauseHistoryTampered)
+		assertNotPass(t, res, vocab.VerdictError, vocab.CauseHistoryTampered)
 		assert.Nil(t, res.RetryBudgetBefore, "run %d: no budget is computed", i+1)
 		assert.Nil(t, res.RetryBudgetAfter, "run %d", i+1)
 		assert.Nil(t, res.Transition, "run %d", i+1)
 		assert.Equal(t, NextInvestigateErr, res.NextAction)
 		for _, w := range want {
-			assert.Contains(t, causeDetail(res, CauseHistoryTampered), w, "run %d", i+1)
+			assert.Contains(t, causeDetail(res, vocab.CauseHistoryTampered), w, "run %d", i+1)
 		}
 	}
 	assert.Equal(t, string(before), string(f.read(taskFile("record.json"))), "nothing is appended to a tampered history")
 	assert.Equal(t, status, f.status(), "three tampered runs do not move the task")
 }
 
-func causeDetail(res *Result, code string) string {
+func causeDetail(res *Result, code vocab.CauseCode) string {
 	for _, c := range res.Causes {
 		if c.Code == code {
 			return c.Detail
@@ -171,7 +172,7 @@ func TestANullBudgetRunChangesNothing(t *testing.T) {
 	good := f.read(taskFile("contract.json"))
 	f.write(taskFile("contract.json"), "{")
 	res := f.gate()
-	assertNotPass(t, res, VerdictError, CauseContractInvalid)
+	assertNotPass(t, res, vocab.VerdictError, vocab.CauseContractInvalid)
 	assert.Nil(t, res.RetryBudgetBefore)
 	assert.Nil(t, res.RetryBudgetAfter)
 	rec, err := record.Load(f.open().Geas, testTaskDir+"/record.json")
@@ -202,7 +203,7 @@ func TestASpentBudgetNeedsAnAuthority(t *testing.T) {
 		m["criteria_results"] = []any{map[string]any{"criterion": "AC1", "passed": false, "details": "prints nothing"}}
 	})
 	res := f.gate()
-	require.Equal(t, VerdictFail, res.Verdict)
+	require.Equal(t, vocab.VerdictFail, res.Verdict)
 	require.Equal(t, "escalated", f.status())
 
 	// The agent fixes the work and walks the task back along legal edges by hand.
@@ -211,13 +212,13 @@ func TestASpentBudgetNeedsAnAuthority(t *testing.T) {
 		f.contract(func(m map[string]any) { m["status"] = s })
 		res = f.gate()
 		if s == "integrated" {
-			assertNotPass(t, res, VerdictBlock, CauseBudgetSpent)
-			assert.Contains(t, causeDetail(res, CauseBudgetSpent), "retry budget is 0 since gate_history entry 1 gate-1 (fail 1 -> 0) and no grant followed; state integrated does not reopen it")
+			assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseBudgetSpent)
+			assert.Contains(t, causeDetail(res, vocab.CauseBudgetSpent), "retry budget is 0 since gate_history entry 1 gate-1 (fail 1 -> 0) and no grant followed; state integrated does not reopen it")
 			assert.Equal(t, intp(0), res.RetryBudgetBefore)
 			assert.Equal(t, intp(0), res.RetryBudgetAfter)
 			assert.Nil(t, res.Transition)
 		} else {
-			assert.Contains(t, causeCodes(res.Causes), CauseBudgetSpent, "state %s", s)
+			assert.Contains(t, causeCodes(res.Causes), vocab.CauseBudgetSpent, "state %s", s)
 			assert.False(t, res.Verdict.IsPass())
 		}
 	}
@@ -251,8 +252,8 @@ func TestASpentBudgetNeedsAnAuthority(t *testing.T) {
 			return h
 		})
 		res := g.gate()
-		assertNotPass(t, res, VerdictError, CauseHistoryTampered)
-		assert.NotContains(t, causeCodes(res.Causes), CauseBudgetSpent, "no budget is computed over a tampered history")
+		assertNotPass(t, res, vocab.VerdictError, vocab.CauseHistoryTampered)
+		assert.NotContains(t, causeCodes(res.Causes), vocab.CauseBudgetSpent, "no budget is computed over a tampered history")
 		assert.Equal(t, StatusSkipped, checkNamed(res.Checks, "budget").Status)
 	})
 }
@@ -320,17 +321,17 @@ func TestAZeroContractBudgetIsNotSpent(t *testing.T) {
 	qa := f.read(taskFile("evidence/qa-engineer.json"))
 	f.remove(taskFile("evidence/qa-engineer.json"))
 	res := f.gate()
-	assertNotPass(t, res, VerdictBlock, CauseMissingReview)
+	assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseMissingReview)
 	res = f.gate()
-	assertNotPass(t, res, VerdictBlock, CauseMissingReview)
-	assert.NotContains(t, causeCodes(res.Causes), CauseBudgetSpent)
+	assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseMissingReview)
+	assert.NotContains(t, causeCodes(res.Causes), vocab.CauseBudgetSpent)
 	f.write(taskFile("evidence/qa-engineer.json"), string(qa))
 	f.evidence("qa-engineer.json", func(m map[string]any) {
 		m["criteria_results"] = []any{map[string]any{"criterion": "AC1", "passed": false, "details": "no"}}
 	})
 	res = f.gate()
-	assert.Equal(t, VerdictFail, res.Verdict)
+	assert.Equal(t, vocab.VerdictFail, res.Verdict)
 	assert.Equal(t, "escalated", f.status())
 	f.contract(func(m map[string]any) { m["status"] = "integrated" })
-	assertNotPass(t, f.gate(), VerdictBlock, CauseBudgetSpent)
+	assertNotPass(t, f.gate(), vocab.VerdictBlock, vocab.CauseBudgetSpent)
 }

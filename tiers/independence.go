@@ -8,6 +8,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // agentType is the agent type of an evidence file (SPEC §4.3).
@@ -20,7 +21,7 @@ func (r *run) agentType(e *evidence.Evidence) string {
 // Agent names are compared after trimming and case folding: "Software-Engineer" and
 // " software-engineer-2" are the primary worker software-engineer as much as the exact name is.
 func (r *run) isBuilder(e *evidence.Evidence) bool {
-	if e.Role == evidence.Implementer {
+	if e.Role == vocab.Implementer {
 		return true
 	}
 	pw := foldID(r.in.Contract.Routing.PrimaryWorkerType)

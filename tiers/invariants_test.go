@@ -18,6 +18,7 @@ import (
 
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/schemas"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // The tests in this file are named after the invariants of SPEC §2, one each.
@@ -78,17 +79,17 @@ func TestAModelCannotCertifyItsOwnCompletion(t *testing.T) {
 	tests := []struct {
 		name    string
 		claims  []string
-		verdict Verdict
-		codes   []string
+		verdict vocab.Verdict
+		codes   []vocab.CauseCode
 	}{
-		{"criteria_results", []string{"criteria_results"}, VerdictBlock, []string{CauseCriterionUnverified}},
-		{"rubric scores", []string{"rubric scores"}, VerdictBlock, []string{CauseScoreMissing}},
-		{"accepted risks", []string{"accepted risks"}, VerdictBlock, []string{CauseRiskUnhandled}},
-		{"judgments", []string{"judgments"}, VerdictBlock, []string{CauseCriterionFailed}},
-		{"metrics", []string{"metrics"}, VerdictBlock, []string{CauseCriterionFailed}},
-		{"a primary worker posing as a reviewer", []string{"a primary worker posing as a reviewer"}, VerdictBlock, []string{CauseCriterionUnverified, CauseScoreMissing}},
+		{"criteria_results", []string{"criteria_results"}, vocab.VerdictBlock, []vocab.CauseCode{vocab.CauseCriterionUnverified}},
+		{"rubric scores", []string{"rubric scores"}, vocab.VerdictBlock, []vocab.CauseCode{vocab.CauseScoreMissing}},
+		{"accepted risks", []string{"accepted risks"}, vocab.VerdictBlock, []vocab.CauseCode{vocab.CauseRiskUnhandled}},
+		{"judgments", []string{"judgments"}, vocab.VerdictBlock, []vocab.CauseCode{vocab.CauseCriterionFailed}},
+		{"metrics", []string{"metrics"}, vocab.VerdictBlock, []vocab.CauseCode{vocab.CauseCriterionFailed}},
+		{"a primary worker posing as a reviewer", []string{"a primary worker posing as a reviewer"}, vocab.VerdictBlock, []vocab.CauseCode{vocab.CauseCriterionUnverified, vocab.CauseScoreMissing}},
 		{"everything at once", []string{"criteria_results", "rubric scores", "accepted risks", "judgments", "metrics", "a primary worker posing as a reviewer"},
-			VerdictBlock, []string{CauseCriterionUnverified, CauseScoreMissing, CauseRiskUnhandled, CauseCriterionFailed}},
+			vocab.VerdictBlock, []vocab.CauseCode{vocab.CauseCriterionUnverified, vocab.CauseScoreMissing, vocab.CauseRiskUnhandled, vocab.CauseCriterionFailed}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -163,13 +164,14 @@ func TestOnlyTheGateBuildsAPass(t *testing.T) {
 		rel, _ := filepath.Rel(moduleRoot, p)
 		rel = filepath.ToSlash(rel)
 		inTiers := f.Name.Name == "tiers" && strings.HasPrefix(rel, "tiers/")
+		inVocab := f.Name.Name == "vocab" && strings.HasPrefix(rel, "vocab/")
 		// inspect records the Verdict conversions and "pass" literals of node, which belongs to owner:
 		// "func decide", "method IsPass", "const StatusPass", ...
 		inspect := func(node ast.Node, owner string) {
 			ast.Inspect(node, func(n ast.Node) bool {
 				switch n := n.(type) {
 				case *ast.CallExpr:
-					if !isVerdictType(n.Fun, inTiers) || len(n.Args) != 1 {
+					if !isVerdictType(n.Fun, inVocab) || len(n.Args) != 1 {
 						return true
 					}
 					if isPassLiteral(n.Args[0]) {
@@ -178,7 +180,7 @@ func TestOnlyTheGateBuildsAPass(t *testing.T) {
 						otherConversions = append(otherConversions, site{rel, owner})
 					}
 				case *ast.ValueSpec: // const x Verdict = "pass"
-					if n.Type != nil && isVerdictType(n.Type, inTiers) {
+					if n.Type != nil && isVerdictType(n.Type, inVocab) {
 						for _, v := range n.Values {
 							if isPassLiteral(v) {
 								passConversions = append(passConversions, site{rel, owner})
@@ -186,7 +188,7 @@ func TestOnlyTheGateBuildsAPass(t *testing.T) {
 						}
 					}
 				case *ast.BasicLit:
-					if inTiers && isPassLiteral(n) {
+					if (inTiers || inVocab) && isPassLiteral(n) {
 						passLiterals = append(passLiterals, site{rel, owner})
 					}
 				}
@@ -227,7 +229,7 @@ func TestOnlyTheGateBuildsAPass(t *testing.T) {
 	assert.Empty(t, otherConversions, "a Verdict converted from a non-literal could smuggle in a pass")
 	for _, s := range passLiterals {
 		switch s {
-		case site{"tiers/verdict.go", "func decide"}, site{"tiers/verdict.go", "method IsPass"}, site{"tiers/check.go", "const StatusPass"}:
+		case site{"tiers/verdict.go", "func decide"}, site{"vocab/verdict.go", "method IsPass"}, site{"tiers/check.go", "const StatusPass"}:
 		default:
 			t.Errorf("%s: %s contains the string literal \"pass\"; only decide builds a passing verdict", s.file, s.fn)
 		}
@@ -252,17 +254,17 @@ func TestOnlyTheGateBuildsAPass(t *testing.T) {
 	assert.False(t, ok)
 }
 
-// isVerdictType reports whether an expression names the type Verdict: tiers.Verdict, or Verdict
-// inside package tiers.
-func isVerdictType(e ast.Expr, inTiers bool) bool {
+// isVerdictType reports whether an expression names the type Verdict: vocab.Verdict, or Verdict
+// inside package vocab.
+func isVerdictType(e ast.Expr, inVocab bool) bool {
 	switch e := e.(type) {
 	case *ast.Ident:
-		return inTiers && e.Name == "Verdict"
+		return inVocab && e.Name == "Verdict"
 	case *ast.SelectorExpr:
 		x, ok := e.X.(*ast.Ident)
-		return ok && x.Name == "tiers" && e.Sel.Name == "Verdict"
+		return ok && x.Name == "vocab" && e.Sel.Name == "Verdict"
 	case *ast.ParenExpr:
-		return isVerdictType(e.X, inTiers)
+		return isVerdictType(e.X, inVocab)
 	}
 	return false
 }
@@ -287,8 +289,8 @@ func TestSilenceIsNotSuccess(t *testing.T) {
 			{warnCheck(0, "base_pinned", "t", "e", "base_unpinned"), skippedCheck(2, "scope", "t", "no changed files")},
 		} {
 			v, causes := decide(checks)
-			assert.Equal(t, VerdictBlock, v)
-			assert.Equal(t, []string{CauseNothingToSatisfy}, causeCodes(causes))
+			assert.Equal(t, vocab.VerdictBlock, v)
+			assert.Equal(t, []vocab.CauseCode{vocab.CauseNothingToSatisfy}, causeCodes(causes))
 		}
 	})
 
@@ -298,38 +300,38 @@ func TestSilenceIsNotSuccess(t *testing.T) {
 	tests := []struct {
 		name    string
 		setup   func(f *fixture)
-		verdict Verdict
-		code    string
+		verdict vocab.Verdict
+		code    vocab.CauseCode
 	}{
 		{"no independent criteria result", func(f *fixture) {
 			f.evidence("qa-engineer.json", func(m map[string]any) { m["criteria_results"] = []any{} })
-		}, VerdictBlock, CauseCriterionUnverified},
+		}, vocab.VerdictBlock, vocab.CauseCriterionUnverified},
 		{"missing file", func(f *fixture) {
 			addCriterion(f, map[string]any{"type": "file_exists", "path": "docs/verbose.md"})
-		}, VerdictFail, CauseCriterionFailed},
-		{"missing artifact", func(f *fixture) { f.remove("README.md"); f.commit("no readme") }, VerdictFail, CauseCriterionFailed},
+		}, vocab.VerdictFail, vocab.CauseCriterionFailed},
+		{"missing artifact", func(f *fixture) { f.remove("README.md"); f.commit("no readme") }, vocab.VerdictFail, vocab.CauseCriterionFailed},
 		{"missing metric", func(f *fixture) {
 			addCriterion(f, map[string]any{"type": "threshold", "metric": "coverage", "op": "lte", "value": 100})
-		}, VerdictFail, CauseCriterionFailed},
+		}, vocab.VerdictFail, vocab.CauseCriterionFailed},
 		{"missing judgment", func(f *fixture) {
 			addCriterion(f, map[string]any{"type": "judge", "standard": "clear"})
-		}, VerdictFail, CauseCriterionFailed},
+		}, vocab.VerdictFail, vocab.CauseCriterionFailed},
 		{"missing score", func(f *fixture) {
 			f.evidence("design-authority.json", func(m map[string]any) { delete(m, "rubric_scores") })
-		}, VerdictBlock, CauseScoreMissing},
-		{"missing review", func(f *fixture) { f.remove(taskFile("evidence/qa-engineer.json")) }, VerdictBlock, CauseMissingReview},
-		{"missing record", func(f *fixture) { f.remove(taskFile("record.json")) }, VerdictBlock, CauseMissingSelfCheck},
+		}, vocab.VerdictBlock, vocab.CauseScoreMissing},
+		{"missing review", func(f *fixture) { f.remove(taskFile("evidence/qa-engineer.json")) }, vocab.VerdictBlock, vocab.CauseMissingReview},
+		{"missing record", func(f *fixture) { f.remove(taskFile("record.json")) }, vocab.VerdictBlock, vocab.CauseMissingSelfCheck},
 		{"no evidence at all", func(f *fixture) {
 			for _, n := range []string{"qa-engineer.json", "design-authority.json", "software-engineer.json"} {
 				f.remove(taskFile("evidence/" + n))
 			}
-		}, VerdictBlock, CauseMissingReview},
+		}, vocab.VerdictBlock, vocab.CauseMissingReview},
 		{"closure_ready with nothing said", func(f *fixture) {
 			f.contract(func(m map[string]any) { m["gate_profile"] = "closure_ready"; m["eval_commands"] = []any{} })
 			f.evidence("qa-engineer.json", func(m map[string]any) { m["criteria_results"] = []any{} })
 			f.remove("README.md")
 			f.commit("no readme")
-		}, VerdictBlock, CauseCriterionUnverified},
+		}, vocab.VerdictBlock, vocab.CauseCriterionUnverified},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -357,67 +359,67 @@ func TestFailClosed(t *testing.T) {
 	tests := []struct {
 		name    string
 		setup   func(f *fixture)
-		verdict Verdict
-		code    string
+		verdict vocab.Verdict
+		code    vocab.CauseCode
 	}{
-		{"contract is not JSON", func(f *fixture) { f.write(taskFile("contract.json"), "{\"task_id\": ") }, VerdictError, CauseContractInvalid},
-		{"contract is empty", func(f *fixture) { f.write(taskFile("contract.json"), "") }, VerdictError, CauseContractInvalid},
-		{"contract is missing", func(f *fixture) { f.remove(taskFile("contract.json")) }, VerdictError, CauseContractInvalid},
+		{"contract is not JSON", func(f *fixture) { f.write(taskFile("contract.json"), "{\"task_id\": ") }, vocab.VerdictError, vocab.CauseContractInvalid},
+		{"contract is empty", func(f *fixture) { f.write(taskFile("contract.json"), "") }, vocab.VerdictError, vocab.CauseContractInvalid},
+		{"contract is missing", func(f *fixture) { f.remove(taskFile("contract.json")) }, vocab.VerdictError, vocab.CauseContractInvalid},
 		{"contract has a typo", func(f *fixture) {
 			f.contract(func(m map[string]any) { m["eval_command"] = m["eval_commands"]; delete(m, "eval_commands") })
-		}, VerdictError, CauseContractInvalid},
+		}, vocab.VerdictError, vocab.CauseContractInvalid},
 		{"contract path escapes the project", func(f *fixture) {
 			addCriterion(f, map[string]any{"type": "file_exists", "path": "../../etc/passwd"})
-		}, VerdictError, CauseContractInvalid},
-		{"record is not JSON", func(f *fixture) { f.write(taskFile("record.json"), "[") }, VerdictError, CauseRecordInvalid},
+		}, vocab.VerdictError, vocab.CauseContractInvalid},
+		{"record is not JSON", func(f *fixture) { f.write(taskFile("record.json"), "[") }, vocab.VerdictError, vocab.CauseRecordInvalid},
 		{"record has a malformed history", func(f *fixture) {
 			f.record(func(m map[string]any) { m["gate_history"] = "all passed" })
-		}, VerdictError, CauseRecordInvalid},
+		}, vocab.VerdictError, vocab.CauseRecordInvalid},
 		{"record has a malformed stub location", func(f *fixture) {
 			f.record(func(m map[string]any) {
 				m["self_check"].(map[string]any)["possible_stubs"] = []any{map[string]any{"line": 3}}
 			})
-		}, VerdictError, CauseRecordInvalid},
-		{"evidence is not JSON", func(f *fixture) { f.write(taskFile("evidence/qa-engineer.json"), "{") }, VerdictBlock, CauseEvidenceInvalid},
+		}, vocab.VerdictError, vocab.CauseRecordInvalid},
+		{"evidence is not JSON", func(f *fixture) { f.write(taskFile("evidence/qa-engineer.json"), "{") }, vocab.VerdictBlock, vocab.CauseEvidenceInvalid},
 		{"evidence score out of range", func(f *fixture) {
 			f.evidence("qa-engineer.json", func(m map[string]any) {
 				m["rubric_scores"] = []any{map[string]any{"dimension": "core_interaction", "score": 50}}
 			})
-		}, VerdictBlock, CauseEvidenceInvalid},
+		}, vocab.VerdictBlock, vocab.CauseEvidenceInvalid},
 		{"evidence with a misspelt risk field", func(f *fixture) {
 			f.evidence("design-authority.json", func(m map[string]any) {
 				m["risk_handling"] = []any{map[string]any{"risk": "R1", "status": "accepted", "rational": "typo"}}
 			})
-		}, VerdictBlock, CauseEvidenceInvalid},
-		{"policy is malformed", func(f *fixture) { f.write(".geas/gate-policy.json", `{"judge_independence": "lenient"}`) }, VerdictError, CausePolicyInvalid},
+		}, vocab.VerdictBlock, vocab.CauseEvidenceInvalid},
+		{"policy is malformed", func(f *fixture) { f.write(".geas/gate-policy.json", `{"judge_independence": "lenient"}`) }, vocab.VerdictError, vocab.CausePolicyInvalid},
 		{"eval command cannot start", func(f *fixture) {
 			f.contract(func(m map[string]any) {
 				m["eval_commands"] = []any{map[string]any{"run": "true", "workdir": "missing"}}
 			})
-		}, VerdictError, CauseEvalUnstartable},
+		}, vocab.VerdictError, vocab.CauseEvalUnstartable},
 		{"script detector cannot start", func(f *fixture) {
 			addCriterion(f, map[string]any{"type": "script", "command": "./missing-checker"})
-		}, VerdictError, CauseDetectorError},
+		}, vocab.VerdictError, vocab.CauseDetectorError},
 		{"regex does not compile", func(f *fixture) {
 			addCriterion(f, map[string]any{"type": "regex_match", "artifact": "README.md", "pattern": "(unclosed"})
-		}, VerdictError, CauseDetectorError},
+		}, vocab.VerdictError, vocab.CauseDetectorError},
 		{"file check through a symlink out of the project", func(f *fixture) {
 			require.NoError(f.t, os.Symlink(f.t.TempDir(), f.path("linked")))
 			f.write(".git/info/exclude", "linked\n") // an ignored file: the working tree is still the head
 			addCriterion(f, map[string]any{"type": "file_exists", "path": "linked"})
-		}, VerdictError, CauseDetectorError},
+		}, vocab.VerdictError, vocab.CauseDetectorError},
 		{"debt register is malformed", func(f *fixture) {
 			f.write(".geas/missions/m1/evolution/debt-register.json", `{"items": 3}`)
 			f.record(func(m map[string]any) { m["self_check"].(map[string]any)["known_risks"] = []string{"stale cache"} })
 			f.evidence("design-authority.json", func(m map[string]any) {
 				m["risk_handling"] = []any{map[string]any{"risk": "stale cache", "status": "deferred", "debt_id": "d-1"}}
 			})
-		}, VerdictError, CauseRiskUnhandled},
+		}, vocab.VerdictError, vocab.CauseRiskUnhandled},
 		{"possible stub outside the project", func(f *fixture) {
 			require.NoError(f.t, os.Symlink(f.t.TempDir(), f.path("linked")))
 			f.write(".git/info/exclude", "linked\n") // an ignored file: the working tree is still the head
 			f.record(func(m map[string]any) { m["self_check"].(map[string]any)["possible_stubs"] = []any{"linked/x.go:1"} })
-		}, VerdictError, CauseDetectorError},
+		}, vocab.VerdictError, vocab.CauseDetectorError},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -444,7 +446,7 @@ func TestTheGateCanTakeDoneBack(t *testing.T) {
 	f.remove(taskFile("evidence/qa-engineer.json"))
 	for _, dry := range []bool{true, false} {
 		_, res, _ := f.evaluate(Options{DryRun: dry, Now: testNow})
-		assertNotPass(t, res, VerdictBlock, CauseMissingReview)
+		assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseMissingReview)
 	}
 
 	// A real pass: the task is verified and the record holds the pass.
@@ -458,7 +460,7 @@ func TestTheGateCanTakeDoneBack(t *testing.T) {
 	f.remove(taskFile("evidence/qa-engineer.json"))
 	_, res, _ = f.evaluate()
 	assert.False(t, res.Verdict.IsPass())
-	assert.Contains(t, causeCodes(res.Causes), CauseMissingReview, "the deleted review is named")
+	assert.Contains(t, causeCodes(res.Causes), vocab.CauseMissingReview, "the deleted review is named")
 	assert.NotEqual(t, passDigest, res.InputsSHA256, "the inputs digest sees the deletion")
 
 	// Back to integrated (a legal edge), with fresh evidence that fails: the run recomputes from
@@ -469,7 +471,7 @@ func TestTheGateCanTakeDoneBack(t *testing.T) {
 		m["criteria_results"] = []any{map[string]any{"criterion": "AC1", "passed": false, "details": "prints nothing"}}
 	})
 	res = f.gate()
-	assert.Equal(t, VerdictFail, res.Verdict)
+	assert.Equal(t, vocab.VerdictFail, res.Verdict)
 	assert.Equal(t, intp(3), res.RetryBudgetBefore)
 	assert.Equal(t, intp(2), res.RetryBudgetAfter)
 	assert.Equal(t, "integrated", f.status())
@@ -478,7 +480,7 @@ func TestTheGateCanTakeDoneBack(t *testing.T) {
 	// undoing the forgery lets the gate go on from the recorded fail.
 	f.record(func(m map[string]any) { m["gate_result"].(map[string]any)["verdict"] = "pass" })
 	_, res, _ = f.evaluate()
-	assertNotPass(t, res, VerdictError, CauseHistoryTampered)
+	assertNotPass(t, res, vocab.VerdictError, vocab.CauseHistoryTampered)
 	f.record(func(m map[string]any) { m["gate_result"].(map[string]any)["verdict"] = "fail" })
 
 	// Fixed evidence: a pass again, with the budget the fail left.
@@ -554,8 +556,8 @@ func TestJudgeOnTheBuildersProviderIsRefused(t *testing.T) {
 			assert.Contains(t, c.Evidence, tc.evidence)
 			assert.False(t, res.Verdict.IsPass())
 			if tc.status == StatusBlock {
-				assert.Equal(t, CauseJudgeNotIndependent, c.Code)
-				assert.Contains(t, causeCodes(res.Causes), CauseJudgeNotIndependent)
+				assert.Equal(t, vocab.CauseJudgeNotIndependent, c.Code)
+				assert.Contains(t, causeCodes(res.Causes), vocab.CauseJudgeNotIndependent)
 			}
 		})
 	}
@@ -599,7 +601,7 @@ func TestMissingMetricFailsRatherThanPasses(t *testing.T) {
 			c := findCheck(t, res.Checks, "criterion:extra")
 			assert.Equal(t, StatusFail, c.Status, c.Evidence)
 			assert.Contains(t, c.Evidence, "metric coverage was not reported")
-			assertNotPass(t, res, VerdictFail, CauseCriterionFailed)
+			assertNotPass(t, res, vocab.VerdictFail, vocab.CauseCriterionFailed)
 		})
 	}
 	t.Run("control: a measured metric passes", func(t *testing.T) {
@@ -631,7 +633,7 @@ func TestNonBlockingWarningsDoNotHoldTheGate(t *testing.T) {
 	_, res, _ := f.evaluate()
 	assertPass(t, res)
 	assert.Empty(t, res.Causes)
-	warns := map[string]string{}
+	warns := map[vocab.CauseCode]string{}
 	for _, c := range res.Checks {
 		if c.Status == StatusWarn {
 			assert.False(t, c.Blocking, c.Name)
@@ -639,7 +641,7 @@ func TestNonBlockingWarningsDoNotHoldTheGate(t *testing.T) {
 			warns[c.Code] = c.Name
 		}
 	}
-	assert.Equal(t, map[string]string{
+	assert.Equal(t, map[vocab.CauseCode]string{
 		"base_unpinned":     "base_pinned",
 		"scope_shared":      "scope:shared",
 		"undeclared_change": "scope:declared",
@@ -695,7 +697,7 @@ func TestNothingIsLost(t *testing.T) {
 		f.write(taskFile("record.json"), `{"version": "1.0", "task_id": "t1", "self_check": 7}`)
 		rec := f.read(taskFile("record.json"))
 		res := f.gate()
-		assertNotPass(t, res, VerdictError, CauseRecordInvalid)
+		assertNotPass(t, res, vocab.VerdictError, vocab.CauseRecordInvalid)
 		assert.Equal(t, rec, f.read(taskFile("record.json")), "the gate does not replace what it cannot read")
 		assert.Contains(t, res.Notes, "record.json is invalid, so this run could not be recorded in it")
 		assert.Equal(t, "integrated", f.status())
@@ -708,7 +710,7 @@ func TestNothingIsLost(t *testing.T) {
 		f.contract(func(m map[string]any) { m["eval_commands"] = []any{"false"} })
 		for i, want := range []int{2, 1, 0} {
 			res := f.gate()
-			require.Equal(t, VerdictFail, res.Verdict)
+			require.Equal(t, vocab.VerdictFail, res.Verdict)
 			assert.Equal(t, intp(want+1), res.RetryBudgetBefore, "run %d", i+1)
 			assert.Equal(t, intp(want), res.RetryBudgetAfter, "run %d", i+1)
 			if want > 0 {

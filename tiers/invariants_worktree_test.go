@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/geas-dev/geas/vocab"
 )
 
 // TestAVerdictIsAboutOneCommit (SPEC §2.7, §5.1): head names the commit that was evaluated, and
@@ -40,7 +42,7 @@ func TestAVerdictIsAboutOneCommit(t *testing.T) {
 		later := f.commit("later")
 		f.record(func(m map[string]any) { m["integration"].(map[string]any)["commit"] = integrated })
 		_, res, _ := f.evaluate()
-		assertNotPass(t, res, VerdictBlock, CauseWorktreeMismatch)
+		assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseWorktreeMismatch)
 		c := findCheck(t, res.Checks, "worktree")
 		assert.Contains(t, c.Evidence, "HEAD is "+short(later)+", the integration head is "+short(integrated)+" (integration.commit "+integrated+")")
 		assert.Contains(t, c.Evidence, "1 files differ from it: greeter/main.go")
@@ -53,7 +55,7 @@ func TestAVerdictIsAboutOneCommit(t *testing.T) {
 		f := newFixture(t, true)
 		f.write("greeter/main.go", "package main\n\nfunc main() { /* uncommitted */ }\n")
 		_, res, _ := f.evaluate()
-		assertNotPass(t, res, VerdictBlock, CauseWorktreeMismatch)
+		assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseWorktreeMismatch)
 		assert.Contains(t, findCheck(t, res.Checks, "worktree").Evidence, "HEAD is the integration head "+short(res.Head)+" (HEAD); 1 files differ from it: greeter/main.go; commit the work")
 	})
 
@@ -65,8 +67,8 @@ func TestAVerdictIsAboutOneCommit(t *testing.T) {
 		f.record(func(m map[string]any) { m["integration"].(map[string]any)["commit"] = base })
 		f.contract(func(m map[string]any) { m["base_snapshot"] = base })
 		_, res, _ := f.evaluate()
-		assertNotPass(t, res, VerdictBlock, CauseEmptyChange)
-		assert.Equal(t, []string{CauseEmptyChange}, causeCodes(res.Causes))
+		assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseEmptyChange)
+		assert.Equal(t, []vocab.CauseCode{vocab.CauseEmptyChange}, causeCodes(res.Causes))
 		assert.Contains(t, findCheck(t, res.Checks, "empty_change").Evidence, "is the integration head "+short(base)+" (integration.commit "+base+"): the diff is empty")
 	})
 
@@ -75,7 +77,7 @@ func TestAVerdictIsAboutOneCommit(t *testing.T) {
 		f := newFixture(t, true)
 		f.contract(func(m map[string]any) { m["base_snapshot"] = "HEAD" })
 		_, res, _ := f.evaluate()
-		assertNotPass(t, res, VerdictBlock, CauseEmptyChange)
+		assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseEmptyChange)
 		assert.Contains(t, findCheck(t, res.Checks, "empty_change").Evidence, "(base_snapshot HEAD) is the integration head")
 	})
 
@@ -87,7 +89,7 @@ func TestAVerdictIsAboutOneCommit(t *testing.T) {
 		f.commit("notes")
 		f.contract(func(m map[string]any) { m["base_snapshot"] = base })
 		_, res, _ := f.evaluate()
-		assertNotPass(t, res, VerdictBlock, CauseEmptyChange)
+		assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseEmptyChange)
 		assert.Contains(t, findCheck(t, res.Checks, "empty_change").Evidence, "changes only bookkeeping files (.geas/missions/m1/tasks/t1/notes.json)")
 	})
 
@@ -99,7 +101,7 @@ func TestAVerdictIsAboutOneCommit(t *testing.T) {
 		f.contract(func(m map[string]any) { m["base_snapshot"] = base })
 		f.commit("pin") // the contract edit is bookkeeping: the tree of the work is the base's
 		_, res, _ := f.evaluate()
-		assertNotPass(t, res, VerdictBlock, CauseEmptyChange)
+		assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseEmptyChange)
 	})
 
 	for _, tc := range []struct {
@@ -114,7 +116,7 @@ func TestAVerdictIsAboutOneCommit(t *testing.T) {
 			f := newFixture(t, true)
 			f.contract(func(m map[string]any) { m["eval_commands"] = []any{"true", tc.command, "true"} })
 			_, res, _ := f.evaluate()
-			assertNotPass(t, res, VerdictBlock, CauseWorktreeMismatch)
+			assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseWorktreeMismatch)
 			c := findCheck(t, res.Checks, "worktree_after_eval")
 			assert.Equal(t, 1, c.Tier)
 			assert.Contains(t, c.Evidence, "eval command 2 `"+tc.command+"` changed the working tree: HEAD is the integration head")
@@ -175,7 +177,7 @@ func TestAVerdictIsAboutOneCommit(t *testing.T) {
 		f.commit("the README does not document the flag")
 		f.contract(func(m map[string]any) { m["eval_commands"] = []any{"echo 'Run with --verbose.' >> README.md"} })
 		_, res, _ := f.evaluate()
-		assertNotPass(t, res, VerdictBlock, CauseWorktreeMismatch)
+		assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseWorktreeMismatch)
 		assert.Contains(t, findCheck(t, res.Checks, "worktree_after_eval").Evidence,
 			"eval command 1 `echo 'Run with --verbose.' >> README.md` changed the isolated checkout of "+short(res.Head)+": 1 files differ from it: README.md")
 		assert.NotContains(t, string(f.read("README.md")), "--verbose", "the project itself is untouched")
@@ -188,7 +190,7 @@ func TestAVerdictIsAboutOneCommit(t *testing.T) {
 		f.commit("policy")
 		f.contract(func(m map[string]any) { m["base_snapshot"] = "HEAD" })
 		_, res, _ := f.evaluate()
-		assertNotPass(t, res, VerdictBlock, CauseEmptyChange)
+		assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseEmptyChange)
 	})
 
 	t.Run("a profile without a base skips the git checks and says so", func(t *testing.T) {
@@ -270,7 +272,7 @@ func TestTheWorkingTreeCannotHideAChange(t *testing.T) {
 				require.Empty(t, f.git("status", "--porcelain"), "the variant hides the change from git status")
 			}
 			_, res, _ := f.evaluate()
-			assertNotPass(t, res, VerdictBlock, CauseWorktreeMismatch)
+			assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseWorktreeMismatch)
 			c := findCheck(t, res.Checks, "worktree")
 			want := file
 			if tc.name == "untracked file" {

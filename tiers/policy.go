@@ -16,6 +16,7 @@ import (
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/schemas"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // PolicyFile is the project policy under .geas/.
@@ -28,7 +29,7 @@ const maxPolicyBytes = 4 << 20
 // Policy holds the defaults of SPEC §10, overridden by .geas/gate-policy.json.
 type Policy struct {
 	Evaluators            map[string][]string
-	StubCap               map[string]int
+	StubCap               map[vocab.Risk]int
 	StubPatterns          []*regexp.Regexp
 	SharedGlobs           []string
 	EvalTimeout           time.Duration
@@ -63,7 +64,7 @@ func DefaultPolicy() Policy {
 			"ux_clarity":           {"qa-engineer", "technical-writer"},
 			"visual_coherence":     {"qa-engineer", "technical-writer"},
 		},
-		StubCap: map[string]int{"low": 3, "normal": 2, "high": 0, "critical": 0},
+		StubCap: map[vocab.Risk]int{vocab.RiskLow: 3, vocab.RiskNormal: 2, vocab.RiskHigh: 0, vocab.RiskCritical: 0},
 		StubPatterns: mustCompileAll(
 			`(?i)TODO|FIXME|XXX`, `(?i)not implemented`, `(?i)unimplemented`, `(?i)panic\("todo`,
 			`(?i)NotImplementedError`, `(?i)raise NotImplemented`, `(?i)throw new Error\(["']not implemented`,
@@ -146,7 +147,7 @@ func ParsePolicy(file string, data []byte) (Policy, error) {
 		p.Evaluators[dim] = ev
 	}
 	for level, n := range raw.StubCap {
-		p.StubCap[level] = n
+		p.StubCap[vocab.Risk(level)] = n
 	}
 	if err := p.setStubPatterns(file, raw.StubPatterns); err != nil {
 		return p, err
@@ -263,8 +264,8 @@ func (p Policy) isStub(line string) (string, bool) {
 }
 
 // stubCap returns the cap for a risk level; an unknown level gets the strictest cap, 0.
-func (p Policy) stubCap(risk string) int {
-	if n, ok := p.StubCap[strings.ToLower(risk)]; ok {
+func (p Policy) stubCap(risk vocab.Risk) int {
+	if n, ok := p.StubCap[vocab.Risk(strings.ToLower(string(risk)))]; ok {
 		return n
 	}
 	return 0

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/geas-dev/geas/vocab"
 )
 
 // TestDefaultPolicy pins the defaults of SPEC §10.
@@ -22,7 +24,7 @@ func TestDefaultPolicy(t *testing.T) {
 		"ux_clarity":           {"qa-engineer", "technical-writer"},
 		"visual_coherence":     {"qa-engineer", "technical-writer"},
 	}, p.Evaluators)
-	assert.Equal(t, map[string]int{"low": 3, "normal": 2, "high": 0, "critical": 0}, p.StubCap)
+	assert.Equal(t, map[vocab.Risk]int{"low": 3, "normal": 2, "high": 0, "critical": 0}, p.StubCap)
 	assert.Equal(t, []string{"go.mod", "go.sum", "package.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock",
 		"Cargo.toml", "Cargo.lock", "*.lock", ".gitignore"}, p.SharedGlobs)
 	assert.Equal(t, 10*time.Minute, p.EvalTimeout)
@@ -62,7 +64,7 @@ func TestLoadPolicy(t *testing.T) {
 		assert.Equal(t, []string{"qa-engineer", "design-authority"}, p.Evaluators["code_quality"])
 		assert.Equal(t, []string{"platform-engineer"}, p.Evaluators["performance"])
 		assert.Equal(t, []string{"qa-engineer"}, p.Evaluators["core_interaction"], "rows not named keep their default")
-		assert.Equal(t, map[string]int{"low": 3, "normal": 2, "high": 1, "critical": 0}, p.StubCap)
+		assert.Equal(t, map[vocab.Risk]int{"low": 3, "normal": 2, "high": 1, "critical": 0}, p.StubCap)
 		assert.Equal(t, []string{"docs/**"}, p.SharedGlobs)
 		assert.Equal(t, 90*time.Second, p.EvalTimeout)
 		assert.Equal(t, 1024, p.OutputTailBytes)

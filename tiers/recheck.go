@@ -7,18 +7,12 @@ import (
 	"strings"
 
 	"github.com/geas-dev/geas/project"
-	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // NextRevoke is the next action of a recheck whose pass would be revoked: geas gate verify --apply
 // records the revocation and moves a verified task back to its gate state.
 const NextRevoke = "revoke"
-
-// IsFinished reports whether a task's state says the gate already passed it (verified or passed):
-// geas gate re-checks such a task instead of gating it (SPEC §7.2).
-func IsFinished(state string) bool {
-	return state == string(record.Verified) || state == string(record.Passed)
-}
 
 // Recheck is geas gate on a finished task (SPEC §7.2): the re-check geas gate verify does
 // (VerifyTask: the history chain, gate_result, and a fresh dry-run evaluation), with no side
@@ -40,7 +34,7 @@ func Recheck(ctx context.Context, p *project.Project, mission, task, taskDir str
 	text := fmt.Sprintf("the task's state %s rests on the gate's own pass (gate_history chain and signatures, gate_result, a passing latest gate run)", state)
 	var c Check
 	if len(rep.Problems) > 0 {
-		c = failCheck(0, "recorded_pass", text, strings.Join(rep.Problems, "; "), StatusError, CauseStateUnverified)
+		c = failCheck(0, "recorded_pass", text, strings.Join(rep.Problems, "; "), StatusError, vocab.CauseStateUnverified)
 	} else {
 		c = passCheck(0, "recorded_pass", text, "the gate_history chain verifies, its latest gate run is a pass and gate_result matches it")
 	}
@@ -74,10 +68,7 @@ func Recheck(ctx context.Context, p *project.Project, mission, task, taskDir str
 	}
 	res.Transition = nil
 
-	back := "integrated"
-	if res.GateProfile != "implementation_change" {
-		back = "reviewed"
-	}
+	back := GateState(res.GateProfile)
 	switch {
 	case res.Verdict.IsPass():
 		res.NextAction = NextProceed
@@ -90,7 +81,7 @@ func Recheck(ctx context.Context, p *project.Project, mission, task, taskDir str
 	default:
 		res.NextAction = NextRevoke
 		how := fmt.Sprintf("run geas gate verify --apply --task %s to record the revocation and move the task back to %s, then fix the causes and gate it again", task, back)
-		if state == string(record.Passed) {
+		if state == string(vocab.Passed) {
 			how = fmt.Sprintf("run geas gate verify --apply --task %s to record the revocation (passed is terminal: an authority decides what follows)", task)
 		}
 		res.Notes = append(res.Notes, fmt.Sprintf("recheck of a %s task: the pass would be revoked; nothing was written and no error was counted: %s", state, how))

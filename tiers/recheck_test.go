@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/geas-dev/geas/vocab"
 )
 
 // recheck runs Recheck on the fixture's task.
@@ -44,7 +46,7 @@ func TestAFinishedTaskIsRecheckedNotRegated(t *testing.T) {
 		failThenPass(f)
 		f.remove(taskFile("evidence/qa-engineer.json"))
 		res := f.recheck()
-		assertNotPass(t, res, VerdictBlock, CauseMissingReview)
+		assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseMissingReview)
 		assert.Equal(t, 1, ExitCode(res), "a recheck that does not hold exits 1, whatever the fresh verdict")
 		assert.Equal(t, NextRevoke, res.NextAction)
 		assert.Contains(t, res.Notes[len(res.Notes)-1], "geas gate verify --apply --task "+testTask)
@@ -56,7 +58,7 @@ func TestAFinishedTaskIsRecheckedNotRegated(t *testing.T) {
 			f := newFixture(t, true)
 			f.contract(func(m map[string]any) { m["status"] = state })
 			res := f.recheck()
-			assertNotPass(t, res, VerdictError, CauseStateUnverified)
+			assertNotPass(t, res, vocab.VerdictError, vocab.CauseStateUnverified)
 			c := findCheck(t, res.Checks, "recorded_pass")
 			assert.Contains(t, c.Evidence, "task is "+state+" but gate_history records no gate run")
 			assert.Equal(t, 0, c.Tier)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/geas-dev/geas/internal/canon"
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // failingRun makes the fixture's task fail in tier 1 and records that run: the first recorded
@@ -18,7 +19,7 @@ func failingRun(t *testing.T, f *fixture) {
 	t.Helper()
 	f.contract(func(m map[string]any) { m["eval_commands"] = []any{"exit 1"} })
 	res := f.gate()
-	require.Equal(t, VerdictFail, res.Verdict, "%+v", res.Causes)
+	require.Equal(t, vocab.VerdictFail, res.Verdict, "%+v", res.Causes)
 	require.FileExists(t, f.path(taskFile(PinnedFile)))
 }
 
@@ -83,7 +84,7 @@ func TestTheBarCannotBeLoweredByThoseItBinds(t *testing.T) {
 			failingRun(t, f)
 			tc.lower(f)
 			_, res, _ := f.evaluate()
-			assertNotPass(t, res, VerdictBlock, CauseRulesChanged)
+			assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseRulesChanged)
 			c := findCheck(t, res.Checks, "rules_pinned")
 			assert.Equal(t, StatusBlock, c.Status)
 			assert.Contains(t, c.Evidence, "changed: "+tc.change+"; an authority must approve")
@@ -112,7 +113,7 @@ func TestTheBarCannotBeLoweredByThoseItBinds(t *testing.T) {
 		assert.Equal(t, before, f.gather().RulesSHA256)
 		_, res, _ := f.evaluate()
 		assert.Equal(t, StatusPass, findCheck(t, res.Checks, "rules_pinned").Status)
-		assert.Equal(t, VerdictFail, res.Verdict, "judged on its merits: the eval command still fails")
+		assert.Equal(t, vocab.VerdictFail, res.Verdict, "judged on its merits: the eval command still fails")
 	})
 
 	t.Run("a hand-edited pinned copy does not count", func(t *testing.T) {
@@ -124,14 +125,14 @@ func TestTheBarCannotBeLoweredByThoseItBinds(t *testing.T) {
 		// The agent rewrites the pinned copy to the new rules, digest and all.
 		require.NoError(t, WritePinned(in, "gate run gate-1", testNow))
 		_, res, _ := f.evaluate()
-		assertNotPass(t, res, VerdictBlock, CauseRulesChanged)
+		assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseRulesChanged)
 		c := findCheck(t, res.Checks, "rules_pinned")
 		assert.Contains(t, c.Evidence, "does not match the pinned rules_sha256")
 		assert.Contains(t, c.Evidence, "it was edited, so the changed fields cannot be named")
 		// And without any copy the pin still holds.
 		f.remove(taskFile(PinnedFile))
 		_, res, _ = f.evaluate()
-		assertNotPass(t, res, VerdictBlock, CauseRulesChanged)
+		assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseRulesChanged)
 	})
 
 	t.Run("an authority's approval re-pins", func(t *testing.T) {
@@ -150,7 +151,7 @@ func TestTheBarCannotBeLoweredByThoseItBinds(t *testing.T) {
 		// Lowering the bar again after the approval blocks again, naming the approved value.
 		f.contract(func(m map[string]any) { m["eval_commands"] = []any{} })
 		_, res, _ = f.evaluate()
-		assertNotPass(t, res, VerdictBlock, CauseRulesChanged)
+		assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseRulesChanged)
 		assert.Contains(t, findCheck(t, res.Checks, "rules_pinned").Evidence, `eval_commands[0]: "true" → (absent)`)
 	})
 
@@ -161,7 +162,7 @@ func TestTheBarCannotBeLoweredByThoseItBinds(t *testing.T) {
 		f.contract(func(m map[string]any) { m["eval_commands"] = []any{"true"} })
 		changed := f.gather().RulesSHA256
 		res := f.gate()
-		require.Equal(t, VerdictBlock, res.Verdict)
+		require.Equal(t, vocab.VerdictBlock, res.Verdict)
 		hist := f.gather().Record.History()
 		require.Len(t, hist, 2)
 		assert.NotEqual(t, hist[0].RulesSHA256, hist[1].RulesSHA256)
@@ -196,8 +197,8 @@ func TestApprovalsNeedTheKey(t *testing.T) {
 	_, res, _ := f.evaluate()
 	// The unsigned entry makes the whole history untrusted (history_tampered, an error that only an
 	// authority's history reset clears), and the approval it holds pins nothing (rules_changed).
-	assertNotPass(t, res, VerdictError, CauseHistoryTampered)
-	assert.Contains(t, causeCodes(res.Causes), CauseRulesChanged)
+	assertNotPass(t, res, vocab.VerdictError, vocab.CauseHistoryTampered)
+	assert.Contains(t, causeCodes(res.Causes), vocab.CauseRulesChanged)
 	assert.Contains(t, findCheck(t, res.Checks, "rules_pinned").Evidence, "that pins the rules (approval by product-authority at ")
 	assert.Contains(t, findCheck(t, res.Checks, "rules_pinned").Evidence, "does not verify: no hmac")
 
@@ -292,7 +293,7 @@ func TestInputsAreOneSnapshot(t *testing.T) {
 			f := newFixture(t, true)
 			f.contract(func(m map[string]any) { m["eval_commands"] = []any{tc.command} })
 			_, res, _ := f.evaluate()
-			assertNotPass(t, res, VerdictError, CauseInputsChanged)
+			assertNotPass(t, res, vocab.VerdictError, vocab.CauseInputsChanged)
 			c := findCheck(t, res.Checks, "inputs_unchanged")
 			assert.Equal(t, StatusError, c.Status)
 			assert.False(t, c.Advisory)
@@ -310,7 +311,7 @@ func TestInputsAreOneSnapshot(t *testing.T) {
 				"check": map[string]any{"type": "script", "command": "sh", "args": []any{"-c", "printf ' ' >> .geas/missions/m1/tasks/t1/evidence/qa-engineer.json"}}})
 		})
 		_, res, _ := f.evaluate()
-		assertNotPass(t, res, VerdictError, CauseInputsChanged)
+		assertNotPass(t, res, vocab.VerdictError, vocab.CauseInputsChanged)
 		c := findCheck(t, res.Checks, "inputs_unchanged")
 		assert.Equal(t, 2, c.Tier, "reported in the last tier that ran")
 		assert.Contains(t, c.Evidence, taskFile("evidence/qa-engineer.json"))
@@ -330,7 +331,7 @@ func TestInputsAreOneSnapshot(t *testing.T) {
 			m["eval_commands"] = []any{"cp .geas/missions/m1/evolution/next.json .geas/missions/m1/evolution/debt-register.json"}
 		})
 		_, res, _ := f.evaluate()
-		assertNotPass(t, res, VerdictError, CauseInputsChanged)
+		assertNotPass(t, res, vocab.VerdictError, vocab.CauseInputsChanged)
 		risk := findCheck(t, res.Checks, "risk:R1")
 		assert.Equal(t, StatusFail, risk.Status)
 		assert.Contains(t, risk.Evidence, "D9, which is not in the mission's debt register")
@@ -364,7 +365,7 @@ func TestPolicyFromTheBase(t *testing.T) {
 	assert.Equal(t, ".geas/gate-policy.json at base "+base, in.PolicyFrom)
 	assert.Contains(t, in.Files, ".geas/gate-policy.json@"+base)
 	assert.Contains(t, findCheck(t, res.Checks, "rules_pinned").Evidence, "policy: .geas/gate-policy.json at base "+base)
-	assertNotPass(t, res, VerdictFail, CauseScopeViolation)
+	assertNotPass(t, res, vocab.VerdictFail, vocab.CauseScopeViolation)
 	assert.Contains(t, findCheck(t, res.Checks, "scope").Evidence, "outside the surfaces: .geas/gate-policy.json, infra/deploy.sh")
 
 	// Not tracked in the base and added by the work: the built-in defaults judge.
@@ -377,7 +378,7 @@ func TestPolicyFromTheBase(t *testing.T) {
 	gin, gres, _ := g.evaluate()
 	assert.Equal(t, DefaultPolicy().SharedGlobs, gin.Policy.SharedGlobs)
 	assert.Contains(t, gin.PolicyFrom, "added by the work under review")
-	assertNotPass(t, gres, VerdictFail, CauseScopeViolation)
+	assertNotPass(t, gres, vocab.VerdictFail, vocab.CauseScopeViolation)
 
 	// A policy at the base that is not a regular file is an error, not the working tree's copy.
 	h := newFixture(t, true)
@@ -388,7 +389,7 @@ func TestPolicyFromTheBase(t *testing.T) {
 	require.Error(t, hin.PolicyErr)
 	assert.Contains(t, hin.PolicyErr.Error(), "is not a regular file")
 	_, hres, _ := h.evaluate()
-	assertNotPass(t, hres, VerdictError, CausePolicyInvalid)
+	assertNotPass(t, hres, vocab.VerdictError, vocab.CausePolicyInvalid)
 }
 
 // TestOnlyTheBookkeepingIsOutOfScope (SPEC §5.3 B): the exemption is the geas v1 layout, compared

@@ -9,6 +9,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/internal/git"
+	"github.com/geas-dev/geas/vocab"
 )
 
 var fullSHA = regexp.MustCompile(`^[0-9a-fA-F]{40}$`)
@@ -40,15 +41,15 @@ func (r *run) tier0() {
 func (r *run) inputsValid(add func(Check)) {
 	in := r.in
 	if in.PolicyErr != nil {
-		add(failCheck(0, "policy_valid", "read .geas/gate-policy.json", in.PolicyErr.Error(), StatusError, CausePolicyInvalid))
+		add(failCheck(0, "policy_valid", "read .geas/gate-policy.json", in.PolicyErr.Error(), StatusError, vocab.CausePolicyInvalid))
 	}
 	if in.ContractErr != nil {
-		add(failCheck(0, "contract_valid", "contract.json parses and matches the schema", in.ContractErr.Error(), StatusError, CauseContractInvalid))
+		add(failCheck(0, "contract_valid", "contract.json parses and matches the schema", in.ContractErr.Error(), StatusError, vocab.CauseContractInvalid))
 	} else {
 		add(passCheck(0, "contract_valid", "contract.json parses and matches the schema", "valid"))
 	}
 	if in.RecordErr != nil {
-		add(failCheck(0, "record_valid", "record.json parses and matches the schema", in.RecordErr.Error(), StatusError, CauseRecordInvalid))
+		add(failCheck(0, "record_valid", "record.json parses and matches the schema", in.RecordErr.Error(), StatusError, vocab.CauseRecordInvalid))
 	} else {
 		add(passCheck(0, "record_valid", "record.json parses and matches the schema", r.recordNote()))
 	}
@@ -59,13 +60,13 @@ func (r *run) inputsValid(add func(Check)) {
 func (r *run) stateEligible(add func(Check)) {
 	c := r.in.Contract
 	eligible := contract.EligibleStates(c.GateProfile)
-	text := fmt.Sprintf("task state is eligible for profile %s (%s)", c.GateProfile, strings.Join(eligible, " or "))
-	if r.opts.Verify && (c.Status == "verified" || c.Status == "passed") {
-		add(passCheck(0, "state_eligible", text, "state is "+c.Status+"; verify re-evaluates the pass"))
+	text := fmt.Sprintf("task state is eligible for profile %s (%s)", c.GateProfile, vocab.JoinStates(eligible, " or "))
+	if r.opts.Verify && c.Status.IsFinished() {
+		add(passCheck(0, "state_eligible", text, "state is "+string(c.Status)+"; verify re-evaluates the pass"))
 	} else if slices.Contains(eligible, c.Status) {
-		add(passCheck(0, "state_eligible", text, "state is "+c.Status))
+		add(passCheck(0, "state_eligible", text, "state is "+string(c.Status)))
 	} else {
-		add(failCheck(0, "state_eligible", text, fmt.Sprintf("state is %s; %s needs %s", c.Status, c.GateProfile, strings.Join(eligible, " or ")), StatusError, CauseStateIneligible))
+		add(failCheck(0, "state_eligible", text, fmt.Sprintf("state is %s; %s needs %s", c.Status, c.GateProfile, vocab.JoinStates(eligible, " or ")), StatusError, vocab.CauseStateIneligible))
 	}
 }
 
@@ -77,7 +78,7 @@ func (r *run) selfCheckPresent(add func(Check)) {
 	if _, ok := r.in.Record.SelfCheck(); ok {
 		add(passCheck(0, "self_check", "record.json has a self_check section", "present"))
 	} else {
-		add(failCheck(0, "self_check", "record.json has a self_check section", "no self_check section in record.json", StatusBlock, CauseMissingSelfCheck))
+		add(failCheck(0, "self_check", "record.json has a self_check section", "no self_check section in record.json", StatusBlock, vocab.CauseMissingSelfCheck))
 	}
 }
 
@@ -102,9 +103,9 @@ func (r *run) requiredReviewers(add func(Check)) {
 		case len(found) > 0:
 			add(passCheck(0, name, text, "found "+strings.Join(found, ", ")))
 		case len(implOnly) > 0:
-			add(failCheck(0, name, text, fmt.Sprintf("%s has role implementer or is the primary worker's; a review needs reviewer, tester or authority from another agent", strings.Join(implOnly, ", ")), StatusBlock, CauseMissingReview))
+			add(failCheck(0, name, text, fmt.Sprintf("%s has role implementer or is the primary worker's; a review needs reviewer, tester or authority from another agent", strings.Join(implOnly, ", ")), StatusBlock, vocab.CauseMissingReview))
 		default:
-			add(failCheck(0, name, text, fmt.Sprintf("no evidence file of agent %s (evidence files: %s)", want, orNone(r.evidenceNames())), StatusBlock, CauseMissingReview))
+			add(failCheck(0, name, text, fmt.Sprintf("no evidence file of agent %s (evidence files: %s)", want, orNone(r.evidenceNames())), StatusBlock, vocab.CauseMissingReview))
 		}
 	}
 }
@@ -113,10 +114,10 @@ func (r *run) requiredReviewers(add func(Check)) {
 func (r *run) evidenceValid(add func(Check)) {
 	in := r.in
 	if in.EvidenceErr != nil {
-		add(failCheck(0, "evidence_valid", "every evidence file parses and matches the schema", in.EvidenceErr.Error(), StatusError, CauseEvidenceInvalid))
+		add(failCheck(0, "evidence_valid", "every evidence file parses and matches the schema", in.EvidenceErr.Error(), StatusError, vocab.CauseEvidenceInvalid))
 	}
 	for _, bad := range in.BadEvidence {
-		add(failCheck(0, "evidence:"+bad.Name[strings.LastIndex(bad.Name, "/")+1:], "evidence file parses and matches the schema", oneLine(bad.Error()), StatusBlock, CauseEvidenceInvalid))
+		add(failCheck(0, "evidence:"+bad.Name[strings.LastIndex(bad.Name, "/")+1:], "evidence file parses and matches the schema", oneLine(bad.Error()), StatusBlock, vocab.CauseEvidenceInvalid))
 	}
 	if len(in.BadEvidence) == 0 && in.EvidenceErr == nil {
 		if len(in.Evidence) == 0 {
@@ -129,16 +130,16 @@ func (r *run) evidenceValid(add func(Check)) {
 
 // integrationMerged checks, for implementation_change, that integration.json says merged.
 func (r *run) integrationMerged(add func(Check)) {
-	if r.in.Contract.GateProfile != contract.ImplementationChange || r.in.Record == nil {
+	if r.in.Contract.GateProfile != vocab.ImplementationChange || r.in.Record == nil {
 		return
 	}
 	text := "integration.status is merged"
 	integ, ok := r.in.Record.Integration()
 	switch {
 	case !ok:
-		add(failCheck(0, "integration", text, "no integration.json (geas task integrate writes it)", StatusBlock, CauseMissingIntegration))
+		add(failCheck(0, "integration", text, "no integration.json (geas task integrate writes it)", StatusBlock, vocab.CauseMissingIntegration))
 	case integ.Status != "merged":
-		add(failCheck(0, "integration", text, fmt.Sprintf("integration.status is %s", integ.Status), StatusBlock, CauseMissingIntegration))
+		add(failCheck(0, "integration", text, fmt.Sprintf("integration.status is %s", integ.Status), StatusBlock, vocab.CauseMissingIntegration))
 	default:
 		ev := "merged"
 		if integ.Commit != "" {
@@ -153,19 +154,19 @@ func (r *run) integrationMerged(add func(Check)) {
 // computed from git too).
 func (r *run) baseline(add func(Check)) {
 	c := r.in.Contract
-	if c.GateProfile != contract.ImplementationChange && c.BaseSnapshot == "" {
+	if c.GateProfile != vocab.ImplementationChange && c.BaseSnapshot == "" {
 		return
 	}
 	text := "base_snapshot resolves to a commit that is an ancestor of the integration head"
 	if c.BaseSnapshot == "" {
-		add(failCheck(0, "baseline", text, "base_snapshot is empty", StatusBlock, CauseBaselineMismatch))
+		add(failCheck(0, "baseline", text, "base_snapshot is empty", StatusBlock, vocab.CauseBaselineMismatch))
 		return
 	}
 	repo, err := git.Open(r.in.ProjectDir)
 	if err != nil {
-		code, st := CauseNoRepository, StatusError
+		code, st := vocab.CauseNoRepository, StatusError
 		if !errors.Is(err, git.ErrNoRepository) {
-			code = CauseBaselineMismatch
+			code = vocab.CauseBaselineMismatch
 		}
 		add(failCheck(0, "baseline", text, err.Error(), st, code))
 		return
@@ -183,28 +184,28 @@ func (r *run) baseline(add func(Check)) {
 	}
 	head, err := repo.Resolve(headRev)
 	if err != nil {
-		add(failCheck(0, "baseline", text, fmt.Sprintf("integration head %s: %v", headRev, err), StatusBlock, CauseBaselineMismatch))
+		add(failCheck(0, "baseline", text, fmt.Sprintf("integration head %s: %v", headRev, err), StatusBlock, vocab.CauseBaselineMismatch))
 		return
 	}
 	base, err := repo.Resolve(c.BaseSnapshot)
 	if err != nil {
-		add(failCheck(0, "baseline", text, fmt.Sprintf("base_snapshot %s: %v", c.BaseSnapshot, err), StatusBlock, CauseBaselineMismatch))
+		add(failCheck(0, "baseline", text, fmt.Sprintf("base_snapshot %s: %v", c.BaseSnapshot, err), StatusBlock, vocab.CauseBaselineMismatch))
 		return
 	}
 	r.head, r.base = head, base
 	ok, err := repo.IsAncestor(base, head)
 	switch {
 	case err != nil:
-		add(failCheck(0, "baseline", text, fmt.Sprintf("ancestry of %s in %s: %v", short(base), short(head), err), StatusError, CauseBaselineMismatch))
+		add(failCheck(0, "baseline", text, fmt.Sprintf("ancestry of %s in %s: %v", short(base), short(head), err), StatusError, vocab.CauseBaselineMismatch))
 		return
 	case !ok:
-		add(failCheck(0, "baseline", text, fmt.Sprintf("base %s (%s) is not an ancestor of head %s (%s)", short(base), c.BaseSnapshot, short(head), headRev), StatusBlock, CauseBaselineMismatch))
+		add(failCheck(0, "baseline", text, fmt.Sprintf("base %s (%s) is not an ancestor of head %s (%s)", short(base), c.BaseSnapshot, short(head), headRev), StatusBlock, vocab.CauseBaselineMismatch))
 		return
 	}
 	r.haveBase = true
 	add(passCheck(0, "baseline", text, fmt.Sprintf("base %s is an ancestor of head %s (%s)", short(base), short(head), headRev)))
 	if !fullSHA.MatchString(c.BaseSnapshot) {
-		add(warnCheck(0, "base_pinned", "base_snapshot is a full commit SHA", fmt.Sprintf("base_snapshot %q is not pinned; it resolved to %s", c.BaseSnapshot, base), "base_unpinned"))
+		add(warnCheck(0, "base_pinned", "base_snapshot is a full commit SHA", fmt.Sprintf("base_snapshot %q is not pinned; it resolved to %s", c.BaseSnapshot, base), vocab.CauseBaseUnpinned))
 	}
 }
 

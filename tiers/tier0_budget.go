@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
 )
 
 const budgetText = "the retry budget is not spent: a task whose budget is 0 re-enters the gate only after an authority's grant"
@@ -51,7 +52,7 @@ func (r *run) budgetCheck(add func(Check)) {
 		if *a != 0 {
 			break
 		}
-		if k := hist[i].Kind; k == record.KindHistoryReset || (isRun(hist[i]) && hist[i].Verdict == string(VerdictFail)) {
+		if k := hist[i].Kind; k == record.KindHistoryReset || (hist[i].IsGateRun() && hist[i].Verdict == string(vocab.VerdictFail)) {
 			spent = i
 		}
 	}
@@ -74,7 +75,7 @@ func (r *run) budgetCheck(add func(Check)) {
 	}
 	add(failCheck(0, "budget", budgetText, fmt.Sprintf(
 		"retry budget is 0 since gate_history entry %d %s (%s) and no grant followed; state %s does not reopen it: an authority decides (geas task budget grant --task %s --retries N --by AUTHORITY --reason TEXT)",
-		at+1, name, how, in.Contract.Status, in.Task), StatusBlock, CauseBudgetSpent))
+		at+1, name, how, in.Contract.Status, in.Task), StatusBlock, vocab.CauseBudgetSpent))
 }
 
 func verdictOrKind(e record.HistoryEntry) string {

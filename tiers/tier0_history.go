@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // historyText is what the history check verifies.
@@ -24,7 +25,7 @@ func (r *run) historyCheck(add func(Check)) {
 	problems, summary := historyProblems(in, key)
 	if len(problems) > 0 {
 		add(failCheck(0, "history", historyText, strings.Join(problems, "; ")+
-			"; nothing is appended and no budget is computed until an authority runs geas task history reset", StatusError, CauseHistoryTampered))
+			"; nothing is appended and no budget is computed until an authority runs geas task history reset", StatusError, vocab.CauseHistoryTampered))
 		return
 	}
 	add(passCheck(0, "history", historyText, summary))
@@ -33,7 +34,7 @@ func (r *run) historyCheck(add func(Check)) {
 // historyTampered reports whether a run's checks found the history tampered.
 func historyTampered(checks []Check) bool {
 	for _, c := range checks {
-		if c.Code == CauseHistoryTampered && c.Status != StatusPass {
+		if c.Code == vocab.CauseHistoryTampered && c.Status != StatusPass {
 			return true
 		}
 	}

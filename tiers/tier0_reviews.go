@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // refusals maps each evidence verdict that refuses approval to the status it gives the run (SPEC
@@ -35,7 +35,7 @@ func (r *run) reviewVerdicts(add func(Check)) {
 			continue
 		}
 		typ := r.agentType(e)
-		if e.Role != evidence.Tester && !slices.Contains(required, typ) && !foldedType(e.Agent, required) {
+		if e.Role != vocab.Tester && !slices.Contains(required, typ) && !foldedType(e.Agent, required) {
 			continue
 		}
 		who := e.Agent
@@ -52,9 +52,9 @@ func (r *run) reviewVerdicts(add func(Check)) {
 			continue
 		}
 		refused = true
-		code := CauseReviewRejected
+		code := vocab.CauseReviewRejected
 		if st == StatusBlock {
-			code = CauseReviewBlocked
+			code = vocab.CauseReviewBlocked
 		}
 		name := "verdict:" + e.Name
 		add(failCheck(0, name, text, fmt.Sprintf("%s, role %s, wrote %s with verdict %q: a refusal is not approval", who, e.Role, e.Name, e.Verdict), st, code))

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // maxRulesChanges bounds how many changed fields the rules check names.
@@ -38,7 +39,7 @@ func (r *run) rulesCheck(add func(Check)) {
 	if key := record.SigningKey(); key != nil {
 		if bad := record.VerifySignatures([]record.HistoryEntry{pin.Entry}, key); len(bad) > 0 {
 			add(failCheck(0, name, text, fmt.Sprintf("the history entry %d that pins the rules (%s) does not verify: %s; an authority must approve the rules again",
-				pin.Index+1, pin.By, bad[0].Reason), StatusBlock, CauseRulesChanged))
+				pin.Index+1, pin.By, bad[0].Reason), StatusBlock, vocab.CauseRulesChanged))
 			return
 		}
 	}
@@ -57,5 +58,5 @@ func (r *run) rulesCheck(add func(Check)) {
 		ev += "; changed: " + strings.Join(changes, "; ")
 	}
 	ev += "; an authority must approve the new rules (geas task approve)"
-	add(failCheck(0, name, text, ev, StatusBlock, CauseRulesChanged))
+	add(failCheck(0, name, text, ev, StatusBlock, vocab.CauseRulesChanged))
 }

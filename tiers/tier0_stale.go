@@ -3,6 +3,8 @@ package tiers
 import (
 	"fmt"
 	"strings"
+
+	"github.com/geas-dev/geas/vocab"
 )
 
 // staleEvidence checks that no evidence file that carries a commit names a commit other than the
@@ -37,7 +39,7 @@ func (r *run) staleEvidence(add func(Check)) {
 			continue
 		}
 		if why := r.notTheHead(c); why != "" {
-			add(failCheck(0, "stale:"+e.Name, text, fmt.Sprintf("%s (agent %s) carries commit %q, %s; the head is %s", e.Name, e.Agent, e.Commit, why, r.head), StatusBlock, CauseStaleEvidence))
+			add(failCheck(0, "stale:"+e.Name, text, fmt.Sprintf("%s (agent %s) carries commit %q, %s; the head is %s", e.Name, e.Agent, e.Commit, why, r.head), StatusBlock, vocab.CauseStaleEvidence))
 			continue
 		}
 		fresh = append(fresh, e.Name)
@@ -78,7 +80,7 @@ func (r *run) notTheHead(c string) string {
 
 func (r *run) noHeadReason() string {
 	if c := r.in.Contract; c != nil && c.BaseSnapshot == "" {
-		return "profile " + c.GateProfile + " without a base_snapshot has no git checks"
+		return "profile " + string(c.GateProfile) + " without a base_snapshot has no git checks"
 	}
 	return "the baseline check did not resolve it"
 }

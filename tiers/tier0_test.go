@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/geas-dev/geas/vocab"
 )
 
 // TestTier0 covers each row of SPEC §5.1: the check that does not hold, its status and cause, and
@@ -18,83 +20,83 @@ func TestTier0(t *testing.T) {
 		setup    func(f *fixture)
 		check    string
 		status   Status
-		code     string
+		code     vocab.CauseCode
 		evidence string
 	}{
 		{name: "contract does not parse", setup: func(f *fixture) { f.write(taskFile("contract.json"), "{") },
-			check: "contract_valid", status: StatusError, code: CauseContractInvalid, evidence: "contract.json"},
+			check: "contract_valid", status: StatusError, code: vocab.CauseContractInvalid, evidence: "contract.json"},
 		{name: "contract has an unknown field", setup: func(f *fixture) {
 			f.contract(func(m map[string]any) { m["eval_command"] = "make test" })
-		}, check: "contract_valid", status: StatusError, code: CauseContractInvalid, evidence: "eval_command"},
+		}, check: "contract_valid", status: StatusError, code: vocab.CauseContractInvalid, evidence: "eval_command"},
 		{name: "record does not parse", setup: func(f *fixture) { f.write(taskFile("record.json"), `{"version": "1.0",`) },
-			check: "record_valid", status: StatusError, code: CauseRecordInvalid, evidence: "record.json"},
+			check: "record_valid", status: StatusError, code: vocab.CauseRecordInvalid, evidence: "record.json"},
 		{name: "record violates the schema", setup: func(f *fixture) {
 			f.record(func(m map[string]any) { m["self_check"].(map[string]any)["confidence"] = 9 })
-		}, check: "record_valid", status: StatusError, code: CauseRecordInvalid, evidence: "confidence"},
+		}, check: "record_valid", status: StatusError, code: vocab.CauseRecordInvalid, evidence: "confidence"},
 		{name: "implementation_change needs integrated", setup: func(f *fixture) {
 			f.contract(func(m map[string]any) { m["status"] = "reviewed" })
-		}, check: "state_eligible", status: StatusError, code: CauseStateIneligible, evidence: "state is reviewed; implementation_change needs integrated"},
+		}, check: "state_eligible", status: StatusError, code: vocab.CauseStateIneligible, evidence: "state is reviewed; implementation_change needs integrated"},
 		{name: "artifact_only needs reviewed", setup: func(f *fixture) {
 			f.contract(func(m map[string]any) { m["gate_profile"] = "artifact_only" })
-		}, check: "state_eligible", status: StatusError, code: CauseStateIneligible, evidence: "state is integrated; artifact_only needs reviewed"},
+		}, check: "state_eligible", status: StatusError, code: vocab.CauseStateIneligible, evidence: "state is integrated; artifact_only needs reviewed"},
 		{name: "closure_ready needs reviewed or integrated", setup: func(f *fixture) {
 			f.contract(func(m map[string]any) { m["gate_profile"] = "closure_ready"; m["status"] = "implementing" })
-		}, check: "state_eligible", status: StatusError, code: CauseStateIneligible, evidence: "closure_ready needs reviewed or integrated"},
+		}, check: "state_eligible", status: StatusError, code: vocab.CauseStateIneligible, evidence: "closure_ready needs reviewed or integrated"},
 		{name: "a verified task is not eligible", setup: func(f *fixture) {
 			f.contract(func(m map[string]any) { m["status"] = "verified" })
-		}, check: "state_eligible", status: StatusError, code: CauseStateIneligible, evidence: "state is verified"},
+		}, check: "state_eligible", status: StatusError, code: vocab.CauseStateIneligible, evidence: "state is verified"},
 		{name: "self_check missing", setup: func(f *fixture) {
 			f.record(func(m map[string]any) { delete(m, "self_check") })
-		}, check: "self_check", status: StatusBlock, code: CauseMissingSelfCheck, evidence: "no self_check section in record.json"},
+		}, check: "self_check", status: StatusBlock, code: vocab.CauseMissingSelfCheck, evidence: "no self_check section in record.json"},
 		{name: "no record.json at all", setup: func(f *fixture) { f.remove(taskFile("record.json")) },
-			check: "self_check", status: StatusBlock, code: CauseMissingSelfCheck, evidence: "no self_check section"},
+			check: "self_check", status: StatusBlock, code: vocab.CauseMissingSelfCheck, evidence: "no self_check section"},
 		{name: "required reviewer has no evidence", setup: func(f *fixture) { f.remove(taskFile("evidence/qa-engineer.json")) },
-			check: "review:qa-engineer", status: StatusBlock, code: CauseMissingReview, evidence: "no evidence file of agent qa-engineer (evidence files: design-authority.json, software-engineer.json)"},
+			check: "review:qa-engineer", status: StatusBlock, code: vocab.CauseMissingReview, evidence: "no evidence file of agent qa-engineer (evidence files: design-authority.json, software-engineer.json)"},
 		{name: "required reviewer wrote as the implementer", setup: func(f *fixture) {
 			f.evidence("qa-engineer.json", func(m map[string]any) { m["role"] = "implementer"; m["files_changed"] = []string{} })
-		}, check: "review:qa-engineer", status: StatusBlock, code: CauseMissingReview, evidence: "qa-engineer.json has role implementer"},
+		}, check: "review:qa-engineer", status: StatusBlock, code: vocab.CauseMissingReview, evidence: "qa-engineer.json has role implementer"},
 		{name: "evidence violates the schema", setup: func(f *fixture) {
 			f.evidence("design-authority.json", func(m map[string]any) {
 				m["rubric_scores"] = []any{map[string]any{"dimension": "code_quality", "score": 7}}
 			})
-		}, check: "evidence:design-authority.json", status: StatusBlock, code: CauseEvidenceInvalid, evidence: "design-authority.json"},
+		}, check: "evidence:design-authority.json", status: StatusBlock, code: vocab.CauseEvidenceInvalid, evidence: "design-authority.json"},
 		{name: "evidence does not parse", setup: func(f *fixture) { f.write(taskFile("evidence/notes.json"), "not json") },
-			check: "evidence:notes.json", status: StatusBlock, code: CauseEvidenceInvalid, evidence: "notes.json"},
+			check: "evidence:notes.json", status: StatusBlock, code: vocab.CauseEvidenceInvalid, evidence: "notes.json"},
 		{name: "integration missing", setup: func(f *fixture) {
 			f.record(func(m map[string]any) { delete(m, "integration") })
-		}, check: "integration", status: StatusBlock, code: CauseMissingIntegration, evidence: "no integration.json (geas task integrate writes it)"},
+		}, check: "integration", status: StatusBlock, code: vocab.CauseMissingIntegration, evidence: "no integration.json (geas task integrate writes it)"},
 		{name: "integration not merged", setup: func(f *fixture) {
 			f.record(func(m map[string]any) { m["integration"] = map[string]any{"status": "conflict"} })
-		}, check: "integration", status: StatusBlock, code: CauseMissingIntegration, evidence: "integration.status is conflict"},
+		}, check: "integration", status: StatusBlock, code: vocab.CauseMissingIntegration, evidence: "integration.status is conflict"},
 		{name: "base_snapshot empty", setup: func(f *fixture) {
 			f.contract(func(m map[string]any) { m["base_snapshot"] = "" })
-		}, check: "baseline", status: StatusBlock, code: CauseBaselineMismatch, evidence: "base_snapshot is empty"},
+		}, check: "baseline", status: StatusBlock, code: vocab.CauseBaselineMismatch, evidence: "base_snapshot is empty"},
 		{name: "base_snapshot does not resolve", setup: func(f *fixture) {
 			f.contract(func(m map[string]any) { m["base_snapshot"] = "no-such-branch" })
-		}, check: "baseline", status: StatusBlock, code: CauseBaselineMismatch, evidence: "base_snapshot no-such-branch"},
+		}, check: "baseline", status: StatusBlock, code: vocab.CauseBaselineMismatch, evidence: "base_snapshot no-such-branch"},
 		{name: "base_snapshot is not an ancestor of the head", setup: func(f *fixture) {
 			f.git("checkout", "-q", "-b", "side")
 			f.write("side.txt", "x\n")
 			side := f.commit("side")
 			f.git("checkout", "-q", "main")
 			f.contract(func(m map[string]any) { m["base_snapshot"] = side })
-		}, check: "baseline", status: StatusBlock, code: CauseBaselineMismatch, evidence: "is not an ancestor of head"},
+		}, check: "baseline", status: StatusBlock, code: vocab.CauseBaselineMismatch, evidence: "is not an ancestor of head"},
 		{name: "integration.commit is the head", setup: func(f *fixture) {
 			first := f.git("rev-parse", "HEAD")
 			f.write("greeter/more.go", "package main\n")
 			second := f.commit("more")
 			f.contract(func(m map[string]any) { m["base_snapshot"] = second })
 			f.record(func(m map[string]any) { m["integration"] = map[string]any{"status": "merged", "commit": first} })
-		}, check: "baseline", status: StatusBlock, code: CauseBaselineMismatch, evidence: "is not an ancestor of head"},
+		}, check: "baseline", status: StatusBlock, code: vocab.CauseBaselineMismatch, evidence: "is not an ancestor of head"},
 		{name: "integration.commit does not resolve", setup: func(f *fixture) {
 			f.record(func(m map[string]any) {
 				m["integration"] = map[string]any{"status": "merged", "commit": "0123456789012345678901234567890123456789"}
 			})
-		}, check: "baseline", status: StatusBlock, code: CauseBaselineMismatch, evidence: "integration head 0123456789012345678901234567890123456789"},
+		}, check: "baseline", status: StatusBlock, code: vocab.CauseBaselineMismatch, evidence: "integration head 0123456789012345678901234567890123456789"},
 		{name: "no git repository", noGit: true,
-			check: "baseline", status: StatusError, code: CauseNoRepository, evidence: "no git repository"},
+			check: "baseline", status: StatusError, code: vocab.CauseNoRepository, evidence: "no git repository"},
 		{name: "policy invalid", setup: func(f *fixture) { f.write(".geas/gate-policy.json", `{"stub_cap": {"normal": -1}}`) },
-			check: "policy_valid", status: StatusError, code: CausePolicyInvalid, evidence: "gate-policy.json"},
+			check: "policy_valid", status: StatusError, code: vocab.CausePolicyInvalid, evidence: "gate-policy.json"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -112,7 +114,7 @@ func TestTier0(t *testing.T) {
 			assert.Equal(t, 0, c.Tier)
 			assert.Contains(t, c.Evidence, tc.evidence)
 
-			assertNotPass(t, res, Verdict(tc.status), tc.code)
+			assertNotPass(t, res, vocab.Verdict(tc.status), tc.code)
 			for _, c := range res.Checks {
 				assert.Equal(t, 0, c.Tier, "tier 0 did not pass, yet %s ran", c.Name)
 			}
@@ -220,10 +222,10 @@ func TestTier0ReportsEveryProblemTogether(t *testing.T) {
 	f.contract(func(m map[string]any) { m["base_snapshot"] = "no-such-rev" })
 
 	_, res, _ := f.evaluate()
-	assert.Equal(t, VerdictError, res.Verdict)
-	assert.Equal(t, []string{
-		CauseStateIneligible, CauseMissingSelfCheck, CauseMissingReview, CauseEvidenceInvalid,
-		CauseMissingIntegration, CauseBaselineMismatch,
+	assert.Equal(t, vocab.VerdictError, res.Verdict)
+	assert.Equal(t, []vocab.CauseCode{
+		vocab.CauseStateIneligible, vocab.CauseMissingSelfCheck, vocab.CauseMissingReview, vocab.CauseEvidenceInvalid,
+		vocab.CauseMissingIntegration, vocab.CauseBaselineMismatch,
 	}, causeCodes(res.Causes), "every problem, worst first, in check order within a status")
 	for _, c := range res.Checks {
 		assert.Equal(t, 0, c.Tier, c.Name)

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/internal/git"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // bookkeepingPaths are the orchestration's own files (SPEC §5.3 B), relative to the project root:
@@ -24,7 +24,7 @@ func (r *run) oneCommit(add func(Check)) {
 	c := r.in.Contract
 	const emptyText = "the change is not empty: the base differs from the integration head"
 	const wtText = "the working tree is the integration head"
-	if c.GateProfile != contract.ImplementationChange && c.BaseSnapshot == "" {
+	if c.GateProfile != vocab.ImplementationChange && c.BaseSnapshot == "" {
 		why := fmt.Sprintf("profile %s without a base_snapshot names no commit: the git checks are skipped", c.GateProfile)
 		add(skippedCheck(0, "worktree", wtText, why))
 		return
@@ -33,7 +33,7 @@ func (r *run) oneCommit(add func(Check)) {
 		return // baseline did not pass, and says why; there is no commit to compare with
 	}
 	headName := r.headName()
-	if c.GateProfile == contract.ImplementationChange {
+	if c.GateProfile == vocab.ImplementationChange {
 		if ch := r.emptyChange(emptyText, headName); ch != nil {
 			add(*ch)
 		}
@@ -47,7 +47,7 @@ func (r *run) oneCommit(add func(Check)) {
 			why = "a re-check of a pass"
 		}
 		if err := r.makeCheckout(); err != nil {
-			add(failCheck(0, "worktree", wtText, fmt.Sprintf("%s: cannot check out %s: %v", why, short(r.head), err), StatusError, CauseCheckoutFailed))
+			add(failCheck(0, "worktree", wtText, fmt.Sprintf("%s: cannot check out %s: %v", why, short(r.head), err), StatusError, vocab.CauseCheckoutFailed))
 			return
 		}
 		add(skippedCheck(0, "worktree", wtText, fmt.Sprintf("%s: tier 1 and the detectors run in a checkout of %s (%s) made for this run, so the working tree is not compared", why, short(r.head), headName)))
@@ -73,12 +73,12 @@ func (r *run) headName() string {
 func (r *run) emptyChange(text, headName string) *Check {
 	base := fmt.Sprintf("base %s (base_snapshot %s)", short(r.base), r.in.Contract.BaseSnapshot)
 	if r.base == r.head {
-		ch := failCheck(0, "empty_change", text, fmt.Sprintf("%s is the integration head %s (%s): the diff is empty, there is no change to judge", base, short(r.head), headName), StatusBlock, CauseEmptyChange)
+		ch := failCheck(0, "empty_change", text, fmt.Sprintf("%s is the integration head %s (%s): the diff is empty, there is no change to judge", base, short(r.head), headName), StatusBlock, vocab.CauseEmptyChange)
 		return &ch
 	}
 	files, err := r.repo.ChangedFiles(r.base, r.head)
 	if err != nil {
-		ch := failCheck(0, "empty_change", text, fmt.Sprintf("diff %s..%s: %v", short(r.base), short(r.head), err), StatusError, CauseBaselineMismatch)
+		ch := failCheck(0, "empty_change", text, fmt.Sprintf("diff %s..%s: %v", short(r.base), short(r.head), err), StatusError, vocab.CauseBaselineMismatch)
 		return &ch
 	}
 	var work []string
@@ -89,10 +89,10 @@ func (r *run) emptyChange(text, headName string) *Check {
 	}
 	switch {
 	case len(files) == 0:
-		ch := failCheck(0, "empty_change", text, fmt.Sprintf("%s and the integration head %s (%s) have the same tree: the diff is empty", base, short(r.head), headName), StatusBlock, CauseEmptyChange)
+		ch := failCheck(0, "empty_change", text, fmt.Sprintf("%s and the integration head %s (%s) have the same tree: the diff is empty", base, short(r.head), headName), StatusBlock, vocab.CauseEmptyChange)
 		return &ch
 	case len(work) == 0:
-		ch := failCheck(0, "empty_change", text, fmt.Sprintf("%s..%s changes only bookkeeping files (%s): nothing of the work is in the diff", short(r.base), short(r.head), joinLimited(files, 10)), StatusBlock, CauseEmptyChange)
+		ch := failCheck(0, "empty_change", text, fmt.Sprintf("%s..%s changes only bookkeeping files (%s): nothing of the work is in the diff", short(r.base), short(r.head), joinLimited(files, 10)), StatusBlock, vocab.CauseEmptyChange)
 		return &ch
 	}
 	ch := passCheck(0, "empty_change", text, fmt.Sprintf("%s..%s changes %d files", short(r.base), short(r.head), len(work)))
@@ -120,7 +120,7 @@ func (r *run) worktreeCheck(tier int, name, text, headName, after string) *Check
 	}
 	rep, err := r.repo.CheckWorktree(r.head, exempt)
 	if err != nil {
-		ch := failCheck(tier, name, text, "cannot compare the working tree: "+err.Error(), StatusError, CauseWorktreeMismatch)
+		ch := failCheck(tier, name, text, "cannot compare the working tree: "+err.Error(), StatusError, vocab.CauseWorktreeMismatch)
 		return &ch
 	}
 	if rep.Clean(r.head) {
@@ -156,7 +156,7 @@ func (r *run) worktreeCheck(tier int, name, text, headName, after string) *Check
 	} else {
 		ev += "; commit the work (or set eval_checkout isolated) and gate again"
 	}
-	ch := failCheck(tier, name, text, ev, StatusBlock, CauseWorktreeMismatch)
+	ch := failCheck(tier, name, text, ev, StatusBlock, vocab.CauseWorktreeMismatch)
 	if len(rep.Paths) > 0 {
 		for _, p := range rep.Paths[:min(len(rep.Paths), maxNamedFiles)] {
 			ch.Locations = append(ch.Locations, Location{Path: strings.TrimPrefix(p, prefix)})
@@ -212,7 +212,7 @@ func (r *run) afterEval(n int, command string) *Check {
 func (r *run) checkoutCheck(name, text, after string) *Check {
 	paths, err := r.co.Changed()
 	if err != nil {
-		ch := failCheck(1, name, text, "cannot compare the isolated checkout: "+err.Error(), StatusError, CauseWorktreeMismatch)
+		ch := failCheck(1, name, text, "cannot compare the isolated checkout: "+err.Error(), StatusError, vocab.CauseWorktreeMismatch)
 		return &ch
 	}
 	if len(paths) == 0 {
@@ -223,7 +223,7 @@ func (r *run) checkoutCheck(name, text, after string) *Check {
 	if len(paths) > maxNamedFiles {
 		list += fmt.Sprintf(" and %d more", len(paths)-maxNamedFiles)
 	}
-	ch := failCheck(1, name, text, fmt.Sprintf("%s changed the isolated checkout of %s: %d files differ from it: %s", after, short(r.head), len(paths), list), StatusBlock, CauseWorktreeMismatch)
+	ch := failCheck(1, name, text, fmt.Sprintf("%s changed the isolated checkout of %s: %d files differ from it: %s", after, short(r.head), len(paths), list), StatusBlock, vocab.CauseWorktreeMismatch)
 	return &ch
 }
 

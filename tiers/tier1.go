@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // tier1Input is what tier 1 needs: the contract's eval commands and where to run and log them.
@@ -60,7 +61,7 @@ func tier1(ctx context.Context, in tier1Input) (checks []Check, runs []EvalRun, 
 			continue
 		}
 		if ctx.Err() != nil {
-			checks = append(checks, failCheck(1, name, text, "not run: interrupted", StatusError, CauseInterrupted))
+			checks = append(checks, failCheck(1, name, text, "not run: interrupted", StatusError, vocab.CauseInterrupted))
 			stopped = "interrupted"
 			continue
 		}
@@ -68,7 +69,7 @@ func tier1(ctx context.Context, in tier1Input) (checks []Check, runs []EvalRun, 
 		if err != nil {
 			run := EvalRun{Command: ec.Run, Status: StatusError, Error: err.Error()}
 			runs = append(runs, run)
-			checks = append(checks, failCheck(1, name, text, in.claimed("cannot start: "+err.Error(), StatusError), StatusError, CauseEvalUnstartable))
+			checks = append(checks, failCheck(1, name, text, in.claimed("cannot start: "+err.Error(), StatusError), StatusError, vocab.CauseEvalUnstartable))
 			stopped = fmt.Sprintf("eval command %d could not start", n)
 			continue
 		}
@@ -77,7 +78,7 @@ func tier1(ctx context.Context, in tier1Input) (checks []Check, runs []EvalRun, 
 		maps.Copy(metrics, run.Metrics)
 		switch {
 		case ctx.Err() != nil:
-			checks = append(checks, failCheck(1, name, text, "interrupted", StatusError, CauseInterrupted))
+			checks = append(checks, failCheck(1, name, text, "interrupted", StatusError, vocab.CauseInterrupted))
 			stopped = "interrupted"
 		case run.Status == StatusPass:
 			ev := fmt.Sprintf("exit %d in %s", *run.ExitCode, tier1Duration(run.DurationMS))
@@ -92,14 +93,14 @@ func tier1(ctx context.Context, in tier1Input) (checks []Check, runs []EvalRun, 
 				}
 			}
 		case run.Status == StatusError:
-			checks = append(checks, failCheck(1, name, text, in.claimed("cannot start: "+run.Error, StatusError), StatusError, CauseEvalUnstartable))
+			checks = append(checks, failCheck(1, name, text, in.claimed("cannot start: "+run.Error, StatusError), StatusError, vocab.CauseEvalUnstartable))
 			stopped = fmt.Sprintf("eval command %d could not start", n)
 		default:
-			code := CauseEvalFailed
+			code := vocab.CauseEvalFailed
 			var ev string
 			switch {
 			case run.TimedOut:
-				code = CauseEvalTimeout
+				code = vocab.CauseEvalTimeout
 				ev = run.Error
 			case run.ExitCode != nil:
 				ev = fmt.Sprintf("exit %d (want %d) in %s", *run.ExitCode, ec.ExpectExit, tier1Duration(run.DurationMS))

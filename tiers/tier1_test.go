@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // tier1Project makes a project directory with a sub directory, a file and a symlink leading out of
@@ -113,7 +114,7 @@ func TestTier1StopsAtFirstFailure(t *testing.T) {
 	assert.Equal(t, StatusFail, failed.Status)
 	assert.False(t, failed.Passed)
 	assert.True(t, failed.Blocking)
-	assert.Equal(t, CauseEvalFailed, failed.Code)
+	assert.Equal(t, vocab.CauseEvalFailed, failed.Code)
 	assert.Regexp(t, `^exit 2 \(want 0\) in \d+(ms|\.\ds); last output: two \| three four \| FAIL: TestX; `+
 		`full log: \.geas/missions/m1/tasks/t1/gate-logs/gate-3/2\.log$`, failed.Evidence)
 	require.NotNil(t, runs[1].ExitCode)
@@ -138,21 +139,21 @@ func TestTier1Failures(t *testing.T) {
 		claimed  []string
 		dryRun   bool
 		status   Status
-		code     string
+		code     vocab.CauseCode
 		evidence string // regexp
 	}{
 		{
 			name:     "wrong exit without output",
 			cmd:      contract.EvalCommand{Run: `exit 1`},
 			status:   StatusFail,
-			code:     CauseEvalFailed,
+			code:     vocab.CauseEvalFailed,
 			evidence: `^exit 1 \(want 0\) in \d+(ms|\.\ds); no output; full log: \S+/1\.log$`,
 		},
 		{
 			name:     "zero exit when another is expected",
 			cmd:      contract.EvalCommand{Run: `echo ok`, ExpectExit: 1},
 			status:   StatusFail,
-			code:     CauseEvalFailed,
+			code:     vocab.CauseEvalFailed,
 			evidence: `^exit 0 \(want 1\) in \d+(ms|\.\ds); last output: ok; full log: `,
 		},
 		{
@@ -160,7 +161,7 @@ func TestTier1Failures(t *testing.T) {
 			cmd:      contract.EvalCommand{Run: `echo "--- FAIL: TestParse"; exit 1`},
 			claimed:  []string{"qa-engineer.json"},
 			status:   StatusFail,
-			code:     CauseEvalFailed,
+			code:     vocab.CauseEvalFailed,
 			evidence: `; full log: \S+; qa-engineer\.json claims pass, the fresh run failed$`,
 		},
 		{
@@ -169,14 +170,14 @@ func TestTier1Failures(t *testing.T) {
 			claimed:  []string{"qa-engineer.json", "qa-engineer-2.json"},
 			dryRun:   true,
 			status:   StatusFail,
-			code:     CauseEvalFailed,
+			code:     vocab.CauseEvalFailed,
 			evidence: `^exit 1 \(want 0\) in \d+(ms|\.\ds); no output; qa-engineer\.json, qa-engineer-2\.json claim pass, the fresh run failed$`,
 		},
 		{
 			name:     "timeout",
 			cmd:      contract.EvalCommand{Run: `echo waiting; sleep 300`, Timeout: "300ms"},
 			status:   StatusFail,
-			code:     CauseEvalTimeout,
+			code:     vocab.CauseEvalTimeout,
 			evidence: `^timed out after 300ms; process group killed; last output: waiting; full log: \S+/1\.log$`,
 		},
 		{
@@ -184,14 +185,14 @@ func TestTier1Failures(t *testing.T) {
 			cmd:      contract.EvalCommand{Run: `kill -KILL $$`},
 			dryRun:   true,
 			status:   StatusFail,
-			code:     CauseEvalFailed,
+			code:     vocab.CauseEvalFailed,
 			evidence: `^killed by signal: killed after \d+(ms|\.\ds); no output$`,
 		},
 		{
 			name:     "workdir symlink out of the project",
 			cmd:      contract.EvalCommand{Run: `touch escaped`, Workdir: "out"},
 			status:   StatusError,
-			code:     CauseEvalUnstartable,
+			code:     vocab.CauseEvalUnstartable,
 			evidence: `^cannot start: workdir out: path escapes from parent$`,
 		},
 		{
@@ -199,14 +200,14 @@ func TestTier1Failures(t *testing.T) {
 			cmd:      contract.EvalCommand{Run: `true`, Workdir: "missing/dir"},
 			claimed:  []string{"qa-engineer.json"},
 			status:   StatusError,
-			code:     CauseEvalUnstartable,
+			code:     vocab.CauseEvalUnstartable,
 			evidence: `^cannot start: workdir missing/dir: no such file or directory; qa-engineer\.json claims pass, the fresh run could not start$`,
 		},
 		{
 			name:     "workdir that is a file",
 			cmd:      contract.EvalCommand{Run: `true`, Workdir: "file"},
 			status:   StatusError,
-			code:     CauseEvalUnstartable,
+			code:     vocab.CauseEvalUnstartable,
 			evidence: `^cannot start: workdir file: not a directory$`,
 		},
 	}
@@ -246,7 +247,7 @@ func TestTier1Interrupted(t *testing.T) {
 	checks, _, _ := tier1(ctx, in)
 	require.Len(t, checks, 2)
 	assert.Equal(t, StatusError, checks[0].Status)
-	assert.Equal(t, CauseInterrupted, checks[0].Code)
+	assert.Equal(t, vocab.CauseInterrupted, checks[0].Code)
 	assert.Equal(t, StatusSkipped, checks[1].Status)
 	assert.Equal(t, "not run: interrupted", checks[1].Evidence)
 	assert.NoFileExists(t, filepath.Join(in.ProjectDir, "ran"))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // boundResult is one criteria_results entry bound to a criterion.
@@ -52,7 +53,7 @@ func (r *run) bindCriteria() []Check {
 	ambiguous := func(e *evidence.Evidence, field string, k int, shown string, bd binding) {
 		warns = append(warns, warnCheck(2, fmt.Sprintf("%s:%s/%d", field, e.Name, k),
 			"an evidence entry binds to at most one criterion",
-			fmt.Sprintf("%s %s[%d] %q: %s", e.Name, field, k, truncate(shown, 80), b.ambiguity(bd, label)), CauseAmbiguousResult))
+			fmt.Sprintf("%s %s[%d] %q: %s", e.Name, field, k, truncate(shown, 80), b.ambiguity(bd, label)), vocab.CauseAmbiguousResult))
 	}
 	for _, e := range r.in.Evidence {
 		for k, res := range e.CriteriaResults {
@@ -111,9 +112,9 @@ func (r *run) criterionByEvidence(idx int, cr contract.Criterion) Check {
 	}
 	switch {
 	case len(failed) > 0:
-		return failCheck(2, name, text, limitedList(append(failed, passed...), 20)+note, StatusFail, CauseCriterionFailed)
+		return failCheck(2, name, text, limitedList(append(failed, passed...), 20)+note, StatusFail, vocab.CauseCriterionFailed)
 	case len(passed) == 0:
-		return failCheck(2, name, text, "no independent criteria_results entry for "+label+note, StatusBlock, CauseCriterionUnverified)
+		return failCheck(2, name, text, "no independent criteria_results entry for "+label+note, StatusBlock, vocab.CauseCriterionUnverified)
 	}
 	return passCheck(2, name, text, limitedList(passed, 20)+note)
 }

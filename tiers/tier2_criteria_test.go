@@ -7,6 +7,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/vocab"
 )
 
 func TestIndexForm(t *testing.T) {
@@ -126,21 +127,21 @@ func TestPartACriteriaByEvidence(t *testing.T) {
 		name     string
 		ev       []*evidence.Evidence
 		status   Status
-		code     string
+		code     vocab.CauseCode
 		evidence string
 	}{
 		{"independent pass", []*evidence.Evidence{results(qa(), ok("AC1"))},
 			StatusPass, "", "qa-engineer.json passed (checked by hand)"},
 		{"any independent fail", []*evidence.Evidence{results(qa(), ok("AC1")), results(design(), bad("1"))},
-			StatusFail, CauseCriterionFailed, "design-authority.json failed; qa-engineer.json passed"},
+			StatusFail, vocab.CauseCriterionFailed, "design-authority.json failed; qa-engineer.json passed"},
 		{"no entry", []*evidence.Evidence{results(qa(), ok("AC2"))},
-			StatusBlock, CauseCriterionUnverified, "no independent criteria_results entry for AC1"},
+			StatusBlock, vocab.CauseCriterionUnverified, "no independent criteria_results entry for AC1"},
 		{"only the implementer's claim", []*evidence.Evidence{results(builder(), ok("AC1"))},
-			StatusBlock, CauseCriterionUnverified, "the implementer's own claim is not counted: software-engineer.json passed"},
+			StatusBlock, vocab.CauseCriterionUnverified, "the implementer's own claim is not counted: software-engineer.json passed"},
 		{"the implementer's pass does not outvote a fail", []*evidence.Evidence{results(builder(), ok("AC1")), results(qa(), bad("AC1"))},
-			StatusFail, CauseCriterionFailed, "qa-engineer.json failed"},
-		{"the primary worker type in another role", []*evidence.Evidence{results(ev("software-engineer-review.json", "software-engineer-review", evidence.Reviewer, "provider-z"), ok("AC1"))},
-			StatusBlock, CauseCriterionUnverified, "software-engineer-review.json passed"},
+			StatusFail, vocab.CauseCriterionFailed, "qa-engineer.json failed"},
+		{"the primary worker type in another role", []*evidence.Evidence{results(ev("software-engineer-review.json", "software-engineer-review", vocab.Reviewer, "provider-z"), ok("AC1"))},
+			StatusBlock, vocab.CauseCriterionUnverified, "software-engineer-review.json passed"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

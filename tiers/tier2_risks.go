@@ -9,6 +9,7 @@ import (
 
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/schemas"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // knownRisks are self_check.known_risks ∪ implementation_contract.known_risks, first spelling kept.
@@ -100,7 +101,7 @@ func (r *run) partC() {
 				warns = append(warns, warnCheck(2, fmt.Sprintf("risk_handling:%s/%d", e.Name, k),
 					"a risk_handling entry binds to at most one known risk",
 					fmt.Sprintf("%s risk_handling[%d] %q: %s", e.Name, k, truncate(h.Risk, 80),
-						b.ambiguity(bd, func(i int) string { return fmt.Sprintf("R%d", i+1) })), CauseAmbiguousResult))
+						b.ambiguity(bd, func(i int) string { return fmt.Sprintf("R%d", i+1) })), vocab.CauseAmbiguousResult))
 			}
 		}
 	}
@@ -122,7 +123,7 @@ func (r *run) partC() {
 			if ok {
 				handled = why
 				if ind.warn != "" {
-					r.checks = append(r.checks, warnCheck(2, name+":independence", "the accepting agent and the builder ran on different providers", ind.warn, "provider_unknown"))
+					r.checks = append(r.checks, warnCheck(2, name+":independence", "the accepting agent and the builder ran on different providers", ind.warn, vocab.CauseProviderUnknown))
 				}
 				break
 			}
@@ -139,15 +140,15 @@ func (r *run) partC() {
 		case handled != "":
 			r.checks = append(r.checks, passCheck(2, name, text, handled+note))
 		case len(refused) > 0:
-			r.checks = append(r.checks, failCheck(2, name, text, limitedList(tried, 20)+note, StatusBlock, CauseJudgeNotIndependent))
+			r.checks = append(r.checks, failCheck(2, name, text, limitedList(tried, 20)+note, StatusBlock, vocab.CauseJudgeNotIndependent))
 		case debtErr != nil && len(tried) > 0:
-			r.checks = append(r.checks, failCheck(2, name, text, "debt register unreadable: "+oneLine(debtErr.Error()), StatusError, CauseRiskUnhandled))
+			r.checks = append(r.checks, failCheck(2, name, text, "debt register unreadable: "+oneLine(debtErr.Error()), StatusError, vocab.CauseRiskUnhandled))
 		case len(tried) > 0:
-			r.checks = append(r.checks, failCheck(2, name, text, limitedList(tried, 20)+note, StatusFail, CauseRiskUnhandled))
+			r.checks = append(r.checks, failCheck(2, name, text, limitedList(tried, 20)+note, StatusFail, vocab.CauseRiskUnhandled))
 		case len(own) > 0:
-			r.checks = append(r.checks, failCheck(2, name, text, "no independent risk_handling entry for this risk"+note, StatusFail, CauseRiskUnhandled))
+			r.checks = append(r.checks, failCheck(2, name, text, "no independent risk_handling entry for this risk"+note, StatusFail, vocab.CauseRiskUnhandled))
 		default:
-			r.checks = append(r.checks, failCheck(2, name, text, "no risk_handling entry for this risk in any evidence file", StatusFail, CauseRiskUnhandled))
+			r.checks = append(r.checks, failCheck(2, name, text, "no risk_handling entry for this risk in any evidence file", StatusFail, vocab.CauseRiskUnhandled))
 		}
 	}
 	r.checks = append(r.checks, warns...)

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/vocab"
 )
 
 const debtRegisterFile = ".geas/missions/m1/evolution/debt-register.json"
@@ -67,7 +68,7 @@ func TestPartCRisks(t *testing.T) {
 	mitigated := func(risk, ev string) entry { return entry{Risk: risk, Status: "mitigated", Evidence: ev} }
 	accepted := func(risk, why string) entry { return entry{Risk: risk, Status: "accepted", Rationale: why} }
 	deferred := func(risk, debt string) entry { return entry{Risk: risk, Status: "deferred", DebtID: debt} }
-	sameProvider := ev("design-authority.json", "design-authority", evidence.Reviewer, "provider-a")
+	sameProvider := ev("design-authority.json", "design-authority", vocab.Reviewer, "provider-a")
 
 	tests := []struct {
 		name     string
@@ -144,9 +145,9 @@ func TestPartCRisks(t *testing.T) {
 			assert.Equal(t, `known risk R1 "stale cache" is mitigated, accepted or deferred`, c.Text)
 			switch tc.status {
 			case StatusBlock:
-				assert.Equal(t, CauseJudgeNotIndependent, c.Code)
+				assert.Equal(t, vocab.CauseJudgeNotIndependent, c.Code)
 			case StatusFail:
-				assert.Equal(t, CauseRiskUnhandled, c.Code)
+				assert.Equal(t, vocab.CauseRiskUnhandled, c.Code)
 			}
 		})
 	}

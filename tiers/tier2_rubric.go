@@ -11,6 +11,7 @@ import (
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // RubricScore is one dimension's outcome in the gate result.
@@ -76,13 +77,13 @@ func (r *run) scoreDimension(dim contract.Dimension, confidence, nStubs int) {
 	}
 	switch {
 	case len(ds.refused) > 0:
-		r.checks = append(r.checks, failCheck(2, name, text, strings.Join(ds.refused, "; ")+note, StatusBlock, CauseJudgeNotIndependent))
+		r.checks = append(r.checks, failCheck(2, name, text, strings.Join(ds.refused, "; ")+note, StatusBlock, vocab.CauseJudgeNotIndependent))
 		return
 	case len(ds.files) == 0:
-		r.checks = append(r.checks, failCheck(2, name, text, fmt.Sprintf("no evidence from %s%s", who, note), StatusBlock, CauseMissingReview))
+		r.checks = append(r.checks, failCheck(2, name, text, fmt.Sprintf("no evidence from %s%s", who, note), StatusBlock, vocab.CauseMissingReview))
 		return
 	case !ds.have:
-		r.checks = append(r.checks, failCheck(2, name, text, fmt.Sprintf("%s gives no score for %s%s", strings.Join(ds.files, ", "), dim.Name, note), StatusBlock, CauseScoreMissing))
+		r.checks = append(r.checks, failCheck(2, name, text, fmt.Sprintf("%s gives no score for %s%s", strings.Join(ds.files, ", "), dim.Name, note), StatusBlock, vocab.CauseScoreMissing))
 		return
 	}
 	score := ds.score
@@ -96,7 +97,7 @@ func (r *run) scoreDimension(dim contract.Dimension, confidence, nStubs int) {
 	ev := fmt.Sprintf("score %s (minimum of %s)%s", fmtNum(score), strings.Join(ds.scored, ", "), capNote)
 	if !passed {
 		r.blockingDims = append(r.blockingDims, dim.Name)
-		r.checks = append(r.checks, failCheck(2, name, text, fmt.Sprintf("score %s < threshold %d%s (minimum of %s)%s%s", fmtNum(score), threshold, raised, strings.Join(ds.scored, ", "), capNote, note), StatusFail, CauseBelowThreshold))
+		r.checks = append(r.checks, failCheck(2, name, text, fmt.Sprintf("score %s < threshold %d%s (minimum of %s)%s%s", fmtNum(score), threshold, raised, strings.Join(ds.scored, ", "), capNote, note), StatusFail, vocab.CauseBelowThreshold))
 		return
 	}
 	r.checks = append(r.checks, passCheck(2, name, text, ev+note))
@@ -166,13 +167,13 @@ func (r *run) checkStubCap(stubs []stub) {
 	}
 	switch {
 	case r.stubErr != "":
-		r.checks = append(r.checks, failCheck(2, "stubs", text, r.stubErr, StatusError, CauseDetectorError))
+		r.checks = append(r.checks, failCheck(2, "stubs", text, r.stubErr, StatusError, vocab.CauseDetectorError))
 	case len(stubs) > r.stubCap:
-		ch := failCheck(2, "stubs", text, fmt.Sprintf("%d confirmed stubs > cap %d: %s", len(stubs), r.stubCap, joinLimited(locs, 10)), StatusBlock, CauseStubCapExceeded)
+		ch := failCheck(2, "stubs", text, fmt.Sprintf("%d confirmed stubs > cap %d: %s", len(stubs), r.stubCap, joinLimited(locs, 10)), StatusBlock, vocab.CauseStubCapExceeded)
 		ch.Locations = where
 		r.checks = append(r.checks, ch)
 	case len(stubs) > 0:
-		ch := warnCheck(2, "stubs", text, fmt.Sprintf("%d confirmed stubs (cap %d): %s", len(stubs), r.stubCap, joinLimited(locs, 10)), "stub_confirmed")
+		ch := warnCheck(2, "stubs", text, fmt.Sprintf("%d confirmed stubs (cap %d): %s", len(stubs), r.stubCap, joinLimited(locs, 10)), vocab.CauseStubConfirmed)
 		ch.Locations = where
 		r.checks = append(r.checks, ch)
 	case r.stubScan != nil:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/vocab"
 )
 
 func scores(e *evidence.Evidence, kv ...any) *evidence.Evidence {
@@ -31,7 +32,7 @@ func TestPartDRubric(t *testing.T) {
 		evaluators map[string][]string // policy overrides
 		ev         []*evidence.Evidence
 		status     Status
-		code       string
+		code       vocab.CauseCode
 		evidence   string
 		score      *RubricScore // the reported rubric score, when one is computed
 		warn       bool
@@ -40,7 +41,7 @@ func TestPartDRubric(t *testing.T) {
 			status: StatusPass, evidence: "score 3 (minimum of qa-engineer.json 3)",
 			score: &RubricScore{Dimension: "core_interaction", Score: 3, Threshold: 3, Passed: true, Evaluators: []string{"qa-engineer.json"}}},
 		{name: "confidence 2 raises the threshold", confidence: 2, dim: dim("core_interaction", 3), ev: []*evidence.Evidence{scores(qa(), "core_interaction", 3)},
-			status: StatusFail, code: CauseBelowThreshold, evidence: "score 3 < threshold 4 (self_check confidence 2 raised it from 3) (minimum of qa-engineer.json 3)",
+			status: StatusFail, code: vocab.CauseBelowThreshold, evidence: "score 3 < threshold 4 (self_check confidence 2 raised it from 3) (minimum of qa-engineer.json 3)",
 			score: &RubricScore{Dimension: "core_interaction", Score: 3, Threshold: 4, Passed: false, Evaluators: []string{"qa-engineer.json"}}},
 		{name: "confidence 1 raises the threshold", confidence: 1, dim: dim("core_interaction", 3), ev: []*evidence.Evidence{scores(qa(), "core_interaction", 4)},
 			status: StatusPass, evidence: "score 4",
@@ -52,34 +53,34 @@ func TestPartDRubric(t *testing.T) {
 			score: &RubricScore{Dimension: "core_interaction", Score: 5, Threshold: 5, Passed: true, Evaluators: []string{"qa-engineer.json"}}},
 		{name: "minimum over evaluators", confidence: 4, dim: dim("core_interaction", 3), ev: []*evidence.Evidence{
 			scores(qa(), "core_interaction", 5),
-			scores(ev("qa-engineer-regression.json", "qa-engineer-regression", evidence.Tester, "provider-b"), "core_interaction", 2)},
-			status: StatusFail, code: CauseBelowThreshold, evidence: "score 2 < threshold 3 (minimum of qa-engineer.json 5, qa-engineer-regression.json 2)",
+			scores(ev("qa-engineer-regression.json", "qa-engineer-regression", vocab.Tester, "provider-b"), "core_interaction", 2)},
+			status: StatusFail, code: vocab.CauseBelowThreshold, evidence: "score 2 < threshold 3 (minimum of qa-engineer.json 5, qa-engineer-regression.json 2)",
 			score: &RubricScore{Dimension: "core_interaction", Score: 2, Threshold: 3, Passed: false, Evaluators: []string{"qa-engineer.json", "qa-engineer-regression.json"}}},
 		{name: "minimum over one file's scores", confidence: 4, dim: dim("core_interaction", 4), ev: []*evidence.Evidence{scores(qa(), "core_interaction", 5, "core_interaction", 3)},
-			status: StatusFail, code: CauseBelowThreshold, evidence: "score 3 < threshold 4"},
+			status: StatusFail, code: vocab.CauseBelowThreshold, evidence: "score 3 < threshold 4"},
 		{name: "default evaluator table", confidence: 4, dim: dim("code_quality", 3), ev: []*evidence.Evidence{scores(qa(), "code_quality", 5)},
-			status: StatusBlock, code: CauseMissingReview, evidence: "no evidence from design-authority"},
+			status: StatusBlock, code: vocab.CauseMissingReview, evidence: "no evidence from design-authority"},
 		{name: "the table's evaluator", confidence: 4, dim: dim("code_quality", 3), ev: []*evidence.Evidence{scores(qa(), "code_quality", 2), scores(design(), "code_quality", 4)},
 			status: StatusPass, evidence: "score 4 (minimum of design-authority.json 4)"},
 		{name: "contract evaluator overrides the table", confidence: 4, dim: dim("code_quality", 3, "qa-engineer"), ev: []*evidence.Evidence{scores(qa(), "code_quality", 4), scores(design(), "code_quality", 1)},
 			status: StatusPass, evidence: "score 4 (minimum of qa-engineer.json 4)"},
 		{name: "policy evaluators override the table", confidence: 4, dim: dim("core_interaction", 3), evaluators: map[string][]string{"core_interaction": {"design-authority"}},
-			ev: []*evidence.Evidence{scores(qa(), "core_interaction", 5)}, status: StatusBlock, code: CauseMissingReview, evidence: "no evidence from design-authority"},
+			ev: []*evidence.Evidence{scores(qa(), "core_interaction", 5)}, status: StatusBlock, code: vocab.CauseMissingReview, evidence: "no evidence from design-authority"},
 		{name: "one of several table evaluators", confidence: 4, dim: dim("ux_clarity", 3),
-			ev:     []*evidence.Evidence{scores(ev("technical-writer.json", "technical-writer", evidence.Reviewer, "provider-d"), "ux_clarity", 3)},
+			ev:     []*evidence.Evidence{scores(ev("technical-writer.json", "technical-writer", vocab.Reviewer, "provider-d"), "ux_clarity", 3)},
 			status: StatusPass, evidence: "minimum of technical-writer.json 3"},
 		{name: "a dimension without a table entry takes any independent evaluator", confidence: 4, dim: dim("performance", 3),
 			ev:     []*evidence.Evidence{scores(builder(), "performance", 5), scores(design(), "performance", 3)},
 			status: StatusPass, evidence: "score 3 (minimum of design-authority.json 3); software-engineer.json's own score 5 is not counted"},
 		{name: "the builder's own score is not counted", confidence: 4, dim: dim("core_interaction", 3), ev: []*evidence.Evidence{scores(builder(), "core_interaction", 5), qa()},
-			status: StatusBlock, code: CauseScoreMissing, evidence: "qa-engineer.json gives no score for core_interaction; software-engineer.json's own score 5 is not counted"},
+			status: StatusBlock, code: vocab.CauseScoreMissing, evidence: "qa-engineer.json gives no score for core_interaction; software-engineer.json's own score 5 is not counted"},
 		{name: "no evaluator evidence", confidence: 4, dim: dim("core_interaction", 3), ev: []*evidence.Evidence{scores(design(), "core_interaction", 5)},
-			status: StatusBlock, code: CauseMissingReview, evidence: "no evidence from qa-engineer"},
+			status: StatusBlock, code: vocab.CauseMissingReview, evidence: "no evidence from qa-engineer"},
 		{name: "evaluator on the builder's provider is refused", confidence: 4, dim: dim("core_interaction", 3),
-			ev:     []*evidence.Evidence{scores(ev("qa-engineer.json", "qa-engineer", evidence.Tester, "provider-a"), "core_interaction", 5)},
-			status: StatusBlock, code: CauseJudgeNotIndependent, evidence: "judgment refused: judge and builder both ran on provider-a (qa-engineer.json)"},
+			ev:     []*evidence.Evidence{scores(ev("qa-engineer.json", "qa-engineer", vocab.Tester, "provider-a"), "core_interaction", 5)},
+			status: StatusBlock, code: vocab.CauseJudgeNotIndependent, evidence: "judgment refused: judge and builder both ran on provider-a (qa-engineer.json)"},
 		{name: "unknown evaluator provider warns", confidence: 4, dim: dim("core_interaction", 3),
-			ev:     []*evidence.Evidence{scores(ev("qa-engineer.json", "qa-engineer", evidence.Tester, ""), "core_interaction", 4)},
+			ev:     []*evidence.Evidence{scores(ev("qa-engineer.json", "qa-engineer", vocab.Tester, ""), "core_interaction", 4)},
 			status: StatusPass, evidence: "score 4", warn: true},
 	}
 	for _, tc := range tests {
@@ -133,13 +134,13 @@ func TestPartDStubs(t *testing.T) {
 	const mainGo = "package main\n\nfunc main() {\n\t// TODO: print the configuration\n}\n\nfunc verbose() { panic(\"todo\") }\n"
 	tests := []struct {
 		name     string
-		risk     string
+		risk     vocab.Risk
 		stubCap  *int
 		stubs    []any // self_check.possible_stubs
 		count    int
 		cap      int
 		status   Status // of the stubs check; "" when there is none
-		code     string
+		code     vocab.CauseCode
 		evidence string
 		capped   bool // feature_completeness and output_completeness capped at 2
 	}{
@@ -154,19 +155,19 @@ func TestPartDStubs(t *testing.T) {
 		{name: "a line that is not a stub", risk: "normal", stubs: []any{"greeter/main.go:3"}, count: 0, cap: 2},
 		{name: "a file that does not exist", risk: "normal", stubs: []any{"greeter/gone.go:1"}, count: 0, cap: 2},
 		{name: "more stubs than the cap", risk: "normal", stubs: []any{"greeter/main.go:4", "greeter/main.go:7", "greeter/util.go:1"}, count: 3, cap: 2,
-			status: StatusBlock, code: CauseStubCapExceeded, evidence: "3 confirmed stubs > cap 2", capped: true},
+			status: StatusBlock, code: vocab.CauseStubCapExceeded, evidence: "3 confirmed stubs > cap 2", capped: true},
 		{name: "high risk allows none", risk: "high", stubs: []any{"greeter/main.go:4"}, count: 1, cap: 0,
-			status: StatusBlock, code: CauseStubCapExceeded, evidence: "1 confirmed stubs > cap 0", capped: true},
+			status: StatusBlock, code: vocab.CauseStubCapExceeded, evidence: "1 confirmed stubs > cap 0", capped: true},
 		{name: "critical risk allows none", risk: "critical", stubs: []any{"greeter/main.go:4"}, count: 1, cap: 0,
-			status: StatusBlock, code: CauseStubCapExceeded, capped: true},
+			status: StatusBlock, code: vocab.CauseStubCapExceeded, capped: true},
 		{name: "low risk allows three", risk: "low", stubs: []any{"greeter/main.go:4", "greeter/main.go:7", "greeter/util.go:1"}, count: 3, cap: 3,
 			status: StatusWarn, code: "stub_confirmed", capped: true},
 		{name: "the contract's stub_cap overrides the risk level", risk: "high", stubCap: intp(1), stubs: []any{"greeter/main.go:4"}, count: 1, cap: 1,
 			status: StatusWarn, code: "stub_confirmed", capped: true},
 		{name: "a stub_cap of 0 on low risk", risk: "low", stubCap: intp(0), stubs: []any{"greeter/main.go:4"}, count: 1, cap: 0,
-			status: StatusBlock, code: CauseStubCapExceeded, capped: true},
+			status: StatusBlock, code: vocab.CauseStubCapExceeded, capped: true},
 		{name: "a location outside the project is an error", risk: "normal", stubs: []any{"escape/secret.go:1"}, count: 0, cap: 2,
-			status: StatusError, code: CauseDetectorError, evidence: "possible stub escape/secret.go"},
+			status: StatusError, code: vocab.CauseDetectorError, evidence: "possible stub escape/secret.go"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -214,7 +215,7 @@ func TestPartDStubs(t *testing.T) {
 				assert.Contains(t, fc.Evidence, "capped from 5 to 2 by")
 				oc := findCheck(t, r.checks, "rubric:output_completeness")
 				assert.Equal(t, StatusFail, oc.Status)
-				assert.Equal(t, CauseBelowThreshold, oc.Code)
+				assert.Equal(t, vocab.CauseBelowThreshold, oc.Code)
 				assert.Contains(t, oc.Evidence, "score 2 < threshold 3")
 				assert.Equal(t, []string{"output_completeness"}, r.blockingDims)
 			}
@@ -239,9 +240,9 @@ func TestPartDStubsInTheDiff(t *testing.T) {
 	_, res, _ := f.evaluate()
 	c := findCheck(t, res.Checks, "stubs")
 	assert.Equal(t, StatusBlock, c.Status, c.Evidence)
-	assert.Equal(t, CauseStubCapExceeded, c.Code)
+	assert.Equal(t, vocab.CauseStubCapExceeded, c.Code)
 	assert.Equal(t, []Location{{Path: "greeter/main.go", Line: 4}}, c.Locations)
 	assert.Equal(t, 1, res.StubCount)
 	assert.Equal(t, 0, res.StubCap)
-	assertNotPass(t, res, VerdictBlock, CauseStubCapExceeded)
+	assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseStubCapExceeded)
 }

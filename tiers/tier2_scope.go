@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/geas-dev/geas/vocab"
 )
 
 // changedFiles returns the files the task changed and how they were found: the git diff
@@ -82,11 +84,11 @@ func (r *run) partB() {
 		text += "; changed files taken from the implementer's files_changed (no base_snapshot)"
 	}
 	if errors.Is(err, errNoChangeSource) {
-		r.checks = append(r.checks, failCheck(2, "scope", text, "no base_snapshot to diff against and no implementer evidence lists files_changed: nothing says what changed", StatusBlock, CauseNoChangeSource))
+		r.checks = append(r.checks, failCheck(2, "scope", text, "no base_snapshot to diff against and no implementer evidence lists files_changed: nothing says what changed", StatusBlock, vocab.CauseNoChangeSource))
 		return
 	}
 	if err != nil {
-		r.checks = append(r.checks, failCheck(2, "scope", text, "cannot list changed files: "+err.Error(), StatusError, CauseScopeViolation))
+		r.checks = append(r.checks, failCheck(2, "scope", text, "cannot list changed files: "+err.Error(), StatusError, vocab.CauseScopeViolation))
 		return
 	}
 	if len(files) == 0 {
@@ -109,7 +111,7 @@ func (r *run) partB() {
 		}
 	}
 	if len(outside) > 0 {
-		ch := failCheck(2, "scope", text, fmt.Sprintf("%d of %d changed files are outside the surfaces: %s (from %s)", len(outside), len(files), joinLimited(outside, 20), how), StatusFail, CauseScopeViolation)
+		ch := failCheck(2, "scope", text, fmt.Sprintf("%d of %d changed files are outside the surfaces: %s (from %s)", len(outside), len(files), joinLimited(outside, 20), how), StatusFail, vocab.CauseScopeViolation)
 		for _, f := range outside {
 			ch.Locations = append(ch.Locations, Location{Path: f})
 		}
@@ -122,7 +124,7 @@ func (r *run) partB() {
 		r.checks = append(r.checks, passCheck(2, "scope", text, ev))
 	}
 	if len(minor) > 0 {
-		r.checks = append(r.checks, warnCheck(2, "scope:shared", "changes outside the surfaces touch only shared files", fmt.Sprintf("shared files changed: %s", joinLimited(minor, 20)), "scope_shared"))
+		r.checks = append(r.checks, warnCheck(2, "scope:shared", "changes outside the surfaces touch only shared files", fmt.Sprintf("shared files changed: %s", joinLimited(minor, 20)), vocab.CauseScopeShared))
 	}
 	if r.haveBase {
 		declared := map[string]bool{}
@@ -146,7 +148,7 @@ func (r *run) partB() {
 			if !any {
 				ev = "no implementer evidence declares files_changed; " + ev
 			}
-			r.checks = append(r.checks, warnCheck(2, "scope:declared", "every changed file is declared in files_changed", ev, "undeclared_change"))
+			r.checks = append(r.checks, warnCheck(2, "scope:declared", "every changed file is declared in files_changed", ev, vocab.CauseUndeclaredChange))
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/geas-dev/geas/vocab"
 )
 
 func TestInSurfaces(t *testing.T) {
@@ -197,8 +199,8 @@ func TestPartBScopeFromGit(t *testing.T) {
 			}
 			assert.Equal(t, tc.outside, locs)
 			if tc.status == StatusFail {
-				assert.Equal(t, CauseScopeViolation, c.Code)
-				assertNotPass(t, res, VerdictFail, CauseScopeViolation)
+				assert.Equal(t, vocab.CauseScopeViolation, c.Code)
+				assertNotPass(t, res, vocab.VerdictFail, vocab.CauseScopeViolation)
 			}
 			for _, name := range []string{"scope:shared", "scope:declared"} {
 				want, ok := tc.warns[name]

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/geas-dev/geas/vocab"
 )
 
 var allStatuses = []Status{StatusPass, StatusFail, StatusBlock, StatusError, StatusWarn, StatusSkipped}
@@ -21,7 +23,7 @@ func blockingCheck(s Status, name string) Check {
 	case StatusSkipped:
 		return skippedCheck(2, name, "t", "not run")
 	}
-	return failCheck(2, name, "t", "bad", s, "code_"+string(s))
+	return failCheck(2, name, "t", "bad", s, vocab.CauseCode("code_"+string(s)))
 }
 
 // TestDecidePrecedence enumerates every combination of check statuses (each present or not) and
@@ -44,26 +46,26 @@ func TestDecidePrecedence(t *testing.T) {
 			v, causes := decide(checks)
 			switch {
 			case present[StatusError]:
-				assert.Equal(t, VerdictError, v)
+				assert.Equal(t, vocab.VerdictError, v)
 			case present[StatusBlock]:
-				assert.Equal(t, VerdictBlock, v)
+				assert.Equal(t, vocab.VerdictBlock, v)
 			case present[StatusFail]:
-				assert.Equal(t, VerdictFail, v)
+				assert.Equal(t, vocab.VerdictFail, v)
 			case present[StatusPass]:
 				assert.True(t, v.IsPass(), "got %s", v)
 				assert.Empty(t, causes)
 				return
 			default: // only warn and skipped, or nothing
-				assert.Equal(t, VerdictBlock, v)
+				assert.Equal(t, vocab.VerdictBlock, v)
 				require.Len(t, causes, 1)
-				assert.Equal(t, CauseNothingToSatisfy, causes[0].Code)
+				assert.Equal(t, vocab.CauseNothingToSatisfy, causes[0].Code)
 				return
 			}
 			assert.False(t, v.IsPass())
-			var want []string
+			var want []vocab.CauseCode
 			for _, s := range []Status{StatusError, StatusBlock, StatusFail} {
 				if present[s] {
-					want = append(want, "code_"+string(s))
+					want = append(want, vocab.CauseCode("code_"+string(s)))
 				}
 			}
 			assert.Equal(t, want, causeCodes(causes), "every blocking check that did not pass, worst first")
@@ -74,23 +76,23 @@ func TestDecidePrecedence(t *testing.T) {
 func TestDecideCauses(t *testing.T) {
 	t.Parallel()
 	checks := []Check{
-		failCheck(2, "rubric:a", "t", "score 2 < threshold 3", StatusFail, CauseBelowThreshold),
+		failCheck(2, "rubric:a", "t", "score 2 < threshold 3", StatusFail, vocab.CauseBelowThreshold),
 		passCheck(0, "contract_valid", "t", "valid"),
-		failCheck(2, "criterion:AC1", "t", "no entry", StatusBlock, CauseCriterionUnverified),
+		failCheck(2, "criterion:AC1", "t", "no entry", StatusBlock, vocab.CauseCriterionUnverified),
 		warnCheck(0, "base_pinned", "t", "unpinned", "base_unpinned"),
-		failCheck(2, "scope", "t", "lib/x.go", StatusFail, CauseScopeViolation),
-		failCheck(1, "eval_command_1", "t", "cannot start", StatusError, CauseEvalUnstartable),
+		failCheck(2, "scope", "t", "lib/x.go", StatusFail, vocab.CauseScopeViolation),
+		failCheck(1, "eval_command_1", "t", "cannot start", StatusError, vocab.CauseEvalUnstartable),
 		failCheck(2, "criterion:AC2", "t", "none", StatusBlock, ""),
 		{Name: "nonblocking-fail", Status: StatusFail, Blocking: false, Code: "ignored"},
 	}
 	v, causes := decide(checks)
-	assert.Equal(t, VerdictError, v)
+	assert.Equal(t, vocab.VerdictError, v)
 	assert.Equal(t, []Cause{
-		{Code: CauseEvalUnstartable, Check: "eval_command_1", Detail: "cannot start", status: StatusError},
-		{Code: CauseCriterionUnverified, Check: "criterion:AC1", Detail: "no entry", status: StatusBlock},
+		{Code: vocab.CauseEvalUnstartable, Check: "eval_command_1", Detail: "cannot start", status: StatusError},
+		{Code: vocab.CauseCriterionUnverified, Check: "criterion:AC1", Detail: "no entry", status: StatusBlock},
 		{Code: "block", Check: "criterion:AC2", Detail: "none", status: StatusBlock},
-		{Code: CauseBelowThreshold, Check: "rubric:a", Detail: "score 2 < threshold 3", status: StatusFail},
-		{Code: CauseScopeViolation, Check: "scope", Detail: "lib/x.go", status: StatusFail},
+		{Code: vocab.CauseBelowThreshold, Check: "rubric:a", Detail: "score 2 < threshold 3", status: StatusFail},
+		{Code: vocab.CauseScopeViolation, Check: "scope", Detail: "lib/x.go", status: StatusFail},
 	}, causes, "worst first, check order within a status; a check without a code is named by its status")
 }
 
@@ -107,8 +109,8 @@ func TestDecideNothingToSatisfy(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v, causes := decide(tc.checks)
-			assert.Equal(t, VerdictBlock, v)
-			assert.Equal(t, []Cause{{Code: CauseNothingToSatisfy, Check: "gate", Detail: "no blocking check ran; nothing to satisfy", status: StatusBlock}}, causes)
+			assert.Equal(t, vocab.VerdictBlock, v)
+			assert.Equal(t, []Cause{{Code: vocab.CauseNothingToSatisfy, Check: "gate", Detail: "no blocking check ran; nothing to satisfy", status: StatusBlock}}, causes)
 		})
 	}
 }
@@ -120,10 +122,10 @@ func TestDecideUnknownStatusFailsClosed(t *testing.T) {
 	for _, s := range []Status{"", "PASS", "passed", "ok"} {
 		t.Run(string(s), func(t *testing.T) {
 			v, causes := decide([]Check{passCheck(0, "contract_valid", "t", "valid"), {Name: "odd", Status: s, Blocking: true}})
-			assert.Equal(t, VerdictError, v)
+			assert.Equal(t, vocab.VerdictError, v)
 			require.Len(t, causes, 1)
 			assert.Equal(t, "odd", causes[0].Check)
-			assert.Equal(t, "error", causes[0].Code)
+			assert.Equal(t, vocab.CauseCode("error"), causes[0].Code)
 		})
 	}
 }
@@ -132,13 +134,13 @@ func TestVerdictExitCode(t *testing.T) {
 	t.Parallel()
 	pass, _ := decide([]Check{passCheck(0, "x", "t", "e")})
 	assert.Equal(t, 0, pass.ExitCode())
-	assert.Equal(t, 1, VerdictFail.ExitCode())
-	assert.Equal(t, 2, VerdictBlock.ExitCode())
-	assert.Equal(t, 3, VerdictError.ExitCode())
-	assert.Equal(t, 3, Verdict("").ExitCode(), "an unknown verdict is an error")
-	assert.Equal(t, 3, Verdict("PASS").ExitCode())
-	assert.False(t, Verdict("PASS").IsPass())
-	assert.False(t, Verdict("").IsPass())
+	assert.Equal(t, 1, vocab.VerdictFail.ExitCode())
+	assert.Equal(t, 2, vocab.VerdictBlock.ExitCode())
+	assert.Equal(t, 3, vocab.VerdictError.ExitCode())
+	assert.Equal(t, 3, vocab.Verdict("").ExitCode(), "an unknown verdict is an error")
+	assert.Equal(t, 3, vocab.Verdict("PASS").ExitCode())
+	assert.False(t, vocab.Verdict("PASS").IsPass())
+	assert.False(t, vocab.Verdict("").IsPass())
 }
 
 func TestTierResult(t *testing.T) {

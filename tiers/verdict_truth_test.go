@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/geas-dev/geas/vocab"
 )
 
 // The tests in this file are named after SPEC §2 invariants 1 and 8 as issue 8 and 9 sharpened
@@ -20,50 +22,50 @@ func TestWhatIsReadIsWhatWasChecked(t *testing.T) {
 	tests := []struct {
 		name    string
 		edit    func(f *fixture)
-		verdict Verdict
-		code    string
+		verdict vocab.Verdict
+		code    vocab.CauseCode
 		want    string // in the evidence of some check
 	}{
 		{"a failed criterion with a Passed:true twin", func(f *fixture) {
 			f.evidence("qa-engineer.json", func(m map[string]any) {
 				m["criteria_results"] = []any{map[string]any{"criterion": "AC1", "passed": false, "Passed": true}}
 			})
-		}, VerdictBlock, CauseEvidenceInvalid, `/criteria_results/0/Passed: key "Passed" differs from the field "passed" only by letter case`},
+		}, vocab.VerdictBlock, vocab.CauseEvidenceInvalid, `/criteria_results/0/Passed: key "Passed" differs from the field "passed" only by letter case`},
 		{"an implementer posing as a tester by upper-case keys", func(f *fixture) {
 			f.evidence("software-engineer.json", func(m map[string]any) { m["ROLE"] = "tester"; m["AGENT"] = "qa-engineer" })
-		}, VerdictBlock, CauseEvidenceInvalid, `/AGENT: key "AGENT" differs from the field "agent"`},
+		}, vocab.VerdictBlock, vocab.CauseEvidenceInvalid, `/AGENT: key "AGENT" differs from the field "agent"`},
 		{"rubric scores under a folded name", func(f *fixture) {
 			f.evidence("design-authority.json", func(m map[string]any) {
 				m["ruBriC_sCores"] = []any{map[string]any{"dimension": "code_quality", "score": 9}}
 			})
-		}, VerdictBlock, CauseEvidenceInvalid, `/ruBriC_sCores`},
+		}, vocab.VerdictBlock, vocab.CauseEvidenceInvalid, `/ruBriC_sCores`},
 		{"a Kelvin sign folds like k", func(f *fixture) {
 			f.evidence("design-authority.json", func(m map[string]any) { m["ris\u212a_handling"] = []any{} })
-		}, VerdictBlock, CauseEvidenceInvalid, "/ris\u212a_handling"},
+		}, vocab.VerdictBlock, vocab.CauseEvidenceInvalid, "/ris\u212a_handling"},
 		{"contract eval commands under a folded name", func(f *fixture) {
 			f.contract(func(m map[string]any) { m["Eval_Commands"] = []string{"false"} })
-		}, VerdictError, CauseContractInvalid, `/Eval_Commands`},
+		}, vocab.VerdictError, vocab.CauseContractInvalid, `/Eval_Commands`},
 		{"a criterion check under a folded name", func(f *fixture) {
 			f.contract(func(m map[string]any) {
 				m["acceptance_criteria"] = []any{map[string]any{"criterion": "x", "Check": map[string]any{"type": "file_exists", "path": "nope"}}}
 			})
-		}, VerdictError, CauseContractInvalid, `/acceptance_criteria/0/Check`},
+		}, vocab.VerdictError, vocab.CauseContractInvalid, `/acceptance_criteria/0/Check`},
 		{"a confidence twin in self_check", func(f *fixture) {
 			f.record(func(m map[string]any) { m["self_check"].(map[string]any)["Confidence"] = 5 })
-		}, VerdictError, CauseRecordInvalid, `/self_check/Confidence`},
+		}, vocab.VerdictError, vocab.CauseRecordInvalid, `/self_check/Confidence`},
 		{"an integration status twin", func(f *fixture) {
 			f.record(func(m map[string]any) { m["integration"].(map[string]any)["STATUS"] = "merged" })
-		}, VerdictError, CauseRecordInvalid, `integration.json: /STATUS`},
+		}, vocab.VerdictError, vocab.CauseRecordInvalid, `integration.json: /STATUS`},
 		{"a policy shared_globs twin", func(f *fixture) {
 			f.write(".geas/gate-policy.json", `{"Shared_Globs": ["*"]}`)
-		}, VerdictError, CausePolicyInvalid, `/Shared_Globs`},
+		}, vocab.VerdictError, vocab.CausePolicyInvalid, `/Shared_Globs`},
 		{"a debt item status twin", func(f *fixture) {
 			f.record(func(m map[string]any) { m["self_check"].(map[string]any)["known_risks"] = []string{"stale cache"} })
 			f.evidence("qa-engineer.json", func(m map[string]any) {
 				m["risk_handling"] = []any{map[string]any{"risk": "stale cache", "status": "deferred", "debt_id": "d1"}}
 			})
 			f.write(".geas/missions/m1/evolution/debt-register.json", `{"version":"1.0","artifact_type":"debt_register","artifact_id":"debt-m1","producer_type":"design-authority","scope":"mission","items":[{"debt_id":"d1","title":"t","status":"resolved","Status":"open"}]}`)
-		}, VerdictError, CauseRiskUnhandled, `/items/0/Status`},
+		}, vocab.VerdictError, vocab.CauseRiskUnhandled, `/items/0/Status`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -96,16 +98,16 @@ func TestARefusingReviewIsNotApproval(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		file, verdict string
-		want          Verdict
-		code          string
+		want          vocab.Verdict
+		code          vocab.CauseCode
 	}{
-		{"design-authority.json", "changes_requested", VerdictFail, CauseReviewRejected},
-		{"design-authority.json", "blocked", VerdictBlock, CauseReviewBlocked},
-		{"qa-engineer.json", "iterate", VerdictFail, CauseReviewRejected},
-		{"qa-engineer.json", "fail", VerdictFail, CauseReviewRejected},
-		{"qa-engineer.json", "escalate", VerdictBlock, CauseReviewBlocked},
-		{"qa-engineer.json", "block", VerdictBlock, CauseReviewBlocked},
-		{"qa-engineer.json", "error", VerdictBlock, CauseReviewBlocked},
+		{"design-authority.json", "changes_requested", vocab.VerdictFail, vocab.CauseReviewRejected},
+		{"design-authority.json", "blocked", vocab.VerdictBlock, vocab.CauseReviewBlocked},
+		{"qa-engineer.json", "iterate", vocab.VerdictFail, vocab.CauseReviewRejected},
+		{"qa-engineer.json", "fail", vocab.VerdictFail, vocab.CauseReviewRejected},
+		{"qa-engineer.json", "escalate", vocab.VerdictBlock, vocab.CauseReviewBlocked},
+		{"qa-engineer.json", "block", vocab.VerdictBlock, vocab.CauseReviewBlocked},
+		{"qa-engineer.json", "error", vocab.VerdictBlock, vocab.CauseReviewBlocked},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file+" "+tc.verdict, func(t *testing.T) {
@@ -127,7 +129,7 @@ func TestARefusingReviewIsNotApproval(t *testing.T) {
 			"summary": "the flag leaks secrets", "verdict": "changes_requested", "concerns": []string{"secrets"},
 		})
 		_, res, _ := f.evaluate()
-		assertNotPass(t, res, VerdictFail, CauseReviewRejected)
+		assertNotPass(t, res, vocab.VerdictFail, vocab.CauseReviewRejected)
 		c := findCheck(t, res.Checks, "verdict:design-authority-review.json")
 		assert.Contains(t, c.Evidence, "design-authority-review (agent type design-authority), role reviewer")
 	})
@@ -139,7 +141,7 @@ func TestARefusingReviewIsNotApproval(t *testing.T) {
 			"summary": "no", "verdict": "blocked", "concerns": []string{"x"},
 		})
 		_, res, _ := f.evaluate()
-		assertNotPass(t, res, VerdictBlock, CauseReviewBlocked)
+		assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseReviewBlocked)
 		assert.Contains(t, findCheck(t, res.Checks, "verdict:da-2.json").Evidence, `Design-Authority, role reviewer, wrote da-2.json with verdict "blocked"`)
 	})
 	t.Run("a tester that is not a required reviewer", func(t *testing.T) {
@@ -150,7 +152,7 @@ func TestARefusingReviewIsNotApproval(t *testing.T) {
 			"summary": "injection", "verdict": "fail", "criteria_results": []any{},
 		})
 		_, res, _ := f.evaluate()
-		assertNotPass(t, res, VerdictFail, CauseReviewRejected)
+		assertNotPass(t, res, vocab.VerdictFail, vocab.CauseReviewRejected)
 	})
 	t.Run("control: approvals and a passing tester", func(t *testing.T) {
 		t.Parallel()
@@ -181,41 +183,41 @@ func TestTheBuilderCannotHandleItsOwnRisk(t *testing.T) {
 	tests := []struct {
 		name    string
 		edit    func(f *fixture)
-		verdict Verdict
-		code    string
+		verdict vocab.Verdict
+		code    vocab.CauseCode
 		want    string
 	}{
 		{"mitigated by the implementer", func(f *fixture) {
 			f.evidence("software-engineer.json", func(m map[string]any) {
 				m["risk_handling"] = []any{map[string]any{"risk": "R1", "status": "mitigated", "evidence": "I checked"}}
 			})
-		}, VerdictFail, CauseRiskUnhandled, "the implementer cannot handle its own risk, not counted: software-engineer.json mitigated"},
+		}, vocab.VerdictFail, vocab.CauseRiskUnhandled, "the implementer cannot handle its own risk, not counted: software-engineer.json mitigated"},
 		{"deferred by the implementer to its own debt item", func(f *fixture) {
 			register(f, item("d1", "open"))
 			f.evidence("software-engineer.json", func(m map[string]any) {
 				m["risk_handling"] = []any{map[string]any{"risk": "R1", "status": "deferred", "debt_id": "d1"}}
 			})
-		}, VerdictFail, CauseRiskUnhandled, "software-engineer.json deferred"},
+		}, vocab.VerdictFail, vocab.CauseRiskUnhandled, "software-engineer.json deferred"},
 		{"the primary worker in another role", func(f *fixture) {
 			f.writeEvidence("Software-Engineer-Review.json", map[string]any{
 				"version": "1.0", "agent": "Software-Engineer-review", "task_id": "t1", "role": "reviewer", "summary": "s",
 				"verdict": "approved", "concerns": []string{},
 				"risk_handling": []any{map[string]any{"risk": "R1", "status": "mitigated", "evidence": "fine"}},
 			})
-		}, VerdictFail, CauseRiskUnhandled, "Software-Engineer-Review.json mitigated"},
+		}, vocab.VerdictFail, vocab.CauseRiskUnhandled, "Software-Engineer-Review.json mitigated"},
 		{"a debt_id listed twice", func(f *fixture) {
 			register(f, item("d1", "resolved")+","+item("d1", "open"))
 			f.evidence("qa-engineer.json", func(m map[string]any) {
 				m["risk_handling"] = []any{map[string]any{"risk": "R1", "status": "deferred", "debt_id": "d1"}}
 			})
-		}, VerdictFail, CauseRiskUnhandled, "lists more than once (statuses resolved, open)"},
+		}, vocab.VerdictFail, vocab.CauseRiskUnhandled, "lists more than once (statuses resolved, open)"},
 		{"accepted on the builder's provider, spelled differently", func(f *fixture) {
 			f.evidence("software-engineer.json", func(m map[string]any) { m["provider_id"] = " Anthropic/opus " })
 			f.evidence("qa-engineer.json", func(m map[string]any) {
 				m["provider_id"] = "anthropic/sonnet"
 				m["risk_handling"] = []any{map[string]any{"risk": "R1", "status": "accepted", "rationale": "fine"}}
 			})
-		}, VerdictBlock, CauseJudgeNotIndependent, `judge and builder both ran on anthropic/sonnet (the builder's " Anthropic/opus ")`},
+		}, vocab.VerdictBlock, vocab.CauseJudgeNotIndependent, `judge and builder both ran on anthropic/sonnet (the builder's " Anthropic/opus ")`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -251,7 +253,7 @@ func TestProviderIDsAreNormalized(t *testing.T) {
 			f.evidence("software-engineer.json", func(m map[string]any) { m["provider_id"] = "claude" })
 			f.evidence("design-authority.json", func(m map[string]any) { m["provider_id"] = judge })
 			_, res, _ := f.evaluate()
-			assertNotPass(t, res, VerdictBlock, CauseJudgeNotIndependent)
+			assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseJudgeNotIndependent)
 			assert.Contains(t, findCheck(t, res.Checks, "rubric:code_quality").Evidence, "judgment refused: judge and builder both ran on")
 		})
 	}
@@ -268,24 +270,24 @@ func TestOneResultBindsOneCriterion(t *testing.T) {
 	tests := []struct {
 		name    string
 		results []any
-		verdict Verdict
-		code    string
+		verdict vocab.Verdict
+		code    vocab.CauseCode
 		check   string // a check whose evidence has want
 		want    string
 	}{
 		{"a text that starts with a number is text, not an index", []any{
 			map[string]any{"criterion": "3 failed logins lock the account", "passed": true},
 			map[string]any{"criterion": "AC1", "passed": true},
-		}, VerdictBlock, CauseCriterionUnverified, "criterion:AC3", "no independent criteria_results entry for AC3"},
+		}, vocab.VerdictBlock, vocab.CauseCriterionUnverified, "criterion:AC3", "no independent criteria_results entry for AC3"},
 		{"an entry with an id binds by id only", []any{
 			map[string]any{"id": "AC2", "criterion": "show a lockout message", "passed": true},
 			map[string]any{"criterion": "AC1", "passed": true},
-		}, VerdictBlock, CauseCriterionUnverified, "criterion:AC3", "no independent criteria_results entry for AC3"},
+		}, vocab.VerdictBlock, vocab.CauseCriterionUnverified, "criterion:AC3", "no independent criteria_results entry for AC3"},
 		{"a text equal to two criteria binds to none", []any{
 			map[string]any{"criterion": "AC1", "passed": true},
 			map[string]any{"criterion": "AC2", "passed": true},
 			map[string]any{"criterion": "Show a lockout   message", "passed": true},
-		}, VerdictBlock, CauseCriterionUnverified, "criteria_results:qa-engineer.json/2", `by text it would bind to AC3 and AC4, so it binds to none`},
+		}, vocab.VerdictBlock, vocab.CauseCriterionUnverified, "criteria_results:qa-engineer.json/2", `by text it would bind to AC3 and AC4, so it binds to none`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -312,7 +314,7 @@ func TestOneResultBindsOneCriterion(t *testing.T) {
 			m["risk_handling"] = []any{map[string]any{"risk": "2 users share a cache", "status": "mitigated", "evidence": "keyed by user"}}
 		})
 		_, res, _ := f.evaluate()
-		assertNotPass(t, res, VerdictFail, CauseRiskUnhandled)
+		assertNotPass(t, res, vocab.VerdictFail, vocab.CauseRiskUnhandled)
 		assert.True(t, findCheck(t, res.Checks, "risk:R1").Passed)
 		assert.Equal(t, "no risk_handling entry for this risk in any evidence file", findCheck(t, res.Checks, "risk:R2").Evidence)
 	})
@@ -353,7 +355,7 @@ func TestMetricsAreReadStrictly(t *testing.T) {
 		capture(f, "echo 'coverage: 12,5%'", "coverage", `coverage: (\S+)`)
 		threshold(f, "coverage", "gte", 80)
 		_, res, _ := f.evaluate()
-		assertNotPass(t, res, VerdictFail, CauseCriterionFailed)
+		assertNotPass(t, res, vocab.VerdictFail, vocab.CauseCriterionFailed)
 		assert.Contains(t, findCheck(t, res.Checks, "criterion:m").Evidence, "metric coverage was not reported")
 	})
 	t.Run("a cut line is not matched", func(t *testing.T) {
@@ -362,7 +364,7 @@ func TestMetricsAreReadStrictly(t *testing.T) {
 		capture(f, `printf '%65536s"failures": 1500\n' x`, "failures", `"failures": ([0-9]+)`)
 		threshold(f, "failures", "lt", 20)
 		_, res, _ := f.evaluate()
-		assertNotPass(t, res, VerdictFail, CauseCriterionFailed)
+		assertNotPass(t, res, vocab.VerdictFail, vocab.CauseCriterionFailed)
 		assert.Contains(t, findCheck(t, res.Checks, "criterion:m").Evidence, "metric failures was not reported")
 	})
 	t.Run("conflicting independent reports must all satisfy", func(t *testing.T) {
@@ -372,7 +374,7 @@ func TestMetricsAreReadStrictly(t *testing.T) {
 		f.evidence("design-authority.json", func(m map[string]any) { m["metrics"] = map[string]any{"coverage": 50} })
 		f.evidence("qa-engineer.json", func(m map[string]any) { m["metrics"] = map[string]any{"coverage": 95} })
 		_, res, _ := f.evaluate()
-		assertNotPass(t, res, VerdictFail, CauseCriterionFailed)
+		assertNotPass(t, res, vocab.VerdictFail, vocab.CauseCriterionFailed)
 		assert.Equal(t, "coverage reported 2 times with different values: 50 (reported in design-authority.json); 95 (reported in qa-engineer.json); each must satisfy >= 80; does not hold for 50 (reported in design-authority.json)",
 			findCheck(t, res.Checks, "criterion:m").Evidence)
 	})
@@ -427,7 +429,7 @@ func TestStaleEvidenceDoesNotCount(t *testing.T) {
 				assert.Equal(t, "design-authority.json name the head "+head[:12], findCheck(t, res.Checks, "stale_evidence").Evidence)
 				return
 			}
-			assertNotPass(t, res, VerdictBlock, CauseStaleEvidence)
+			assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseStaleEvidence)
 			ch := findCheck(t, res.Checks, "stale:design-authority.json")
 			assert.Equal(t, fmt.Sprintf("design-authority.json (agent design-authority) carries commit %q, %s; the head is %s", c, tc.why, head), ch.Evidence)
 		})
@@ -438,7 +440,7 @@ func TestStaleEvidenceDoesNotCount(t *testing.T) {
 		f.evidence("qa-engineer.json", func(m map[string]any) { m["commit"] = head })
 		f.evidence("design-authority.json", func(m map[string]any) { m["commit"] = old })
 		_, res, _ := f.evaluate()
-		assertNotPass(t, res, VerdictBlock, CauseStaleEvidence)
+		assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseStaleEvidence)
 		assert.False(t, hasCheck(res.Checks, "stale:qa-engineer.json"))
 		assert.True(t, hasCheck(res.Checks, "stale:design-authority.json"))
 	})

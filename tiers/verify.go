@@ -9,6 +9,7 @@ import (
 
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // VerifyStatus is what geas gate verify finds for a task that the gate passed.
@@ -79,9 +80,9 @@ func VerifyTask(ctx context.Context, p *project.Project, mission, task, taskDir 
 	in := Gather(p, mission, task, taskDir)
 	state := ""
 	if in.Contract != nil {
-		state = in.Contract.Status
+		state = string(in.Contract.Status)
 	}
-	claimed := state == string(record.Verified) || state == string(record.Passed)
+	claimed := vocab.State(state).IsFinished()
 	if in.Contract == nil {
 		if e, _, ok := backingRun(in.Record); ok && recordsPass(e) {
 			claimed = true
@@ -212,7 +213,7 @@ func gateResultProblems(raw json.RawMessage, last record.HistoryEntry, lastAt in
 // latestRun is the latest gate-run entry of hist and its index.
 func latestRun(hist []record.HistoryEntry) (record.HistoryEntry, int, bool) {
 	for i := len(hist) - 1; i >= 0; i-- {
-		if isRun(hist[i]) {
+		if hist[i].IsGateRun() {
 			return hist[i], i, true
 		}
 	}
@@ -228,18 +229,16 @@ func backingRun(rec *record.Record) (record.HistoryEntry, int, bool) {
 	hist := rec.History()
 	for i := len(hist) - 1; i >= 0; i-- {
 		e := hist[i]
-		if !isRun(e) {
+		if !e.IsGateRun() {
 			continue
 		}
-		if e.Verdict == string(VerdictError) && onlyIneligible(e.Causes) {
+		if e.Verdict == string(vocab.VerdictError) && onlyIneligible(e.Causes) {
 			continue
 		}
 		return e, i, true
 	}
 	return record.HistoryEntry{}, -1, false
 }
-
-func isRun(e record.HistoryEntry) bool { return e.Kind == "" || e.Kind == record.KindGateRun }
 
 // recordsPass reports whether a history entry records a passing verdict. It reads a stored string
 // and builds no verdict: only decide does that (SPEC §2.2).
@@ -252,7 +251,7 @@ func onlyIneligible(raw json.RawMessage) bool {
 		return false
 	}
 	for _, c := range causes {
-		if c.Code != CauseStateIneligible {
+		if c.Code != vocab.CauseStateIneligible {
 			return false
 		}
 	}
@@ -272,12 +271,12 @@ func PassProblems(in *Input, key []byte) []string {
 	hist := in.Record.History()
 	for i := len(hist) - 1; i >= 0; i-- {
 		e := hist[i]
-		if isRun(e) && e.Verdict == string(VerdictError) && onlyIneligible(e.Causes) {
+		if e.IsGateRun() && e.Verdict == string(vocab.VerdictError) && onlyIneligible(e.Causes) {
 			continue
 		}
-		if !isRun(e) || !recordsPass(e) {
+		if !e.IsGateRun() || !recordsPass(e) {
 			what := e.Kind
-			if isRun(e) {
+			if e.IsGateRun() {
 				what = "gate run with verdict " + e.Verdict
 			}
 			problems = append(problems, fmt.Sprintf("the latest gate_history entry, %d %s, is a %s, not a gate pass", i+1, e.RunID, what))

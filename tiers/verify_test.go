@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // verify runs VerifyTask on the fixture's task.
@@ -27,7 +28,7 @@ func failThenPass(f *fixture) {
 	f.evidence("qa-engineer.json", func(m map[string]any) {
 		m["criteria_results"] = []any{map[string]any{"criterion": "AC1", "passed": false, "details": "prints nothing"}}
 	})
-	require.Equal(f.t, VerdictFail, f.gate().Verdict)
+	require.Equal(f.t, vocab.VerdictFail, f.gate().Verdict)
 	f.write(taskFile("evidence/qa-engineer.json"), string(qa))
 	assertPass(f.t, f.gate())
 	require.Equal(f.t, "verified", f.status())
@@ -70,8 +71,8 @@ func TestVerifyTask(t *testing.T) {
 		name     string
 		setup    func(f *fixture)
 		status   VerifyStatus
-		problems []string // substrings, each found in some problem
-		cause    string   // revoked: a cause code of the fresh evaluation
+		problems []string        // substrings, each found in some problem
+		cause    vocab.CauseCode // revoked: a cause code of the fresh evaluation
 	}{
 		{name: "a fresh pass is intact", setup: func(f *fixture) { assertPass(f.t, f.gate()) }, status: VerifyIntact},
 		{name: "a pass after a fail is intact", setup: failThenPass, status: VerifyIntact},
@@ -82,7 +83,7 @@ func TestVerifyTask(t *testing.T) {
 		{name: "deleting the review revokes the pass", setup: func(f *fixture) {
 			assertPass(f.t, f.gate())
 			f.remove(taskFile("evidence/qa-engineer.json"))
-		}, status: VerifyRevoked, cause: CauseMissingReview},
+		}, status: VerifyRevoked, cause: vocab.CauseMissingReview},
 		{name: "an edited history verdict is tampered", setup: func(f *fixture) {
 			failThenPass(f)
 			f.record(func(m map[string]any) { history(m)[0].(map[string]any)["verdict"] = "pass" })
@@ -91,7 +92,7 @@ func TestVerifyTask(t *testing.T) {
 			f.evidence("qa-engineer.json", func(m map[string]any) {
 				m["criteria_results"] = []any{map[string]any{"criterion": "AC1", "passed": false, "details": "prints nothing"}}
 			})
-			require.Equal(f.t, VerdictFail, f.gate().Verdict)
+			require.Equal(f.t, vocab.VerdictFail, f.gate().Verdict)
 			f.record(func(m map[string]any) { m["gate_result"].(map[string]any)["verdict"] = "pass" })
 			f.contract(func(m map[string]any) { m["status"] = "verified" })
 		}, status: VerifyTampered, problems: []string{
@@ -100,7 +101,7 @@ func TestVerifyTask(t *testing.T) {
 		}},
 		{name: "a state moved to verified by hand is tampered", setup: func(f *fixture) {
 			f.evidence("qa-engineer.json", func(m map[string]any) { m["criteria_results"] = []any{} })
-			require.Equal(f.t, VerdictBlock, f.gate().Verdict)
+			require.Equal(f.t, vocab.VerdictBlock, f.gate().Verdict)
 			f.contract(func(m map[string]any) { m["status"] = "verified" })
 		}, status: VerifyTampered, problems: []string{"has verdict block, not pass"}},
 		{name: "verified without any gate run is tampered", setup: func(f *fixture) {
@@ -133,13 +134,13 @@ func TestVerifyTask(t *testing.T) {
 		{name: "a gate run refused as state_ineligible after the pass does not count against it", setup: func(f *fixture) {
 			assertPass(f.t, f.gate())
 			res := f.gate() // the task is verified now: the gate refuses to judge it again
-			require.Equal(f.t, VerdictError, res.Verdict)
-			require.Equal(f.t, []string{CauseStateIneligible}, causeCodes(res.Causes))
+			require.Equal(f.t, vocab.VerdictError, res.Verdict)
+			require.Equal(f.t, []vocab.CauseCode{vocab.CauseStateIneligible}, causeCodes(res.Causes))
 		}, status: VerifyIntact},
 		{name: "an unreadable contract revokes a recorded pass", setup: func(f *fixture) {
 			assertPass(f.t, f.gate())
 			f.write(taskFile("contract.json"), "{")
-		}, status: VerifyRevoked, cause: CauseContractInvalid},
+		}, status: VerifyRevoked, cause: vocab.CauseContractInvalid},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -219,8 +220,8 @@ func TestTheGateCanTakeDoneBackOnVerify(t *testing.T) {
 	f.remove(taskFile("evidence/qa-engineer.json"))
 	rep := f.verify()
 	assert.Equal(t, VerifyRevoked, rep.Status)
-	assert.Contains(t, causeCodes(rep.Causes), CauseMissingReview)
-	c := rep.Causes[slicesIndex(causeCodes(rep.Causes), CauseMissingReview)]
+	assert.Contains(t, causeCodes(rep.Causes), vocab.CauseMissingReview)
+	c := rep.Causes[slicesIndex(causeCodes(rep.Causes), vocab.CauseMissingReview)]
 	assert.Equal(t, "review:qa-engineer", c.Check)
 	assert.Contains(t, c.Detail, "no evidence file of agent qa-engineer")
 
@@ -313,7 +314,7 @@ func containsSub(list []string, sub string) bool {
 	return false
 }
 
-func slicesIndex(list []string, s string) int {
+func slicesIndex(list []vocab.CauseCode, s vocab.CauseCode) int {
 	for i, x := range list {
 		if x == s {
 			return i

@@ -1,15 +1,11 @@
-package record
+package vocab
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"sync"
-	"time"
 )
 
 // State is a task's state, stored as the "status" of its contract.json (geas v1 states).
@@ -40,8 +36,12 @@ func ParseState(s string) (State, error) {
 	if slices.Contains(States(), st) {
 		return st, nil
 	}
-	return "", fmt.Errorf("unknown task state %q (want one of %s)", s, joinStates(States()))
+	return "", fmt.Errorf("unknown task state %q (want one of %s)", s, JoinStates(States(), ", "))
 }
+
+// IsFinished reports whether a task's state says the gate already passed it (verified or passed):
+// geas gate re-checks such a task instead of gating it (SPEC §7.2).
+func (s State) IsFinished() bool { return s == Verified || s == Passed }
 
 // anyNonTerminal stands for the "any non-terminal state" row of the table.
 const anyNonTerminal State = "*"
@@ -119,23 +119,24 @@ func (e *TransitionError) Error() string {
 	head := fmt.Sprintf("cannot move a task from %s to %s", e.From, e.To)
 	switch {
 	case !isState(e.From):
-		return fmt.Sprintf("%s; %q is not a task state (want one of %s)", head, e.From, joinStates(States()))
+		return fmt.Sprintf("%s; %q is not a task state (want one of %s)", head, e.From, JoinStates(States(), ", "))
 	case !isState(e.To):
-		return fmt.Sprintf("%s; %q is not a task state (want one of %s)", head, e.To, joinStates(States()))
+		return fmt.Sprintf("%s; %q is not a task state (want one of %s)", head, e.To, JoinStates(States(), ", "))
 	case len(e.Allowed) == 0:
 		return fmt.Sprintf("%s; %s is terminal", head, e.From)
 	case e.From == e.To:
-		return fmt.Sprintf("%s; the task is already %s (allowed from %s: %s)", head, e.From, e.From, joinStates(e.Allowed))
+		return fmt.Sprintf("%s; the task is already %s (allowed from %s: %s)", head, e.From, e.From, JoinStates(e.Allowed, ", "))
 	}
-	return fmt.Sprintf("%s; allowed from %s: %s", head, e.From, joinStates(e.Allowed))
+	return fmt.Sprintf("%s; allowed from %s: %s", head, e.From, JoinStates(e.Allowed, ", "))
 }
 
-func joinStates(ss []State) string {
-	parts := make([]string, len(ss))
-	for i, s := range ss {
+// JoinStates writes states as text, separated by sep ("reviewed or integrated").
+func JoinStates(states []State, sep string) string {
+	parts := make([]string, len(states))
+	for i, s := range states {
 		parts[i] = string(s)
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, sep)
 }
 
 // CheckTransition reports whether a task may move from one state to another. It returns nil for
@@ -150,101 +151,4 @@ func CheckTransition(from, to State, byGate bool) error {
 		return fmt.Errorf("cannot move a task from %s to %s: %w", from, to, ErrOnlyGateVerifies)
 	}
 	return nil
-}
-
-// SetContractStatus returns contract (a task contract's JSON) with "status" set to the state to and
-// "updated_at" to Timestamp(now); either key is appended when missing. Every other top-level key
-// keeps its position and its value's bytes (nested objects and arrays are re-indented only), so a
-// transition shows up in a diff as exactly the lines it changed. It does not check that the move
-// is legal: call CheckTransition first.
-func SetContractStatus(contract []byte, to State, now time.Time) ([]byte, error) {
-	if !isState(to) {
-		return nil, fmt.Errorf("set contract status: %q is not a task state", to)
-	}
-	members, err := decodeObject(contract)
-	if err != nil {
-		return nil, fmt.Errorf("set contract status: contract: %w", err)
-	}
-	members = setMember(members, "status", jsonString(string(to)))
-	members = setMember(members, "updated_at", jsonString(Timestamp(now)))
-	return encodeObject(members)
-}
-
-// member is one key of a JSON object, with its value's original bytes.
-type member struct {
-	key   string
-	value json.RawMessage
-}
-
-// decodeObject reads data as one JSON object and returns its members in file order. Duplicate keys
-// are refused: two readers could pick different values, and a record must mean one thing.
-func decodeObject(data []byte) ([]member, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, fmt.Errorf("invalid JSON: %w", err)
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, errors.New("not a JSON object")
-	}
-	var out []member
-	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, fmt.Errorf("invalid JSON: %w", err)
-		}
-		key, ok := tok.(string)
-		if !ok {
-			return nil, fmt.Errorf("invalid JSON: object key %v is not a string", tok)
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, fmt.Errorf("invalid JSON in %q: %w", key, err)
-		}
-		if seen[key] {
-			return nil, fmt.Errorf("duplicate key %q", key)
-		}
-		seen[key] = true
-		out = append(out, member{key: key, value: raw})
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, fmt.Errorf("invalid JSON: %w", err)
-	}
-	if _, err := dec.Token(); err == nil {
-		return nil, errors.New("invalid JSON: data after the object")
-	} else if !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("invalid JSON after the object: %w", err)
-	}
-	return out, nil
-}
-
-// encodeObject writes members as a JSON object indented with two spaces, with a trailing newline.
-func encodeObject(members []member) ([]byte, error) {
-	var out bytes.Buffer
-	if err := json.Indent(&out, compactObject(members), "", "  "); err != nil {
-		return nil, fmt.Errorf("encode object: %w", err)
-	}
-	out.WriteByte('\n')
-	return out.Bytes(), nil
-}
-
-// setMember replaces key's value in place, or appends it when absent.
-func setMember(members []member, key string, value json.RawMessage) []member {
-	for i := range members {
-		if members[i].key == key {
-			members[i].value = value
-			return members
-		}
-	}
-	return append(members, member{key: key, value: value})
-}
-
-// jsonString encodes s as a JSON string without HTML escaping, so keys and values stay readable.
-func jsonString(s string) json.RawMessage {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }

@@ -1,4 +1,4 @@
-package record
+package vocab
 
 import (
 	"errors"
@@ -128,67 +128,6 @@ func TestAllowedReturnsACopy(t *testing.T) {
 	a[0] = Passed
 	assert.Equal(t, Integrated, Allowed(Reviewed)[0])
 	assert.Empty(t, Allowed("nonsense"))
-}
-
-func TestSetContractStatus(t *testing.T) {
-	contract := `{
-  "version": "1.0",
-  "task_id": "t1",
-  "big": 12345678901234567890123,
-  "float": 1.50,
-  "escaped": "a\u0041<&>",
-  "status": "integrated",
-  "nested": {"b": 1,   "a": [1, 2.0, "x"]},
-  "updated_at": "2025-01-01T00:00:00Z",
-  "title": "last"
-}`
-	got, err := SetContractStatus([]byte(contract), Verified, testNow)
-	require.NoError(t, err)
-
-	want := `{
-  "version": "1.0",
-  "task_id": "t1",
-  "big": 12345678901234567890123,
-  "float": 1.50,
-  "escaped": "a\u0041<&>",
-  "status": "verified",
-  "nested": {
-    "b": 1,
-    "a": [
-      1,
-      2.0,
-      "x"
-    ]
-  },
-  "updated_at": "2025-06-01T12:30:00Z",
-  "title": "last"
-}
-`
-	assert.Equal(t, want, string(got))
-
-	t.Run("appends missing keys", func(t *testing.T) {
-		got, err := SetContractStatus([]byte(`{"task_id":"t1"}`), Ready, testNow)
-		require.NoError(t, err)
-		assert.Equal(t, "{\n  \"task_id\": \"t1\",\n  \"status\": \"ready\",\n  \"updated_at\": \"2025-06-01T12:30:00Z\"\n}\n", string(got))
-	})
-	refusals := []struct {
-		name     string
-		contract string
-		to       State
-	}{
-		{"unknown state", `{"status":"ready"}`, "done"},
-		{"not an object", `["status"]`, Ready},
-		{"malformed", `{"status":`, Ready},
-		{"trailing data", `{"status":"ready"} {}`, Ready},
-		{"duplicate key", `{"status":"ready","status":"passed"}`, Ready},
-		{"empty", ``, Ready},
-	}
-	for _, tc := range refusals {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := SetContractStatus([]byte(tc.contract), tc.to, testNow)
-			assert.Error(t, err)
-		})
-	}
 }
 
 func TestErrOnlyGateVerifiesPointsAtTheGate(t *testing.T) {

@@ -1,0 +1,148 @@
+package vocab
+
+// CauseCode names one reason a gate run did not pass (SPEC §5): the code of a check that holds the
+// gate, or warns.
+type CauseCode string
+
+// Cause codes (SPEC §5). They are stable: fix loops branch on them.
+const (
+	CauseContractInvalid     CauseCode = "contract_invalid"
+	CauseRecordInvalid       CauseCode = "record_invalid"
+	CauseStateIneligible     CauseCode = "state_ineligible"
+	CauseMissingSelfCheck    CauseCode = "missing_self_check"
+	CauseMissingReview       CauseCode = "missing_review"
+	CauseEvidenceInvalid     CauseCode = "evidence_invalid"
+	CauseMissingIntegration  CauseCode = "missing_integration"
+	CauseBaselineMismatch    CauseCode = "baseline_mismatch"
+	CauseNoRepository        CauseCode = "no_repository"
+	CauseEvalFailed          CauseCode = "eval_failed"
+	CauseEvalTimeout         CauseCode = "eval_timeout"
+	CauseEvalUnstartable     CauseCode = "eval_unstartable"
+	CauseCriterionFailed     CauseCode = "criterion_failed"
+	CauseCriterionUnverified CauseCode = "criterion_unverified"
+	CauseDetectorError       CauseCode = "detector_error"
+	CauseScopeViolation      CauseCode = "scope_violation"
+	CauseRiskUnhandled       CauseCode = "risk_unhandled"
+	CauseScoreMissing        CauseCode = "score_missing"
+	CauseBelowThreshold      CauseCode = "below_threshold"
+	CauseStubCapExceeded     CauseCode = "stub_cap_exceeded"
+	CauseJudgeNotIndependent CauseCode = "judge_not_independent"
+	CauseNothingToSatisfy    CauseCode = "nothing_to_satisfy"
+	CausePolicyInvalid       CauseCode = "policy_invalid"
+	CauseInterrupted         CauseCode = "interrupted"
+
+	// The gate history and the budget (helper h3: SPEC §5.1, §7.1).
+	CauseHistoryTampered CauseCode = "history_tampered"
+	CauseBudgetSpent     CauseCode = "budget_spent"
+)
+
+// Cause codes of re-gating finished tasks, the Stop hook and --all (h5: SPEC §7.2, §9).
+const (
+	// CauseStateUnverified: a task's state says verified or passed, but the records do not back it.
+	CauseStateUnverified CauseCode = "state_unverified"
+	// CauseTaskUnreadable: geas gate --all found a task directory entry it cannot read as a task.
+	CauseTaskUnreadable CauseCode = "task_unreadable"
+	// CauseGateRunFailed: a gate run could not complete (a lock or log directory it cannot create).
+	CauseGateRunFailed CauseCode = "gate_run_failed"
+)
+
+// Cause codes of reviews and evidence freshness (SPEC §5.1, §5.3 A; issue 8 items 2, 5; issue 9
+// items 6, 8).
+const (
+	CauseReviewRejected  CauseCode = "review_rejected"
+	CauseReviewBlocked   CauseCode = "review_blocked"
+	CauseStaleEvidence   CauseCode = "stale_evidence"
+	CauseAmbiguousResult CauseCode = "ambiguous_result"
+)
+
+// Cause codes of the pinned bar, scope sources and the inputs snapshot (SPEC §4.4, §5.3 B, §7.4).
+const (
+	CauseRulesChanged   CauseCode = "rules_changed"
+	CauseNoChangeSource CauseCode = "no_change_source"
+	CauseInputsChanged  CauseCode = "inputs_changed"
+)
+
+// Cause codes of invariant 7, a verdict is about one commit (SPEC §5.1).
+const (
+	CauseEmptyChange      CauseCode = "empty_change"
+	CauseWorktreeMismatch CauseCode = "worktree_mismatch"
+	CauseCheckoutFailed   CauseCode = "checkout_failed"
+)
+
+// Cause codes of the size bounds (h7: SPEC §2 invariant 9, §7.3, §10; issue 10 items 3, 5).
+const (
+	// CauseResultTooLarge: the run's result would make record.json larger than the gate reads
+	// back; it is recorded in compact form as an error instead.
+	CauseResultTooLarge CauseCode = "result_too_large"
+	// CauseHistoryFull: the run's history entry would take the gate history past its limit;
+	// nothing is appended.
+	CauseHistoryFull CauseCode = "history_full"
+)
+
+// Codes of warnings: a check that warns never holds the gate, but its code names what it found.
+const (
+	// CauseProviderUnknown: an evaluator's, a judge's or an accepting agent's provider is not known,
+	// so its independence from the builder is not confirmed.
+	CauseProviderUnknown CauseCode = "provider_unknown"
+	// CauseStubConfirmed: confirmed stubs within the cap.
+	CauseStubConfirmed CauseCode = "stub_confirmed"
+	// CauseBaseUnpinned: base_snapshot is not a full commit SHA.
+	CauseBaseUnpinned CauseCode = "base_unpinned"
+	// CauseScopeShared: changes outside the surfaces touch only shared files.
+	CauseScopeShared CauseCode = "scope_shared"
+	// CauseUndeclaredChange: a changed file is not declared in the implementer's files_changed.
+	CauseUndeclaredChange CauseCode = "undeclared_change"
+)
+
+// Causes returns every cause code, in the order they are declared: the registry a document or a
+// test can walk to see that each code is described.
+func Causes() []CauseCode {
+	return []CauseCode{
+		CauseContractInvalid,
+		CauseRecordInvalid,
+		CauseStateIneligible,
+		CauseMissingSelfCheck,
+		CauseMissingReview,
+		CauseEvidenceInvalid,
+		CauseMissingIntegration,
+		CauseBaselineMismatch,
+		CauseNoRepository,
+		CauseEvalFailed,
+		CauseEvalTimeout,
+		CauseEvalUnstartable,
+		CauseCriterionFailed,
+		CauseCriterionUnverified,
+		CauseDetectorError,
+		CauseScopeViolation,
+		CauseRiskUnhandled,
+		CauseScoreMissing,
+		CauseBelowThreshold,
+		CauseStubCapExceeded,
+		CauseJudgeNotIndependent,
+		CauseNothingToSatisfy,
+		CausePolicyInvalid,
+		CauseInterrupted,
+		CauseHistoryTampered,
+		CauseBudgetSpent,
+		CauseStateUnverified,
+		CauseTaskUnreadable,
+		CauseGateRunFailed,
+		CauseReviewRejected,
+		CauseReviewBlocked,
+		CauseStaleEvidence,
+		CauseAmbiguousResult,
+		CauseRulesChanged,
+		CauseNoChangeSource,
+		CauseInputsChanged,
+		CauseEmptyChange,
+		CauseWorktreeMismatch,
+		CauseCheckoutFailed,
+		CauseResultTooLarge,
+		CauseHistoryFull,
+		CauseProviderUnknown,
+		CauseStubConfirmed,
+		CauseBaseUnpinned,
+		CauseScopeShared,
+		CauseUndeclaredChange,
+	}
+}
