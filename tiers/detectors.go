@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/internal/proc"
 	"github.com/geas-dev/geas/project"
 )
 
@@ -36,17 +37,16 @@ func (r *run) detect(ctx context.Context, idx int, cr contract.Criterion) (Check
 			}
 		}
 		label := strings.Join(append([]string{d.Command}, d.Args...), " ")
-		spec := runSpec{
+		spec := proc.Spec{
 			Label: fmt.Sprintf("%s: %s", criterionLabel(idx, cr), label), Argv: append([]string{d.Command}, d.Args...),
 			Dir: r.workDir(), Timeout: timeout, ExpectExit: d.ExpectExit, TailBytes: r.in.Policy.OutputTailBytes,
-			Progress: r.opts.Progress,
 		}
 		if r.opts.LogRoot != nil {
-			base := "criterion-" + logFileSafe(criterionLabel(idx, cr)) + ".log"
+			base := "criterion-" + proc.LogFileSafe(criterionLabel(idx, cr)) + ".log"
 			spec.LogRoot, spec.LogFile = r.opts.LogRoot, base
 			spec.LogName = r.opts.LogDirName + "/" + base
 		}
-		run := runProcess(ctx, spec)
+		run := runProcess(ctx, spec, r.opts.Progress)
 		r.evalRuns = append(r.evalRuns, run)
 		switch run.Status {
 		case StatusPass:
