@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/schemas"
@@ -40,7 +41,7 @@ type taskRef struct {
 	mission string
 	task    string
 	dir     string // task directory relative to .geas
-	lock    *record.Lock
+	lock    *fsutil.Lock
 }
 
 // openMission validates a --mission value, opens the project, and resolves the mission (the flag,

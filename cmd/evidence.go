@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
@@ -115,7 +116,7 @@ func runEvidenceAdd(c *cobra.Command, g *globalOptions, o evidenceAddOptions) er
 	if err != nil {
 		return fmt.Errorf("task %s: complete the last recorded entry: %w", t.task, err)
 	}
-	if err := record.WriteFileAtomic(t.p.Geas, name, b, 0o644); err != nil {
+	if err := fsutil.WriteFileAtomic(t.p.Geas, name, b, 0o644); err != nil {
 		return err
 	}
 	out := map[string]string{"mission_id": t.mission, "task_id": t.task, "agent": o.agent, "role": o.role, "file": ".geas/" + name}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
@@ -319,7 +320,7 @@ func applyRevocation(p *project.Project, dir string, rep *tiers.VerifyReport, no
 		if err != nil {
 			return nil, err
 		}
-		if err := record.WriteFileAtomic(p.Geas, dir+"/contract.json", updated, 0o644); err != nil {
+		if err := fsutil.WriteFileAtomic(p.Geas, dir+"/contract.json", updated, 0o644); err != nil {
 			notes = append(notes, fmt.Sprintf("the task was not moved %s -> %s (%v): the next command on the task completes it", from, to, err))
 			break
 		}

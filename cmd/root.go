@@ -14,8 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
-	"github.com/geas-dev/geas/record"
 )
 
 // Exit codes shared by every command. The gate adds its verdict codes 1 (fail), 2 (block) and
@@ -166,7 +166,7 @@ func exitCode(err error) int {
 	switch {
 	case errors.As(err, &ee):
 		return ee.code
-	case errors.As(err, new(*record.LockTimeoutError)):
+	case errors.As(err, new(*fsutil.LockTimeoutError)):
 		return 3 // SPEC §7.3: a lock wait that gives up is an error of the run
 	case errors.As(err, &ue), errors.As(err, &idErr), errors.As(err, &nf),
 		errors.Is(err, project.ErrNoTask), errors.Is(err, project.ErrNoMission):

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
@@ -121,7 +122,7 @@ func runTaskHistoryReset(c *cobra.Command, g *globalOptions, o taskHistoryResetO
 	}
 	// The discarded history itself, beside it, as it was (a torn last line included).
 	histName := t.dir + "/" + record.HistoryFile
-	if data, err := project.ReadLimited(t.p.Geas, histName, record.MaxHistoryBytes); err == nil {
+	if data, err := fsutil.ReadLimited(t.p.Geas, histName, record.MaxHistoryBytes); err == nil {
 		if _, err := keepAside(t, histName, data, now); err != nil {
 			return err
 		}
@@ -199,7 +200,7 @@ func keepAside(t *taskRef, name string, data []byte, now time.Time) (string, err
 		if _, err := t.p.Geas.Lstat(aside); err == nil {
 			continue
 		}
-		if err := record.WriteFileAtomic(t.p.Geas, aside, data, 0o644); err != nil {
+		if err := fsutil.WriteFileAtomic(t.p.Geas, aside, data, 0o644); err != nil {
 			return "", fmt.Errorf("keep %s aside: %w", path.Base(name), err)
 		}
 		return aside, nil

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 )
@@ -87,7 +88,7 @@ func runTaskTransition(c *cobra.Command, g *globalOptions, o taskTransitionOptio
 	if err != nil {
 		return err
 	}
-	if err := record.WriteFileAtomic(t.p.Geas, name, updated, 0o644); err != nil {
+	if err := fsutil.WriteFileAtomic(t.p.Geas, name, updated, 0o644); err != nil {
 		return err
 	}
 	data, _ := json.Marshal(struct {

@@ -7,6 +7,7 @@ import (
 	"path"
 	"regexp"
 
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/schemas"
 )
 
@@ -47,7 +48,7 @@ func WriteDecision(root *os.Root, mission string, data []byte) (name string, err
 		dir = path.Join(dir, "pending")
 	}
 	name = path.Join(dir, id+".json")
-	if err := writeFile(root, name, data, 0o644, false); err != nil {
+	if err := fsutil.CreateFileAtomic(root, name, data, 0o644); err != nil {
 		return "", fmt.Errorf("write decision: %w", err)
 	}
 	return name, nil

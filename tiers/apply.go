@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"time"
 
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/record"
 )
 
@@ -57,7 +58,7 @@ func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
 	if in.logRoot != nil {
 		resultRoot, resultName = in.logRoot, "result.json"
 	}
-	if err := record.WriteFileAtomic(resultRoot, resultName, append(raw, '\n'), 0o644); err != nil {
+	if err := fsutil.WriteFileAtomic(resultRoot, resultName, append(raw, '\n'), 0o644); err != nil {
 		return fmt.Errorf("write the run's result: %w", err)
 	}
 	if err := in.Record.Write(in.Geas, in.TaskDir+"/record.json"); err != nil {
@@ -119,7 +120,7 @@ func writeTransition(in *Input, t *Transition, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	if err := record.WriteFileAtomic(in.Geas, in.TaskDir+"/contract.json", updated, 0o644); err != nil {
+	if err := fsutil.WriteFileAtomic(in.Geas, in.TaskDir+"/contract.json", updated, 0o644); err != nil {
 		return fmt.Errorf("write contract.json: %w", err)
 	}
 	return nil

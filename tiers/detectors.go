@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/internal/proc"
-	"github.com/geas-dev/geas/project"
 )
 
 // detect runs a criterion's detector (SPEC §5.5). Every detector fails when its input is missing;
@@ -87,7 +87,7 @@ func (r *run) detect(ctx context.Context, idx int, cr contract.Criterion) (Check
 		if err != nil {
 			return broken(fmt.Sprintf("bad regex %q: %v", d.Pattern, err)), nil
 		}
-		data, err := project.ReadLimited(r.workRoot(), d.Artifact, r.in.Policy.MaxEvidenceBytes)
+		data, err := fsutil.ReadLimited(r.workRoot(), d.Artifact, r.in.Policy.MaxEvidenceBytes)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return fail(fmt.Sprintf("artifact %s is absent", d.Artifact)), nil
