@@ -6,7 +6,7 @@
 #   git   the two processes a shell-based gate would run:
 #         git merge-base --is-ancestor BASE HEAD; git diff --name-only --no-renames BASE HEAD
 #         without and with a commit-graph (one is written into REPO if missing; go-git ignores it)
-#   go    BenchmarkGitFacts (evidence/git_bench_test.go), median of N -count samples of ns/op
+#   go    BenchmarkGitFacts (internal/git/repo_bench_test.go), median of N -count samples of ns/op
 set -euo pipefail
 
 if [[ $# -lt 3 || $# -gt 4 ]]; then
@@ -61,7 +61,7 @@ printf '%-48s %s\n' "git, commit-graph: is-ancestor (false)" "$(run_ms "$n" not_
 
 cd "$(dirname "$0")/.."
 GEAS_BENCH_REPO=$(cd "$OLDPWD" && realpath "$repo") GEAS_BENCH_BASE=$base GEAS_BENCH_HEAD=$head \
-	go test -run '^$' -bench '^BenchmarkGitFacts$' -benchtime 0.5s -count "$n" ./evidence |
+	go test -run '^$' -bench '^BenchmarkGitFacts$' -benchtime 0.5s -count "$n" ./internal/git |
 	awk '/^BenchmarkGitFacts\// { name = $1; sub(/-[0-9]+$/, "", name); print name, $3 }' |
 	sort -k1,1 -s | awk '
 		function flush() { if (cnt) { m = (cnt % 2) ? v[(cnt + 1) / 2] : (v[cnt / 2] + v[cnt / 2 + 1]) / 2

@@ -5,7 +5,7 @@
 # as whole processes (start-up included on both sides), interleaved run by run so that both see the
 # same machine load:
 #   git  git merge-base --is-ancestor BASE HEAD; git diff --name-only --no-renames BASE HEAD
-#   go   bench/gitfacts: evidence.OpenRepo, Resolve x2, IsAncestor, ChangedFiles, Close
+#   go   bench/gitfacts: git.Open, Resolve x2, IsAncestor, ChangedFiles, Close
 # for three bases against HEAD=main: bench-base (10 commits back), bench-far (about 20,000 back)
 # and unmerged (a branch forked at bench-far, not an ancestor), first without a commit-graph
 # (REPO's is deleted), then with one (`git commit-graph write --reachable`).

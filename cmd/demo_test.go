@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/geas-dev/geas/internal/demo"
 )
 
 // TestDemoKeepDir: --keep DIR is created when missing, used when empty, and refused (usage error)
@@ -50,21 +52,13 @@ func TestDemoKeepDir(t *testing.T) {
 	assert.NoDirExists(t, dir, "the temporary project is removed")
 }
 
-// TestDemoTasksCoverEveryVerdict: the demo is built to show each verdict exactly once.
-func TestDemoTasksCoverEveryVerdict(t *testing.T) {
-	var got []string
-	for _, task := range demoTasks() {
-		got = append(got, task.want)
-	}
-	assert.Equal(t, []string{"pass", "fail", "block", "error"}, got)
-}
-
 // TestBrokenDemoExitsOne: when a task does not get the verdict it was built for, the demo still
 // explains every task and then fails with exit 1, naming the task; with --format json it prints
 // one document with ok false and nothing else.
 func TestBrokenDemoExitsOne(t *testing.T) {
-	tasks := demoTasks()
-	tasks[2].want = "fail" // french is built to block
+	tasks, err := demo.Tasks()
+	require.NoError(t, err)
+	tasks[2].Want = "fail" // french is built to block
 	for _, format := range []string{formatText, formatJSON} {
 		t.Run(format, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

@@ -4,56 +4,25 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"slices"
 	"strings"
 	"sync"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/report"
 	"github.com/geas-dev/geas/tiers"
 )
-
-// allOutput is the --format json document of geas gate --all.
-type allOutput struct {
-	Tasks   []*allTask `json:"tasks"`
-	Ignored []string   `json:"ignored,omitempty"` // hidden regular files in tasks/ (e.g. .DS_Store)
-	Overall overall    `json:"overall"`
-}
-
-// allTask is one entry of the mission's tasks directory and its outcome: pass, fail, block or
-// error for a task that was gated or re-checked (its result's fields inline), not_ready, cancelled,
-// or error for an entry that cannot be read as a task (with a result naming why).
-type allTask struct {
-	TaskID  string `json:"task_id"`
-	Outcome string `json:"outcome"`
-	State   string `json:"state,omitempty"`
-	Reason  string `json:"reason,omitempty"`
-	*tiers.Result
-	ran bool // Result is a gate run or a recheck, not a stand-in for an unreadable entry
-}
 
 // Outcomes of --all that are not verdicts.
 const (
 	outcomeNotReady  = "not_ready"
 	outcomeCancelled = "cancelled"
 )
-
-// overall is the mission-wide outcome of geas gate --all.
-type overall struct {
-	Success     bool           `json:"success"`
-	PassRate    float64        `json:"pass_rate"`
-	MinPassRate float64        `json:"min_pass_rate,omitempty"` // 0: every counted task must pass
-	Counts      map[string]int `json:"counts"`
-	Counted     int            `json:"counted"` // every task that is not cancelled
-	ExitCode    int            `json:"exit_code"`
-	Reason      string         `json:"reason"`
-}
 
 // runGateAll accounts for every entry of the mission's tasks directory (SPEC §7.2): tasks in a
 // gate-eligible state are gated and verified or passed ones re-checked, o.jobs at a time; a task
@@ -81,10 +50,10 @@ func runGateAll(c *cobra.Command, g *globalOptions, o gateOptions) error {
 		return err
 	}
 	var (
-		tasks   []*allTask
+		tasks   []*report.AllTask
 		ignored []string
 		refs    []*taskRef
-		gated   []*allTask // tasks[i] for refs[i]
+		gated   []*report.AllTask // tasks[i] for refs[i]
 	)
 	for _, e := range entries {
 		if e.Ignored {
@@ -109,52 +78,12 @@ func runGateAll(c *cobra.Command, g *globalOptions, o gateOptions) error {
 		return &exitError{code: 3, err: err}
 	}
 	for i, res := range results {
-		gated[i].Result, gated[i].ran, gated[i].Outcome = res, true, string(res.Verdict)
+		gated[i].Result, gated[i].Ran, gated[i].Outcome = res, true, string(res.Verdict)
 	}
 
 	ov := summarize(tasks, o.minPassRate)
-	switch g.format {
-	case formatJSON:
-		if tasks == nil {
-			tasks = []*allTask{}
-		}
-		if err := writeJSON(g.stdout, allOutput{Tasks: tasks, Ignored: ignored, Overall: ov}); err != nil {
-			return err
-		}
-	case formatText:
-		writeAllText(g.stdout, mission, tasks, ignored, ov, o.dryRun)
-	default:
-		var shown []*tiers.Result
-		var others []string
-		for _, t := range tasks {
-			if t.Result != nil {
-				shown = append(shown, t.Result)
-			} else {
-				others = append(others, fmt.Sprintf("%s %s: %s", t.TaskID, t.Outcome, t.Reason))
-			}
-		}
-		if err := g.writeGate(shown); err != nil {
-			return err
-		}
-		if g.format == formatJUnit {
-			// stdout is one XML document: the other tasks and the overall line go to stderr.
-			for _, l := range others {
-				fmt.Fprintln(g.stderr, l)
-			}
-			fmt.Fprintln(g.stderr, overallLine(ov))
-		} else {
-			// Workflow commands, so that every task and the outcome show as annotations of the job.
-			for _, t := range tasks {
-				if t.Result == nil {
-					fmt.Fprintf(g.stdout, "::warning title=%s/%s::%s\n", t.TaskID, t.Outcome, t.Reason)
-				}
-			}
-			level := "notice"
-			if !ov.Success {
-				level = "error"
-			}
-			fmt.Fprintf(g.stdout, "::%s title=geas gate --all %s::%s\n", level, mission, overallLine(ov))
-		}
+	if err := g.writeAll(&report.All{Tasks: tasks, Ignored: ignored, Overall: ov, Mission: mission, DryRun: o.dryRun}); err != nil {
+		return err
 	}
 	if ov.ExitCode == 0 {
 		return nil
@@ -164,8 +93,8 @@ func runGateAll(c *cobra.Command, g *globalOptions, o gateOptions) error {
 
 // classify decides what --all does with one entry of the tasks directory. An entry left with an
 // empty Outcome is to be gated (or re-checked, which gateTask decides under the task's lock).
-func classify(p *project.Project, mission string, e project.TaskEntry) *allTask {
-	at := &allTask{TaskID: e.Name}
+func classify(p *project.Project, mission string, e project.TaskEntry) *report.AllTask {
+	at := &report.AllTask{TaskID: e.Name}
 	if e.Problem != "" {
 		return unreadable(mission, at, e.Problem)
 	}
@@ -203,7 +132,7 @@ func classify(p *project.Project, mission string, e project.TaskEntry) *allTask 
 
 // unreadable makes at an error for a task the gate cannot read: a result with an error verdict
 // and cause task_unreadable, never a pass, so every output format shows it.
-func unreadable(mission string, at *allTask, why string) *allTask {
+func unreadable(mission string, at *report.AllTask, why string) *report.AllTask {
 	at.Outcome, at.Reason = string(tiers.VerdictError), why
 	at.Result = errorResult(mission, at.TaskID, tiers.CauseTaskUnreadable, "task_dir", why,
 		"the task could not be read, so it was not gated; nothing was recorded")
@@ -279,8 +208,8 @@ func errorResult(mission, task, code, check, detail, note string) *tiers.Result 
 // code is 0 on success, else the worst outcome's (error 3 > block and not_ready 2 > fail 1; a
 // recheck that does not hold counts 1, as geas gate on it exits), 1 when only the rate failed, and
 // 2 when there was nothing to count.
-func summarize(tasks []*allTask, minRate float64) overall {
-	ov := overall{MinPassRate: minRate,
+func summarize(tasks []*report.AllTask, minRate float64) report.Overall {
+	ov := report.Overall{MinPassRate: minRate,
 		Counts: map[string]int{"pass": 0, "fail": 0, "block": 0, "error": 0, outcomeNotReady: 0, outcomeCancelled: 0}}
 	worst := 0
 	for _, t := range tasks {
@@ -321,67 +250,4 @@ func summarize(tasks []*allTask, minRate float64) overall {
 		ov.ExitCode = max(worst, 1)
 	}
 	return ov
-}
-
-func overallLine(ov overall) string {
-	word := "success"
-	if !ov.Success {
-		word = "FAILURE"
-	}
-	return fmt.Sprintf("overall: %s: %s (exit %d)", word, ov.Reason, ov.ExitCode)
-}
-
-// writeAllText prints the summary table: one row per entry of the tasks directory with its
-// outcome, budget and causes (or why it was not gated), the ignored files, and the overall line.
-func writeAllText(w io.Writer, mission string, tasks []*allTask, ignored []string, ov overall, dryRun bool) {
-	mode := ""
-	if dryRun {
-		mode = " (dry run: nothing written)"
-	}
-	fmt.Fprintf(w, "geas gate --all: mission %s, %d task(s), %d counted%s\n", mission, len(tasks), ov.Counted, mode)
-	if len(tasks) > 0 {
-		tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-		fmt.Fprintln(tw, "TASK\tOUTCOME\tBUDGET\tCAUSES")
-		for _, t := range tasks {
-			outcome, budget, causes := t.Outcome, "-", terminalLine(t.Reason)
-			if t.ran {
-				budget = fmt.Sprintf("%s -> %s", tiers.BudgetText(t.RetryBudgetBefore), tiers.BudgetText(t.RetryBudgetAfter))
-				if t.Recheck {
-					outcome += " (recheck)"
-				}
-			}
-			if t.Result != nil {
-				var codes []string
-				for _, c := range t.Causes {
-					if !slices.Contains(codes, c.Code) {
-						codes = append(codes, c.Code)
-					}
-				}
-				causes = strings.Join(codes, ", ")
-				if !t.ran {
-					causes += ": " + terminalLine(t.Reason)
-				}
-			}
-			if causes == "" {
-				causes = "-"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", terminalLine(t.TaskID), outcome, budget, causes)
-		}
-		tw.Flush()
-	}
-	if len(ignored) > 0 {
-		fmt.Fprintf(w, "ignored (hidden files, not task directories): %s\n", terminalLine(strings.Join(ignored, ", ")))
-	}
-	fmt.Fprintln(w, overallLine(ov))
-}
-
-// terminalLine keeps text that came from the file system (names, symlink targets) on one line and
-// free of control characters.
-func terminalLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return ' '
-		}
-		return r
-	}, s)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/report"
 )
 
 // taskKinds are the kinds of task writeMission makes, by index modulo len(taskKinds), with the
@@ -73,11 +74,11 @@ func writeMission(t *testing.T, n int) string {
 }
 
 // gateAll runs geas gate --all in-process and returns its exit code and JSON document.
-func gateAll(t *testing.T, dir string, args ...string) (int, allOutput) {
+func gateAll(t *testing.T, dir string, args ...string) (int, report.All) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	code := Run(t.Context(), append([]string{"-C", dir, "--format", "json", "gate", "--all", "-q"}, args...), nil, &stdout, &stderr)
-	var out allOutput
+	var out report.All
 	require.NoError(t, json.Unmarshal(stdout.Bytes(), &out), "stdout %s\nstderr %s", stdout.String(), stderr.String())
 	return code, out
 }

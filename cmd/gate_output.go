@@ -5,57 +5,77 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/geas-dev/geas/report"
 	"github.com/geas-dev/geas/tiers"
 )
 
-// writeGate prints gate results in the chosen format: text (the compact report of each), json (the
-// result document; one object for one task), junit or github.
-func (g *globalOptions) writeGate(results []*tiers.Result) error {
-	switch g.format {
-	case formatJSON:
-		if len(results) == 1 {
-			return writeJSON(g.stdout, results[0])
-		}
-		return writeJSON(g.stdout, results)
-	case formatText:
-		for _, res := range results {
-			tiers.WriteText(g.stdout, res)
-		}
-		return nil
+// renderer is the report renderer of --format.
+func (g *globalOptions) renderer() (report.Renderer, error) {
+	r := report.For(g.format)
+	if r == nil {
+		return nil, usagef("--format must be text, json, junit or github, not %q", g.format)
 	}
-	return writeGateFormat(g, results)
+	return r, nil
+}
+
+// writeGate prints gate results in the chosen format: text (the compact report of each), json (the
+// result document; one object for one task), junit or github. With github, when
+// $GITHUB_STEP_SUMMARY is set, a Markdown report is also appended to that file.
+func (g *globalOptions) writeGate(results []*tiers.Result) error {
+	r, err := g.renderer()
+	if err != nil {
+		return err
+	}
+	if err := r.Gate(g.stdout, results); err != nil {
+		return err
+	}
+	g.stepSummary(results)
+	return nil
+}
+
+// writeAll prints the outcome of geas gate --all in the chosen format, and with github the job
+// summary of the tasks that were gated.
+func (g *globalOptions) writeAll(a *report.All) error {
+	r, err := g.renderer()
+	if err != nil {
+		return err
+	}
+	if err := r.All(g.stdout, g.stderr, a); err != nil {
+		return err
+	}
+	g.stepSummary(a.Results())
+	return nil
+}
+
+// writeVerify prints the outcome of geas gate verify in the chosen format.
+func (g *globalOptions) writeVerify(v *report.Verify) error {
+	r, err := g.renderer()
+	if err != nil {
+		return err
+	}
+	return r.Verify(g.stdout, v)
 }
 
 // stepSummaryEnv names the file GitHub Actions renders as the job summary.
 const stepSummaryEnv = "GITHUB_STEP_SUMMARY"
 
-// writeGateFormat renders the junit and github formats. With github, when $GITHUB_STEP_SUMMARY is
-// set, a Markdown report is also appended to that file (the runner gives each step its own).
-func writeGateFormat(g *globalOptions, results []*tiers.Result) error {
-	switch g.format {
-	case formatJUnit:
-		return tiers.WriteJUnit(g.stdout, results)
-	case formatGitHub:
-		if err := tiers.WriteGitHub(g.stdout, results); err != nil {
-			return err
-		}
-		path := os.Getenv(stepSummaryEnv)
-		if path == "" {
-			return nil
-		}
-		if err := appendStepSummary(path, results); err != nil {
-			// The verdict is already printed and recorded: a summary that cannot be written is
-			// reported, not turned into a different exit code.
-			fmt.Fprintf(g.stderr, "geas: %v\n", err)
-		}
-		return nil
+// stepSummary appends the Markdown job summary of results to $GITHUB_STEP_SUMMARY with
+// --format github when that is set (the runner gives each step its own file).
+func (g *globalOptions) stepSummary(results []*tiers.Result) {
+	path := os.Getenv(stepSummaryEnv)
+	if g.format != formatGitHub || path == "" {
+		return
 	}
-	return usagef("--format must be text, json, junit or github, not %q", g.format)
+	if err := appendStepSummary(path, results); err != nil {
+		// The verdict is already printed and recorded: a summary that cannot be written is
+		// reported, not turned into a different exit code.
+		fmt.Fprintf(g.stderr, "geas: %v\n", err)
+	}
 }
 
 func appendStepSummary(path string, results []*tiers.Result) error {
 	var buf bytes.Buffer
-	if err := tiers.WriteGitHubSummary(&buf, results); err != nil {
+	if err := report.WriteGitHubSummary(&buf, results); err != nil {
 		return err
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)

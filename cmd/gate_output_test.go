@@ -13,12 +13,13 @@ import (
 	"github.com/geas-dev/geas/tiers"
 )
 
-// goldenResults are four recorded gate runs (fail, pass, error, block) whose volatile fields
-// (times, durations, hashes, commits) were fixed by hand; between them they hold every check
-// status, checks with locations, and evidence with characters every format must escape.
+// goldenResults are the four recorded gate runs of report/testdata/results.json (fail, pass,
+// error, block) whose volatile fields (times, durations, hashes, commits) were fixed by hand;
+// between them they hold every check status, checks with locations, and evidence with characters
+// every format must escape.
 func goldenResults(t *testing.T) []*tiers.Result {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "testdata", "golden", "results.json"))
+	b, err := os.ReadFile(filepath.Join("..", "report", "testdata", "results.json"))
 	require.NoError(t, err)
 	var results []*tiers.Result
 	require.NoError(t, json.Unmarshal(b, &results))
@@ -26,21 +27,17 @@ func goldenResults(t *testing.T) []*tiers.Result {
 	return results
 }
 
-// checkGolden compares got with testdata/golden/NAME, or rewrites the file under -update.
+// checkGolden compares got with the golden file report/testdata/NAME, which the report package's
+// tests keep (and rewrite under -update).
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("..", "testdata", "golden", name)
-	if *update {
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test ./cmd -run TestGateOutputGolden -update to create it")
-	assert.Equal(t, string(want), string(got), "%s differs; run with -update if the change is intended", name)
+	want, err := os.ReadFile(filepath.Join("..", "report", "testdata", name))
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(got), "%s differs; run go test ./report -run TestGolden -update if the change is intended", name)
 }
 
 // TestGateOutputGolden renders the recorded runs in every --format of geas gate, as writeGate
-// prints them, and compares each with its golden file. The github format also appends a job
+// prints them, and compares each with its golden file in report/testdata. The github format also appends a job
 // summary to $GITHUB_STEP_SUMMARY; the other formats leave that file alone.
 func TestGateOutputGolden(t *testing.T) {
 	results := goldenResults(t)

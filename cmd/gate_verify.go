@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/report"
 	"github.com/geas-dev/geas/tiers"
 )
 
@@ -60,35 +60,6 @@ never changed: their records are evidence to investigate.`,
 	return c
 }
 
-// verifyOutput is the --format json document of geas gate verify.
-type verifyOutput struct {
-	Tasks    []verifiedTask `json:"tasks"`
-	Intact   int            `json:"intact"`
-	Revoked  int            `json:"revoked"`
-	Tampered int            `json:"tampered"`
-	Skipped  []skippedTask  `json:"skipped"`
-}
-
-// verifiedTask is a task's report, with what --apply did about it.
-type verifiedTask struct {
-	*tiers.VerifyReport
-	Applied *appliedRevocation `json:"applied,omitempty"`
-}
-
-// appliedRevocation is what --apply did for one task.
-type appliedRevocation struct {
-	Recorded   bool              `json:"recorded"`             // a revocation entry was appended
-	Hash       string            `json:"hash,omitempty"`       // its hash
-	Transition *tiers.Transition `json:"transition,omitempty"` // the move back, if any
-	Note       string            `json:"note,omitempty"`       // why less was done
-}
-
-// skippedTask is a task verify did not apply to.
-type skippedTask struct {
-	TaskID string `json:"task_id"`
-	Reason string `json:"reason"`
-}
-
 func runGateVerify(ctx context.Context, g *globalOptions, o gateVerifyOptions) error {
 	switch {
 	case o.all && o.task != "":
@@ -106,7 +77,7 @@ func runGateVerify(ctx context.Context, g *globalOptions, o gateVerifyOptions) e
 		return err
 	}
 	defer p.Close()
-	out := verifyOutput{Tasks: []verifiedTask{}, Skipped: []skippedTask{}}
+	out := report.Verify{Tasks: []report.VerifiedTask{}, Skipped: []report.SkippedTask{}, Mission: mission, Apply: o.apply}
 	var targets []verifyTarget
 	if o.all {
 		if targets, out.Skipped, err = verifyTargets(p, mission); err != nil {
@@ -124,14 +95,14 @@ func runGateVerify(ctx context.Context, g *globalOptions, o gateVerifyOptions) e
 		id, dir := tg.id, tg.dir
 		if tg.problem != "" {
 			out.Tampered++
-			out.Tasks = append(out.Tasks, verifiedTask{VerifyReport: unreadableReport(mission, tg)})
+			out.Tasks = append(out.Tasks, report.VerifiedTask{VerifyReport: unreadableReport(mission, tg)})
 			continue
 		}
 		vt, err := verifyOne(ctx, p, mission, id, dir, o.apply)
 		var np *tiers.NotPassedError
 		switch {
 		case errors.As(err, &np):
-			out.Skipped = append(out.Skipped, skippedTask{id, skipReason(np)})
+			out.Skipped = append(out.Skipped, report.SkippedTask{TaskID: id, Reason: skipReason(np)})
 			continue
 		case errors.Is(err, tiers.ErrInterrupted):
 			return &exitError{code: 3, err: err}
@@ -149,7 +120,7 @@ func runGateVerify(ctx context.Context, g *globalOptions, o gateVerifyOptions) e
 		out.Tasks = append(out.Tasks, vt)
 	}
 
-	if err := g.output(out, func(w io.Writer) { writeVerifyText(w, mission, out, o.apply) }); err != nil {
+	if err := g.writeVerify(&out); err != nil {
 		return err
 	}
 	if out.Revoked+out.Tampered > 0 {
@@ -170,7 +141,7 @@ type verifyTarget struct {
 // with a contract is verified, and so is one whose contract is gone but whose record.json is there
 // (deleted after a recorded run); an entry that cannot be a task (a symlink, a file, a bad name)
 // is a problem, reported as tampered; a directory with neither file has nothing to verify.
-func verifyTargets(p *project.Project, mission string) ([]verifyTarget, []skippedTask, error) {
+func verifyTargets(p *project.Project, mission string) ([]verifyTarget, []report.SkippedTask, error) {
 	entries, err := p.TaskEntries(mission)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, usagef("no mission %q (no .geas/%s/tasks directory)", mission, project.MissionDir(mission))
@@ -179,7 +150,7 @@ func verifyTargets(p *project.Project, mission string) ([]verifyTarget, []skippe
 		return nil, nil, err
 	}
 	var targets []verifyTarget
-	skipped := []skippedTask{}
+	skipped := []report.SkippedTask{}
 	for _, e := range entries {
 		switch {
 		case e.Ignored:
@@ -195,7 +166,7 @@ func verifyTargets(p *project.Project, mission string) ([]verifyTarget, []skippe
 			_, serr := p.Geas.Lstat(dir + "/record.json")
 			_, herr := p.Geas.Lstat(dir + "/" + record.HistoryFile)
 			if serr != nil && herr != nil {
-				skipped = append(skipped, skippedTask{e.Name, "no contract.json, no record.json and no " + record.HistoryFile})
+				skipped = append(skipped, report.SkippedTask{TaskID: e.Name, Reason: "no contract.json, no record.json and no " + record.HistoryFile})
 				continue
 			}
 		case err != nil:
@@ -227,28 +198,28 @@ func skipReason(np *tiers.NotPassedError) string {
 
 // verifyOne verifies one task; with apply it holds the task lock across the verification and the
 // writes, so what is recorded is what was verified.
-func verifyOne(ctx context.Context, p *project.Project, mission, task, dir string, apply bool) (verifiedTask, error) {
+func verifyOne(ctx context.Context, p *project.Project, mission, task, dir string, apply bool) (report.VerifiedTask, error) {
 	if !apply {
 		rep, err := tiers.VerifyTask(ctx, p, mission, task, dir)
-		return verifiedTask{VerifyReport: rep}, err
+		return report.VerifiedTask{VerifyReport: rep}, err
 	}
 	lock, err := record.LockTask(ctx, p.Geas, dir)
 	if err != nil {
-		return verifiedTask{}, err
+		return report.VerifiedTask{}, err
 	}
 	defer lock.Unlock()
 	// SPEC §7.3: a revocation (or a run) cut short is completed before the task is verified again.
 	if _, err := tiers.Complete(p.Geas, mission, task, dir, time.Now()); err != nil {
-		return verifiedTask{}, fmt.Errorf("task %s: complete the last recorded entry: %w", task, err)
+		return report.VerifiedTask{}, fmt.Errorf("task %s: complete the last recorded entry: %w", task, err)
 	}
 	rep, err := tiers.VerifyTask(ctx, p, mission, task, dir)
 	if err != nil {
-		return verifiedTask{}, err
+		return report.VerifiedTask{}, err
 	}
-	vt := verifiedTask{VerifyReport: rep}
+	vt := report.VerifiedTask{VerifyReport: rep}
 	switch rep.Status {
 	case tiers.VerifyTampered:
-		vt.Applied = &appliedRevocation{Note: "tampered records are never changed by --apply: investigate them"}
+		vt.Applied = &report.AppliedRevocation{Note: "tampered records are never changed by --apply: investigate them"}
 	case tiers.VerifyRevoked:
 		vt.Applied, err = applyRevocation(p, dir, rep, time.Now())
 	}
@@ -257,14 +228,14 @@ func verifyOne(ctx context.Context, p *project.Project, mission, task, dir strin
 
 // applyRevocation records a revocation and moves a verified task back to its gate state. The
 // caller holds the task lock. Writes go record, contract, events, each atomic, as a gate run's do.
-func applyRevocation(p *project.Project, dir string, rep *tiers.VerifyReport, now time.Time) (*appliedRevocation, error) {
+func applyRevocation(p *project.Project, dir string, rep *tiers.VerifyReport, now time.Time) (*report.AppliedRevocation, error) {
 	res := rep.Result
 	recName := dir + "/record.json"
 	rec, err := record.Load(p.Geas, recName)
 	if err != nil {
 		return nil, err
 	}
-	applied := &appliedRevocation{}
+	applied := &report.AppliedRevocation{}
 
 	// A passed task stays passed, so a second --apply would record the same revocation again.
 	hist := rec.History()
@@ -351,55 +322,4 @@ func applyRevocation(p *project.Project, dir string, rep *tiers.VerifyReport, no
 	}
 	applied.Note = strings.Join(notes, "; ")
 	return applied, nil
-}
-
-// writeVerifyText prints one line per task, what --apply did, the skipped tasks and a summary.
-func writeVerifyText(w io.Writer, mission string, out verifyOutput, apply bool) {
-	for _, t := range out.Tasks {
-		switch t.Status {
-		case tiers.VerifyIntact:
-			fmt.Fprintf(w, "intact %s\n", t.TaskID)
-		case tiers.VerifyRevoked:
-			fmt.Fprintf(w, "revoked %s: %s\n", t.TaskID, causesText(t.Causes))
-		case tiers.VerifyTampered:
-			fmt.Fprintf(w, "tampered %s: %s\n", t.TaskID, strings.Join(t.Problems, "; "))
-		}
-		if a := t.Applied; a != nil {
-			var parts []string
-			if a.Recorded {
-				parts = append(parts, fmt.Sprintf("revocation %s recorded (hash %.12s)", t.Result.RunID, a.Hash))
-			}
-			if tr := a.Transition; tr != nil {
-				parts = append(parts, fmt.Sprintf("task moved %s -> %s", tr.From, tr.To))
-			}
-			if a.Note != "" {
-				parts = append(parts, a.Note)
-			}
-			fmt.Fprintf(w, "  applied: %s\n", strings.Join(parts, "; "))
-		}
-	}
-	for _, s := range out.Skipped {
-		fmt.Fprintf(w, "skipped %s: %s\n", s.TaskID, s.Reason)
-	}
-	n := len(out.Tasks)
-	line := fmt.Sprintf("verify: mission %s, %d task(s) checked: %d intact, %d revoked, %d tampered", mission, n, out.Intact, out.Revoked, out.Tampered)
-	if len(out.Skipped) > 0 {
-		line += fmt.Sprintf(", %d skipped", len(out.Skipped))
-	}
-	if n == 0 {
-		line += " (no task is verified or passed)"
-	}
-	if out.Revoked > 0 && !apply {
-		line += "; run with --apply to record the revocations"
-	}
-	fmt.Fprintln(w, line)
-}
-
-// causesText is "code (check: detail); ..." for every cause.
-func causesText(causes []tiers.Cause) string {
-	parts := make([]string, len(causes))
-	for i, c := range causes {
-		parts[i] = fmt.Sprintf("%s (%s: %s)", c.Code, c.Check, c.Detail)
-	}
-	return strings.Join(parts, "; ")
 }

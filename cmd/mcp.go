@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/geas-dev/geas/project"
+	"github.com/geas-dev/geas/report"
 	"github.com/geas-dev/geas/tiers"
 )
 
@@ -129,14 +130,16 @@ func (g *globalOptions) mcpEvaluate(ctx context.Context, in mcpTaskArgs) (*mcp.C
 	if err != nil {
 		return nil, nil, fmt.Errorf("the gate could not run: %w", err)
 	}
-	var report bytes.Buffer
-	tiers.WriteText(&report, res)
+	var textReport bytes.Buffer
+	if err := report.For(report.Text).Gate(&textReport, []*tiers.Result{res}); err != nil {
+		return nil, nil, err
+	}
 	raw, err := res.JSON()
 	if err != nil {
 		return nil, nil, err
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{
-		&mcp.TextContent{Text: report.String()},
+		&mcp.TextContent{Text: textReport.String()},
 		&mcp.TextContent{Text: string(raw)},
 	}}, res, nil
 }
@@ -172,7 +175,7 @@ func (g *globalOptions) mcpVerify(ctx context.Context, in mcpVerifyArgs) (*mcp.C
 		if p, out.MissionID, err = g.openMission(in.Mission); err != nil {
 			return nil, nil, err
 		}
-		var skipped []skippedTask
+		var skipped []report.SkippedTask
 		if targets, skipped, err = verifyTargets(p, out.MissionID); err != nil {
 			p.Close()
 			return nil, nil, err

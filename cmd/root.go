@@ -129,6 +129,7 @@ itself, and answers pass, fail, block or error. The companion commands read and 
 		newDemoCmd(g),
 		newMCPCmd(g),
 		newHookCmd(g),
+		newDocsCmd(g),
 	)
 	return root
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/internal/git"
 	"github.com/geas-dev/geas/record"
 )
 
@@ -53,7 +53,7 @@ func runTaskIntegrate(c *cobra.Command, g *globalOptions, o taskIntegrateOptions
 		return err
 	}
 	defer t.Close()
-	repo, err := evidence.OpenRepo(t.p.Dir)
+	repo, err := git.Open(t.p.Dir)
 	if err != nil {
 		return fmt.Errorf("task %s: the integration commit is resolved in the project's git repository: %w", t.task, err)
 	}

@@ -240,60 +240,83 @@ func Parse(file string, data []byte) (*Contract, error) {
 	c.EvalCommands = raw.EvalCommands
 	c.EvalTimeout = DefaultEvalTimeout
 	c.Raw = bytes.Clone(data)
-	var probs []schemas.Problem
-	bad := func(ptr, format string, args ...any) {
-		probs = append(probs, schemas.Problem{Pointer: ptr, Message: fmt.Sprintf(format, args...)})
-	}
+	var probs problems
 	// The schema only says task_id is a string; an empty or path-like id would let a contract
 	// stand for a task it does not name.
 	if err := project.ValidateID("task", c.TaskID); err != nil {
-		bad("/task_id", "%v", err)
+		probs.add("/task_id", "%v", err)
 	}
 	if raw.EvalTimeout != "" {
 		d, err := parseTimeout(raw.EvalTimeout)
 		if err != nil {
-			bad("/eval_timeout", "%v", err)
+			probs.add("/eval_timeout", "%v", err)
 		}
 		c.EvalTimeout, c.EvalTimeoutSet = d, true
 	}
-	for i, e := range c.EvalCommands {
+	probs.checkEvalCommands(c.EvalCommands)
+	probs.checkCriteria(c.AcceptanceCriteria)
+	probs.checkDimensions(c.Rubric.Dimensions)
+	probs.checkScope(c.Scope)
+	if len(probs) > 0 {
+		slices.SortStableFunc(probs, func(a, b schemas.Problem) int { return strings.Compare(a.Pointer, b.Pointer) })
+		return nil, &schemas.ValidationError{File: file, Kind: schemas.Contract, Problems: probs}
+	}
+	return &c, nil
+}
+
+// problems are what Parse finds wrong beyond the schema, each at its JSON pointer.
+type problems []schemas.Problem
+
+func (probs *problems) add(ptr, format string, args ...any) {
+	*probs = append(*probs, schemas.Problem{Pointer: ptr, Message: fmt.Sprintf(format, args...)})
+}
+
+// checkEvalCommands: each command is not empty, its timeout parses, its workdir is a relative path
+// inside the project, and each metric is a regex with exactly one capture group.
+func (probs *problems) checkEvalCommands(cmds []EvalCommand) {
+	for i, e := range cmds {
 		at := fmt.Sprintf("/eval_commands/%d", i)
 		if strings.TrimSpace(e.Run) == "" {
-			bad(at, "empty command")
+			probs.add(at, "empty command")
 		}
 		if e.Timeout != "" {
 			if _, err := parseTimeout(e.Timeout); err != nil {
-				bad(at+"/timeout", "%v", err)
+				probs.add(at+"/timeout", "%v", err)
 			}
 		}
 		if e.Workdir != "" {
 			if err := checkRelPath(e.Workdir); err != nil {
-				bad(at+"/workdir", "%v", err)
+				probs.add(at+"/workdir", "%v", err)
 			}
 		}
 		for name, expr := range e.Metrics {
 			re, err := regexp.Compile(expr)
 			switch {
 			case err != nil:
-				bad(at+"/metrics/"+name, "bad regex: %v", err)
+				probs.add(at+"/metrics/"+name, "bad regex: %v", err)
 			case re.NumSubexp() != 1:
-				bad(at+"/metrics/"+name, "regex must have exactly one capture group, has %d", re.NumSubexp())
+				probs.add(at+"/metrics/"+name, "regex must have exactly one capture group, has %d", re.NumSubexp())
 			}
 		}
 	}
+}
+
+// checkCriteria: criterion ids are unique, and a detector's timeout parses and its path and
+// artifact are relative paths inside the project.
+func (probs *problems) checkCriteria(criteria []Criterion) {
 	ids := map[string]int{}
-	for i, cr := range c.AcceptanceCriteria {
+	for i, cr := range criteria {
 		at := fmt.Sprintf("/acceptance_criteria/%d", i)
 		if cr.ID != "" {
 			if j, dup := ids[cr.ID]; dup {
-				bad(at+"/id", "duplicate criterion id %q (also criterion %d)", cr.ID, j+1)
+				probs.add(at+"/id", "duplicate criterion id %q (also criterion %d)", cr.ID, j+1)
 			}
 			ids[cr.ID] = i
 		}
 		if d := cr.Check; d != nil {
 			if d.Timeout != "" {
 				if _, err := parseTimeout(d.Timeout); err != nil {
-					bad(at+"/check/timeout", "%v", err)
+					probs.add(at+"/check/timeout", "%v", err)
 				}
 			}
 			for field, p := range map[string]string{"path": d.Path, "artifact": d.Artifact} {
@@ -301,35 +324,39 @@ func Parse(file string, data []byte) (*Contract, error) {
 					continue
 				}
 				if err := checkRelPath(p); err != nil {
-					bad(at+"/check/"+field, "%v", err)
+					probs.add(at+"/check/"+field, "%v", err)
 				}
 			}
 		}
 	}
+}
+
+// checkDimensions: rubric dimension names are unique.
+func (probs *problems) checkDimensions(dimensions []Dimension) {
 	dims := map[string]bool{}
-	for i, d := range c.Rubric.Dimensions {
+	for i, d := range dimensions {
 		if dims[d.Name] {
-			bad(fmt.Sprintf("/rubric/dimensions/%d/name", i), "duplicate dimension %q", d.Name)
+			probs.add(fmt.Sprintf("/rubric/dimensions/%d/name", i), "duplicate dimension %q", d.Name)
 		}
 		dims[d.Name] = true
 	}
-	for field, globs := range map[string][]string{"surfaces": c.Scope.Surfaces, "shared": c.Scope.Shared} {
+}
+
+// checkScope: every surface and shared glob is a relative path inside the project and a
+// well-formed glob.
+func (probs *problems) checkScope(scope Scope) {
+	for field, globs := range map[string][]string{"surfaces": scope.Surfaces, "shared": scope.Shared} {
 		for i, g := range globs {
 			if err := checkRelPath(g); err != nil {
-				bad(fmt.Sprintf("/scope/%s/%d", field, i), "%v", err)
+				probs.add(fmt.Sprintf("/scope/%s/%d", field, i), "%v", err)
 			}
 			// A malformed glob matches nothing: it must fail here, not later as a scope violation
 			// that spends a retry (SPEC §5.3 Part B).
 			if !doublestar.ValidatePattern(g) {
-				bad(fmt.Sprintf("/scope/%s/%d", field, i), "malformed glob %q", g)
+				probs.add(fmt.Sprintf("/scope/%s/%d", field, i), "malformed glob %q", g)
 			}
 		}
 	}
-	if len(probs) > 0 {
-		slices.SortStableFunc(probs, func(a, b schemas.Problem) int { return strings.Compare(a.Pointer, b.Pointer) })
-		return nil, &schemas.ValidationError{File: file, Kind: schemas.Contract, Problems: probs}
-	}
-	return &c, nil
 }
 
 // DefaultMaxBytes is the gate's default limit on a contract.json (SPEC §10: 4 MiB); a policy may

@@ -1,6 +1,6 @@
 // Package evidence owns what agents wrote about a task: the evidence files under
-// tasks/{tid}/evidence/, which agent type each belongs to, and (later) the git facts the gate reads.
-// It is the only user of go-git.
+// tasks/{tid}/evidence/ (parsed, size-bounded, schema-checked), their roles, and which agent type
+// each belongs to. The git facts the gate reads are internal/git's.
 package evidence
 
 import (
@@ -182,26 +182,7 @@ func LoadAllBounded(root *os.Root, dir string, maxBytes, maxTotal int64) (ok []*
 		return nil, nil, fmt.Errorf("list evidence directory %s: %w", dir, err)
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
-	var files []fs.DirEntry
-	var total int64
-	type sized struct {
-		name string
-		size int64
-	}
-	var sizes []sized
-	for _, ent := range entries {
-		if !strings.HasSuffix(ent.Name(), ".json") || strings.HasPrefix(ent.Name(), ".") {
-			continue
-		}
-		files = append(files, ent)
-		// Stat through the root follows a symlink only while it stays inside; one that does not is
-		// refused when it is read.
-		// A file over the per-file limit is refused on its own, unread, so it does not count.
-		if fi, err := root.Stat(dir + "/" + ent.Name()); err == nil && fi.Mode().IsRegular() && fi.Size() <= maxBytes {
-			total += fi.Size()
-			sizes = append(sizes, sized{ent.Name(), fi.Size()})
-		}
-	}
+	files, sizes, total := evidenceFiles(root, dir, entries, maxBytes)
 	if total > maxTotal {
 		sort.SliceStable(sizes, func(i, j int) bool { return sizes[i].size > sizes[j].size })
 		var largest []string
@@ -242,6 +223,31 @@ func LoadAllBounded(root *os.Root, dir string, maxBytes, maxTotal int64) (ok []*
 		ok = append(ok, e)
 	}
 	return ok, bad, nil
+}
+
+// fileSize is an evidence file's size as listed, before it is read.
+type fileSize struct {
+	name string
+	size int64
+}
+
+// evidenceFiles returns the evidence files among the entries of dir (*.json, not hidden) and the
+// sizes and total of those that count towards the bound on all files together.
+func evidenceFiles(root *os.Root, dir string, entries []fs.DirEntry, maxBytes int64) (files []fs.DirEntry, sizes []fileSize, total int64) {
+	for _, ent := range entries {
+		if !strings.HasSuffix(ent.Name(), ".json") || strings.HasPrefix(ent.Name(), ".") {
+			continue
+		}
+		files = append(files, ent)
+		// Stat through the root follows a symlink only while it stays inside; one that does not is
+		// refused when it is read.
+		// A file over the per-file limit is refused on its own, unread, so it does not count.
+		if fi, err := root.Stat(dir + "/" + ent.Name()); err == nil && fi.Mode().IsRegular() && fi.Size() <= maxBytes {
+			total += fi.Size()
+			sizes = append(sizes, fileSize{ent.Name(), fi.Size()})
+		}
+	}
+	return files, sizes, total
 }
 
 // collectAfterBytes is the size of an evidence file after whose parsing LoadAllBounded collects

@@ -3,6 +3,8 @@
 // mechanically from the checks. It starts processes only through internal/proc.
 package tiers
 
+import "fmt"
+
 // Status is the outcome of one check.
 type Status string
 
@@ -129,6 +131,14 @@ type Check struct {
 type Location struct {
 	Path string `json:"path"`
 	Line int    `json:"line,omitempty"`
+}
+
+// String is path:line, or path when the location has no line.
+func (l Location) String() string {
+	if l.Line > 0 {
+		return fmt.Sprintf("%s:%d", l.Path, l.Line)
+	}
+	return l.Path
 }
 
 // Cause is one reason a run did not pass.

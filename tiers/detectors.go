@@ -22,123 +22,151 @@ import (
 // non-blocking warnings.
 func (r *run) detect(ctx context.Context, idx int, cr contract.Criterion) (Check, []Check) {
 	d := cr.Check
-	name := "criterion:" + criterionLabel(idx, cr)
-	text := fmt.Sprintf("%s %q: %s detector", criterionLabel(idx, cr), cr.Criterion, d.Type)
-	pass := func(ev string) Check { return passCheck(2, name, text, ev) }
-	fail := func(ev string) Check { return failCheck(2, name, text, ev, StatusFail, CauseCriterionFailed) }
-	broken := func(ev string) Check { return failCheck(2, name, text, ev, StatusError, CauseDetectorError) }
-
+	dc := detection{
+		name: "criterion:" + criterionLabel(idx, cr),
+		text: fmt.Sprintf("%s %q: %s detector", criterionLabel(idx, cr), cr.Criterion, d.Type),
+	}
 	switch d.Type {
 	case contract.DetectScript:
-		timeout := r.in.Policy.EvalTimeout
-		if d.Timeout != "" {
-			if t, err := time.ParseDuration(d.Timeout); err == nil && t > 0 {
-				timeout = t
-			}
-		}
-		label := strings.Join(append([]string{d.Command}, d.Args...), " ")
-		spec := proc.Spec{
-			Label: fmt.Sprintf("%s: %s", criterionLabel(idx, cr), label), Argv: append([]string{d.Command}, d.Args...),
-			Dir: r.workDir(), Timeout: timeout, ExpectExit: d.ExpectExit, TailBytes: r.in.Policy.OutputTailBytes,
-		}
-		if r.opts.LogRoot != nil {
-			base := "criterion-" + proc.LogFileSafe(criterionLabel(idx, cr)) + ".log"
-			spec.LogRoot, spec.LogFile = r.opts.LogRoot, base
-			spec.LogName = r.opts.LogDirName + "/" + base
-		}
-		run := runProcess(ctx, spec, r.opts.Progress)
-		r.evalRuns = append(r.evalRuns, run)
-		switch run.Status {
-		case StatusPass:
-			return pass(fmt.Sprintf("`%s` exited %d as expected in %s", label, d.ExpectExit, tier1Duration(run.DurationMS))), nil
-		case StatusError:
-			return broken(fmt.Sprintf("`%s` could not run: %s", label, run.Error)), nil
-		}
-		if run.TimedOut {
-			return fail(fmt.Sprintf("`%s` %s", label, run.Error)), nil
-		}
-		return fail(fmt.Sprintf("`%s` exited %s (want %d); last output: %s", label, exitText(run.ExitCode, run.Error), d.ExpectExit, tier1LastOutput(run.OutputTail))), nil
-
+		return r.detectScript(ctx, idx, cr, dc), nil
 	case contract.DetectFileExists:
-		fi, err := r.workRoot().Stat(d.Path)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return fail(fmt.Sprintf("%s is absent", d.Path)), nil
-		case err != nil:
-			return broken(fmt.Sprintf("cannot check %s: %v", d.Path, err)), nil
-		case d.NonEmpty && fi.Mode().IsRegular() && fi.Size() == 0:
-			return fail(fmt.Sprintf("%s exists but is empty (non_empty required)", d.Path)), nil
-		case d.NonEmpty && fi.IsDir():
-			empty, err := emptyDir(r.workRoot(), d.Path)
-			switch {
-			case err != nil:
-				return broken(fmt.Sprintf("cannot list %s: %v", d.Path, err)), nil
-			case empty:
-				return fail(fmt.Sprintf("%s is an empty directory (non_empty required)", d.Path)), nil
-			}
-			return pass(fmt.Sprintf("%s exists (a non-empty directory)", d.Path)), nil
-		case fi.IsDir():
-			return pass(fmt.Sprintf("%s exists (a directory)", d.Path)), nil
-		}
-		return pass(fmt.Sprintf("%s exists (%d bytes)", d.Path, fi.Size())), nil
-
+		return r.detectFileExists(d, dc), nil
 	case contract.DetectRegexMatch:
-		re, err := regexp.Compile(d.Pattern)
-		if err != nil {
-			return broken(fmt.Sprintf("bad regex %q: %v", d.Pattern, err)), nil
-		}
-		data, err := fsutil.ReadLimited(r.workRoot(), d.Artifact, r.in.Policy.MaxEvidenceBytes)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return fail(fmt.Sprintf("artifact %s is absent", d.Artifact)), nil
-		case err != nil:
-			return broken(fmt.Sprintf("cannot read artifact %s: %v", d.Artifact, err)), nil
-		}
-		loc := re.FindIndex(data)
-		if loc == nil {
-			return fail(fmt.Sprintf("pattern /%s/ does not match %s (%d bytes)", d.Pattern, d.Artifact, len(data))), nil
-		}
-		line := bytes.Count(data[:loc[0]], []byte("\n")) + 1
-		return pass(fmt.Sprintf("pattern /%s/ matches %s at line %d", d.Pattern, d.Artifact, line)), nil
-
+		return r.detectRegexMatch(d, dc), nil
 	case contract.DetectThreshold:
-		reports := r.metricReports(d.Metric)
-		if len(reports) == 0 {
-			return fail(fmt.Sprintf("metric %s was not reported (not captured by an eval command, not in independent evidence)", d.Metric)), nil
-		}
-		// Independent evidence that reports the metric more than once, with different values,
-		// counts only if every value satisfies the threshold (SPEC §5.5): no first file wins.
-		var bad []string
-		for _, rep := range reports {
-			ok, err := compare(rep.value, d.Op, d.Value)
-			if err != nil {
-				return broken(err.Error()), nil
-			}
-			if !ok {
-				bad = append(bad, fmtNum(rep.value)+" ("+rep.source+")")
-			}
-		}
-		ev := fmt.Sprintf("%s = %s (%s) %s %s", d.Metric, fmtNum(reports[0].value), reports[0].source, opSymbol(d.Op), fmtNum(d.Value))
-		if len(reports) > 1 {
-			all := make([]string, len(reports))
-			for i, rep := range reports {
-				all[i] = fmtNum(rep.value) + " (" + rep.source + ")"
-			}
-			ev = fmt.Sprintf("%s reported %d times with different values: %s; each must satisfy %s %s", d.Metric, len(reports), limitedList(all, 10), opSymbol(d.Op), fmtNum(d.Value))
-			if len(bad) > 0 {
-				return fail(ev + "; does not hold for " + limitedList(bad, 10)), nil
-			}
-			return pass(ev + "; holds for every value"), nil
-		}
-		if len(bad) > 0 {
-			return fail(ev + " does not hold"), nil
-		}
-		return pass(ev + " holds"), nil
-
+		return r.detectThreshold(d, dc), nil
 	case contract.DetectJudge:
-		return r.judge(idx, cr, name, text)
+		return r.judge(idx, cr, dc.name, dc.text)
 	}
-	return broken(fmt.Sprintf("unknown detector type %q", d.Type)), nil
+	return dc.broken(fmt.Sprintf("unknown detector type %q", d.Type)), nil
+}
+
+// detection is the check a criterion's detector makes: its name and text, and the three outcomes.
+type detection struct{ name, text string }
+
+func (dc detection) pass(ev string) Check { return passCheck(2, dc.name, dc.text, ev) }
+func (dc detection) fail(ev string) Check {
+	return failCheck(2, dc.name, dc.text, ev, StatusFail, CauseCriterionFailed)
+}
+func (dc detection) broken(ev string) Check {
+	return failCheck(2, dc.name, dc.text, ev, StatusError, CauseDetectorError)
+}
+
+// detectScript runs the criterion's command (in the working tree, with the policy's eval timeout
+// unless the detector sets its own) and passes when it exits as expected.
+func (r *run) detectScript(ctx context.Context, idx int, cr contract.Criterion, dc detection) Check {
+	d := cr.Check
+	timeout := r.in.Policy.EvalTimeout
+	if d.Timeout != "" {
+		if t, err := time.ParseDuration(d.Timeout); err == nil && t > 0 {
+			timeout = t
+		}
+	}
+	label := strings.Join(append([]string{d.Command}, d.Args...), " ")
+	spec := proc.Spec{
+		Label: fmt.Sprintf("%s: %s", criterionLabel(idx, cr), label), Argv: append([]string{d.Command}, d.Args...),
+		Dir: r.workDir(), Timeout: timeout, ExpectExit: d.ExpectExit, TailBytes: r.in.Policy.OutputTailBytes,
+	}
+	if r.opts.LogRoot != nil {
+		base := "criterion-" + proc.LogFileSafe(criterionLabel(idx, cr)) + ".log"
+		spec.LogRoot, spec.LogFile = r.opts.LogRoot, base
+		spec.LogName = r.opts.LogDirName + "/" + base
+	}
+	run := runProcess(ctx, spec, r.opts.Progress)
+	r.evalRuns = append(r.evalRuns, run)
+	switch run.Status {
+	case StatusPass:
+		return dc.pass(fmt.Sprintf("`%s` exited %d as expected in %s", label, d.ExpectExit, tier1Duration(run.DurationMS)))
+	case StatusError:
+		return dc.broken(fmt.Sprintf("`%s` could not run: %s", label, run.Error))
+	}
+	if run.TimedOut {
+		return dc.fail(fmt.Sprintf("`%s` %s", label, run.Error))
+	}
+	return dc.fail(fmt.Sprintf("`%s` exited %s (want %d); last output: %s", label, exitText(run.ExitCode, run.Error), d.ExpectExit, tier1LastOutput(run.OutputTail)))
+}
+
+// detectFileExists passes when the path exists in the working tree (and, with non_empty, is a
+// non-empty file or directory).
+func (r *run) detectFileExists(d *contract.Detector, dc detection) Check {
+	fi, err := r.workRoot().Stat(d.Path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return dc.fail(fmt.Sprintf("%s is absent", d.Path))
+	case err != nil:
+		return dc.broken(fmt.Sprintf("cannot check %s: %v", d.Path, err))
+	case d.NonEmpty && fi.Mode().IsRegular() && fi.Size() == 0:
+		return dc.fail(fmt.Sprintf("%s exists but is empty (non_empty required)", d.Path))
+	case d.NonEmpty && fi.IsDir():
+		empty, err := emptyDir(r.workRoot(), d.Path)
+		switch {
+		case err != nil:
+			return dc.broken(fmt.Sprintf("cannot list %s: %v", d.Path, err))
+		case empty:
+			return dc.fail(fmt.Sprintf("%s is an empty directory (non_empty required)", d.Path))
+		}
+		return dc.pass(fmt.Sprintf("%s exists (a non-empty directory)", d.Path))
+	case fi.IsDir():
+		return dc.pass(fmt.Sprintf("%s exists (a directory)", d.Path))
+	}
+	return dc.pass(fmt.Sprintf("%s exists (%d bytes)", d.Path, fi.Size()))
+}
+
+// detectRegexMatch passes when the pattern matches the artifact in the working tree.
+func (r *run) detectRegexMatch(d *contract.Detector, dc detection) Check {
+	re, err := regexp.Compile(d.Pattern)
+	if err != nil {
+		return dc.broken(fmt.Sprintf("bad regex %q: %v", d.Pattern, err))
+	}
+	data, err := fsutil.ReadLimited(r.workRoot(), d.Artifact, r.in.Policy.MaxEvidenceBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return dc.fail(fmt.Sprintf("artifact %s is absent", d.Artifact))
+	case err != nil:
+		return dc.broken(fmt.Sprintf("cannot read artifact %s: %v", d.Artifact, err))
+	}
+	loc := re.FindIndex(data)
+	if loc == nil {
+		return dc.fail(fmt.Sprintf("pattern /%s/ does not match %s (%d bytes)", d.Pattern, d.Artifact, len(data)))
+	}
+	line := bytes.Count(data[:loc[0]], []byte("\n")) + 1
+	return dc.pass(fmt.Sprintf("pattern /%s/ matches %s at line %d", d.Pattern, d.Artifact, line))
+}
+
+// detectThreshold passes when every reported value of the metric satisfies the threshold.
+func (r *run) detectThreshold(d *contract.Detector, dc detection) Check {
+	reports := r.metricReports(d.Metric)
+	if len(reports) == 0 {
+		return dc.fail(fmt.Sprintf("metric %s was not reported (not captured by an eval command, not in independent evidence)", d.Metric))
+	}
+	// Independent evidence that reports the metric more than once, with different values,
+	// counts only if every value satisfies the threshold (SPEC §5.5): no first file wins.
+	var bad []string
+	for _, rep := range reports {
+		ok, err := compare(rep.value, d.Op, d.Value)
+		if err != nil {
+			return dc.broken(err.Error())
+		}
+		if !ok {
+			bad = append(bad, fmtNum(rep.value)+" ("+rep.source+")")
+		}
+	}
+	ev := fmt.Sprintf("%s = %s (%s) %s %s", d.Metric, fmtNum(reports[0].value), reports[0].source, opSymbol(d.Op), fmtNum(d.Value))
+	if len(reports) > 1 {
+		all := make([]string, len(reports))
+		for i, rep := range reports {
+			all[i] = fmtNum(rep.value) + " (" + rep.source + ")"
+		}
+		ev = fmt.Sprintf("%s reported %d times with different values: %s; each must satisfy %s %s", d.Metric, len(reports), limitedList(all, 10), opSymbol(d.Op), fmtNum(d.Value))
+		if len(bad) > 0 {
+			return dc.fail(ev + "; does not hold for " + limitedList(bad, 10))
+		}
+		return dc.pass(ev + "; holds for every value")
+	}
+	if len(bad) > 0 {
+		return dc.fail(ev + " does not hold")
+	}
+	return dc.pass(ev + " holds")
 }
 
 // emptyDir reports whether the directory name (opened through root) has no entries.

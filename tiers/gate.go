@@ -11,6 +11,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/internal/git"
 	"github.com/geas-dev/geas/record"
 )
 
@@ -142,7 +143,7 @@ type run struct {
 	opts Options
 
 	known      []string
-	repo       *evidence.Repo
+	repo       *git.Repo
 	base, head string
 	haveBase   bool
 	metrics    map[string]float64
@@ -155,7 +156,7 @@ type run struct {
 	stubCount    int
 	stubCap      int
 	stubErr      string
-	stubScan     *evidence.AddedScan // what the added-line stub scan read (tier2_stubscan.go)
+	stubScan     *git.AddedScan // what the added-line stub scan read (tier2_stubscan.go)
 	tier1Ran     bool
 	tier0End     int // checks[:tier0End] are tier 0's
 
@@ -168,7 +169,7 @@ type run struct {
 	// whether an eval command has changed the working tree.
 	checkout, checkoutTop string
 	checkoutRoot          *os.Root
-	co                    *evidence.Checkout
+	co                    *git.Checkout
 	wtDirty               bool
 }
 
@@ -199,72 +200,98 @@ func Evaluate(ctx context.Context, in *Input, opts Options) (*Result, error) {
 	if in.Contract != nil {
 		profile = in.Contract.GateProfile
 	}
-	// Stages stop where the seed stops (SPEC §5): tier 0, tier 1, tier 2 part A, then parts B, C
-	// and D. The first stage that does not pass decides; --keep-going runs the stages not reached
-	// anyway and marks what they find advisory.
-	keep := opts.KeepGoing && in.Contract != nil && in.Record != nil
-	stopped := map[int]string{}
-	reason, advisory := "", -1
-	stop := func(from int, why string) {
-		if reason == "" && notPassedSince(r.checks, from) {
-			reason = why
-		}
+	st := &stages{r: r, keep: opts.KeepGoing && in.Contract != nil && in.Record != nil, advisory: -1, stopped: map[int]string{}}
+	if err := st.run(ctx, profile); err != nil {
+		return nil, err
 	}
-	enter := func() bool {
-		if reason != "" && advisory < 0 && keep {
-			advisory = len(r.checks)
-		}
-		return reason == "" || keep
-	}
-	stop(0, "tier 0 did not pass")
-	if reason != "" {
-		stopped[1], stopped[2] = "not run: "+reason, "not run: "+reason
-	}
-	if enter() {
-		mark := len(r.checks)
-		r.tier1(ctx, profile)
-		if ctx.Err() != nil {
-			return nil, ErrInterrupted
-		}
-		stop(mark, "tier 1 failed")
-		if reason != "" && stopped[2] == "" {
-			stopped[2] = "not run: " + reason
-			if !keep {
-				r.checks = append(r.checks, skippedCheck(2, "tier_2", "tier 2: acceptance criteria, scope, known risks, rubric", "not run: "+reason))
-			}
-		}
-		if enter() {
-			mark := len(r.checks)
-			r.partA(ctx)
-			if ctx.Err() != nil {
-				return nil, ErrInterrupted
-			}
-			if profile != contract.ClosureReady {
-				stop(mark, "part A did not pass")
-				if reason == "part A did not pass" && !keep {
-					r.checks = append(r.checks, skippedCheck(2, "parts_bcd", "tier 2 parts B, C, D: scope, known risks, rubric", "not run: "+reason))
-				}
-				if enter() {
-					r.partB()
-					r.partC()
-					r.partD()
-					if ctx.Err() != nil {
-						return nil, ErrInterrupted
-					}
-				}
-			}
-		}
-	}
-	if advisory >= 0 {
-		for i := advisory; i < len(r.checks); i++ {
+	if st.advisory >= 0 {
+		for i := st.advisory; i < len(r.checks); i++ {
 			r.checks[i].Advisory = true
 		}
 	}
-	r.inputsUnchanged(advisory >= 0 && advisory <= r.tier0End)
-	res := r.result(profile, stopped)
+	r.inputsUnchanged(st.advisory >= 0 && st.advisory <= r.tier0End)
+	res := r.result(profile, st.stopped)
 	res.FinishedAt = record.Timestamp(time.Now())
 	res.DurationMS = time.Since(opts.Now).Milliseconds()
 	return res, nil
+}
+
+// stages runs the stages after tier 0. Stages stop where the seed stops (SPEC §5): tier 0, tier
+// 1, tier 2 part A, then parts B, C and D. The first stage that does not pass decides; --keep-going
+// (keep) runs the stages not reached anyway and marks what they find advisory.
+type stages struct {
+	r        *run
+	keep     bool
+	reason   string         // why the first stage that did not pass stopped the run; "" while all pass
+	advisory int            // the checks from this index on are advisory; -1: none
+	stopped  map[int]string // tier -> why it was not run
+}
+
+// stop records why as the reason the run stops when a blocking check from index from on did not
+// pass, unless an earlier stage already stopped it.
+func (st *stages) stop(from int, why string) {
+	if st.reason == "" && notPassedSince(st.r.checks, from) {
+		st.reason = why
+	}
+}
+
+// enter reports whether the next stage runs; the first stage entered after the run stopped starts
+// the advisory checks.
+func (st *stages) enter() bool {
+	if st.reason != "" && st.advisory < 0 && st.keep {
+		st.advisory = len(st.r.checks)
+	}
+	return st.reason == "" || st.keep
+}
+
+// run runs tier 1 and tier 2 as far as tier 0 and each stage let it. It returns ErrInterrupted
+// when ctx is cancelled.
+func (st *stages) run(ctx context.Context, profile string) error {
+	r := st.r
+	st.stop(0, "tier 0 did not pass")
+	if st.reason != "" {
+		st.stopped[1], st.stopped[2] = "not run: "+st.reason, "not run: "+st.reason
+	}
+	if !st.enter() {
+		return nil
+	}
+	mark := len(r.checks)
+	r.tier1(ctx, profile)
+	if ctx.Err() != nil {
+		return ErrInterrupted
+	}
+	st.stop(mark, "tier 1 failed")
+	if st.reason != "" && st.stopped[2] == "" {
+		st.stopped[2] = "not run: " + st.reason
+		if !st.keep {
+			r.checks = append(r.checks, skippedCheck(2, "tier_2", "tier 2: acceptance criteria, scope, known risks, rubric", "not run: "+st.reason))
+		}
+	}
+	if !st.enter() {
+		return nil
+	}
+	mark = len(r.checks)
+	r.partA(ctx)
+	if ctx.Err() != nil {
+		return ErrInterrupted
+	}
+	if profile == contract.ClosureReady {
+		return nil
+	}
+	st.stop(mark, "part A did not pass")
+	if st.reason == "part A did not pass" && !st.keep {
+		r.checks = append(r.checks, skippedCheck(2, "parts_bcd", "tier 2 parts B, C, D: scope, known risks, rubric", "not run: "+st.reason))
+	}
+	if !st.enter() {
+		return nil
+	}
+	r.partB()
+	r.partC()
+	r.partD()
+	if ctx.Err() != nil {
+		return ErrInterrupted
+	}
+	return nil
 }
 
 // notPassedSince reports whether a blocking check from index from on did not pass (warnings and

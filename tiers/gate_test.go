@@ -250,31 +250,3 @@ func keysOf(v any) []string {
 	}
 	return out
 }
-
-func TestWriteText(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, true)
-	f.contract(func(m map[string]any) { m["base_snapshot"] = "main~1" })
-	_, res, _ := f.evaluate()
-	var buf bytes.Buffer
-	WriteText(&buf, res)
-	out := buf.String()
-	assert.Contains(t, out, "geas gate gate-1: task t1, mission m1, profile implementation_change (dry run: nothing written)\n")
-	assert.Contains(t, out, "verdict: PASS\n")
-	assert.Contains(t, out, "task would move integrated -> verified\n")
-	assert.Contains(t, out, "WARN  base_pinned: base_snapshot is a full commit SHA\n")
-	assert.Contains(t, out, "next: proceed: the task is verified\n")
-
-	f.evidence("qa-engineer.json", func(m map[string]any) {
-		m["rubric_scores"] = []any{map[string]any{"dimension": "core_interaction", "score": 2}}
-	})
-	_, res, _ = f.evaluate()
-	buf.Reset()
-	WriteText(&buf, res)
-	out = buf.String()
-	assert.Contains(t, out, "verdict: FAIL (below_threshold)\n")
-	assert.Contains(t, out, "blocking dimensions: core_interaction\n")
-	assert.Contains(t, out, "        score 2 < threshold 3 (minimum of qa-engineer.json 2)\n")
-	assert.Contains(t, out, "retry budget: 3 -> 2\n")
-	assert.Contains(t, out, "next: fix: address the causes above and run the gate again (2 retries left)\n")
-}

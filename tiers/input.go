@@ -10,6 +10,7 @@ import (
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/internal/fsutil"
+	"github.com/geas-dev/geas/internal/git"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/schemas"
@@ -144,7 +145,7 @@ func (in *Input) loadPolicy() {
 // cannot be resolved (tier 0 reports that) or does not track the file; addedByWork is true when
 // the base does not track it and the head does; err is set when it is tracked but cannot be read.
 func policyAtBase(projectDir, base, headRev string) (data []byte, from string, found, addedByWork bool, err error) {
-	repo, err := evidence.OpenRepo(projectDir)
+	repo, err := git.Open(projectDir)
 	if err != nil {
 		return nil, "", false, false, nil
 	}
@@ -153,7 +154,7 @@ func policyAtBase(projectDir, base, headRev string) (data []byte, from string, f
 	if err != nil {
 		return nil, "", false, false, nil
 	}
-	rel, err := evidence.WorkTreeRel(projectDir)
+	rel, err := git.WorkTreeRel(projectDir)
 	if err != nil {
 		return nil, "", false, false, nil
 	}

@@ -113,28 +113,31 @@ func loadPolicyFile(geas *os.Root) (Policy, []byte, error) {
 	return p, data, err
 }
 
+// policyDocument is .geas/gate-policy.json as its schema describes it; a zero field is not set.
+type policyDocument struct {
+	Evaluators            map[string][]string `json:"evaluators"`
+	StubCap               map[string]int      `json:"stub_cap"`
+	StubPatterns          []string            `json:"stub_patterns"`
+	SharedGlobs           []string            `json:"shared_globs"`
+	EvalTimeout           string              `json:"eval_timeout"`
+	OutputTailBytes       int                 `json:"output_tail_bytes"`
+	ConsecutiveErrorLimit int                 `json:"consecutive_error_limit"`
+	JudgeIndependence     string              `json:"judge_independence"`
+	MaxEvidenceBytes      int64               `json:"max_evidence_bytes"`
+	EvalCheckout          string              `json:"eval_checkout"`
+	MaxTotalEvidenceBytes int64               `json:"max_total_evidence_bytes"`
+	MaxContractBytes      int64               `json:"max_contract_bytes"`
+	MaxRecordBytes        int64               `json:"max_record_bytes"`
+	MaxHistoryBytes       int64               `json:"max_history_bytes"`
+}
+
 // ParsePolicy returns the defaults overridden by the policy document data; file names it in errors.
 func ParsePolicy(file string, data []byte) (Policy, error) {
 	p := DefaultPolicy()
 	if err := schemas.Validate(schemas.GatePolicy, file, data); err != nil {
 		return p, err
 	}
-	var raw struct {
-		Evaluators            map[string][]string `json:"evaluators"`
-		StubCap               map[string]int      `json:"stub_cap"`
-		StubPatterns          []string            `json:"stub_patterns"`
-		SharedGlobs           []string            `json:"shared_globs"`
-		EvalTimeout           string              `json:"eval_timeout"`
-		OutputTailBytes       int                 `json:"output_tail_bytes"`
-		ConsecutiveErrorLimit int                 `json:"consecutive_error_limit"`
-		JudgeIndependence     string              `json:"judge_independence"`
-		MaxEvidenceBytes      int64               `json:"max_evidence_bytes"`
-		EvalCheckout          string              `json:"eval_checkout"`
-		MaxTotalEvidenceBytes int64               `json:"max_total_evidence_bytes"`
-		MaxContractBytes      int64               `json:"max_contract_bytes"`
-		MaxRecordBytes        int64               `json:"max_record_bytes"`
-		MaxHistoryBytes       int64               `json:"max_history_bytes"`
-	}
+	var raw policyDocument
 	// Exactly as the schema validated it (SPEC §2 invariant 8): "Shared_Globs" is not shared_globs.
 	if err := schemas.DecodeExact(schemas.GatePolicy, file, data, &raw); err != nil {
 		return p, err
@@ -145,33 +148,14 @@ func ParsePolicy(file string, data []byte) (Policy, error) {
 	for level, n := range raw.StubCap {
 		p.StubCap[level] = n
 	}
-	if raw.StubPatterns != nil {
-		p.StubPatterns = nil
-		for i, expr := range raw.StubPatterns {
-			re, err := regexp.Compile("(?i)" + expr) // stub patterns match case-insensitively (SPEC §10)
-			if err != nil {
-				return p, &schemas.ValidationError{File: file, Kind: schemas.GatePolicy,
-					Problems: []schemas.Problem{{Pointer: fmt.Sprintf("/stub_patterns/%d", i), Message: "bad regex: " + err.Error()}}}
-			}
-			p.StubPatterns = append(p.StubPatterns, re)
-		}
+	if err := p.setStubPatterns(file, raw.StubPatterns); err != nil {
+		return p, err
 	}
-	if raw.SharedGlobs != nil {
-		for i, g := range raw.SharedGlobs {
-			if !doublestar.ValidatePattern(g) {
-				return p, &schemas.ValidationError{File: file, Kind: schemas.GatePolicy,
-					Problems: []schemas.Problem{{Pointer: fmt.Sprintf("/shared_globs/%d", i), Message: fmt.Sprintf("malformed glob %q", g)}}}
-			}
-		}
-		p.SharedGlobs = raw.SharedGlobs
+	if err := p.setSharedGlobs(file, raw.SharedGlobs); err != nil {
+		return p, err
 	}
-	if raw.EvalTimeout != "" {
-		d, err := time.ParseDuration(raw.EvalTimeout)
-		if err != nil || d <= 0 {
-			return p, &schemas.ValidationError{File: file, Kind: schemas.GatePolicy,
-				Problems: []schemas.Problem{{Pointer: "/eval_timeout", Message: fmt.Sprintf("bad duration %q", raw.EvalTimeout)}}}
-		}
-		p.EvalTimeout = d
+	if err := p.setEvalTimeout(file, raw.EvalTimeout); err != nil {
+		return p, err
 	}
 	if raw.OutputTailBytes > 0 {
 		p.OutputTailBytes = raw.OutputTailBytes
@@ -182,6 +166,66 @@ func ParsePolicy(file string, data []byte) (Policy, error) {
 	if raw.JudgeIndependence != "" {
 		p.JudgeIndependence = raw.JudgeIndependence
 	}
+	if err := p.setLimits(file, raw); err != nil {
+		return p, err
+	}
+	if raw.EvalCheckout != "" {
+		p.EvalCheckout = raw.EvalCheckout // the schema allows worktree and isolated only
+	}
+	return p, nil
+}
+
+// policyProblem is the validation error of a policy whose value at pointer the schema cannot judge.
+func policyProblem(file, pointer, message string) error {
+	return &schemas.ValidationError{File: file, Kind: schemas.GatePolicy,
+		Problems: []schemas.Problem{{Pointer: pointer, Message: message}}}
+}
+
+// setStubPatterns replaces the stub patterns when the policy sets them (nil: not set).
+func (p *Policy) setStubPatterns(file string, exprs []string) error {
+	if exprs == nil {
+		return nil
+	}
+	p.StubPatterns = nil
+	for i, expr := range exprs {
+		re, err := regexp.Compile("(?i)" + expr) // stub patterns match case-insensitively (SPEC §10)
+		if err != nil {
+			return policyProblem(file, fmt.Sprintf("/stub_patterns/%d", i), "bad regex: "+err.Error())
+		}
+		p.StubPatterns = append(p.StubPatterns, re)
+	}
+	return nil
+}
+
+// setSharedGlobs replaces the shared globs when the policy sets them (nil: not set).
+func (p *Policy) setSharedGlobs(file string, globs []string) error {
+	if globs == nil {
+		return nil
+	}
+	for i, g := range globs {
+		if !doublestar.ValidatePattern(g) {
+			return policyProblem(file, fmt.Sprintf("/shared_globs/%d", i), fmt.Sprintf("malformed glob %q", g))
+		}
+	}
+	p.SharedGlobs = globs
+	return nil
+}
+
+// setEvalTimeout sets the eval timeout when the policy sets one ("": not set).
+func (p *Policy) setEvalTimeout(file, timeout string) error {
+	if timeout == "" {
+		return nil
+	}
+	d, err := time.ParseDuration(timeout)
+	if err != nil || d <= 0 {
+		return policyProblem(file, "/eval_timeout", fmt.Sprintf("bad duration %q", timeout))
+	}
+	p.EvalTimeout = d
+	return nil
+}
+
+// setLimits sets the size limits the policy sets, each at most limitCeiling times its default.
+func (p *Policy) setLimits(file string, raw policyDocument) error {
 	for _, l := range []struct {
 		key string
 		set int64
@@ -200,16 +244,12 @@ func ParsePolicy(file string, data []byte) (Policy, error) {
 		// what the readers of every other command are built for; an unbounded raise would let
 		// a policy in the repository take the gate's memory wherever it likes.
 		if ceiling := limitCeiling * *l.dst; l.set > ceiling {
-			return p, &schemas.ValidationError{File: file, Kind: schemas.GatePolicy,
-				Problems: []schemas.Problem{{Pointer: "/" + l.key, Message: fmt.Sprintf("%s %d is above its ceiling %d (%d × the default %d): a policy may lower a size limit, and raise it at most %d-fold",
-					l.key, l.set, ceiling, limitCeiling, *l.dst, limitCeiling)}}}
+			return policyProblem(file, "/"+l.key, fmt.Sprintf("%s %d is above its ceiling %d (%d × the default %d): a policy may lower a size limit, and raise it at most %d-fold",
+				l.key, l.set, ceiling, limitCeiling, *l.dst, limitCeiling))
 		}
 		*l.dst = l.set
 	}
-	if raw.EvalCheckout != "" {
-		p.EvalCheckout = raw.EvalCheckout // the schema allows worktree and isolated only
-	}
-	return p, nil
+	return nil
 }
 
 // isStub reports whether a line of text matches a stub pattern, and which.

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/geas-dev/geas/contract"
-	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/internal/git"
 )
 
 var fullSHA = regexp.MustCompile(`^[0-9a-fA-F]{40}$`)
@@ -16,9 +16,29 @@ var fullSHA = regexp.MustCompile(`^[0-9a-fA-F]{40}$`)
 // tier0 runs every precheck and reports them all (SPEC §5.1). The caller stops after tier 0 when
 // any of them blocks or errors.
 func (r *run) tier0() {
-	in := r.in
 	add := func(c Check) { c.Tier = 0; r.checks = append(r.checks, c) }
 
+	r.inputsValid(add)
+	r.historyCheck(add)
+	if r.in.Contract == nil {
+		return // nothing else can be judged without the contract
+	}
+	r.stateEligible(add)
+	r.selfCheckPresent(add)
+	r.requiredReviewers(add)
+	r.evidenceValid(add)
+	r.reviewVerdicts(add)
+	r.integrationMerged(add)
+	r.budgetCheck(add)
+	r.baseline(add)
+	r.oneCommit(add)
+	r.staleEvidence(add)
+	r.rulesCheck(add)
+}
+
+// inputsValid checks that the gate policy, the contract and the record were read and valid.
+func (r *run) inputsValid(add func(Check)) {
+	in := r.in
 	if in.PolicyErr != nil {
 		add(failCheck(0, "policy_valid", "read .geas/gate-policy.json", in.PolicyErr.Error(), StatusError, CausePolicyInvalid))
 	}
@@ -32,13 +52,12 @@ func (r *run) tier0() {
 	} else {
 		add(passCheck(0, "record_valid", "record.json parses and matches the schema", r.recordNote()))
 	}
-	r.historyCheck(add)
-	c := in.Contract
-	if c == nil {
-		return // nothing else can be judged without the contract
-	}
+}
 
-	// State eligibility.
+// stateEligible checks that the task's state is one its gate profile gates (verify also accepts a
+// task that already passed).
+func (r *run) stateEligible(add func(Check)) {
+	c := r.in.Contract
 	eligible := contract.EligibleStates(c.GateProfile)
 	text := fmt.Sprintf("task state is eligible for profile %s (%s)", c.GateProfile, strings.Join(eligible, " or "))
 	if r.opts.Verify && (c.Status == "verified" || c.Status == "passed") {
@@ -48,21 +67,28 @@ func (r *run) tier0() {
 	} else {
 		add(failCheck(0, "state_eligible", text, fmt.Sprintf("state is %s; %s needs %s", c.Status, c.GateProfile, strings.Join(eligible, " or ")), StatusError, CauseStateIneligible))
 	}
+}
 
-	if in.Record != nil {
-		if _, ok := in.Record.SelfCheck(); ok {
-			add(passCheck(0, "self_check", "record.json has a self_check section", "present"))
-		} else {
-			add(failCheck(0, "self_check", "record.json has a self_check section", "no self_check section in record.json", StatusBlock, CauseMissingSelfCheck))
-		}
+// selfCheckPresent checks that the record has a self_check section.
+func (r *run) selfCheckPresent(add func(Check)) {
+	if r.in.Record == nil {
+		return
 	}
+	if _, ok := r.in.Record.SelfCheck(); ok {
+		add(passCheck(0, "self_check", "record.json has a self_check section", "present"))
+	} else {
+		add(failCheck(0, "self_check", "record.json has a self_check section", "no self_check section in record.json", StatusBlock, CauseMissingSelfCheck))
+	}
+}
 
-	// Required reviewers: an evidence file of that agent type with a non-implementer role.
-	for _, want := range c.Routing.RequiredReviewerTypes {
+// requiredReviewers checks that each required reviewer type has an evidence file with a
+// non-implementer role.
+func (r *run) requiredReviewers(add func(Check)) {
+	for _, want := range r.in.Contract.Routing.RequiredReviewerTypes {
 		name := "review:" + want
 		text := fmt.Sprintf("required reviewer %s has an evidence file with a non-implementer role", want)
 		var found, implOnly []string
-		for _, e := range in.Evidence {
+		for _, e := range r.in.Evidence {
 			if r.agentType(e) != want {
 				continue
 			}
@@ -81,8 +107,11 @@ func (r *run) tier0() {
 			add(failCheck(0, name, text, fmt.Sprintf("no evidence file of agent %s (evidence files: %s)", want, orNone(r.evidenceNames())), StatusBlock, CauseMissingReview))
 		}
 	}
+}
 
-	// Every evidence file parses and matches the schema.
+// evidenceValid checks that every evidence file parses and matches the schema.
+func (r *run) evidenceValid(add func(Check)) {
+	in := r.in
 	if in.EvidenceErr != nil {
 		add(failCheck(0, "evidence_valid", "every evidence file parses and matches the schema", in.EvidenceErr.Error(), StatusError, CauseEvidenceInvalid))
 	}
@@ -96,31 +125,27 @@ func (r *run) tier0() {
 			add(passCheck(0, "evidence_valid", "every evidence file parses and matches the schema", fmt.Sprintf("%d files valid", len(in.Evidence))))
 		}
 	}
+}
 
-	r.reviewVerdicts(add)
-
-	if c.GateProfile == contract.ImplementationChange && in.Record != nil {
-		text := "integration.status is merged"
-		integ, ok := in.Record.Integration()
-		switch {
-		case !ok:
-			add(failCheck(0, "integration", text, "no integration.json (geas task integrate writes it)", StatusBlock, CauseMissingIntegration))
-		case integ.Status != "merged":
-			add(failCheck(0, "integration", text, fmt.Sprintf("integration.status is %s", integ.Status), StatusBlock, CauseMissingIntegration))
-		default:
-			ev := "merged"
-			if integ.Commit != "" {
-				ev += " at " + integ.Commit
-			}
-			add(passCheck(0, "integration", text, ev))
-		}
+// integrationMerged checks, for implementation_change, that integration.json says merged.
+func (r *run) integrationMerged(add func(Check)) {
+	if r.in.Contract.GateProfile != contract.ImplementationChange || r.in.Record == nil {
+		return
 	}
-
-	r.budgetCheck(add)
-	r.baseline(add)
-	r.oneCommit(add)
-	r.staleEvidence(add)
-	r.rulesCheck(add)
+	text := "integration.status is merged"
+	integ, ok := r.in.Record.Integration()
+	switch {
+	case !ok:
+		add(failCheck(0, "integration", text, "no integration.json (geas task integrate writes it)", StatusBlock, CauseMissingIntegration))
+	case integ.Status != "merged":
+		add(failCheck(0, "integration", text, fmt.Sprintf("integration.status is %s", integ.Status), StatusBlock, CauseMissingIntegration))
+	default:
+		ev := "merged"
+		if integ.Commit != "" {
+			ev += " at " + integ.Commit
+		}
+		add(passCheck(0, "integration", text, ev))
+	}
 }
 
 // baseline resolves base_snapshot and the integration head and checks ancestry. It runs for
@@ -136,10 +161,10 @@ func (r *run) baseline(add func(Check)) {
 		add(failCheck(0, "baseline", text, "base_snapshot is empty", StatusBlock, CauseBaselineMismatch))
 		return
 	}
-	repo, err := evidence.OpenRepo(r.in.ProjectDir)
+	repo, err := git.Open(r.in.ProjectDir)
 	if err != nil {
 		code, st := CauseNoRepository, StatusError
-		if !errors.Is(err, evidence.ErrNoRepository) {
+		if !errors.Is(err, git.ErrNoRepository) {
 			code = CauseBaselineMismatch
 		}
 		add(failCheck(0, "baseline", text, err.Error(), st, code))

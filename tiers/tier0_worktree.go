@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/geas-dev/geas/contract"
-	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/internal/git"
 )
 
 // bookkeepingPaths are the orchestration's own files (SPEC §5.3 B), relative to the project root:
@@ -270,7 +270,7 @@ func (r *run) removeCheckout() {
 		r.checkoutRoot = nil
 	}
 	if r.checkoutTop != "" {
-		_ = evidence.RemoveCheckout(r.checkoutTop)
+		_ = git.RemoveCheckout(r.checkoutTop)
 		r.checkoutTop, r.checkout, r.co = "", "", nil
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/record"
@@ -26,101 +27,131 @@ var stubCapped = []string{"feature_completeness", "output_completeness"}
 
 // partD scores the rubric (SPEC §5.3 Part D) after confirming stubs.
 func (r *run) partD() {
-	c := r.in.Contract
 	stubs := r.stubs()
-
 	confidence := 0
 	if sc, ok := r.in.Record.SelfCheck(); ok {
 		confidence = sc.Confidence
 	}
-	for _, dim := range c.Rubric.Dimensions {
-		name := "rubric:" + dim.Name
-		threshold := dim.Threshold
-		raised := ""
-		if confidence > 0 && confidence <= 2 {
-			threshold = min(threshold+1, 5)
-			raised = fmt.Sprintf(" (self_check confidence %d raised it from %d)", confidence, dim.Threshold)
-		}
-		evaluators := dim.Evaluators
-		if len(evaluators) == 0 {
-			evaluators = r.in.Policy.Evaluators[dim.Name]
-		}
-		who := "any independent evaluator"
-		if len(evaluators) > 0 {
-			who = strings.Join(evaluators, " or ")
-		}
-		text := fmt.Sprintf("%s scored by %s reaches threshold %d", dim.Name, who, threshold)
-
-		var files, scored, refused, notes []string
-		score, have := 0.0, false
-		for _, e := range r.in.Evidence {
-			if r.isBuilder(e) {
-				for _, s := range e.RubricScores {
-					if s.Dimension == dim.Name {
-						notes = append(notes, fmt.Sprintf("%s's own score %s is not counted", e.Name, fmtNum(s.Score)))
-					}
-				}
-				continue
-			}
-			if len(evaluators) > 0 && !slices.Contains(evaluators, r.agentType(e)) {
-				continue
-			}
-			files = append(files, e.Name)
-			var mine []evidence.RubricScore
-			for _, s := range e.RubricScores {
-				if s.Dimension == dim.Name {
-					mine = append(mine, s)
-				}
-			}
-			if len(mine) == 0 {
-				continue
-			}
-			ind := r.judgeIndependence(e.ProviderID, e.Name)
-			if ind.refused {
-				refused = append(refused, ind.detail)
-				continue
-			}
-			if ind.warn != "" {
-				r.checks = append(r.checks, warnCheck(2, name+":independence", "evaluator and builder ran on different providers", ind.warn, "provider_unknown"))
-			}
-			for _, s := range mine {
-				scored = append(scored, fmt.Sprintf("%s %s", e.Name, fmtNum(s.Score)))
-				if !have || s.Score < score {
-					score, have = s.Score, true
-				}
-			}
-		}
-		note := ""
-		if len(notes) > 0 {
-			note = "; " + strings.Join(notes, "; ")
-		}
-		switch {
-		case len(refused) > 0:
-			r.checks = append(r.checks, failCheck(2, name, text, strings.Join(refused, "; ")+note, StatusBlock, CauseJudgeNotIndependent))
-			continue
-		case len(files) == 0:
-			r.checks = append(r.checks, failCheck(2, name, text, fmt.Sprintf("no evidence from %s%s", who, note), StatusBlock, CauseMissingReview))
-			continue
-		case !have:
-			r.checks = append(r.checks, failCheck(2, name, text, fmt.Sprintf("%s gives no score for %s%s", strings.Join(files, ", "), dim.Name, note), StatusBlock, CauseScoreMissing))
-			continue
-		}
-		capNote := ""
-		if len(stubs) > 0 && slices.Contains(stubCapped, dim.Name) && score > 2 {
-			capNote = fmt.Sprintf("; capped from %s to 2 by %d confirmed stub(s)", fmtNum(score), len(stubs))
-			score = 2
-		}
-		passed := score >= float64(threshold)
-		r.rubric = append(r.rubric, RubricScore{Dimension: dim.Name, Score: score, Threshold: threshold, Passed: passed, Evaluators: files})
-		ev := fmt.Sprintf("score %s (minimum of %s)%s", fmtNum(score), strings.Join(scored, ", "), capNote)
-		if !passed {
-			r.blockingDims = append(r.blockingDims, dim.Name)
-			r.checks = append(r.checks, failCheck(2, name, text, fmt.Sprintf("score %s < threshold %d%s (minimum of %s)%s%s", fmtNum(score), threshold, raised, strings.Join(scored, ", "), capNote, note), StatusFail, CauseBelowThreshold))
-			continue
-		}
-		r.checks = append(r.checks, passCheck(2, name, text, ev+note))
+	for _, dim := range r.in.Contract.Rubric.Dimensions {
+		r.scoreDimension(dim, confidence, len(stubs))
 	}
+	r.checkStubCap(stubs)
+}
 
+// dimensionScores is what the evidence says about one rubric dimension.
+type dimensionScores struct {
+	files   []string // evidence files of the dimension's evaluators
+	scored  []string // "file score", each score counted
+	refused []string // why an evaluator's scores are not counted (not independent)
+	notes   []string // builders' own scores, not counted
+	score   float64  // the minimum counted score
+	have    bool     // whether any score was counted
+}
+
+// scoreDimension checks one rubric dimension: the minimum of its independent evaluators' scores
+// reaches its threshold, raised by one when the self-check's confidence is 1 or 2; with stubs
+// confirmed (nStubs > 0) the completeness dimensions are capped at 2.
+func (r *run) scoreDimension(dim contract.Dimension, confidence, nStubs int) {
+	name := "rubric:" + dim.Name
+	threshold := dim.Threshold
+	raised := ""
+	if confidence > 0 && confidence <= 2 {
+		threshold = min(threshold+1, 5)
+		raised = fmt.Sprintf(" (self_check confidence %d raised it from %d)", confidence, dim.Threshold)
+	}
+	evaluators := dim.Evaluators
+	if len(evaluators) == 0 {
+		evaluators = r.in.Policy.Evaluators[dim.Name]
+	}
+	who := "any independent evaluator"
+	if len(evaluators) > 0 {
+		who = strings.Join(evaluators, " or ")
+	}
+	text := fmt.Sprintf("%s scored by %s reaches threshold %d", dim.Name, who, threshold)
+
+	ds := r.collectScores(dim.Name, name, evaluators)
+	note := ""
+	if len(ds.notes) > 0 {
+		note = "; " + strings.Join(ds.notes, "; ")
+	}
+	switch {
+	case len(ds.refused) > 0:
+		r.checks = append(r.checks, failCheck(2, name, text, strings.Join(ds.refused, "; ")+note, StatusBlock, CauseJudgeNotIndependent))
+		return
+	case len(ds.files) == 0:
+		r.checks = append(r.checks, failCheck(2, name, text, fmt.Sprintf("no evidence from %s%s", who, note), StatusBlock, CauseMissingReview))
+		return
+	case !ds.have:
+		r.checks = append(r.checks, failCheck(2, name, text, fmt.Sprintf("%s gives no score for %s%s", strings.Join(ds.files, ", "), dim.Name, note), StatusBlock, CauseScoreMissing))
+		return
+	}
+	score := ds.score
+	capNote := ""
+	if nStubs > 0 && slices.Contains(stubCapped, dim.Name) && score > 2 {
+		capNote = fmt.Sprintf("; capped from %s to 2 by %d confirmed stub(s)", fmtNum(score), nStubs)
+		score = 2
+	}
+	passed := score >= float64(threshold)
+	r.rubric = append(r.rubric, RubricScore{Dimension: dim.Name, Score: score, Threshold: threshold, Passed: passed, Evaluators: ds.files})
+	ev := fmt.Sprintf("score %s (minimum of %s)%s", fmtNum(score), strings.Join(ds.scored, ", "), capNote)
+	if !passed {
+		r.blockingDims = append(r.blockingDims, dim.Name)
+		r.checks = append(r.checks, failCheck(2, name, text, fmt.Sprintf("score %s < threshold %d%s (minimum of %s)%s%s", fmtNum(score), threshold, raised, strings.Join(ds.scored, ", "), capNote, note), StatusFail, CauseBelowThreshold))
+		return
+	}
+	r.checks = append(r.checks, passCheck(2, name, text, ev+note))
+}
+
+// collectScores reads the scores of dimension dim from the evidence of its evaluators (any
+// non-builder when evaluators is empty). A builder's own score is noted, not counted; an
+// evaluator who is not independent of the builder is refused, and one whose provider is unknown
+// adds a warning check (named check+":independence").
+func (r *run) collectScores(dim, check string, evaluators []string) dimensionScores {
+	var ds dimensionScores
+	for _, e := range r.in.Evidence {
+		if r.isBuilder(e) {
+			for _, s := range e.RubricScores {
+				if s.Dimension == dim {
+					ds.notes = append(ds.notes, fmt.Sprintf("%s's own score %s is not counted", e.Name, fmtNum(s.Score)))
+				}
+			}
+			continue
+		}
+		if len(evaluators) > 0 && !slices.Contains(evaluators, r.agentType(e)) {
+			continue
+		}
+		ds.files = append(ds.files, e.Name)
+		var mine []evidence.RubricScore
+		for _, s := range e.RubricScores {
+			if s.Dimension == dim {
+				mine = append(mine, s)
+			}
+		}
+		if len(mine) == 0 {
+			continue
+		}
+		ind := r.judgeIndependence(e.ProviderID, e.Name)
+		if ind.refused {
+			ds.refused = append(ds.refused, ind.detail)
+			continue
+		}
+		if ind.warn != "" {
+			r.checks = append(r.checks, warnCheck(2, check+":independence", "evaluator and builder ran on different providers", ind.warn, "provider_unknown"))
+		}
+		for _, s := range mine {
+			ds.scored = append(ds.scored, fmt.Sprintf("%s %s", e.Name, fmtNum(s.Score)))
+			if !ds.have || s.Score < ds.score {
+				ds.score, ds.have = s.Score, true
+			}
+		}
+	}
+	return ds
+}
+
+// checkStubCap checks that the confirmed stubs do not exceed the cap of the task's risk level
+// (the contract's stub_cap overrides the policy's).
+func (r *run) checkStubCap(stubs []stub) {
+	c := r.in.Contract
 	r.stubCap = r.in.Policy.stubCap(c.RiskLevel)
 	if c.StubCap != nil {
 		r.stubCap = *c.StubCap

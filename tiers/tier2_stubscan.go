@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/internal/git"
 )
 
 // scanAddedLines confirms the stubs on the lines the diff base..head adds (SPEC §5.3 D): every
@@ -14,7 +14,7 @@ import (
 func (r *run) scanAddedLines(add func(stub)) {
 	prefix := r.projectPrefix()
 	lines, files, last := 0, 0, ""
-	scan, err := r.repo.ScanAdded(r.base, r.head, func(l evidence.AddedLine) error {
+	scan, err := r.repo.ScanAdded(r.base, r.head, func(l git.AddedLine) error {
 		if strings.HasPrefix(l.Path, prefix) && isBookkeeping(strings.TrimPrefix(l.Path, prefix)) {
 			return nil
 		}

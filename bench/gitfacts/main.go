@@ -12,7 +12,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/internal/git"
 )
 
 func main() {
@@ -26,7 +26,7 @@ func run(args []string) error {
 	if len(args) != 3 {
 		return fmt.Errorf("usage: gitfacts REPO BASE HEAD")
 	}
-	repo, err := evidence.OpenRepo(args[0])
+	repo, err := git.Open(args[0])
 	if err != nil {
 		return err
 	}

@@ -1,5 +1,5 @@
 // Command wtcheck does, once, what a gate run does to compare the working tree with the head
-// (SPEC §5.1): open the repository, resolve HEAD and run evidence's working-tree check with the
+// (SPEC §5.1): open the repository, resolve HEAD and run internal/git's working-tree check with the
 // bookkeeping paths exempt. bench/worktree.sh times it as a whole process, start-up included,
 // against `git status --porcelain`.
 //
@@ -12,7 +12,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/internal/git"
 )
 
 func main() {
@@ -26,7 +26,7 @@ func run(args []string) error {
 	if len(args) != 1 {
 		return fmt.Errorf("usage: wtcheck REPO")
 	}
-	repo, err := evidence.OpenRepo(args[0])
+	repo, err := git.Open(args[0])
 	if err != nil {
 		return err
 	}

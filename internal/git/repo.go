@@ -1,0 +1,631 @@
+package git
+
+import (
+	"bytes"
+	"container/heap"
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	gogit "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	commitgraph "github.com/go-git/go-git/v5/plumbing/format/commitgraph/v2"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/sergi/go-diff/diffmatchpatch"
+)
+
+// ErrNoRepository is returned, wrapped, by Open when neither the directory nor any of its
+// parents holds a git repository.
+var ErrNoRepository = errors.New("no git repository")
+
+// RevisionError reports a revision that does not resolve to a commit.
+type RevisionError struct {
+	Rev string // the revision as given
+	Err error  // why it does not resolve
+}
+
+// Error names the revision and the reason.
+func (e *RevisionError) Error() string {
+	return fmt.Sprintf("revision %q: %v", e.Rev, e.Err)
+}
+
+// Unwrap returns the reason.
+func (e *RevisionError) Unwrap() error { return e.Err }
+
+// Reasons carried by RevisionError.Err.
+var (
+	errRevNotFound  = errors.New("unknown revision")
+	errRevAmbiguous = errors.New("ambiguous abbreviated commit id")
+	errNotCommit    = errors.New("does not name a commit")
+)
+
+// binarySniffBytes is how much of a file git inspects for a NUL byte to call it binary
+// (xdiff's buffer_is_binary).
+const binarySniffBytes = 8000
+
+// Repo is a read-only view of the git repository that holds a project. It keeps pack files and
+// their indexes mapped between reads, so it must be closed. A Repo is not safe for concurrent use.
+type Repo struct {
+	repo  *gogit.Repository
+	store *lazyStore
+	top   string // the working tree's top directory; "" for a bare repository
+	// gitDir holds this working tree's index; commonDir the shared info/exclude.
+	gitDir, commonDir string
+	buf               bytes.Buffer // reused by readCommit
+
+	graphOpened bool
+	graph       commitgraph.Index // nil without a commit-graph
+
+	// diffs memoizes tree diffs without rename detection by [base, head]: the gate asks for the
+	// changed files and for the added lines of the same pair, and the tree walk is most of both.
+	diffs map[[2]string]object.Changes
+}
+
+// Open opens the repository that holds dir: dir itself, or the nearest parent with a .git
+// entry. Linked worktrees work (their objects and refs come from the common directory, HEAD from
+// the worktree). When there is no repository the error wraps ErrNoRepository.
+func Open(dir string) (*Repo, error) {
+	if _, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("open git repository: %w", err)
+	}
+	probe, err := gogit.PlainOpenWithOptions(dir, &gogit.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if errors.Is(err, gogit.ErrRepositoryNotExists) {
+		return nil, fmt.Errorf("open git repository: %w in %s or its parents", ErrNoRepository, dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open git repository in %s: %w", dir, err)
+	}
+	// PlainOpenWithOptions cannot ask for KeepDescriptors, and without it every object read
+	// reopens its pack file. Reuse the .git filesystem it found (common dir included) under a
+	// storage that keeps them open, for the references; objects are read by a lazyStore.
+	probed, ok := probe.Storer.(*filesystem.Storage)
+	if !ok {
+		return nil, fmt.Errorf("open git repository in %s: unexpected storage %T", dir, probe.Storer)
+	}
+	objectsDir, err := objectsDirOf(probed.Filesystem().Root())
+	if err != nil {
+		return nil, fmt.Errorf("open git repository in %s: %w", dir, err)
+	}
+	st := filesystem.NewStorageWithOptions(probed.Filesystem(), cache.NewObjectLRU(cache.MiByte),
+		filesystem.Options{KeepDescriptors: true})
+	store, err := openLazyStore(st, objectsDir)
+	if err != nil {
+		_ = st.Close()
+		return nil, fmt.Errorf("open git repository in %s: %w", dir, err)
+	}
+	repo, err := gogit.Open(store, nil)
+	if err != nil {
+		_ = store.Close()
+		return nil, fmt.Errorf("open git repository in %s: %w", dir, err)
+	}
+	top := ""
+	if wt, err := probe.Worktree(); err == nil {
+		top = wt.Filesystem.Root()
+	}
+	gitDir := probed.Filesystem().Root()
+	return &Repo{repo: repo, store: store, top: top, gitDir: gitDir, commonDir: filepath.Dir(objectsDir)}, nil
+}
+
+// objectsDirOf returns the object directory of the git directory gitDir: the common directory's
+// when gitDir belongs to a linked worktree (it has a commondir file), as git resolves it.
+func objectsDirOf(gitDir string) (string, error) {
+	common, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+	if errors.Is(err, os.ErrNotExist) {
+		return filepath.Join(gitDir, "objects"), nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read commondir: %w", err)
+	}
+	dir := strings.TrimRight(string(common), "\r\n")
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(gitDir, dir)
+	}
+	return filepath.Join(dir, "objects"), nil
+}
+
+// Close releases the pack files, indexes and commit-graph the Repo keeps mapped.
+func (r *Repo) Close() error {
+	var errs []error
+	if r.graph != nil {
+		errs = append(errs, r.graph.Close())
+		r.graph = nil
+	}
+	errs = append(errs, r.store.Close())
+	return errors.Join(errs...)
+}
+
+// commitGraph returns the repository's commit-graph, opened on first use; nil when there is none.
+func (r *Repo) commitGraph() (commitgraph.Index, error) {
+	if !r.graphOpened {
+		g, err := openCommitGraph(r.store.objectsDir)
+		if err != nil {
+			return nil, err
+		}
+		r.graph, r.graphOpened = g, true
+	}
+	return r.graph, nil
+}
+
+// Resolve returns the full SHA of the commit that rev names: a full or abbreviated (at least 4 hex
+// digits, unambiguous among commits and tags) object id, HEAD, a branch, a tag (annotated tags are
+// peeled to their commit), a remote-tracking branch or a refs/... name, optionally followed by any
+// sequence of ~, ~N, ^, ^N and ^{commit}. A name is looked up as git does: refs before
+// abbreviated ids. Anything else (reflog @{...}, :path, ranges) and anything that names a tree or
+// a blob is a *RevisionError.
+func (r *Repo) Resolve(rev string) (string, error) {
+	h, err := r.resolve(rev)
+	if err != nil {
+		return "", &RevisionError{Rev: rev, Err: err}
+	}
+	return h.String(), nil
+}
+
+// revSuffix matches one ancestry operator at the start of the rest of a revision.
+var revSuffix = regexp.MustCompile(`^(?:~([0-9]*)|\^\{(?:commit)?\}|\^([0-9]*))`)
+
+// resolve parses rev itself rather than calling go-git's ResolveRevision, which silently ignores
+// the operators it does not implement (HEAD@{1}, HEAD^{tree} and HEAD:path all yield HEAD), reads
+// ^3 as ^2, and picks one commit when an abbreviated id is ambiguous: a gate must refuse those.
+func (r *Repo) resolve(rev string) (plumbing.Hash, error) {
+	name, ops := rev, ""
+	if i := strings.IndexAny(rev, "~^"); i >= 0 {
+		name, ops = rev[:i], rev[i:]
+	}
+	switch {
+	case rev == "":
+		return plumbing.ZeroHash, errors.New("empty revision")
+	case name == "", name == "@", strings.Contains(name, "@{"), strings.ContainsAny(name, ":{}[]?*\\"),
+		strings.ContainsFunc(name, func(c rune) bool { return c <= ' ' || c == 0x7f }),
+		strings.Contains(name, ".."), strings.HasPrefix(name, "/"), strings.HasPrefix(name, "-"):
+		return plumbing.ZeroHash, errors.New("not a commit name this gate supports (a SHA, HEAD, a branch, a tag or refs/...)")
+	}
+	h, err := r.resolveName(name)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	for ops != "" {
+		m := revSuffix.FindStringSubmatchIndex(ops)
+		if m == nil {
+			return plumbing.ZeroHash, fmt.Errorf("unsupported revision syntax at %q (only ~N, ^N and ^{commit} follow a name)", ops)
+		}
+		tok := ops[:m[1]]
+		ops = ops[m[1]:]
+		switch {
+		case strings.HasPrefix(tok, "~"):
+			n, err := revCount(tok[1:])
+			if err != nil {
+				return plumbing.ZeroHash, err
+			}
+			for range n {
+				if h, err = r.parent(h, 1); err != nil {
+					return plumbing.ZeroHash, err
+				}
+			}
+		case strings.HasPrefix(tok, "^{"):
+			// h is already a commit.
+		default:
+			n, err := revCount(tok[1:])
+			if err != nil {
+				return plumbing.ZeroHash, err
+			}
+			if n > 0 {
+				if h, err = r.parent(h, n); err != nil {
+					return plumbing.ZeroHash, err
+				}
+			}
+		}
+	}
+	return h, nil
+}
+
+// revCount reads the number after ~ or ^; none means 1.
+func revCount(digits string) (int, error) {
+	if digits == "" {
+		return 1, nil
+	}
+	n, err := strconv.Atoi(digits)
+	if err != nil || n > 1<<20 {
+		return 0, fmt.Errorf("ancestor number %q out of range", digits)
+	}
+	return n, nil
+}
+
+// parent returns the nth (1-based) parent of commit h.
+func (r *Repo) parent(h plumbing.Hash, n int) (plumbing.Hash, error) {
+	c, err := object.GetCommit(r.repo.Storer, h)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("read commit %s: %w", h, err)
+	}
+	if n > len(c.ParentHashes) {
+		return plumbing.ZeroHash, fmt.Errorf("no such ancestor: commit %s has %d parent(s), not %d", h, len(c.ParentHashes), n)
+	}
+	return c.ParentHashes[n-1], nil
+}
+
+// resolveName resolves a revision without operators to a commit.
+func (r *Repo) resolveName(name string) (plumbing.Hash, error) {
+	if len(name) == 2*len(plumbing.ZeroHash) && isHex(name) {
+		return r.peelToCommit(plumbing.NewHash(strings.ToLower(name)))
+	}
+	if h, ok := r.lookupRef(name); ok {
+		return r.peelToCommit(h)
+	}
+	if len(name) >= 4 && isHex(name) {
+		return r.resolvePrefix(strings.ToLower(name))
+	}
+	return plumbing.ZeroHash, errRevNotFound
+}
+
+// lookupRef tries rev as a reference name in git's order (git-rev-parse(1), "SPECIFYING
+// REVISIONS"): refs/<rev>, refs/tags/<rev>, refs/heads/<rev>, refs/remotes/<rev>,
+// refs/remotes/<rev>/HEAD; <rev> itself only for refs/... names and pseudo-refs such as HEAD, so
+// that a name like "config" never reads a file of .git.
+func (r *Repo) lookupRef(rev string) (plumbing.Hash, bool) {
+	var names []string
+	if strings.HasPrefix(rev, "refs/") || isPseudoRef(rev) {
+		names = append(names, rev)
+	}
+	names = append(names, "refs/"+rev, "refs/tags/"+rev, "refs/heads/"+rev, "refs/remotes/"+rev,
+		"refs/remotes/"+rev+"/HEAD")
+	for _, name := range names {
+		// Any error (absent, a directory, unreadable) means "not this candidate", as for git.
+		ref, err := r.repo.Reference(plumbing.ReferenceName(name), true)
+		if err == nil && ref.Type() == plumbing.HashReference {
+			return ref.Hash(), true
+		}
+	}
+	return plumbing.ZeroHash, false
+}
+
+// isPseudoRef reports whether name has the shape of HEAD, ORIG_HEAD, FETCH_HEAD and the like.
+func isPseudoRef(name string) bool {
+	return !strings.ContainsFunc(name, func(c rune) bool { return (c < 'A' || c > 'Z') && c != '_' })
+}
+
+// resolvePrefix resolves an abbreviated object id among the objects that peel to a commit, as git
+// does for a commit-ish: one such object → its commit; none → not found; several → ambiguous.
+func (r *Repo) resolvePrefix(prefix string) (plumbing.Hash, error) {
+	even, err := hex.DecodeString(prefix[:len(prefix)&^1])
+	if err != nil {
+		return plumbing.ZeroHash, errRevNotFound
+	}
+	candidates, err := r.store.HashesWithPrefix(even)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("search abbreviated id: %w", err)
+	}
+	var found []plumbing.Hash // distinct commits the matching objects peel to
+	var matched []string
+	for _, c := range candidates {
+		if !strings.HasPrefix(c.String(), prefix) {
+			continue // the odd last hex digit differs
+		}
+		commit, err := r.peelToCommit(c)
+		if err != nil {
+			continue // a tree or a blob: not a candidate for a commit-ish
+		}
+		matched = append(matched, c.String())
+		if !slices.Contains(found, commit) {
+			found = append(found, commit)
+		}
+	}
+	switch {
+	case len(matched) == 0:
+		return plumbing.ZeroHash, errRevNotFound
+	case len(matched) > 1:
+		slices.Sort(matched)
+		return plumbing.ZeroHash, fmt.Errorf("%w: matches %s", errRevAmbiguous, strings.Join(matched, ", "))
+	}
+	return found[0], nil
+}
+
+// peelToCommit follows annotated tags from h until it reaches a commit.
+func (r *Repo) peelToCommit(h plumbing.Hash) (plumbing.Hash, error) {
+	const maxTagChain = 16
+	for range maxTagChain {
+		obj, err := r.repo.Storer.EncodedObject(plumbing.AnyObject, h)
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			return plumbing.ZeroHash, errRevNotFound
+		}
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("read object %s: %w", h, err)
+		}
+		switch obj.Type() {
+		case plumbing.CommitObject:
+			return h, nil
+		case plumbing.TagObject:
+			tag, err := object.DecodeTag(r.repo.Storer, obj)
+			if err != nil {
+				return plumbing.ZeroHash, fmt.Errorf("read tag %s: %w", h, err)
+			}
+			h = tag.Target
+		default:
+			return plumbing.ZeroHash, fmt.Errorf("%w: %s is a %s", errNotCommit, h, obj.Type())
+		}
+	}
+	return plumbing.ZeroHash, fmt.Errorf("%w: tag chain longer than %d", errNotCommit, maxTagChain)
+}
+
+// IsAncestor reports whether base is head or is reachable from head through any parent, as
+// `git merge-base --is-ancestor base head` does. base and head are full SHAs of commits (from
+// Resolve). Commits listed in .git/shallow are treated as having no parents, as git does.
+func (r *Repo) IsAncestor(base, head string) (bool, error) {
+	b, err := r.commitHash("base", base)
+	if err != nil {
+		return false, err
+	}
+	h, err := r.commitHash("head", head)
+	if err != nil {
+		return false, err
+	}
+	return r.reachable(b, h)
+}
+
+// reachable decides exactly whether base is reachable from head, walking from both commits at
+// once. Two facts end the walk early without trusting commit dates:
+//   - reaching base from head proves it;
+//   - a strict ancestor of base cannot lead back to base (history is acyclic), so the walk from
+//     head need not go below a commit that the walk from base has reached.
+//
+// Both walks share one queue, newest committer date first; dates only choose the order, so skewed
+// dates can cost time but never change the answer (pruning by date would). The answer is false
+// once every commit left to explore from head is an ancestor of base: for a base on an unmerged
+// branch that happens just below the fork point, not at the root. Commits listed in .git/shallow
+// have no parents, as in git.
+//
+// With a commit-graph that holds base, the walk is reachableByGraph instead, pruned by
+// generation numbers; git too ignores the commit-graph of a shallow repository.
+func (r *Repo) reachable(base, head plumbing.Hash) (bool, error) {
+	if base == head {
+		return true, nil
+	}
+	shallowList, err := r.repo.Storer.Shallow()
+	if err != nil {
+		return false, fmt.Errorf("read shallow commits: %w", err)
+	}
+	if len(shallowList) == 0 {
+		g, err := r.commitGraph()
+		if err != nil {
+			return false, err
+		}
+		if g != nil {
+			ok, err := r.reachableByGraph(g, base, head)
+			if !errors.Is(err, errNotInGraph) {
+				return ok, err
+			}
+		}
+	}
+	shallow := make(map[plumbing.Hash]bool, len(shallowList))
+	for _, s := range shallowList {
+		shallow[s] = true
+	}
+	return r.reachableByWalk(base, head, shallow)
+}
+
+// reachableByWalk is reachable without a commit-graph: the walk from head and base at once,
+// newest commit first, that stops when nothing reached from head alone is left to explore.
+// Commits in shallow have no parents.
+func (r *Repo) reachableByWalk(base, head plumbing.Hash, shallow map[plumbing.Hash]bool) (bool, error) {
+	const fromHead, fromBase = 1, 2
+	type node struct {
+		parents []plumbing.Hash
+		when    int64
+		flags   uint8
+		queued  bool
+	}
+	nodes := map[plumbing.Hash]*node{}
+	queue := &commitQueue{}
+	live := 0 // queued commits reached from head and not from base: the walk from head still to do
+	isLive := func(n *node) int {
+		if n.queued && n.flags == fromHead {
+			return 1
+		}
+		return 0
+	}
+	// mark adds flags to commit h and queues it when they are news.
+	mark := func(h plumbing.Hash, flags uint8) error {
+		n, ok := nodes[h]
+		if !ok {
+			c, err := r.readCommit(h)
+			if err != nil {
+				return err
+			}
+			n = &node{when: c.when}
+			if !shallow[h] {
+				n.parents = c.parents
+			}
+			nodes[h] = n
+		}
+		if n.flags|flags == n.flags {
+			return nil
+		}
+		live -= isLive(n)
+		n.flags |= flags
+		if !n.queued {
+			n.queued = true
+			heap.Push(queue, queuedCommit{h, n.when})
+		}
+		live += isLive(n)
+		return nil
+	}
+
+	if err := mark(head, fromHead); err != nil {
+		return false, err
+	}
+	if err := mark(base, fromBase); err != nil {
+		return false, err
+	}
+	for live > 0 {
+		h := heap.Pop(queue).(queuedCommit).hash
+		n := nodes[h]
+		live -= isLive(n)
+		n.queued = false
+		for _, p := range n.parents {
+			if p == base && n.flags&fromHead != 0 {
+				return true, nil
+			}
+			if err := mark(p, n.flags); err != nil {
+				return false, err
+			}
+		}
+	}
+	return false, nil
+}
+
+// queuedCommit is a commit waiting in the reachability walk.
+type queuedCommit struct {
+	hash plumbing.Hash
+	when int64 // committer time, unix seconds
+}
+
+// commitQueue is a heap of commits, newest committer time first (ties by hash, for a
+// deterministic walk).
+type commitQueue []queuedCommit
+
+func (q commitQueue) Len() int { return len(q) }
+func (q commitQueue) Less(i, j int) bool {
+	if q[i].when != q[j].when {
+		return q[i].when > q[j].when
+	}
+	return bytes.Compare(q[i].hash[:], q[j].hash[:]) < 0
+}
+func (q commitQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *commitQueue) Push(x any)   { *q = append(*q, x.(queuedCommit)) }
+func (q *commitQueue) Pop() any {
+	old := *q
+	x := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return x
+}
+
+// commitHash parses a full SHA and checks that it names a commit; what says which argument it is.
+func (r *Repo) commitHash(what, sha string) (plumbing.Hash, error) {
+	if len(sha) != 2*len(plumbing.ZeroHash) || !isHex(sha) {
+		return plumbing.ZeroHash, fmt.Errorf("%s %q is not a full commit SHA", what, sha)
+	}
+	h := plumbing.NewHash(strings.ToLower(sha))
+	if _, err := r.repo.Storer.EncodedObject(plumbing.CommitObject, h); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("%s %s is not a commit of this repository: %w", what, sha, err)
+	}
+	return h, nil
+}
+
+// ChangedFiles returns the paths that `git diff --name-only --no-renames base head` lists: every
+// file added, deleted, or changed in content or mode between the two commits' trees; a rename
+// yields both paths. base and head are full SHAs; the paths are slash-separated, sorted, unique.
+func (r *Repo) ChangedFiles(base, head string) ([]string, error) {
+	changes, err := r.diffTrees(base, head, nil)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, c := range changes {
+		if c.From.Name != "" {
+			paths = append(paths, c.From.Name)
+		}
+		if c.To.Name != "" {
+			paths = append(paths, c.To.Name)
+		}
+	}
+	slices.Sort(paths)
+	return slices.Compact(paths), nil
+}
+
+// diffTrees compares the trees of two commits given as full SHAs.
+func (r *Repo) diffTrees(base, head string, opts *object.DiffTreeOptions) (object.Changes, error) {
+	key := [2]string{base, head}
+	changes, ok := r.diffs[key]
+	if !ok {
+		var err error
+		if changes, err = r.diffTreesUncached(base, head); err != nil {
+			return nil, err
+		}
+		if r.diffs == nil {
+			r.diffs = map[[2]string]object.Changes{}
+		}
+		r.diffs[key] = changes
+	}
+	if opts != nil && opts.DetectRenames {
+		// DiffTreeWithOptions does exactly this after the tree diff.
+		renamed, err := object.DetectRenames(slices.Clone(changes), opts)
+		if err != nil {
+			return nil, fmt.Errorf("detect renames %s..%s: %w", base, head, err)
+		}
+		return renamed, nil
+	}
+	return slices.Clone(changes), nil
+}
+
+func (r *Repo) diffTreesUncached(base, head string) (object.Changes, error) {
+	trees := make([]*object.Tree, 2)
+	for i, arg := range [2][2]string{{"base", base}, {"head", head}} {
+		h, err := r.commitHash(arg[0], arg[1])
+		if err != nil {
+			return nil, err
+		}
+		c, err := object.GetCommit(r.repo.Storer, h)
+		if err != nil {
+			return nil, fmt.Errorf("read commit %s: %w", h, err)
+		}
+		if trees[i], err = c.Tree(); err != nil {
+			return nil, fmt.Errorf("read tree of %s: %w", h, err)
+		}
+	}
+	changes, err := object.DiffTreeWithOptions(context.Background(), trees[0], trees[1], nil)
+	if err != nil {
+		return nil, fmt.Errorf("diff %s..%s: %w", base, head, err)
+	}
+	return changes, nil
+}
+
+// AddedLine is one line that a diff adds.
+type AddedLine struct {
+	Path string // slash-separated path in head
+	Line int    // 1-based line number in head's version of the file
+	Text string // the line without its line ending
+}
+
+// renameOptions mirror git diff's defaults (diff.renames=true, 50% similarity, diff.renameLimit
+// 1000), so that a moved file contributes only the lines that changed, as in `git diff base head`.
+var renameOptions = &object.DiffTreeOptions{DetectRenames: true, RenameScore: 50, RenameLimit: 1000}
+
+// appendAdded numbers the inserted lines of a line diff by their position in the new text.
+func appendAdded(added []AddedLine, path string, diffs []diffmatchpatch.Diff) []AddedLine {
+	line := 1 // number of the next line of the new text
+	for _, d := range diffs {
+		switch d.Type {
+		case diffmatchpatch.DiffEqual:
+			line += countLines(d.Text)
+		case diffmatchpatch.DiffInsert:
+			for text := range strings.Lines(d.Text) {
+				text = strings.TrimSuffix(strings.TrimSuffix(text, "\n"), "\r")
+				added = append(added, AddedLine{Path: path, Line: line, Text: text})
+				line++
+			}
+		}
+	}
+	return added
+}
+
+// countLines counts lines the way strings.Lines splits them: a final line without "\n" counts.
+func countLines(s string) int {
+	n := strings.Count(s, "\n")
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}
+
+func isHex(s string) bool {
+	return s != "" && !strings.ContainsFunc(s, func(c rune) bool {
+		return (c < '0' || c > '9') && (c < 'a' || c > 'f') && (c < 'A' || c > 'F')
+	})
+}

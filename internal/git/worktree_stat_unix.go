@@ -1,0 +1,52 @@
+//go:build linux || darwin
+
+package git
+
+import (
+	"io/fs"
+	"os"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// statSys returns the inode and ctime that lstat reported.
+func statSys(fi fs.FileInfo) (ino uint64, ctime time.Time, ok bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, time.Time{}, false
+	}
+	return uint64(st.Ino), ctimeOf(st), true
+}
+
+// lstatAt lstats name in the open directory dir with fstatat, which resolves one component
+// instead of the whole path.
+func lstatAt(dir *os.File, _ string, name string) (fileStat, error) {
+	var st unix.Stat_t
+	for {
+		err := unix.Fstatat(int(dir.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return fileStat{}, &fs.PathError{Op: "lstat", Path: name, Err: err}
+		}
+		break
+	}
+	mode := fs.FileMode(st.Mode & 0o777)
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFREG:
+	case unix.S_IFLNK:
+		mode |= fs.ModeSymlink
+	case unix.S_IFDIR:
+		mode |= fs.ModeDir
+	default:
+		mode |= fs.ModeIrregular
+	}
+	return fileStat{
+		mode: mode, size: st.Size, ino: uint64(st.Ino), full: true,
+		mtime: time.Unix(int64(st.Mtim.Sec), int64(st.Mtim.Nsec)),
+		ctime: time.Unix(int64(st.Ctim.Sec), int64(st.Ctim.Nsec)),
+	}, nil
+}

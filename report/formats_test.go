@@ -1,0 +1,168 @@
+package report
+
+import (
+	"bytes"
+	"encoding/xml"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/geas-dev/geas/tiers"
+)
+
+// junitDoc is the part of a JUnit document the count test reads.
+type junitDoc struct {
+	Tests    int `xml:"tests,attr"`
+	Failures int `xml:"failures,attr"`
+	Errors   int `xml:"errors,attr"`
+	Skipped  int `xml:"skipped,attr"`
+	Suites   []struct {
+		Name     string `xml:"name,attr"`
+		Tests    int    `xml:"tests,attr"`
+		Failures int    `xml:"failures,attr"`
+		Errors   int    `xml:"errors,attr"`
+		Skipped  int    `xml:"skipped,attr"`
+		Cases    []struct {
+			Name      string `xml:"name,attr"`
+			Classname string `xml:"classname,attr"`
+			Failure   *struct {
+				Type string `xml:"type,attr"`
+				Body string `xml:",chardata"`
+			} `xml:"failure"`
+			Error *struct {
+				Body string `xml:",chardata"`
+			} `xml:"error"`
+			Skipped   *struct{} `xml:"skipped"`
+			SystemOut string    `xml:"system-out"`
+		} `xml:"testcase"`
+	} `xml:"testsuite"`
+}
+
+// TestJUnitCountsEqualCheckStatuses parses the JUnit output with encoding/xml: every check is a
+// testcase of its task's tier suite, and the failure, error and skipped counts of each suite and
+// of the document equal the statuses of the checks (fail and block are failures, error and unknown
+// statuses errors, warnings pass).
+func TestJUnitCountsEqualCheckStatuses(t *testing.T) {
+	results := recordedResults(t)
+
+	// A run of the example, failing in tier 1, and a result holding what XML cannot carry.
+	fresh := recordedResult(t, "example-tier1-fail.json")
+	require.Equal(t, tiers.VerdictFail, fresh.Verdict)
+	fresh.TaskID = "fresh" // the recorded runs have a t1 too
+	results = append(results, fresh)
+	odd := &tiers.Result{TaskID: "t9", TierResults: map[string]tiers.TierResult{}, Checks: []tiers.Check{
+		{Name: "ctl\x00\x1b[31m", Tier: 1, Status: tiers.StatusFail, Blocking: true, Evidence: "bell \a, nul \x00, bad utf-8 \xff, ]]> <x/>"},
+		{Name: "strange", Tier: 2, Status: tiers.Status("maybe"), Blocking: true, Evidence: "status nobody knows"},
+	}}
+	results = append(results, odd)
+
+	var out bytes.Buffer
+	require.NoError(t, writeJUnit(&out, results))
+	var doc junitDoc
+	require.NoError(t, xml.Unmarshal(out.Bytes(), &doc), "junit output is well-formed XML:\n%s", out.String())
+
+	type counts struct{ tests, failures, errors, skipped int }
+	want := map[string]*counts{}
+	var total counts
+	for _, res := range results {
+		for tier := range 3 {
+			want[res.TaskID+"/tier_"+string(rune('0'+tier))] = &counts{}
+		}
+		for _, c := range res.Checks {
+			n := want[res.TaskID+"/tier_"+string(rune('0'+c.Tier))]
+			n.tests++
+			total.tests++
+			switch c.Status {
+			case tiers.StatusFail, tiers.StatusBlock:
+				n.failures++
+				total.failures++
+			case tiers.StatusSkipped:
+				n.skipped++
+				total.skipped++
+			case tiers.StatusPass, tiers.StatusWarn:
+			default:
+				n.errors++
+				total.errors++
+			}
+		}
+	}
+	assert.Equal(t, total, counts{doc.Tests, doc.Failures, doc.Errors, doc.Skipped}, "testsuites counts")
+	require.Len(t, doc.Suites, 3*len(results), "a suite per tier per result")
+	for _, s := range doc.Suites {
+		w := want[s.Name]
+		require.NotNil(t, w, "suite %s", s.Name)
+		assert.Equal(t, *w, counts{s.Tests, s.Failures, s.Errors, s.Skipped}, "attributes of suite %s", s.Name)
+		var got counts
+		for _, c := range s.Cases {
+			assert.Equal(t, s.Name, c.Classname)
+			got.tests++
+			switch {
+			case c.Failure != nil:
+				got.failures++
+			case c.Error != nil:
+				got.errors++
+			case c.Skipped != nil:
+				got.skipped++
+			}
+		}
+		assert.Equal(t, *w, got, "elements of suite %s", s.Name)
+	}
+	assert.Greater(t, total.failures, 0)
+	assert.Greater(t, total.errors, 0)
+	assert.Greater(t, total.skipped, 0)
+}
+
+// TestJUnitMarksBlockAndKeepsWarnings: a block is a failure of type block, and a warning is a
+// passing testcase whose system-out holds the warning.
+func TestJUnitMarksBlockAndKeepsWarnings(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, writeJUnit(&out, recordedResults(t)))
+	var doc junitDoc
+	require.NoError(t, xml.Unmarshal(out.Bytes(), &doc))
+	found := map[string]bool{}
+	for _, s := range doc.Suites {
+		for _, c := range s.Cases {
+			switch {
+			case s.Name == "t4/tier_2" && c.Name == "stubs":
+				require.NotNil(t, c.Failure)
+				assert.Equal(t, "block", c.Failure.Type)
+				assert.Contains(t, c.Failure.Body, "at greeter/main.go:3")
+				found["block"] = true
+			case s.Name == "t1/tier_2" && c.Name == "scope:shared":
+				assert.Nil(t, c.Failure)
+				assert.Contains(t, c.SystemOut, "shared files changed: go.mod")
+				found["warn"] = true
+			case s.Name == "t3/tier_0" && c.Name == "review:qa-engineer":
+				require.NotNil(t, c.Failure)
+				assert.Equal(t, "no evidence file of agent qa-engineer\n(evidence files: <technical-writer.json> & none else)", c.Failure.Body)
+				found["escaped"] = true
+			}
+		}
+	}
+	assert.Len(t, found, 3)
+}
+
+// TestGitHubCommandsCannotBeInjected: evidence and paths are escaped as the runner expects, so a
+// newline in evidence cannot start a command of its own and a comma or colon in a path cannot end
+// a property.
+func TestGitHubCommandsCannotBeInjected(t *testing.T) {
+	res := &tiers.Result{MissionID: "m1", TaskID: "t1", Verdict: tiers.VerdictFail, Checks: []tiers.Check{
+		{Name: "scope", Status: tiers.StatusFail, Blocking: true, Code: tiers.CauseScopeViolation,
+			Text: "in scope", Evidence: "50% off\r\n::add-mask::secret",
+			Locations: []tiers.Location{{Path: "a,b:c%.go", Line: 7}, {Path: "d.go"}}},
+		{Name: "ok", Status: tiers.StatusPass, Blocking: true},
+		{Name: "later", Status: tiers.StatusSkipped},
+		{Name: "shared", Status: tiers.StatusWarn, Evidence: "go.mod"},
+	}}
+	var out bytes.Buffer
+	require.NoError(t, writeGitHub(&out, []*tiers.Result{res}))
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	assert.Equal(t, []string{
+		"::error title=t1/scope%3A fail (scope_violation),file=a%2Cb%3Ac%25.go,line=7::in scope: 50%25 off%0D%0A::add-mask::secret",
+		"::error title=t1/scope%3A fail (scope_violation),file=d.go::in scope: 50%25 off%0D%0A::add-mask::secret",
+		"::warning title=t1/shared%3A warn::go.mod",
+		"::notice title=geas gate m1/t1::verdict FAIL; retry budget none -> none; next: ",
+	}, lines)
+}

@@ -1,0 +1,201 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/geas-dev/geas/tiers"
+)
+
+// writeGitHub writes results as GitHub Actions workflow commands: an ::error for each check that
+// failed, blocked or errored, a ::warning for each warning, then a ::notice with the verdict of
+// each result. A check that points at files (scope violations, confirmed stubs) gets one
+// annotation per location, with file= and line=, so GitHub shows it on the file; paths are
+// relative to the project root, which is the repository root in the usual layout.
+func writeGitHub(w io.Writer, results []*tiers.Result) error {
+	var b strings.Builder
+	for _, res := range results {
+		for _, c := range res.Checks {
+			level := ""
+			switch c.Status {
+			case tiers.StatusPass, tiers.StatusSkipped:
+				continue
+			case tiers.StatusWarn:
+				level = "warning"
+			default: // fail, block, error, or a status the gate does not know: fail closed
+				level = "error"
+			}
+			title := fmt.Sprintf("%s/%s: %s", res.TaskID, c.Name, c.Status)
+			if c.Advisory { // --keep-going: a stage the run did not reach; never counted (SPEC §5)
+				level = "warning"
+				title += " (advisory)"
+			}
+			if c.Code != "" {
+				title += " (" + c.Code + ")"
+			}
+			msg := checkSentence(c)
+			if len(c.Locations) == 0 {
+				ghCommand(&b, level, msg, "title", title)
+				continue
+			}
+			for _, l := range c.Locations {
+				props := []string{"title", title, "file", l.Path}
+				if l.Line > 0 {
+					props = append(props, "line", fmt.Sprint(l.Line))
+				}
+				ghCommand(&b, level, msg, props...)
+			}
+		}
+		msg := fmt.Sprintf("verdict %s; retry budget %s -> %s; next: %s",
+			verdictLine(res), tiers.BudgetText(res.RetryBudgetBefore), tiers.BudgetText(res.RetryBudgetAfter), nextActionText(res))
+		ghCommand(&b, "notice", msg, "title", fmt.Sprintf("geas gate %s/%s", res.MissionID, res.TaskID))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// ghCommand writes ::level k=v,k=v::message. Properties and message are escaped as the runner
+// unescapes them, so a newline in evidence cannot start a workflow command of its own.
+func ghCommand(b *strings.Builder, level, msg string, props ...string) {
+	b.WriteString("::" + level)
+	for i := 0; i+1 < len(props); i += 2 {
+		if i == 0 {
+			b.WriteString(" ")
+		} else {
+			b.WriteString(",")
+		}
+		b.WriteString(props[i] + "=" + ghProperty(props[i+1]))
+	}
+	b.WriteString("::" + ghData(msg) + "\n")
+}
+
+var (
+	ghDataEscaper     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	ghPropertyEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+)
+
+func ghData(s string) string     { return ghDataEscaper.Replace(s) }
+func ghProperty(s string) string { return ghPropertyEscaper.Replace(s) }
+
+// WriteGitHubSummary writes results as the Markdown of a GitHub job summary
+// ($GITHUB_STEP_SUMMARY): for each result the verdict, a table of the tiers, the checks that did
+// not pass with their evidence, the warnings, the retry budget and the next action.
+func WriteGitHubSummary(w io.Writer, results []*tiers.Result) error {
+	var b strings.Builder
+	for _, res := range results {
+		fmt.Fprintf(&b, "## geas gate %s: %s %s\n\n", mdText(res.TaskID), verdictIcon(res), mdText(verdictLine(res)))
+		profile := string(res.GateProfile)
+		if profile == "" {
+			profile = "unknown"
+		}
+		mode := ""
+		if res.DryRun {
+			mode = " · dry run: nothing written"
+		}
+		fmt.Fprintf(&b, "mission %s · run %s · profile %s · %s%s\n\n", mdText(res.MissionID), mdText(res.RunID), mdText(profile), durationText(res.DurationMS), mode)
+		b.WriteString("| tier | status | details |\n|---|---|---|\n")
+		for tier := 0; tier <= 2; tier++ {
+			tr := res.TierResults[fmt.Sprintf("tier_%d", tier)]
+			fmt.Fprintf(&b, "| %d | %s | %s |\n", tier, mdText(string(tr.Status)), mdText(tr.Details))
+		}
+		var bad, warns []tiers.Check
+		for _, c := range res.Checks {
+			switch c.Status {
+			case tiers.StatusPass, tiers.StatusSkipped:
+			case tiers.StatusWarn:
+				warns = append(warns, c)
+			default:
+				bad = append(bad, c)
+			}
+		}
+		if len(bad) > 0 {
+			b.WriteString("\n**Checks that did not pass**\n\n| check | status | cause | evidence |\n|---|---|---|---|\n")
+			for _, c := range bad {
+				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdText(c.Name), mdText(string(c.Status)), mdText(c.Code), mdText(junitBody(c)))
+			}
+		}
+		if len(warns) > 0 {
+			b.WriteString("\n**Warnings**\n\n")
+			for _, c := range warns {
+				fmt.Fprintf(&b, "- %s: %s\n", mdText(c.Name), mdText(c.Evidence))
+			}
+		}
+		fmt.Fprintf(&b, "\n**Retry budget:** %s → %s", tiers.BudgetText(res.RetryBudgetBefore), tiers.BudgetText(res.RetryBudgetAfter))
+		if t := res.Transition; t != nil {
+			verb := "moved"
+			if res.DryRun {
+				verb = "would move"
+			}
+			fmt.Fprintf(&b, " · task %s %s → %s", verb, mdText(t.From), mdText(t.To))
+		}
+		fmt.Fprintf(&b, "\n\n**Next:** %s\n\n", mdText(nextActionText(res)))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func verdictIcon(res *tiers.Result) string {
+	switch {
+	case res.Verdict.IsPass():
+		return "✅"
+	case res.Verdict == tiers.VerdictFail:
+		return "❌"
+	case res.Verdict == tiers.VerdictBlock:
+		return "⛔"
+	}
+	return "⚠️"
+}
+
+// mdText makes text safe inside a Markdown table cell or list item: no HTML, no cell breaks, no
+// line breaks that would end the row.
+var mdEscaper = strings.NewReplacer(
+	"&", "&amp;", "<", "&lt;", ">", "&gt;", "|", "\\|",
+	"\r\n", "<br>", "\n", "<br>", "\r", "<br>",
+)
+
+func mdText(s string) string { return mdEscaper.Replace(s) }
+
+// durationText is a duration for people: 350ms, 1.2s, 2m3s.
+func durationText(ms int64) string {
+	switch {
+	case ms < 1000:
+		return fmt.Sprintf("%dms", ms)
+	case ms < 59_950: // rounds to at most 59.9s
+		return fmt.Sprintf("%.1fs", float64(ms)/1000)
+	}
+	return fmt.Sprintf("%dm%ds", ms/60_000, ms%60_000/1000)
+}
+
+// githubFormat writes GitHub Actions workflow commands; geas gate verify has no github document.
+type githubFormat struct{}
+
+// Gate writes the results as workflow commands.
+func (githubFormat) Gate(w io.Writer, results []*tiers.Result) error {
+	return writeGitHub(w, results)
+}
+
+// All writes the results of the tasks that have one as workflow commands, then a ::warning for
+// each task that was not gated and the overall outcome (a ::notice, or an ::error when it is not a
+// success), so that every task and the outcome show as annotations of the job.
+func (githubFormat) All(w, _ io.Writer, a *All) error {
+	if err := writeGitHub(w, a.Results()); err != nil {
+		return err
+	}
+	for _, t := range a.Tasks {
+		if t.Result == nil {
+			fmt.Fprintf(w, "::warning title=%s/%s::%s\n", t.TaskID, t.Outcome, t.Reason)
+		}
+	}
+	level := "notice"
+	if !a.Overall.Success {
+		level = "error"
+	}
+	fmt.Fprintf(w, "::%s title=geas gate --all %s::%s\n", level, a.Mission, overallLine(a.Overall))
+	return nil
+}
+
+// Verify refuses: the github format is only for the results of gate runs.
+func (githubFormat) Verify(io.Writer, *Verify) error {
+	return errNoVerify(GitHub)
+}

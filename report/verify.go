@@ -1,0 +1,92 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/geas-dev/geas/tiers"
+)
+
+// Verify is the outcome of geas gate verify, and its --format json document.
+type Verify struct {
+	Tasks    []VerifiedTask `json:"tasks"`
+	Intact   int            `json:"intact"`
+	Revoked  int            `json:"revoked"`
+	Tampered int            `json:"tampered"`
+	Skipped  []SkippedTask  `json:"skipped"`
+	Mission  string         `json:"-"` // the mission's id, for the text summary
+	Apply    bool           `json:"-"` // --apply was given
+}
+
+// VerifiedTask is a task's report, with what --apply did about it.
+type VerifiedTask struct {
+	*tiers.VerifyReport
+	Applied *AppliedRevocation `json:"applied,omitempty"`
+}
+
+// AppliedRevocation is what --apply did for one task.
+type AppliedRevocation struct {
+	Recorded   bool              `json:"recorded"`             // a revocation entry was appended
+	Hash       string            `json:"hash,omitempty"`       // its hash
+	Transition *tiers.Transition `json:"transition,omitempty"` // the move back, if any
+	Note       string            `json:"note,omitempty"`       // why less was done
+}
+
+// SkippedTask is a task verify did not apply to.
+type SkippedTask struct {
+	TaskID string `json:"task_id"`
+	Reason string `json:"reason"`
+}
+
+// writeVerifyText prints one line per task, what --apply did, the skipped tasks and a summary.
+func writeVerifyText(w io.Writer, out *Verify) {
+	mission, apply := out.Mission, out.Apply
+	for _, t := range out.Tasks {
+		switch t.Status {
+		case tiers.VerifyIntact:
+			fmt.Fprintf(w, "intact %s\n", t.TaskID)
+		case tiers.VerifyRevoked:
+			fmt.Fprintf(w, "revoked %s: %s\n", t.TaskID, causesText(t.Causes))
+		case tiers.VerifyTampered:
+			fmt.Fprintf(w, "tampered %s: %s\n", t.TaskID, strings.Join(t.Problems, "; "))
+		}
+		if a := t.Applied; a != nil {
+			var parts []string
+			if a.Recorded {
+				parts = append(parts, fmt.Sprintf("revocation %s recorded (hash %.12s)", t.Result.RunID, a.Hash))
+			}
+			if tr := a.Transition; tr != nil {
+				parts = append(parts, fmt.Sprintf("task moved %s -> %s", tr.From, tr.To))
+			}
+			if a.Note != "" {
+				parts = append(parts, a.Note)
+			}
+			fmt.Fprintf(w, "  applied: %s\n", strings.Join(parts, "; "))
+		}
+	}
+	for _, s := range out.Skipped {
+		fmt.Fprintf(w, "skipped %s: %s\n", s.TaskID, s.Reason)
+	}
+	n := len(out.Tasks)
+	line := fmt.Sprintf("verify: mission %s, %d task(s) checked: %d intact, %d revoked, %d tampered", mission, n, out.Intact, out.Revoked, out.Tampered)
+	if len(out.Skipped) > 0 {
+		line += fmt.Sprintf(", %d skipped", len(out.Skipped))
+	}
+	if n == 0 {
+		line += " (no task is verified or passed)"
+	}
+	if out.Revoked > 0 && !apply {
+		line += "; run with --apply to record the revocations"
+	}
+	fmt.Fprintln(w, line)
+}
+
+// causesText is "code (check: detail); ..." for every cause.
+func causesText(causes []tiers.Cause) string {
+	parts := make([]string, len(causes))
+	for i, c := range causes {
+		parts[i] = fmt.Sprintf("%s (%s: %s)", c.Code, c.Check, c.Detail)
+	}
+	return strings.Join(parts, "; ")
+}
