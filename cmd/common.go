@@ -11,8 +11,8 @@ import (
 
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/gate"
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
-	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/schemas"
 )
 
@@ -38,7 +38,7 @@ type taskRef struct {
 	mission string
 	task    string
 	dir     string // task directory relative to .geas
-	lock    *record.Lock
+	lock    *fsutil.Lock
 }
 
 // ref is the task as package gate names it.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/gate"
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
@@ -110,7 +111,7 @@ func runEvidenceAdd(c *cobra.Command, g *globalOptions, o evidenceAddOptions) er
 		return err
 	}
 	defer lock.Unlock()
-	if err := record.WriteFileAtomic(t.p.Geas, name, b, 0o644); err != nil {
+	if err := fsutil.WriteFileAtomic(t.p.Geas, name, b, 0o644); err != nil {
 		return err
 	}
 	out := map[string]string{"mission_id": t.mission, "task_id": t.task, "agent": o.agent, "role": o.role, "file": ".geas/" + name}

@@ -15,7 +15,7 @@ import (
 
 // scrubSigningKey keeps GEAS_GATE_KEY from the processes the gate runs by way of the gate's own
 // process (SPEC §9: children never see the key). Their environment is built without it
-// (tiers.procEnv), but the kernel still shows the environment the gate was started with in
+// (proc.Run withholds it), but the kernel still shows the environment the gate was started with in
 // /proc/PID/environ, which an eval command can read through its $PPID; unsetting the variable does
 // not change that copy. So, when the key is set, the entry is overwritten with NUL bytes in that
 // copy (through /proc/self/mem; the runtime's copy, which os.Getenv reads, stays), and the process

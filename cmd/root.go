@@ -15,8 +15,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/geas-dev/geas/gate"
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
-	"github.com/geas-dev/geas/record"
 )
 
 // Exit codes shared by every command, and the gate's verdict codes (SPEC §2.4): pass 0, fail 1,
@@ -172,7 +172,7 @@ func exitCode(err error) int {
 	switch {
 	case errors.As(err, &ee):
 		return ee.code
-	case errors.As(err, new(*record.LockTimeoutError)):
+	case errors.As(err, new(*fsutil.LockTimeoutError)):
 		return ExitError // SPEC §7.3: a lock wait that gives up is an error of the run
 	case errors.As(err, &ue), errors.As(err, &idErr), errors.As(err, &nf),
 		errors.Is(err, project.ErrNoTask), errors.Is(err, project.ErrNoMission), errors.As(err, new(*gate.UnknownMissionError)):

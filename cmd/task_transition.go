@@ -11,6 +11,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/gate"
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
@@ -89,7 +90,7 @@ func runTaskTransition(c *cobra.Command, g *globalOptions, o taskTransitionOptio
 	if err != nil {
 		return err
 	}
-	if err := record.WriteFileAtomic(t.p.Geas, name, updated, 0o644); err != nil {
+	if err := fsutil.WriteFileAtomic(t.p.Geas, name, updated, 0o644); err != nil {
 		return err
 	}
 	data, _ := json.Marshal(struct {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/internal/fsutil"
 )
 
 // The environment of the geas this test binary runs as (TestMain): only this file reads it, and
@@ -18,7 +18,7 @@ const (
 	envFailAt   = "GEAS_TEST_FAIL_AT"   // TEXT: every write step whose name contains TEXT fails with ENOSPC
 )
 
-// installTestHook sets record.TestHook from the environment, for the kill-point and fault tests.
+// installTestHook sets fsutil.TestHook from the environment, for the kill-point and fault tests.
 func installTestHook() {
 	logFile, failAt := os.Getenv(envStepsLog), os.Getenv(envFailAt)
 	killAt, _ := strconv.Atoi(os.Getenv(envKillAt))
@@ -26,7 +26,7 @@ func installTestHook() {
 		return
 	}
 	n := 0
-	record.TestHook = func(step string) error {
+	fsutil.TestHook = func(step string) error {
 		n++
 		if logFile != "" {
 			if f, err := os.OpenFile(logFile, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/schemas"
 	"github.com/geas-dev/geas/vocab"
@@ -364,7 +365,7 @@ const MaxBytes = 4 * DefaultMaxBytes
 // over MaxBytes, or one that is not a regular file (a named pipe would block forever), is refused
 // unread.
 func Load(root *os.Root, name string) (*Contract, error) {
-	data, err := project.ReadLimited(root, name, MaxBytes)
+	data, err := fsutil.ReadLimited(root, name, MaxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read contract: %w", err)
 	}

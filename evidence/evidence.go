@@ -15,7 +15,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/geas-dev/geas/project"
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/schemas"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -129,7 +129,7 @@ func Load(root *os.Root, name string, maxBytes int64) (*Evidence, error) {
 
 // load is Load that also returns how many bytes it read.
 func load(root *os.Root, name string, maxBytes int64) (*Evidence, int64, error) {
-	data, err := project.ReadLimited(root, name, maxBytes)
+	data, err := fsutil.ReadLimited(root, name, maxBytes)
 	if err != nil {
 		return nil, 0, &FileError{Name: name, Err: err}
 	}
@@ -205,7 +205,7 @@ func LoadAllBounded(root *os.Root, dir string, maxBytes, maxTotal int64) (ok []*
 			if !errors.As(err, &fe) {
 				fe = &FileError{Name: name, Err: err}
 			}
-			var tl *project.TooLargeError
+			var tl *fsutil.TooLargeError
 			if limit < maxBytes && errors.As(err, &tl) {
 				// Under the per-file limit but past what the total has left: it grew since the listing.
 				fe.Err = fmt.Errorf("%w (all evidence of the task is limited to %d bytes together, and %d were left when it was read)", err, maxTotal, left)

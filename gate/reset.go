@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/geas-dev/geas/project"
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/record"
 )
 
@@ -102,7 +102,7 @@ func keepOldHistory(t Task, name string, rec *record.Record, now time.Time) (str
 		return "", err
 	}
 	histName := t.Dir + "/" + record.HistoryFile
-	if data, err := project.ReadLimited(t.Project.Geas, histName, record.MaxHistoryBytes); err == nil {
+	if data, err := fsutil.ReadLimited(t.Project.Geas, histName, record.MaxHistoryBytes); err == nil {
 		if _, err := keepAside(t, histName, data, now); err != nil {
 			return "", err
 		}
@@ -156,7 +156,7 @@ func keepAside(t Task, name string, data []byte, now time.Time) (string, error) 
 		if _, err := t.Project.Geas.Lstat(aside); err == nil {
 			continue
 		}
-		if err := record.WriteFileAtomic(t.Project.Geas, aside, data, 0o644); err != nil {
+		if err := fsutil.WriteFileAtomic(t.Project.Geas, aside, data, 0o644); err != nil {
 			return "", fmt.Errorf("keep %s aside: %w", path.Base(name), err)
 		}
 		return aside, nil

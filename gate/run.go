@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
@@ -34,7 +35,7 @@ type Options struct {
 // implies (SPEC §7.3: a run, a revocation or a grant cut short by a crash or a failed write),
 // which every command that takes the lock does first. It returns what the completion did, as
 // notes, also when it fails; the caller unlocks.
-func Lock(ctx context.Context, t Task) (*record.Lock, []string, error) {
+func Lock(ctx context.Context, t Task) (*fsutil.Lock, []string, error) {
 	lock, err := record.LockTask(ctx, t.Project.Geas, t.Dir)
 	if err != nil {
 		return nil, nil, err

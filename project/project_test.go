@@ -1,12 +1,12 @@
+//go:build unix
+
 package project
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -160,44 +160,6 @@ func TestMission(t *testing.T) {
 	require.NoError(t, os.Remove(filepath.Join(dir, ".geas", "state", "run.json")))
 	_, err = p.DefaultMission()
 	require.ErrorIs(t, err, ErrNoMission)
-}
-
-func TestReadLimited(t *testing.T) {
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "small"), []byte("abc"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "big"), make([]byte, 2048), 0o644))
-	require.NoError(t, os.Mkdir(filepath.Join(dir, "d"), 0o755))
-	r, err := os.OpenRoot(dir)
-	require.NoError(t, err)
-	defer r.Close()
-
-	b, err := ReadLimited(r, "small", 1024)
-	require.NoError(t, err)
-	assert.Equal(t, "abc", string(b))
-
-	_, err = ReadLimited(r, "big", 1024)
-	var tl *TooLargeError
-	require.ErrorAs(t, err, &tl)
-	assert.Equal(t, int64(2048), tl.Size)
-	assert.Contains(t, err.Error(), "2048 bytes exceeds the limit of 1024 bytes")
-
-	_, err = ReadLimited(r, "d", 1024)
-	assert.ErrorContains(t, err, "not a regular file")
-	_, err = ReadLimited(r, "../x", 1024)
-	assert.Error(t, err)
-	_, err = ReadLimited(r, "missing", 1024)
-	assert.True(t, errors.Is(err, os.ErrNotExist))
-
-	// A named pipe nobody writes to would block a plain open forever.
-	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644))
-	done := make(chan error, 1)
-	go func() { _, err := ReadLimited(r, "fifo", 1024); done <- err }()
-	select {
-	case err := <-done:
-		assert.ErrorContains(t, err, "not a regular file")
-	case <-time.After(10 * time.Second):
-		t.Fatal("ReadLimited blocked on a named pipe")
-	}
 }
 
 // TestTaskEntriesListEveryEntry: TaskEntries lists every entry of the tasks directory, sorted, and

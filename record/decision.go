@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/schemas"
 )
@@ -43,7 +44,7 @@ func WriteDecision(root *os.Root, mission string, data []byte) (name string, err
 		dir = path.Join(dir, "pending")
 	}
 	name = path.Join(dir, id+".json")
-	if err := writeFile(root, name, data, 0o644, false); err != nil {
+	if err := fsutil.CreateFileAtomic(root, name, data, 0o644); err != nil {
 		return "", fmt.Errorf("write decision: %w", err)
 	}
 	return name, nil

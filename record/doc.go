@@ -1,8 +1,9 @@
 // Package record owns everything geas writes about a task's progress: the record.json model (the
 // agent-written sections, and gate_result/gate_history, which only the gate writes), retry-budget
 // accounting read from the history, a transition written into contract.json (the state machine of
-// SPEC §8 itself is vocab's), the event log, decision records, and the durable-write primitives
-// they all share: an atomic replace and a per-task lock.
+// SPEC §8 itself is vocab's), the event log, decision records, and which file is a task's lock
+// (LockTask). The durable-write primitives they all share (atomic replace, locks, bounded reads)
+// are internal/fsutil's.
 //
 // Every path this package opens comes from input (mission and task ids, section names), so every
 // file operation goes through an *os.Root for the .geas/ directory, and names are slash-separated

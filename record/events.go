@@ -7,8 +7,7 @@ import (
 	"os"
 	"time"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/schemas"
 )
 
@@ -47,7 +46,7 @@ func AppendEvent(root *os.Root, ev Event) error {
 	if err := schemas.Validate(schemas.Event, EventsFile, line); err != nil {
 		return err
 	}
-	if err := testStep("append " + EventsFile + " " + ev.EventType); err != nil {
+	if err := fsutil.BeforeWrite("append " + EventsFile + " " + ev.EventType); err != nil {
 		return fmt.Errorf("append event %s: %w", ev.EventType, err)
 	}
 	if err := root.MkdirAll("state", 0o755); err != nil {
@@ -58,10 +57,10 @@ func AppendEvent(root *os.Root, ev Event) error {
 		return fmt.Errorf("append event: %w", err)
 	}
 	defer f.Close()
-	if err := flock(f, unix.LOCK_EX); err != nil {
+	if err := fsutil.LockExclusive(f); err != nil {
 		return fmt.Errorf("append event: lock %s: %w", EventsFile, err)
 	}
-	// Closing f (deferred) drops the lock on every path; LOCK_UN below only releases it sooner.
+	// Closing f (deferred) drops the lock on every path; UnlockFile below only releases it sooner.
 	// A log whose last line is torn (a crash mid-write, or a writer that left no newline) must not
 	// swallow this event: it starts a line of its own.
 	torn, err := lastByteNotNewline(f)
@@ -77,7 +76,7 @@ func AppendEvent(root *os.Root, ev Event) error {
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("append event: sync %s: %w", EventsFile, err)
 	}
-	if err := flock(f, unix.LOCK_UN); err != nil {
+	if err := fsutil.UnlockFile(f); err != nil {
 		return fmt.Errorf("append event: unlock %s: %w", EventsFile, err)
 	}
 	return f.Close()

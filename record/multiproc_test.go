@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/geas-dev/geas/internal/fsutil"
 )
 
 // The child mode of TestRecordWritesAcrossProcesses: the test binary re-executed with these
@@ -57,7 +59,7 @@ func TestRecordChildProcess(t *testing.T) {
 	require.NoError(t, r.SetSection("self_check", childSelfCheck(id, seen), testNow))
 	b, err := r.Bytes()
 	require.NoError(t, err)
-	require.NoError(t, WriteFileAtomic(root, childTask+"/record.json", b, 0o644))
+	require.NoError(t, fsutil.WriteFileAtomic(root, childTask+"/record.json", b, 0o644))
 	require.NoError(t, lock.Unlock())
 
 	data, _ := json.Marshal(map[string]int{"child": id})
@@ -72,7 +74,7 @@ func TestRecordWritesAcrossProcesses(t *testing.T) {
 	r := New("t1", testNow)
 	b, err := r.Bytes()
 	require.NoError(t, err)
-	require.NoError(t, WriteFileAtomic(root, childTask+"/record.json", b, 0o644))
+	require.NoError(t, fsutil.WriteFileAtomic(root, childTask+"/record.json", b, 0o644))
 
 	const n = 20
 	var wg sync.WaitGroup

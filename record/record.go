@@ -14,10 +14,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/internal/jsonobj"
 	"github.com/geas-dev/geas/schemas"
-
-	"github.com/geas-dev/geas/project"
 )
 
 // The record's envelope: keys geas maintains itself, never written as a section.
@@ -151,7 +150,7 @@ func Parse(file string, data []byte) (*Record, error) {
 // Write writes the task's files (SPEC §3, §7.3), callers holding the task's lock: first the
 // history entries not yet in gate-history.jsonl, appended and fsynced (the commit point), then
 // integration.json when it changed, then record.json (geas v1.0 sections plus gate_result) with
-// WriteFileAtomic. A record read in the earlier layout is migrated here: its whole history and its
+// fsutil.WriteFileAtomic. A record read in the earlier layout is migrated here: its whole history and its
 // integration are written to their files before record.json loses them.
 func (r *Record) Write(root *os.Root, name string) error {
 	b, err := r.Bytes()
@@ -161,7 +160,7 @@ func (r *Record) Write(root *os.Root, name string) error {
 	if err := r.writeSiblings(root, path.Dir(name)); err != nil {
 		return err
 	}
-	if err := WriteFileAtomic(root, name, b, 0o644); err != nil {
+	if err := fsutil.WriteFileAtomic(root, name, b, 0o644); err != nil {
 		return err
 	}
 	r.store.legacy, r.store.resultPending = false, false
@@ -218,11 +217,11 @@ func (r *Record) resultLags() bool {
 var afterRecordRead func()
 
 func loadOnce(root *os.Root, name string) (*Record, error) {
-	if err := checkName(name); err != nil {
+	if err := fsutil.CheckName(name); err != nil {
 		return nil, fmt.Errorf("load record: %w", err)
 	}
 	// Through ReadLimited: a named pipe or a huge file must not hang or exhaust the reader.
-	data, err := project.ReadLimited(root, name, MaxBytes)
+	data, err := fsutil.ReadLimited(root, name, MaxBytes)
 	if afterRecordRead != nil {
 		afterRecordRead()
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/schemas"
 )
 
@@ -207,12 +208,12 @@ func TestLoad(t *testing.T) {
 	_, err := Load(root, name)
 	assert.ErrorIs(t, err, fs.ErrNotExist)
 
-	require.NoError(t, WriteFileAtomic(root, name, fixture(t, "full.record.json"), 0o644))
+	require.NoError(t, fsutil.WriteFileAtomic(root, name, fixture(t, "full.record.json"), 0o644))
 	r, err := Load(root, name)
 	require.NoError(t, err)
 	assert.Equal(t, "task-042", r.TaskID())
 
-	require.NoError(t, WriteFileAtomic(root, name, fixture(t, "broken-confidence.record.json"), 0o644))
+	require.NoError(t, fsutil.WriteFileAtomic(root, name, fixture(t, "broken-confidence.record.json"), 0o644))
 	_, err = Load(root, name)
 	var ve *schemas.ValidationError
 	require.ErrorAs(t, err, &ve)

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/internal/jsonobj"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/schemas"
@@ -40,20 +41,6 @@ const maxIntegrationBytes = 64 << 10
 // IntegrationStatuses are the values integration.json's status may take.
 var IntegrationStatuses = []string{"merged", "conflict", "failed", "pending"}
 
-// TestHook is nil in geas itself. Tests set it to be called before each durable write (a history
-// append, an atomic file write, an event append) with the step's name; an error it returns is
-// that write's error, so a test can kill the process at a chosen step or inject a failure such as
-// ENOSPC. No production code sets it, and nothing reads an environment variable for it.
-var TestHook func(step string) error
-
-// testStep runs TestHook for step, if set.
-func testStep(step string) error {
-	if TestHook != nil {
-		return TestHook(step)
-	}
-	return nil
-}
-
 // taskFiles is what a Record knows of its history and integration files.
 type taskFiles struct {
 	legacy     bool            // history or integration read from record.json's root (earlier layout)
@@ -75,7 +62,7 @@ type taskFiles struct {
 // replaces what the earlier layout kept at record.json's root.
 func (r *Record) loadSiblings(root *os.Root, dir string) error {
 	hist := path.Join(dir, HistoryFile)
-	data, err := project.ReadLimited(root, hist, MaxHistoryBytes)
+	data, err := fsutil.ReadLimited(root, hist, MaxHistoryBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -89,7 +76,7 @@ func (r *Record) loadSiblings(root *os.Root, dir string) error {
 		r.store.haveHist, r.store.stored, r.store.valid, r.store.torn = true, len(entries), valid, torn
 	}
 	integ := path.Join(dir, IntegrationFile)
-	data, err = project.ReadLimited(root, integ, maxIntegrationBytes)
+	data, err = fsutil.ReadLimited(root, integ, maxIntegrationBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -150,7 +137,7 @@ func (r *Record) adoptPendingResult(root *os.Root, dir string) error {
 	} else {
 		return nil
 	}
-	raw, err := project.ReadLimited(root, path.Join(dir, "gate-logs", last.RunID, "result.json"), MaxBytes)
+	raw, err := fsutil.ReadLimited(root, path.Join(dir, "gate-logs", last.RunID, "result.json"), MaxBytes)
 	if err != nil {
 		return nil
 	}
@@ -425,7 +412,7 @@ func (r *Record) writeSiblings(root *os.Root, dir string) error {
 		if err != nil {
 			return err
 		}
-		if err := WriteFileAtomic(root, hist, data, 0o644); err != nil {
+		if err := fsutil.WriteFileAtomic(root, hist, data, 0o644); err != nil {
 			return err
 		}
 		r.store.haveHist, r.store.rewrite, r.store.torn = true, false, false
@@ -437,7 +424,7 @@ func (r *Record) writeSiblings(root *os.Root, dir string) error {
 	}
 	if r.integration != nil && (r.store.integDirty || (r.store.legacy && !r.store.haveInteg)) {
 		data := append(bytes.Clone(r.store.integRaw), '\n')
-		if err := WriteFileAtomic(root, path.Join(dir, IntegrationFile), data, 0o644); err != nil {
+		if err := fsutil.WriteFileAtomic(root, path.Join(dir, IntegrationFile), data, 0o644); err != nil {
 			return err
 		}
 		r.store.haveInteg, r.store.integDirty = true, false
@@ -453,7 +440,7 @@ func (r *Record) appendHistory(root *os.Root, name string, entries []HistoryEntr
 	if err != nil {
 		return err
 	}
-	if err := testStep("append " + name); err != nil {
+	if err := fsutil.BeforeWrite("append " + name); err != nil {
 		return fmt.Errorf("append %s: %w", name, err)
 	}
 	if err := root.MkdirAll(path.Dir(name), 0o755); err != nil {
@@ -486,7 +473,7 @@ func (r *Record) appendHistory(root *os.Root, name string, entries []HistoryEntr
 		return fmt.Errorf("append %s: sync: %w", name, err)
 	}
 	if !r.store.haveHist {
-		if err := syncDir(root, path.Dir(name)); err != nil {
+		if err := fsutil.SyncDir(root, path.Dir(name)); err != nil {
 			return fmt.Errorf("append %s: %w", name, err)
 		}
 	}
@@ -503,7 +490,7 @@ func (r *Record) CutTornHistory(root *os.Root, name string) error {
 		return nil
 	}
 	hist := path.Join(path.Dir(name), HistoryFile)
-	if err := testStep("truncate " + hist); err != nil {
+	if err := fsutil.BeforeWrite("truncate " + hist); err != nil {
 		return fmt.Errorf("truncate %s: %w", hist, err)
 	}
 	f, err := root.OpenFile(hist, os.O_WRONLY, 0)

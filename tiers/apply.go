@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -59,7 +60,7 @@ func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
 	if in.logRoot != nil {
 		resultRoot, resultName = in.logRoot, "result.json"
 	}
-	if err := record.WriteFileAtomic(resultRoot, resultName, append(raw, '\n'), 0o644); err != nil {
+	if err := fsutil.WriteFileAtomic(resultRoot, resultName, append(raw, '\n'), 0o644); err != nil {
 		return fmt.Errorf("write the run's result: %w", err)
 	}
 	if err := in.Record.Write(in.Geas, in.TaskDir+"/record.json"); err != nil {
@@ -128,7 +129,7 @@ func WriteState(geas *os.Root, taskDir string, raw []byte, to vocab.State, now t
 	if err != nil {
 		return err
 	}
-	if err := record.WriteFileAtomic(geas, taskDir+"/contract.json", updated, 0o644); err != nil {
+	if err := fsutil.WriteFileAtomic(geas, taskDir+"/contract.json", updated, 0o644); err != nil {
 		return fmt.Errorf("write contract.json: %w", err)
 	}
 	return nil

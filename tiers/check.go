@@ -1,6 +1,6 @@
 // Package tiers is the gate's pipeline: tier 0 (precheck), tier 1 (the contract's eval commands),
 // tier 2 (criteria, scope, known risks, rubric), the detectors, and the verdict that follows
-// mechanically from the checks. It is the only package that runs processes (os/exec).
+// mechanically from the checks. It starts processes only through internal/proc.
 package tiers
 
 import (

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/geas-dev/geas/contract"
-	"github.com/geas-dev/geas/project"
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -111,7 +111,7 @@ func (c *completion) result(e record.HistoryEntry) (*Result, json.RawMessage, bo
 			return res, raw, true
 		}
 	}
-	raw, err := project.ReadLimited(c.geas, ResultFile(c.taskDir, e.RunID), maxResultBytes)
+	raw, err := fsutil.ReadLimited(c.geas, ResultFile(c.taskDir, e.RunID), maxResultBytes)
 	if err != nil {
 		return nil, nil, false
 	}

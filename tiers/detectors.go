@@ -13,7 +13,8 @@ import (
 	"time"
 
 	"github.com/geas-dev/geas/contract"
-	"github.com/geas-dev/geas/project"
+	"github.com/geas-dev/geas/internal/fsutil"
+	"github.com/geas-dev/geas/internal/proc"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -63,17 +64,16 @@ func (r *run) detectScript(ctx context.Context, idx int, cr contract.Criterion, 
 		}
 	}
 	label := strings.Join(append([]string{d.Command}, d.Args...), " ")
-	spec := runSpec{
+	spec := proc.Spec{
 		Label: fmt.Sprintf("%s: %s", criterionLabel(idx, cr), label), Argv: append([]string{d.Command}, d.Args...),
 		Dir: r.workDir(), Timeout: timeout, ExpectExit: d.ExpectExit, TailBytes: r.in.Policy.OutputTailBytes,
-		Progress: r.opts.Progress,
 	}
 	if r.opts.LogRoot != nil {
-		base := "criterion-" + logFileSafe(criterionLabel(idx, cr)) + ".log"
+		base := "criterion-" + proc.LogFileSafe(criterionLabel(idx, cr)) + ".log"
 		spec.LogRoot, spec.LogFile = r.opts.LogRoot, base
 		spec.LogName = r.opts.LogDirName + "/" + base
 	}
-	run := runProcess(ctx, spec)
+	run := runProcess(ctx, spec, r.opts.Progress)
 	r.evalRuns = append(r.evalRuns, run)
 	switch run.Status {
 	case StatusPass:
@@ -119,7 +119,7 @@ func (r *run) detectRegexMatch(d *contract.Detector, dc detection) Check {
 	if err != nil {
 		return dc.broken(fmt.Sprintf("bad regex %q: %v", d.Pattern, err))
 	}
-	data, err := project.ReadLimited(r.workRoot(), d.Artifact, r.in.Policy.MaxEvidenceBytes)
+	data, err := fsutil.ReadLimited(r.workRoot(), d.Artifact, r.in.Policy.MaxEvidenceBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return dc.fail(fmt.Sprintf("artifact %s is absent", d.Artifact))

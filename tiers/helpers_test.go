@@ -17,6 +17,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
@@ -458,7 +459,7 @@ func (u *unitProject) run(c *contract.Contract, rec *record.Record, ev ...*evide
 		TaskDir: testTaskDir, Contract: c, Record: rec, Evidence: ev, Policy: DefaultPolicy(),
 	}
 	// Gather reads the debt register before tier 1; so does a unit run, when it is created.
-	in.DebtData, in.DebtErr = project.ReadLimited(u.p.Geas, debtRegisterPath(testMission), 0)
+	in.DebtData, in.DebtErr = fsutil.ReadLimited(u.p.Geas, debtRegisterPath(testMission), 0)
 	r := &run{in: in, opts: Options{Now: testNow}, metrics: map[string]float64{}}
 	r.known = evidence.KnownTypes(append([]string{c.Routing.PrimaryWorkerType}, c.Routing.RequiredReviewerTypes...)...)
 	return r

@@ -9,6 +9,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/internal/git"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
@@ -102,7 +103,7 @@ func Gather(p *project.Project, mission, task, taskDir string) *Input {
 		}
 		in.Evidence = append(in.Evidence, e)
 	}
-	in.DebtData, in.DebtErr = project.ReadLimited(p.Geas, debtRegisterPath(mission), in.Policy.MaxEvidenceBytes)
+	in.DebtData, in.DebtErr = fsutil.ReadLimited(p.Geas, debtRegisterPath(mission), in.Policy.MaxEvidenceBytes)
 	in.Rules, in.RulesSHA256, in.RulesErr = rulesOf(in)
 	in.Files = in.snapshot()
 	return in

@@ -13,7 +13,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
-	"github.com/geas-dev/geas/project"
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/schemas"
 	"github.com/geas-dev/geas/vocab"
@@ -103,7 +103,7 @@ func LoadPolicy(geas *os.Root) (Policy, error) {
 
 // loadPolicyFile is LoadPolicy that also returns the bytes it read (nil when there is no policy).
 func loadPolicyFile(geas *os.Root) (Policy, []byte, error) {
-	data, err := project.ReadLimited(geas, PolicyFile, maxPolicyBytes)
+	data, err := fsutil.ReadLimited(geas, PolicyFile, maxPolicyBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return DefaultPolicy(), nil, nil
 	}

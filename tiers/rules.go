@@ -13,7 +13,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/internal/canon"
-	"github.com/geas-dev/geas/project"
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/record"
 )
 
@@ -88,7 +88,7 @@ func WritePinned(in *Input, by string, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	return record.WriteFileAtomic(in.Geas, in.TaskDir+"/"+PinnedFile, append(b, '\n'), 0o644)
+	return fsutil.WriteFileAtomic(in.Geas, in.TaskDir+"/"+PinnedFile, append(b, '\n'), 0o644)
 }
 
 // Approve pins the task's current rules for an authority (SPEC §4.4): it appends an approval
@@ -119,7 +119,7 @@ func Approve(in *Input, by, reason string, now time.Time) (record.HistoryEntry, 
 // nil and why the copy cannot be used.
 func readPinned(geas *os.Root, taskDir, want string) (map[string]any, string) {
 	// The copy holds a contract and a policy, pretty-printed: allow for both at their limits.
-	data, err := project.ReadLimited(geas, taskDir+"/"+PinnedFile, 4*(contract.MaxBytes+maxPolicyBytes))
+	data, err := fsutil.ReadLimited(geas, taskDir+"/"+PinnedFile, 4*(contract.MaxBytes+maxPolicyBytes))
 	if err != nil {
 		return nil, fmt.Sprintf("the pinned copy %s cannot be read (%v)", PinnedFile, err)
 	}

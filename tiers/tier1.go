@@ -16,6 +16,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/internal/proc"
+	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -73,7 +75,7 @@ func tier1(ctx context.Context, in tier1Input) (checks []Check, runs []EvalRun, 
 			stopped = fmt.Sprintf("eval command %d could not start", n)
 			continue
 		}
-		run := runProcess(ctx, spec)
+		run := runProcess(ctx, spec, in.Progress)
 		runs = append(runs, run)
 		maps.Copy(metrics, run.Metrics)
 		switch {
@@ -125,10 +127,10 @@ func tier1(ctx context.Context, in tier1Input) (checks []Check, runs []EvalRun, 
 	return checks, runs, metrics
 }
 
-// spec turns eval command n into a runSpec. An error means the command cannot be started: its
+// spec turns eval command n into a proc.Spec. An error means the command cannot be started: its
 // workdir does not open as a directory inside the project, or its contract fields do not parse.
-func (in tier1Input) spec(n int, ec contract.EvalCommand) (runSpec, error) {
-	spec := runSpec{
+func (in tier1Input) spec(n int, ec contract.EvalCommand) (proc.Spec, error) {
+	spec := proc.Spec{
 		Label:      ec.Run,
 		Shell:      ec.Run,
 		Dir:        in.ProjectDir,
@@ -136,7 +138,6 @@ func (in tier1Input) spec(n int, ec contract.EvalCommand) (runSpec, error) {
 		Timeout:    in.DefaultTimeout,
 		ExpectExit: ec.ExpectExit,
 		TailBytes:  in.TailBytes,
-		Progress:   in.Progress,
 	}
 	if spec.Timeout <= 0 {
 		spec.Timeout = contract.DefaultEvalTimeout
@@ -173,6 +174,26 @@ func (in tier1Input) spec(n int, ec contract.EvalCommand) (runSpec, error) {
 		}
 	}
 	return spec, nil
+}
+
+// runProcess runs spec through proc with the signing key withheld from the child (SPEC §9);
+// progress, when set, brackets the run and receives its output as it arrives.
+func runProcess(ctx context.Context, spec proc.Spec, progress Progress) EvalRun {
+	spec.Withhold = []string{record.SigningKeyEnv}
+	if progress != nil {
+		progress.Start(spec.Label)
+		spec.Output = progress
+	}
+	r := proc.Run(ctx, spec)
+	run := EvalRun{
+		Command: r.Command, Status: Status(r.Status), ExitCode: r.ExitCode, DurationMS: r.DurationMS,
+		OutputTail: r.OutputTail, OutputSHA256: r.OutputSHA256, OutputBytes: r.OutputBytes, Log: r.Log,
+		TimedOut: r.TimedOut, Metrics: r.Metrics, MetricLow: r.MetricLow, MetricHigh: r.MetricHigh, Error: r.Error,
+	}
+	if progress != nil {
+		progress.Finish(run)
+	}
+	return run
 }
 
 // workdir resolves a contract workdir through the project root, so a symlink that leads out of

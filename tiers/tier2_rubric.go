@@ -9,7 +9,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
-	"github.com/geas-dev/geas/project"
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -216,7 +216,7 @@ func (r *run) stubs() []stub {
 // confirmStub reads a possible stub location in the working tree (through the project root, so it
 // cannot leave the project) and confirms it when its line (or, without a line, any line) matches.
 func (r *run) confirmStub(loc record.StubLocation, add func(stub)) {
-	data, err := project.ReadLimited(r.workRoot(), loc.Path, r.in.Policy.MaxEvidenceBytes)
+	data, err := fsutil.ReadLimited(r.workRoot(), loc.Path, r.in.Policy.MaxEvidenceBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return // a stub in a file that no longer exists is not a stub
 	}

@@ -1,4 +1,6 @@
-package tiers
+//go:build unix
+
+package proc
 
 import (
 	"bufio"
@@ -24,7 +26,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// shellSpec is a runSpec for a shell command in a fresh directory.
+// shellSpec is a Spec for a shell command in a fresh directory.
 // logRoot makes dir and opens it as a log directory.
 func logRoot(t testing.TB, dir string) *os.Root {
 	t.Helper()
@@ -35,8 +37,8 @@ func logRoot(t testing.TB, dir string) *os.Root {
 	return r
 }
 
-func shellSpec(t testing.TB, shell string) runSpec {
-	return runSpec{Label: shell, Shell: shell, Dir: t.TempDir(), Timeout: 30 * time.Second}
+func shellSpec(t testing.TB, shell string) Spec {
+	return Spec{Label: shell, Shell: shell, Dir: t.TempDir(), Timeout: 30 * time.Second}
 }
 
 // pgidFromOutput reads the process group id a command printed with `echo $$` on its first line.
@@ -63,7 +65,7 @@ func assertGroupGone(t *testing.T, pgid int) {
 			return
 		}
 	}
-	t.Errorf("process group %d still alive 2s after runProcess returned: %v", pgid, live)
+	t.Errorf("process group %d still alive 2s after Run returned: %v", pgid, live)
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 }
 
@@ -110,7 +112,7 @@ func TestRunProcessExitCodes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := shellSpec(t, tc.shell)
 			spec.ExpectExit = tc.expect
-			run := runProcess(t.Context(), spec)
+			run := Run(t.Context(), spec)
 			assert.Equal(t, tc.status, run.Status, "error %q", run.Error)
 			require.NotNil(t, run.ExitCode)
 			assert.Equal(t, tc.code, *run.ExitCode)
@@ -128,32 +130,32 @@ func TestRunProcessEnvDirAndArgv(t *testing.T) {
 	require.NoError(t, err)
 	tests := []struct {
 		name string
-		spec runSpec
+		spec Spec
 		want string
 	}{
 		{
 			name: "env is added to the gate's environment",
-			spec: runSpec{Shell: `printf '%s|%s' "$GEAS_TEST_VAR" "${PATH:+has-path}"`, Env: map[string]string{"GEAS_TEST_VAR": "a b=c"}},
+			spec: Spec{Shell: `printf '%s|%s' "$GEAS_TEST_VAR" "${PATH:+has-path}"`, Env: map[string]string{"GEAS_TEST_VAR": "a b=c"}},
 			want: "a b=c|has-path",
 		},
 		{
 			name: "runs in Dir with PWD set to it",
-			spec: runSpec{Shell: `printf '%s|%s' "$(pwd -P)" "$PWD"`},
+			spec: Spec{Shell: `printf '%s|%s' "$(pwd -P)" "$PWD"`},
 			want: real + "|" + dir,
 		},
 		{
 			name: "argv runs without a shell",
-			spec: runSpec{Argv: []string{"printf", "%s|%s", "$HOME", "a b"}},
+			spec: Spec{Argv: []string{"printf", "%s|%s", "$HOME", "a b"}},
 			want: "$HOME|a b",
 		},
 		{
 			name: "stdout and stderr are combined in order",
-			spec: runSpec{Shell: `echo one; echo two >&2; echo three`},
+			spec: Spec{Shell: `echo one; echo two >&2; echo three`},
 			want: "one\ntwo\nthree\n",
 		},
 		{
 			name: "stdin is empty",
-			spec: runSpec{Shell: `wc -c`},
+			spec: Spec{Shell: `wc -c`},
 			want: "0\n",
 		},
 	}
@@ -161,7 +163,7 @@ func TestRunProcessEnvDirAndArgv(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := tc.spec
 			spec.Dir, spec.Timeout = dir, 30*time.Second
-			run := runProcess(t.Context(), spec)
+			run := Run(t.Context(), spec)
 			require.Equal(t, StatusPass, run.Status, "error %q", run.Error)
 			assert.Equal(t, strings.TrimSpace(tc.want), strings.TrimSpace(run.OutputTail))
 		})
@@ -172,16 +174,16 @@ func TestRunProcessCannotStart(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct {
 		name    string
-		spec    runSpec
+		spec    Spec
 		wantErr string
 	}{
-		{"missing program", runSpec{Argv: []string{"no-such-program-geas"}, Dir: dir}, "executable file not found"},
-		{"program path that does not exist", runSpec{Argv: []string{filepath.Join(dir, "nope")}, Dir: dir}, "no such file"},
-		{"missing directory", runSpec{Shell: "true", Dir: filepath.Join(dir, "gone")}, "no such file"},
-		{"both shell and argv", runSpec{Shell: "true", Argv: []string{"true"}, Dir: dir}, "exactly one"},
-		{"neither shell nor argv", runSpec{Dir: dir}, "exactly one"},
-		{"relative directory", runSpec{Shell: "true", Dir: "rel"}, "not absolute"},
-		{"no timeout", runSpec{Shell: "true", Dir: dir, Timeout: -1}, "timeout"},
+		{"missing program", Spec{Argv: []string{"no-such-program-geas"}, Dir: dir}, "executable file not found"},
+		{"program path that does not exist", Spec{Argv: []string{filepath.Join(dir, "nope")}, Dir: dir}, "no such file"},
+		{"missing directory", Spec{Shell: "true", Dir: filepath.Join(dir, "gone")}, "no such file"},
+		{"both shell and argv", Spec{Shell: "true", Argv: []string{"true"}, Dir: dir}, "exactly one"},
+		{"neither shell nor argv", Spec{Dir: dir}, "exactly one"},
+		{"relative directory", Spec{Shell: "true", Dir: "rel"}, "not absolute"},
+		{"no timeout", Spec{Shell: "true", Dir: dir, Timeout: -1}, "timeout"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -189,7 +191,7 @@ func TestRunProcessCannotStart(t *testing.T) {
 			if spec.Timeout == 0 {
 				spec.Timeout = 30 * time.Second
 			}
-			run := runProcess(t.Context(), spec)
+			run := Run(t.Context(), spec)
 			assert.Equal(t, StatusError, run.Status)
 			assert.Nil(t, run.ExitCode)
 			assert.Contains(t, run.Error, tc.wantErr)
@@ -197,11 +199,25 @@ func TestRunProcessCannotStart(t *testing.T) {
 	}
 }
 
+// TestWithheldVariablesNeverReachTheChild: a withheld name is dropped from the gate's environment
+// and from Env (SPEC §9: the gate's signing key never reaches the processes it runs).
+func TestWithheldVariablesNeverReachTheChild(t *testing.T) {
+	const name, key = "GEAS_GATE_KEY", "sekrit-gate-key-7f3a"
+	t.Setenv(name, key)
+	env := procEnv("/x", map[string]string{name: "from-the-contract", "OTHER": "1"}, []string{name})
+	for _, kv := range env {
+		assert.False(t, strings.HasPrefix(kv, name+"="), "%q", kv)
+		assert.NotContains(t, kv, key)
+	}
+	assert.Contains(t, env, "OTHER=1")
+	assert.Contains(t, env, "PWD=/x")
+}
+
 func TestTimedOutCommandLeavesNoProcessAlive(t *testing.T) {
 	spec := shellSpec(t, `echo $$; sleep 300 & sleep 300 & echo started; wait`)
 	spec.Timeout = 500 * time.Millisecond
 	start := time.Now()
-	run := runProcess(t.Context(), spec)
+	run := Run(t.Context(), spec)
 	t.Logf("returned after %s", time.Since(start))
 	assert.Equal(t, StatusFail, run.Status)
 	assert.True(t, run.TimedOut)
@@ -213,7 +229,7 @@ func TestTimedOutCommandLeavesNoProcessAlive(t *testing.T) {
 
 func TestBackgroundChildDoesNotOutliveTheRun(t *testing.T) {
 	spec := shellSpec(t, `echo $$; sleep 300 & echo hi`)
-	run := runProcess(t.Context(), spec)
+	run := Run(t.Context(), spec)
 	require.Equal(t, StatusPass, run.Status, "error %q", run.Error)
 	assert.Empty(t, run.Error)
 	assert.Contains(t, run.OutputTail, "hi\n")
@@ -228,7 +244,7 @@ func TestPipeHeldOutsideTheGroupIsAbandoned(t *testing.T) {
 	}
 	// The child leaves the process group, so killing the group cannot close its copy of the pipe.
 	spec := shellSpec(t, `setsid sh -c 'touch left; exec sleep 4' & while [ ! -e left ]; do sleep 0.01; done; echo hi`)
-	run := runProcess(t.Context(), spec)
+	run := Run(t.Context(), spec)
 	assert.Equal(t, StatusPass, run.Status)
 	assert.Equal(t, "hi\n", run.OutputTail)
 	assert.Contains(t, run.Error, "output pipe still held open 2s after the process group was killed")
@@ -239,7 +255,7 @@ func TestInterruptedRunKillsTheGroup(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	dir := t.TempDir()
 	ready := filepath.Join(dir, "ready")
-	spec := runSpec{
+	spec := Spec{
 		Shell:   `echo $$; sleep 300 & touch ready; wait`,
 		Dir:     dir,
 		Timeout: time.Minute,
@@ -255,7 +271,7 @@ func TestInterruptedRunKillsTheGroup(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}()
-	run := runProcess(ctx, spec)
+	run := Run(ctx, spec)
 	require.Error(t, ctx.Err())
 	assert.Equal(t, StatusError, run.Status)
 	assert.Equal(t, "interrupted", run.Error)
@@ -266,7 +282,7 @@ func TestInterruptedRunKillsTheGroup(t *testing.T) {
 	assertGroupGone(t, pgidFromOutput(t, run.OutputTail))
 
 	t.Run("already cancelled starts nothing", func(t *testing.T) {
-		run := runProcess(ctx, runSpec{Shell: "touch started", Dir: dir, Timeout: time.Minute})
+		run := Run(ctx, Spec{Shell: "touch started", Dir: dir, Timeout: time.Minute})
 		assert.Equal(t, StatusError, run.Status)
 		assert.Equal(t, "interrupted", run.Error)
 		assert.NoFileExists(t, filepath.Join(dir, "started"))
@@ -312,7 +328,7 @@ func TestLargeOutputKeepsBoundedMemory(t *testing.T) {
 			}
 		}
 	})
-	run := runProcess(t.Context(), spec)
+	run := Run(t.Context(), spec)
 	close(stop)
 	wg.Wait()
 
@@ -345,7 +361,7 @@ func TestRunProcessLogErrors(t *testing.T) {
 		// behind the sink directly: what is under test is how a write error is handled.
 		f, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
 		require.NoError(t, err)
-		s := newProcSink(runSpec{})
+		s := newProcSink(Spec{})
 		s.logPath, s.logFile, s.log = "/dev/full", f, bufio.NewWriterSize(f, logBuf)
 		out := bytes.Repeat([]byte{'a'}, 1_000_000)
 		n, err := s.Write(out)
@@ -368,7 +384,7 @@ func TestRunProcessLogErrors(t *testing.T) {
 		for _, name := range []string{"1.log", "2.log"} {
 			spec := shellSpec(t, `echo ran`)
 			spec.LogRoot, spec.LogFile, spec.LogName = logRoot(t, dir), name, "gate-logs/gate-1/"+name
-			run := runProcess(t.Context(), spec)
+			run := Run(t.Context(), spec)
 			assert.Equal(t, StatusPass, run.Status, name)
 			assert.Equal(t, "ran\n", run.OutputTail, name)
 			assert.Empty(t, run.Log, name)
@@ -388,10 +404,10 @@ func TestRunProcessLogErrors(t *testing.T) {
 		root := logRoot(t, dir)
 		swap := shellSpec(t, "mv "+dir+" "+dir+".moved && ln -s "+outside+" "+dir)
 		swap.LogRoot, swap.LogFile = root, "1.log"
-		require.Equal(t, StatusPass, runProcess(t.Context(), swap).Status)
+		require.Equal(t, StatusPass, Run(t.Context(), swap).Status)
 		next := shellSpec(t, `echo second`)
 		next.LogRoot, next.LogFile = root, "2.log"
-		run := runProcess(t.Context(), next)
+		run := Run(t.Context(), next)
 		assert.Equal(t, StatusPass, run.Status)
 		assert.NoFileExists(t, filepath.Join(outside, "2.log"), "the log did not follow the symlink out")
 		assert.FileExists(t, filepath.Join(dir+".moved", "2.log"), "it went to the directory the root holds")
@@ -399,14 +415,14 @@ func TestRunProcessLogErrors(t *testing.T) {
 	t.Run("a log file name with a slash is refused", func(t *testing.T) {
 		spec := shellSpec(t, `echo ran`)
 		spec.LogRoot, spec.LogFile = logRoot(t, t.TempDir()), "../1.log"
-		run := runProcess(t.Context(), spec)
+		run := Run(t.Context(), spec)
 		assert.Equal(t, StatusError, run.Status)
 		assert.Contains(t, run.Error, "must be a plain name")
 	})
 }
 
 func TestRunProcessKilledBySignal(t *testing.T) {
-	run := runProcess(t.Context(), shellSpec(t, `kill -KILL $$`))
+	run := Run(t.Context(), shellSpec(t, `kill -KILL $$`))
 	assert.Equal(t, StatusFail, run.Status)
 	assert.Nil(t, run.ExitCode)
 	assert.False(t, run.TimedOut)
@@ -482,7 +498,7 @@ func TestRunProcessMetrics(t *testing.T) {
 			for name, expr := range tc.metrics {
 				spec.Metrics[name] = regexp.MustCompile(expr)
 			}
-			run := runProcess(t.Context(), spec)
+			run := Run(t.Context(), spec)
 			require.Equal(t, StatusPass, run.Status, "error %q", run.Error)
 			assert.Equal(t, tc.want, run.Metrics)
 		})
@@ -585,7 +601,7 @@ func BenchmarkRunProcessOutput(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		spec.LogFile = strconv.Itoa(i) + ".log" // logs are created with O_EXCL: one name a run
-		run := runProcess(b.Context(), spec)
+		run := Run(b.Context(), spec)
 		if run.Status != StatusPass || run.OutputBytes != 100_000_000 || run.Error != "" {
 			b.Fatalf("run: %s %d bytes %q", run.Status, run.OutputBytes, run.Error)
 		}

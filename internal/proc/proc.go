@@ -1,4 +1,13 @@
-package tiers
+// Package proc runs the processes the gate starts — eval commands and script detectors — and is
+// the module's only user of os/exec. A process runs in its own process group with an explicit
+// environment (the names in Spec.Withhold never reach it), under a timeout; its combined output
+// is counted, hashed, tailed, logged and matched for metrics in constant memory; and no process
+// of its group outlives Run.
+//
+// On Windows there are no process groups: at a timeout or a cancellation only the direct child
+// is killed, and a grandchild it started may outlive the run (and keep its output pipe open, in
+// which case Run waits for it). Eval commands run with sh -c there too, so they need a sh on PATH.
+package proc
 
 import (
 	"bufio"
@@ -19,15 +28,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 	"unicode/utf8"
-
-	"github.com/geas-dev/geas/record"
 )
 
 const (
-	// defaultTailBytes is how much combined output an EvalRun keeps when the spec does not say.
+	// defaultTailBytes is how much combined output a Result keeps when the spec does not say.
 	defaultTailBytes = 8 << 10
 	// procWaitDelay bounds how long the gate waits for output once the process group is dead (a
 	// process that left the group may still hold the pipe), and how long exec waits between
@@ -44,29 +50,58 @@ const (
 	maxLogBytes = 64 << 20
 )
 
-// errInterrupted is the EvalRun.Error of a run whose parent context was cancelled (SIGINT/SIGTERM of
+// errInterrupted is the Result.Error of a run whose parent context was cancelled (SIGINT/SIGTERM of
 // the gate). Callers check ctx.Err() and write nothing.
 const errInterrupted = "interrupted"
 
-// runSpec describes one process the gate runs.
-type runSpec struct {
-	Label      string            // shown as EvalRun.Command
+// Status is how a run ended, as the gate judges it.
+type Status string
+
+// The statuses of a Result; they are spelled as the gate's check statuses.
+const (
+	StatusPass  Status = "pass"  // exited with the expected code
+	StatusFail  Status = "fail"  // another code, a signal, or the timeout
+	StatusError Status = "error" // could not be started, or interrupted
+)
+
+// Spec describes one process the gate runs.
+type Spec struct {
+	Label      string            // shown as Result.Command
 	Shell      string            // run as: sh -c Shell (eval commands)
 	Argv       []string          // or run argv directly, no shell (script detector); exactly one of Shell/Argv
 	Dir        string            // absolute working directory
 	Env        map[string]string // added to the gate's own environment
+	Withhold   []string          // variable names the child never sees, from the gate's environment or Env
 	Timeout    time.Duration     // > 0
 	ExpectExit int
-	TailBytes  int                       // bytes of combined output kept in EvalRun.OutputTail (0 → 8192)
+	TailBytes  int                       // bytes of combined output kept in Result.OutputTail (0 → 8192)
 	LogRoot    *os.Root                  // the run's log directory, opened before the run (see openLog)
 	LogFile    string                    // plain name in LogRoot receiving the FULL combined output; "" keeps none
-	LogName    string                    // how EvalRun.Log names that file (e.g. ".geas/missions/m/tasks/t/gate-logs/gate-3/1.log")
+	LogName    string                    // how Result.Log names that file (e.g. ".geas/missions/m/tasks/t/gate-logs/gate-3/1.log")
 	Metrics    map[string]*regexp.Regexp // each with one capture group
-	Progress   Progress                  // live output, or nil
+	Output     io.Writer                 // receives the combined output as it arrives, or nil; must not block for long
 }
 
-// runProcess runs spec's process in its own process group and reports what happened. It never
-// returns a Go error: a process that could not be started is StatusError with the reason in Error.
+// Result is what Run reports of one process.
+type Result struct {
+	Command      string
+	Status       Status
+	ExitCode     *int // nil unless the process exited on its own
+	DurationMS   int64
+	OutputTail   string
+	OutputSHA256 string
+	OutputBytes  int64
+	Log          string // the log file as Spec.LogName names it, "" when none was kept
+	TimedOut     bool
+	Metrics      map[string]float64 // the last value each metric was captured with
+	// MetricLow and MetricHigh are the lowest and highest value each metric was captured with.
+	MetricLow  map[string]float64
+	MetricHigh map[string]float64
+	Error      string // why it did not pass, and problems that did not change the status
+}
+
+// Run runs spec's process in its own process group and reports what happened. It never returns a
+// Go error: a process that could not be started is StatusError with the reason in Error.
 //
 // Memory stays constant whatever the process prints: output flows through one read buffer into a
 // tail ring, a SHA-256, a byte count, the log file and (when metrics are asked for) a line buffer of
@@ -74,75 +109,117 @@ type runSpec struct {
 //
 // No process of the group outlives the call: the group is SIGKILLed on timeout, on cancellation
 // of ctx, and again once the leader has exited, so background children die with it.
-func runProcess(ctx context.Context, spec runSpec) EvalRun {
+func Run(ctx context.Context, spec Spec) Result {
 	start := time.Now()
-	run := EvalRun{Command: spec.Label, Status: StatusError}
-	if spec.Progress != nil {
-		spec.Progress.Start(spec.Label)
-	}
-	finish := func() EvalRun {
-		run.DurationMS = time.Since(start).Milliseconds()
-		if spec.Progress != nil {
-			spec.Progress.Finish(run)
-		}
-		return run
-	}
+	res := Result{Command: spec.Label, Status: StatusError}
 	if ctx.Err() != nil {
-		run.Error = errInterrupted
-		return finish()
+		res.Error = errInterrupted
+	} else if err := spec.validate(); err != nil {
+		res.Error = err.Error()
+	} else {
+		run(ctx, spec, &res)
 	}
-	if err := spec.validate(); err != nil {
-		run.Error = err.Error()
-		return finish()
-	}
+	res.DurationMS = time.Since(start).Milliseconds()
+	return res
+}
 
+// run starts the process of a valid spec, collects its output into res and judges how it ended.
+func run(ctx context.Context, spec Spec, res *Result) {
 	sink := newProcSink(spec)
 	defer sink.closeLog()
 	var notes []string // problems that do not change the status (log file, held pipe)
 	if err := sink.openLog(spec.LogRoot, spec.LogFile, spec.LogName); err != nil {
 		notes = append(notes, err.Error())
 	} else if spec.LogFile != "" {
-		run.Log = spec.LogName
-		if run.Log == "" {
-			run.Log = spec.LogFile
+		res.Log = spec.LogName
+		if res.Log == "" {
+			res.Log = spec.LogFile
 		}
 	}
 
 	runCtx, cancel := context.WithTimeout(ctx, spec.Timeout)
 	defer cancel()
-	var cmd *exec.Cmd
-	if spec.Argv != nil {
-		cmd = exec.CommandContext(runCtx, spec.Argv[0], spec.Argv[1:]...)
-	} else {
-		cmd = exec.CommandContext(runCtx, "sh", "-c", spec.Shell)
-	}
-	cmd.Dir = spec.Dir
-	cmd.Env = procEnv(spec.Dir, spec.Env)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return killProcessGroup(cmd.Process) }
-	cmd.WaitDelay = procWaitDelay
-
-	// The gate owns the pipe rather than letting exec copy it: exec's Wait would also wait for
-	// every background child holding the write end, up to WaitDelay, before the group could be
-	// killed. Here Wait returns when the leader exits, the group dies, and the pipe drains to EOF.
-	pr, pw, err := os.Pipe()
+	cmd := command(runCtx, spec)
+	pr, err := start(ctx, cmd)
 	if err != nil {
-		run.Error = fmt.Sprintf("create output pipe: %v", err)
-		return finish()
+		res.Error = err.Error()
+		return
 	}
 	defer pr.Close()
+	waitErr, err := wait(cmd, sink, pr)
+	if err != nil {
+		notes = append(notes, err.Error())
+	}
+	if err := sink.closeLog(); err != nil {
+		notes = append(notes, err.Error())
+	}
+
+	res.OutputTail = sink.tail.String()
+	res.OutputSHA256 = hex.EncodeToString(sink.sum.Sum(nil))
+	res.OutputBytes = sink.n
+	if len(sink.metrics.found) > 0 {
+		res.Metrics = sink.metrics.found
+		res.MetricLow, res.MetricHigh = sink.metrics.low, sink.metrics.high
+	}
+	if ctx.Err() != nil {
+		// The gate writes nothing when interrupted: drop the partial log too.
+		res.Status = StatusError
+		notes = []string{errInterrupted}
+		if res.Log != "" {
+			sink.closeLog()
+			_ = spec.LogRoot.Remove(spec.LogFile)
+			res.Log = ""
+		}
+	} else {
+		notes = judge(runCtx, spec, cmd.ProcessState, waitErr, res, notes)
+	}
+	res.Error = strings.Join(notes, "; ")
+}
+
+// command builds the process of spec, in a process group of its own that cancelling ctx kills.
+func command(ctx context.Context, spec Spec) *exec.Cmd {
+	var cmd *exec.Cmd
+	if spec.Argv != nil {
+		cmd = exec.CommandContext(ctx, spec.Argv[0], spec.Argv[1:]...)
+	} else {
+		cmd = exec.CommandContext(ctx, "sh", "-c", spec.Shell)
+	}
+	cmd.Dir = spec.Dir
+	cmd.Env = procEnv(spec.Dir, spec.Env, spec.Withhold)
+	setGroup(cmd)
+	cmd.Cancel = func() error { return killProcessGroup(cmd.Process) }
+	cmd.WaitDelay = procWaitDelay
+	return cmd
+}
+
+// start starts cmd with its stdout and stderr on one pipe and returns the pipe's read end. A
+// start that fails once ctx is cancelled says errInterrupted.
+//
+// The gate owns the pipe rather than letting exec copy it: exec's Wait would also wait for
+// every background child holding the write end, up to WaitDelay, before the group could be
+// killed. Here Wait returns when the leader exits, the group dies, and the pipe drains to EOF.
+func start(ctx context.Context, cmd *exec.Cmd) (*os.File, error) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("create output pipe: %v", err)
+	}
 	cmd.Stdout, cmd.Stderr = pw, pw // one writer: stdout and stderr interleave in order
 	err = cmd.Start()
 	pw.Close() // the child has its copy; EOF comes when every holder is gone
 	if err != nil {
+		pr.Close()
 		if ctx.Err() != nil {
-			run.Error = errInterrupted
-		} else {
-			run.Error = err.Error()
+			return nil, errors.New(errInterrupted)
 		}
-		return finish()
+		return nil, err
 	}
+	return pr, nil
+}
 
+// wait drains pr into sink while it waits for cmd, kills cmd's process group, and stops reading
+// procWaitDelay after that if the pipe is still held. It returns cmd.Wait's error and the
+// reading's.
+func wait(cmd *exec.Cmd, sink *procSink, pr *os.File) (waitErr, err error) {
 	copied := make(chan error, 1)
 	go func() { copied <- sink.drain(pr) }()
 	// Background children die with the leader. The group is killed while the exited leader is
@@ -151,7 +228,7 @@ func runProcess(ctx context.Context, spec runSpec) EvalRun {
 	if leaderDone {
 		_ = killProcessGroup(cmd.Process)
 	}
-	waitErr := cmd.Wait()
+	waitErr = cmd.Wait()
 	if !leaderDone {
 		_ = killProcessGroup(cmd.Process)
 	}
@@ -161,63 +238,42 @@ func runProcess(ctx context.Context, spec runSpec) EvalRun {
 		// A process that left the group (setsid) still holds the pipe: stop reading.
 		_ = pr.SetReadDeadline(time.Now())
 		<-copied
-		err = fmt.Errorf("output pipe still held open %s after the process group was killed; stopped reading", procWaitDelay)
+		err = fmt.Errorf("output pipe still held open %s after the %s was killed; stopped reading", procWaitDelay, groupName)
 	}
-	if err != nil {
-		notes = append(notes, err.Error())
-	}
-	if err := sink.closeLog(); err != nil {
-		notes = append(notes, err.Error())
-	}
-
-	run.OutputTail = sink.tail.String()
-	run.OutputSHA256 = hex.EncodeToString(sink.sum.Sum(nil))
-	run.OutputBytes = sink.n
-	if len(sink.metrics.found) > 0 {
-		run.Metrics = sink.metrics.found
-		run.MetricLow, run.MetricHigh = sink.metrics.low, sink.metrics.high
-	}
-
-	state := cmd.ProcessState
-	exited := state != nil && state.Exited()
-	switch {
-	case ctx.Err() != nil:
-		// The gate writes nothing when interrupted: drop the partial log too.
-		run.Status = StatusError
-		notes = []string{errInterrupted}
-		if run.Log != "" {
-			sink.closeLog()
-			_ = spec.LogRoot.Remove(spec.LogFile)
-			run.Log = ""
-		}
-	case runCtx.Err() != nil && !exited:
-		run.Status = StatusFail
-		run.TimedOut = true
-		notes = append([]string{fmt.Sprintf("timed out after %s; process group killed", spec.Timeout)}, notes...)
-	case exited:
-		code := state.ExitCode()
-		run.ExitCode = &code
-		run.Status = StatusFail
-		if code == spec.ExpectExit {
-			run.Status = StatusPass
-		}
-	default:
-		run.Status = StatusFail
-		why := "terminated abnormally"
-		if state != nil {
-			if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-				why = "killed by signal: " + ws.Signal().String()
-			}
-		} else if waitErr != nil {
-			why = waitErr.Error()
-		}
-		notes = append([]string{why}, notes...)
-	}
-	run.Error = strings.Join(notes, "; ")
-	return finish()
+	return waitErr, err
 }
 
-func (s runSpec) validate() error {
+// judge sets res's status (and exit code, timeout) from how a process that was not interrupted
+// ended, and returns notes with the reason first when it did not exit on its own.
+func judge(runCtx context.Context, spec Spec, state *os.ProcessState, waitErr error, res *Result, notes []string) []string {
+	exited := state != nil && state.Exited()
+	switch {
+	case runCtx.Err() != nil && !exited:
+		res.Status = StatusFail
+		res.TimedOut = true
+		return append([]string{fmt.Sprintf("timed out after %s; %s killed", spec.Timeout, groupName)}, notes...)
+	case exited:
+		code := state.ExitCode()
+		res.ExitCode = &code
+		res.Status = StatusFail
+		if code == spec.ExpectExit {
+			res.Status = StatusPass
+		}
+		return notes
+	}
+	res.Status = StatusFail
+	why := "terminated abnormally"
+	if state != nil {
+		if sig, ok := signalled(state); ok {
+			why = "killed by signal: " + sig
+		}
+	} else if waitErr != nil {
+		why = waitErr.Error()
+	}
+	return append([]string{why}, notes...)
+}
+
+func (s Spec) validate() error {
 	switch {
 	case (s.Shell == "") == (len(s.Argv) == 0):
 		return errors.New("invalid run spec: exactly one of a shell command and an argv is required")
@@ -233,45 +289,33 @@ func (s runSpec) validate() error {
 	return nil
 }
 
-// procEnv is the gate's environment without GEAS_GATE_KEY, with PWD set to dir (exec only does
-// that when Env is nil) and the spec's variables added in a stable order; exec keeps the last
-// value of a repeated name. The processes the gate runs are code the agents wrote: they never see
-// the key that signs the history (SPEC §9), whichever way it is spelled in the environment, and a
-// contract cannot name the variable either.
-func procEnv(dir string, extra map[string]string) []string {
+// procEnv is the gate's environment without the withheld variables, with PWD set to dir (exec
+// only does that when Env is nil) and the spec's variables added in a stable order; exec keeps
+// the last value of a repeated name. The processes the gate runs are code the agents wrote: they
+// never see the key that signs the history (SPEC §9), whichever way it is spelled in the
+// environment, and a contract cannot name the variable either.
+func procEnv(dir string, extra map[string]string, withhold []string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if !isKeyVar(kv) {
+		if !isWithheld(kv, withhold) {
 			env = append(env, kv)
 		}
 	}
 	env = append(env, "PWD="+dir)
 	for _, k := range slices.Sorted(maps.Keys(extra)) {
-		if kv := k + "=" + extra[k]; !isKeyVar(kv) {
+		if kv := k + "=" + extra[k]; !isWithheld(kv, withhold) {
 			env = append(env, kv)
 		}
 	}
 	return env
 }
 
-// isKeyVar reports whether an environment entry sets the signing key's variable. The name is
-// compared exactly as the kernel passes it (up to the first "="), with nothing trimmed: a child
-// reading GEAS_GATE_KEY finds none.
-func isKeyVar(kv string) bool {
+// isWithheld reports whether an environment entry sets one of the withheld variables. The name
+// is compared exactly as the kernel passes it (up to the first "="), with nothing trimmed: a
+// child reading GEAS_GATE_KEY finds none.
+func isWithheld(kv string, withhold []string) bool {
 	name, _, _ := strings.Cut(kv, "=")
-	return name == record.SigningKeyEnv
-}
-
-// killProcessGroup SIGKILLs the group p leads (Setpgid makes the leader's pid the pgid).
-func killProcessGroup(p *os.Process) error {
-	if p == nil {
-		return nil
-	}
-	err := syscall.Kill(-p.Pid, syscall.SIGKILL)
-	if errors.Is(err, syscall.ESRCH) {
-		return os.ErrProcessDone
-	}
-	return err
+	return slices.Contains(withhold, name)
 }
 
 // procSink receives a process's combined output. It is written by one goroutine and read once that
@@ -282,24 +326,24 @@ type procSink struct {
 	n       int64
 	metrics procMetrics
 
-	logPath  string
-	logFile  *os.File
-	log      *bufio.Writer
-	logErr   error
-	logged   int64 // bytes written to the log
-	progress Progress
+	logPath string
+	logFile *os.File
+	log     *bufio.Writer
+	logErr  error
+	logged  int64 // bytes written to the log
+	output  io.Writer
 }
 
-func newProcSink(spec runSpec) *procSink {
+func newProcSink(spec Spec) *procSink {
 	size := spec.TailBytes
 	if size <= 0 {
 		size = defaultTailBytes
 	}
 	return &procSink{
-		tail:     procRing{buf: make([]byte, size)},
-		sum:      sha256.New(),
-		metrics:  newProcMetrics(spec.Metrics),
-		progress: spec.Progress,
+		tail:    procRing{buf: make([]byte, size)},
+		sum:     sha256.New(),
+		metrics: newProcMetrics(spec.Metrics),
+		output:  spec.Output,
 	}
 }
 
@@ -314,7 +358,7 @@ func (s *procSink) openLog(root *os.Root, name, shown string) error {
 	if shown == "" {
 		shown = name
 	}
-	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o644)
 	if errors.Is(err, os.ErrExist) {
 		return fmt.Errorf("create log: %s already exists: the gate never writes through a file it did not create, so this command's log is not kept", shown)
 	}
@@ -332,8 +376,8 @@ func (s *procSink) Write(p []byte) (int, error) {
 	s.sum.Write(p)
 	s.tail.Write(p)
 	s.metrics.Write(p)
-	if s.progress != nil {
-		_, _ = s.progress.Write(p)
+	if s.output != nil {
+		_, _ = s.output.Write(p)
 	}
 	if s.log != nil && s.logErr == nil && s.logged < maxLogBytes {
 		chunk := p
@@ -529,9 +573,9 @@ func parseMetric(b []byte) (float64, bool) {
 	return v, true
 }
 
-// logFileSafe makes a label usable as a log file name: every byte outside [A-Za-z0-9._-] becomes
+// LogFileSafe makes a label usable as a log file name: every byte outside [A-Za-z0-9._-] becomes
 // "_", so a criterion id such as "a/../b" names one file in the log directory.
-func logFileSafe(label string) string {
+func LogFileSafe(label string) string {
 	b := []byte(label)
 	for i, c := range b {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {

@@ -1,4 +1,4 @@
-package tiers
+package proc
 
 import "golang.org/x/sys/unix"
 

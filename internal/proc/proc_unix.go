@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package tiers
+package proc
 
 // awaitExit reports false where waitid(2) with WNOWAIT is not available (macOS, the BSDs): the
 // caller then lets cmd.Wait reap the leader and kills the process group after it, as on Linux
