@@ -205,7 +205,7 @@ func Revoke(ctx context.Context, t Task) (Verified, error) {
 // applyRevocation records a revocation and moves a verified task back to its gate state. The
 // caller holds the task lock. Writes go record, contract, events, each atomic, as a gate run's do
 // (tiers.Apply): the entry appended is the commit point (SPEC §7.3), and what fails after it is a
-// note, completed by the next command on the task (tiers.Complete).
+// note, completed by the next command on the task (Complete).
 func applyRevocation(t Task, rep *tiers.VerifyReport, now time.Time) (*Revocation, error) {
 	res := rep.Result
 	recName := t.Dir + "/record.json"
@@ -298,13 +298,13 @@ func moveBack(t Task, from vocab.State, now time.Time) (*tiers.Transition, []str
 // logRevocation logs the revocation event and, when the task moved, its task_transition event.
 // An event that cannot be logged is a note: the next command on the task logs it.
 func logRevocation(t Task, rep *tiers.VerifyReport, entry record.HistoryEntry, moved *tiers.Transition) (string, error) {
-	ev, err := tiers.RevocationEvent(rep.MissionID, rep.TaskID, entry, rep.State)
+	ev, err := RevocationEvent(rep.MissionID, rep.TaskID, entry, rep.State)
 	if err != nil {
 		return "", err
 	}
 	events := []record.Event{ev}
 	if moved != nil {
-		ev, err := tiers.RevocationTransitionEvent(rep.MissionID, rep.TaskID, rep.Result.RunID, moved.From, moved.To, entry.Hash)
+		ev, err := RevocationTransitionEvent(rep.MissionID, rep.TaskID, rep.Result.RunID, moved.From, moved.To, entry.Hash)
 		if err != nil {
 			return "", err
 		}

@@ -93,7 +93,7 @@ func afterCommit(in *Input, res *Result, escalate bool, decisionID string, now t
 		skip = map[string]bool{}
 	}
 	if t := res.Transition; t != nil && in.Contract != nil {
-		if err := writeTransition(in, t, now); err != nil {
+		if err := WriteTransition(in, t, now); err != nil {
 			res.Notes = append(res.Notes, fmt.Sprintf("the task's state was not moved %s -> %s (%v): the next command on the task completes it", t.From, t.To, err))
 			// The transition's event must not claim a move that did not happen: Complete writes
 			// both once the contract is written.
@@ -102,7 +102,7 @@ func afterCommit(in *Input, res *Result, escalate bool, decisionID string, now t
 		}
 	}
 	if escalate {
-		if err := writeEscalation(in, res, decisionID, now); err != nil && !errors.Is(err, fs.ErrExist) {
+		if err := WriteEscalation(in, res, decisionID, now); err != nil && !errors.Is(err, fs.ErrExist) {
 			res.Notes = append(res.Notes, fmt.Sprintf("the escalation decision was not written (%v): the next command on the task completes it", err))
 			skip["escalation"] = true
 		}
@@ -116,8 +116,8 @@ func afterCommit(in *Input, res *Result, escalate bool, decisionID string, now t
 	return nil
 }
 
-// writeTransition moves the contract's status as t says.
-func writeTransition(in *Input, t *Transition, now time.Time) error {
+// WriteTransition moves the contract's status as t says.
+func WriteTransition(in *Input, t *Transition, now time.Time) error {
 	return WriteState(in.Geas, in.TaskDir, in.Contract.Raw, vocab.State(t.To), now)
 }
 
@@ -135,7 +135,9 @@ func WriteState(geas *os.Root, taskDir string, raw []byte, to vocab.State, now t
 	return nil
 }
 
-func writeEscalation(in *Input, res *Result, id string, now time.Time) error {
+// WriteEscalation writes the pending decision record of a run that spent the last retry (SPEC §7.2):
+// decisions/pending/{id}.json naming the escalation policy, the failures and the budget history.
+func WriteEscalation(in *Input, res *Result, id string, now time.Time) error {
 	type budgetStep struct {
 		RunID   string `json:"run_id"`
 		Verdict string `json:"verdict"`
@@ -184,7 +186,7 @@ func writeEscalation(in *Input, res *Result, id string, now time.Time) error {
 
 // logEvents appends the run's events (SPEC §7.2) but those whose type skip names.
 func logEvents(in *Input, res *Result, skip map[string]bool) error {
-	events, err := gateEvents(in, res)
+	events, err := GateEvents(in, res)
 	if err != nil {
 		return err
 	}
@@ -199,9 +201,9 @@ func logEvents(in *Input, res *Result, skip map[string]bool) error {
 	return nil
 }
 
-// gateEvents are the events of a run, in the order they are logged: gate_result, then the
+// GateEvents are the events of a run, in the order they are logged: gate_result, then the
 // task_transition and escalation it made. Each names the run's history entry by hash.
-func gateEvents(in *Input, res *Result) ([]record.Event, error) {
+func GateEvents(in *Input, res *Result) ([]record.Event, error) {
 	data, err := json.Marshal(struct {
 		RunID              string                `json:"run_id"`
 		Verdict            vocab.Verdict         `json:"verdict"`
@@ -231,4 +233,18 @@ func gateEvents(in *Input, res *Result) ([]record.Event, error) {
 		events = append(events, record.Event{EventType: "escalation", MissionID: in.Mission, TaskID: in.Task, Agent: "geas-gate", Data: d})
 	}
 	return events, nil
+}
+
+// ResultFile is where a run's full result is kept, written before its history entry (SPEC §7.3):
+// what the derived writes need and the compact entry lacks.
+func ResultFile(taskDir, runID string) string {
+	return taskDir + "/gate-logs/" + runID + "/result.json"
+}
+
+// GateState is the state a profile is gated from, to which a revoked task returns.
+func GateState(profile vocab.Profile) vocab.State {
+	if profile == vocab.ImplementationChange {
+		return vocab.Integrated
+	}
+	return vocab.Reviewed
 }

@@ -1,4 +1,4 @@
-package tiers
+package gate
 
 import (
 	"bytes"
@@ -12,25 +12,12 @@ import (
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
 )
 
-// ResultFile is where a run's full result is kept, written before its history entry (SPEC §7.3):
-// what the derived writes need and the compact entry lacks.
-func ResultFile(taskDir, runID string) string {
-	return taskDir + "/gate-logs/" + runID + "/result.json"
-}
-
 // maxResultBytes bounds the result.json Complete reads: what the gate may record (SPEC §10).
 const maxResultBytes = record.MaxBytes
-
-// GateState is the state a profile is gated from, to which a revoked task returns.
-func GateState(profile vocab.Profile) vocab.State {
-	if profile == vocab.ImplementationChange {
-		return vocab.Integrated
-	}
-	return vocab.Reviewed
-}
 
 // Complete finishes what the task's latest history entry implies and the files do not show yet
 // (SPEC §7.3): after a crash, or a write that failed after the commit point, the next command
@@ -98,9 +85,9 @@ func (c *completion) note(format string, args ...any) {
 // result returns the full result of the run e: record.json's gate_result when it is that run's,
 // else the run's result.json when it is. A result that names another run, another hash or
 // another verdict is not the run's.
-func (c *completion) result(e record.HistoryEntry) (*Result, json.RawMessage, bool) {
-	read := func(raw []byte) (*Result, json.RawMessage, bool) {
-		var res Result
+func (c *completion) result(e record.HistoryEntry) (*tiers.Result, json.RawMessage, bool) {
+	read := func(raw []byte) (*tiers.Result, json.RawMessage, bool) {
+		var res tiers.Result
 		if json.Unmarshal(raw, &res) != nil || res.RunID != e.RunID || res.Hash != e.Hash || string(res.Verdict) != e.Verdict {
 			return nil, nil, false
 		}
@@ -111,7 +98,7 @@ func (c *completion) result(e record.HistoryEntry) (*Result, json.RawMessage, bo
 			return res, raw, true
 		}
 	}
-	raw, err := fsutil.ReadLimited(c.geas, ResultFile(c.taskDir, e.RunID), maxResultBytes)
+	raw, err := fsutil.ReadLimited(c.geas, tiers.ResultFile(c.taskDir, e.RunID), maxResultBytes)
 	if err != nil {
 		return nil, nil, false
 	}
@@ -134,7 +121,7 @@ func (c *completion) gateRun(e record.HistoryEntry) error {
 		c.note("wrote gate_result of %s to record.json", e.RunID)
 	}
 	k, kerr := contract.Load(c.geas, c.taskDir+"/contract.json")
-	in := &Input{Geas: c.geas, Mission: c.mission, Task: c.task, TaskDir: c.taskDir, Record: c.rec}
+	in := &tiers.Input{Geas: c.geas, Mission: c.mission, Task: c.task, TaskDir: c.taskDir, Record: c.rec}
 	if kerr == nil && k.TaskID == c.task {
 		in.Contract = k
 	}
@@ -149,7 +136,7 @@ func (c *completion) gateRun(e record.HistoryEntry) error {
 		case in.Contract == nil:
 			skip["task_transition"], skip["escalation"] = true, true
 		case in.Contract.Status == t.From:
-			if err := writeTransition(in, t, c.now); err != nil {
+			if err := tiers.WriteTransition(in, t, c.now); err != nil {
 				return fmt.Errorf("complete %s: %w", e.RunID, err)
 			}
 			c.note("moved the task %s -> %s, as %s decided", t.From, t.To, e.RunID)
@@ -163,7 +150,7 @@ func (c *completion) gateRun(e record.HistoryEntry) error {
 			skip["escalation"] = true
 		} else if in.Contract != nil {
 			id := fmt.Sprintf("esc-%s-%s", c.task, e.RunID)
-			err := writeEscalation(in, res, id, c.now)
+			err := tiers.WriteEscalation(in, res, id, c.now)
 			switch {
 			case err == nil:
 				c.note("wrote the escalation decision of %s", e.RunID)
@@ -175,7 +162,7 @@ func (c *completion) gateRun(e record.HistoryEntry) error {
 	if c.keys.Has("gate_result", e.Hash, "") {
 		skip["gate_result"] = true
 	}
-	events, err := gateEvents(in, res)
+	events, err := tiers.GateEvents(in, res)
 	if err != nil {
 		return err
 	}
@@ -223,7 +210,7 @@ func (c *completion) gateResultIsBefore(e record.HistoryEntry) bool {
 // transitionFollows reports whether the transition t is one the entry e implies (SPEC §7.2): to
 // verified only on a pass, to escalated only on a fail that spent the budget, to blocked only on
 // an error.
-func transitionFollows(e record.HistoryEntry, res *Result, t *Transition) bool {
+func transitionFollows(e record.HistoryEntry, res *tiers.Result, t *tiers.Transition) bool {
 	switch t.To {
 	case vocab.Verified:
 		return res.Verdict.IsPass() // res is e's run: its verdict is the entry's (completion.result)
@@ -255,14 +242,14 @@ func (c *completion) revocation(e record.HistoryEntry) error {
 	if state == vocab.Verified && !moveDone {
 		k, err := contract.Load(c.geas, c.taskDir+"/contract.json")
 		if err == nil && k.TaskID == c.task {
-			to = GateState(k.GateProfile)
+			to = tiers.GateState(k.GateProfile)
 			switch k.Status {
 			case state:
 				if err := vocab.CheckTransition(vocab.Verified, to, true); err != nil {
 					return err
 				}
-				in := &Input{Geas: c.geas, TaskDir: c.taskDir, Contract: k}
-				if err := writeTransition(in, &Transition{From: state, To: to}, c.now); err != nil {
+				in := &tiers.Input{Geas: c.geas, TaskDir: c.taskDir, Contract: k}
+				if err := tiers.WriteTransition(in, &tiers.Transition{From: state, To: to}, c.now); err != nil {
 					return fmt.Errorf("complete revocation %s: %w", e.RunID, err)
 				}
 				c.note("moved the task %s -> %s, as revocation %s decided", state, to, e.RunID)
