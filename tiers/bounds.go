@@ -194,8 +194,36 @@ const (
 // rubric scores, dimensions and notes cut to compactList items.
 func compactResult(in *Input, res *Result, size int64, keep int) {
 	orig := res.Verdict
+	found := fmt.Sprintf("the result of this run (%d checks, %d causes) would make record.json about %d bytes, over its limit of %d bytes (max_record_bytes): recorded in compact form instead; the checks found verdict %s",
+		len(res.Checks), len(res.Causes), size, in.Policy.MaxRecordBytes, orig)
+	if summary := causeCounts(res.Causes); len(summary) > 0 {
+		found += " with causes " + joinLimited(summary, compactList)
+	}
+	checks := compactChecks(res.Checks, keep, failCheck(0, "result_recordable", "the run's result fits in record.json, so every reader can read the task back (SPEC §2 invariant 9)", found, StatusError, vocab.CauseResultTooLarge))
+	res.Checks = checks
+	res.Verdict, res.Causes = decide(checks)
+	for tier := 0; tier <= 2; tier++ {
+		key := fmt.Sprintf("tier_%d", tier)
+		old := res.TierResults[key]
+		if old.Status == StatusSkipped {
+			res.TierResults[key] = TierResult{Status: StatusSkipped, Details: cut(old.Details)}
+			continue
+		}
+		res.TierResults[key] = tierResult(checks, tier, "")
+	}
+	limit := compactList
+	if keep == 0 {
+		limit = 0
+	}
+	compactLists(res, limit)
+	res.Notes = append(res.Notes, fmt.Sprintf("result_too_large: recorded in compact form (verdict %s of the checks replaced by error; raise max_record_bytes up to %d, or cut the contract down)",
+		orig, limitCeiling*record.DefaultMaxBytes))
+}
+
+// causeCounts is "code ×n" for each cause code, the most frequent first (then by code).
+func causeCounts(causes []Cause) []string {
 	counts := map[string]int{}
-	for _, c := range res.Causes {
+	for _, c := range causes {
 		counts[string(c.Code)]++
 	}
 	codes := make([]string, 0, len(counts))
@@ -208,18 +236,19 @@ func compactResult(in *Input, res *Result, size int64, keep int) {
 		}
 		return codes[i] < codes[j]
 	})
-	var summary []string
+	summary := make([]string, 0, len(codes))
 	for _, code := range codes {
 		summary = append(summary, fmt.Sprintf("%s ×%d", code, counts[code]))
 	}
-	found := fmt.Sprintf("the result of this run (%d checks, %d causes) would make record.json about %d bytes, over its limit of %d bytes (max_record_bytes): recorded in compact form instead; the checks found verdict %s",
-		len(res.Checks), len(res.Causes), size, in.Policy.MaxRecordBytes, orig)
-	if len(summary) > 0 {
-		found += " with causes " + joinLimited(summary, compactList)
-	}
-	checks := []Check{failCheck(0, "result_recordable", "the run's result fits in record.json, so every reader can read the task back (SPEC §2 invariant 9)", found, StatusError, vocab.CauseResultTooLarge)}
+	return summary
+}
+
+// compactChecks is first followed by at most keep of checks that did not pass, each cut; first's
+// evidence says how many more were left out.
+func compactChecks(all []Check, keep int, first Check) []Check {
+	checks := []Check{first}
 	dropped := 0
-	for _, c := range res.Checks {
+	for _, c := range all {
 		if c.Status == StatusPass || c.Status == StatusSkipped || c.Name == "result_recordable" {
 			continue
 		}
@@ -236,26 +265,17 @@ func compactResult(in *Input, res *Result, size int64, keep int) {
 	if dropped > 0 {
 		checks[0].Evidence += fmt.Sprintf("; %d more checks that did not pass are not listed", dropped)
 	}
-	res.Checks = checks
-	res.Verdict, res.Causes = decide(checks)
-	for tier := 0; tier <= 2; tier++ {
-		key := fmt.Sprintf("tier_%d", tier)
-		old := res.TierResults[key]
-		if old.Status == StatusSkipped {
-			res.TierResults[key] = TierResult{Status: StatusSkipped, Details: cut(old.Details)}
-			continue
-		}
-		res.TierResults[key] = tierResult(checks, tier, "")
-	}
+	return checks
+}
+
+// compactLists cuts res's advisory causes to compactList and its eval runs, rubric scores,
+// blocking dimensions and notes to limit items, and every text in them to compactTextBytes.
+func compactLists(res *Result, limit int) {
 	if len(res.AdvisoryCauses) > compactList {
 		res.AdvisoryCauses = res.AdvisoryCauses[:compactList]
 	}
 	for i := range res.AdvisoryCauses {
 		res.AdvisoryCauses[i].Detail = cut(res.AdvisoryCauses[i].Detail)
-	}
-	limit := compactList
-	if keep == 0 {
-		limit = 0
 	}
 	if len(res.EvalRuns) > limit {
 		res.EvalRuns = res.EvalRuns[:limit]
@@ -277,8 +297,6 @@ func compactResult(in *Input, res *Result, size int64, keep int) {
 	for i := range res.Notes {
 		res.Notes[i] = cut(res.Notes[i])
 	}
-	res.Notes = append(res.Notes, fmt.Sprintf("result_too_large: recorded in compact form (verdict %s of the checks replaced by error; raise max_record_bytes up to %d, or cut the contract down)",
-		orig, limitCeiling*record.DefaultMaxBytes))
 }
 
 // cut shortens s to compactTextBytes on a rune boundary, saying how much was cut.
