@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 )
@@ -50,4 +52,13 @@ func LoadRecord(t Task, now time.Time) (string, *record.Record, error) {
 		return name, record.New(t.ID, now), nil
 	}
 	return name, rec, err
+}
+
+// lockAs is Lock for a command only an authority may run: by is checked (CheckAuthority, for what)
+// before the task is locked and completed.
+func lockAs(ctx context.Context, t Task, by, what string) (*fsutil.Lock, []string, error) {
+	if err := CheckAuthority(by, what); err != nil {
+		return nil, nil, err
+	}
+	return Lock(ctx, t)
 }

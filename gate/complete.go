@@ -162,18 +162,9 @@ func (c *completion) gateRun(e record.HistoryEntry) error {
 	if c.keys.Has("gate_result", e.Hash, "") {
 		skip["gate_result"] = true
 	}
-	events, err := tiers.GateEvents(in, res)
+	err := tiers.LogEvents(in, res, skip, func(eventType string) { c.note("logged the %s event of %s", eventType, e.RunID) })
 	if err != nil {
-		return err
-	}
-	for _, ev := range events {
-		if skip[ev.EventType] {
-			continue
-		}
-		if err := record.AppendEvent(c.geas, ev); err != nil {
-			return fmt.Errorf("complete %s: log %s event: %w", e.RunID, ev.EventType, err)
-		}
-		c.note("logged the %s event of %s", ev.EventType, e.RunID)
+		return fmt.Errorf("complete %s: %w", e.RunID, err)
 	}
 	return nil
 }

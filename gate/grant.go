@@ -30,10 +30,7 @@ type Granted struct {
 // The task's state is not changed. The result is never nil: its notes stand also with an error.
 func GrantRetries(ctx context.Context, t Task, g Grant) (*Granted, error) {
 	out := &Granted{}
-	if err := CheckAuthority(g.By, "grant retries"); err != nil {
-		return out, err
-	}
-	lock, notes, err := Lock(ctx, t)
+	lock, notes, err := lockAs(ctx, t, g.By, "grant retries")
 	out.Notes = notes
 	if err != nil {
 		return out, err

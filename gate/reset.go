@@ -39,10 +39,7 @@ type ResetDone struct {
 // an error.
 func ResetHistory(ctx context.Context, t Task, r Reset) (*ResetDone, error) {
 	out := &ResetDone{}
-	if err := CheckAuthority(r.By, "reset a gate history"); err != nil {
-		return out, err
-	}
-	lock, notes, err := Lock(ctx, t)
+	lock, notes, err := lockAs(ctx, t, r.By, "reset a gate history")
 	out.Notes = notes
 	if err != nil {
 		return out, err

@@ -35,7 +35,7 @@ func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
 		// SPEC §5.1: nothing is appended to a history that does not verify, and nothing derived
 		// from it (the budget, a transition, an escalation) is written. The event still tells
 		// the log that the gate ran and refused.
-		return logEvents(in, res, nil)
+		return LogEvents(in, res, nil, nil)
 	}
 	if in.Record == nil {
 		res.Notes = append(res.Notes, "record.json is invalid, so this run could not be recorded in it")
@@ -107,7 +107,7 @@ func afterCommit(in *Input, res *Result, escalate bool, decisionID string, now t
 			skip["escalation"] = true
 		}
 	}
-	if err := logEvents(in, res, skip); err != nil {
+	if err := LogEvents(in, res, skip, nil); err != nil {
 		if res.Hash == "" {
 			return err
 		}
@@ -184,8 +184,9 @@ func WriteEscalation(in *Input, res *Result, id string, now time.Time) error {
 	return nil
 }
 
-// logEvents appends the run's events (SPEC §7.2) but those whose type skip names.
-func logEvents(in *Input, res *Result, skip map[string]bool) error {
+// LogEvents appends the run's events (SPEC §7.2) but those whose type skip names, calling logged
+// (when not nil) after each one is appended.
+func LogEvents(in *Input, res *Result, skip map[string]bool, logged func(eventType string)) error {
 	events, err := GateEvents(in, res)
 	if err != nil {
 		return err
@@ -196,6 +197,9 @@ func logEvents(in *Input, res *Result, skip map[string]bool) error {
 		}
 		if err := record.AppendEvent(in.Geas, ev); err != nil {
 			return fmt.Errorf("log %s event: %w", ev.EventType, err)
+		}
+		if logged != nil {
+			logged(ev.EventType)
 		}
 	}
 	return nil
