@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -46,6 +47,26 @@ func benchEvents(tb testing.TB, dir string, hist []HistoryEntry) {
 	require.NoError(tb, os.WriteFile(filepath.Join(dir, EventsFile), []byte(b.String()), 0o644))
 }
 
+// cpuPerOp reports the process's CPU time (user and system) per iteration as cpu-ns/op, beside
+// the wall time: on a shared machine the wall time also counts the time spent waiting for a core.
+// Call it before the loop and what it returns after the loop.
+func cpuPerOp(b *testing.B) func() {
+	start := cpuNow()
+	return func() {
+		if b.N > 0 {
+			b.ReportMetric(float64(cpuNow()-start)/float64(b.N), "cpu-ns/op")
+		}
+	}
+}
+
+func cpuNow() int64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
 func benchRoot(b *testing.B) (*os.Root, string) {
 	dir := filepath.Join(b.TempDir(), ".geas")
 	require.NoError(b, os.Mkdir(dir, 0o755))
@@ -59,11 +80,13 @@ func benchRoot(b *testing.B) (*os.Root, string) {
 func BenchmarkVerifyChain1000(b *testing.B) {
 	hist := benchEntries(b, 1000)
 	b.ResetTimer()
+	done := cpuPerOp(b)
 	for b.Loop() {
 		if err := VerifyChain(hist); err != nil {
 			b.Fatal(err)
 		}
 	}
+	done()
 }
 
 // BenchmarkVerifySignatures1000 is the same with GEAS_GATE_KEY set.
@@ -72,11 +95,13 @@ func BenchmarkVerifySignatures1000(b *testing.B) {
 	hist := benchEntries(b, 1000)
 	key := SigningKey()
 	b.ResetTimer()
+	done := cpuPerOp(b)
 	for b.Loop() {
 		if bad := VerifySignatures(hist, key); len(bad) > 0 {
 			b.Fatal(bad[0])
 		}
 	}
+	done()
 }
 
 // BenchmarkParseHistory1000 reads a 1,000-line gate-history.jsonl (the cache of parsed histories
@@ -86,23 +111,27 @@ func BenchmarkParseHistory1000(b *testing.B) {
 	require.NoError(b, err)
 	b.SetBytes(int64(len(data)))
 	b.ResetTimer()
+	done := cpuPerOp(b)
 	for b.Loop() {
 		entries, _, _, err := parseHistoryLines(HistoryFile, data)
 		if err != nil || len(entries) != 1000 {
 			b.Fatal(err, len(entries))
 		}
 	}
+	done()
 }
 
 // BenchmarkHistoryLineBytes1000 is the size check of SPEC §10 over a 1,000-entry history.
 func BenchmarkHistoryLineBytes1000(b *testing.B) {
 	hist := benchEntries(b, 1000)
 	b.ResetTimer()
+	done := cpuPerOp(b)
 	for b.Loop() {
 		if _, err := HistoryLineBytes(hist...); err != nil {
 			b.Fatal(err)
 		}
 	}
+	done()
 }
 
 // BenchmarkTaskEventHashes reads an event log of 1,000 gate_result events (and 100 of another
@@ -114,12 +143,14 @@ func BenchmarkTaskEventHashes(b *testing.B) {
 	require.NoError(b, err)
 	b.SetBytes(st.Size())
 	b.ResetTimer()
+	done := cpuPerOp(b)
 	for b.Loop() {
 		evs, err := TaskEventHashes(root, "demo", "farewell")
 		if err != nil || len(evs) != 1000 {
 			b.Fatal(err, len(evs))
 		}
 	}
+	done()
 }
 
 // BenchmarkTaskEventKeys reads the same log for completing a run's derived writes.
@@ -128,10 +159,12 @@ func BenchmarkTaskEventKeys(b *testing.B) {
 	hist := benchEntries(b, 1000)
 	benchEvents(b, dir, hist)
 	b.ResetTimer()
+	done := cpuPerOp(b)
 	for b.Loop() {
 		k, err := TaskEventKeys(root, "demo", "farewell")
 		if err != nil || !k.Has("gate_result", hist[999].Hash, "") {
 			b.Fatal(err)
 		}
 	}
+	done()
 }
