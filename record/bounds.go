@@ -44,9 +44,12 @@ func CheckHistoryAppend(size, entry, limit int64) error {
 func HistoryLineBytes(entries ...HistoryEntry) (int64, error) {
 	var n int64
 	for _, e := range entries {
-		b, err := canon.Marshal(e)
-		if err != nil {
-			return 0, err
+		b, ok := fastCanonical(e, true)
+		if !ok {
+			var err error
+			if b, err = canon.Marshal(e); err != nil {
+				return 0, err
+			}
 		}
 		n += int64(len(b)) + 1
 	}

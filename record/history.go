@@ -39,8 +39,17 @@ func SigningKey() []byte {
 
 // canonical is the entry's canonical JSON (RFC 8785) without its hash and hmac. Both the hash and
 // the HMAC are computed over it, so the hash does not depend on the key, and any language can
-// recompute it (SPEC §7.4).
+// recompute it (SPEC §7.4). The entries the gate writes take fastCanonical; any other takes
+// slowCanonical, through encoding/json and internal/canon; both give the same bytes.
 func canonical(e HistoryEntry) ([]byte, error) {
+	if b, ok := fastCanonical(e, false); ok {
+		return b, nil
+	}
+	return slowCanonical(e)
+}
+
+// slowCanonical is canonical through encoding/json and internal/canon, for every entry.
+func slowCanonical(e HistoryEntry) ([]byte, error) {
 	e.Hash, e.HMAC = "", ""
 	b, err := json.Marshal(e)
 	if err != nil {

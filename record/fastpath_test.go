@@ -1,0 +1,133 @@
+package record
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/geas-dev/geas/internal/canon"
+)
+
+// hostileRaw are JSON values (and non-values) an edited or forged entry may carry in causes or an
+// extra key: escapes of every kind, numbers RFC 8785 rewrites, keys out of order or repeated,
+// white space, text that is not one value.
+var hostileRaw = []string{
+	`[]`, `{}`, `null`, `true`, `false`, `0`, `-1`, `7`, `123456789012345`, `1234567890123456`,
+	`-123456789012345`, `9007199254740993`, `1e2`, `1E+2`, `1.0`, `0.5`, `-0`, `-0.0`, `100000000000000000000000`,
+	`"x"`, `""`, `"a\"b"`, `"a\\b"`, `"a\/b"`, `"\b\f\n\r\t"`, `"\u0001\u001f\u007f"`, `"\u003c\u003e\u0026"`,
+	`"\u00e9"`, `"é"`, `"\ud83d\ude00"`, `"\ud800"`, `"😀"`, `"\u2028"`, "\"\u2028\"", `"\u0000"`, `"\U0041"`,
+	`["-\u003e", 1, [true, null]]`, `[{"code":"x","check":"y","detail":"a -\u003e b"}]`,
+	`{"b":1,"a":2}`, `{"a":1,"a":2}`, `{"a":{"d":1,"c":[{"f":1,"e":2}]}}`, `{"\u0061":1,"a":2}`,
+	`{"é":1,"e":2}`, `{"\ud83d\ude00":1,"\uffff":2}`, ` [1, 2] `, "\t{\"a\" : 1 }\n", `[1,]`, `{"a":}`,
+	`[1] [2]`, `"unterminated`, `tru`, `nul`, `[`, `{"a":1`, `01`, `+1`, `.5`, `1.`, `1e`, `"\x"`,
+	"\"tab\there\"", `[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]`,
+}
+
+// hostileEntries are entries built from hostileRaw and from hostile field values.
+func hostileEntries() []HistoryEntry {
+	base := HistoryEntry{
+		Kind: KindGateRun, RunID: "gate-1", Verdict: "fail", RetryBudgetBefore: intp(3), RetryBudgetAfter: intp(2),
+		Head: "abc", InputsSHA256: "d1", RulesSHA256: "d2", StartedAt: "2026-12-01T12:21:05Z", PrevHash: "p", Hash: "h",
+	}
+	var out []HistoryEntry
+	out = append(out, base, HistoryEntry{}, HistoryEntry{Hash: "x", HMAC: "y"})
+	for _, raw := range hostileRaw {
+		e := base
+		e.Causes = json.RawMessage(raw)
+		out = append(out, e)
+		e = base
+		e.Extra = map[string]json.RawMessage{"by": json.RawMessage(raw), "a": json.RawMessage(`1`)}
+		out = append(out, e)
+	}
+	for _, s := range []string{"", "a\"b", "a\\b", "ctl\x01\x1f\x7f", "<>&", "é", "😀", "\u2028", "bad\xff", "\n\t"} {
+		e := base
+		e.RunID, e.Head = s, s
+		out = append(out, e)
+		e = base
+		e.Extra = map[string]json.RawMessage{s: json.RawMessage(`"v"`)}
+		out = append(out, e)
+		e = base
+		e.HMAC, e.PrevHash = s, s
+		out = append(out, e)
+	}
+	for _, n := range []int{0, -1, maxCanonInt, maxCanonInt + 1, -maxCanonInt, -maxCanonInt - 1, 1 << 53, 1<<53 + 1, math.MaxInt64, math.MinInt64} {
+		e := base
+		e.RetryBudgetBefore, e.RetryBudgetAfter = intp(n), intp(-n)
+		out = append(out, e)
+	}
+	// Extra keys that shadow known ones, or sort between them.
+	e := base
+	e.Extra = map[string]json.RawMessage{"hash": json.RawMessage(`"z"`), "run_id": json.RawMessage(`1`), "hmac": json.RawMessage(`2`),
+		"head_x": json.RawMessage(`[]`), "": json.RawMessage(`0`), "Z": json.RawMessage(`{"b":[],"a":{}}`), "~": json.RawMessage(`" "`)}
+	out = append(out, e)
+	return out
+}
+
+// TestFastCanonicalIsCanon: for every entry the fast canonical form takes, it gives exactly the
+// bytes of the slow path (encoding/json, then internal/canon): without the links for the hash and
+// HMAC, with them for the size check. It must also take the entries the gate writes.
+func TestFastCanonicalIsCanon(t *testing.T) {
+	taken := 0
+	for i, e := range hostileEntries() {
+		checkFastCanonical(t, e, i)
+		if _, ok := fastCanonical(e, false); ok {
+			taken++
+		}
+	}
+	assert.Greater(t, taken, 20, "the fast path takes the ordinary entries")
+	for _, e := range benchEntries(t, 3) {
+		_, ok := fastCanonical(e, false)
+		assert.True(t, ok, "an entry the gate writes takes the fast path")
+		checkFastCanonical(t, e, -1)
+	}
+}
+
+func checkFastCanonical(t *testing.T, e HistoryEntry, i int) {
+	t.Helper()
+	slow, serr := slowCanonical(e)
+	if fast, ok := fastCanonical(e, false); ok {
+		require.NoError(t, serr, "entry %d: the fast path took an entry the slow path refuses", i)
+		assert.Equal(t, string(slow), string(fast), "entry %d", i)
+	}
+	got, gerr := canonical(e)
+	if serr != nil {
+		assert.Error(t, gerr, "entry %d", i)
+	} else {
+		assert.Equal(t, string(slow), string(got), "entry %d", i)
+	}
+	whole, werr := canon.Marshal(e)
+	if fast, ok := fastCanonical(e, true); ok {
+		require.NoError(t, werr, "entry %d (with links)", i)
+		assert.Equal(t, string(whole), string(fast), "entry %d (with links)", i)
+	}
+}
+
+// FuzzFastCanonical: any causes and extra value, and any text in the string fields.
+func FuzzFastCanonical(f *testing.F) {
+	for _, raw := range hostileRaw {
+		f.Add([]byte(raw), []byte(`"v"`), "gate-1", "k")
+	}
+	f.Fuzz(func(t *testing.T, causes, extra []byte, s, key string) {
+		e := HistoryEntry{Kind: KindGateRun, RunID: s, Causes: causes, RetryBudgetBefore: intp(len(s)), PrevHash: s,
+			Extra: map[string]json.RawMessage{key: extra}}
+		checkFastCanonical(t, e, 0)
+	})
+}
+
+// TestEntryHashUnchangedByTheFastPath pins one hash the gate wrote before the fast path existed.
+func TestEntryHashUnchangedByTheFastPath(t *testing.T) {
+	e := benchEntries(t, 1)[0]
+	slow, err := slowCanonical(e)
+	require.NoError(t, err)
+	fast, err := canonical(e)
+	require.NoError(t, err)
+	assert.Equal(t, string(slow), string(fast))
+	n, err := HistoryLineBytes(e)
+	require.NoError(t, err)
+	whole, err := canon.Marshal(e)
+	require.NoError(t, err)
+	assert.Equal(t, int64(len(whole)+1), n)
+}
