@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"testing"
@@ -130,4 +131,78 @@ func TestEntryHashUnchangedByTheFastPath(t *testing.T) {
 	whole, err := canon.Marshal(e)
 	require.NoError(t, err)
 	assert.Equal(t, int64(len(whole)+1), n)
+}
+
+// hostileLines are history lines an agent may write: reordered keys, white space, escapes in keys
+// and values, repeated keys, keys that differ by case, nulls, numbers of every form, nested
+// repeated keys, invalid UTF-8, data after the object.
+func hostileLines(t testing.TB) [][]byte {
+	lines := [][]byte{}
+	for _, e := range append(hostileEntries(), benchEntries(t, 2)...) {
+		if b, err := e.MarshalJSON(); err == nil {
+			lines = append(lines, b)
+		}
+	}
+	for _, l := range []string{
+		`{"prev_hash":"","hash":"h"}`, `{"hash":"h","prev_hash":""}`, `{"hash":"h","prev_hash":"","kind":"gate_run"}`,
+		`{ "prev_hash":"","hash":"h"}`, `{"prev_hash": "","hash":"h"}`, `{"prev_hash":"","hash":"h"} `, `{"prev_hash":"","hash":"h"}x`,
+		`{"prev_hash":"","hash":"h","hash":"i"}`, `{"prev_hash":"","hash":"h","x":1,"x":2}`, `{"prev_hash":"","hash":"h","Hash":"i"}`,
+		`{"prev_hash":"","hash":"h","RUN_ID":"i"}`, `{"prev_hash":"","h\u0061sh":"h"}`, `{"prev_hash":"","hash":"\u0068"}`,
+		`{"prev_hash":"","hash":null}`, `{"prev_hash":"","hash":1}`, `{"prev_hash":"","hash":"h","retry_budget_before":-1}`,
+		`{"prev_hash":"","hash":"h","retry_budget_before":-0}`, `{"prev_hash":"","hash":"h","retry_budget_before":1.0}`,
+		`{"prev_hash":"","hash":"h","retry_budget_before":1e2}`, `{"prev_hash":"","hash":"h","retry_budget_before":99999999999999999999}`,
+		`{"prev_hash":"","hash":"h","retry_budget_before":9223372036854775807}`, `{"prev_hash":"","hash":"h","retry_budget_before":null}`,
+		`{"prev_hash":"","hash":"h","retry_budget_before":"3"}`, `{"prev_hash":"","hash":"h","verdict":"maybe"}`,
+		`{"prev_hash":"","hash":"h","verdict":""}`, `{"prev_hash":"","hash":"h","causes":null}`, `{"prev_hash":"","hash":"h","causes":[]}`,
+		`{"prev_hash":"","hash":"h","causes":[ ]}`, `{"prev_hash":"","hash":"h","causes":[{"a":1,"a":2}]}`,
+		`{"prev_hash":"","hash":"h","causes":[{"a":1,"b":{"c":1,"c":2}}]}`, `{"prev_hash":"","hash":"h","causes":[{"\u0061":1,"a":2}]}`,
+		`{"prev_hash":"","hash":"h","x":{"y":[1,2.50]}}`, `{"prev_hash":"","hash":"h","x":"\ud800"}`, "{\"prev_hash\":\"\",\"hash\":\"h\xff\"}",
+		"{\"prev_hash\":\"\",\"hash\":\"h\",\"x\":\"\xc3\"}", `{"prev_hash":"","hash":"é"}`, `{"prev_hash":"","hash":"h","é":"x"}`,
+		`{"prev_hash":"","hash":"h","kind":"budget_grant","by":"orchestration-authority","retries":3,"reason":"a \"quoted\" reason"}`,
+		`{"prev_hash":"","hash":"h","causes":[1,]}`, `{"prev_hash":"","hash":"h","causes":`, `{"prev_hash":"","hash":"h",}`, `{}`, `[]`, `"x"`, ``,
+		`{"prev_hash":"","hash":"h","head":"a\tb"}`, "{\"prev_hash\":\"\",\"hash\":\"h\",\"head\":\"a\tb\"}",
+	} {
+		lines = append(lines, []byte(l))
+	}
+	return lines
+}
+
+// TestFastEntryIsSlowEntry: a history line the fast reader takes gives exactly the entry the slow
+// reader gives, and the slow reader accepts it; the lines the gate writes take the fast reader.
+func TestFastEntryIsSlowEntry(t *testing.T) {
+	taken := 0
+	for i, line := range hostileLines(t) {
+		if checkFastEntry(t, line, i) {
+			taken++
+		}
+	}
+	assert.Greater(t, taken, 30)
+	data, err := historyLines(benchEntries(t, 5))
+	require.NoError(t, err)
+	for _, line := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
+		_, ok := fastEntry(line)
+		assert.True(t, ok, "a line the gate writes takes the fast reader: %s", line)
+	}
+}
+
+func checkFastEntry(t *testing.T, line []byte, i int) bool {
+	t.Helper()
+	fast, ok := fastEntry(line)
+	if !ok {
+		return false
+	}
+	slow, err := slowEntry(HistoryFile, "/line 1", line)
+	require.NoError(t, err, "line %d %s: the fast reader took a line the slow one refuses", i, line)
+	assert.Equal(t, slow, fast, "line %d %s", i, line)
+	return true
+}
+
+// FuzzFastEntry: any line.
+func FuzzFastEntry(f *testing.F) {
+	for _, l := range hostileLines(f) {
+		f.Add(l)
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		checkFastEntry(t, line, 0)
+	})
 }
