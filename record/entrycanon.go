@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -20,14 +21,11 @@ const maxCanonInt = 999_999_999_999_999
 // value that is not valid JSON, repeated keys), and the caller takes the slow path (canonical via
 // internal/canon), so both always give the same bytes; TestFastCanonicalIsCanon checks that.
 func fastCanonical(e HistoryEntry, links bool) ([]byte, bool) {
-	type kv struct {
-		key string
-		val []byte
-	}
-	members := make([]kv, 0, 16)
-	buf := make([]byte, 0, 1024)
-	str := func(k, v string) bool {
-		if v == "" {
+	// vals[i] is the canonical value of canonKeys[i], nil when the member is not written.
+	var vals [len(canonKeys)][]byte
+	buf := make([]byte, 0, 512)
+	str := func(i int, v string, always bool) bool {
+		if v == "" && !always {
 			return true
 		}
 		if !isASCIIString(v) {
@@ -35,10 +33,10 @@ func fastCanonical(e HistoryEntry, links bool) ([]byte, bool) {
 		}
 		start := len(buf)
 		buf = appendCanonString(buf, v)
-		members = append(members, kv{k, buf[start:len(buf):len(buf)]})
+		vals[i] = buf[start:len(buf):len(buf)] // a later append that grows buf leaves this window as written
 		return true
 	}
-	num := func(k string, v *int) bool {
+	num := func(i int, v *int) bool {
 		if v == nil {
 			return true
 		}
@@ -47,70 +45,105 @@ func fastCanonical(e HistoryEntry, links bool) ([]byte, bool) {
 		}
 		start := len(buf)
 		buf = strconv.AppendInt(buf, int64(*v), 10)
-		members = append(members, kv{k, buf[start:len(buf):len(buf)]})
+		vals[i] = buf[start:len(buf):len(buf)]
 		return true
 	}
-	raw := func(k string, v []byte) bool {
-		start := len(buf)
-		var ok bool
-		if buf, ok = appendCanonValue(buf, bytes.TrimSpace(v)); !ok {
-			return false
-		}
-		members = append(members, kv{k, buf[start:len(buf):len(buf)]})
-		return true
-	}
-	ok := str("kind", e.Kind) && str("run_id", e.RunID) && str("verdict", e.Verdict) &&
-		(len(e.Causes) == 0 || raw("causes", e.Causes)) &&
-		num("retry_budget_before", e.RetryBudgetBefore) && num("retry_budget_after", e.RetryBudgetAfter) &&
-		str("head", e.Head) && str("inputs_sha256", e.InputsSHA256) && str("rules_sha256", e.RulesSHA256) &&
-		str("started_at", e.StartedAt)
+	ok := str(ckKind, e.Kind, false) && str(ckRunID, e.RunID, false) && str(ckVerdict, e.Verdict, false) &&
+		num(ckBefore, e.RetryBudgetBefore) && num(ckAfter, e.RetryBudgetAfter) &&
+		str(ckHead, e.Head, false) && str(ckInputs, e.InputsSHA256, false) && str(ckRules, e.RulesSHA256, false) &&
+		str(ckStarted, e.StartedAt, false) &&
+		// The chain links are always written (MarshalJSON), even empty; hmac when set.
+		str(ckPrev, e.PrevHash, true) && (!links || str(ckHash, e.Hash, true) && str(ckHMAC, e.HMAC, false))
 	if !ok {
 		return nil, false
 	}
-	// The chain links are always written (MarshalJSON), even empty.
-	for _, l := range []struct{ k, v string }{{"prev_hash", e.PrevHash}, {"hash", e.Hash}, {"hmac", e.HMAC}} {
-		if l.k != "prev_hash" && !links {
-			continue
-		}
-		if !isASCIIString(l.v) {
+	if len(e.Causes) > 0 {
+		if vals[ckCauses], ok = canonRaw(bytes.TrimSpace(e.Causes)); !ok {
 			return nil, false
 		}
-		if l.k == "hmac" && l.v == "" {
-			continue
-		}
-		start := len(buf)
-		buf = appendCanonString(buf, l.v)
-		members = append(members, kv{l.k, buf[start:len(buf):len(buf)]})
 	}
-	for k, v := range e.Extra {
+	var extra []string
+	for k := range e.Extra {
 		if slices.Contains(historyKeys, k) {
 			continue // MarshalJSON drops an extra key that shadows a known one
 		}
-		if !isASCIIString(k) || !raw(k, v) {
+		if !isASCIIString(k) {
 			return nil, false
 		}
+		extra = append(extra, k)
 	}
-	// Each value is a window of buf as it was when appended; a later append that grows buf moves
-	// on to a new array and leaves the window as written. ASCII keys: byte order is the UTF-16
-	// order RFC 8785 sorts by.
-	slices.SortFunc(members, func(a, b kv) int { return strings.Compare(a.key, b.key) })
-	out := make([]byte, 0, len(buf)+len(members)*24+2)
+	// ASCII keys: byte order is the UTF-16 order RFC 8785 sorts by. The known keys are in that
+	// order already; the extra ones are merged in.
+	slices.Sort(extra)
+	out := make([]byte, 0, len(buf)+len(vals[ckCauses])+256)
 	out = append(out, '{')
-	for n, m := range members {
-		if n > 0 {
+	first := true
+	put := func(k string, v []byte) {
+		if !first {
 			out = append(out, ',')
 		}
-		out = appendCanonString(out, m.key)
+		first = false
+		out = appendCanonString(out, k)
 		out = append(out, ':')
-		out = append(out, m.val...)
+		out = append(out, v...)
+	}
+	x := 0
+	for i, k := range canonKeys {
+		for ; x < len(extra) && extra[x] < k; x++ {
+			v, good := canonRaw(bytes.TrimSpace(e.Extra[extra[x]]))
+			if !good {
+				return nil, false
+			}
+			put(extra[x], v)
+		}
+		if vals[i] != nil {
+			put(k, vals[i])
+		}
+	}
+	for ; x < len(extra); x++ {
+		v, good := canonRaw(bytes.TrimSpace(e.Extra[extra[x]]))
+		if !good {
+			return nil, false
+		}
+		put(extra[x], v)
 	}
 	return append(out, '}'), true
 }
+
+// canonKeys are HistoryEntry's known keys in RFC 8785 order, and ck* their indexes.
+var canonKeys = [...]string{
+	"causes", "hash", "head", "hmac", "inputs_sha256", "kind", "prev_hash", "retry_budget_after",
+	"retry_budget_before", "rules_sha256", "run_id", "started_at", "verdict",
+}
+
+const (
+	ckCauses = iota
+	ckHash
+	ckHead
+	ckHMAC
+	ckInputs
+	ckKind
+	ckPrev
+	ckAfter
+	ckBefore
+	ckRules
+	ckRunID
+	ckStarted
+	ckVerdict
+)
 
 // appendCanonString appends the RFC 8785 form of the ASCII string v: only ", \ and control
 // characters are escaped, with the short escapes where JSON has them, else \u00xx.
 func appendCanonString(dst []byte, v string) []byte {
 	dst = append(dst, '"')
+	plain := true
+	for i := 0; i < len(v) && plain; i++ {
+		plain = v[i] >= 0x20 && v[i] != '"' && v[i] != '\\'
+	}
+	if plain {
+		dst = append(dst, v...)
+		return append(dst, '"')
+	}
 	for i := 0; i < len(v); i++ {
 		c := v[i]
 		switch c {
@@ -139,6 +172,45 @@ func appendCanonString(dst []byte, v string) []byte {
 	}
 	return append(dst, '"')
 }
+
+// canonRaw is appendCanonValue(nil, raw), remembered for the values a process meets again and
+// again (the causes of one failure repeated, each entry verified by several readers): the memo
+// is a pure function of the bytes, kept in memory only. The result must not be changed.
+func canonRaw(raw []byte) ([]byte, bool) {
+	if len(raw) > maxMemoValue {
+		return appendCanonValue(nil, raw)
+	}
+	canonMemo.Lock()
+	c, ok := canonMemo.m[string(raw)]
+	canonMemo.Unlock()
+	if ok {
+		return c.b, c.ok
+	}
+	b, good := appendCanonValue(nil, raw)
+	canonMemo.Lock()
+	if len(canonMemo.m) >= maxMemoValues {
+		clear(canonMemo.m)
+	}
+	canonMemo.m[string(raw)] = memoValue{b, good}
+	canonMemo.Unlock()
+	return b, good
+}
+
+// The memo of canonRaw: at most maxMemoValues values of at most maxMemoValue bytes each.
+const (
+	maxMemoValues = 4096
+	maxMemoValue  = 16 << 10
+)
+
+type memoValue struct {
+	b  []byte
+	ok bool
+}
+
+var canonMemo = struct {
+	sync.Mutex
+	m map[string]memoValue
+}{m: map[string]memoValue{}}
 
 // appendCanonValue appends the RFC 8785 form of the JSON value raw when raw is in the subset the
 // fast path handles: ASCII strings (escapes decoded, \u only below 0x80), integers of at most 15
