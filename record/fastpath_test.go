@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -204,5 +207,123 @@ func FuzzFastEntry(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		checkFastEntry(t, line, 0)
+	})
+}
+
+// hostileEvents are event lines an agent may write next to the gate's: the gate's own, and the
+// same with escapes, repeated keys, white space, other types, non-string fields, invalid UTF-8,
+// torn or trailing text.
+func hostileEvents() []string {
+	gate := `{"timestamp":"t","event_type":"gate_result","mission_id":"m","task_id":"t1","agent":"geas-gate","data":{"run_id":"gate-1","verdict":"fail","tier_results":{"tier_0":{"status":"pass"}},"hash":"h1"}}`
+	lines := []string{gate,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","agent":"geas-gate","data":{"run_id":"gate-2"}}`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","agent":"someone","data":{"run_id":"gate-3"}}`,
+		`{"event_type":"revocation","mission_id":"m","task_id":"t1","data":{"hash":"h2","run_id":"gate-1"}}`,
+		`{"event_type":"budget_grant","mission_id":"m","task_id":"t1","data":{"hash":"h3"}}`,
+		`{"event_type":"step_complete","mission_id":"m","task_id":"t1","data":{"hash":"h4"}}`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t2","data":{"hash":"h5"}}`,
+		`{"event_type":"gate_result","mission_id":"n","task_id":"t1","data":{"hash":"h6"}}`,
+		` { "event_type" : "gate_result" , "mission_id":"m","task_id":"t1","data": { "hash" : "h7" } } `,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","data":{"hash":"h8"}} x`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","data":{"hash":"h9"}}{}`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","data":{"hash":"h10"}`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","task_id":"t1","data":{"hash":"h11"}}`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","data":{"hash":"h12","hash":"h13"}}`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","data":{"hash":"h14"},"data":{"hash":"h15"}}`,
+		`{"event_type":"gate_result","mission_id":"m","task_\u0069d":"t1","data":{"hash":"h16"}}`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t\u0031","data":{"hash":"h17"}}`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","data":{"h\u0061sh":"h18"}}`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","data":{"hash":"h\u0031\u0039"}}`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","task_\u0069d":"t2","data":{"hash":"h20"}}`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","data":{"hash":1}}`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","data":{"hash":null}}`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","data":{"hash":"","run_id":"gate-9"}}`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","agent":"geas-gate","data":{"run_id":7}}`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","agent":7,"data":{"hash":"h21"}}`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","agent":null,"data":{"hash":"h22"}}`,
+		`{"event_type":null,"mission_id":"m","task_id":"t1","data":{"hash":"h23"}}`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":["t1"],"data":{"hash":"h24"}}`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","data":"hash"}`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","data":null,"x":"hash"}`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","data":[{"hash":"h25"}]}`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","data":{"hash":"h26","x":{"a":1,"a":2}}}`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","data":{"hash":"h27","x":[1,2,}}`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","data":{"hash":"h28","x":"\x"}}`,
+		"{\"event_type\":\"gate_result\",\"mission_id\":\"m\",\"task_id\":\"t1\",\"data\":{\"hash\":\"h29\",\"x\":\"\xff\"}}",
+		"{\"event_type\":\"gate_result\",\"mission_id\":\"m\",\"task_id\":\"t1\",\"\xff\":1,\"\xfe\":2,\"data\":{\"hash\":\"h30\"}}",
+		"{\"event_type\":\"gate_result\",\"mission_id\":\"m\",\"task_id\":\"t1\",\"data\":{\"hash\":\"h31\xff\"}}",
+		"{\"event_type\":\"gate_result\",\"mission_id\":\"m\",\"task_id\":\"t1\",\"data\":{\"hash\":\"h32\",\"x\":\"tab\there\"}}",
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","data":{"hash":"é"}}`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","data":{"hash":"h33"},"n":-0.5e+3}`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","data":{"hash":"h34"},"n":01}`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","data":{"hash":"h35"},"n":tru}`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","data":{"hash":"h36"},"n":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","data":{}}`, `{}`, `[]`, `"hash"`, `{"hash"}`,
+		`{"event_type":"gate_result","mission_id":"m","task_id":"t1","data":{"hash":"h37"}}` + "\r",
+	}
+	return lines
+}
+
+// TestFastEventReadsAreSlowReads: both event readers return the same with the fast path as
+// without it, on the gate's events and on hostile lines, each line alone and all together.
+func TestFastEventReadsAreSlowReads(t *testing.T) {
+	root, dir := openRoot(t)
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "state"), 0o755))
+	lines := hostileEvents()
+	docs := [][]string{lines}
+	for _, l := range lines {
+		docs = append(docs, []string{l})
+	}
+	fastTaken := 0
+	for i, doc := range docs {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, EventsFile), []byte(strings.Join(doc, "\n")+"\n"), 0o644))
+		fastH, err := TaskEventHashes(root, "m", "t1")
+		require.NoError(t, err)
+		fastK, err := TaskEventKeys(root, "m", "t1")
+		require.NoError(t, err)
+		fastEvents = false
+		slowH, err := TaskEventHashes(root, "m", "t1")
+		require.NoError(t, err)
+		slowK, err := TaskEventKeys(root, "m", "t1")
+		fastEvents = true
+		require.NoError(t, err)
+		assert.Equal(t, slowH, fastH, "document %d: %q", i, doc)
+		assert.Equal(t, slowK, fastK, "document %d: %q", i, doc)
+		if i > 0 {
+			if _, ok := fastEvent([]byte(doc[0])); ok {
+				fastTaken++
+			}
+		}
+	}
+	assert.Greater(t, fastTaken, 10)
+	_, ok := fastEvent([]byte(lines[0]))
+	assert.True(t, ok, "the gate's own event takes the fast path")
+}
+
+// FuzzFastEvent: any event line.
+func FuzzFastEvent(f *testing.F) {
+	for _, l := range hostileEvents() {
+		f.Add([]byte(l))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		ev, ok := fastEvent(line)
+		if !ok {
+			return
+		}
+		// The slow path, field by field, as the readers take it.
+		fields, err := objectFields(line)
+		require.NoError(t, err, "%q", line)
+		var want eventFields
+		for k, dst := range map[string]*string{"event_type": &want.typ, "mission_id": &want.mission, "task_id": &want.task, "agent": &want.agent} {
+			require.NoError(t, field(fields, k, dst), "%q", line)
+		}
+		if raw, has := fields["data"]; has {
+			data, err := objectFields(raw)
+			require.NoError(t, err, "%q", line)
+			want.hasData = true
+			require.NoError(t, field(data, "hash", &want.hash), "%q", line)
+			require.NoError(t, field(data, "run_id", &want.runID), "%q", line)
+		}
+		assert.Equal(t, want, ev, "%q", line)
 	})
 }

@@ -228,12 +228,13 @@ func (s *jsonScan) value(depth int) bool {
 	}
 }
 
-// member scans `"key":` at s.i (after white space) and returns the key, which must have no
-// escapes.
+// member scans `"key":` at s.i (after white space) and returns the key, which must be ASCII
+// without escapes: its bytes are its decoded value (encoding/json would turn invalid UTF-8 into
+// U+FFFD, so that two keys the scan tells apart could be one key there).
 func (s *jsonScan) member() ([]byte, bool) {
 	s.ws()
 	k, plain, ok := s.str()
-	if !ok || !plain {
+	if !ok || !plain || !isASCII(k) {
 		return nil, false
 	}
 	s.ws()
