@@ -127,3 +127,73 @@ func fastEntry(line []byte) (e HistoryEntry, ok bool) {
 	}
 	return e, true
 }
+
+// fastFirstCause is firstCause without encoding/json, for a causes array whose first item is an
+// object with ASCII keys, each once, and whose code, when present, is an ASCII string without
+// escapes; ok is false for anything else, which takes the slow path.
+func fastFirstCause(causes []byte) (code string, ok bool) {
+	s := &jsonScan{b: causes}
+	s.ws()
+	if s.i >= len(s.b) || s.b[s.i] != '[' {
+		return "", false
+	}
+	s.i++
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == ']' {
+		s.i++
+		s.ws()
+		return "", s.i == len(s.b)
+	}
+	if s.i >= len(s.b) || s.b[s.i] != '{' {
+		return "", false
+	}
+	s.i++
+	var keys [8][]byte
+	seen := keys[:0]
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == '}' {
+		s.i++
+	} else {
+		for {
+			k, okk := s.member()
+			if !okk || slices.ContainsFunc(seen, func(o []byte) bool { return bytes.Equal(o, k) }) {
+				return "", false
+			}
+			seen = append(seen, k)
+			if string(k) == "code" {
+				if code, okk = s.plainString(); !okk {
+					return "", false
+				}
+			} else if !s.value(1) {
+				return "", false
+			}
+			more, okn := s.next()
+			if !okn {
+				return "", false
+			}
+			if !more {
+				break
+			}
+		}
+	}
+	// The rest of the array must be valid JSON too (json.Unmarshal reads all of it).
+	for {
+		s.ws()
+		if s.i >= len(s.b) {
+			return "", false
+		}
+		if s.b[s.i] == ']' {
+			s.i++
+			break
+		}
+		if s.b[s.i] != ',' {
+			return "", false
+		}
+		s.i++
+		if !s.value(1) {
+			return "", false
+		}
+	}
+	s.ws()
+	return code, s.i == len(s.b)
+}

@@ -327,3 +327,30 @@ func FuzzFastEvent(f *testing.F) {
 		assert.Equal(t, want, ev, "%q", line)
 	})
 }
+
+// TestFastFirstCauseIsSlow: the first cause's code is the same through the fast reader as
+// through encoding/json, on every hostile value.
+func TestFastFirstCauseIsSlow(t *testing.T) {
+	taken := 0
+	for _, raw := range append(hostileRaw, `[{"code":"a","code":"b"}]`, `[{"code":"a"},{"code":"b"}]`, `[{"code":null}]`, `[{"code":1}]`,
+		`[{"code":"\u0061"}]`, `[{"c\u006fde":"a"}]`, `[{"Code":"a"}]`, `[{},{"code":"a"}]`, `[{"code":"a"},]`, `[{"code":"a"}] x`,
+		` [ { "code" : "a" } , 1 ] `, `[{"code":"a"}`, `["a"]`, `[{"code":"é"}]`, `[{"x":{"code":"a"},"code":"b"}]`) {
+		fast, ok := fastFirstCause([]byte(raw))
+		if !ok {
+			continue
+		}
+		taken++
+		var items []json.RawMessage
+		slow := ""
+		if json.Unmarshal([]byte(raw), &items) == nil && len(items) > 0 {
+			if f, err := objectFields(items[0]); err == nil {
+				var code string
+				if field(f, "code", &code) == nil {
+					slow = code
+				}
+			}
+		}
+		assert.Equal(t, slow, fast, "%s", raw)
+	}
+	assert.Greater(t, taken, 5)
+}
