@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/geas-dev/geas/internal/canon"
 )
 
 // maxCanonInt is the largest integer magnitude written as its digits by the fast canonical form:
@@ -21,9 +23,16 @@ const maxCanonInt = 999_999_999_999_999
 // value that is not valid JSON, repeated keys), and the caller takes the slow path (canonical via
 // internal/canon), so both always give the same bytes; TestFastCanonicalIsCanon checks that.
 func fastCanonical(e HistoryEntry, links bool) ([]byte, bool) {
+	out, _, ok := appendFastCanonical(nil, make([]byte, 0, 512), e, links)
+	return out, ok
+}
+
+// appendFastCanonical is fastCanonical appending to out, with scratch as room for the values; it
+// returns both grown, for a caller that reuses them (canonicalScratch).
+func appendFastCanonical(out, scratch []byte, e HistoryEntry, links bool) ([]byte, []byte, bool) {
 	// vals[i] is the canonical value of canonKeys[i], nil when the member is not written.
 	var vals [len(canonKeys)][]byte
-	buf := make([]byte, 0, 512)
+	buf := scratch[:0]
 	str := func(i int, v string, always bool) bool {
 		if v == "" && !always {
 			return true
@@ -55,11 +64,11 @@ func fastCanonical(e HistoryEntry, links bool) ([]byte, bool) {
 		// The chain links are always written (MarshalJSON), even empty; hmac when set.
 		str(ckPrev, e.PrevHash, true) && (!links || str(ckHash, e.Hash, true) && str(ckHMAC, e.HMAC, false))
 	if !ok {
-		return nil, false
+		return out, buf, false
 	}
 	if len(e.Causes) > 0 {
 		if vals[ckCauses], ok = canonRaw(bytes.TrimSpace(e.Causes)); !ok {
-			return nil, false
+			return out, buf, false
 		}
 	}
 	var extra []string
@@ -68,15 +77,14 @@ func fastCanonical(e HistoryEntry, links bool) ([]byte, bool) {
 			continue // MarshalJSON drops an extra key that shadows a known one
 		}
 		if !isASCIIString(k) {
-			return nil, false
+			return out, buf, false
 		}
 		extra = append(extra, k)
 	}
 	// ASCII keys: byte order is the UTF-16 order RFC 8785 sorts by. The known keys are in that
 	// order already; the extra ones are merged in.
 	slices.Sort(extra)
-	out := make([]byte, 0, len(buf)+len(vals[ckCauses])+256)
-	out = append(out, '{')
+	out = append(out[:0], '{')
 	first := true
 	put := func(k string, v []byte) {
 		if !first {
@@ -92,7 +100,7 @@ func fastCanonical(e HistoryEntry, links bool) ([]byte, bool) {
 		for ; x < len(extra) && extra[x] < k; x++ {
 			v, good := canonRaw(bytes.TrimSpace(e.Extra[extra[x]]))
 			if !good {
-				return nil, false
+				return out, buf, false
 			}
 			put(extra[x], v)
 		}
@@ -103,11 +111,39 @@ func fastCanonical(e HistoryEntry, links bool) ([]byte, bool) {
 	for ; x < len(extra); x++ {
 		v, good := canonRaw(bytes.TrimSpace(e.Extra[extra[x]]))
 		if !good {
-			return nil, false
+			return out, buf, false
 		}
 		put(extra[x], v)
 	}
-	return append(out, '}'), true
+	return append(out, '}'), buf, true
+}
+
+// canonScratch holds the buffers EntryHash, EntryHMAC and HistoryLineBytes reuse, since a
+// verification canonicalizes every entry of the history and keeps none of the bytes.
+var canonScratch = sync.Pool{New: func() any { return new([2][]byte) }}
+
+// withCanonical calls use with e's canonical form (canonical, or with links the form of
+// HistoryLineBytes), in a reused buffer that use must not keep.
+func withCanonical(e HistoryEntry, links bool, use func([]byte)) error {
+	sc := canonScratch.Get().(*[2][]byte)
+	defer canonScratch.Put(sc)
+	out, buf, ok := appendFastCanonical(sc[0], sc[1], e, links)
+	if cap(out) <= 64<<10 && cap(buf) <= 64<<10 {
+		sc[0], sc[1] = out[:0], buf[:0]
+	}
+	if !ok {
+		var err error
+		if links {
+			out, err = canon.Marshal(e)
+		} else {
+			out, err = slowCanonical(e)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	use(out)
+	return nil
 }
 
 // canonKeys are HistoryEntry's known keys in RFC 8785 order, and ck* their indexes.
