@@ -2,8 +2,6 @@ package record
 
 import (
 	"fmt"
-
-	"github.com/geas-dev/geas/internal/canon"
 )
 
 // Size limits of SPEC §10 owned by the record package. A policy may lower them and raise them at
@@ -44,11 +42,9 @@ func CheckHistoryAppend(size, entry, limit int64) error {
 func HistoryLineBytes(entries ...HistoryEntry) (int64, error) {
 	var n int64
 	for _, e := range entries {
-		b, err := canon.Marshal(e)
-		if err != nil {
+		if err := withCanonical(e, true, func(b []byte) { n += int64(len(b)) + 1 }); err != nil {
 			return 0, err
 		}
-		n += int64(len(b)) + 1
 	}
 	return n, nil
 }

@@ -49,6 +49,9 @@ func ConsecutiveErrors(r *Record) (n int, cause string) {
 // firstCause returns the code of the first entry of a causes array ([{code, check, detail}]), or ""
 // when there is none or it cannot be read.
 func firstCause(causes json.RawMessage) string {
+	if code, ok := fastFirstCause(causes); ok {
+		return code
+	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(causes, &items); err != nil || len(items) == 0 {
 		return ""

@@ -44,6 +44,12 @@ func TaskEventKeys(root *os.Root, mission, task string) (*EventKeys, error) {
 		if !bytes.Contains(line, taskKey) {
 			continue // cheap skip: another task's event
 		}
+		if ev, ok := fastEvent(line); ok {
+			if ev.hasData && ev.mission == mission && ev.task == task {
+				k.add(ev.typ, ev.hash, ev.runID, ev.agent)
+			}
+			continue
+		}
 		fields, err := objectFields(line)
 		if err != nil {
 			continue
@@ -63,15 +69,20 @@ func TaskEventKeys(root *os.Root, mission, task string) (*EventKeys, error) {
 		var hash, run string
 		_ = field(data, "hash", &hash)
 		_ = field(data, "run_id", &run)
-		switch {
-		case hash != "":
-			k.byHash[typ+"\x00"+hash] = true
-		case run != "" && agent == "geas-gate":
-			k.byRun[typ+"\x00"+run] = true
-		}
+		k.add(typ, hash, run, agent)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("read %s: %w", EventsFile, err)
 	}
 	return k, nil
+}
+
+// add records an event of type typ with data.hash hash and data.run_id run, logged by agent.
+func (k *EventKeys) add(typ, hash, run, agent string) {
+	switch {
+	case hash != "":
+		k.byHash[typ+"\x00"+hash] = true
+	case run != "" && agent == "geas-gate":
+		k.byRun[typ+"\x00"+run] = true
+	}
 }

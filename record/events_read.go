@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 )
 
 // MaxEventsBytes bounds how much of the event log TaskEventHashes reads.
@@ -73,6 +74,12 @@ func TaskEventHashes(root *os.Root, mission, task string) ([]EventHash, error) {
 		if !bytes.Contains(line, []byte(`"hash"`)) {
 			continue // cheap skip: most events name no history entry
 		}
+		if ev, ok := fastEvent(line); ok {
+			if ev.hasData && hashedEventTypes[ev.typ] && ev.mission == mission && ev.task == task && ev.hash != "" {
+				out = append(out, EventHash{Line: n, EventType: ev.typ, RunID: ev.runID, Hash: ev.hash})
+			}
+			continue
+		}
 		f, err := objectFields(line)
 		if err != nil {
 			continue
@@ -100,4 +107,100 @@ func TaskEventHashes(root *os.Root, mission, task string) ([]EventHash, error) {
 		return nil, fmt.Errorf("read %s: %w", EventsFile, err)
 	}
 	return out, nil
+}
+
+// fastEvents is false only in tests that compare the event readers' fast path with the slow one.
+var fastEvents = true
+
+// eventFields is what the event readers take from a line: the top-level strings, and data's hash
+// and run_id ("" when absent). hasData: the line has a data object.
+type eventFields struct {
+	typ, mission, task, agent, hash, runID string
+	hasData                                bool
+}
+
+// fastEvent reads the fields of eventFields from one event line without encoding/json. It answers
+// (ok) only when the line is one valid JSON object (white space allowed) whose keys have no
+// escapes and are unique at the top and in data, whose event_type, mission_id, task_id and agent
+// are, where present, strings of ASCII without escapes, and whose data, where present, is an
+// object whose hash and run_id are, where present, such strings too: for such a line the slow
+// path (objectFields, then field) reads the same values, and refuses nothing. Any other line
+// takes the slow path. TestFastEventReadsAreSlowReads checks both give the same.
+func fastEvent(line []byte) (ev eventFields, ok bool) {
+	if !fastEvents {
+		return ev, false
+	}
+	s := &jsonScan{b: line}
+	s.ws()
+	if s.i >= len(s.b) || s.b[s.i] != '{' {
+		return ev, false
+	}
+	s.i++
+	members := func(each func(k []byte) bool) bool {
+		var keys [16][]byte
+		seen := keys[:0]
+		s.ws()
+		if s.i < len(s.b) && s.b[s.i] == '}' {
+			s.i++
+			return true
+		}
+		for {
+			k, ok := s.member()
+			if !ok || slices.ContainsFunc(seen, func(o []byte) bool { return bytes.Equal(o, k) }) {
+				return false
+			}
+			seen = append(seen, k)
+			if !each(k) {
+				return false
+			}
+			more, ok := s.next()
+			if !ok {
+				return false
+			}
+			if !more {
+				return true
+			}
+		}
+	}
+	str := func(dst *string) bool {
+		v, ok := s.plainString()
+		*dst = v
+		return ok
+	}
+	top := members(func(k []byte) bool {
+		switch string(k) {
+		case "event_type":
+			return str(&ev.typ)
+		case "mission_id":
+			return str(&ev.mission)
+		case "task_id":
+			return str(&ev.task)
+		case "agent":
+			return str(&ev.agent)
+		case "data":
+			if s.i >= len(s.b) || s.b[s.i] != '{' {
+				return false
+			}
+			s.i++
+			ev.hasData = true
+			return members(func(k []byte) bool {
+				switch string(k) {
+				case "hash":
+					return str(&ev.hash)
+				case "run_id":
+					return str(&ev.runID)
+				}
+				return s.value(1)
+			})
+		}
+		return s.value(1)
+	})
+	if !top {
+		return eventFields{}, false
+	}
+	s.ws()
+	if s.i != len(s.b) {
+		return eventFields{}, false
+	}
+	return ev, true
 }

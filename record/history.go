@@ -44,8 +44,17 @@ func SigningKey() []byte {
 
 // canonical is the entry's canonical JSON (RFC 8785) without its hash and hmac. Both the hash and
 // the HMAC are computed over it, so the hash does not depend on the key, and any language can
-// recompute it (SPEC §7.4).
+// recompute it (SPEC §7.4). The entries the gate writes take fastCanonical; any other takes
+// slowCanonical, through encoding/json and internal/canon; both give the same bytes.
 func canonical(e HistoryEntry) ([]byte, error) {
+	if b, ok := fastCanonical(e, false); ok {
+		return b, nil
+	}
+	return slowCanonical(e)
+}
+
+// slowCanonical is canonical through encoding/json and internal/canon, for every entry.
+func slowCanonical(e HistoryEntry) ([]byte, error) {
 	e.Hash, e.HMAC = "", ""
 	b, err := json.Marshal(e)
 	if err != nil {
@@ -119,11 +128,10 @@ func hmacMatches(e HistoryEntry, key []byte) (bool, error) {
 // EntryHash returns the SHA-256 of the entry's canonical JSON without its hash and hmac: every
 // other key, sorted, compact. Recomputing it detects any edit of a stored entry.
 func EntryHash(e HistoryEntry) (string, error) {
-	canon, err := canonical(e)
-	if err != nil {
+	var sum [sha256.Size]byte
+	if err := withCanonical(e, false, func(b []byte) { sum = sha256.Sum256(b) }); err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(canon)
 	return hex.EncodeToString(sum[:]), nil
 }
 
@@ -131,12 +139,10 @@ func EntryHash(e HistoryEntry) (string, error) {
 // EntryHash digests). The chain alone detects an edit, but anyone who can write record.json can
 // recompute every hash after editing; only a holder of the key can produce a valid HMAC.
 func EntryHMAC(e HistoryEntry, key []byte) (string, error) {
-	canon, err := canonical(e)
-	if err != nil {
+	mac := hmac.New(sha256.New, key)
+	if err := withCanonical(e, false, func(b []byte) { mac.Write(b) }); err != nil {
 		return "", err
 	}
-	mac := hmac.New(sha256.New, key)
-	mac.Write(canon)
 	return hex.EncodeToString(mac.Sum(nil)), nil
 }
 

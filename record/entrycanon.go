@@ -1,0 +1,433 @@
+package record
+
+import (
+	"bytes"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/geas-dev/geas/internal/canon"
+)
+
+// maxCanonInt is the largest integer magnitude written as its digits by the fast canonical form:
+// RFC 8785 reads every number as an IEEE 754 double, and every integer of at most 15 digits is
+// one exactly, so its shortest form is its digits. Larger ones take the slow path.
+const maxCanonInt = 999_999_999_999_999
+
+// fastCanonical writes e's RFC 8785 form without encoding/json: the members MarshalJSON writes
+// (without hash and hmac unless links is set), sorted, each value in canonical form. It handles
+// the entries the gate writes: ASCII strings and keys, integers of at most 15 digits, causes and
+// extra values made of those. ok is false for anything else (non-ASCII text, other numbers, a
+// value that is not valid JSON, repeated keys), and the caller takes the slow path (canonical via
+// internal/canon), so both always give the same bytes; TestFastCanonicalIsCanon checks that.
+func fastCanonical(e HistoryEntry, links bool) ([]byte, bool) {
+	out, _, ok := appendFastCanonical(nil, make([]byte, 0, 512), e, links)
+	return out, ok
+}
+
+// appendFastCanonical is fastCanonical appending to out, with scratch as room for the values; it
+// returns both grown, for a caller that reuses them (canonicalScratch).
+func appendFastCanonical(out, scratch []byte, e HistoryEntry, links bool) ([]byte, []byte, bool) {
+	// vals[i] is the canonical value of canonKeys[i], nil when the member is not written.
+	var vals [len(canonKeys)][]byte
+	buf := scratch[:0]
+	str := func(i int, v string, always bool) bool {
+		if v == "" && !always {
+			return true
+		}
+		if !isASCIIString(v) {
+			return false
+		}
+		start := len(buf)
+		buf = appendCanonString(buf, v)
+		vals[i] = buf[start:len(buf):len(buf)] // a later append that grows buf leaves this window as written
+		return true
+	}
+	num := func(i int, v *int) bool {
+		if v == nil {
+			return true
+		}
+		if *v > maxCanonInt || *v < -maxCanonInt {
+			return false
+		}
+		start := len(buf)
+		buf = strconv.AppendInt(buf, int64(*v), 10)
+		vals[i] = buf[start:len(buf):len(buf)]
+		return true
+	}
+	ok := str(ckKind, e.Kind, false) && str(ckRunID, e.RunID, false) && str(ckVerdict, e.Verdict, false) &&
+		num(ckBefore, e.RetryBudgetBefore) && num(ckAfter, e.RetryBudgetAfter) &&
+		str(ckHead, e.Head, false) && str(ckInputs, e.InputsSHA256, false) && str(ckRules, e.RulesSHA256, false) &&
+		str(ckStarted, e.StartedAt, false) &&
+		// The chain links are always written (MarshalJSON), even empty; hmac when set.
+		str(ckPrev, e.PrevHash, true) && (!links || str(ckHash, e.Hash, true) && str(ckHMAC, e.HMAC, false))
+	if !ok {
+		return out, buf, false
+	}
+	if len(e.Causes) > 0 {
+		if vals[ckCauses], ok = canonRaw(bytes.TrimSpace(e.Causes)); !ok {
+			return out, buf, false
+		}
+	}
+	var extra []string
+	for k := range e.Extra {
+		if slices.Contains(historyKeys, k) {
+			continue // MarshalJSON drops an extra key that shadows a known one
+		}
+		if !isASCIIString(k) {
+			return out, buf, false
+		}
+		extra = append(extra, k)
+	}
+	// ASCII keys: byte order is the UTF-16 order RFC 8785 sorts by. The known keys are in that
+	// order already; the extra ones are merged in.
+	slices.Sort(extra)
+	out = append(out[:0], '{')
+	first := true
+	put := func(k string, v []byte) {
+		if !first {
+			out = append(out, ',')
+		}
+		first = false
+		out = appendCanonString(out, k)
+		out = append(out, ':')
+		out = append(out, v...)
+	}
+	x := 0
+	for i, k := range canonKeys {
+		for ; x < len(extra) && extra[x] < k; x++ {
+			v, good := canonRaw(bytes.TrimSpace(e.Extra[extra[x]]))
+			if !good {
+				return out, buf, false
+			}
+			put(extra[x], v)
+		}
+		if vals[i] != nil {
+			put(k, vals[i])
+		}
+	}
+	for ; x < len(extra); x++ {
+		v, good := canonRaw(bytes.TrimSpace(e.Extra[extra[x]]))
+		if !good {
+			return out, buf, false
+		}
+		put(extra[x], v)
+	}
+	return append(out, '}'), buf, true
+}
+
+// canonScratch holds the buffers EntryHash, EntryHMAC and HistoryLineBytes reuse, since a
+// verification canonicalizes every entry of the history and keeps none of the bytes.
+var canonScratch = sync.Pool{New: func() any { return new([2][]byte) }}
+
+// withCanonical calls use with e's canonical form (canonical, or with links the form of
+// HistoryLineBytes), in a reused buffer that use must not keep.
+func withCanonical(e HistoryEntry, links bool, use func([]byte)) error {
+	sc := canonScratch.Get().(*[2][]byte)
+	defer canonScratch.Put(sc)
+	out, buf, ok := appendFastCanonical(sc[0], sc[1], e, links)
+	if cap(out) <= 64<<10 && cap(buf) <= 64<<10 {
+		sc[0], sc[1] = out[:0], buf[:0]
+	}
+	if !ok {
+		var err error
+		if links {
+			out, err = canon.Marshal(e)
+		} else {
+			out, err = slowCanonical(e)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	use(out)
+	return nil
+}
+
+// canonKeys are HistoryEntry's known keys in RFC 8785 order, and ck* their indexes.
+var canonKeys = [...]string{
+	"causes", "hash", "head", "hmac", "inputs_sha256", "kind", "prev_hash", "retry_budget_after",
+	"retry_budget_before", "rules_sha256", "run_id", "started_at", "verdict",
+}
+
+const (
+	ckCauses = iota
+	ckHash
+	ckHead
+	ckHMAC
+	ckInputs
+	ckKind
+	ckPrev
+	ckAfter
+	ckBefore
+	ckRules
+	ckRunID
+	ckStarted
+	ckVerdict
+)
+
+// appendCanonString appends the RFC 8785 form of the ASCII string v: only ", \ and control
+// characters are escaped, with the short escapes where JSON has them, else \u00xx.
+func appendCanonString(dst []byte, v string) []byte {
+	dst = append(dst, '"')
+	plain := true
+	for i := 0; i < len(v) && plain; i++ {
+		plain = v[i] >= 0x20 && v[i] != '"' && v[i] != '\\'
+	}
+	if plain {
+		dst = append(dst, v...)
+		return append(dst, '"')
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch c {
+		case '"':
+			dst = append(dst, '\\', '"')
+		case '\\':
+			dst = append(dst, '\\', '\\')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			if c < 0x20 {
+				const hex = "0123456789abcdef"
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			} else {
+				dst = append(dst, c)
+			}
+		}
+	}
+	return append(dst, '"')
+}
+
+// canonRaw is appendCanonValue(nil, raw), remembered for the values a process meets again and
+// again (the causes of one failure repeated, each entry verified by several readers): the memo
+// is a pure function of the bytes, kept in memory only. The result must not be changed.
+func canonRaw(raw []byte) ([]byte, bool) {
+	if len(raw) > maxMemoValue {
+		return appendCanonValue(nil, raw)
+	}
+	canonMemo.Lock()
+	c, ok := canonMemo.m[string(raw)]
+	canonMemo.Unlock()
+	if ok {
+		return c.b, c.ok
+	}
+	b, good := appendCanonValue(nil, raw)
+	canonMemo.Lock()
+	if len(canonMemo.m) >= maxMemoValues {
+		clear(canonMemo.m)
+	}
+	canonMemo.m[string(raw)] = memoValue{b, good}
+	canonMemo.Unlock()
+	return b, good
+}
+
+// The memo of canonRaw: at most maxMemoValues values of at most maxMemoValue bytes each.
+const (
+	maxMemoValues = 4096
+	maxMemoValue  = 16 << 10
+)
+
+type memoValue struct {
+	b  []byte
+	ok bool
+}
+
+var canonMemo = struct {
+	sync.Mutex
+	m map[string]memoValue
+}{m: map[string]memoValue{}}
+
+// appendCanonValue appends the RFC 8785 form of the JSON value raw when raw is in the subset the
+// fast path handles: ASCII strings (escapes decoded, \u only below 0x80), integers of at most 15
+// digits, literals, arrays, and objects without repeated keys. ok is false otherwise, or when raw
+// is not exactly one JSON value.
+func appendCanonValue(dst, raw []byte) ([]byte, bool) {
+	s := &jsonScan{b: raw}
+	out, ok := s.canonValue(dst, 0)
+	if !ok {
+		return dst, false
+	}
+	s.ws()
+	if s.i != len(raw) {
+		return dst, false
+	}
+	return out, true
+}
+
+func (s *jsonScan) canonValue(dst []byte, depth int) ([]byte, bool) {
+	s.ws()
+	if s.i >= len(s.b) || depth > maxScanDepth {
+		return dst, false
+	}
+	switch c := s.b[s.i]; {
+	case c == '"':
+		v, ok := s.canonStringValue()
+		if !ok {
+			return dst, false
+		}
+		return appendCanonString(dst, v), true
+	case c == '[':
+		s.i++
+		dst = append(dst, '[')
+		s.ws()
+		if s.i < len(s.b) && s.b[s.i] == ']' {
+			s.i++
+			return append(dst, ']'), true
+		}
+		for n := 0; ; n++ {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			var ok bool
+			if dst, ok = s.canonValue(dst, depth+1); !ok {
+				return dst, false
+			}
+			s.ws()
+			if s.i >= len(s.b) {
+				return dst, false
+			}
+			switch s.b[s.i] {
+			case ',':
+				s.i++
+			case ']':
+				s.i++
+				return append(dst, ']'), true
+			default:
+				return dst, false
+			}
+		}
+	case c == '{':
+		s.i++
+		type kv struct {
+			key string
+			val []byte
+		}
+		var members []kv
+		s.ws()
+		if s.i < len(s.b) && s.b[s.i] == '}' {
+			s.i++
+			return append(dst, '{', '}'), true
+		}
+		for {
+			s.ws()
+			if s.i >= len(s.b) || s.b[s.i] != '"' {
+				return dst, false
+			}
+			k, ok := s.canonStringValue()
+			if !ok || slices.ContainsFunc(members, func(m kv) bool { return m.key == k }) {
+				return dst, false
+			}
+			s.ws()
+			if s.i >= len(s.b) || s.b[s.i] != ':' {
+				return dst, false
+			}
+			s.i++
+			v, ok := s.canonValue(nil, depth+1)
+			if !ok {
+				return dst, false
+			}
+			members = append(members, kv{k, v})
+			s.ws()
+			if s.i >= len(s.b) {
+				return dst, false
+			}
+			if s.b[s.i] == ',' {
+				s.i++
+				continue
+			}
+			if s.b[s.i] != '}' {
+				return dst, false
+			}
+			s.i++
+			break
+		}
+		slices.SortFunc(members, func(a, b kv) int { return strings.Compare(a.key, b.key) })
+		dst = append(dst, '{')
+		for n, m := range members {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendCanonString(dst, m.key)
+			dst = append(dst, ':')
+			dst = append(dst, m.val...)
+		}
+		return append(dst, '}'), true
+	case c == '-' || (c >= '0' && c <= '9'):
+		start := s.i
+		integer, ok := s.num()
+		if !ok || !integer {
+			return dst, false
+		}
+		n := s.b[start:s.i]
+		digits := bytes.TrimPrefix(n, []byte("-"))
+		if len(digits) > 15 || bytes.Equal(n, []byte("-0")) {
+			return dst, false
+		}
+		return append(dst, n...), true
+	default:
+		for _, lit := range []string{"true", "false", "null"} {
+			if bytes.HasPrefix(s.b[s.i:], []byte(lit)) {
+				s.i += len(lit)
+				return append(dst, lit...), true
+			}
+		}
+		return dst, false
+	}
+}
+
+// canonStringValue scans a string at s.i and returns its decoded value when it is ASCII: its raw
+// bytes below 0x80, and its \u escapes too.
+func (s *jsonScan) canonStringValue() (string, bool) {
+	raw, plain, ok := s.str()
+	if !ok || !isASCII(raw) {
+		return "", false
+	}
+	if plain {
+		return string(raw), true
+	}
+	out := make([]byte, 0, len(raw))
+	for j := 0; j < len(raw); j++ {
+		c := raw[j]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		j++
+		switch raw[j] {
+		case '"', '\\', '/':
+			out = append(out, raw[j])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r := 0
+			for _, h := range raw[j+1 : j+5] {
+				r = r<<4 | hexVal(h)
+			}
+			if r >= utf8.RuneSelf {
+				return "", false
+			}
+			out = append(out, byte(r))
+			j += 4
+		}
+	}
+	return string(out), true
+}
