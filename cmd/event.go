@@ -14,6 +14,7 @@ import (
 
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
 )
 
 func newEventCmd(g *globalOptions) *cobra.Command {
@@ -127,7 +128,7 @@ func refuseGateIdentity(agent, typ string, data json.RawMessage) error {
 				continue
 			}
 			var to string
-			if json.Unmarshal(m.value, &to) == nil && foldName(to) == "verified" {
+			if json.Unmarshal(m.value, &to) == nil && foldName(to) == string(vocab.Verified) {
 				return fmt.Errorf("a task_transition to verified is written only by geas gate, on a pass")
 			}
 		}

@@ -117,7 +117,7 @@ func supersededHistory(t Task, rec *record.Record) ([]string, int, error) {
 	runs := 0
 	for _, e := range rec.History() {
 		seen[e.Hash] = true
-		if e.Kind == "" || e.Kind == record.KindGateRun {
+		if e.IsGateRun() {
 			runs++
 		}
 	}

@@ -254,7 +254,7 @@ func revocationEntry(hist []record.HistoryEntry, rep *tiers.VerifyReport) (recor
 	}
 	revokes := ""
 	for i := len(hist) - 1; i >= 0; i-- {
-		if k := hist[i].Kind; (k == "" || k == record.KindGateRun) && hist[i].Verdict == "pass" {
+		if hist[i].IsGateRun() && hist[i].Verdict == "pass" {
 			revokes = hist[i].RunID
 			break
 		}
