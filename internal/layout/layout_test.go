@@ -94,9 +94,11 @@ func moduleImports(t *testing.T, goos string) map[string][]string {
 	t.Helper()
 	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"/...")
 	cmd.Env = append(os.Environ(), "GOOS="+goos)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("GOOS=%s go list: %v", goos, err)
+		t.Fatalf("GOOS=%s go list: %v: %s", goos, err, stderr.Bytes())
 	}
 	imports := map[string][]string{}
 	sc := bufio.NewScanner(bytes.NewReader(out))
