@@ -157,6 +157,11 @@ func (r *Record) Write(root *os.Root, name string) error {
 	if err != nil {
 		return err
 	}
+	// SPEC §10: nothing is written that a reader would refuse (a grant, an approval, a reset or a
+	// record add that would push record.json past what Load reads).
+	if n := int64(len(b)); n > limits.record {
+		return fmt.Errorf("write %s: nothing written: %w", name, &fsutil.TooLargeError{Name: name, Size: n, Limit: limits.record})
+	}
 	if err := r.writeSiblings(root, path.Dir(name)); err != nil {
 		return err
 	}
@@ -169,6 +174,10 @@ func (r *Record) Write(root *os.Root, name string) error {
 
 // MaxBytes is the largest record.json geas reads; a bigger one is refused before it is parsed.
 const MaxBytes = 64 << 20
+
+// limits are the read limits Write keeps to, so that nothing it writes is refused when read back;
+// tests lower them.
+var limits = struct{ record, history int64 }{MaxBytes, MaxHistoryBytes}
 
 // Load reads and parses the record at name (relative to root). A missing file is an error for which
 // errors.Is(err, fs.ErrNotExist) holds.

@@ -429,6 +429,9 @@ func (r *Record) writeSiblings(root *os.Root, dir string) error {
 		if err != nil {
 			return err
 		}
+		if n := int64(len(data)); n > limits.history {
+			return fmt.Errorf("write %s: nothing written: %w", hist, &fsutil.TooLargeError{Name: hist, Size: n, Limit: limits.history})
+		}
 		if err := fsutil.WriteFileAtomic(root, hist, data, 0o644); err != nil {
 			return err
 		}
@@ -441,6 +444,9 @@ func (r *Record) writeSiblings(root *os.Root, dir string) error {
 	}
 	if r.integration != nil && (r.store.integDirty || (r.store.legacy && !r.store.haveInteg)) {
 		data := append(bytes.Clone(r.store.integRaw), '\n')
+		if n := int64(len(data)); n > maxIntegrationBytes {
+			return fmt.Errorf("write %s: nothing written: %w", IntegrationFile, &fsutil.TooLargeError{Name: IntegrationFile, Size: n, Limit: maxIntegrationBytes})
+		}
 		if err := fsutil.WriteFileAtomic(root, path.Join(dir, IntegrationFile), data, 0o644); err != nil {
 			return err
 		}
@@ -456,6 +462,9 @@ func (r *Record) appendHistory(root *os.Root, name string, entries []HistoryEntr
 	data, err := historyLines(entries)
 	if err != nil {
 		return err
+	}
+	if n := r.store.valid + int64(len(data)); n > limits.history {
+		return fmt.Errorf("append %s: nothing written: %w", name, &fsutil.TooLargeError{Name: name, Size: n, Limit: limits.history})
 	}
 	if err := fsutil.BeforeWrite("append " + name); err != nil {
 		return fmt.Errorf("append %s: %w", name, err)

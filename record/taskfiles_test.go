@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/schemas"
 )
 
@@ -213,4 +216,51 @@ func TestAReaderWithoutTheLockSeesAWholeRun(t *testing.T) {
 		assert.Equal(t, last.Hash, named.Hash, "%d run(s) between the reads: gate_result is the latest run's", runs)
 		assert.Greater(t, calls, 1, "the record was read again")
 	}
+}
+
+// TestWriteNeverWritesWhatLoadRefuses (SPEC §2 invariant 9, §10): a write that would make
+// record.json or gate-history.jsonl larger than what Load reads writes nothing, whoever asks for
+// it (a record add, a grant, a reset), and the task still loads as it was.
+func TestWriteNeverWritesWhatLoadRefuses(t *testing.T) {
+	root, dir := openRoot(t)
+	name := "missions/m/tasks/t1/record.json"
+	r := New("t1", testNow)
+	writeRun(t, root, r, "gate-1", "fail")
+	task := filepath.Join(dir, "missions", "m", "tasks", "t1")
+	recBefore, err := os.ReadFile(filepath.Join(task, "record.json"))
+	require.NoError(t, err)
+	histBefore, err := os.ReadFile(filepath.Join(task, HistoryFile))
+	require.NoError(t, err)
+
+	saved := limits
+	t.Cleanup(func() { limits = saved })
+	limits.record = int64(len(recBefore)) + 100
+	limits.history = int64(len(histBefore)) + 100
+
+	big := fmt.Sprintf(`{"confidence":3,"summary":%q,"known_risks":[],"untested_paths":[]}`, strings.Repeat("x", 200))
+	require.NoError(t, r.SetSection("self_check", json.RawMessage(big), testNow))
+	err = r.Write(root, name)
+	var tooLarge *fsutil.TooLargeError
+	require.ErrorAs(t, err, &tooLarge, "record.json over the read limit")
+	assert.Equal(t, limits.record, tooLarge.Limit)
+	assert.Contains(t, err.Error(), "nothing written")
+
+	r2, err := Load(root, name)
+	require.NoError(t, err)
+	e, err := r2.Chain(HistoryEntry{Kind: KindGateRun, RunID: "gate-2", Verdict: "fail", RetryBudgetBefore: intp(3), RetryBudgetAfter: intp(3),
+		Extra: map[string]json.RawMessage{"note": json.RawMessage(strconv.Quote(strings.Repeat("y", 200)))}})
+	require.NoError(t, err)
+	require.NoError(t, r2.SetGateSections(json.RawMessage(`{"run_id":"gate-2","verdict":"fail","hash":"`+e.Hash+`"}`), append(r2.History(), e), testNow))
+	limits.record = saved.record
+	err = r2.Write(root, name)
+	require.ErrorAs(t, err, &tooLarge, "gate-history.jsonl over the read limit")
+	assert.Equal(t, limits.history, tooLarge.Limit)
+
+	recAfter, _ := os.ReadFile(filepath.Join(task, "record.json"))
+	histAfter, _ := os.ReadFile(filepath.Join(task, HistoryFile))
+	assert.Equal(t, recBefore, recAfter, "record.json is as it was")
+	assert.Equal(t, histBefore, histAfter, "gate-history.jsonl is as it was")
+	back, err := Load(root, name)
+	require.NoError(t, err)
+	assert.Len(t, back.History(), 1)
 }
