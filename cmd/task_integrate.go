@@ -1,15 +1,16 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/internal/git"
 	"github.com/geas-dev/geas/record"
 )
@@ -64,9 +65,16 @@ func runTaskIntegrate(c *cobra.Command, g *globalOptions, o taskIntegrateOptions
 		return fmt.Errorf("task %s: --commit %q: %w", t.task, o.commit, err)
 	}
 	now := time.Now()
-	name, rec, err := gate.LoadRecord(t.ref(), now)
-	if err != nil {
+	// An integration.json that cannot be read is replaced, not a dead end: this command is its writer.
+	name := t.dir + "/record.json"
+	rec, bad, err := record.LoadToReplaceIntegration(t.p.Geas, name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		rec = record.New(t.task, now)
+	case err != nil:
 		return err
+	case bad != nil:
+		fmt.Fprintf(g.stderr, "geas: task %s: replacing an integration.json that cannot be read: %v\n", t.task, bad)
 	}
 	if err := rec.SetIntegration(record.Integration{Status: o.status, Branch: o.branch, Commit: sha}, now); err != nil {
 		return err

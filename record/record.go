@@ -189,10 +189,23 @@ var limits = struct{ record, history int64 }{MaxBytes, MaxHistoryBytes}
 // up to loadRetries times: once the run's events are logged its record.json is written, so a read
 // after them sees it. What still lags after that is what the files hold, for the history check to
 // report.
-func Load(root *os.Root, name string) (*Record, error) {
-	r, err := loadOnce(root, name)
+func Load(root *os.Root, name string) (*Record, error) { return load(root, name, false) }
+
+// LoadToReplaceIntegration is Load for geas task integrate, which writes integration.json whole:
+// an integration.json that cannot be read or parsed is not loaded (its problem is returned as
+// bad), so that the command can replace it; every other file is read as Load reads it.
+func LoadToReplaceIntegration(root *os.Root, name string) (r *Record, bad error, err error) {
+	r, err = load(root, name, true)
+	if r != nil {
+		bad = r.store.badInteg
+	}
+	return r, bad, err
+}
+
+func load(root *os.Root, name string, replaceInteg bool) (*Record, error) {
+	r, err := loadOnce(root, name, replaceInteg)
 	for i := 0; err == nil && i < loadRetries && r.resultLags(); i++ {
-		r, err = loadOnce(root, name)
+		r, err = loadOnce(root, name, replaceInteg)
 	}
 	return r, err
 }
@@ -225,7 +238,7 @@ func (r *Record) resultLags() bool {
 // moment a writer's run can fall into.
 var afterRecordRead func()
 
-func loadOnce(root *os.Root, name string) (*Record, error) {
+func loadOnce(root *os.Root, name string, replaceInteg bool) (*Record, error) {
 	if err := fsutil.CheckName(name); err != nil {
 		return nil, fmt.Errorf("load record: %w", err)
 	}
@@ -236,7 +249,7 @@ func loadOnce(root *os.Root, name string) (*Record, error) {
 	}
 	if errors.Is(err, fs.ErrNotExist) && path.Base(name) == "record.json" {
 		// record.json deleted while the history is there: the history is still the task's.
-		return loadWithoutRecord(root, name, err)
+		return loadWithoutRecord(root, name, err, replaceInteg)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load record: %w", err)
@@ -246,6 +259,7 @@ func loadOnce(root *os.Root, name string) (*Record, error) {
 		return nil, err
 	}
 	if path.Base(name) == "record.json" {
+		r.store.replaceInteg = replaceInteg
 		if err := r.loadSiblings(root, path.Dir(name)); err != nil {
 			return nil, err
 		}

@@ -56,6 +56,9 @@ type taskFiles struct {
 	// record.json still held the one before it (a run between its commit point and its record
 	// write, or killed there); the next locked Write puts it in record.json.
 	resultPending bool
+	// replaceInteg: LoadToReplaceIntegration; badInteg is then why integration.json was not read.
+	replaceInteg bool
+	badInteg     error
 }
 
 // loadSiblings reads gate-history.jsonl and integration.json from dir. Each file, when present,
@@ -77,16 +80,21 @@ func (r *Record) loadSiblings(root *os.Root, dir string) error {
 	}
 	integ := path.Join(dir, IntegrationFile)
 	data, err = fsutil.ReadLimited(root, integ, maxIntegrationBytes)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return fmt.Errorf("load %s: %w", integ, err)
-	default:
-		in, raw, err := ParseIntegration(integ, data)
-		if err != nil {
-			return err
+	if err == nil {
+		var in *Integration
+		var raw json.RawMessage
+		if in, raw, err = ParseIntegration(integ, data); err == nil {
+			r.integration, r.store.integRaw, r.store.haveInteg = in, raw, true
 		}
-		r.integration, r.store.integRaw, r.store.haveInteg = in, raw, true
+	} else {
+		err = fmt.Errorf("load %s: %w", integ, err)
+	}
+	switch {
+	case err == nil, errors.Is(err, fs.ErrNotExist):
+	case r.store.replaceInteg:
+		r.store.badInteg = err // geas task integrate replaces it
+	default:
+		return err
 	}
 	return r.adoptPendingResult(root, dir)
 }
@@ -166,7 +174,7 @@ func (r *Record) ResultPending() bool { return r.store.resultPending }
 // integration file is there, the record is a new one carrying them (the history is still the
 // task's, and a gate run appends to it rather than starting a chain over it); otherwise the
 // error is notExist's.
-func loadWithoutRecord(root *os.Root, name string, notExist error) (*Record, error) {
+func loadWithoutRecord(root *os.Root, name string, notExist error, replaceInteg bool) (*Record, error) {
 	dir := path.Dir(name)
 	_, herr := root.Lstat(path.Join(dir, HistoryFile))
 	_, ierr := root.Lstat(path.Join(dir, IntegrationFile))
@@ -175,6 +183,7 @@ func loadWithoutRecord(root *os.Root, name string, notExist error) (*Record, err
 	}
 	r := New(path.Base(dir), time.Now())
 	r.file = name
+	r.store.replaceInteg = replaceInteg
 	if err := r.loadSiblings(root, dir); err != nil {
 		return nil, err
 	}
