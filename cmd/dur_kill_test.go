@@ -28,6 +28,7 @@ type durState struct {
 	GateResult string
 	Events     []string
 	Decisions  []string
+	Pinned     string // rules_sha256 of contract.pinned.json, when it is there
 }
 
 // readDurState reads the task's state from its files, as a user would after the fact.
@@ -91,6 +92,13 @@ func readDurState(t *testing.T, dir string) durState {
 		}
 		require.NoError(t, sc.Err())
 		f.Close()
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, taskDir, "contract.pinned.json")); err == nil {
+		var pin struct {
+			RulesSHA256 string `json:"rules_sha256"`
+		}
+		require.NoError(t, json.Unmarshal(b, &pin), "contract.pinned.json must parse after any kill")
+		st.Pinned = pin.RulesSHA256
 	}
 	entries, _ := os.ReadDir(filepath.Join(dir, ".geas", "missions", "m1", "decisions", "pending"))
 	for _, e := range entries {
@@ -163,6 +171,12 @@ func durScenarios() []durScenario {
 			code, out := runGeas(t, dir, nil, "gate", "--task", "t1")
 			require.Equal(t, 1, code, out)
 		}, []string{"task", "budget", "grant", "--task", "t1", "--retries", "2", "--by", "orchestration-authority", "--reason", "test: one more try"}, 0},
+		{"task approve: new rules pinned after a run pinned the old", func(t *testing.T, dir string) {
+			lastRetry(t, dir)
+			code, out := runGeas(t, dir, nil, "gate", "--task", "t1")
+			require.Equal(t, 1, code, out)
+			editContract(t, dir, func(c map[string]any) { c["eval_commands"] = []any{"exit 1", "true"} })
+		}, []string{"task", "approve", "--task", "t1", "--by", "orchestration-authority", "--reason", "test: new rules"}, 0},
 	}
 }
 
@@ -197,7 +211,7 @@ func durRuns(t *testing.T, sc durScenario) (fresh func() string, noRun, withRun 
 }
 
 // TestNothingIsLostAtAnyKillPoint (SPEC §2.6, §7.3, issue 10): the gate (a fail that spends the
-// last retry and escalates, and a pass), gate verify --apply and task budget grant are SIGKILLed
+// last retry and escalates, and a pass), gate verify --apply, task budget grant and task approve are SIGKILLed
 // at every durable write step in turn (a test hook of this binary, before the write). After one
 // more command on the task, the state — contract status, history, gate_result, events, pending
 // decisions — is exactly an uninterrupted run's when the kill came after the commit point (the

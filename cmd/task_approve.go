@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/geas-dev/geas/internal/jsonobj"
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 )
@@ -81,8 +81,11 @@ func runTaskApprove(c *cobra.Command, g *globalOptions, o taskApproveOptions) er
 	if err != nil {
 		return err
 	}
-	data := fmt.Appendf(nil, `{"by":%s,"reason":%s,"rules_sha256":%s}`, jsonobj.String(o.by), jsonobj.String(o.reason), jsonobj.String(in.RulesSHA256))
-	if err := record.AppendEvent(t.p.Geas, record.Event{EventType: "rules_approval", MissionID: t.mission, TaskID: t.task, Agent: o.by, Data: data}); err != nil {
+	ev, err := gate.ApprovalEvent(t.mission, t.task, entry)
+	if err != nil {
+		return err
+	}
+	if err := record.AppendEvent(t.p.Geas, ev); err != nil {
 		return err
 	}
 	out := map[string]any{"mission_id": t.mission, "task_id": t.task, "by": o.by, "reason": o.reason,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/internal/fsutil"
+	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
@@ -23,13 +24,15 @@ const maxResultBytes = record.MaxBytes
 // (SPEC §7.3): after a crash, or a write that failed after the commit point, the next command
 // that takes the task's lock calls it first. The caller holds the lock. For a gate run it writes
 // gate_result, the transition, the pending decision and the events that are missing; for a
-// revocation its transition and events; for a budget grant or a history reset its event. Every
+// revocation its transition and events; for a budget grant or a history reset its event; for a rules
+// approval its pinned copy (when the rules are still those it approved) and its event. Every
 // write is keyed by the entry (its hash, or the run id of events logged without one), so
 // Complete run twice writes nothing the second time. A torn last line of the history is cut
 // first. It builds on nothing that does not verify: a history whose chain (or, with the key,
 // whose signatures) fail is left to the gate's history check, and a result.json that does not
 // match its entry is not used. It returns what it did, as notes.
-func Complete(geas *os.Root, mission, task, taskDir string, now time.Time) ([]string, error) {
+func Complete(p *project.Project, mission, task, taskDir string, now time.Time) ([]string, error) {
+	geas := p.Geas
 	name := taskDir + "/record.json"
 	rec, err := record.Load(geas, name)
 	if err != nil {
@@ -53,7 +56,7 @@ func Complete(geas *os.Root, mission, task, taskDir string, now time.Time) ([]st
 	if err != nil {
 		return notes, nil // the events cannot be read: nothing can be told missing
 	}
-	c := &completion{geas: geas, mission: mission, task: task, taskDir: taskDir, name: name, rec: rec, keys: keys, now: now}
+	c := &completion{p: p, geas: geas, mission: mission, task: task, taskDir: taskDir, name: name, rec: rec, keys: keys, now: now}
 	last := hist[len(hist)-1]
 	switch last.Kind {
 	case "", record.KindGateRun:
@@ -64,11 +67,14 @@ func Complete(geas *os.Root, mission, task, taskDir string, now time.Time) ([]st
 		err = c.grant(last)
 	case record.KindHistoryReset:
 		err = c.reset(last)
+	case record.KindApproval:
+		err = c.approval(last)
 	}
 	return append(notes, c.notes...), err
 }
 
 type completion struct {
+	p                      *project.Project
 	geas                   *os.Root
 	mission, task, taskDir string
 	name                   string
@@ -107,6 +113,12 @@ func (c *completion) result(e record.HistoryEntry) (*tiers.Result, json.RawMessa
 
 // gateRun completes a recorded gate run.
 func (c *completion) gateRun(e record.HistoryEntry) error {
+	// The task's first recorded run pins the rules it read (SPEC §4.4): its copy, if it is missing.
+	if pin, ok := record.PinnedRules(c.rec); ok && pin.Entry.Hash == e.Hash && e.RulesSHA256 != "" {
+		if err := c.pin(e, "gate run "+e.RunID); err != nil {
+			return err
+		}
+	}
 	res, raw, ok := c.result(e)
 	if !ok {
 		return nil // a run recorded by an earlier version, or whose result is gone: nothing to derive from
@@ -366,5 +378,52 @@ func (c *completion) reset(e record.HistoryEntry) error {
 		return fmt.Errorf("complete the history reset: %w", err)
 	}
 	c.note("logged the history_reset event of entry %.12s", e.Hash)
+	return nil
+}
+
+// ApprovalEvent is the rules_approval event of the approval entry e, naming it by hash.
+func ApprovalEvent(mission, task string, e record.HistoryEntry) (record.Event, error) {
+	by := extraString(e, "by")
+	data, err := json.Marshal(struct {
+		By          string `json:"by"`
+		Reason      string `json:"reason"`
+		RulesSHA256 string `json:"rules_sha256"`
+		Hash        string `json:"hash"`
+	}{by, extraString(e, "reason"), e.RulesSHA256, e.Hash})
+	if err != nil {
+		return record.Event{}, err
+	}
+	return record.Event{EventType: "rules_approval", MissionID: mission, TaskID: task, Agent: by, Data: data}, nil
+}
+
+// approval completes a recorded rules approval: the pinned copy, and its event.
+func (c *completion) approval(e record.HistoryEntry) error {
+	if err := c.pin(e, "approval by "+extraString(e, "by")); err != nil {
+		return err
+	}
+	if c.keys.Has("rules_approval", e.Hash, "") {
+		return nil
+	}
+	ev, err := ApprovalEvent(c.mission, c.task, e)
+	if err != nil {
+		return err
+	}
+	if err := record.AppendEvent(c.geas, ev); err != nil {
+		return fmt.Errorf("complete the rules approval: %w", err)
+	}
+	c.note("logged the rules_approval event of entry %.12s", e.Hash)
+	return nil
+}
+
+// pin writes the pinned copy of the rules the entry e pinned, when it is missing and the rules are
+// still those (tiers.CompletePin); by is what the copy says pinned them.
+func (c *completion) pin(e record.HistoryEntry, by string) error {
+	wrote, err := tiers.CompletePin(c.p, c.mission, c.task, c.taskDir, e.RulesSHA256, by, c.now)
+	if err != nil {
+		return fmt.Errorf("complete the pin of entry %.12s: write %s: %w", e.Hash, tiers.PinnedFile, err)
+	}
+	if wrote {
+		c.note("wrote %s, the rules entry %.12s pinned", tiers.PinnedFile, e.Hash)
+	}
 	return nil
 }

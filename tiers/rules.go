@@ -14,6 +14,7 @@ import (
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/internal/canon"
 	"github.com/geas-dev/geas/internal/fsutil"
+	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 )
 
@@ -113,6 +114,20 @@ func Approve(in *Input, by, reason string, now time.Time) (record.HistoryEntry, 
 		return entry, fmt.Errorf("write %s: %w", PinnedFile, err)
 	}
 	return entry, nil
+}
+
+// CompletePin writes the pinned copy of an approval cut short (SPEC §7.3) when the copy on disk
+// does not hold the rules with digest want and the task's rules are, now, exactly those; it
+// reports whether it wrote. Rules that changed since are not pinned under an approval of others.
+func CompletePin(p *project.Project, mission, task, taskDir, want, by string, now time.Time) (bool, error) {
+	if _, why := readPinned(p.Geas, taskDir, want); why == "" {
+		return false, nil
+	}
+	in := Gather(p, mission, task, taskDir)
+	if in.Rules == nil || in.RulesSHA256 != want {
+		return false, nil
+	}
+	return true, WritePinned(in, by, now)
 }
 
 // readPinned returns the rules of contract.pinned.json when its rules digest to want; otherwise
