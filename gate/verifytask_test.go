@@ -1,4 +1,4 @@
-package tiers
+package gate
 
 import (
 	"encoding/json"
