@@ -147,10 +147,10 @@ func (g *globalOptions) mcpEvaluate(ctx context.Context, in mcpTaskArgs) (*mcp.C
 
 // mcpVerifyOutput is the result of geas_gate_verify.
 type mcpVerifyOutput struct {
-	MissionID string                `json:"mission_id"`
-	OK        bool                  `json:"ok"` // no task is revoked or tampered
+	MissionID string               `json:"mission_id"`
+	OK        bool                 `json:"ok"` // no task is revoked or tampered
 	Tasks     []*gate.VerifyReport `json:"tasks"`
-	Skipped   []mcpSkippedTask      `json:"skipped"`
+	Skipped   []mcpSkippedTask     `json:"skipped"`
 }
 
 // mcpSkippedTask is a task verify does not apply to: the gate has not passed it.

@@ -57,12 +57,11 @@ func (f *fixture) path(rel string) string { return f.Path(rel) }
 func taskFile(name string) string         { return tierstest.TaskFile(name) }
 func history(m map[string]any) []any      { return tierstest.History(m) }
 
-func (f *fixture) write(rel, content string)                    { f.t.Helper(); f.Write(rel, content) }
-func (f *fixture) remove(rel string)                            { f.t.Helper(); f.Remove(rel) }
-func (f *fixture) read(rel string) []byte                       { f.t.Helper(); return f.Read(rel) }
-func (f *fixture) editJSON(rel string, fn func(map[string]any)) { f.t.Helper(); f.EditJSON(rel, fn) }
-func (f *fixture) contract(fn func(map[string]any))             { f.t.Helper(); f.Contract(fn) }
-func (f *fixture) record(fn func(map[string]any))               { f.t.Helper(); f.Record(fn) }
+func (f *fixture) write(rel, content string)        { f.t.Helper(); f.Write(rel, content) }
+func (f *fixture) remove(rel string)                { f.t.Helper(); f.Remove(rel) }
+func (f *fixture) read(rel string) []byte           { f.t.Helper(); return f.Read(rel) }
+func (f *fixture) contract(fn func(map[string]any)) { f.t.Helper(); f.Contract(fn) }
+func (f *fixture) record(fn func(map[string]any))   { f.t.Helper(); f.Record(fn) }
 func (f *fixture) evidence(name string, fn func(map[string]any)) {
 	f.t.Helper()
 	f.Evidence(name, fn)
