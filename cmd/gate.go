@@ -97,5 +97,5 @@ func runGate(c *cobra.Command, g *globalOptions, o gateOptions) error {
 	if err := g.writeGate([]*tiers.Result{res}); err != nil {
 		return err
 	}
-	return &exitError{code: tiers.ExitCode(res), silent: true}
+	return &exitError{code: gate.ExitCode(res), silent: true}
 }

@@ -309,7 +309,7 @@ func hookNextAction(res *tiers.Result) string {
 		return "resolve_block: supply what is missing (no retry spent)"
 	case tiers.NextInvestigateErr:
 		return "investigate_error: the gate could not decide; fix the cause (no retry spent; 3 errors in a row with one cause block the task)"
-	case tiers.NextRevoke:
+	case gate.NextRevoke:
 		return fmt.Sprintf("revoke: the pass no longer holds; geas gate verify --apply --task %s records that (and moves a verified task back), then fix the causes", res.TaskID)
 	}
 	return res.NextAction

@@ -147,10 +147,10 @@ func (g *globalOptions) mcpEvaluate(ctx context.Context, in mcpTaskArgs) (*mcp.C
 
 // mcpVerifyOutput is the result of geas_gate_verify.
 type mcpVerifyOutput struct {
-	MissionID string                `json:"mission_id"`
-	OK        bool                  `json:"ok"` // no task is revoked or tampered
-	Tasks     []*tiers.VerifyReport `json:"tasks"`
-	Skipped   []mcpSkippedTask      `json:"skipped"`
+	MissionID string               `json:"mission_id"`
+	OK        bool                 `json:"ok"` // no task is revoked or tampered
+	Tasks     []*gate.VerifyReport `json:"tasks"`
+	Skipped   []mcpSkippedTask     `json:"skipped"`
 }
 
 // mcpSkippedTask is a task verify does not apply to: the gate has not passed it.
@@ -161,7 +161,7 @@ type mcpSkippedTask struct {
 
 func (g *globalOptions) mcpVerify(ctx context.Context, in mcpVerifyArgs) (*mcp.CallToolResult, any, error) {
 	var p *project.Project
-	out := mcpVerifyOutput{OK: true, Tasks: []*tiers.VerifyReport{}, Skipped: []mcpSkippedTask{}}
+	out := mcpVerifyOutput{OK: true, Tasks: []*gate.VerifyReport{}, Skipped: []mcpSkippedTask{}}
 	if in.Task != "" {
 		t, err := g.openTask(in.Mission, in.Task)
 		if err != nil {
@@ -204,9 +204,9 @@ func mcpVerifyText(out mcpVerifyOutput) string {
 	var text strings.Builder
 	for _, rep := range out.Tasks {
 		switch rep.Status {
-		case tiers.VerifyIntact:
+		case gate.VerifyIntact:
 			fmt.Fprintf(&text, "%s intact (%s)\n", rep.TaskID, rep.State)
-		case tiers.VerifyRevoked:
+		case gate.VerifyRevoked:
 			fmt.Fprintf(&text, "%s revoked (%s): the pass no longer holds\n", rep.TaskID, rep.State)
 			for _, c := range rep.Causes {
 				fmt.Fprintf(&text, "  %s (check %s): %s\n", c.Code, c.Check, c.Detail)

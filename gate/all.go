@@ -215,7 +215,7 @@ func summarize(tasks []*MissionTask, minRate float64) Overall {
 		case t.Outcome == OutcomeNotReady:
 			worst = max(worst, vocab.VerdictBlock.ExitCode())
 		case t.Result != nil && !t.Verdict.IsPass():
-			worst = max(worst, tiers.ExitCode(t.Result))
+			worst = max(worst, ExitCode(t.Result))
 		}
 		ov.Counted++
 	}

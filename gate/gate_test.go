@@ -68,7 +68,7 @@ func TestStandInResultsNeverPass(t *testing.T) {
 		assert.Equal(t, code, res.Causes[0].Code)
 		assert.Equal(t, tiers.StatusError, res.TierResults["tier_0"].Status, code)
 		assert.Equal(t, tiers.StatusSkipped, res.TierResults["tier_1"].Status, code)
-		assert.Equal(t, 3, tiers.ExitCode(res), code)
+		assert.Equal(t, 3, ExitCode(res), code)
 		_, err := res.JSON()
 		assert.NoError(t, err, "%s: the stand-in is a valid result document", code)
 	}

@@ -50,7 +50,7 @@ func Lock(ctx context.Context, t Task) (*fsutil.Lock, []string, error) {
 
 // Run runs the gate once on a task: under the task lock unless o.DryRun, evaluation, budget, and
 // (unless o.DryRun) the writes of SPEC §7. A task whose state is verified or passed is re-checked
-// instead (tiers.Recheck, still under the lock), which writes nothing whatever o.DryRun says. An
+// instead (Recheck, still under the lock), which writes nothing whatever o.DryRun says. An
 // error means the gate could not run at all (exit 3), for instance tiers.ErrInterrupted;
 // verdicts, even error, come back as results.
 func Run(ctx context.Context, t Task, o Options) (*tiers.Result, error) {
@@ -74,7 +74,7 @@ func Run(ctx context.Context, t Task, o Options) (*tiers.Result, error) {
 func run(ctx context.Context, t Task, o Options) (*tiers.Result, error) {
 	p := t.Project
 	if k, err := contract.Load(p.Geas, t.Dir+"/contract.json"); err == nil && k.TaskID == t.ID && k.Status.IsFinished() {
-		return tiers.Recheck(ctx, p, t.Mission, t.ID, t.Dir) // SPEC §7.2: writes nothing
+		return Recheck(ctx, p, t.Mission, t.ID, t.Dir) // SPEC §7.2: writes nothing
 	}
 	start := time.Now()
 	in := tiers.Gather(p, t.Mission, t.ID, t.Dir)

@@ -28,7 +28,7 @@ type Verification struct {
 
 // Verified is a task's report, with what Revoke did about it.
 type Verified struct {
-	*tiers.VerifyReport
+	*VerifyReport
 	Applied *Revocation `json:"applied,omitempty"`
 }
 
@@ -80,7 +80,7 @@ func Verify(ctx context.Context, p *project.Project, mission, task string, apply
 			continue
 		}
 		vt, err := verifyOne(ctx, Task{Project: p, Mission: mission, ID: tg.id, Dir: tg.dir}, apply)
-		var np *tiers.NotPassedError
+		var np *NotPassedError
 		switch {
 		case errors.As(err, &np):
 			out.Skipped = append(out.Skipped, Skipped{tg.id, skipReason(np)})
@@ -91,11 +91,11 @@ func Verify(ctx context.Context, p *project.Project, mission, task string, apply
 			return nil, fmt.Errorf("verify task %s: %w", tg.id, err)
 		}
 		switch vt.Status {
-		case tiers.VerifyIntact:
+		case VerifyIntact:
 			out.Intact++
-		case tiers.VerifyRevoked:
+		case VerifyRevoked:
 			out.Revoked++
-		case tiers.VerifyTampered:
+		case VerifyTampered:
 			out.Tampered++
 		}
 		out.Tasks = append(out.Tasks, vt)
@@ -153,12 +153,12 @@ func listTargets(p *project.Project, mission string) ([]target, []Skipped, error
 
 // unreadableReport is the report of an entry that cannot be read as a task: it is counted as
 // tampered (something that is not the gate's layout stands where a task would be), never skipped.
-func unreadableReport(mission string, tg target) *tiers.VerifyReport {
-	return &tiers.VerifyReport{MissionID: mission, TaskID: tg.id, Status: tiers.VerifyTampered,
+func unreadableReport(mission string, tg target) *VerifyReport {
+	return &VerifyReport{MissionID: mission, TaskID: tg.id, Status: VerifyTampered,
 		Problems: []string{"cannot be read as a task, so its records cannot be verified: " + tg.problem}}
 }
 
-func skipReason(np *tiers.NotPassedError) string {
+func skipReason(np *NotPassedError) string {
 	reason := "state " + np.State + ", not verified or passed"
 	if np.State == "" {
 		reason = "contract.json cannot be read and the history holds no pass"
@@ -174,29 +174,29 @@ func verifyOne(ctx context.Context, t Task, apply bool) (Verified, error) {
 	if apply {
 		return Revoke(ctx, t)
 	}
-	rep, err := tiers.VerifyTask(ctx, t.Project, t.Mission, t.ID, t.Dir)
+	rep, err := VerifyTask(ctx, t.Project, t.Mission, t.ID, t.Dir)
 	return Verified{VerifyReport: rep}, err
 }
 
 // Revoke verifies one task and, when its pass no longer holds, records the revocation (geas gate
 // verify --apply): it holds the task lock across the verification and the writes, so what is
 // recorded is what was verified. Tampered records are never changed. An error wrapping
-// tiers.ErrNotPassed means the task has no pass to revoke.
+// ErrNotPassed means the task has no pass to revoke.
 func Revoke(ctx context.Context, t Task) (Verified, error) {
 	lock, _, err := Lock(ctx, t) // SPEC §7.3: a revocation (or a run) cut short is completed first
 	if err != nil {
 		return Verified{}, err
 	}
 	defer lock.Unlock()
-	rep, err := tiers.VerifyTask(ctx, t.Project, t.Mission, t.ID, t.Dir)
+	rep, err := VerifyTask(ctx, t.Project, t.Mission, t.ID, t.Dir)
 	if err != nil {
 		return Verified{}, err
 	}
 	vt := Verified{VerifyReport: rep}
 	switch rep.Status {
-	case tiers.VerifyTampered:
+	case VerifyTampered:
 		vt.Applied = &Revocation{Note: "tampered records are never changed by --apply: investigate them"}
-	case tiers.VerifyRevoked:
+	case VerifyRevoked:
 		vt.Applied, err = applyRevocation(t, rep, time.Now())
 	}
 	return vt, err
@@ -206,7 +206,7 @@ func Revoke(ctx context.Context, t Task) (Verified, error) {
 // caller holds the task lock. Writes go record, contract, events, each atomic, as a gate run's do
 // (tiers.Apply): the entry appended is the commit point (SPEC §7.3), and what fails after it is a
 // note, completed by the next command on the task (Complete).
-func applyRevocation(t Task, rep *tiers.VerifyReport, now time.Time) (*Revocation, error) {
+func applyRevocation(t Task, rep *VerifyReport, now time.Time) (*Revocation, error) {
 	res := rep.Result
 	recName := t.Dir + "/record.json"
 	rec, err := record.Load(t.Project.Geas, recName)
@@ -246,7 +246,7 @@ func applyRevocation(t Task, rep *tiers.VerifyReport, now time.Time) (*Revocatio
 
 // revocationEntry is the history entry of a revocation: the fresh run's verdict, causes and
 // inputs, the state revoked, and the run id of the pass it revokes.
-func revocationEntry(hist []record.HistoryEntry, rep *tiers.VerifyReport) (record.HistoryEntry, error) {
+func revocationEntry(hist []record.HistoryEntry, rep *VerifyReport) (record.HistoryEntry, error) {
 	res := rep.Result
 	causes, err := json.Marshal(rep.Causes)
 	if err != nil {
@@ -297,7 +297,7 @@ func moveBack(t Task, from vocab.State, now time.Time) (*tiers.Transition, []str
 
 // logRevocation logs the revocation event and, when the task moved, its task_transition event.
 // An event that cannot be logged is a note: the next command on the task logs it.
-func logRevocation(t Task, rep *tiers.VerifyReport, entry record.HistoryEntry, moved *tiers.Transition) (string, error) {
+func logRevocation(t Task, rep *VerifyReport, entry record.HistoryEntry, moved *tiers.Transition) (string, error) {
 	ev, err := RevocationEvent(rep.MissionID, rep.TaskID, entry, rep.State)
 	if err != nil {
 		return "", err

@@ -46,10 +46,10 @@ func recordedVerify(t *testing.T) *Verify {
 	v := &Verify{Verification: &gate.Verification{Intact: 1, Revoked: 1, Tampered: 1,
 		Skipped: []gate.Skipped{{TaskID: "t9", Reason: "state implementing: not verified or passed: nothing to verify"}}}, ID: "m1", Apply: true}
 	v.Tasks = []gate.Verified{
-		{VerifyReport: &tiers.VerifyReport{MissionID: "m1", TaskID: "t2", State: "verified", Status: tiers.VerifyIntact, Result: results[1]}},
-		{VerifyReport: &tiers.VerifyReport{MissionID: "m1", TaskID: "t1", State: "verified", Status: tiers.VerifyRevoked, Causes: results[0].Causes, Result: results[0]},
+		{VerifyReport: &gate.VerifyReport{MissionID: "m1", TaskID: "t2", State: "verified", Status: gate.VerifyIntact, Result: results[1]}},
+		{VerifyReport: &gate.VerifyReport{MissionID: "m1", TaskID: "t1", State: "verified", Status: gate.VerifyRevoked, Causes: results[0].Causes, Result: results[0]},
 			Applied: &gate.Revocation{Recorded: true, Hash: "0123456789abcdef0123", Transition: &tiers.Transition{From: "verified", To: "integrated"}, Note: "the revoked event was not logged (disk full): the next command on the task logs it"}},
-		{VerifyReport: &tiers.VerifyReport{MissionID: "m1", TaskID: "t3", State: "passed", Status: tiers.VerifyTampered, Problems: []string{"entry 2: hash abc != recorded def", "gate_result is not the last run"}},
+		{VerifyReport: &gate.VerifyReport{MissionID: "m1", TaskID: "t3", State: "passed", Status: gate.VerifyTampered, Problems: []string{"entry 2: hash abc != recorded def", "gate_result is not the last run"}},
 			Applied: &gate.Revocation{Note: "tampered records are never changed by --apply: investigate them"}},
 	}
 	return v

@@ -22,11 +22,11 @@ func writeVerifyText(w io.Writer, out *Verify) {
 	mission, apply := out.ID, out.Apply
 	for _, t := range out.Tasks {
 		switch t.Status {
-		case tiers.VerifyIntact:
+		case gate.VerifyIntact:
 			fmt.Fprintf(w, "intact %s\n", t.TaskID)
-		case tiers.VerifyRevoked:
+		case gate.VerifyRevoked:
 			fmt.Fprintf(w, "revoked %s: %s\n", t.TaskID, causesText(t.Causes))
-		case tiers.VerifyTampered:
+		case gate.VerifyTampered:
 			fmt.Fprintf(w, "tampered %s: %s\n", t.TaskID, strings.Join(t.Problems, "; "))
 		}
 		if a := t.Applied; a != nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -158,36 +157,6 @@ func TestNextRunID(t *testing.T) {
 	assert.Equal(t, "gate-1", NextRunID(nil))
 	assert.Equal(t, "gate-1", NextRunID(withHistory(t)))
 	assert.Equal(t, "gate-3", NextRunID(withHistory(t, gateRun("fail", 2, "x"), grant(3), gateRun("block", 3, "y"))), "grants are not runs")
-}
-
-// events reads the event types of .geas/state/events.jsonl.
-func (f *fixture) events() []string {
-	f.t.Helper()
-	b, err := os.ReadFile(f.path(".geas/state/events.jsonl"))
-	if os.IsNotExist(err) {
-		return nil
-	}
-	require.NoError(f.t, err)
-	var types []string
-	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var ev struct {
-			EventType string `json:"event_type"`
-			Agent     string `json:"agent"`
-		}
-		require.NoError(f.t, json.Unmarshal([]byte(line), &ev))
-		assert.Equal(f.t, "geas-gate", ev.Agent)
-		types = append(types, ev.EventType)
-	}
-	return types
-}
-
-func (f *fixture) status() string {
-	f.t.Helper()
-	var c struct {
-		Status string `json:"status"`
-	}
-	require.NoError(f.t, json.Unmarshal(f.read(taskFile("contract.json")), &c))
-	return c.Status
 }
 
 func TestApplyPass(t *testing.T) {

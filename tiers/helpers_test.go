@@ -2,15 +2,9 @@ package tiers
 
 import (
 	"encoding/json"
-	"errors"
-	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -18,354 +12,72 @@ import (
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/internal/fsutil"
+	"github.com/geas-dev/geas/internal/tierstest"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
 
 // testNow is the fixed clock of every test that stamps something.
-var testNow = time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
+var testNow = tierstest.Now
 
 const (
-	testMission = "m1"
-	testTask    = "t1"
-	testTaskDir = "missions/m1/tasks/t1" // relative to .geas
+	testMission = tierstest.Mission
+	testTask    = tierstest.Task
+	testTaskDir = tierstest.TaskDir // relative to .geas
 )
 
 // ---------------------------------------------------------------------------------------------
 // Fixture: a real project on disk, read by Gather and judged by Evaluate.
 
-// fixture is a copy of testdata/example in a temporary directory, with the greeter sources the
-// example task describes, and (optionally) a git repository holding them.
+// fixture is the example project of internal/tierstest (task t1 of mission m1, passing the gate),
+// with the runs of tiers on top: gather, evaluate, gate. The lower-case methods below are
+// tierstest's, so that the tests here read as they did when the fixture lived in this file.
 type fixture struct {
-	t    *testing.T
-	dir  string // absolute project root
-	home string // HOME of git, outside the project
+	*tierstest.Fixture
+	t   *testing.T
+	dir string // absolute project root
 }
 
-// newFixture makes the example task of testdata/example (task t1 of mission m1: add --verbose to
-// the greeter) in a temporary directory, such that it passes the gate. Unlike the shared example it
-// has no eval commands (tests that are about tier 1 add them: a process costs more than the rest
-// of a run). With git, everything is committed on branch main with a fixed author and date. The
-// project is copied from a template built once per test binary, so that a fixture costs a file copy
-// rather than a handful of git processes.
+// newFixture makes the example task in a temporary directory (tierstest.New), with a git
+// repository when withGit.
 func newFixture(t *testing.T, withGit bool) *fixture {
 	t.Helper()
-	tmpl := exampleTemplate(t)
-	f := &fixture{t: t, dir: t.TempDir(), home: t.TempDir()}
-	require.NoError(t, copyTree(tmpl, f.dir, withGit))
-	return f
-}
-
-var (
-	templateOnce sync.Once
-	templateDir  string
-	templateErr  error
-)
-
-// exampleFiles is the example project. It is written from here rather than copied from
-// testdata/example so that these tests do not move when the shared example does.
-var exampleFiles = map[string]string{
-	".geas/state/run.json": `{"mission_id": "m1"}`,
-	".geas/missions/m1/evolution/debt-register.json": `{
-  "version": "1.0", "artifact_type": "debt_register", "artifact_id": "debt-m1",
-  "producer_type": "design-authority", "scope": "mission", "items": []
-}`,
-	".geas/missions/m1/tasks/t1/contract.json": `{
-  "version": "1.0",
-  "artifact_type": "task_contract",
-  "artifact_id": "tc-t1",
-  "producer_type": "orchestration-authority",
-  "created_at": "2026-11-01T09:00:00Z",
-  "task_id": "t1",
-  "title": "Add a --verbose flag to the greeter",
-  "goal": "The greeter prints its configuration when --verbose is given",
-  "task_kind": "implementation",
-  "risk_level": "normal",
-  "gate_profile": "implementation_change",
-  "vote_round_policy": "auto",
-  "acceptance_criteria": [
-    "AC1 --verbose prints the configuration",
-    {
-      "id": "readme",
-      "criterion": "The README documents --verbose",
-      "check": { "type": "regex_match", "artifact": "README.md", "pattern": "--verbose" }
-    }
-  ],
-  "eval_commands": [],
-  "rubric": {
-    "dimensions": [
-      { "name": "core_interaction", "threshold": 3 },
-      { "name": "code_quality", "threshold": 4 }
-    ]
-  },
-  "retry_budget": 3,
-  "scope": { "surfaces": ["greeter/", "README.md"] },
-  "routing": {
-    "primary_worker_type": "software-engineer",
-    "required_reviewer_types": ["design-authority", "qa-engineer"]
-  },
-  "base_snapshot": "HEAD",
-  "status": "integrated"
-}`,
-	".geas/missions/m1/tasks/t1/record.json": `{
-  "version": "1.0",
-  "task_id": "t1",
-  "created_at": "2026-11-01T09:00:00Z",
-  "implementation_contract": {
-    "planned_actions": ["Add the flag", "Print the configuration"],
-    "non_goals": [],
-    "status": "approved",
-    "known_risks": []
-  },
-  "self_check": {
-    "confidence": 4,
-    "known_risks": [],
-    "untested_paths": [],
-    "summary": "Flag added and documented"
-  },
-  "integration": { "status": "merged", "branch": "main" }
-}`,
-	".geas/missions/m1/tasks/t1/evidence/qa-engineer.json": `{
-  "version": "1.0",
-  "agent": "qa-engineer",
-  "task_id": "t1",
-  "role": "tester",
-  "summary": "Ran the greeter with and without --verbose",
-  "verdict": "pass",
-  "criteria_results": [
-    { "criterion": "AC1", "passed": true, "details": "prints name and greeting" }
-  ],
-  "rubric_scores": [ { "dimension": "core_interaction", "score": 4 } ],
-  "provider_id": "provider-b"
-}`,
-	".geas/missions/m1/tasks/t1/evidence/software-engineer.json": `{
-  "version": "1.0",
-  "agent": "software-engineer",
-  "task_id": "t1",
-  "role": "implementer",
-  "summary": "Added --verbose and documented it",
-  "files_changed": ["greeter/main.go", "README.md"],
-  "provider_id": "provider-a"
-}`,
-	".geas/missions/m1/tasks/t1/evidence/design-authority.json": `{
-  "version": "1.0",
-  "agent": "design-authority",
-  "task_id": "t1",
-  "role": "reviewer",
-  "summary": "Small, well-placed change",
-  "verdict": "approved",
-  "concerns": [],
-  "rubric_scores": [ { "dimension": "code_quality", "score": 4 } ],
-  "provider_id": "provider-c"
-}`,
-	"greeter/main.go": "package main\n\nfunc main() {}\n",
-	"README.md":       "# greeter\n\nRun with --verbose to print the configuration.\n",
-}
-
-// changeFiles are the files of exampleFiles that the task's change commit adds.
-var changeFiles = map[string]bool{"greeter/main.go": true, "README.md": true}
-
-// exampleTemplate builds the template project once, committed to git. TestMain removes it.
-func exampleTemplate(t *testing.T) string {
-	t.Helper()
-	templateOnce.Do(func() {
-		templateDir, templateErr = os.MkdirTemp("", "geas-tiers-example-")
-		if templateErr != nil {
-			return
-		}
-		built := false
-		defer func() { // a failed require in here ends the test, not the Once: the others must know
-			if !built && templateErr == nil {
-				templateErr = errors.New("building the example template failed: see the first test that used it")
-			}
-		}()
-		f := &fixture{t: t, dir: templateDir, home: templateDir + "-home"}
-		// Two commits, so that the task is a real change (SPEC §5.1 empty_change): the base holds
-		// the orchestration files, the head adds the work and pins the base in the contract.
-		for name, content := range exampleFiles {
-			if !changeFiles[name] {
-				f.write(name, content)
-			}
-		}
-		f.git("init", "-q", "--template=", "-b", "main")
-		baseSHA := f.commit("base")
-		for name := range changeFiles {
-			f.write(name, exampleFiles[name])
-		}
-		f.contract(func(m map[string]any) { m["base_snapshot"] = baseSHA })
-		f.commit("greeter")
-		f.git("repack", "-adq") // fewer files to copy into each fixture
-		f.git("prune-packed")
-		built = true
-	})
-	require.NoError(t, templateErr)
-	return templateDir
+	f := tierstest.New(t, withGit)
+	return &fixture{Fixture: f, t: t, dir: f.Dir}
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if templateDir != "" {
-		_ = os.RemoveAll(templateDir)
-		_ = os.RemoveAll(templateDir + "-home")
-	}
+	tierstest.RemoveTemplate()
 	os.Exit(code)
 }
 
-// copyTree copies the directory src into dst (which exists); .git only when withGit.
-func copyTree(src, dst string, withGit bool) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if rel == ".git" && !withGit {
-			return filepath.SkipDir
-		}
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
-}
+func (f *fixture) path(rel string) string { return f.Path(rel) }
+func taskFile(name string) string         { return tierstest.TaskFile(name) }
+func history(m map[string]any) []any      { return tierstest.History(m) }
 
-// path is an absolute path for a slash-separated path relative to the project root.
-func (f *fixture) path(rel string) string { return filepath.Join(f.dir, filepath.FromSlash(rel)) }
-
-// taskFile is the project-relative path of a file in the task directory.
-func taskFile(name string) string { return ".geas/" + testTaskDir + "/" + name }
-
-func (f *fixture) write(rel, content string) {
+func (f *fixture) write(rel, content string)        { f.t.Helper(); f.Write(rel, content) }
+func (f *fixture) remove(rel string)                { f.t.Helper(); f.Remove(rel) }
+func (f *fixture) read(rel string) []byte           { f.t.Helper(); return f.Read(rel) }
+func (f *fixture) contract(fn func(map[string]any)) { f.t.Helper(); f.Contract(fn) }
+func (f *fixture) record(fn func(map[string]any))   { f.t.Helper(); f.Record(fn) }
+func (f *fixture) evidence(name string, fn func(map[string]any)) {
 	f.t.Helper()
-	require.NoError(f.t, os.MkdirAll(filepath.Dir(f.path(rel)), 0o755))
-	require.NoError(f.t, os.WriteFile(f.path(rel), []byte(content), 0o644))
+	f.Evidence(name, fn)
 }
-
-func (f *fixture) remove(rel string) {
-	f.t.Helper()
-	require.NoError(f.t, os.Remove(f.path(rel)))
-}
-
-func (f *fixture) read(rel string) []byte {
-	f.t.Helper()
-	b, err := os.ReadFile(f.path(rel))
-	require.NoError(f.t, err)
-	return b
-}
-
-// editJSON rewrites a JSON object file through fn.
-func (f *fixture) editJSON(rel string, fn func(m map[string]any)) {
-	f.t.Helper()
-	var m map[string]any
-	require.NoError(f.t, json.Unmarshal(f.read(rel), &m))
-	fn(m)
-	b, err := json.MarshalIndent(m, "", "  ")
-	require.NoError(f.t, err)
-	f.write(rel, string(b)+"\n")
-}
-
-func (f *fixture) contract(fn func(m map[string]any)) { f.editJSON(taskFile("contract.json"), fn) }
-
-// record edits the task's record as one document: record.json with, at its root, the history of
-// gate-history.jsonl as gate_history and integration.json as integration (the earlier layout,
-// which tests edit by hand). The edited history and integration go back to their own files; a
-// gate_history that is not an array stays in record.json, as a hand edit would leave it.
-func (f *fixture) record(fn func(m map[string]any)) {
-	f.t.Helper()
-	rel := taskFile("record.json")
-	var m map[string]any
-	require.NoError(f.t, json.Unmarshal(f.read(rel), &m))
-	histRel, integRel := taskFile(record.HistoryFile), taskFile(record.IntegrationFile)
-	if b, err := os.ReadFile(f.path(histRel)); err == nil {
-		hist := []any{}
-		for _, line := range strings.SplitAfter(string(b), "\n") {
-			if !strings.HasSuffix(line, "\n") {
-				continue // a torn last line
-			}
-			var e any
-			require.NoError(f.t, json.Unmarshal([]byte(line), &e))
-			hist = append(hist, e)
-		}
-		m["gate_history"] = hist
-	}
-	if b, err := os.ReadFile(f.path(integRel)); err == nil {
-		var in any
-		require.NoError(f.t, json.Unmarshal(b, &in))
-		m["integration"] = in
-	}
-	fn(m)
-	_ = os.Remove(f.path(histRel))
-	_ = os.Remove(f.path(integRel))
-	if h, ok := m["gate_history"].([]any); ok {
-		var b strings.Builder
-		for _, e := range h {
-			line, err := json.Marshal(e)
-			require.NoError(f.t, err)
-			b.Write(line)
-			b.WriteByte('\n')
-		}
-		f.write(histRel, b.String())
-		delete(m, "gate_history")
-	}
-	if in, ok := m["integration"]; ok {
-		b, err := json.Marshal(in)
-		require.NoError(f.t, err)
-		f.write(integRel, string(b)+"\n")
-		delete(m, "integration")
-	}
-	b, err := json.MarshalIndent(m, "", "  ")
-	require.NoError(f.t, err)
-	f.write(rel, string(b)+"\n")
-}
-func (f *fixture) evidence(name string, fn func(m map[string]any)) {
-	f.editJSON(taskFile("evidence/"+name), fn)
-}
-
-// writeEvidence writes an evidence file of the task from a Go value.
 func (f *fixture) writeEvidence(name string, v map[string]any) {
 	f.t.Helper()
-	b, err := json.MarshalIndent(v, "", "  ")
-	require.NoError(f.t, err)
-	f.write(taskFile("evidence/"+name), string(b)+"\n")
+	f.WriteEvidence(name, v)
 }
-
-// git runs git in the project with a fixed identity and clock, and returns its trimmed output.
-func (f *fixture) git(args ...string) string {
+func (f *fixture) git(args ...string) string { f.t.Helper(); return f.Git(args...) }
+func (f *fixture) commit(msg string) string  { f.t.Helper(); return f.Commit(msg) }
+func (f *fixture) open() *project.Project    { f.t.Helper(); return f.Open() }
+func (f *fixture) events() []string          { f.t.Helper(); return f.Events() }
+func (f *fixture) status() string            { f.t.Helper(); return f.Status() }
+func (f *fixture) rewriteHistory(fn func([]record.HistoryEntry) []record.HistoryEntry) {
 	f.t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "core.fsync=none", "-c", "gc.auto=0"}, args...)...)
-	cmd.Dir = f.dir
-	home := f.home
-	cmd.Env = append(os.Environ(),
-		"HOME="+home, "XDG_CONFIG_HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-		"GIT_AUTHOR_NAME=geas test", "GIT_AUTHOR_EMAIL=test@geas.invalid",
-		"GIT_COMMITTER_NAME=geas test", "GIT_COMMITTER_EMAIL=test@geas.invalid",
-		"GIT_AUTHOR_DATE=2026-11-01T09:00:00Z", "GIT_COMMITTER_DATE=2026-11-01T09:00:00Z",
-	)
-	out, err := cmd.CombinedOutput()
-	require.NoError(f.t, err, "git %v: %s", args, out)
-	return strings.TrimSpace(string(out))
-}
-
-// commit commits every change and returns the new HEAD's full SHA.
-func (f *fixture) commit(msg string) string {
-	f.t.Helper()
-	f.git("add", "-A")
-	f.git("commit", "-q", "--allow-empty", "-m", msg)
-	return f.git("rev-parse", "HEAD")
-}
-
-// open opens the project; it is closed when the test ends.
-func (f *fixture) open() *project.Project {
-	f.t.Helper()
-	p, err := project.Open(f.dir)
-	require.NoError(f.t, err)
-	f.t.Cleanup(func() { _ = p.Close() })
-	return p
+	f.RewriteHistory(fn)
 }
 
 // gather reads the task's inputs fresh from disk.

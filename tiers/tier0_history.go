@@ -22,7 +22,7 @@ func (r *run) historyCheck(add func(Check)) {
 		return // record_valid already errors: there is no history to judge
 	}
 	key := record.SigningKey()
-	problems, summary := historyProblems(in, key)
+	problems, summary := VerifyHistory(in, key)
 	if len(problems) > 0 {
 		add(failCheck(0, "history", historyText, strings.Join(problems, "; ")+
 			"; nothing is appended and no budget is computed until an authority runs geas task history reset", StatusError, vocab.CauseHistoryTampered))
@@ -41,20 +41,26 @@ func historyTampered(checks []Check) bool {
 	return false
 }
 
+// HistoryTampered reports whether the run's checks found the task's gate history tampered
+// (check history failed): its budget is then not computed.
+func (res *Result) HistoryTampered() bool { return historyTampered(res.Checks) }
+
 // HistoryProblems lists, with the values found, what does not verify in a task's gate history:
 // the record's task_id, the hash chain, every entry's HMAC when key is set, the budget arithmetic
 // (record.BudgetProblems), gate_result against the latest gate run, and every event of
 // events.jsonl that names a history entry of this task by its hash. Nil when all of it verifies or
 // when record.json cannot be read (record_valid reports that).
 func HistoryProblems(in *Input, key []byte) []string {
-	p, _ := historyProblems(in, key)
+	p, _ := VerifyHistory(in, key)
 	return p
 }
 
 // maxEventProblems bounds how many unmatched events are named one by one.
 const maxEventProblems = 5
 
-func historyProblems(in *Input, key []byte) (problems []string, summary string) {
+// VerifyHistory is HistoryProblems, with, when nothing is wrong, a summary of what verified (the
+// evidence of check history).
+func VerifyHistory(in *Input, key []byte) (problems []string, summary string) {
 	rec := in.Record
 	if rec == nil {
 		return nil, ""
@@ -186,4 +192,117 @@ func extends(newer, older []record.HistoryEntry) bool {
 		}
 	}
 	return record.VerifyChain(newer) == nil
+}
+
+// gateResultProblems compares gate_result with the latest gate run of the chain. Keys are read
+// exactly (not with encoding/json's case-insensitive struct matching), so a second "Verdict" key
+// cannot stand in for the real one.
+func gateResultProblems(raw json.RawMessage, last record.HistoryEntry, lastAt int) []string {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return []string{fmt.Sprintf("gate_result is not a JSON object: %v", err)}
+	}
+	str := func(key string) string {
+		var s string
+		if v, ok := fields[key]; ok {
+			if json.Unmarshal(v, &s) != nil {
+				return "(" + string(v) + ")"
+			}
+		}
+		return s
+	}
+	entry := fmt.Sprintf("the latest gate run, gate_history entry %d %s", lastAt+1, last.RunID)
+	var problems []string
+	if got := str("hash"); got != last.Hash {
+		problems = append(problems, fmt.Sprintf("gate_result.hash %q does not match %s (hash %.12s)", short(got), entry, last.Hash))
+	}
+	if got := str("run_id"); got != last.RunID {
+		problems = append(problems, fmt.Sprintf("gate_result.run_id %q does not match %s", got, entry))
+	}
+	if got := str("verdict"); got != last.Verdict {
+		problems = append(problems, fmt.Sprintf("gate_result.verdict %q does not match %s (verdict %q)", got, entry, last.Verdict))
+	}
+	if got := str("inputs_sha256"); got != last.InputsSHA256 {
+		problems = append(problems, fmt.Sprintf("gate_result.inputs_sha256 %q does not match %s (%.12s)", short(got), entry, last.InputsSHA256))
+	}
+	if got := str("head"); got != last.Head {
+		problems = append(problems, fmt.Sprintf("gate_result.head %q does not match %s (%q)", short(got), entry, last.Head))
+	}
+	return problems
+}
+
+// latestRun is the latest gate-run entry of hist and its index.
+func latestRun(hist []record.HistoryEntry) (record.HistoryEntry, int, bool) {
+	for i := len(hist) - 1; i >= 0; i-- {
+		if hist[i].IsGateRun() {
+			return hist[i], i, true
+		}
+	}
+	return record.HistoryEntry{}, -1, false
+}
+
+// BackingRun is the gate run a verified task's state rests on: the latest gate run, passing over
+// later runs that the gate refused with state_ineligible (they did not judge the work).
+func BackingRun(rec *record.Record) (record.HistoryEntry, int, bool) {
+	if rec == nil {
+		return record.HistoryEntry{}, -1, false
+	}
+	hist := rec.History()
+	for i := len(hist) - 1; i >= 0; i-- {
+		e := hist[i]
+		if !e.IsGateRun() {
+			continue
+		}
+		if e.Verdict == string(vocab.VerdictError) && onlyIneligible(e.Causes) {
+			continue
+		}
+		return e, i, true
+	}
+	return record.HistoryEntry{}, -1, false
+}
+
+// RecordsPass reports whether a history entry records a passing verdict. It reads a stored string
+// and builds no verdict: only decide does that (SPEC §2.2).
+func RecordsPass(e record.HistoryEntry) bool { return e.Verdict == string(StatusPass) }
+
+// onlyIneligible reports whether every cause of an entry is state_ineligible.
+func onlyIneligible(raw json.RawMessage) bool {
+	var causes []Cause
+	if json.Unmarshal(raw, &causes) != nil || len(causes) == 0 {
+		return false
+	}
+	for _, c := range causes {
+		if c.Code != vocab.CauseStateIneligible {
+			return false
+		}
+	}
+	return true
+}
+
+// PassProblems says why a task may not move verified -> passed (SPEC §8): the history must verify
+// (HistoryProblems) and its latest entry must be a gate run with verdict pass, which gate_result
+// matches. Only gate runs that the gate refused with state_ineligible (someone ran geas gate on
+// the verified task) may follow the pass; a revocation, a grant or any other run may not. Nil
+// when the move is allowed.
+func PassProblems(in *Input, key []byte) []string {
+	if in.Record == nil {
+		return []string{fmt.Sprintf("record.json cannot be read: %v", in.RecordErr)}
+	}
+	problems := HistoryProblems(in, key)
+	hist := in.Record.History()
+	for i := len(hist) - 1; i >= 0; i-- {
+		e := hist[i]
+		if e.IsGateRun() && e.Verdict == string(vocab.VerdictError) && onlyIneligible(e.Causes) {
+			continue
+		}
+		if !e.IsGateRun() || !RecordsPass(e) {
+			what := e.Kind
+			if e.IsGateRun() {
+				what = "gate run with verdict " + e.Verdict
+			}
+			problems = append(problems, fmt.Sprintf("the latest gate_history entry, %d %s, is a %s, not a gate pass", i+1, e.RunID, what))
+		}
+		return problems
+	}
+	return append(problems, "gate_history records no gate pass: the state verified was not set by the gate")
 }

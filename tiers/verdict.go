@@ -53,3 +53,37 @@ func decide(checks []Check) (vocab.Verdict, []Cause) {
 	}
 	panic(fmt.Sprintf("decide: unexpected status %q", worst))
 }
+
+// Redecide adds c, a tier-0 check, to res after its last tier-0 check and decides res again from
+// its checks: the verdict and causes (decide), tier_0's result and the summary. Nothing else of res
+// changes. The recheck of a finished task (gate.Recheck) adds its check recorded_pass so.
+func Redecide(res *Result, c Check) {
+	// After the last tier-0 check, so the report reads in tier order.
+	at := 0
+	for i, ch := range res.Checks {
+		if ch.Tier == 0 {
+			at = i + 1
+		}
+	}
+	res.Checks = slices.Insert(res.Checks, at, c)
+	res.Verdict, res.Causes = decide(res.Checks)
+	if res.Causes == nil {
+		res.Causes = []Cause{}
+	}
+	res.TierResults["tier_0"] = tierResult(res.Checks, 0, "")
+	res.Summary = Summary{}
+	for _, ch := range res.Checks {
+		if !ch.Blocking || ch.Status == StatusSkipped || ch.Status == StatusWarn {
+			continue
+		}
+		res.Summary.Total++
+		if ch.Status == StatusPass {
+			res.Summary.Passed++
+		} else {
+			res.Summary.Failed++
+		}
+	}
+	if res.Summary.Total > 0 {
+		res.Summary.PassRate = float64(res.Summary.Passed) / float64(res.Summary.Total)
+	}
+}

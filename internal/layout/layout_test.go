@@ -23,7 +23,7 @@ var floors = map[string]int{
 	"vocab": 0, "internal/canon": 0, "internal/fsutil": 0, "internal/proc": 0, "internal/jsonobj": 0,
 	"internal/git": 1, "schemas": 1,
 	"project":  2,
-	"contract": 3, "evidence": 3, "record": 3, "internal/demo": 3,
+	"contract": 3, "evidence": 3, "record": 3, "internal/demo": 3, "internal/tierstest": 3,
 	"tiers": 4,
 	"gate":  5, "report": 5,
 	"cmd": 6, "bench/gitfacts": 6, "bench/wtcheck": 6,

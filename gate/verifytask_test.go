@@ -1,68 +1,37 @@
-package tiers
+package gate
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/geas-dev/geas/internal/tierstest"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
 
 // verify runs VerifyTask on the fixture's task.
 func (f *fixture) verify() *VerifyReport {
-	f.t.Helper()
-	rep, err := VerifyTask(f.t.Context(), f.open(), testMission, testTask, testTaskDir)
-	require.NoError(f.t, err)
+	f.T.Helper()
+	rep, err := VerifyTask(f.T.Context(), f.Open(), testMission, testTask, testTaskDir)
+	require.NoError(f.T, err)
 	return rep
 }
 
 // failThenPass gates the fixture's task twice: a fail (the qa-engineer says AC1 does not hold),
 // then, with the evidence fixed, a pass. The history is [gate-1 fail, gate-2 pass].
 func failThenPass(f *fixture) {
-	f.t.Helper()
-	qa := f.read(taskFile("evidence/qa-engineer.json"))
-	f.evidence("qa-engineer.json", func(m map[string]any) {
+	f.T.Helper()
+	qa := f.Read(tierstest.TaskFile("evidence/qa-engineer.json"))
+	f.Evidence("qa-engineer.json", func(m map[string]any) {
 		m["criteria_results"] = []any{map[string]any{"criterion": "AC1", "passed": false, "details": "prints nothing"}}
 	})
-	require.Equal(f.t, vocab.VerdictFail, f.gate().Verdict)
-	f.write(taskFile("evidence/qa-engineer.json"), string(qa))
-	assertPass(f.t, f.gate())
-	require.Equal(f.t, "verified", f.status())
-}
-
-// history returns the task's gate_history as generic JSON, for hand edits.
-func history(m map[string]any) []any { return m["gate_history"].([]any) }
-
-// rewriteHistory replaces the task's gate_history with the result of fn, re-chaining every entry
-// with correct hashes (as someone who can write record.json, but has no key, can), and points
-// gate_result at the new head. The signature of each entry is whatever fn left.
-func (f *fixture) rewriteHistory(fn func(h []record.HistoryEntry) []record.HistoryEntry) {
-	f.t.Helper()
-	p := f.open()
-	rec, err := record.Load(p.Geas, testTaskDir+"/record.json")
-	require.NoError(f.t, err)
-	hist := fn(rec.History())
-	prev := ""
-	for i := range hist {
-		hist[i].PrevHash = prev
-		hist[i].Hash, err = record.EntryHash(hist[i])
-		require.NoError(f.t, err)
-		prev = hist[i].Hash
-	}
-	raw, err := json.Marshal(hist)
-	require.NoError(f.t, err)
-	var entries []any
-	require.NoError(f.t, json.Unmarshal(raw, &entries))
-	f.record(func(m map[string]any) {
-		m["gate_history"] = entries
-		if gr, ok := m["gate_result"].(map[string]any); ok {
-			gr["hash"] = prev
-		}
-	})
+	require.Equal(f.T, vocab.VerdictFail, f.gate().Verdict)
+	f.Write(tierstest.TaskFile("evidence/qa-engineer.json"), string(qa))
+	assertPass(f.T, f.gate())
+	require.Equal(f.T, "verified", f.Status())
 }
 
 func TestVerifyTask(t *testing.T) {
@@ -74,72 +43,72 @@ func TestVerifyTask(t *testing.T) {
 		problems []string        // substrings, each found in some problem
 		cause    vocab.CauseCode // revoked: a cause code of the fresh evaluation
 	}{
-		{name: "a fresh pass is intact", setup: func(f *fixture) { assertPass(f.t, f.gate()) }, status: VerifyIntact},
+		{name: "a fresh pass is intact", setup: func(f *fixture) { assertPass(f.T, f.gate()) }, status: VerifyIntact},
 		{name: "a pass after a fail is intact", setup: failThenPass, status: VerifyIntact},
 		{name: "a passed task is verified too", setup: func(f *fixture) {
-			assertPass(f.t, f.gate())
-			f.contract(func(m map[string]any) { m["status"] = "passed" })
+			assertPass(f.T, f.gate())
+			f.Contract(func(m map[string]any) { m["status"] = "passed" })
 		}, status: VerifyIntact},
 		{name: "deleting the review revokes the pass", setup: func(f *fixture) {
-			assertPass(f.t, f.gate())
-			f.remove(taskFile("evidence/qa-engineer.json"))
+			assertPass(f.T, f.gate())
+			f.Remove(tierstest.TaskFile("evidence/qa-engineer.json"))
 		}, status: VerifyRevoked, cause: vocab.CauseMissingReview},
 		{name: "an edited history verdict is tampered", setup: func(f *fixture) {
 			failThenPass(f)
-			f.record(func(m map[string]any) { history(m)[0].(map[string]any)["verdict"] = "pass" })
+			f.Record(func(m map[string]any) { tierstest.History(m)[0].(map[string]any)["verdict"] = "pass" })
 		}, status: VerifyTampered, problems: []string{"gate_history entry 1 gate-1: hash", "does not match its content"}},
 		{name: "a gate_result set to pass by hand after a fail is tampered", setup: func(f *fixture) {
-			f.evidence("qa-engineer.json", func(m map[string]any) {
+			f.Evidence("qa-engineer.json", func(m map[string]any) {
 				m["criteria_results"] = []any{map[string]any{"criterion": "AC1", "passed": false, "details": "prints nothing"}}
 			})
-			require.Equal(f.t, vocab.VerdictFail, f.gate().Verdict)
-			f.record(func(m map[string]any) { m["gate_result"].(map[string]any)["verdict"] = "pass" })
-			f.contract(func(m map[string]any) { m["status"] = "verified" })
+			require.Equal(f.T, vocab.VerdictFail, f.gate().Verdict)
+			f.Record(func(m map[string]any) { m["gate_result"].(map[string]any)["verdict"] = "pass" })
+			f.Contract(func(m map[string]any) { m["status"] = "verified" })
 		}, status: VerifyTampered, problems: []string{
 			`gate_result.verdict "pass" does not match the latest gate run, gate_history entry 1 gate-1 (verdict "fail")`,
 			"task is verified but its latest gate run, gate_history entry 1 gate-1, has verdict fail, not pass",
 		}},
 		{name: "a state moved to verified by hand is tampered", setup: func(f *fixture) {
-			f.evidence("qa-engineer.json", func(m map[string]any) { m["criteria_results"] = []any{} })
-			require.Equal(f.t, vocab.VerdictBlock, f.gate().Verdict)
-			f.contract(func(m map[string]any) { m["status"] = "verified" })
+			f.Evidence("qa-engineer.json", func(m map[string]any) { m["criteria_results"] = []any{} })
+			require.Equal(f.T, vocab.VerdictBlock, f.gate().Verdict)
+			f.Contract(func(m map[string]any) { m["status"] = "verified" })
 		}, status: VerifyTampered, problems: []string{"has verdict block, not pass"}},
 		{name: "verified without any gate run is tampered", setup: func(f *fixture) {
-			f.contract(func(m map[string]any) { m["status"] = "verified" })
+			f.Contract(func(m map[string]any) { m["status"] = "verified" })
 		}, status: VerifyTampered, problems: []string{"task is verified but gate_history records no gate run"}},
 		{name: "a deleted first entry is tampered", setup: func(f *fixture) {
 			failThenPass(f)
-			f.record(func(m map[string]any) { m["gate_history"] = history(m)[1:] })
+			f.Record(func(m map[string]any) { m["gate_history"] = tierstest.History(m)[1:] })
 		}, status: VerifyTampered, problems: []string{"gate_history entry 1 gate-2: prev_hash"}},
 		{name: "a deleted last entry is tampered", setup: func(f *fixture) {
 			failThenPass(f)
-			f.record(func(m map[string]any) { m["gate_history"] = history(m)[:1] })
+			f.Record(func(m map[string]any) { m["gate_history"] = tierstest.History(m)[:1] })
 		}, status: VerifyTampered, problems: []string{"gate_result.hash", "gate_result.run_id \"gate-2\" does not match the latest gate run, gate_history entry 1 gate-1"}},
 		{name: "reordered entries are tampered", setup: func(f *fixture) {
 			failThenPass(f)
-			f.record(func(m map[string]any) {
-				h := history(m)
+			f.Record(func(m map[string]any) {
+				h := tierstest.History(m)
 				h[0], h[1] = h[1], h[0]
 			})
 		}, status: VerifyTampered, problems: []string{"gate_history entry 1 gate-2: prev_hash"}},
 		{name: "a missing gate_result is tampered", setup: func(f *fixture) {
-			assertPass(f.t, f.gate())
-			f.record(func(m map[string]any) { delete(m, "gate_result") })
+			assertPass(f.T, f.gate())
+			f.Record(func(m map[string]any) { delete(m, "gate_result") })
 		}, status: VerifyTampered, problems: []string{"no gate_result, but gate_history entry 1 gate-1 is a gate run"}},
 		{name: "tampering wins over a revoked evaluation", setup: func(f *fixture) {
 			failThenPass(f)
-			f.record(func(m map[string]any) { history(m)[0].(map[string]any)["verdict"] = "pass" })
-			f.remove(taskFile("evidence/qa-engineer.json"))
+			f.Record(func(m map[string]any) { tierstest.History(m)[0].(map[string]any)["verdict"] = "pass" })
+			f.Remove(tierstest.TaskFile("evidence/qa-engineer.json"))
 		}, status: VerifyTampered, problems: []string{"does not match its content"}},
 		{name: "a gate run refused as state_ineligible after the pass does not count against it", setup: func(f *fixture) {
-			assertPass(f.t, f.gate())
+			assertPass(f.T, f.gate())
 			res := f.gate() // the task is verified now: the gate refuses to judge it again
-			require.Equal(f.t, vocab.VerdictError, res.Verdict)
-			require.Equal(f.t, []vocab.CauseCode{vocab.CauseStateIneligible}, causeCodes(res.Causes))
+			require.Equal(f.T, vocab.VerdictError, res.Verdict)
+			require.Equal(f.T, []vocab.CauseCode{vocab.CauseStateIneligible}, causeCodes(res.Causes))
 		}, status: VerifyIntact},
 		{name: "an unreadable contract revokes a recorded pass", setup: func(f *fixture) {
-			assertPass(f.t, f.gate())
-			f.write(taskFile("contract.json"), "{")
+			assertPass(f.T, f.gate())
+			f.Write(tierstest.TaskFile("contract.json"), "{")
 		}, status: VerifyRevoked, cause: vocab.CauseContractInvalid},
 	}
 	for _, tc := range tests {
@@ -147,9 +116,9 @@ func TestVerifyTask(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t, true)
 			tc.setup(f)
-			recBefore := f.read(taskFile("record.json"))
-			contractBefore := f.read(taskFile("contract.json"))
-			eventsBefore := f.events()
+			recBefore := f.Read(tierstest.TaskFile("record.json"))
+			contractBefore := f.Read(tierstest.TaskFile("contract.json"))
+			eventsBefore := f.Events()
 
 			rep := f.verify()
 			assert.Equal(t, tc.status, rep.Status, "problems %q, causes %+v", rep.Problems, rep.Causes)
@@ -174,9 +143,9 @@ func TestVerifyTask(t *testing.T) {
 				assert.NotEmpty(t, rep.Problems)
 			}
 			// VerifyTask never writes.
-			assert.Equal(t, string(recBefore), string(f.read(taskFile("record.json"))))
-			assert.Equal(t, string(contractBefore), string(f.read(taskFile("contract.json"))))
-			assert.Equal(t, eventsBefore, f.events())
+			assert.Equal(t, string(recBefore), string(f.Read(tierstest.TaskFile("record.json"))))
+			assert.Equal(t, string(contractBefore), string(f.Read(tierstest.TaskFile("contract.json"))))
+			assert.Equal(t, eventsBefore, f.Events())
 		})
 	}
 }
@@ -188,8 +157,8 @@ func TestVerifyTaskOnlyAppliesToPassedTasks(t *testing.T) {
 		t.Run(state, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t, false)
-			f.contract(func(m map[string]any) { m["status"] = state })
-			rep, err := VerifyTask(t.Context(), f.open(), testMission, testTask, testTaskDir)
+			f.Contract(func(m map[string]any) { m["status"] = state })
+			rep, err := VerifyTask(t.Context(), f.Open(), testMission, testTask, testTaskDir)
 			require.ErrorIs(t, err, ErrNotPassed)
 			assert.Nil(t, rep)
 			var np *NotPassedError
@@ -201,8 +170,8 @@ func TestVerifyTaskOnlyAppliesToPassedTasks(t *testing.T) {
 	t.Run("unreadable contract without a recorded pass", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, false)
-		f.write(taskFile("contract.json"), "{")
-		_, err := VerifyTask(t.Context(), f.open(), testMission, testTask, testTaskDir)
+		f.Write(tierstest.TaskFile("contract.json"), "{")
+		_, err := VerifyTask(t.Context(), f.Open(), testMission, testTask, testTaskDir)
 		require.ErrorIs(t, err, ErrNotPassed)
 	})
 }
@@ -213,11 +182,11 @@ func TestVerifyTaskOnlyAppliesToPassedTasks(t *testing.T) {
 func TestTheGateCanTakeDoneBackOnVerify(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, true)
-	qa := f.read(taskFile("evidence/qa-engineer.json"))
+	qa := f.Read(tierstest.TaskFile("evidence/qa-engineer.json"))
 	assertPass(t, f.gate())
 	assert.Equal(t, VerifyIntact, f.verify().Status)
 
-	f.remove(taskFile("evidence/qa-engineer.json"))
+	f.Remove(tierstest.TaskFile("evidence/qa-engineer.json"))
 	rep := f.verify()
 	assert.Equal(t, VerifyRevoked, rep.Status)
 	assert.Contains(t, causeCodes(rep.Causes), vocab.CauseMissingReview)
@@ -225,7 +194,7 @@ func TestTheGateCanTakeDoneBackOnVerify(t *testing.T) {
 	assert.Equal(t, "review:qa-engineer", c.Check)
 	assert.Contains(t, c.Detail, "no evidence file of agent qa-engineer")
 
-	f.write(taskFile("evidence/qa-engineer.json"), string(qa))
+	f.Write(tierstest.TaskFile("evidence/qa-engineer.json"), string(qa))
 	assert.Equal(t, VerifyIntact, f.verify().Status)
 }
 
@@ -239,7 +208,7 @@ func TestSignedHistoryDetectsForgery(t *testing.T) {
 		t.Setenv(record.SigningKeyEnv, key)
 		f := newFixture(t, true)
 		assertPass(t, f.gate())
-		rec, err := record.Load(f.open().Geas, testTaskDir+"/record.json")
+		rec, err := record.Load(f.Open().Geas, testTaskDir+"/record.json")
 		require.NoError(t, err)
 		h := rec.History()
 		require.Len(t, h, 1)
@@ -258,7 +227,7 @@ func TestSignedHistoryDetectsForgery(t *testing.T) {
 	})
 	t.Run("re-chained with the stale hmac", func(t *testing.T) {
 		f := setup(t)
-		f.rewriteHistory(raiseBudget)
+		f.RewriteHistory(raiseBudget)
 		rep := f.verify()
 		assert.Equal(t, VerifyTampered, rep.Status)
 		assert.True(t, containsSub(rep.Problems, "gate_history entry 1 gate-1: hmac"), "%q", rep.Problems)
@@ -274,7 +243,7 @@ func TestSignedHistoryDetectsForgery(t *testing.T) {
 	})
 	t.Run("re-chained without hmac", func(t *testing.T) {
 		f := setup(t)
-		f.rewriteHistory(func(h []record.HistoryEntry) []record.HistoryEntry {
+		f.RewriteHistory(func(h []record.HistoryEntry) []record.HistoryEntry {
 			h = raiseBudget(h)
 			h[0].HMAC = ""
 			return h
@@ -295,7 +264,7 @@ func TestSignedHistoryDetectsForgery(t *testing.T) {
 	})
 	t.Run("edited without re-chaining", func(t *testing.T) {
 		f := setup(t)
-		f.record(func(m map[string]any) { history(m)[0].(map[string]any)["retry_budget_after"] = 9 })
+		f.Record(func(m map[string]any) { tierstest.History(m)[0].(map[string]any)["retry_budget_after"] = 9 })
 		for _, k := range []string{key, ""} {
 			t.Setenv(record.SigningKeyEnv, k)
 			rep := f.verify()

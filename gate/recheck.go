@@ -1,12 +1,12 @@
-package tiers
+package gate
 
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/geas-dev/geas/project"
+	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -23,7 +23,7 @@ const NextRevoke = "revoke"
 //
 // The caller has checked that the task's contract says verified or passed; the only errors are
 // VerifyTask's (ErrInterrupted, or ErrNotPassed when the state changed in between).
-func Recheck(ctx context.Context, p *project.Project, mission, task, taskDir string) (*Result, error) {
+func Recheck(ctx context.Context, p *project.Project, mission, task, taskDir string) (*tiers.Result, error) {
 	rep, err := VerifyTask(ctx, p, mission, task, taskDir)
 	if err != nil {
 		return nil, err
@@ -32,49 +32,22 @@ func Recheck(ctx context.Context, p *project.Project, mission, task, taskDir str
 	res.Recheck = true
 	state := rep.State
 	text := fmt.Sprintf("the task's state %s rests on the gate's own pass (gate_history chain and signatures, gate_result, a passing latest gate run)", state)
-	var c Check
+	c := tiers.Check{Name: "recorded_pass", Tier: 0, Text: text, Status: tiers.StatusPass, Passed: true, Blocking: true,
+		Evidence: "the gate_history chain verifies, its latest gate run is a pass and gate_result matches it"}
 	if len(rep.Problems) > 0 {
-		c = failCheck(0, "recorded_pass", text, strings.Join(rep.Problems, "; "), StatusError, vocab.CauseStateUnverified)
-	} else {
-		c = passCheck(0, "recorded_pass", text, "the gate_history chain verifies, its latest gate run is a pass and gate_result matches it")
+		c = tiers.Check{Name: "recorded_pass", Tier: 0, Text: text, Status: tiers.StatusError, Blocking: true,
+			Evidence: strings.Join(rep.Problems, "; "), Code: vocab.CauseStateUnverified}
 	}
-	// After the last tier-0 check, so the report reads in tier order.
-	at := 0
-	for i, ch := range res.Checks {
-		if ch.Tier == 0 {
-			at = i + 1
-		}
-	}
-	res.Checks = slices.Insert(res.Checks, at, c)
-	res.Verdict, res.Causes = decide(res.Checks)
-	if res.Causes == nil {
-		res.Causes = []Cause{}
-	}
-	res.TierResults["tier_0"] = tierResult(res.Checks, 0, "")
-	res.Summary = Summary{}
-	for _, ch := range res.Checks {
-		if !ch.Blocking || ch.Status == StatusSkipped || ch.Status == StatusWarn {
-			continue
-		}
-		res.Summary.Total++
-		if ch.Status == StatusPass {
-			res.Summary.Passed++
-		} else {
-			res.Summary.Failed++
-		}
-	}
-	if res.Summary.Total > 0 {
-		res.Summary.PassRate = float64(res.Summary.Passed) / float64(res.Summary.Total)
-	}
+	tiers.Redecide(res, c)
 	res.Transition = nil
 
-	back := GateState(res.GateProfile)
+	back := tiers.GateState(res.GateProfile)
 	switch {
 	case res.Verdict.IsPass():
-		res.NextAction = NextProceed
+		res.NextAction = tiers.NextProceed
 		res.Notes = append(res.Notes, fmt.Sprintf("recheck of a %s task: the pass still holds; nothing was written and no error was counted", state))
 	case len(rep.Problems) > 0:
-		res.NextAction = NextInvestigateErr
+		res.NextAction = tiers.NextInvestigateErr
 		res.Notes = append(res.Notes, fmt.Sprintf("recheck of a %s task: the records do not back the state, so the task is not done; nothing was written. "+
 			"geas gate verify reports it as tampered (--apply never changes tampered records): investigate, then move the task back "+
 			"(geas task transition --id %s --to %s) and let the gate judge it", state, task, back))
@@ -91,7 +64,7 @@ func Recheck(ctx context.Context, p *project.Project, mission, task, taskDir str
 
 // ExitCode is geas gate's exit code for a result: a recheck exits 0 while the pass holds and 1 when
 // it does not (as geas gate verify does); any other run exits with its verdict's code.
-func ExitCode(res *Result) int {
+func ExitCode(res *tiers.Result) int {
 	if res.Recheck {
 		if res.Verdict.IsPass() {
 			return 0
