@@ -265,6 +265,8 @@ func appendCanonValue(dst, raw []byte) ([]byte, bool) {
 	return out, true
 }
 
+// canonValue appends the canonical form of the value at s.i (after white space) for
+// appendCanonValue; ok is false when it is not in the fast path's subset.
 func (s *jsonScan) canonValue(dst []byte, depth int) ([]byte, bool) {
 	s.ws()
 	if s.i >= len(s.b) || depth > maxScanDepth {
@@ -278,112 +280,130 @@ func (s *jsonScan) canonValue(dst []byte, depth int) ([]byte, bool) {
 		}
 		return appendCanonString(dst, v), true
 	case c == '[':
+		return s.canonArray(dst, depth)
+	case c == '{':
+		return s.canonObject(dst, depth)
+	case c == '-' || (c >= '0' && c <= '9'):
+		return s.canonNumber(dst)
+	default:
+		lit, ok := s.literal()
+		if !ok {
+			return dst, false
+		}
+		return append(dst, lit...), true
+	}
+}
+
+// canonArray appends the canonical form of the array at s.i, its items one level deeper than
+// depth.
+func (s *jsonScan) canonArray(dst []byte, depth int) ([]byte, bool) {
+	s.i++
+	dst = append(dst, '[')
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == ']' {
 		s.i++
-		dst = append(dst, '[')
+		return append(dst, ']'), true
+	}
+	for n := 0; ; n++ {
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		var ok bool
+		if dst, ok = s.canonValue(dst, depth+1); !ok {
+			return dst, false
+		}
 		s.ws()
-		if s.i < len(s.b) && s.b[s.i] == ']' {
+		if s.i >= len(s.b) {
+			return dst, false
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+		case ']':
 			s.i++
 			return append(dst, ']'), true
+		default:
+			return dst, false
 		}
-		for n := 0; ; n++ {
-			if n > 0 {
-				dst = append(dst, ',')
-			}
-			var ok bool
-			if dst, ok = s.canonValue(dst, depth+1); !ok {
-				return dst, false
-			}
-			s.ws()
-			if s.i >= len(s.b) {
-				return dst, false
-			}
-			switch s.b[s.i] {
-			case ',':
-				s.i++
-			case ']':
-				s.i++
-				return append(dst, ']'), true
-			default:
-				return dst, false
-			}
-		}
-	case c == '{':
+	}
+}
+
+// canonMember is one member of an object canonObject read: its decoded key and canonical value.
+type canonMember struct {
+	key string
+	val []byte
+}
+
+// canonObject appends the canonical form of the object at s.i, its members one level deeper than
+// depth, sorted by key; ok is false when a key is repeated.
+func (s *jsonScan) canonObject(dst []byte, depth int) ([]byte, bool) {
+	s.i++
+	var members []canonMember
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == '}' {
 		s.i++
-		type kv struct {
-			key string
-			val []byte
-		}
-		var members []kv
+		return append(dst, '{', '}'), true
+	}
+	for {
 		s.ws()
-		if s.i < len(s.b) && s.b[s.i] == '}' {
-			s.i++
-			return append(dst, '{', '}'), true
-		}
-		for {
-			s.ws()
-			if s.i >= len(s.b) || s.b[s.i] != '"' {
-				return dst, false
-			}
-			k, ok := s.canonStringValue()
-			if !ok || slices.ContainsFunc(members, func(m kv) bool { return m.key == k }) {
-				return dst, false
-			}
-			s.ws()
-			if s.i >= len(s.b) || s.b[s.i] != ':' {
-				return dst, false
-			}
-			s.i++
-			v, ok := s.canonValue(nil, depth+1)
-			if !ok {
-				return dst, false
-			}
-			members = append(members, kv{k, v})
-			s.ws()
-			if s.i >= len(s.b) {
-				return dst, false
-			}
-			if s.b[s.i] == ',' {
-				s.i++
-				continue
-			}
-			if s.b[s.i] != '}' {
-				return dst, false
-			}
-			s.i++
-			break
-		}
-		slices.SortFunc(members, func(a, b kv) int { return strings.Compare(a.key, b.key) })
-		dst = append(dst, '{')
-		for n, m := range members {
-			if n > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendCanonString(dst, m.key)
-			dst = append(dst, ':')
-			dst = append(dst, m.val...)
-		}
-		return append(dst, '}'), true
-	case c == '-' || (c >= '0' && c <= '9'):
-		start := s.i
-		integer, ok := s.num()
-		if !ok || !integer {
+		if s.i >= len(s.b) || s.b[s.i] != '"' {
 			return dst, false
 		}
-		n := s.b[start:s.i]
-		digits := bytes.TrimPrefix(n, []byte("-"))
-		if len(digits) > 15 || bytes.Equal(n, []byte("-0")) {
+		k, ok := s.canonStringValue()
+		if !ok || slices.ContainsFunc(members, func(m canonMember) bool { return m.key == k }) {
 			return dst, false
 		}
-		return append(dst, n...), true
-	default:
-		for _, lit := range []string{"true", "false", "null"} {
-			if bytes.HasPrefix(s.b[s.i:], []byte(lit)) {
-				s.i += len(lit)
-				return append(dst, lit...), true
-			}
+		s.ws()
+		if s.i >= len(s.b) || s.b[s.i] != ':' {
+			return dst, false
 		}
+		s.i++
+		v, ok := s.canonValue(nil, depth+1)
+		if !ok {
+			return dst, false
+		}
+		members = append(members, canonMember{k, v})
+		s.ws()
+		if s.i >= len(s.b) {
+			return dst, false
+		}
+		if s.b[s.i] == ',' {
+			s.i++
+			continue
+		}
+		if s.b[s.i] != '}' {
+			return dst, false
+		}
+		s.i++
+		break
+	}
+	slices.SortFunc(members, func(a, b canonMember) int { return strings.Compare(a.key, b.key) })
+	dst = append(dst, '{')
+	for n, m := range members {
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendCanonString(dst, m.key)
+		dst = append(dst, ':')
+		dst = append(dst, m.val...)
+	}
+	return append(dst, '}'), true
+}
+
+// canonNumber appends the number at s.i when it is an integer of at most 15 digits (its digits
+// are then its canonical form) other than -0; ok is false for any other number.
+func (s *jsonScan) canonNumber(dst []byte) ([]byte, bool) {
+	start := s.i
+	integer, ok := s.num()
+	if !ok || !integer {
 		return dst, false
 	}
+	n := s.b[start:s.i]
+	digits := bytes.TrimPrefix(n, []byte("-"))
+	if len(digits) > 15 || bytes.Equal(n, []byte("-0")) {
+		return dst, false
+	}
+	return append(dst, n...), true
 }
 
 // canonStringValue scans a string at s.i and returns its decoded value when it is ASCII: its raw
