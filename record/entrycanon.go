@@ -28,94 +28,137 @@ func fastCanonical(e HistoryEntry, links bool) ([]byte, bool) {
 }
 
 // appendFastCanonical is fastCanonical appending to out, with scratch as room for the values; it
-// returns both grown, for a caller that reuses them (canonicalScratch).
+// returns both grown, for a caller that reuses them (withCanonical, with canonScratch).
 func appendFastCanonical(out, scratch []byte, e HistoryEntry, links bool) ([]byte, []byte, bool) {
-	// vals[i] is the canonical value of canonKeys[i], nil when the member is not written.
-	var vals [len(canonKeys)][]byte
-	buf := scratch[:0]
-	str := func(i int, v string, always bool) bool {
-		if v == "" && !always {
-			return true
-		}
-		if !isASCIIString(v) {
-			return false
-		}
-		start := len(buf)
-		buf = appendCanonString(buf, v)
-		vals[i] = buf[start:len(buf):len(buf)] // a later append that grows buf leaves this window as written
-		return true
+	v := canonVals{buf: scratch[:0]}
+	if !v.known(e, links) {
+		return out, v.buf, false
 	}
-	num := func(i int, v *int) bool {
-		if v == nil {
-			return true
-		}
-		if *v > maxCanonInt || *v < -maxCanonInt {
-			return false
-		}
-		start := len(buf)
-		buf = strconv.AppendInt(buf, int64(*v), 10)
-		vals[i] = buf[start:len(buf):len(buf)]
-		return true
-	}
-	ok := str(ckKind, e.Kind, false) && str(ckRunID, e.RunID, false) && str(ckVerdict, e.Verdict, false) &&
-		num(ckBefore, e.RetryBudgetBefore) && num(ckAfter, e.RetryBudgetAfter) &&
-		str(ckHead, e.Head, false) && str(ckInputs, e.InputsSHA256, false) && str(ckRules, e.RulesSHA256, false) &&
-		str(ckStarted, e.StartedAt, false) &&
-		// The chain links are always written (MarshalJSON), even empty; hmac when set.
-		str(ckPrev, e.PrevHash, true) && (!links || str(ckHash, e.Hash, true) && str(ckHMAC, e.HMAC, false))
+	extra, ok := extraCanonKeys(e)
 	if !ok {
-		return out, buf, false
+		return out, v.buf, false
+	}
+	out, ok = v.appendObject(out, e, extra)
+	return out, v.buf, ok
+}
+
+// canonVals holds the canonical values of an entry's known members, in one buffer.
+type canonVals struct {
+	// v[i] is the canonical value of canonKeys[i], nil when the member is not written.
+	v   [len(canonKeys)][]byte
+	buf []byte
+}
+
+// known fills v with e's known members, as MarshalJSON writes them; false when one is not in the
+// fast path's subset.
+func (v *canonVals) known(e HistoryEntry, links bool) bool {
+	ok := v.str(ckKind, e.Kind, false) && v.str(ckRunID, e.RunID, false) && v.str(ckVerdict, e.Verdict, false) &&
+		v.num(ckBefore, e.RetryBudgetBefore) && v.num(ckAfter, e.RetryBudgetAfter) &&
+		v.str(ckHead, e.Head, false) && v.str(ckInputs, e.InputsSHA256, false) && v.str(ckRules, e.RulesSHA256, false) &&
+		v.str(ckStarted, e.StartedAt, false) &&
+		// The chain links are always written (MarshalJSON), even empty; hmac when set.
+		v.str(ckPrev, e.PrevHash, true) && (!links || v.str(ckHash, e.Hash, true) && v.str(ckHMAC, e.HMAC, false))
+	if !ok {
+		return false
 	}
 	if len(e.Causes) > 0 {
-		if vals[ckCauses], ok = canonRaw(bytes.TrimSpace(e.Causes)); !ok {
-			return out, buf, false
+		if v.v[ckCauses], ok = canonRaw(bytes.TrimSpace(e.Causes)); !ok {
+			return false
 		}
 	}
+	return true
+}
+
+// str sets v[i] to the string s, unless it is empty and not always written; false when s is not
+// ASCII.
+func (v *canonVals) str(i int, s string, always bool) bool {
+	if s == "" && !always {
+		return true
+	}
+	if !isASCIIString(s) {
+		return false
+	}
+	start := len(v.buf)
+	v.buf = appendCanonString(v.buf, s)
+	v.v[i] = v.buf[start:len(v.buf):len(v.buf)] // a later append that grows buf leaves this window as written
+	return true
+}
+
+// num sets v[i] to the integer n when it is set; false when it has more than 15 digits.
+func (v *canonVals) num(i int, n *int) bool {
+	if n == nil {
+		return true
+	}
+	if *n > maxCanonInt || *n < -maxCanonInt {
+		return false
+	}
+	start := len(v.buf)
+	v.buf = strconv.AppendInt(v.buf, int64(*n), 10)
+	v.v[i] = v.buf[start:len(v.buf):len(v.buf)]
+	return true
+}
+
+// extraCanonKeys are the keys of e.Extra that MarshalJSON writes, sorted; false when one is not
+// ASCII.
+func extraCanonKeys(e HistoryEntry) ([]string, bool) {
 	var extra []string
 	for k := range e.Extra {
 		if slices.Contains(historyKeys, k) {
 			continue // MarshalJSON drops an extra key that shadows a known one
 		}
 		if !isASCIIString(k) {
-			return out, buf, false
+			return nil, false
 		}
 		extra = append(extra, k)
 	}
-	// ASCII keys: byte order is the UTF-16 order RFC 8785 sorts by. The known keys are in that
-	// order already; the extra ones are merged in.
+	// ASCII keys: byte order is the UTF-16 order RFC 8785 sorts by.
 	slices.Sort(extra)
+	return extra, true
+}
+
+// appendObject writes the object over out: the known members of v, in canonKeys order (the
+// RFC 8785 order), with the extra keys of e merged in; false when an extra value is not in the
+// fast path's subset.
+func (v *canonVals) appendObject(out []byte, e HistoryEntry, extra []string) ([]byte, bool) {
 	out = append(out[:0], '{')
-	first := true
-	put := func(k string, v []byte) {
-		if !first {
-			out = append(out, ',')
-		}
-		first = false
-		out = appendCanonString(out, k)
-		out = append(out, ':')
-		out = append(out, v...)
-	}
 	x := 0
 	for i, k := range canonKeys {
 		for ; x < len(extra) && extra[x] < k; x++ {
-			v, good := canonRaw(bytes.TrimSpace(e.Extra[extra[x]]))
-			if !good {
-				return out, buf, false
+			var ok bool
+			if out, ok = appendExtraMember(out, extra[x], e.Extra[extra[x]]); !ok {
+				return out, false
 			}
-			put(extra[x], v)
 		}
-		if vals[i] != nil {
-			put(k, vals[i])
+		if v.v[i] != nil {
+			out = appendCanonMember(out, k, v.v[i])
 		}
 	}
 	for ; x < len(extra); x++ {
-		v, good := canonRaw(bytes.TrimSpace(e.Extra[extra[x]]))
-		if !good {
-			return out, buf, false
+		var ok bool
+		if out, ok = appendExtraMember(out, extra[x], e.Extra[extra[x]]); !ok {
+			return out, false
 		}
-		put(extra[x], v)
 	}
-	return append(out, '}'), buf, true
+	return append(out, '}'), true
+}
+
+// appendExtraMember appends the member k of an entry's extra keys, its raw value made canonical.
+func appendExtraMember(out []byte, k string, raw []byte) ([]byte, bool) {
+	v, ok := canonRaw(bytes.TrimSpace(raw))
+	if !ok {
+		return out, false
+	}
+	return appendCanonMember(out, k, v), true
+}
+
+// appendCanonMember appends `"k":v` to the object out, after a comma unless it is the first.
+func appendCanonMember(out []byte, k string, v []byte) []byte {
+	if len(out) > 1 { // out holds more than its '{'
+		out = append(out, ',')
+	}
+	out = appendCanonString(out, k)
+	out = append(out, ':')
+	return append(out, v...)
 }
 
 // canonScratch holds the buffers EntryHash, EntryHMAC and HistoryLineBytes reuse, since a
@@ -265,6 +308,8 @@ func appendCanonValue(dst, raw []byte) ([]byte, bool) {
 	return out, true
 }
 
+// canonValue appends the canonical form of the value at s.i (after white space) for
+// appendCanonValue; ok is false when it is not in the fast path's subset.
 func (s *jsonScan) canonValue(dst []byte, depth int) ([]byte, bool) {
 	s.ws()
 	if s.i >= len(s.b) || depth > maxScanDepth {
@@ -278,112 +323,130 @@ func (s *jsonScan) canonValue(dst []byte, depth int) ([]byte, bool) {
 		}
 		return appendCanonString(dst, v), true
 	case c == '[':
+		return s.canonArray(dst, depth)
+	case c == '{':
+		return s.canonObject(dst, depth)
+	case c == '-' || (c >= '0' && c <= '9'):
+		return s.canonNumber(dst)
+	default:
+		lit, ok := s.literal()
+		if !ok {
+			return dst, false
+		}
+		return append(dst, lit...), true
+	}
+}
+
+// canonArray appends the canonical form of the array at s.i, its items one level deeper than
+// depth.
+func (s *jsonScan) canonArray(dst []byte, depth int) ([]byte, bool) {
+	s.i++
+	dst = append(dst, '[')
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == ']' {
 		s.i++
-		dst = append(dst, '[')
+		return append(dst, ']'), true
+	}
+	for n := 0; ; n++ {
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		var ok bool
+		if dst, ok = s.canonValue(dst, depth+1); !ok {
+			return dst, false
+		}
 		s.ws()
-		if s.i < len(s.b) && s.b[s.i] == ']' {
+		if s.i >= len(s.b) {
+			return dst, false
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+		case ']':
 			s.i++
 			return append(dst, ']'), true
+		default:
+			return dst, false
 		}
-		for n := 0; ; n++ {
-			if n > 0 {
-				dst = append(dst, ',')
-			}
-			var ok bool
-			if dst, ok = s.canonValue(dst, depth+1); !ok {
-				return dst, false
-			}
-			s.ws()
-			if s.i >= len(s.b) {
-				return dst, false
-			}
-			switch s.b[s.i] {
-			case ',':
-				s.i++
-			case ']':
-				s.i++
-				return append(dst, ']'), true
-			default:
-				return dst, false
-			}
-		}
-	case c == '{':
+	}
+}
+
+// canonMember is one member of an object canonObject read: its decoded key and canonical value.
+type canonMember struct {
+	key string
+	val []byte
+}
+
+// canonObject appends the canonical form of the object at s.i, its members one level deeper than
+// depth, sorted by key; ok is false when a key is repeated.
+func (s *jsonScan) canonObject(dst []byte, depth int) ([]byte, bool) {
+	s.i++
+	var members []canonMember
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == '}' {
 		s.i++
-		type kv struct {
-			key string
-			val []byte
-		}
-		var members []kv
+		return append(dst, '{', '}'), true
+	}
+	for {
 		s.ws()
-		if s.i < len(s.b) && s.b[s.i] == '}' {
-			s.i++
-			return append(dst, '{', '}'), true
-		}
-		for {
-			s.ws()
-			if s.i >= len(s.b) || s.b[s.i] != '"' {
-				return dst, false
-			}
-			k, ok := s.canonStringValue()
-			if !ok || slices.ContainsFunc(members, func(m kv) bool { return m.key == k }) {
-				return dst, false
-			}
-			s.ws()
-			if s.i >= len(s.b) || s.b[s.i] != ':' {
-				return dst, false
-			}
-			s.i++
-			v, ok := s.canonValue(nil, depth+1)
-			if !ok {
-				return dst, false
-			}
-			members = append(members, kv{k, v})
-			s.ws()
-			if s.i >= len(s.b) {
-				return dst, false
-			}
-			if s.b[s.i] == ',' {
-				s.i++
-				continue
-			}
-			if s.b[s.i] != '}' {
-				return dst, false
-			}
-			s.i++
-			break
-		}
-		slices.SortFunc(members, func(a, b kv) int { return strings.Compare(a.key, b.key) })
-		dst = append(dst, '{')
-		for n, m := range members {
-			if n > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendCanonString(dst, m.key)
-			dst = append(dst, ':')
-			dst = append(dst, m.val...)
-		}
-		return append(dst, '}'), true
-	case c == '-' || (c >= '0' && c <= '9'):
-		start := s.i
-		integer, ok := s.num()
-		if !ok || !integer {
+		if s.i >= len(s.b) || s.b[s.i] != '"' {
 			return dst, false
 		}
-		n := s.b[start:s.i]
-		digits := bytes.TrimPrefix(n, []byte("-"))
-		if len(digits) > 15 || bytes.Equal(n, []byte("-0")) {
+		k, ok := s.canonStringValue()
+		if !ok || slices.ContainsFunc(members, func(m canonMember) bool { return m.key == k }) {
 			return dst, false
 		}
-		return append(dst, n...), true
-	default:
-		for _, lit := range []string{"true", "false", "null"} {
-			if bytes.HasPrefix(s.b[s.i:], []byte(lit)) {
-				s.i += len(lit)
-				return append(dst, lit...), true
-			}
+		s.ws()
+		if s.i >= len(s.b) || s.b[s.i] != ':' {
+			return dst, false
 		}
+		s.i++
+		v, ok := s.canonValue(nil, depth+1)
+		if !ok {
+			return dst, false
+		}
+		members = append(members, canonMember{k, v})
+		s.ws()
+		if s.i >= len(s.b) {
+			return dst, false
+		}
+		if s.b[s.i] == ',' {
+			s.i++
+			continue
+		}
+		if s.b[s.i] != '}' {
+			return dst, false
+		}
+		s.i++
+		break
+	}
+	slices.SortFunc(members, func(a, b canonMember) int { return strings.Compare(a.key, b.key) })
+	dst = append(dst, '{')
+	for n, m := range members {
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendCanonString(dst, m.key)
+		dst = append(dst, ':')
+		dst = append(dst, m.val...)
+	}
+	return append(dst, '}'), true
+}
+
+// canonNumber appends the number at s.i when it is an integer of at most 15 digits (its digits
+// are then its canonical form) other than -0; ok is false for any other number.
+func (s *jsonScan) canonNumber(dst []byte) ([]byte, bool) {
+	start := s.i
+	integer, ok := s.num()
+	if !ok || !integer {
 		return dst, false
 	}
+	n := s.b[start:s.i]
+	digits := bytes.TrimPrefix(n, []byte("-"))
+	if len(digits) > 15 || bytes.Equal(n, []byte("-0")) {
+		return dst, false
+	}
+	return append(dst, n...), true
 }
 
 // canonStringValue scans a string at s.i and returns its decoded value when it is ASCII: its raw

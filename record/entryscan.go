@@ -16,116 +16,146 @@ import (
 // (schemas.Decode, the key-case check, HistoryEntry.UnmarshalJSON, checkEntry) returns for such
 // a line; ok is false for any other line, or one the slow path refuses, which then takes the
 // slow path for its verdict and its message. TestFastEntryIsSlowEntry checks both paths agree.
-func fastEntry(line []byte) (e HistoryEntry, ok bool) {
+func fastEntry(line []byte) (HistoryEntry, bool) {
 	if len(line) < 2 || line[0] != '{' || !utf8.Valid(line) {
 		return HistoryEntry{}, false
 	}
-	s := &jsonScan{b: line, i: 1, dupCheck: true}
-	var seen uint16
-	var extraKeys [][]byte
-	str := func(bit uint16, dst *string) bool {
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		raw, plain, ok := s.str()
-		if !ok || !plain {
-			return false
-		}
-		*dst = string(raw)
-		return true
-	}
-	num := func(bit uint16, dst **int) bool {
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		start := s.i
-		if integer, ok := s.num(); !ok || !integer {
-			return false
-		}
-		n, err := strconv.Atoi(string(line[start:s.i]))
-		if err != nil || n < 0 {
-			return false
-		}
-		*dst = &n
-		return true
-	}
-	rawValue := func() (json.RawMessage, bool) {
-		start := s.i
-		s.spaced = false
-		if !s.value(1) || s.spaced {
-			return nil, false
-		}
-		return bytes.Clone(line[start:s.i]), true
-	}
+	r := entryScan{jsonScan: jsonScan{b: line, i: 1, dupCheck: true}}
 	for {
-		k, okk := s.member()
-		if !okk || s.spaced {
+		k, ok := r.member()
+		if !ok || r.spaced || !r.field(k) {
 			return HistoryEntry{}, false
 		}
-		var good bool
-		switch string(k) {
-		case "kind":
-			good = str(1<<0, &e.Kind)
-		case "run_id":
-			good = str(1<<1, &e.RunID)
-		case "verdict":
-			good = str(1<<2, &e.Verdict)
-		case "causes":
-			if seen&(1<<3) == 0 {
-				seen |= 1 << 3
-				e.Causes, good = rawValue()
-			}
-		case "retry_budget_before":
-			good = num(1<<4, &e.RetryBudgetBefore)
-		case "retry_budget_after":
-			good = num(1<<5, &e.RetryBudgetAfter)
-		case "head":
-			good = str(1<<6, &e.Head)
-		case "inputs_sha256":
-			good = str(1<<7, &e.InputsSHA256)
-		case "rules_sha256":
-			good = str(1<<8, &e.RulesSHA256)
-		case "started_at":
-			good = str(1<<9, &e.StartedAt)
-		case "prev_hash":
-			good = str(1<<10, &e.PrevHash)
-		case "hash":
-			good = str(1<<11, &e.Hash)
-		case "hmac":
-			good = str(1<<12, &e.HMAC)
-		default:
-			// A key that differs from a known one only by letter case is refused (FoldProblems);
-			// one repeated is refused (schemas.Decode).
-			if slices.ContainsFunc(historyKeys, func(h string) bool { return strings.EqualFold(h, string(k)) }) ||
-				slices.ContainsFunc(extraKeys, func(o []byte) bool { return bytes.Equal(o, k) }) {
-				return HistoryEntry{}, false
-			}
-			extraKeys = append(extraKeys, k)
-			var v json.RawMessage
-			if v, good = rawValue(); good {
-				if e.Extra == nil {
-					e.Extra = map[string]json.RawMessage{}
-				}
-				e.Extra[string(k)] = v
-			}
-		}
-		if !good {
-			return HistoryEntry{}, false
-		}
-		more, okn := s.next()
-		if !okn || s.spaced {
+		more, ok := r.next()
+		if !ok || r.spaced {
 			return HistoryEntry{}, false
 		}
 		if !more {
 			break
 		}
 	}
-	if s.i != len(line) || checkEntry(e) != nil {
+	if r.i != len(line) || checkEntry(r.e) != nil {
 		return HistoryEntry{}, false
 	}
-	return e, true
+	return r.e, true
+}
+
+// entryScan reads one history line for fastEntry: the entry read so far, the known keys seen (a
+// bit each) and the extra keys seen.
+type entryScan struct {
+	jsonScan
+	e         HistoryEntry
+	seen      uint16
+	extraKeys [][]byte
+}
+
+// field reads the value of the member k into the entry; false when fastEntry cannot take it.
+func (r *entryScan) field(k []byte) bool {
+	e := &r.e
+	switch string(k) {
+	case "kind":
+		return r.str(1<<0, &e.Kind)
+	case "run_id":
+		return r.str(1<<1, &e.RunID)
+	case "verdict":
+		return r.str(1<<2, &e.Verdict)
+	case "causes":
+		if !r.first(1 << 3) {
+			return false
+		}
+		var ok bool
+		e.Causes, ok = r.rawValue()
+		return ok
+	case "retry_budget_before":
+		return r.num(1<<4, &e.RetryBudgetBefore)
+	case "retry_budget_after":
+		return r.num(1<<5, &e.RetryBudgetAfter)
+	case "head":
+		return r.str(1<<6, &e.Head)
+	case "inputs_sha256":
+		return r.str(1<<7, &e.InputsSHA256)
+	case "rules_sha256":
+		return r.str(1<<8, &e.RulesSHA256)
+	case "started_at":
+		return r.str(1<<9, &e.StartedAt)
+	case "prev_hash":
+		return r.str(1<<10, &e.PrevHash)
+	case "hash":
+		return r.str(1<<11, &e.Hash)
+	case "hmac":
+		return r.str(1<<12, &e.HMAC)
+	default:
+		return r.extra(k)
+	}
+}
+
+// first marks the known key of bit seen, and reports whether it was not seen before.
+func (r *entryScan) first(bit uint16) bool {
+	if r.seen&bit != 0 {
+		return false
+	}
+	r.seen |= bit
+	return true
+}
+
+// str reads a string value without escapes into dst, for the known key of bit.
+func (r *entryScan) str(bit uint16, dst *string) bool {
+	if !r.first(bit) {
+		return false
+	}
+	raw, plain, ok := r.jsonScan.str()
+	if !ok || !plain {
+		return false
+	}
+	*dst = string(raw)
+	return true
+}
+
+// num reads a budget, a plain integer that is not negative, into dst, for the known key of bit.
+func (r *entryScan) num(bit uint16, dst **int) bool {
+	if !r.first(bit) {
+		return false
+	}
+	start := r.i
+	if integer, ok := r.jsonScan.num(); !ok || !integer {
+		return false
+	}
+	n, err := strconv.Atoi(string(r.b[start:r.i]))
+	if err != nil || n < 0 {
+		return false
+	}
+	*dst = &n
+	return true
+}
+
+// rawValue reads a compact value, free of repeated keys, and returns a copy of its bytes.
+func (r *entryScan) rawValue() (json.RawMessage, bool) {
+	start := r.i
+	r.spaced = false
+	if !r.value(1) || r.spaced {
+		return nil, false
+	}
+	return bytes.Clone(r.b[start:r.i]), true
+}
+
+// extra reads the value of the extra key k into the entry's Extra.
+func (r *entryScan) extra(k []byte) bool {
+	// A key that differs from a known one only by letter case is refused (FoldProblems); one
+	// repeated is refused (schemas.Decode).
+	if slices.ContainsFunc(historyKeys, func(h string) bool { return strings.EqualFold(h, string(k)) }) ||
+		slices.ContainsFunc(r.extraKeys, func(o []byte) bool { return bytes.Equal(o, k) }) {
+		return false
+	}
+	r.extraKeys = append(r.extraKeys, k)
+	v, ok := r.rawValue()
+	if !ok {
+		return false
+	}
+	if r.e.Extra == nil {
+		r.e.Extra = map[string]json.RawMessage{}
+	}
+	r.e.Extra[string(k)] = v
+	return true
 }
 
 // fastFirstCause is firstCause without encoding/json, for a causes array whose first item is an

@@ -148,84 +148,100 @@ func (s *jsonScan) value(depth int) bool {
 		_, _, ok := s.str()
 		return ok
 	case c == '{':
-		s.i++
-		var keys [][]byte
-		s.ws()
-		if s.i < len(s.b) && s.b[s.i] == '}' {
-			s.i++
-			return true
-		}
-		for {
-			s.ws()
-			k, plain, ok := s.str()
-			if !ok {
-				return false
-			}
-			if s.dupCheck {
-				if !plain || len(keys) > 64 || slices.ContainsFunc(keys, func(o []byte) bool { return bytes.Equal(o, k) }) {
-					return false
-				}
-				keys = append(keys, k)
-			}
-			s.ws()
-			if s.i >= len(s.b) || s.b[s.i] != ':' {
-				return false
-			}
-			s.i++
-			if !s.value(depth + 1) {
-				return false
-			}
-			s.ws()
-			if s.i >= len(s.b) {
-				return false
-			}
-			switch s.b[s.i] {
-			case ',':
-				s.i++
-			case '}':
-				s.i++
-				return true
-			default:
-				return false
-			}
-		}
+		return s.object(depth)
 	case c == '[':
-		s.i++
-		s.ws()
-		if s.i < len(s.b) && s.b[s.i] == ']' {
-			s.i++
-			return true
-		}
-		for {
-			if !s.value(depth + 1) {
-				return false
-			}
-			s.ws()
-			if s.i >= len(s.b) {
-				return false
-			}
-			switch s.b[s.i] {
-			case ',':
-				s.i++
-			case ']':
-				s.i++
-				return true
-			default:
-				return false
-			}
-		}
+		return s.array(depth)
 	case c == '-' || (c >= '0' && c <= '9'):
 		_, ok := s.num()
 		return ok
 	default:
-		for _, lit := range []string{"true", "false", "null"} {
-			if bytes.HasPrefix(s.b[s.i:], []byte(lit)) {
-				s.i += len(lit)
-				return true
-			}
-		}
-		return false
+		_, ok := s.literal()
+		return ok
 	}
+}
+
+// object scans the object at s.i, its members one level deeper than depth, for value.
+func (s *jsonScan) object(depth int) bool {
+	s.i++
+	var keys [][]byte
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == '}' {
+		s.i++
+		return true
+	}
+	for {
+		s.ws()
+		k, plain, ok := s.str()
+		if !ok {
+			return false
+		}
+		if s.dupCheck {
+			if !plain || len(keys) > 64 || slices.ContainsFunc(keys, func(o []byte) bool { return bytes.Equal(o, k) }) {
+				return false
+			}
+			keys = append(keys, k)
+		}
+		s.ws()
+		if s.i >= len(s.b) || s.b[s.i] != ':' {
+			return false
+		}
+		s.i++
+		if !s.value(depth + 1) {
+			return false
+		}
+		s.ws()
+		if s.i >= len(s.b) {
+			return false
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// array scans the array at s.i, its items one level deeper than depth, for value.
+func (s *jsonScan) array(depth int) bool {
+	s.i++
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == ']' {
+		s.i++
+		return true
+	}
+	for {
+		if !s.value(depth + 1) {
+			return false
+		}
+		s.ws()
+		if s.i >= len(s.b) {
+			return false
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// literal scans true, false or null at s.i and returns it.
+func (s *jsonScan) literal() (string, bool) {
+	for _, lit := range []string{"true", "false", "null"} {
+		if bytes.HasPrefix(s.b[s.i:], []byte(lit)) {
+			s.i += len(lit)
+			return lit, true
+		}
+	}
+	return "", false
 }
 
 // member scans `"key":` at s.i (after white space) and returns the key, which must be ASCII

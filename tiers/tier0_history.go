@@ -65,10 +65,21 @@ func VerifyHistory(in *Input, key []byte) (problems []string, summary string) {
 	if rec == nil {
 		return nil, ""
 	}
-	if id := rec.TaskID(); id != in.Task {
+	hist := rec.History()
+	problems = chainProblems(in, hist, key)
+	last, lastAt, haveRun := latestRun(hist)
+	problems = append(problems, resultProblems(rec, last, lastAt, haveRun)...)
+	ep, events := eventProblems(in, hist)
+	problems = append(problems, ep...)
+	return problems, historySummary(hist, key, last, lastAt, haveRun, events)
+}
+
+// chainProblems are what does not verify in the history itself: the record's task_id, the hash
+// chain, every entry's HMAC when key is set, and the budget arithmetic.
+func chainProblems(in *Input, hist []record.HistoryEntry, key []byte) (problems []string) {
+	if id := in.Record.TaskID(); id != in.Task {
 		problems = append(problems, fmt.Sprintf("record.json has task_id %q, but this is task %q", id, in.Task))
 	}
-	hist := rec.History()
 	if err := record.VerifyChain(hist); err != nil {
 		problems = append(problems, err.Error())
 	}
@@ -77,19 +88,27 @@ func VerifyHistory(in *Input, key []byte) (problems []string, summary string) {
 			problems = append(problems, e.Error())
 		}
 	}
-	problems = append(problems, record.BudgetProblems(hist)...)
+	return append(problems, record.BudgetProblems(hist)...)
+}
 
-	last, lastAt, haveRun := latestRun(hist)
+// resultProblems are what does not match between gate_result and last, the latest gate run of
+// the history (entry lastAt), when haveRun.
+func resultProblems(rec *record.Record, last record.HistoryEntry, lastAt int, haveRun bool) []string {
 	raw, haveResult := rec.GateResult()
 	switch {
 	case !haveRun && haveResult:
-		problems = append(problems, fmt.Sprintf("record.json has a gate_result (%s), but gate_history records no gate run: the gate did not write it", resultSummary(raw)))
+		return []string{fmt.Sprintf("record.json has a gate_result (%s), but gate_history records no gate run: the gate did not write it", resultSummary(raw))}
 	case haveRun && !haveResult:
-		problems = append(problems, fmt.Sprintf("no gate_result, but gate_history entry %d %s is a gate run", lastAt+1, last.RunID))
+		return []string{fmt.Sprintf("no gate_result, but gate_history entry %d %s is a gate run", lastAt+1, last.RunID)}
 	case haveRun:
-		problems = append(problems, gateResultProblems(raw, last, lastAt)...)
+		return gateResultProblems(raw, last, lastAt)
 	}
+	return nil
+}
 
+// eventProblems names the gate events of events.jsonl that name a history entry of this task
+// the history does not hold (at most maxEventProblems one by one), and counts the events.
+func eventProblems(in *Input, hist []record.HistoryEntry) (problems []string, events int) {
 	known := map[string]bool{}
 	for _, e := range hist {
 		known[e.Hash] = true
@@ -99,11 +118,11 @@ func VerifyHistory(in *Input, key []byte) (problems []string, summary string) {
 			known[h] = true
 		}
 	}
-	events, err := record.TaskEventHashes(in.Geas, in.Mission, in.Task)
+	evs, err := record.TaskEventHashes(in.Geas, in.Mission, in.Task)
 	if err != nil {
 		problems = append(problems, fmt.Sprintf("the gate events of this task could not be cross-checked with gate_history: %v", err))
 	}
-	if !allKnown(events, known) {
+	if !allKnown(evs, known) {
 		// A reader without the task lock (verify, task show) may have read record.json just
 		// before a gate run appended to it and logged the event: the run writes the record
 		// first. A record read now that extends the one judged accounts for those events.
@@ -114,7 +133,7 @@ func VerifyHistory(in *Input, key []byte) (problems []string, summary string) {
 		}
 	}
 	missing := 0
-	for _, ev := range events {
+	for _, ev := range evs {
 		if known[ev.Hash] {
 			continue
 		}
@@ -129,7 +148,13 @@ func VerifyHistory(in *Input, key []byte) (problems []string, summary string) {
 	if missing > maxEventProblems {
 		problems = append(problems, fmt.Sprintf("and %d more events name entries gate_history does not hold", missing-maxEventProblems))
 	}
+	return problems, len(evs)
+}
 
+// historySummary says what verified: the entries, how they are signed, the gate run gate_result
+// is, and how many events were cross-checked.
+func historySummary(hist []record.HistoryEntry, key []byte, last record.HistoryEntry, lastAt int, haveRun bool, events int) string {
+	var summary string
 	if len(hist) == 0 {
 		summary = "no gate history yet"
 	} else {
@@ -142,8 +167,7 @@ func VerifyHistory(in *Input, key []byte) (problems []string, summary string) {
 			summary += fmt.Sprintf("; gate_result is entry %d %s (hash %.12s)", lastAt+1, last.RunID, last.Hash)
 		}
 	}
-	summary += fmt.Sprintf("; %d gate events of this task cross-checked", len(events))
-	return problems, summary
+	return summary + fmt.Sprintf("; %d gate events of this task cross-checked", events)
 }
 
 // supersededHashes are the hashes a history_reset entry says the discarded history held.
