@@ -189,20 +189,27 @@ func (s *jsonScan) object(depth int) bool {
 		if !s.value(depth + 1) {
 			return false
 		}
-		s.ws()
-		if s.i >= len(s.b) {
-			return false
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			return true
-		default:
-			return false
+		if more, ok := s.more('}'); !ok || !more {
+			return ok
 		}
 	}
+}
+
+// more reads what follows a member or an item: a comma (more, ok) or closer (the end: ok only).
+func (s *jsonScan) more(closer byte) (more, ok bool) {
+	s.ws()
+	if s.i >= len(s.b) {
+		return false, false
+	}
+	switch s.b[s.i] {
+	case ',':
+		s.i++
+		return true, true
+	case closer:
+		s.i++
+		return false, true
+	}
+	return false, false
 }
 
 // array scans the array at s.i, its items one level deeper than depth, for value.
@@ -217,18 +224,8 @@ func (s *jsonScan) array(depth int) bool {
 		if !s.value(depth + 1) {
 			return false
 		}
-		s.ws()
-		if s.i >= len(s.b) {
-			return false
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case ']':
-			s.i++
-			return true
-		default:
-			return false
+		if more, ok := s.more(']'); !ok || !more {
+			return ok
 		}
 	}
 }
