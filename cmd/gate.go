@@ -39,8 +39,9 @@ The rules (the contract without its status and timestamps, plus the gate policy)
 geas task approve or by the task's first recorded run; rules that differ later block the run
 (rules_changed) until an authority approves them.
 
-The run is recorded in record.json (gate_result and a hash-chained gate_history entry) and in
-.geas/state/events.jsonl; --dry-run computes the same verdict and writes nothing.
+The run is recorded by a hash-chained entry appended to the task's gate-history.jsonl (the commit
+point), then gate_result in record.json and the events in .geas/state/events.jsonl; --dry-run
+computes the same verdict and writes nothing.
 SIGINT/SIGTERM kill the eval commands, write nothing, and exit 3.
 
 A task that is already verified or passed is re-checked, as geas gate verify does, and nothing
