@@ -26,7 +26,7 @@ func fastEntry(line []byte) (HistoryEntry, bool) {
 		if !ok || r.spaced || !r.field(k) {
 			return HistoryEntry{}, false
 		}
-		more, ok := r.next()
+		more, ok := r.more('}')
 		if !ok || r.spaced {
 			return HistoryEntry{}, false
 		}
@@ -197,7 +197,7 @@ func fastFirstCause(causes []byte) (code string, ok bool) {
 			} else if !s.value(1) {
 				return "", false
 			}
-			more, okn := s.next()
+			more, okn := s.more('}')
 			if !okn {
 				return "", false
 			}

@@ -153,7 +153,7 @@ func fastEvent(line []byte) (ev eventFields, ok bool) {
 			if !each(k) {
 				return false
 			}
-			more, ok := s.next()
+			more, ok := s.more('}')
 			if !ok {
 				return false
 			}

@@ -259,23 +259,6 @@ func (s *jsonScan) member() ([]byte, bool) {
 	return k, true
 }
 
-// next scans what follows a member: `,` (more is true) or `}`.
-func (s *jsonScan) next() (more, ok bool) {
-	s.ws()
-	if s.i >= len(s.b) {
-		return false, false
-	}
-	switch s.b[s.i] {
-	case ',':
-		s.i++
-		return true, true
-	case '}':
-		s.i++
-		return false, true
-	}
-	return false, false
-}
-
 // plainString scans a string value that has no escapes and only ASCII bytes, so that its bytes
 // are its decoded value.
 func (s *jsonScan) plainString() (string, bool) {

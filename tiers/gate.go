@@ -59,6 +59,26 @@ type Summary struct {
 	PassRate float64 `json:"pass_rate"`
 }
 
+// summarize counts the blocking checks that ran (not skipped, not warnings): passed and failed.
+func summarize(checks []Check) Summary {
+	var sum Summary
+	for _, c := range checks {
+		if !c.Blocking || c.Status == StatusSkipped || c.Status == StatusWarn {
+			continue
+		}
+		sum.Total++
+		if c.Status == StatusPass {
+			sum.Passed++
+		} else {
+			sum.Failed++
+		}
+	}
+	if sum.Total > 0 {
+		sum.PassRate = float64(sum.Passed) / float64(sum.Total)
+	}
+	return sum
+}
+
 // Result is one gate run: the JSON printed by --format json and stored as gate_result (SPEC §9).
 type Result struct {
 	RunID              string                `json:"run_id"`
@@ -434,20 +454,7 @@ func fold(res *Result, binding []Check, stopped map[int]string) {
 	for tier := 0; tier <= 2; tier++ {
 		res.TierResults[fmt.Sprintf("tier_%d", tier)] = tierResult(binding, tier, stopped[tier])
 	}
-	for _, c := range binding {
-		if !c.Blocking || c.Status == StatusSkipped || c.Status == StatusWarn {
-			continue
-		}
-		res.Summary.Total++
-		if c.Status == StatusPass {
-			res.Summary.Passed++
-		} else {
-			res.Summary.Failed++
-		}
-	}
-	if res.Summary.Total > 0 {
-		res.Summary.PassRate = float64(res.Summary.Passed) / float64(res.Summary.Total)
-	}
+	res.Summary = summarize(binding)
 }
 
 // ErrorResult is the result shown for a task no run could judge (geas gate --all: an entry that

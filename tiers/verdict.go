@@ -71,19 +71,5 @@ func Redecide(res *Result, c Check) {
 		res.Causes = []Cause{}
 	}
 	res.TierResults["tier_0"] = tierResult(res.Checks, 0, "")
-	res.Summary = Summary{}
-	for _, ch := range res.Checks {
-		if !ch.Blocking || ch.Status == StatusSkipped || ch.Status == StatusWarn {
-			continue
-		}
-		res.Summary.Total++
-		if ch.Status == StatusPass {
-			res.Summary.Passed++
-		} else {
-			res.Summary.Failed++
-		}
-	}
-	if res.Summary.Total > 0 {
-		res.Summary.PassRate = float64(res.Summary.Passed) / float64(res.Summary.Total)
-	}
+	res.Summary = summarize(res.Checks)
 }
