@@ -109,12 +109,7 @@ func (s *jsonScan) num() (integer, ok bool) {
 	integer = true
 	if j < len(s.b) && s.b[j] == '.' {
 		integer = false
-		j++
-		k := j
-		for j < len(s.b) && s.b[j] >= '0' && s.b[j] <= '9' {
-			j++
-		}
-		if j == k {
+		if j = s.digits(j + 1); j < 0 {
 			return false, false
 		}
 	}
@@ -124,11 +119,7 @@ func (s *jsonScan) num() (integer, ok bool) {
 		if j < len(s.b) && (s.b[j] == '+' || s.b[j] == '-') {
 			j++
 		}
-		k := j
-		for j < len(s.b) && s.b[j] >= '0' && s.b[j] <= '9' {
-			j++
-		}
-		if j == k {
+		if j = s.digits(j); j < 0 {
 			return false, false
 		}
 	}
@@ -193,6 +184,18 @@ func (s *jsonScan) object(depth int) bool {
 			return ok
 		}
 	}
+}
+
+// digits is the index after the run of one or more digits at j, or -1 when there is none there.
+func (s *jsonScan) digits(j int) int {
+	k := j
+	for j < len(s.b) && s.b[j] >= '0' && s.b[j] <= '9' {
+		j++
+	}
+	if j == k {
+		return -1
+	}
+	return j
 }
 
 // more reads what follows a member or an item: a comma (more, ok) or closer (the end: ok only).
