@@ -185,14 +185,14 @@ func (githubFormat) All(w, _ io.Writer, a *All) error {
 	}
 	for _, t := range a.Tasks {
 		if t.Result == nil {
-			fmt.Fprintf(w, "::warning title=%s/%s::%s\n", t.TaskID, t.Outcome, t.Reason)
+			fmt.Fprintf(w, "::warning title=%s::%s\n", ghProperty(t.TaskID+"/"+t.Outcome), ghData(t.Reason))
 		}
 	}
 	level := "notice"
 	if !a.Overall.Success {
 		level = "error"
 	}
-	fmt.Fprintf(w, "::%s title=geas gate --all %s::%s\n", level, a.ID, overallLine(a.Overall))
+	fmt.Fprintf(w, "::%s title=%s::%s\n", level, ghProperty("geas gate --all "+a.ID), ghData(overallLine(a.Overall)))
 	return nil
 }
 
