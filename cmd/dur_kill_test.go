@@ -66,7 +66,7 @@ func readDurState(t *testing.T, dir string) durState {
 		if gr.Transition != nil {
 			st.GateResult += " " + gr.Transition.From + "->" + gr.Transition.To
 		}
-		if last, ok := record.LastRun(rec); ok {
+		if last, _, ok := record.LastRun(rec); ok {
 			assert.Equal(t, last.Hash, gr.Hash, "gate_result is the latest run's")
 		}
 	}

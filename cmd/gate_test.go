@@ -230,7 +230,7 @@ func TestConcurrentGateRunsNeverLoseADecrement(t *testing.T) {
 		assert.False(t, seen[e.RunID], "run id %s reused", e.RunID)
 		seen[e.RunID] = true
 	}
-	last, ok := record.LastRun(rec)
+	last, _, ok := record.LastRun(rec)
 	require.True(t, ok)
 	raw, _ := rec.GateResult()
 	assert.True(t, strings.Contains(string(raw), last.Hash), "gate_result carries the chain head's hash")

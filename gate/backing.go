@@ -44,7 +44,7 @@ func StateBacking(in *tiers.Input, state vocab.State) (bool, string) {
 			return false, "the gate history does not verify: " + bad[0].Error()
 		}
 	}
-	last, ok := record.LastRun(in.Record)
+	last, _, ok := record.LastRun(in.Record)
 	switch state {
 	case vocab.Escalated:
 		if !ok {

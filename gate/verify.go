@@ -254,7 +254,7 @@ func revocationEntry(hist []record.HistoryEntry, rep *VerifyReport) (record.Hist
 	}
 	revokes := ""
 	for i := len(hist) - 1; i >= 0; i-- {
-		if hist[i].IsGateRun() && hist[i].Verdict == "pass" {
+		if hist[i].IsGateRun() && tiers.RecordsPass(hist[i]) {
 			revokes = hist[i].RunID
 			break
 		}

@@ -162,7 +162,7 @@ func recordProblems(in *tiers.Input, state string, key []byte) []string {
 	if state == "" {
 		state = "claimed done"
 	}
-	_, haveRun := record.LastRun(in.Record)
+	_, _, haveRun := record.LastRun(in.Record)
 	if !haveRun {
 		problems = append(problems, fmt.Sprintf("task is %s but gate_history records no gate run", state))
 	}

@@ -221,17 +221,18 @@ func VerifySignatures(entries []HistoryEntry, key []byte) []*ChainError {
 	return bad
 }
 
-// LastRun returns the latest gate-run entry of the history (grants and revocations are skipped).
-func LastRun(r *Record) (HistoryEntry, bool) {
+// LastRun returns the latest gate-run entry of the history and its index (grants, revocations and
+// the other authority entries are skipped).
+func LastRun(r *Record) (HistoryEntry, int, bool) {
 	if r == nil {
-		return HistoryEntry{}, false
+		return HistoryEntry{}, -1, false
 	}
 	for i := len(r.history) - 1; i >= 0; i-- {
 		if e := r.history[i]; e.IsGateRun() {
-			return e, true
+			return e, i, true
 		}
 	}
-	return HistoryEntry{}, false
+	return HistoryEntry{}, -1, false
 }
 
 // AppendHistory chains e after the current history (written to gate-history.jsonl by Write),

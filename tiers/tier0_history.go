@@ -67,7 +67,7 @@ func VerifyHistory(in *Input, key []byte) (problems []string, summary string) {
 	}
 	hist := rec.History()
 	problems = chainProblems(in, hist, key)
-	last, lastAt, haveRun := latestRun(hist)
+	last, lastAt, haveRun := record.LastRun(rec)
 	problems = append(problems, resultProblems(rec, last, lastAt, haveRun)...)
 	ep, events := eventProblems(in, hist)
 	problems = append(problems, ep...)
@@ -253,16 +253,6 @@ func gateResultProblems(raw json.RawMessage, last record.HistoryEntry, lastAt in
 		problems = append(problems, fmt.Sprintf("gate_result.head %q does not match %s (%q)", short(got), entry, last.Head))
 	}
 	return problems
-}
-
-// latestRun is the latest gate-run entry of hist and its index.
-func latestRun(hist []record.HistoryEntry) (record.HistoryEntry, int, bool) {
-	for i := len(hist) - 1; i >= 0; i-- {
-		if hist[i].IsGateRun() {
-			return hist[i], i, true
-		}
-	}
-	return record.HistoryEntry{}, -1, false
 }
 
 // BackingRun is the gate run a verified task's state rests on: the latest gate run, passing over
