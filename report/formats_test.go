@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/vocab"
 
 	"github.com/geas-dev/geas/tiers"
@@ -166,5 +167,22 @@ func TestGitHubCommandsCannotBeInjected(t *testing.T) {
 		"::error title=t1/scope%3A fail (scope_violation),file=d.go::in scope: 50%25 off%0D%0A::add-mask::secret",
 		"::warning title=t1/shared%3A warn::go.mod",
 		"::notice title=geas gate m1/t1::verdict FAIL; retry budget none -> none; next: ",
+	}, lines)
+}
+
+// TestGitHubAllAnnotationsCannotBeInjected: the --all lines of tasks that were not gated and the
+// overall line are escaped as the others are; a reason (an agent's transition reason can be one)
+// with CR, LF and % starts no command of its own, and a mission id cannot end the title property.
+func TestGitHubAllAnnotationsCannotBeInjected(t *testing.T) {
+	a := &All{ID: "m1:x,y", Mission: &gate.Mission{
+		Tasks:   []*gate.MissionTask{{TaskID: "t1", Outcome: "cancelled", Reason: "by me\r\n::add-mask::secret 100%"}},
+		Overall: gate.Overall{Counts: map[string]int{}, ExitCode: 2, Reason: "no task\n::stop-commands::x"},
+	}}
+	var out bytes.Buffer
+	require.NoError(t, For(GitHub).All(&out, nil, a))
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	assert.Equal(t, []string{
+		"::warning title=t1/cancelled::by me%0D%0A::add-mask::secret 100%25",
+		"::error title=geas gate --all m1%3Ax%2Cy::overall: FAILURE: no task%0A::stop-commands::x (exit 2)",
 	}, lines)
 }
