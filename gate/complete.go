@@ -345,25 +345,16 @@ func GrantEvent(mission, task string, e record.HistoryEntry) (record.Event, erro
 
 // grant completes a recorded budget grant: its event.
 func (c *completion) grant(e record.HistoryEntry) error {
-	if c.keys.Has("budget_grant", e.Hash, "") {
-		return nil
-	}
-	ev, err := GrantEvent(c.mission, c.task, e)
-	if err != nil {
-		return err
-	}
-	if err := record.AppendEvent(c.geas, ev); err != nil {
-		return fmt.Errorf("complete the budget grant: %w", err)
-	}
-	c.note("logged the budget_grant event of entry %.12s", e.Hash)
-	return nil
+	return c.logEntryEvent("budget_grant", "budget grant", e, GrantEvent)
 }
 
 // reset completes a recorded history reset: its event.
 func (c *completion) reset(e record.HistoryEntry) error {
-	if c.keys.Has(record.KindHistoryReset, e.Hash, "") {
-		return nil
-	}
+	return c.logEntryEvent(record.KindHistoryReset, "history reset", e, resetEvent)
+}
+
+// resetEvent is the history_reset event of the reset entry e, naming it by hash.
+func resetEvent(mission, task string, e record.HistoryEntry) (record.Event, error) {
 	var retries int
 	if raw, ok := e.Extra["retries"]; ok {
 		_ = json.Unmarshal(raw, &retries)
@@ -371,13 +362,25 @@ func (c *completion) reset(e record.HistoryEntry) error {
 	data, err := json.Marshal(map[string]any{"by": extraString(e, "by"), "reason": extraString(e, "reason"), "retries": retries,
 		"kept_aside": extraString(e, "kept_aside"), "hash": e.Hash})
 	if err != nil {
+		return record.Event{}, err
+	}
+	return record.Event{EventType: record.KindHistoryReset, MissionID: mission, TaskID: task, Agent: extraString(e, "by"), Data: data}, nil
+}
+
+// logEntryEvent logs the event of type typ of an authority's entry e (built by build) unless one
+// naming e by hash is logged already; what names the entry in an error.
+func (c *completion) logEntryEvent(typ, what string, e record.HistoryEntry, build func(mission, task string, e record.HistoryEntry) (record.Event, error)) error {
+	if c.keys.Has(typ, e.Hash, "") {
+		return nil
+	}
+	ev, err := build(c.mission, c.task, e)
+	if err != nil {
 		return err
 	}
-	ev := record.Event{EventType: record.KindHistoryReset, MissionID: c.mission, TaskID: c.task, Agent: extraString(e, "by"), Data: data}
 	if err := record.AppendEvent(c.geas, ev); err != nil {
-		return fmt.Errorf("complete the history reset: %w", err)
+		return fmt.Errorf("complete the %s: %w", what, err)
 	}
-	c.note("logged the history_reset event of entry %.12s", e.Hash)
+	c.note("logged the %s event of entry %.12s", typ, e.Hash)
 	return nil
 }
 
@@ -401,18 +404,7 @@ func (c *completion) approval(e record.HistoryEntry) error {
 	if err := c.pin(e, "approval by "+extraString(e, "by")); err != nil {
 		return err
 	}
-	if c.keys.Has("rules_approval", e.Hash, "") {
-		return nil
-	}
-	ev, err := ApprovalEvent(c.mission, c.task, e)
-	if err != nil {
-		return err
-	}
-	if err := record.AppendEvent(c.geas, ev); err != nil {
-		return fmt.Errorf("complete the rules approval: %w", err)
-	}
-	c.note("logged the rules_approval event of entry %.12s", e.Hash)
-	return nil
+	return c.logEntryEvent("rules_approval", "rules approval", e, ApprovalEvent)
 }
 
 // pin writes the pinned copy of the rules the entry e pinned, when it is missing and the rules are
