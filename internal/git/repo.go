@@ -60,7 +60,6 @@ type Repo struct {
 	top   string // the working tree's top directory; "" for a bare repository
 	// gitDir holds this working tree's index; commonDir the shared info/exclude.
 	gitDir, commonDir string
-	buf               bytes.Buffer // reused by readCommit
 
 	graphOpened bool
 	graph       commitgraph.Index // nil without a commit-graph
