@@ -109,9 +109,6 @@ func (s *lazyStore) readPacked(pi int, off int64) (plumbing.ObjectType, []byte, 
 			typ, data = o.typ, o.data
 			break
 		}
-		if len(chain) >= maxDeltaDepth {
-			return plumbing.InvalidObject, nil, fmt.Errorf("delta chain deeper than %d at offset %d", maxDeltaDepth, off)
-		}
 		pack, err := s.packs[pi].mapPack()
 		if err != nil {
 			return plumbing.InvalidObject, nil, err
@@ -127,6 +124,9 @@ func (s *lazyStore) readPacked(pi int, off int64) (plumbing.ObjectType, []byte, 
 			typ = e.typ
 			s.cacheEntry(pi, off, typ, data, len(chain) > 0)
 			break
+		}
+		if len(chain) == maxDeltaDepth {
+			return plumbing.InvalidObject, nil, fmt.Errorf("delta chain deeper than %d at offset %d", maxDeltaDepth, off)
 		}
 		chain = append(chain, deltaLink{pi: pi, off: off, entry: e})
 		if e.typ == plumbing.OFSDeltaObject {
