@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -64,9 +65,14 @@ func ofsEncoding(rel int64) []byte {
 	return out
 }
 
+// zlibWriters keeps deflaters for reuse: one costs hundreds of kilobytes to make.
+var zlibWriters = sync.Pool{New: func() any { return zlib.NewWriter(nil) }}
+
 func deflate(t *testing.T, data []byte) []byte {
 	var b bytes.Buffer
-	w := zlib.NewWriter(&b)
+	w := zlibWriters.Get().(*zlib.Writer)
+	defer zlibWriters.Put(w)
+	w.Reset(&b)
 	_, err := w.Write(data)
 	require.NoError(t, err)
 	require.NoError(t, w.Close())
