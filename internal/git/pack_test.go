@@ -23,7 +23,7 @@ import (
 // make what git never writes: thin packs, REF_DELTA cycles, chains deeper than git allows,
 // damaged entries.
 type testPack struct {
-	t       *testing.T
+	t       testing.TB
 	buf     bytes.Buffer
 	entries []testEntry
 	// wide puts every offset in the 64-bit offset table, as git does for offsets past 2 GiB.
@@ -36,7 +36,7 @@ type testEntry struct {
 	crc uint32
 }
 
-func newTestPack(t *testing.T) *testPack {
+func newTestPack(t testing.TB) *testPack {
 	p := &testPack{t: t}
 	p.buf.WriteString("PACK\x00\x00\x00\x02\x00\x00\x00\x00") // the count is set by write
 	return p
@@ -68,7 +68,7 @@ func ofsEncoding(rel int64) []byte {
 // zlibWriters keeps deflaters for reuse: one costs hundreds of kilobytes to make.
 var zlibWriters = sync.Pool{New: func() any { return zlib.NewWriter(nil) }}
 
-func deflate(t *testing.T, data []byte) []byte {
+func deflate(t testing.TB, data []byte) []byte {
 	var b bytes.Buffer
 	w := zlibWriters.Get().(*zlib.Writer)
 	defer zlibWriters.Put(w)
