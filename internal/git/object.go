@@ -260,7 +260,7 @@ func (s *lazyStore) inflateLoose(file []byte) (plumbing.ObjectType, []byte, erro
 // compressed bytes, and checks that the stream ends there. A size srcLen bytes cannot inflate to
 // is refused before anything is allocated.
 func (s *lazyStore) inflateRest(size int64, srcLen int) ([]byte, error) {
-	if size > maxObjectSize || size > maxDeflateRatio*int64(srcLen)+maxDeflateRatio {
+	if size < 0 || size > maxObjectSize || size > maxDeflateRatio*int64(srcLen)+maxDeflateRatio {
 		return nil, fmt.Errorf("declared size %d is more than %d compressed bytes can hold", size, srcLen)
 	}
 	out := make([]byte, size)

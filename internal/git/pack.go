@@ -57,7 +57,11 @@ func parsePackEntry(pack []byte, off int64) (packEntry, error) {
 		}
 		c = pack[p]
 		p++
-		e.size |= int64(c&0x7f) << shift
+		bits := int64(c & 0x7f)
+		if bits != 0 && shift > 30 { // would pass maxObjectSize, or overflow
+			return packEntry{}, fmt.Errorf("entry at offset %d: size over %d bytes", off, maxObjectSize)
+		}
+		e.size |= bits << shift
 		if e.size > maxObjectSize {
 			return packEntry{}, fmt.Errorf("entry at offset %d: size over %d bytes", off, maxObjectSize)
 		}

@@ -35,6 +35,7 @@ func FuzzPackEntry(f *testing.F) {
 	f.Add(slices.Concat(entryHeader(plumbing.REFDeltaObject, int64(len(delta))), baseID[:], deflate(f, delta)))
 	f.Add(slices.Concat(entryHeader(plumbing.BlobObject, 1<<28), deflate(f, []byte("x"))))
 	f.Add([]byte{0xb5})
+	f.Add([]byte{0xb0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x08, 0x78, 0x9c})
 	f.Add(slices.Concat(entryHeader(plumbing.OFSDeltaObject, 3), []byte{0xff, 0xff, 0xff, 0x7f}))
 
 	f.Fuzz(func(t *testing.T, entry []byte) {

@@ -48,6 +48,7 @@ func TestReadObjectRefusesDamage(t *testing.T) {
 		{"type 5", "unknown object type 5", slices.Concat(entryHeader(5, 3), abc)},
 		{"type 0", "unknown object type 0", slices.Concat(entryHeader(0, 3), abc)},
 		{"size over the limit", "size over 1073741824 bytes", slices.Concat(entryHeader(plumbing.BlobObject, maxObjectSize+1), abc)},
+		{"size bits past 63", "size over 1073741824 bytes", slices.Concat([]byte{0xb0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x08}, abc)},
 		{"size field too long", "size field longer", slices.Concat([]byte{0xb0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00}, abc)},
 		{"size larger than the data", "3 bytes, the header says 100", slices.Concat(entryHeader(plumbing.BlobObject, 100), abc)},
 		{"size smaller than the data", "more than the 2 bytes", slices.Concat(entryHeader(plumbing.BlobObject, 2), abc)},
