@@ -17,7 +17,13 @@ import (
 // stdio; the session (and the process) end with the test.
 func mcpSession(t *testing.T, dir string) *mcp.ClientSession {
 	t.Helper()
-	client := mcp.NewClient(&mcp.Implementation{Name: "geas-test", Version: "v0.0.0"}, nil)
+	return mcpSessionWith(t, dir, nil)
+}
+
+// mcpSessionWith is mcpSession with client options (a progress handler).
+func mcpSessionWith(t *testing.T, dir string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "geas-test", Version: "v0.0.0"}, opts)
 	cmd := exec.Command("geas", "-C", dir, "mcp")
 	cmd.Stderr = os.Stderr
 	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
