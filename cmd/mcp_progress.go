@@ -16,7 +16,7 @@ import (
 )
 
 // mcpProgressEvery is the least time between two notifications that no eval command's start or
-// end caused: while a tool call is under way, one is sent this often (with the running command's
+// end caused: while a tool call is under way, one is sent about this often (with the running command's
 // latest output line), so a client that resets its request timeout on progress never times out
 // on a long eval, and a client that shows progress sees the output live.
 const mcpProgressEvery = 500 * time.Millisecond
@@ -26,8 +26,8 @@ const mcpProgressLine = 200
 
 // mcpProgress sends notifications/progress for one tool call whose request carried
 // _meta.progressToken. It is the gate's tiers.Progress (the hook the CLI's stderr progress uses):
-// a notification when an eval command starts and when it ends, and between them, at most every
-// mcpProgressEvery, one quoting the command's latest output line; when no command runs (the
+// a notification when an eval command starts and when it ends, and between them, every
+// mcpProgressEvery to 1.5 times that, one quoting the command's latest output line; when no command runs (the
 // gate's other stages, a recheck, a verify) the ticker still says the call is under way. The
 // progress value counts the notifications, so it increases strictly; the total is unknown.
 //
@@ -81,13 +81,15 @@ func newProgressSender(ctx context.Context, send func(context.Context, *mcp.Prog
 	return p
 }
 
-// run starts the ticker: every tick that comes at least every after the last notification sends
-// one.
+// run starts the ticker. It ticks twice per every, and a tick that comes at least every after the
+// last notification sends one: while the call is under way a notification goes out every 500 to
+// 750 ms (a ticker of period every would skip each tick that comes a hair too soon and send one
+// a second).
 func (p *mcpProgress) run(every time.Duration) {
 	p.every, p.stop, p.done = every, make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(p.done)
-		tick := time.NewTicker(every)
+		tick := time.NewTicker(every / 2)
 		defer tick.Stop()
 		for {
 			select {
