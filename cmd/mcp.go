@@ -45,7 +45,11 @@ Tools (all read-only: none writes a file or changes a task's state):
   geas_task_status   {task, mission?}   what geas task show --format json prints
 
 An agent can ask the gate for a verdict but cannot write one: verdicts are recorded only by
-geas gate itself. -C DIR chooses the project; a bad or unknown task id is a tool error, not a
+geas gate itself. On a verified or passed task geas_gate_evaluate is the re-check geas gate does
+("recheck": true). Every tool declares an outputSchema for its structured result. A request with
+_meta.progressToken gets notifications/progress while the gate runs (each eval command's start
+and end, and every 0.5-0.75 s its latest output line), so a client that resets its timeout on
+progress does not time out on a long eval. -C DIR chooses the project; a bad or unknown task id is a tool error, not a
 crash. Register it with an agent, for instance: claude mcp add geas -- geas -C /path/to/project mcp`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runMCP(c.Context(), g) },
