@@ -63,3 +63,23 @@ func collectRefs(v any, out *[]string) {
 		}
 	}
 }
+
+// FormatVersion returns the format version a kind's files carry, the "const" of the schema's
+// "version" property ("1.0" for the geas v1.0 files), or "" for a kind without one.
+func FormatVersion(k Kind) string {
+	src, err := Source(k)
+	if err != nil {
+		return ""
+	}
+	var doc struct {
+		Properties struct {
+			Version struct {
+				Const string `json:"const"`
+			} `json:"version"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(src, &doc) != nil {
+		return ""
+	}
+	return doc.Properties.Version.Const
+}

@@ -43,3 +43,12 @@ func TestParsePrintable(t *testing.T) {
 	assert.Equal(t, Contract, k)
 	assert.NotContains(t, Kinds(), Defs, "no file is validated against _defs")
 }
+
+// TestFormatVersion reads the geas v1.0 format version from the schemas themselves.
+func TestFormatVersion(t *testing.T) {
+	for _, k := range []Kind{Contract, Record, Evidence, DebtRegister, Decision} {
+		assert.Equal(t, "1.0", FormatVersion(k), k)
+	}
+	assert.Empty(t, FormatVersion(GatePolicy), "the gate policy has no version field")
+	assert.Empty(t, FormatVersion(Kind("nope")))
+}
