@@ -1,0 +1,5 @@
+package cmd
+
+import "github.com/spf13/cobra"
+
+func registerCompletions(root *cobra.Command, g *globalOptions) {}
