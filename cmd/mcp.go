@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -276,10 +275,6 @@ func (g *globalOptions) mcpTaskStatus(in mcpTaskArgs) (*mcp.CallToolResult, task
 	return nil, st, err
 }
 
-// geasVersion is the module version geas was built at, or "devel".
-func geasVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
-}
+// geasVersion is the version geas version prints on its first line (the module version, or
+// devel with the commit for a build from a checkout).
+func geasVersion() string { return buildVersion().Short }

@@ -135,7 +135,11 @@ itself, and answers pass, fail, block or error. The companion commands read and 
 		newMCPCmd(g),
 		newHookCmd(g),
 		newDocsCmd(g),
+		newVersionCmd(g),
+		newInitCmd(g),
 	)
+	addVersionFlag(root, g)
+	registerCompletions(root, g)
 	return root
 }
 

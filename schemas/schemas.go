@@ -78,7 +78,7 @@ func KindForFile(p string) (Kind, bool) {
 		return Record, true
 	case base == "debt-register.json":
 		return DebtRegister, true
-	case base == "gate-policy.json":
+	case base == "gate-policy.json" || base == "gate-policy.example.json":
 		return GatePolicy, true
 	case dir == "evidence" || strings.HasSuffix(base, ".evidence.json"):
 		return Evidence, true
