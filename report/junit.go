@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/geas-dev/geas/tiers"
@@ -28,6 +29,7 @@ type junitSuite struct {
 	Failures   int             `xml:"failures,attr"`
 	Errors     int             `xml:"errors,attr"`
 	Skipped    int             `xml:"skipped,attr"`
+	Time       string          `xml:"time,attr"`
 	Timestamp  string          `xml:"timestamp,attr,omitempty"`
 	Properties []junitProperty `xml:"properties>property"`
 	Cases      []junitCase     `xml:"testcase"`
@@ -41,6 +43,7 @@ type junitProperty struct {
 type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
 	Failure   *junitProblem `xml:"failure"`
 	Error     *junitProblem `xml:"error"`
 	Skipped   *junitSkipped `xml:"skipped"`
@@ -93,6 +96,8 @@ func junitTierSuite(res *tiers.Result, tier int) junitSuite {
 	key := fmt.Sprintf("tier_%d", tier)
 	name := res.TaskID + "/" + key
 	tr := res.TierResults[key]
+	took := checkDurations(res)
+	var ms int64
 	s := junitSuite{
 		Name:      name,
 		Timestamp: res.StartedAt,
@@ -105,11 +110,12 @@ func junitTierSuite(res *tiers.Result, tier int) junitSuite {
 			{"tier_details", tr.Details},
 		},
 	}
-	for _, c := range res.Checks {
+	for i, c := range res.Checks {
 		if c.Tier != tier {
 			continue
 		}
-		tc := junitCase{Name: c.Name, Classname: name}
+		tc := junitCase{Name: c.Name, Classname: name, Time: junitSeconds(took[i])}
+		ms += took[i]
 		switch {
 		case c.Advisory && c.Status != tiers.StatusPass && c.Status != tiers.StatusSkipped:
 			// --keep-going: a stage the run did not reach; listed, never counted (SPEC §5).
@@ -134,7 +140,44 @@ func junitTierSuite(res *tiers.Result, tier int) junitSuite {
 		s.Cases = append(s.Cases, tc)
 		s.Tests++
 	}
+	s.Time = junitSeconds(ms)
 	return s
+}
+
+// checkDurations maps the index of each check that ran a process to the process's duration:
+// eval_command_N is the Nth eval run when that run is its command (tier 1 appends one run per
+// command it starts, in order, and the detectors' runs after them), and a criterion whose script
+// detector ran is the run labelled with its criterion. The other checks are not timed one by one
+// (they read files and git objects, together a small part of the run): their time is 0, and the
+// run's whole duration is on <testsuites>.
+func checkDurations(res *tiers.Result) map[int]int64 {
+	took := map[int]int64{}
+	used := map[int]bool{} // the runs of eval commands, which no criterion can claim
+	for i, c := range res.Checks {
+		if c.Tier != 1 || c.Status == tiers.StatusSkipped || !strings.HasPrefix(c.Name, "eval_command_") {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimPrefix(c.Name, "eval_command_"))
+		if err != nil || n < 1 || n > len(res.EvalRuns) {
+			continue
+		}
+		if run := res.EvalRuns[n-1]; strings.Contains(c.Text, "`"+run.Command+"`") {
+			took[i], used[n-1] = run.DurationMS, true
+		}
+	}
+	for i, c := range res.Checks {
+		if c.Tier != 2 || c.Status == tiers.StatusSkipped || !strings.HasPrefix(c.Name, "criterion:") {
+			continue
+		}
+		label := strings.TrimPrefix(c.Name, "criterion:") + ": "
+		for j, run := range res.EvalRuns {
+			if !used[j] && strings.HasPrefix(run.Command, label) {
+				took[i], used[j] = run.DurationMS, true
+				break
+			}
+		}
+	}
+	return took
 }
 
 // junitMessage is the one-line summary CI systems show next to a failed test.
