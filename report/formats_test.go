@@ -233,3 +233,23 @@ func TestJUnitTimesComeFromTheRuns(t *testing.T) {
 		"criterion:AC1": "0.250", "criterion:AC2": "0.000", "scope": "0.000",
 	}, got)
 }
+
+// TestJUnitVerifyFailsEveryRevokedOrTamperedTask: the verify document parses, has a failure for
+// each revoked or tampered task (and a status verify does not know), and none for an intact one.
+func TestJUnitVerifyFailsEveryRevokedOrTamperedTask(t *testing.T) {
+	v := recordedVerify(t)
+	v.Tasks = append(v.Tasks, gate.Verified{VerifyReport: &gate.VerifyReport{MissionID: "m1", TaskID: "t8", Status: gate.VerifyStatus("unsure")}})
+	var out bytes.Buffer
+	require.NoError(t, For(JUnit).Verify(&out, v))
+	var doc junitDoc
+	require.NoError(t, xml.Unmarshal(out.Bytes(), &doc), "well-formed:\n%s", out.String())
+	failed := map[string]bool{}
+	for _, s := range doc.Suites {
+		if s.Failures > 0 {
+			failed[s.Name] = true
+		}
+	}
+	assert.Equal(t, map[string]bool{"t1/verify": true, "t3/verify": true, "t8/verify": true}, failed)
+	assert.Equal(t, 3, doc.Failures)
+	assert.Equal(t, 9, doc.Tests)
+}

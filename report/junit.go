@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/tiers"
 )
 
@@ -80,6 +81,11 @@ func writeJUnit(w io.Writer, results []*tiers.Result) error {
 		}
 	}
 	doc.Time = junitSeconds(ms)
+	return writeJUnitDoc(w, doc)
+}
+
+// writeJUnitDoc writes doc as an indented XML document.
+func writeJUnitDoc(w io.Writer, doc junitSuites) error {
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
@@ -214,7 +220,7 @@ func junitSeconds(ms int64) string {
 	return fmt.Sprintf("%d.%03d", ms/1000, ms%1000)
 }
 
-// junitFormat writes JUnit XML; geas gate verify has no junit document.
+// junitFormat writes JUnit XML.
 type junitFormat struct{}
 
 // Gate writes the results as one JUnit document.
@@ -235,7 +241,79 @@ func (junitFormat) All(w, diag io.Writer, a *All) error {
 	return nil
 }
 
-// Verify refuses: the junit format is only for the results of gate runs.
-func (junitFormat) Verify(io.Writer, *Verify) error {
-	return errNoVerify(JUnit)
+// Verify writes what geas gate verify found as one JUnit document (verifyJUnit).
+func (junitFormat) Verify(w io.Writer, v *Verify) error { return writeJUnitDoc(w, verifyJUnit(v)) }
+
+// verifyJUnit is a <testsuite> per task named task/verify with two testcases: history (the
+// records verify: a <failure type="tampered"> listing the problems otherwise) and pass_holds (a
+// fresh dry-run evaluation still passes: a <failure type="revoked"> with its causes otherwise,
+// timed by that evaluation). A tampered task's pass_holds is skipped (its records say nothing
+// that can be trusted); a skipped task is a suite with one skipped testcase.
+func verifyJUnit(v *Verify) junitSuites {
+	doc := junitSuites{Name: "geas gate verify"}
+	var ms int64
+	add := func(s junitSuite) {
+		doc.Tests += s.Tests
+		doc.Failures += s.Failures
+		doc.Skipped += s.Skipped
+		doc.Suites = append(doc.Suites, s)
+	}
+	if v.Verification == nil {
+		doc.Time = junitSeconds(0)
+		return doc
+	}
+	for _, t := range v.Tasks {
+		if t.VerifyReport == nil {
+			continue
+		}
+		name := t.TaskID + "/verify"
+		s := junitSuite{Name: name, Properties: []junitProperty{{"mission_id", t.MissionID}, {"state", t.State}, {"status", string(t.Status)}}}
+		history := junitCase{Name: "history", Classname: name, Time: junitSeconds(0)}
+		holds := junitCase{Name: "pass_holds", Classname: name, Time: junitSeconds(0)}
+		var took int64
+		if t.Result != nil {
+			took = t.Result.DurationMS
+			s.Timestamp = t.Result.StartedAt
+			holds.Time = junitSeconds(took)
+			ms += took
+			s.Properties = append(s.Properties, junitProperty{"run_id", t.Result.RunID})
+		}
+		switch t.Status {
+		case gate.VerifyTampered:
+			history.Failure = &junitProblem{Message: "history_tampered: the gate history and gate_result verify", Type: "tampered", Body: strings.Join(t.Problems, "\n")}
+			holds.Skipped = &junitSkipped{Message: "not re-evaluated: the records do not verify"}
+			s.Failures++
+			s.Skipped++
+		case gate.VerifyRevoked:
+			holds.Failure = &junitProblem{Message: "the pass no longer holds: " + strings.Join(causeCodes(t.Causes), ", "), Type: "revoked", Body: verifyCausesBody(t.Causes)}
+			s.Failures++
+		case gate.VerifyIntact:
+		default: // a status verify does not know: fail closed
+			holds.Failure = &junitProblem{Message: "verify status " + string(t.Status), Type: string(t.Status)}
+			s.Failures++
+		}
+		if a := t.Applied; a != nil && a.Note != "" {
+			holds.SystemOut = "applied: " + a.Note
+		}
+		s.Cases = []junitCase{history, holds}
+		s.Tests = 2
+		s.Time = junitSeconds(took)
+		add(s)
+	}
+	for _, sk := range v.Skipped {
+		name := sk.TaskID + "/verify"
+		add(junitSuite{Name: name, Tests: 1, Skipped: 1, Time: junitSeconds(0), Properties: []junitProperty{{"mission_id", v.ID}, {"status", "skipped"}},
+			Cases: []junitCase{{Name: "pass_holds", Classname: name, Time: junitSeconds(0), Skipped: &junitSkipped{Message: sk.Reason}}}})
+	}
+	doc.Time = junitSeconds(ms)
+	return doc
+}
+
+// verifyCausesBody is one cause a line: code (check): detail.
+func verifyCausesBody(causes []tiers.Cause) string {
+	lines := make([]string, len(causes))
+	for i, c := range causes {
+		lines[i] = fmt.Sprintf("%s (%s): %s", c.Code, c.Check, c.Detail)
+	}
+	return strings.Join(lines, "\n")
 }
