@@ -94,6 +94,11 @@ func TestGoldenVerify(t *testing.T) {
 			checkGolden(t, tc.golden, out.Bytes())
 		})
 	}
+	t.Run("verify.github-summary.md", func(t *testing.T) {
+		var out bytes.Buffer
+		require.NoError(t, WriteGitHubVerifySummary(&out, recordedVerify(t)))
+		checkGolden(t, "verify.github-summary.md", out.Bytes())
+	})
 }
 
 // TestNoTaskIsAnEmptyList: --all over an empty tasks directory prints "tasks": [], not null.

@@ -144,6 +144,43 @@ func WriteGitHubSummary(w io.Writer, results []*tiers.Result) error {
 	return err
 }
 
+// WriteGitHubVerifySummary writes what geas gate verify found as the Markdown of a GitHub job
+// summary: the summary line, then a table of the tasks (status, state, and the causes or
+// problems), and the skipped tasks.
+func WriteGitHubVerifySummary(w io.Writer, v *Verify) error {
+	var b strings.Builder
+	icon := "✅"
+	if v.Verification == nil || v.Revoked+v.Tampered > 0 {
+		icon = "❌"
+	}
+	fmt.Fprintf(&b, "## geas gate verify %s: %s\n\n", mdText(v.ID), icon)
+	if v.Verification != nil {
+		fmt.Fprintf(&b, "%s\n\n", mdText(verifyLine(v)))
+		if len(v.Tasks) > 0 {
+			b.WriteString("| task | status | state | why |\n|---|---|---|---|\n")
+			for _, t := range v.Tasks {
+				if t.VerifyReport == nil {
+					continue
+				}
+				why := causesText(t.Causes)
+				if len(t.Problems) > 0 {
+					why = strings.Join(t.Problems, "; ")
+				}
+				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdText(t.TaskID), mdText(string(t.Status)), mdText(t.State), mdText(why))
+			}
+		}
+		for _, s := range v.Skipped {
+			fmt.Fprintf(&b, "\n- skipped %s: %s", mdText(s.TaskID), mdText(s.Reason))
+		}
+		if len(v.Skipped) > 0 {
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
 func verdictIcon(res *tiers.Result) string {
 	switch {
 	case res.Verdict.IsPass():
