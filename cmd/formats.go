@@ -32,7 +32,8 @@ var commandFormats = map[string][]string{
 	"geas gate verify": reportFormats,
 }
 
-// acceptedFormats are the --format values c accepts (exported to completion as well).
+// acceptedFormats are the --format values c accepts: what its help names, what checkFormats
+// lets through, and what a completion of --format should offer.
 func acceptedFormats(c *cobra.Command) []string {
 	if f, ok := commandFormats[c.CommandPath()]; ok {
 		return f
