@@ -221,11 +221,12 @@ func contractPath(mission, task string) string {
 	return ".geas/" + project.TaskDir(mission, task) + "/contract.json"
 }
 
-// gateInvocation says whether the gate could decide (no result is an error) and its exit code.
+// gateInvocation says whether the gate could decide (no result is an error) and its exit code
+// (geas gate's: a re-check that does not hold exits 1, whatever its verdict).
 func gateInvocation(results []*tiers.Result) sarifInvocation {
 	inv := sarifInvocation{ExecutionSuccessful: true}
 	for _, res := range results {
-		code := res.Verdict.ExitCode()
+		code := gate.ExitCode(res)
 		if code > inv.ExitCode {
 			inv.ExitCode = code
 		}

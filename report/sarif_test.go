@@ -201,6 +201,15 @@ func TestSARIFResultsFollowTheChecks(t *testing.T) {
 	inv := d.Runs[0].Invocations[0]
 	assert.False(t, inv.ExecutionSuccessful, "an error verdict: the gate could not decide")
 	assert.Equal(t, 3, inv.ExitCode)
+
+	// A re-check that does not hold exits 1 whatever its verdict, as geas gate does.
+	block := recordedResults(t)[3]
+	block.Recheck = true
+	out.Reset()
+	require.NoError(t, writeSARIF(&out, []*tiers.Result{block}))
+	inv = decodeSARIF(t, out.Bytes()).Runs[0].Invocations[0]
+	assert.Equal(t, 1, inv.ExitCode)
+	assert.True(t, inv.ExecutionSuccessful)
 }
 
 // TestSARIFFingerprintsAreStableAcrossRuns: a finding keeps its fingerprint when the run id, the
