@@ -3,10 +3,12 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -155,5 +157,77 @@ func TestGateMissionWorkflowShape(t *testing.T) {
 	require.NoError(t, err)
 	for _, want := range []string{"using: composite", `exit "$code"`, "-o \"junit=$out/junit.xml\" -o \"sarif=$out/gate.sarif\""} {
 		assert.Contains(t, string(action), want)
+	}
+}
+
+// TestActionGateStep runs action.yml's gate step with bash, as the runner would, on the example
+// project with the geas of this test binary on PATH: the exit code is passed through, the
+// outputs name it and the verdict, the reports land in $RUNNER_TEMP/geas-gate (never in the
+// working tree), and the job summary is geas's own with github and the text report otherwise; a
+// task and all together, or neither, is refused with exit 64.
+func TestActionGateStep(t *testing.T) {
+	for _, tool := range []string{"bash", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed: the action's step needs it (GitHub's runners have it)", tool)
+		}
+	}
+	geasBin, err := exec.LookPath("geas")
+	if err != nil {
+		t.Skip("no geas on PATH (testscript.Main puts this test binary there as geas)")
+	}
+	script := stepScript(t, "action.yml", "gate")
+	for _, tc := range []struct {
+		name, task, all, format string
+		exit                    int
+		verdict                 string
+		summary                 string
+	}{
+		{name: "pass", task: "t2", all: "false", format: "github", exit: 0, verdict: "pass", summary: "## geas gate t2: ✅ PASS"},
+		{name: "error", task: "t1", all: "false", format: "text", exit: 3, verdict: "error", summary: "### geas gate\n```text\ngeas gate gate-"},
+		{name: "all", task: "", all: "true", format: "json", exit: 3, summary: "overall: FAILURE"},
+		{name: "both", task: "t1", all: "true", format: "github", exit: 64},
+		{name: "neither", task: "", all: "false", format: "github", exit: 64},
+		{name: "a bad format", task: "t2", all: "false", format: "yaml", exit: 64},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			project, temp := t.TempDir(), t.TempDir()
+			require.NoError(t, copyTree(exampleDir(t), project))
+			output, summary := filepath.Join(temp, "output"), filepath.Join(temp, "summary.md")
+			cmd := exec.Command("bash", "-c", script)
+			cmd.Dir = project
+			cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(geasBin)+string(os.PathListSeparator)+os.Getenv("PATH"),
+				"TASK="+tc.task, "ALL="+tc.all, "MISSION=", "FORMAT="+tc.format, "DRY_RUN=true",
+				"RUNNER_TEMP="+temp, "GITHUB_OUTPUT="+output, "GITHUB_STEP_SUMMARY="+summary)
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else {
+				require.NoError(t, err)
+			}
+			assert.Equal(t, tc.exit, code, "%s", out.String())
+			written, err := os.ReadFile(output)
+			require.NoError(t, err)
+			assert.Contains(t, string(written), "exit-code="+strconv.Itoa(tc.exit)+"\n")
+			if tc.exit == 64 {
+				assert.NotContains(t, string(written), "junit=", "no report after a usage error")
+				return
+			}
+			assert.Contains(t, string(written), "junit="+filepath.Join(temp, "geas-gate", "junit.xml")+"\n")
+			assert.Contains(t, string(written), "sarif="+filepath.Join(temp, "geas-gate", "gate.sarif")+"\n")
+			if tc.verdict != "" {
+				assert.Contains(t, string(written), "verdict="+tc.verdict+"\n")
+			}
+			for _, f := range []string{"junit.xml", "gate.sarif", "gate.txt", "gate.json"} {
+				assert.FileExists(t, filepath.Join(temp, "geas-gate", f))
+			}
+			s, err := os.ReadFile(summary)
+			require.NoError(t, err)
+			assert.Contains(t, string(s), tc.summary)
+			_, err = os.Stat(filepath.Join(project, "geas-gate"))
+			assert.ErrorIs(t, err, fs.ErrNotExist, "nothing is written into the working tree")
+		})
 	}
 }
