@@ -19,10 +19,12 @@ type completeFunc = func(c *cobra.Command, args []string, toComplete string) ([]
 // the formats each command accepts, states, roles, profiles, risks, agent types and schema names.
 // Ids come from the project's .geas only, and only ids that a command would accept.
 func registerCompletions(root *cobra.Command, g *globalOptions) {
-	_ = root.RegisterFlagCompletionFunc("format", func(c *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		return withPrefix(formatsFor(c), toComplete), cobra.ShellCompDirectiveNoFileComp
-	})
+	completeFormats := func(c *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		return withPrefix(acceptedFormats(c), toComplete), cobra.ShellCompDirectiveNoFileComp
+	}
+	_ = root.RegisterFlagCompletionFunc("format", completeFormats) // the persistent flag
 	byFlag := map[string]completeFunc{
+		"format":   completeFormats, // the commands of commandFormats have a --format of their own
 		"task":     g.completeTasks,
 		"id":       g.completeTasks,
 		"mission":  g.completeMissions,
@@ -54,15 +56,6 @@ func registerCompletions(root *cobra.Command, g *globalOptions) {
 			return withPrefix(kindNames(schemas.Printable()), toComplete), cobra.ShellCompDirectiveNoFileComp
 		}
 	}
-}
-
-// formatsFor is what --format accepts on command c: text and json everywhere, junit and github
-// on geas gate too (the check in the root's PersistentPreRunE; a test runs both).
-func formatsFor(c *cobra.Command) []string {
-	if c.Name() == "gate" {
-		return []string{formatText, formatJSON, formatJUnit, formatGitHub}
-	}
-	return []string{formatText, formatJSON}
 }
 
 // completeTasks offers the task ids of the mission (--mission, else the default mission) that

@@ -98,7 +98,8 @@ func TestCompletionOffersMissionsStatesAndNames(t *testing.T) {
 // by it.
 func TestCompletionOffersTheFormatsEachCommandAccepts(t *testing.T) {
 	dir := t.TempDir()
-	assert.Equal(t, []string{"text", "json", "junit", "github"}, complete(t, dir, "gate", "--format", ""))
+	assert.Equal(t, []string{"text", "json", "junit", "github", "sarif"}, complete(t, dir, "gate", "--format", ""))
+	assert.Equal(t, []string{"text", "json", "junit", "github", "sarif"}, complete(t, dir, "gate", "verify", "--format", ""))
 	assert.Equal(t, []string{"text", "json"}, complete(t, dir, "task", "show", "--format", ""))
 	assert.Equal(t, []string{"junit"}, complete(t, dir, "gate", "--format", "j"+"u"))
 	for _, path := range [][]string{{"gate"}, {"gate", "verify"}, {"task", "show"}, {"schema"}, {"version"}, {"init"}} {

@@ -76,6 +76,9 @@ type globalOptions struct {
 	usageHint string
 	// lockTimeout is --lock-timeout (0: not given).
 	lockTimeout time.Duration
+	// outputs are -o FORMAT=FILE as given; outFiles the same, checked before the run.
+	outputs  []string
+	outFiles []outputFile
 }
 
 const (
@@ -104,20 +107,11 @@ itself, and answers pass, fail, block or error. The companion commands read and 
 			if err := g.setLockWait(c); err != nil {
 				return err
 			}
-			switch g.format {
-			case formatText, formatJSON:
-				return nil
-			case formatJUnit, formatGitHub:
-				if c.Name() == "gate" {
-					return nil
-				}
-				return usagef("--format %s is only for geas gate; use text or json", g.format)
-			}
-			return usagef("--format must be text, json, junit or github, not %q", g.format)
+			return g.checkFormats(c)
 		},
 	}
 	root.PersistentFlags().StringVarP(&g.dir, "dir", "C", "", "run as if geas was started in `DIR` (the project root or below it)")
-	root.PersistentFlags().StringVar(&g.format, "format", formatText, "output format: text or json (geas gate also: junit, github)")
+	root.PersistentFlags().StringVar(&g.format, "format", formatText, formatUsage(defaultFormats))
 	root.PersistentFlags().DurationVar(&g.lockTimeout, "lock-timeout", 0, "how long to wait for a task lock another run holds before giving up with exit 3 (default 10m, or $GEAS_LOCK_TIMEOUT)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		g.usageHint = c.CommandPath()
@@ -139,7 +133,8 @@ itself, and answers pass, fail, block or error. The companion commands read and 
 		newInitCmd(g),
 	)
 	addVersionFlag(root, g)
-	registerCompletions(root, g)
+	addFormatFlags(g, root)      // it gives the commands of commandFormats their own --format
+	registerCompletions(root, g) // after addFormatFlags, so that every --format flag is completed
 	return root
 }
 
