@@ -15,7 +15,7 @@ import (
 
 func newHookCmd(g *globalOptions) *cobra.Command {
 	c := groupCmd("hook", "Run the gate from an agent's lifecycle hooks")
-	c.AddCommand(newHookClaudeStopCmd(g), newHookClaudeTaskCompletedCmd(g))
+	c.AddCommand(newHookClaudeStopCmd(g), newHookClaudeTaskCompletedCmd(g), newHookClaudePreToolUseCmd(g))
 	return c
 }
 

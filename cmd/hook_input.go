@@ -29,6 +29,11 @@ type hookInput struct {
 	TaskID        string
 	TaskIDProblem string
 	AgentType     string
+	// Cwd, ToolName and ToolPaths are what the PreToolUse guard reads: the cwd field, tool_name,
+	// and the paths a file tool writes (tool_input's file_path and notebook_path).
+	Cwd       string
+	ToolName  string
+	ToolPaths []string
 }
 
 // readHookInput decodes the hook input. Empty input (or a terminal) reads as a first stop with no
@@ -62,6 +67,15 @@ func readHookInput(r io.Reader) (hookInput, error) {
 	in.Event, _ = obj["hook_event_name"].(string)
 	in.AgentType, _ = obj["agent_type"].(string)
 	in.StopHookActive = lenientBool(obj["stop_hook_active"])
+	in.Cwd, _ = obj["cwd"].(string)
+	in.ToolName, _ = obj["tool_name"].(string)
+	if ti, ok := obj["tool_input"].(map[string]any); ok {
+		for _, k := range []string{"file_path", "notebook_path"} {
+			if p, ok := ti[k].(string); ok && p != "" {
+				in.ToolPaths = append(in.ToolPaths, p)
+			}
+		}
+	}
 	switch v := obj["task_id"].(type) {
 	case nil:
 	case string:

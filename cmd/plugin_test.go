@@ -35,6 +35,7 @@ var pluginEvents = map[string]string{
 	"Stop":          "hook claude-stop",
 	"SubagentStop":  "hook claude-stop",
 	"TaskCompleted": "hook claude-task-completed",
+	"PreToolUse":    "hook claude-pre-tool-use",
 }
 
 // reservedMarketplaceNames are the marketplace names the marketplace reference reserves.
@@ -104,7 +105,8 @@ func TestPluginManifests(t *testing.T) {
 
 // TestPluginHooksRunTheGate: hooks/hooks.json registers exactly the documented events, each with
 // one command hook that runs the launcher (which exists and is executable) with a geas command that
-// exists; only SubagentStop has a matcher, and it matches the agents that build the change.
+// exists; SubagentStop's matcher matches the agents that build the change, PreToolUse's the file
+// tools, and the events without matcher support have none.
 func TestPluginHooksRunTheGate(t *testing.T) {
 	h := readPluginJSON(t, "hooks/hooks.json")
 	assert.NotEmpty(t, str(t, h, "description", "hooks.json"))
@@ -115,7 +117,7 @@ func TestPluginHooksRunTheGate(t *testing.T) {
 		names = append(names, e)
 	}
 	slices.Sort(names)
-	assert.Equal(t, []string{"Stop", "SubagentStop", "TaskCompleted"}, names)
+	assert.Equal(t, []string{"PreToolUse", "Stop", "SubagentStop", "TaskCompleted"}, names)
 	for event, groups := range events {
 		gs, ok := groups.([]any)
 		require.True(t, ok, "%s: an array of matcher groups", event)
@@ -123,16 +125,24 @@ func TestPluginHooksRunTheGate(t *testing.T) {
 		group := gs[0].(map[string]any)
 		matcher, hasMatcher := group["matcher"]
 		// Stop and TaskCompleted have "no matcher support" (a matcher there is silently ignored).
-		assert.Equal(t, event == "SubagentStop", hasMatcher, "%s matcher", event)
-		if hasMatcher {
+		assert.Equal(t, event == "SubagentStop" || event == "PreToolUse", hasMatcher, "%s matcher", event)
+		switch event {
+		case "SubagentStop":
 			checkSubagentMatcher(t, matcher.(string))
+		case "PreToolUse":
+			// Only letters and |: an exact list of tool names, not a regular expression.
+			assert.Equal(t, "Write|Edit|MultiEdit|NotebookEdit", matcher)
 		}
 		handlers, ok := group["hooks"].([]any)
 		require.True(t, ok, event)
 		require.Len(t, handlers, 1, event)
 		hk := handlers[0].(map[string]any)
 		assert.Equal(t, "command", str(t, hk, "type", event))
-		assert.Equal(t, "600", fmt.Sprint(hk["timeout"]), "%s: a gate run may take minutes", event)
+		want := "600" // a gate run may take minutes
+		if event == "PreToolUse" {
+			want = "30" // the guard only compares paths
+		}
+		assert.Equal(t, want, fmt.Sprint(hk["timeout"]), event)
 		assert.Equal(t, pluginEvents[event], checkLauncherCommand(t, str(t, hk, "command", event)), event)
 	}
 
