@@ -43,11 +43,7 @@ func (r *Repo) reachableByGraph(g *commitGraph, base, head plumbing.Hash) (bool,
 		if baseIn && p == bpos {
 			return true, nil
 		}
-		if seen[p/64]&(1<<(p%64)) != 0 {
-			return false, nil
-		}
-		seen[p/64] |= 1 << (p % 64)
-		gen, err := g.generation(p)
+		gen, err := g.generation(p) // every edge is checked, so a cycle is refused too
 		if err != nil {
 			return false, err
 		}
@@ -55,6 +51,10 @@ func (r *Repo) reachableByGraph(g *commitGraph, base, head plumbing.Hash) (bool,
 			return false, fmt.Errorf("%w: position %d of generation %d is a parent of generation %d",
 				errBadGraph, p, gen, child)
 		}
+		if seen[p/64]&(1<<(p%64)) != 0 {
+			return false, nil
+		}
+		seen[p/64] |= 1 << (p % 64)
 		if gen > baseGen {
 			stack = append(stack, graphEntry{p, gen})
 		}
