@@ -227,6 +227,14 @@ func parseGraphLayer(data []byte, index int) (graphLayer, error) {
 	case len(l.bases) != index*graphHashLen:
 		return graphLayer{}, fmt.Errorf("%w: BASE of %d bytes for %d base graphs", errBadGraph, len(l.bases), index)
 	}
+	lo := uint32(0)
+	for b := range 256 { // each fanout bucket holds exactly the hashes of its first byte
+		hi := binary.BigEndian.Uint32(l.fanout[4*b:])
+		if lo < hi && (l.oids[lo*graphHashLen] != byte(b) || l.oids[(hi-1)*graphHashLen] != byte(b)) {
+			return graphLayer{}, fmt.Errorf("%w: OIDF bucket %02x does not match OIDL", errBadGraph, b)
+		}
+		lo = hi
+	}
 	for i := uint64(1); i < n; i++ { // lookups binary-search OIDL: it must be strictly sorted
 		if bytes.Compare(l.oids[(i-1)*graphHashLen:i*graphHashLen], l.oids[i*graphHashLen:(i+1)*graphHashLen]) >= 0 {
 			return graphLayer{}, fmt.Errorf("%w: OIDL not sorted at %d", errBadGraph, i)

@@ -201,6 +201,10 @@ func TestCommitGraphMalformedIsRefused(t *testing.T) {
 			binary.BigEndian.PutUint32(b[chunkAt(t, b, "OIDF")+4*255:], 9)
 			return b
 		}},
+		{"fanout bucket not the hashes' first byte", func(t *testing.T, b []byte) []byte {
+			binary.BigEndian.PutUint32(b[chunkAt(t, b, "OIDF")+4*0:], 7) // the 8th hash starts with 00 too
+			return b
+		}},
 		{"OIDL unsorted", func(t *testing.T, b []byte) []byte {
 			o := chunkAt(t, b, "OIDL")
 			b[o+20+1] = 0 // commit 1's hash below commit 0's
