@@ -2,10 +2,11 @@
 // so that both see the same machine load, and prints one line a pair: for side A then side B the
 // wall time and the CPU time (user + system, from each process's rusage) in microseconds, and
 // the largest peak RSS of the side's processes in KiB. The side that runs first alternates. A
-// process may exit 0 or 1 (git merge-base --is-ancestor answers with 1); any other exit stops it.
-// bench/gitgit.sh and bench/gate_vs_git.sh use it.
+// process may exit 0 to MAX (default 1: git merge-base --is-ancestor answers with 1; 3 for a gate,
+// whose exit code is its verdict); any other exit stops it. bench/gitgit.sh and
+// bench/gate_vs_git.sh use it.
 //
-//	pairtime PAIRS A1 ARGS... [-- A2 ARGS...] == B1 ARGS... [-- B2 ARGS...]
+//	pairtime [-exit MAX] PAIRS A1 ARGS... [-- A2 ARGS...] == B1 ARGS... [-- B2 ARGS...]
 package main
 
 import (
@@ -31,9 +32,19 @@ type sample struct {
 	rssKiB    int64
 }
 
+// maxExit is the largest exit code a timed process may end with.
+var maxExit = 1
+
 func run(args []string) error {
+	if len(args) > 2 && args[0] == "-exit" {
+		n, err := strconv.Atoi(args[1])
+		if err != nil || n < 0 || n > 255 {
+			return fmt.Errorf("-exit %q is not an exit code", args[1])
+		}
+		maxExit, args = n, args[2:]
+	}
 	if len(args) < 4 {
-		return fmt.Errorf("usage: pairtime PAIRS A1 ARGS... [-- A2 ARGS...] == B1 ARGS... [-- B2 ARGS...]")
+		return fmt.Errorf("usage: pairtime [-exit MAX] PAIRS A1 ARGS... [-- A2 ARGS...] == B1 ARGS... [-- B2 ARGS...]")
 	}
 	pairs, err := strconv.Atoi(args[0])
 	if err != nil || pairs < 1 {

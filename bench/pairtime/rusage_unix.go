@@ -25,7 +25,7 @@ func runOne(c []string, out *os.File) (time.Duration, int64, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	if code := st.ExitCode(); code != 0 && code != 1 {
+	if code := st.ExitCode(); code < 0 || code > maxExit {
 		return 0, 0, fmt.Errorf("%s: %s", strings.Join(c, " "), st)
 	}
 	ru, ok := st.SysUsage().(*syscall.Rusage)
