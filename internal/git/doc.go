@@ -3,8 +3,8 @@
 // abbreviations, ancestry through the commit-graph, the files and added lines between two
 // commits, files as of a commit, the index and working-tree state (CheckWorktree), throw-away
 // checkouts, and a Writer that builds a repository commit by commit. Objects are read through
-// memory-mapped pack indexes (store.go) and the commit-graph (graph.go) rather than go-git's own
-// object storage.
+// memory-mapped pack indexes (store.go) and the commit-graph (graphfile.go, read in place from the
+// mapped files; the walk in graph.go) rather than go-git's own object storage.
 //
 // It is the only package that imports go-git (github.com/go-git/*); the rest of geas sees
 // commit ids as strings and paths as slash-separated strings. A Repo only reads.

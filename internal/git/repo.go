@@ -17,7 +17,6 @@ import (
 	gogit "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	commitgraph "github.com/go-git/go-git/v5/plumbing/format/commitgraph/v2"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/sergi/go-diff/diffmatchpatch"
@@ -63,7 +62,8 @@ type Repo struct {
 	buf               bytes.Buffer // reused by readCommit
 
 	graphOpened bool
-	graph       commitgraph.Index // nil without a commit-graph
+	graph       *commitGraph // nil without a usable commit-graph
+	graphErr    error        // why the commit-graph present is not used; nil if none or used
 
 	// diffs memoizes tree diffs without rename detection by [base, head]: the gate asks for the
 	// changed files and for the added lines of the same pair, and the tree walk is most of both.
@@ -136,23 +136,21 @@ func objectsDirOf(gitDir string) (string, error) {
 func (r *Repo) Close() error {
 	var errs []error
 	if r.graph != nil {
-		errs = append(errs, r.graph.Close())
+		errs = append(errs, r.graph.close())
 		r.graph = nil
 	}
 	errs = append(errs, r.store.Close())
 	return errors.Join(errs...)
 }
 
-// commitGraph returns the repository's commit-graph, opened on first use; nil when there is none.
-func (r *Repo) commitGraph() (commitgraph.Index, error) {
+// commitGraph returns the repository's commit-graph, opened on first use; nil when there is none
+// or it cannot be used (then graphErr says why, and the walks read the objects, as without one).
+func (r *Repo) commitGraph() *commitGraph {
 	if !r.graphOpened {
-		g, err := openCommitGraph(r.store.objectsDir)
-		if err != nil {
-			return nil, err
-		}
-		r.graph, r.graphOpened = g, true
+		r.graph, r.graphErr = openCommitGraph(r.store.objectsDir)
+		r.graphOpened = true
 	}
-	return r.graph, nil
+	return r.graph
 }
 
 // Resolve returns the full SHA of the commit that rev names: a full or abbreviated (at least 4 hex
@@ -381,8 +379,9 @@ func (r *Repo) IsAncestor(base, head string) (bool, error) {
 // branch that happens just below the fork point, not at the root. Commits listed in .git/shallow
 // have no parents, as in git.
 //
-// With a commit-graph that holds base, the walk is reachableByGraph instead, pruned by
-// generation numbers; git too ignores the commit-graph of a shallow repository.
+// With a commit-graph, the walk is reachableByGraph instead, pruned by generation numbers; a
+// malformed or inconsistent graph falls back to the walk here. git too ignores the commit-graph
+// of a shallow repository.
 func (r *Repo) reachable(base, head plumbing.Hash) (bool, error) {
 	if base == head {
 		return true, nil
@@ -392,15 +391,14 @@ func (r *Repo) reachable(base, head plumbing.Hash) (bool, error) {
 		return false, fmt.Errorf("read shallow commits: %w", err)
 	}
 	if len(shallowList) == 0 {
-		g, err := r.commitGraph()
-		if err != nil {
-			return false, err
-		}
-		if g != nil {
+		if g := r.commitGraph(); g != nil {
 			ok, err := r.reachableByGraph(g, base, head)
-			if !errors.Is(err, errNotInGraph) {
+			if !errors.Is(err, errBadGraph) {
 				return ok, err
 			}
+			r.graphErr = err // not used again
+			_ = g.close()
+			r.graph = nil
 		}
 	}
 	shallow := make(map[plumbing.Hash]bool, len(shallowList))
