@@ -8,7 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-		"strings"
+	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
