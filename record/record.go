@@ -288,11 +288,8 @@ type readShape struct {
 // reads only under case folding ("Confidence", "SELF_CHECK"): such a record would mean one thing
 // to the schema and another to a case-insensitive reader (SPEC §2 invariant 8).
 func validate(file string, data []byte) error {
-	doc, err := schemas.Decode(file, data)
+	doc, err := schemas.DecodeFor(schemas.Record, file, data, reflect.TypeFor[readShape]())
 	if err != nil {
-		return err
-	}
-	if err := schemas.CheckExact(schemas.Record, file, doc, reflect.TypeFor[readShape]()); err != nil {
 		return err
 	}
 	if m, ok := doc.(map[string]any); ok {

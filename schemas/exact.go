@@ -190,11 +190,8 @@ func FoldProblems(doc any, s *Shape) []Problem {
 // and must not hold a key that equals a field of dst only under case folding; then it is decoded
 // into dst. The result is a *SyntaxError or a *ValidationError naming file and pointer.
 func DecodeExact(k Kind, file string, data []byte, dst any) error {
-	doc, err := Decode(file, data)
+	doc, err := DecodeFor(k, file, data, reflect.TypeOf(dst))
 	if err != nil {
-		return err
-	}
-	if err := CheckExact(k, file, doc, reflect.TypeOf(dst)); err != nil {
 		return err
 	}
 	if k != "" {
@@ -206,6 +203,23 @@ func DecodeExact(k Kind, file string, data []byte, dst any) error {
 		return &ValidationError{File: file, Kind: k, Problems: []Problem{{Message: err.Error()}}}
 	}
 	return nil
+}
+
+// DecodeFor is Decode followed by CheckExact for a value of type t, in one pass over data.
+func DecodeFor(k Kind, file string, data []byte, t reflect.Type) (any, error) {
+	doc, folds, ok := parse(data, ShapeOf(t))
+	if !ok {
+		var err error
+		if doc, err = decodeStd(file, data); err != nil {
+			return nil, err
+		}
+		folds = FoldProblems(doc, ShapeOf(t))
+	}
+	if len(folds) > 0 {
+		sort.SliceStable(folds, func(i, j int) bool { return comparePointers(folds[i].Pointer, folds[j].Pointer) < 0 })
+		return nil, &ValidationError{File: file, Kind: k, Problems: folds}
+	}
+	return doc, nil
 }
 
 // CheckExact returns a *ValidationError when doc holds a key that differs from a field read into a

@@ -149,8 +149,18 @@ func (e *SyntaxError) Unwrap() error { return e.Err }
 
 // Decode parses data as exactly one JSON value, with numbers kept as json.Number, the form the
 // validator expects. Trailing data and duplicate object keys are syntax errors: a document that
-// two parsers could read differently is not evidence.
+// two parsers could read differently is not evidence. It reads data once (parse); a document it
+// refuses is read again by decodeStd, which says why.
 func Decode(file string, data []byte) (any, error) {
+	if v, _, ok := parse(data, nil); ok {
+		return v, nil
+	}
+	return decodeStd(file, data)
+}
+
+// decodeStd is Decode through encoding/json: the value, then a second token pass for repeated
+// keys. It is the reference parse accepts exactly the documents of, and the words of every refusal.
+func decodeStd(file string, data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
