@@ -288,6 +288,11 @@ type readShape struct {
 // reads only under case folding ("Confidence", "SELF_CHECK"): such a record would mean one thing
 // to the schema and another to a case-insensitive reader (SPEC §2 invariant 8).
 func validate(file string, data []byte) error {
+	// Remembered by the bytes: a run reads record.json twice (before tier 1 and after, SPEC §7.4).
+	return schemas.Remember("record", file, data, func() error { return validateOnce(file, data) })
+}
+
+func validateOnce(file string, data []byte) error {
 	doc, err := schemas.DecodeFor(schemas.Record, file, data, reflect.TypeFor[readShape]())
 	if err != nil {
 		return err
