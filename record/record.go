@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/geas-dev/geas/internal/fsutil"
@@ -648,7 +649,7 @@ func (in *Integration) UnmarshalJSON(data []byte) error {
 
 // stubLocationText is "path:line", optionally followed by ":column" (as compilers print it), which
 // is ignored. The path is matched lazily so that a path containing ':' keeps it.
-var stubLocationText = regexp.MustCompile(`^(.+?):([0-9]+)(?::[0-9]+)?$`)
+var stubLocationText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(.+?):([0-9]+)(?::[0-9]+)?$`) })
 
 // UnmarshalJSON accepts both forms geas agents write: the string "path:line" (or just "path") and
 // the object {"path": ..., "line": ...}. A line, when given, starts at 1.
@@ -660,7 +661,7 @@ func (l *StubLocation) UnmarshalJSON(data []byte) error {
 			return err
 		}
 		v.Path = s
-		if m := stubLocationText.FindStringSubmatch(s); m != nil {
+		if m := stubLocationText().FindStringSubmatch(s); m != nil {
 			n, err := strconv.Atoi(m[2])
 			if err != nil || n < 1 {
 				return fmt.Errorf("stub location %q: line must be a positive integer", s)
