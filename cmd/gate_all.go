@@ -33,6 +33,7 @@ func runGateAll(c *cobra.Command, g *globalOptions, o gateOptions) error {
 		return err
 	}
 	defer p.Close()
+	defer tuneGCForAll()()
 	// Live output of one task's eval commands is useful; several tasks' interleaved is not.
 	var progress tiers.Progress
 	if o.jobs == 1 {

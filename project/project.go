@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/geas-dev/geas/schemas"
 )
@@ -23,10 +24,10 @@ const GeasDir = ".geas"
 // nothing else is allowed.
 const IDPattern = `^[A-Za-z0-9_-]+$`
 
-var idPattern = regexp.MustCompile(IDPattern)
+var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(IDPattern) })
 
 // IsID reports whether s has the shape of an id (IDPattern).
-func IsID(s string) bool { return idPattern.MatchString(s) }
+func IsID(s string) bool { return idPattern().MatchString(s) }
 
 // InvalidIDError reports a mission or task id outside ^[A-Za-z0-9_-]+$.
 type InvalidIDError struct {
