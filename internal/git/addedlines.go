@@ -11,7 +11,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/utils/diff"
 )
 
 // Limits of the added-line scan. A line longer than maxChunkBytes is handed on in chunks of that
@@ -261,9 +260,9 @@ func eachLine(r io.Reader, fn func(n int, chunk string) error) error {
 	}
 }
 
-// diffInMemory diffs both versions of a file line by line.
+// diffInMemory diffs both versions of a file line by line (addedByLineDiff).
 func diffInMemory(path string, oldData, newData []byte, emit func(AddedLine) error) error {
-	for _, l := range appendAdded(nil, path, diff.Do(string(oldData), string(newData))) {
+	for _, l := range addedByLineDiff(path, string(oldData), string(newData)) {
 		if err := emitChunked(l, emit); err != nil {
 			return err
 		}
