@@ -9,12 +9,31 @@ import (
 // (GEAS_BENCH_REPO, GEAS_BENCH_BASE, GEAS_BENCH_HEAD as for BenchmarkGitFacts; skipped without
 // them). The diff memo is cleared each iteration, the object cache is not.
 //   - changed-files: ChangedFiles, what `git diff --name-only --no-renames` prints;
-//   - added-lines: ChangedFiles then AddedLines, what a gate run reads (`git diff -U0` as well).
+//   - added-lines: ChangedFiles then AddedLines, what a gate run reads (`git diff -U0` as well);
+//   - cold: the same from Open to Close, nothing cached between iterations.
 func BenchmarkDiff(b *testing.B) {
 	dir, baseRev, headRev := os.Getenv("GEAS_BENCH_REPO"), os.Getenv("GEAS_BENCH_BASE"), os.Getenv("GEAS_BENCH_HEAD")
 	if dir == "" || baseRev == "" || headRev == "" {
 		b.Skip("set GEAS_BENCH_REPO, GEAS_BENCH_BASE and GEAS_BENCH_HEAD (bench/mkrepo.sh prints them)")
 	}
+	b.Run("cold", func(b *testing.B) {
+		for b.Loop() {
+			repo, err := Open(dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			base, head := mustResolve(b, repo, baseRev), mustResolve(b, repo, headRev)
+			if _, err := repo.ChangedFiles(base, head); err != nil {
+				b.Fatal(err)
+			}
+			if _, _, err := repo.AddedLines(base, head); err != nil {
+				b.Fatal(err)
+			}
+			if err := repo.Close(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	repo, err := Open(dir)
 	if err != nil {
 		b.Fatal(err)
