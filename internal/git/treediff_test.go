@@ -216,85 +216,13 @@ func TestChangedFilesMatchesGit(t *testing.T) {
 	t.Parallel()
 	r := newGitRepo(t)
 	rng := rand.New(rand.NewPCG(12, 13))
-	segments := []string{"a", "a-b", "a.b", "a0", "a b", "b", "ünï", "日本", "tab\tx", "Z", `q"q`, `back\slash`, "ſ", "K"}
-	var pool []string
-	for range 80 {
-		depth := 1 + rng.IntN(3)
-		parts := make([]string, depth)
-		for i := range parts {
-			parts[i] = segments[rng.IntN(len(segments))]
-		}
-		pool = append(pool, strings.Join(parts, "/"))
-	}
-	type file struct{ mode, data string }
-	tree := map[string]file{}
-	var stream bytes.Buffer
 	const commits = 60
-	for c := 1; c <= commits; c++ {
-		fmt.Fprintf(&stream, "commit refs/heads/main\ncommitter F <f@example.com> %d +0000\ndata 2\nc\n", fixtureEpoch+c)
-		if c == 1 {
-			stream.WriteString("deleteall\n")
-		}
-		for range 1 + rng.IntN(6) {
-			set := func(p string, f file) {
-				for q := range tree { // clear what conflicts: p's parents as files, p as a directory
-					if strings.HasPrefix(p, q+"/") || strings.HasPrefix(q, p+"/") {
-						delete(tree, q)
-						fmt.Fprintf(&stream, "D %s\n", fastImportPath(q))
-					}
-				}
-				tree[p] = f
-				if f.mode == "160000" {
-					fmt.Fprintf(&stream, "M 160000 %s %s\n", f.data, fastImportPath(p))
-				} else {
-					fmt.Fprintf(&stream, "M %s inline %s\ndata %d\n%s\n", f.mode, fastImportPath(p), len(f.data), f.data)
-				}
-			}
-			existing := slices.Sorted(func(yield func(string) bool) {
-				for p := range tree {
-					if !yield(p) {
-						return
-					}
-				}
-			})
-			pick := func() (string, file, bool) {
-				if len(existing) == 0 {
-					return "", file{}, false
-				}
-				p := existing[rng.IntN(len(existing))]
-				return p, tree[p], true
-			}
-			switch op := rng.IntN(8); op {
-			case 0, 1: // add or modify
-				set(pool[rng.IntN(len(pool))], file{"100644", fmt.Sprintf("v%d\n", rng.IntN(5))})
-			case 2: // delete
-				if p, _, ok := pick(); ok {
-					delete(tree, p)
-					fmt.Fprintf(&stream, "D %s\n", fastImportPath(p))
-				}
-			case 3: // rename, content unchanged
-				if p, f, ok := pick(); ok {
-					delete(tree, p)
-					fmt.Fprintf(&stream, "D %s\n", fastImportPath(p))
-					set(pool[rng.IntN(len(pool))], f)
-				}
-			case 4: // mode change only
-				if p, f, ok := pick(); ok && f.mode != "160000" {
-					f.mode = map[string]string{"100644": "100755", "100755": "100644", "120000": "100644"}[f.mode]
-					set(p, f)
-				}
-			case 5: // symlink
-				set(pool[rng.IntN(len(pool))], file{"120000", "target/" + segments[rng.IntN(len(segments))]})
-			case 6: // submodule entry
-				set(pool[rng.IntN(len(pool))], file{"160000", fmt.Sprintf("%040x", rng.IntN(4)+1)})
-			case 7: // a file below an existing file: a file<->directory swap
-				if p, _, ok := pick(); ok {
-					set(p+"/"+segments[rng.IntN(len(segments))], file{"100644", "below\n"})
-				}
-			}
-		}
+	stream := fastImportHistory(rng, commits)
+	r.gitStdin(stream, "fast-import", "--quiet")
+	raw := r.git("log", "--raw", "--no-renames", "--format=", "main")
+	for _, kind := range []string{" 160000 ", " 120000 ", " 100755 ", " T\t", " D\t"} {
+		require.Contains(t, raw, kind, "the history has gitlinks, symlinks, executables, type changes, deletions")
 	}
-	r.gitStdin(stream.Bytes(), "fast-import", "--quiet")
 	shas := strings.Fields(r.git("rev-list", "--reverse", "main"))
 	require.Len(t, shas, commits)
 	repo := r.open()
@@ -330,6 +258,106 @@ func TestChangedFilesMatchesGit(t *testing.T) {
 		for _, l := range added {
 			_, found := slices.BinarySearch(files, l.Path)
 			assert.True(t, found, "%s is not a changed file of %d..%d", l.Path, p[0], p[1])
+		}
+	}
+}
+
+// historyGen writes a git fast-import stream of random commits on main, on names that sort
+// differently as files and as directories, keeping a model of the tree to avoid conflicts.
+type historyGen struct {
+	rng      *rand.Rand
+	segments []string
+	pool     []string
+	tree     map[string]genFile
+	stream   bytes.Buffer
+}
+
+type genFile struct{ mode, data string }
+
+// fastImportHistory returns the stream of commits commits, each with one to six operations.
+func fastImportHistory(rng *rand.Rand, commits int) []byte {
+	g := &historyGen{rng: rng, tree: map[string]genFile{},
+		segments: []string{"a", "a-b", "a.b", "a0", "a b", "b", "ünï", "日本", "tab\tx", "Z", `q"q`, `back\slash`, "ſ", "K"}}
+	for range 80 {
+		parts := make([]string, 1+rng.IntN(3))
+		for i := range parts {
+			parts[i] = g.segments[rng.IntN(len(g.segments))]
+		}
+		g.pool = append(g.pool, strings.Join(parts, "/"))
+	}
+	for c := 1; c <= commits; c++ {
+		fmt.Fprintf(&g.stream, "commit refs/heads/main\ncommitter F <f@example.com> %d +0000\ndata 2\nc\n", fixtureEpoch+c)
+		if c == 1 {
+			g.stream.WriteString("deleteall\n")
+		}
+		for range 1 + rng.IntN(6) {
+			g.op()
+		}
+	}
+	return g.stream.Bytes()
+}
+
+// set writes path p, first deleting what conflicts: p's parents as files, p as a directory.
+func (g *historyGen) set(p string, f genFile) {
+	for q := range g.tree {
+		if strings.HasPrefix(p, q+"/") || strings.HasPrefix(q, p+"/") {
+			g.del(q)
+		}
+	}
+	g.tree[p] = f
+	if f.mode == "160000" {
+		fmt.Fprintf(&g.stream, "M 160000 %s %s\n", f.data, fastImportPath(p))
+	} else {
+		fmt.Fprintf(&g.stream, "M %s inline %s\ndata %d\n%s\n", f.mode, fastImportPath(p), len(f.data), f.data)
+	}
+}
+
+func (g *historyGen) del(p string) {
+	delete(g.tree, p)
+	fmt.Fprintf(&g.stream, "D %s\n", fastImportPath(p))
+}
+
+// pick returns an existing path, chosen in sorted order so that the stream is deterministic.
+func (g *historyGen) pick() (string, genFile, bool) {
+	if len(g.tree) == 0 {
+		return "", genFile{}, false
+	}
+	paths := make([]string, 0, len(g.tree))
+	for p := range g.tree {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	p := paths[g.rng.IntN(len(paths))]
+	return p, g.tree[p], true
+}
+
+// op applies one random operation.
+func (g *historyGen) op() {
+	anyPath := func() string { return g.pool[g.rng.IntN(len(g.pool))] }
+	switch g.rng.IntN(8) {
+	case 0, 1: // add or modify
+		g.set(anyPath(), genFile{"100644", fmt.Sprintf("v%d\n", g.rng.IntN(5))})
+	case 2: // delete
+		if p, _, ok := g.pick(); ok {
+			g.del(p)
+		}
+	case 3: // rename, content unchanged
+		if p, f, ok := g.pick(); ok {
+			g.del(p)
+			g.set(anyPath(), f)
+		}
+	case 4: // mode change only (a symlink becomes a file)
+		if p, f, ok := g.pick(); ok && f.mode != "160000" {
+			f.mode = map[string]string{"100644": "100755", "100755": "100644", "120000": "100644"}[f.mode]
+			g.set(p, f)
+		}
+	case 5: // symlink
+		g.set(anyPath(), genFile{"120000", "target/" + g.segments[g.rng.IntN(len(g.segments))]})
+	case 6: // submodule entry
+		g.set(anyPath(), genFile{"160000", fmt.Sprintf("%040x", g.rng.IntN(4)+1)})
+	case 7: // a file below an existing file: a file<->directory swap
+		if p, _, ok := g.pick(); ok {
+			g.set(p+"/"+g.segments[g.rng.IntN(len(g.segments))], genFile{"100644", "below\n"})
 		}
 	}
 }
