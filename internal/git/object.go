@@ -10,8 +10,8 @@ import (
 
 // readObject returns the type and the whole content of object h. The tree diff and the added-line
 // scan read every object through it. Today it reads through go-git's store (the lazyStore); a
-// faster body reading the mapped pack in place can replace it without changing its callers. The
-// bytes belong to the caller, who must not assume they are shared or not.
+// faster body reading the mapped pack in place can replace it without changing its callers.
+// Callers never modify the bytes: a faster body may hand out memory it shares (a cache, the map).
 func (r *Repo) readObject(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
 	obj, err := r.store.EncodedObject(plumbing.AnyObject, h)
 	if err != nil {
