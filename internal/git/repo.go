@@ -3,7 +3,6 @@ package git
 import (
 	"bytes"
 	"container/heap"
-	"context"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -67,7 +66,7 @@ type Repo struct {
 
 	// diffs memoizes tree diffs without rename detection by [base, head]: the gate asks for the
 	// changed files and for the added lines of the same pair, and the tree walk is most of both.
-	diffs map[[2]string]object.Changes
+	diffs map[[2]string][]treeChange
 }
 
 // Open opens the repository that holds dir: dir itself, or the nearest parent with a .git
@@ -518,70 +517,21 @@ func (r *Repo) commitHash(what, sha string) (plumbing.Hash, error) {
 
 // ChangedFiles returns the paths that `git diff --name-only --no-renames base head` lists: every
 // file added, deleted, or changed in content or mode between the two commits' trees; a rename
-// yields both paths. base and head are full SHAs; the paths are slash-separated, sorted, unique.
+// yields both paths. base and head are full SHAs; the paths are slash-separated, sorted, unique,
+// byte for byte as in the trees.
 func (r *Repo) ChangedFiles(base, head string) ([]string, error) {
-	changes, err := r.diffTrees(base, head, nil)
+	changes, err := r.treeChanges(base, head)
 	if err != nil {
 		return nil, err
 	}
 	var paths []string
 	for _, c := range changes {
-		if c.From.Name != "" {
-			paths = append(paths, c.From.Name)
-		}
-		if c.To.Name != "" {
-			paths = append(paths, c.To.Name)
-		}
+		paths = append(paths, c.path)
 	}
-	slices.Sort(paths)
+	if !slices.IsSorted(paths) { // the walk is in path order; this costs one pass
+		slices.Sort(paths)
+	}
 	return slices.Compact(paths), nil
-}
-
-// diffTrees compares the trees of two commits given as full SHAs.
-func (r *Repo) diffTrees(base, head string, opts *object.DiffTreeOptions) (object.Changes, error) {
-	key := [2]string{base, head}
-	changes, ok := r.diffs[key]
-	if !ok {
-		var err error
-		if changes, err = r.diffTreesUncached(base, head); err != nil {
-			return nil, err
-		}
-		if r.diffs == nil {
-			r.diffs = map[[2]string]object.Changes{}
-		}
-		r.diffs[key] = changes
-	}
-	if opts != nil && opts.DetectRenames {
-		// DiffTreeWithOptions does exactly this after the tree diff.
-		renamed, err := object.DetectRenames(slices.Clone(changes), opts)
-		if err != nil {
-			return nil, fmt.Errorf("detect renames %s..%s: %w", base, head, err)
-		}
-		return renamed, nil
-	}
-	return slices.Clone(changes), nil
-}
-
-func (r *Repo) diffTreesUncached(base, head string) (object.Changes, error) {
-	trees := make([]*object.Tree, 2)
-	for i, arg := range [2][2]string{{"base", base}, {"head", head}} {
-		h, err := r.commitHash(arg[0], arg[1])
-		if err != nil {
-			return nil, err
-		}
-		c, err := object.GetCommit(r.repo.Storer, h)
-		if err != nil {
-			return nil, fmt.Errorf("read commit %s: %w", h, err)
-		}
-		if trees[i], err = c.Tree(); err != nil {
-			return nil, fmt.Errorf("read tree of %s: %w", h, err)
-		}
-	}
-	changes, err := object.DiffTreeWithOptions(context.Background(), trees[0], trees[1], nil)
-	if err != nil {
-		return nil, fmt.Errorf("diff %s..%s: %w", base, head, err)
-	}
-	return changes, nil
 }
 
 // AddedLine is one line that a diff adds.

@@ -26,7 +26,7 @@ var floors = map[string]int{
 	"contract": 3, "evidence": 3, "record": 3, "internal/demo": 3, "internal/tierstest": 3,
 	"tiers": 4,
 	"gate":  5, "report": 5,
-	"cmd": 6, "bench/gitfacts": 6, "bench/wtcheck": 6, "bench/pairtime": 6,
+	"cmd": 6, "bench/gitfacts": 6, "bench/difffacts": 6, "bench/wtcheck": 6, "bench/pairtime": 6,
 	"cmd/geas":        7,
 	"internal/layout": 7,
 }
