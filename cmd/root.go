@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -32,11 +33,25 @@ const (
 )
 
 // Main runs geas with the process's arguments and standard streams and returns the exit code.
-func Main() int {
+func Main() (code int) {
 	scrubSigningKey()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	defer exitOnPanic(os.Stderr, &code)
 	return Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+}
+
+// exitOnPanic, deferred, turns a panic into ExitError with the panic and its stack on stderr. A Go
+// program that panics exits 2, which a caller of geas gate reads as block ("something required is
+// missing"); a bug in the gate is an error, that is 3: the gate could not decide. Everything a run
+// wrote before the panic is as durable as after a crash (SPEC §7.3).
+func exitOnPanic(stderr io.Writer, code *int) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	fmt.Fprintf(stderr, "geas: internal error (a bug in geas; please report it): %v\n%s", r, debug.Stack())
+	*code = ExitError
 }
 
 // Run executes one geas command line and returns its exit code.

@@ -166,13 +166,31 @@ func account(ctx context.Context, p *project.Project, mission string, e project.
 	if o.Progress != nil {
 		progress = o.Progress(t.ID)
 	}
-	res, err := Run(ctx, t, Options{DryRun: o.DryRun, Progress: progress})
+	res, err := runRecovered(ctx, t, Options{DryRun: o.DryRun, Progress: progress})
 	if err != nil {
 		res = runFailed(t, err)
 	}
 	at.Result, at.Ran, at.Outcome = res, true, string(res.Verdict)
 	return at
 }
+
+// runRecovered is Run with a panic turned into an error, so that a bug met on one task of --all
+// makes that task an error result instead of ending the process (a panicking Go program exits 2,
+// which reads as block). Run's deferred releases (the task lock) have run by then.
+func runRecovered(ctx context.Context, t Task, o Options) (res *tiers.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("internal error (a bug in geas): %v", r)
+		}
+	}()
+	if testPanic != nil {
+		testPanic(t)
+	}
+	return Run(ctx, t, o)
+}
+
+// testPanic, when a test sets it, is called before each --all run (it may panic).
+var testPanic func(Task)
 
 // forEach calls do(i) for every i in [0, n) on a pool of jobs workers. An interruption stops
 // handing out work, waits for the calls under way, and returns tiers.ErrInterrupted.
