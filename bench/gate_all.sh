@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # gate_all.sh [TASKS] [N] [DIR]
 #
-# Wall time of `geas gate --all` on a generated mission of TASKS tasks (default 200), with
-# --jobs 1 and --jobs 4: the medians of N runs each (default 5) of `--dry-run` (nothing written, so
-# every run sees the same inputs), then one real run of each on fresh copies of the mission.
+# Time of `geas gate --all` on a generated mission of TASKS tasks (default 1000), with --jobs 1, 2
+# and 4: the medians of N runs each (default 5) of `--dry-run` (nothing written, so every run sees
+# the same inputs), as wall ms, wall ms a task and CPU (user + sys) ms a task, runs of the three
+# interleaved; then one real run with --jobs 1 and 4 on fresh copies of the mission. The speed-up
+# of --jobs 2 over --jobs 1 means something only with two free cores: the load is printed.
 # The mission is the one TestGateAllJobsAgree (cmd/gate_all_test.go) builds: copies of the example
 # artifact_only task t2 (no git, no eval commands), named t000..., cycling through six kinds:
 # pass, fail (a failing review), block (no qa-engineer evidence), error (an invalid regex),
 # drafted (not_ready), closure_ready (pass). DIR defaults to a temporary directory.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-ntasks=${1:-200}
+ntasks=${1:-1000}
 n=${2:-5}
 dir=${3:-$(mktemp -d)}
 
@@ -53,15 +55,36 @@ wall_ms() { # CMD...: wall time of one run in ms (the gate's exit code is the mi
 	t1=$(date +%s%N)
 	echo $(((t1 - t0) / 1000000))
 }
+run_ms() { # CMD...: "wall_ms cpu_ms" of one run (cpu: user + sys, from /usr/bin/time)
+	local t0 t1 cpu
+	t0=$(date +%s%N)
+	/usr/bin/time -o "$dir/time.out" -f '%U %S' "$@" >/dev/null 2>&1 || true
+	t1=$(date +%s%N)
+	cpu=$(awk '{ printf "%d", ($1 + $2) * 1000 }' "$dir/time.out")
+	echo "$(((t1 - t0) / 1000000)) $cpu"
+}
 
 mission "$dir/m"
 "$bin" -C "$dir/m" --format json gate --all --dry-run --jobs 1 | jq -c '.overall | {counted, counts}' || true
 echo "$(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $ntasks tasks, median of $n runs"
-for jobs in 1 4; do
+for jobs in 1 2 4; do
 	"$bin" -C "$dir/m" gate --all --dry-run --jobs "$jobs" -q >/dev/null 2>&1 || true # warm-up
-	ms=$(for ((r = 0; r < n; r++)); do wall_ms "$bin" -C "$dir/m" gate --all --dry-run --jobs "$jobs" -q; done | median)
-	printf 'gate --all --dry-run --jobs %d   %6s ms\n' "$jobs" "$ms"
 done
+for ((r = 0; r < n; r++)); do
+	for jobs in 1 2 4; do
+		echo "$jobs $(run_ms "$bin" -C "$dir/m" gate --all --dry-run --jobs "$jobs" -q)"
+	done
+done >"$dir/runs"
+for jobs in 1 2 4; do
+	wall=$(awk -v j="$jobs" '$1 == j { print $2 }' "$dir/runs" | median)
+	cpu=$(awk -v j="$jobs" '$1 == j { print $3 }' "$dir/runs" | median)
+	awk -v j="$jobs" -v w="$wall" -v c="$cpu" -v t="$ntasks" \
+		'BEGIN { printf "gate --all --dry-run --jobs %d   %6d ms   %.3f ms a task   cpu %.3f ms a task\n", j, w, w / t, c / t }'
+done
+w1=$(awk '$1 == 1 { print $2 }' "$dir/runs" | median)
+w2=$(awk '$1 == 2 { print $2 }' "$dir/runs" | median)
+awk -v a="$w1" -v b="$w2" 'BEGIN { printf "--jobs 2 is %.2fx faster than --jobs 1 (wall)\n", a / b }'
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 for jobs in 1 4; do
 	mission "$dir/w$jobs"
 	printf 'gate --all (writes) --jobs %d    %6s ms\n' "$jobs" "$(wall_ms "$bin" -C "$dir/w$jobs" gate --all --jobs "$jobs" -q)"

@@ -1,85 +1,131 @@
 #!/usr/bin/env bash
-# gate_vs_git.sh [REPO] [N]
+# gate_vs_git.sh [REPO] [PAIRS]
 #
-# The gate's whole overhead on a big repository: `geas gate --dry-run` on a task without eval
-# commands, against the two git processes a shell-based gate would run for the same facts
-# (`git merge-base --is-ancestor BASE HEAD` and `git diff --name-only BASE HEAD`).
-# REPO defaults to /tmp/geas-bench and is built with mkrepo.sh (20,000 commits, 200 changed files)
-# when it does not exist. Prints the medians of N runs (default 21) in ms and their ratio.
+# The whole gate against the git CLI (issue 12's whole-gate acceptance): `geas gate --dry-run` on
+# tasks without eval commands, interleaved pair by pair (bench/pairtime: wall, user+system CPU
+# and peak RSS from rusage) with the git processes that do the same git work:
+#   git merge-base --is-ancestor BASE HEAD
+#   git diff --name-only --no-renames BASE HEAD   (the scope check)
+#   git diff -U0 --no-renames BASE HEAD           (the stub scan of added lines: the tasks are
+#                                                  implementation_change)
+# For a base that is not an ancestor the gate stops at tier 0 (baseline_mismatch), so its git work
+# is the first command only. Tasks, each without and with a commit-graph:
+#   near      bench-base, 10 commits back, 20 changed files
+#   far       the 10,001st commit of `git rev-list main`, about 1,500 changed files
+#   unmerged  a commit forked from far and never merged (not an ancestor)
+# REPO defaults to /tmp/geas-gate-bench, built when absent with
+# `HOTFILES=1500 bench/mkrepo.sh REPO 20000 20` (20,000 commits; before the stretch only 1,500
+# files change, so a far base differs in about 1,500). The script writes REPO/.geas and the
+# unmerged commit (a loose object, fixed dates: the same SHA every time), checks main out (the
+# gate's tier 0 compares the working tree with the head: work git does not do here) and deletes
+# or writes REPO's commit-graph. Prints per task and graph the gate/git ratios of CPU and wall time (median,
+# min, max over PAIRS pairs, default 21), the medians in ms and both peak RSS.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-repo=${1:-/tmp/geas-bench}
-n=${2:-21}
+repo=${1:-/tmp/geas-gate-bench}
+pairs=${2:-21}
+if ! [[ $pairs =~ ^[1-9][0-9]*$ ]]; then
+	echo "$0: PAIRS must be a positive number, not '$pairs'" >&2
+	exit 64
+fi
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 LC_ALL=C
 
 if [[ ! -d $repo/.git ]]; then
-	"$here/mkrepo.sh" "$repo" 20000 200 >/dev/null
+	HOTFILES=1500 "$here/mkrepo.sh" "$repo" 20000 20 >/dev/null
 fi
-base=$(git -C "$repo" rev-parse --verify "bench-base^{commit}")
-head=$(git -C "$repo" rev-parse --verify "main^{commit}")
+g() { git -C "$repo" "$@"; }
+# The gate checks that the working tree is the integration head (mkrepo checks nothing out).
+g checkout -q -f main
+head=$(g rev-parse --verify "main^{commit}")
+near=$(g rev-parse --verify "bench-base^{commit}")
+far=$(g rev-list "$head" | sed -n 10001p)
+if [[ -z $far ]]; then
+	echo "$0: $repo has fewer than 10,001 commits on main" >&2
+	exit 1
+fi
+unmerged=$(GIT_COMMITTER_DATE="@1500000000 +0000" GIT_AUTHOR_DATE="@1500000000 +0000" \
+	GIT_COMMITTER_NAME=Bench GIT_COMMITTER_EMAIL=bench@example.com GIT_AUTHOR_NAME=Bench \
+	GIT_AUTHOR_EMAIL=bench@example.com g commit-tree -p "$far" -m "never merged" "$far^{tree}")
 
-bin=$(mktemp -d)/geas
-(cd "$here/.." && go build -o "$bin" ./cmd/geas)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+(cd "$here/.." && go build -o "$work" ./cmd/geas ./bench/pairtime)
+bin=$work/geas
 
-# A mission with one task that needs no eval command: the gate's cost is its own.
-t=$repo/.geas/missions/bench/tasks/facts
+# One mission, one task per base; none has an eval command: the gate's cost is its own.
 rm -rf "$repo/.geas"
-mkdir -p "$t/evidence" "$repo/.geas/state"
+mkdir -p "$repo/.geas/state"
 echo '{"mission_id": "bench"}' >"$repo/.geas/state/run.json"
-cat >"$t/contract.json" <<JSON
+task() { # task NAME BASE
+	local t=$repo/.geas/missions/bench/tasks/$1
+	mkdir -p "$t/evidence"
+	cat >"$t/contract.json" <<JSON
 {
-  "version": "1.0", "artifact_type": "task_contract", "artifact_id": "tc-facts",
-  "producer_type": "orchestration-authority", "task_id": "facts", "title": "bench",
+  "version": "1.0", "artifact_type": "task_contract", "artifact_id": "tc-$1",
+  "producer_type": "orchestration-authority", "task_id": "$1", "title": "bench",
   "goal": "measure the gate", "task_kind": "implementation", "risk_level": "low",
   "gate_profile": "implementation_change", "vote_round_policy": "never",
   "acceptance_criteria": ["AC1 the change is reviewed"], "eval_commands": [],
   "rubric": {"dimensions": [{"name": "code_quality", "threshold": 3}]},
   "retry_budget": 3, "scope": {"surfaces": ["src/", "docs/", "test/"]},
   "routing": {"primary_worker_type": "software-engineer", "required_reviewer_types": ["design-authority"]},
-  "base_snapshot": "$base", "status": "integrated"
+  "base_snapshot": "$2", "status": "integrated"
 }
 JSON
-cat >"$t/record.json" <<JSON
-{"version": "1.0", "task_id": "facts",
+	cat >"$t/record.json" <<JSON
+{"version": "1.0", "task_id": "$1",
  "self_check": {"confidence": 4, "known_risks": [], "untested_paths": [], "summary": "bench"},
  "integration": {"status": "merged", "branch": "main", "commit": "$head"}}
 JSON
-cat >"$t/evidence/design-authority.json" <<JSON
-{"version": "1.0", "agent": "design-authority", "task_id": "facts", "role": "reviewer",
+	cat >"$t/evidence/design-authority.json" <<JSON
+{"version": "1.0", "agent": "design-authority", "task_id": "$1", "role": "reviewer",
  "summary": "reviewed", "verdict": "approved", "concerns": [], "provider_id": "b",
  "criteria_results": [{"criterion": "AC1", "passed": true}],
  "rubric_scores": [{"dimension": "code_quality", "score": 4}]}
 JSON
+}
+task near "$near"
+task far "$far"
+task unmerged "$unmerged"
 
-median() {
-	sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-run_ms() { # N CMD...: median wall time in ms over N runs after one warm-up
-	local count=$1
-	shift
-	"$@" >/dev/null || true
-	for ((i = 0; i < count; i++)); do
-		local s e
-		s=$(date +%s%N)
-		"$@" >/dev/null || true
-		e=$(date +%s%N)
-		echo $(((e - s) / 1000))
-	done | median | awk '{ printf "%.1f", $1 / 1000 }'
-}
-git_facts() {
-	git -C "$repo" merge-base --is-ancestor "$base" "$head"
-	git -C "$repo" diff --name-only "$base" "$head"
-}
-gate() { "$bin" -C "$repo" gate --task facts --dry-run; }
+echo "repo $repo: $(g rev-list --count "$head") commits on main, head $head"
+for t in near:$near far:$far unmerged:$unmerged; do
+	b=${t#*:}
+	echo "  ${t%%:*}: base $b, $(g rev-list --count "$b..$head") commits in base..head," \
+		"$(g diff --name-only --no-renames "$b" "$head" | wc -l) changed files," \
+		"$(g diff -U0 --no-renames "$b" "$head" | grep -c '^+[^+]' || true) added lines"
+done
+echo "$(nproc) cores, $(git --version), $(go version | cut -d' ' -f3); $pairs interleaved pairs a case"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-8s %-8s %-24s %-12s | %-17s | %-17s | %8s %8s %8s %8s | %7s %7s\n' task graph "gate verdict (exit)" "git work" \
+	"CPU gate/git m,lo,hi" "wall gate/git m,lo,hi" "git cpu" "gatecpu" "git wall" "gatewall" "git RSS" "gateRSS"
 
-verdict=$("$bin" -C "$repo" --format json gate --task facts --dry-run | awk -F'"' '/"verdict"/ { print $4; exit }' || true)
-files=$(git -C "$repo" diff --name-only "$base" "$head" | wc -l)
-echo "repo $repo: $(git -C "$repo" rev-list --count "$head") commits, $files changed files; $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
-echo "gate verdict on the bench task: $verdict"
-g=$(run_ms "$n" git_facts)
-m=$(run_ms "$n" gate)
-printf '%-58s %8s ms\n' "git merge-base --is-ancestor + git diff --name-only" "$g"
-printf '%-58s %8s ms\n' "geas gate --dry-run (whole run, no eval commands)" "$m"
-awk -v g="$g" -v m="$m" 'BEGIN { printf "%-58s %8.2f\n", "ratio gate / git", m / g }'
-rss=$( { /usr/bin/time -f '%M' "$bin" -C "$repo" gate --task facts --dry-run >/dev/null; } 2>&1 | tail -1)
-echo "geas gate --dry-run peak RSS: $((rss / 1024)) MiB"
+for graph in none written; do
+	rm -rf "$repo/.git/objects/info/commit-graph" "$repo/.git/objects/info/commit-graphs"
+	if [[ $graph = written ]]; then g commit-graph write --reachable --no-progress; fi
+	for t in near:$near far:$far unmerged:$unmerged; do
+		name=${t%%:*} b=${t#*:}
+		gitcmds=(git -C "$repo" merge-base --is-ancestor "$b" "$head")
+		work_desc="is-anc"
+		if g merge-base --is-ancestor "$b" "$head"; then
+			gitcmds+=(-- git -C "$repo" diff --name-only --no-renames "$b" "$head"
+				-- git -C "$repo" diff -U0 --no-renames "$b" "$head")
+			work_desc="is-anc+2diff"
+		fi
+		rc=0
+		verdict=$("$bin" -C "$repo" --format json gate --task "$name" --dry-run |
+			awk -F'"' '/"verdict"/ { print $4; exit }') || rc=$?
+		"$work/pairtime" -exit 3 "$pairs" "${gitcmds[@]}" == "$bin" -C "$repo" gate --task "$name" --dry-run >"$work/times"
+		awk -v task="$name" -v graph="$graph" -v verdict="$verdict ($rc)" -v wd="$work_desc" '
+			function sortv(a, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t } }
+			function med(a, n) { sortv(a, n); return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+			{ n++; cr[n] = $5 / $2; wr[n] = $4 / $1; gc[n] = $2; oc[n] = $5; gw[n] = $1; ow[n] = $4
+			  if ($3 > grss) grss = $3; if ($6 > orss) orss = $6 }
+			END {
+				mc = med(cr, n); lc = cr[1]; hc = cr[n]; mw = med(wr, n); lw = wr[1]; hw = wr[n]
+				printf "%-8s %-8s %-24s %-12s | %5.2f %5.2f %5.2f | %5.2f %5.2f %5.2f | %6.1fms %6.1fms %6.1fms %6.1fms | %5.1fMB %5.1fMB\n",
+					task, graph, verdict, wd, mc, lc, hc, mw, lw, hw, med(gc, n) / 1000, med(oc, n) / 1000,
+					med(gw, n) / 1000, med(ow, n) / 1000, grss / 1024, orss / 1024 }' "$work/times"
+	done
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

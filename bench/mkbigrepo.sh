@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # mkbigrepo.sh DIR [COMMITS]
 #
-# Builds the repository of the go-git speed benchmark (bench/gitspeed.sh) with mkrepo.sh:
+# Builds the repository of the go-git speed benchmark (bench/gitgit.sh) with mkrepo.sh:
 # COMMITS commits (default 100000) with a merge every 100, about six objects a commit, all in one
 # pack, no commit-graph and no .rev file (git 2.39's defaults). Besides main and bench-base (the
 # commit 10 before main) it has bench-far (a main commit about 20,000 back) and unmerged (a branch

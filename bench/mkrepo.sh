@@ -6,6 +6,8 @@
 # back every 100 commits, then a final stretch of 10 commits that change FILES (default 200)
 # distinct files under src/. Prints two lines: the base SHA (the commit before the stretch, also
 # tagged bench-base) and the head SHA (main). Everything is deterministic: same arguments, same SHAs.
+# HOTFILES=N (default 3000, all of them) makes the commits before the stretch change only the first
+# N files (src/ first), so that a base far back still differs from main in about N files.
 set -euo pipefail
 
 if [[ $# -lt 1 || $# -gt 3 ]]; then
@@ -15,9 +17,14 @@ fi
 dir=$1
 commits=${2:-20000}
 files=${3:-200}
+hot=${HOTFILES:-3000}
 stretch=10
 if ! [[ $commits =~ ^[0-9]+$ && $files =~ ^[0-9]+$ ]] || ((commits < stretch + 2 || files < 1 || files > 2400)); then
 	echo "$0: COMMITS must be >= $((stretch + 2)) and FILES between 1 and 2400" >&2
+	exit 64
+fi
+if ! [[ $hot =~ ^[0-9]+$ ]] || ((hot < 1 || hot > 3000)); then
+	echo "$0: HOTFILES must be between 1 and 3000" >&2
 	exit 64
 fi
 if [[ -e $dir && -n $(ls -A "$dir") ]]; then
@@ -33,7 +40,7 @@ export GLIBC_TUNABLES=glibc.malloc.trim_threshold=268435456:glibc.malloc.top_pad
 git -C "$dir" -c init.defaultBranch=main init -q
 
 # The stream: commit n has mark :n. Blobs are inline, delimited with <<EOT so no lengths are needed.
-awk -v commits="$commits" -v files="$files" -v stretch="$stretch" '
+awk -v commits="$commits" -v files="$files" -v stretch="$stretch" -v hot="$hot" '
 function path(k) {
 	if (k < 2400) return sprintf("src/pkg%02d/file%03d.go", int(k / 60), k % 60)
 	if (k < 2700) return sprintf("docs/doc%03d.md", k - 2400)
@@ -59,7 +66,7 @@ BEGIN {
 			# a side branch forked a few commits back, merged by the next commit
 			header("refs/heads/side", n, "side " n)
 			printf "from :%d\n", n - 5
-			sidefile = rnd() % 3000
+			sidefile = rnd() % hot
 			blob(sidefile, n)
 			print ""
 			continue
@@ -73,7 +80,7 @@ BEGIN {
 		}
 		header("refs/heads/main", n, "change " n)
 		m = 1 + (rnd() % 10 == 0) + (rnd() % 10 == 0)
-		for (j = 0; j < m; j++) blob(rnd() % 3000, n)
+		for (j = 0; j < m; j++) blob(rnd() % hot, n)
 		print ""
 	}
 	printf "reset refs/tags/bench-base\nfrom :%d\n\n", base

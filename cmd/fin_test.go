@@ -87,6 +87,8 @@ func TestTheHookTrustsNoStateItDidNotVerify(t *testing.T) {
 		}, want{true, false, `no task "t1"`}},
 		{"no .geas state names the mission", func(t *testing.T, dir string) {
 			require.NoError(t, os.Remove(filepath.Join(dir, ".geas/state/run.json")))
+			// A second mission: with one, it would be the default (SPEC §9).
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, ".geas/missions/m2/tasks"), 0o755))
 		}, want{true, false, "no mission"}},
 	}
 	for _, tc := range cases {

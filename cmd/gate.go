@@ -15,6 +15,7 @@ type gateOptions struct {
 	jobs          int
 	minPassRate   float64
 	keepGoing     bool
+	list          bool
 }
 
 func newGateCmd(g *globalOptions) *cobra.Command {
@@ -68,6 +69,7 @@ passes (or --min-pass-rate of them do).`,
 	c.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "do not stream eval command output to stderr")
 	c.Flags().BoolVar(&o.all, "all", false, "gate every gate-eligible task of the mission")
 	c.Flags().IntVar(&o.jobs, "jobs", 1, "with --all: tasks gated at once")
+	c.Flags().BoolVar(&o.list, "list", false, "with --all: list every task and what --all would do with it (gate, recheck, not_ready, cancelled, error), and run nothing")
 	c.Flags().BoolVar(&o.keepGoing, "keep-going", false, "run the stages a failing stage stops anyway and list their findings as advisory (they never change the verdict or the budget)")
 	c.Flags().Float64Var(&o.minPassRate, "min-pass-rate", 0, "with --all: overall success when this share of tasks (0..1] passes; default: every task must pass")
 	c.AddCommand(newGateVerifyCmd(g))
@@ -78,8 +80,8 @@ func runGate(c *cobra.Command, g *globalOptions, o gateOptions) error {
 	if o.task == "" {
 		return usagef("--task or --all is required")
 	}
-	if c.Flags().Changed("jobs") || c.Flags().Changed("min-pass-rate") {
-		return usagef("--jobs and --min-pass-rate go with --all")
+	if c.Flags().Changed("jobs") || c.Flags().Changed("min-pass-rate") || o.list {
+		return usagef("--jobs, --min-pass-rate and --list go with --all")
 	}
 	t, err := g.openTask(o.mission, o.task)
 	if err != nil {

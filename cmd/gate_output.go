@@ -3,29 +3,31 @@ package cmd
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/geas-dev/geas/report"
 	"github.com/geas-dev/geas/tiers"
 )
 
-// renderer is the report renderer of --format.
+// renderer is the report renderer of --format (checkFormats has refused what is not one).
 func (g *globalOptions) renderer() (report.Renderer, error) {
 	r := report.For(g.format)
 	if r == nil {
-		return nil, usagef("--format must be text, json, junit or github, not %q", g.format)
+		return nil, usagef("--format %q: want %s", g.format, formatList(reportFormats))
 	}
 	return r, nil
 }
 
 // writeGate prints gate results in the chosen format: text (the compact report of each), json (the
-// result document; one object for one task), junit or github. With github, when
-// $GITHUB_STEP_SUMMARY is set, a Markdown report is also appended to that file.
+// result document; one object for one task), junit, github or sarif, and writes each -o file. With
+// github, when $GITHUB_STEP_SUMMARY is set, a Markdown report is also appended to that file.
 func (g *globalOptions) writeGate(results []*tiers.Result) error {
 	r, err := g.renderer()
 	if err != nil {
 		return err
 	}
+	g.writeOutputs(func(r report.Renderer, w, _ io.Writer) error { return r.Gate(w, results) })
 	if err := r.Gate(g.stdout, results); err != nil {
 		return err
 	}
@@ -40,6 +42,7 @@ func (g *globalOptions) writeAll(a *report.All) error {
 	if err != nil {
 		return err
 	}
+	g.writeOutputs(func(r report.Renderer, w, diag io.Writer) error { return r.All(w, diag, a) })
 	if err := r.All(g.stdout, g.stderr, a); err != nil {
 		return err
 	}
@@ -53,7 +56,12 @@ func (g *globalOptions) writeVerify(v *report.Verify) error {
 	if err != nil {
 		return err
 	}
-	return r.Verify(g.stdout, v)
+	g.writeOutputs(func(r report.Renderer, w, _ io.Writer) error { return r.Verify(w, v) })
+	if err := r.Verify(g.stdout, v); err != nil {
+		return err
+	}
+	g.verifySummary(v)
+	return nil
 }
 
 // stepSummaryEnv names the file GitHub Actions renders as the job summary.
@@ -62,20 +70,29 @@ const stepSummaryEnv = "GITHUB_STEP_SUMMARY"
 // stepSummary appends the Markdown job summary of results to $GITHUB_STEP_SUMMARY with
 // --format github when that is set (the runner gives each step its own file).
 func (g *globalOptions) stepSummary(results []*tiers.Result) {
+	g.appendSummary(func(w io.Writer) error { return report.WriteGitHubSummary(w, results) })
+}
+
+// verifySummary is stepSummary for geas gate verify.
+func (g *globalOptions) verifySummary(v *report.Verify) {
+	g.appendSummary(func(w io.Writer) error { return report.WriteGitHubVerifySummary(w, v) })
+}
+
+func (g *globalOptions) appendSummary(render func(io.Writer) error) {
 	path := os.Getenv(stepSummaryEnv)
 	if g.format != formatGitHub || path == "" {
 		return
 	}
-	if err := appendStepSummary(path, results); err != nil {
+	if err := appendStepSummary(path, render); err != nil {
 		// The verdict is already printed and recorded: a summary that cannot be written is
 		// reported, not turned into a different exit code.
 		fmt.Fprintf(g.stderr, "geas: %v\n", err)
 	}
 }
 
-func appendStepSummary(path string, results []*tiers.Result) error {
+func appendStepSummary(path string, render func(io.Writer) error) error {
 	var buf bytes.Buffer
-	if err := report.WriteGitHubSummary(&buf, results); err != nil {
+	if err := render(&buf); err != nil {
 		return err
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)

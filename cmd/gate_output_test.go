@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/geas-dev/geas/report"
 	"github.com/geas-dev/geas/tiers"
 )
 
@@ -50,6 +51,7 @@ func TestGateOutputGolden(t *testing.T) {
 		{format: formatJSON, golden: "gate.json", results: results},
 		{format: formatJUnit, golden: "gate.junit.xml", results: results},
 		{format: formatGitHub, golden: "gate.github.txt", summary: "gate.github-summary.md", results: results},
+		{format: report.SARIF, golden: "gate.sarif", results: results},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			summary := filepath.Join(t.TempDir(), "summary.md")

@@ -1,29 +1,21 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/gate"
-	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
 )
 
-// maxHookInputBytes bounds the hook input read from stdin; Claude Code sends a few hundred bytes.
-const maxHookInputBytes = 1 << 20
-
 func newHookCmd(g *globalOptions) *cobra.Command {
 	c := groupCmd("hook", "Run the gate from an agent's lifecycle hooks")
-	c.AddCommand(newHookClaudeStopCmd(g))
+	c.AddCommand(newHookClaudeStopCmd(g), newHookClaudeTaskCompletedCmd(g), newHookClaudePreToolUseCmd(g))
 	return c
 }
 
@@ -34,11 +26,17 @@ type hookOptions struct {
 func newHookClaudeStopCmd(g *globalOptions) *cobra.Command {
 	var o hookOptions
 	c := &cobra.Command{
-		Use:   "claude-stop --task T [--mission M]",
-		Short: "Claude Code Stop hook: the agent may stop only when the gate passes",
-		Long: `A Claude Code Stop hook. It reads the hook's JSON from stdin, runs the gate on the task
-(a recorded run, as geas gate does), and answers Claude Code on stdout, always with exit 0. It
-never trusts a state it did not verify:
+		Use:   "claude-stop [--task T] [--mission M]",
+		Short: "Claude Code Stop and SubagentStop hook: the agent may stop only when the gate passes",
+		Long: `A Claude Code Stop hook, and a SubagentStop hook with the same decisions. It reads the
+hook's JSON from stdin, picks the task, runs the gate on it (a recorded run, as geas gate does), and
+answers Claude Code on stdout, always with exit 0.
+
+The task is --task if given, else $GEAS_TASK, else current_task_id of .geas/state/run.json; the
+mission is --mission, else $GEAS_MISSION, else the project's default. With no task at all the stop
+is allowed with a systemMessage saying that the gate did not run.
+
+It never trusts a state it did not verify:
 
   pass                                   nothing: the agent may stop
   fail, error                            {"decision":"block","reason":...}: verdict, causes with
@@ -66,26 +64,21 @@ never trusts a state it did not verify:
 
 An error verdict the gate cannot count (record.json or contract.json unreadable, so three errors
 in a row can never move the task to blocked) blocks only when stop_hook_active is false.
-A mistake in the hook's own configuration (no --task, an invalid id, hook input that is not a JSON
-object) exits 64 with the error on stderr: Claude Code shows it and lets the agent stop.
+stop_hook_active is read leniently (true, "true", 1, "yes"; a value it cannot read counts as true,
+which only ever relaxes a block, never a fail). A mistake in the hook's own configuration (an
+invalid id in --task, --mission, $GEAS_TASK or $GEAS_MISSION, hook input that is not a JSON object)
+exits 64 with the error on stderr: Claude Code shows it and lets the agent stop.
 
-In .claude/settings.json:
-  {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "geas hook claude-stop --task t1"}]}]}}`,
+In .claude/settings.json (or install the plugin of this repository, which registers it):
+  {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "geas hook claude-stop"}]}],
+   "SubagentStop": [{"matcher": "software-engineer", "hooks": [{"type": "command",
+     "command": "geas hook claude-stop"}]}]}}`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runHookClaudeStop(c.Context(), g, o) },
 	}
-	c.Flags().StringVar(&o.task, "task", "", "task id")
-	c.Flags().StringVar(&o.mission, "mission", "", "mission id (default: mission_id of .geas/state/run.json)")
+	c.Flags().StringVar(&o.task, "task", "", "task id (default: $GEAS_TASK, else current_task_id of .geas/state/run.json)")
+	c.Flags().StringVar(&o.mission, "mission", "", "mission id (default: $GEAS_MISSION, else mission_id of .geas/state/run.json)")
 	return c
-}
-
-// claudeStopInput is the part of Claude Code's Stop hook input the adapter reads; other fields are
-// ignored.
-type claudeStopInput struct {
-	SessionID      string `json:"session_id"`
-	TranscriptPath string `json:"transcript_path"`
-	StopHookActive bool   `json:"stop_hook_active"`
-	HookEventName  string `json:"hook_event_name"`
 }
 
 // claudeStopOutput is the hook's answer. Claude Code continues the agent with Reason as its next
@@ -99,29 +92,42 @@ type claudeStopOutput struct {
 }
 
 func runHookClaudeStop(ctx context.Context, g *globalOptions, o hookOptions) error {
-	in, err := readClaudeStopInput(g.stdin)
+	in, err := readHookInput(g.stdin)
 	if err != nil {
 		return err
 	}
-	// A hook configured without a task, or with an id that can never be valid, is a setup mistake
-	// that no agent can cause by writing files: a usage error. Everything after this point reads
-	// the project, which agents write, so a failure there holds the first stop (claudeStopCannotRun).
-	if o.task == "" {
-		return usagef("--task is required")
-	}
-	if err := project.ValidateID("task", o.task); err != nil {
+	// A hook configured with an id that can never be valid (--task, GEAS_TASK, --mission,
+	// GEAS_MISSION) is a setup mistake that no agent can cause by writing files: a usage error.
+	// Everything after this point reads the project, which agents write, so a failure there holds
+	// the first stop (claudeStopCannotRun).
+	target, err := g.selectHookTask(o, in, false)
+	if err != nil {
 		return err
 	}
-	if o.mission != "" {
-		if err := project.ValidateID("mission", o.mission); err != nil {
-			return err
-		}
+	var out *claudeStopOutput
+	switch {
+	case target.err != nil:
+		out = claudeStopCannotRun(target.label(), target.err, in.StopHookActive)
+	case target.task == "":
+		out = &claudeStopOutput{SystemMessage: noTaskMessage(target, "the stop is allowed")}
+	default:
+		out = claudeStop(ctx, g, hookOptions{mission: target.mission, task: target.task}, in.StopHookActive)
 	}
-	out := claudeStop(ctx, g, o, in.StopHookActive)
 	if out == nil {
 		return nil
 	}
 	return writeJSON(g.stdout, out)
+}
+
+// noTaskMessage says that the gate did not run because no task was found, and where the hook looked.
+func noTaskMessage(t hookTarget, allowed string) string {
+	msg := fmt.Sprintf("geas gate did not run, so no task was verified: no task to gate (%s); %s. "+
+		"To gate a task, set %s in Claude Code's environment, set current_task_id in .geas/state/run.json, or pass --task to the hook.",
+		t.why, allowed, envHookTask)
+	for _, n := range t.notes {
+		msg += " Note: " + n + "."
+	}
+	return msg
 }
 
 // claudeStop decides the hook's answer. It trusts no state it did not verify (SPEC §9): a
@@ -131,7 +137,7 @@ func runHookClaudeStop(ctx context.Context, g *globalOptions, o hookOptions) err
 func claudeStop(ctx context.Context, g *globalOptions, o hookOptions, active bool) *claudeStopOutput {
 	t, err := g.openTask(o.mission, o.task)
 	if err != nil {
-		return claudeStopCannotRun(o.task, err, active)
+		return claudeStopCannotRun("task "+o.task, err, active)
 	}
 	defer t.Close()
 	// An unreadable contract is gated anyway: the run reports it as an error verdict with its cause.
@@ -150,7 +156,7 @@ func claudeStop(ctx context.Context, g *globalOptions, o hookOptions, active boo
 	// gate.Run re-checks a verified or passed task (nothing written) and gates any other.
 	res, err := gate.Run(ctx, t.ref(), gate.Options{})
 	if err != nil {
-		return claudeStopCannotRun(t.task, err, active)
+		return claudeStopCannotRun("task "+t.task, err, active)
 	}
 	if res.Recheck {
 		state := string(vocab.Verified)
@@ -166,16 +172,16 @@ func claudeStop(ctx context.Context, g *globalOptions, o hookOptions, active boo
 // lock or log directory that cannot be created): fail closed, but never a loop. The first stop is
 // blocked with the error as the reason; the next one, which Claude Code marks stop_hook_active,
 // is allowed with a systemMessage saying the task was not gated.
-func claudeStopCannotRun(task string, err error, active bool) *claudeStopOutput {
+func claudeStopCannotRun(what string, err error, active bool) *claudeStopOutput {
 	if active {
 		return &claudeStopOutput{SystemMessage: fmt.Sprintf(
-			"geas gate could not run on task %s, so the task is NOT verified: %v. The stop is allowed because the previous stop "+
-				"was already held for this (stop_hook_active), so the hook never loops; fix the cause and run geas gate --task %s.", task, err, task)}
+			"geas gate could not run on %s, so the task is NOT verified: %v. The stop is allowed because the previous stop "+
+				"was already held for this (stop_hook_active), so the hook never loops; fix the cause and run geas gate.", what, err)}
 	}
 	return &claudeStopOutput{Decision: "block", Reason: fmt.Sprintf(
-		"geas gate could not run on task %s, so the task is not verified and you may not stop yet: %v.\n"+
+		"geas gate could not run on %s, so the task is not verified and you may not stop yet: %v.\n"+
 			"Fix the cause if it is in your reach (for example a file or directory in the way under .geas), then finish your turn: "+
-			"the gate runs again when you stop. If you cannot fix it, say so; the next stop is allowed.", task, err)}
+			"the gate runs again when you stop. If you cannot fix it, say so; the next stop is allowed.", what, err)}
 }
 
 // claudeStopUnbacked answers for an escalated, blocked or cancelled task whose state the records
@@ -222,30 +228,6 @@ func claudeStopRecheck(res *tiers.Result, state string, active bool) *claudeStop
 			"(stop_hook_active), so what the agent cannot lift does not loop; the pass is not valid."}
 	}
 	return &claudeStopOutput{Decision: "block", Reason: report + "\nDo not stop yet: do the next action, then finish your turn."}
-}
-
-// readClaudeStopInput decodes the hook input. Empty input (or a terminal) reads as a first stop.
-func readClaudeStopInput(r io.Reader) (claudeStopInput, error) {
-	var in claudeStopInput
-	if f, ok := r.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			return in, nil
-		}
-	}
-	b, err := io.ReadAll(io.LimitReader(r, maxHookInputBytes+1))
-	if err != nil {
-		return in, fmt.Errorf("read hook input: %w", err)
-	}
-	if len(b) > maxHookInputBytes {
-		return in, usagef("hook input exceeds %d bytes", maxHookInputBytes)
-	}
-	if len(bytes.TrimSpace(b)) == 0 {
-		return in, nil
-	}
-	if err := json.Unmarshal(b, &in); err != nil {
-		return in, usagef("hook input is not a Claude Code hook's JSON object: %v", err)
-	}
-	return in, nil
 }
 
 // claudeStopDecision maps a recorded run to the hook's answer; nil lets the agent stop silently.

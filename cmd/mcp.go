@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -45,7 +44,11 @@ Tools (all read-only: none writes a file or changes a task's state):
   geas_task_status   {task, mission?}   what geas task show --format json prints
 
 An agent can ask the gate for a verdict but cannot write one: verdicts are recorded only by
-geas gate itself. -C DIR chooses the project; a bad or unknown task id is a tool error, not a
+geas gate itself. On a verified or passed task geas_gate_evaluate is the re-check geas gate does
+("recheck": true). Every tool declares an outputSchema for its structured result. A request with
+_meta.progressToken gets notifications/progress while the gate runs (each eval command's start
+and end, and every 0.5-0.75 s its latest output line), so a client that resets its timeout on
+progress does not time out on a long eval. -C DIR chooses the project; a bad or unknown task id is a tool error, not a
 crash. Register it with an agent, for instance: claude mcp add geas -- geas -C /path/to/project mcp`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runMCP(c.Context(), g) },
@@ -55,7 +58,11 @@ crash. Register it with an agent, for instance: claude mcp add geas -- geas -C /
 // runMCP serves until the client closes standard input or ctx is cancelled.
 func runMCP(ctx context.Context, g *globalOptions) error {
 	t := &mcp.IOTransport{Reader: io.NopCloser(g.stdin), Writer: nopWriteCloser{g.stdout}}
-	err := newMCPServer(g).Run(ctx, t)
+	s, err := newMCPServer(g)
+	if err != nil {
+		return fmt.Errorf("mcp: %w", err)
+	}
+	err = s.Run(ctx, t)
 	if err == nil || errors.Is(err, io.EOF) || ctx.Err() != nil {
 		return nil
 	}
@@ -78,7 +85,20 @@ type mcpVerifyArgs struct {
 	Mission string `json:"mission,omitempty" jsonschema:"mission id; default: mission_id of .geas/state/run.json"`
 }
 
-func newMCPServer(g *globalOptions) *mcp.Server {
+// newMCPServer is the server with its tools, each declaring the schema of its structured result.
+func newMCPServer(g *globalOptions) (*mcp.Server, error) {
+	evalSchema, err := mcpOutputSchema[tiers.Result]()
+	if err != nil {
+		return nil, err
+	}
+	verifySchema, err := mcpOutputSchema[mcpVerifyOutput]()
+	if err != nil {
+		return nil, err
+	}
+	statusSchema, err := mcpOutputSchema[taskStatus]()
+	if err != nil {
+		return nil, err
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "geas", Title: "geas gate", Version: geasVersion()},
 		// No logging capability: the server has nothing to log. Tools are advertised once added.
 		&mcp.ServerOptions{Instructions: mcpInstructions, Capabilities: &mcp.ServerCapabilities{}})
@@ -91,9 +111,10 @@ func newMCPServer(g *globalOptions) *mcp.Server {
 			"checks like a real gate run but records nothing: the task's state, budget and record are unchanged, " +
 			"and the verdict counts only when geas gate records it. On a task that is already verified or passed it " +
 			"is the re-check geas gate does (\"recheck\": true): a pass while the pass still holds, else the causes.",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true},
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in mcpTaskArgs) (*mcp.CallToolResult, any, error) {
-		return g.mcpEvaluate(ctx, in)
+		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true},
+		OutputSchema: evalSchema,
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in mcpTaskArgs) (*mcp.CallToolResult, *tiers.Result, error) {
+		return g.mcpEvaluate(ctx, req, in)
 	})
 	mcp.AddTool(s, &mcp.Tool{
 		Name:  mcpToolVerify,
@@ -103,31 +124,37 @@ func newMCPServer(g *globalOptions) *mcp.Server {
 			"evidence of the moment. Each task is intact, revoked (the fresh evaluation no longer passes; with its " +
 			"causes) or tampered (the records do not verify). Without a task, every task of the mission; tasks not " +
 			"passed are listed as skipped. Records nothing.",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true},
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in mcpVerifyArgs) (*mcp.CallToolResult, any, error) {
-		return g.mcpVerify(ctx, in)
+		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true},
+		OutputSchema: verifySchema,
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in mcpVerifyArgs) (*mcp.CallToolResult, *mcpVerifyOutput, error) {
+		return g.mcpVerify(ctx, req, in)
 	})
 	mcp.AddTool(s, &mcp.Tool{
 		Name:  mcpToolTaskStatus,
 		Title: "Show a task's status",
 		Description: "A task's state, gate profile, retry budget left, consecutive errors, last verdict, record " +
 			"sections and evidence files (what geas task show --format json prints).",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &closedWorld},
+		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &closedWorld},
+		OutputSchema: statusSchema,
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in mcpTaskArgs) (*mcp.CallToolResult, taskStatus, error) {
 		return g.mcpTaskStatus(in)
 	})
-	return s
+	return s, nil
 }
 
 // mcpEvaluate is geas gate --dry-run as a tool: the result JSON as structured content, and the text
 // report followed by the same JSON as text content (for clients that ignore structured content).
-func (g *globalOptions) mcpEvaluate(ctx context.Context, in mcpTaskArgs) (*mcp.CallToolResult, any, error) {
+// When the request carries a progress token, the run's eval commands are reported as
+// notifications/progress while it is under way (mcpProgress).
+func (g *globalOptions) mcpEvaluate(ctx context.Context, req *mcp.CallToolRequest, in mcpTaskArgs) (*mcp.CallToolResult, *tiers.Result, error) {
 	t, err := g.openTask(in.Mission, in.Task)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer t.Close()
-	res, err := gate.Run(ctx, t.ref(), gate.Options{DryRun: true})
+	progress := newMCPProgress(ctx, req, fmt.Sprintf("gate run of task %s (dry run)", t.task))
+	defer progress.Close()
+	res, err := gate.Run(ctx, t.ref(), gate.Options{DryRun: true, Progress: progress.tracker()})
 	if err != nil {
 		return nil, nil, fmt.Errorf("the gate could not run: %w", err)
 	}
@@ -159,7 +186,7 @@ type mcpSkippedTask struct {
 	Reason string `json:"reason"`
 }
 
-func (g *globalOptions) mcpVerify(ctx context.Context, in mcpVerifyArgs) (*mcp.CallToolResult, any, error) {
+func (g *globalOptions) mcpVerify(ctx context.Context, req *mcp.CallToolRequest, in mcpVerifyArgs) (*mcp.CallToolResult, *mcpVerifyOutput, error) {
 	var p *project.Project
 	out := mcpVerifyOutput{OK: true, Tasks: []*gate.VerifyReport{}, Skipped: []mcpSkippedTask{}}
 	if in.Task != "" {
@@ -175,6 +202,12 @@ func (g *globalOptions) mcpVerify(ctx context.Context, in mcpVerifyArgs) (*mcp.C
 		}
 	}
 	defer p.Close()
+	what := "verify of mission " + out.MissionID
+	if in.Task != "" {
+		what = "verify of task " + in.Task
+	}
+	progress := newMCPProgress(ctx, req, what) // no eval output (gate.Verify takes none): the ticker only
+	defer progress.Close()
 	v, err := gate.Verify(ctx, p, out.MissionID, in.Task, false)
 	if err != nil {
 		return nil, nil, err
@@ -195,7 +228,7 @@ func (g *globalOptions) mcpVerify(ctx context.Context, in mcpVerifyArgs) (*mcp.C
 	return &mcp.CallToolResult{Content: []mcp.Content{
 		&mcp.TextContent{Text: mcpVerifyText(out)},
 		&mcp.TextContent{Text: strings.TrimSuffix(raw.String(), "\n")},
-	}}, out, nil
+	}}, &out, nil
 }
 
 // mcpVerifyText is geas_gate_verify's report as text: a line per task, its causes or problems,
@@ -242,10 +275,6 @@ func (g *globalOptions) mcpTaskStatus(in mcpTaskArgs) (*mcp.CallToolResult, task
 	return nil, st, err
 }
 
-// geasVersion is the module version geas was built at, or "devel".
-func geasVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
-}
+// geasVersion is the version geas version prints on its first line (the module version, or
+// devel with the commit for a build from a checkout).
+func geasVersion() string { return buildVersion().Short }

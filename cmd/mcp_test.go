@@ -17,7 +17,13 @@ import (
 // stdio; the session (and the process) end with the test.
 func mcpSession(t *testing.T, dir string) *mcp.ClientSession {
 	t.Helper()
-	client := mcp.NewClient(&mcp.Implementation{Name: "geas-test", Version: "v0.0.0"}, nil)
+	return mcpSessionWith(t, dir, nil)
+}
+
+// mcpSessionWith is mcpSession with client options (a progress handler).
+func mcpSessionWith(t *testing.T, dir string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "geas-test", Version: "v0.0.0"}, opts)
 	cmd := exec.Command("geas", "-C", dir, "mcp")
 	cmd.Stderr = os.Stderr
 	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
@@ -263,4 +269,33 @@ func TestMCPVerifyCanTakeAPassBack(t *testing.T) {
 	eventsAfter, err := os.ReadFile(filepath.Join(dir, ".geas/state/events.jsonl"))
 	require.NoError(t, err)
 	assert.Equal(t, string(events), string(eventsAfter))
+}
+
+// TestMCPEvaluateDoesNotTrustAHandSetVerified: a task set to verified by hand (no gate pass in its
+// history) is re-checked like any finished task (SPEC §7.2), and the recheck says the records do
+// not back the state: error state_unverified, not state_ineligible, and nothing written.
+func TestMCPEvaluateDoesNotTrustAHandSetVerified(t *testing.T) {
+	dir := copyExample(t)
+	editContract(t, dir, func(c map[string]any) { c["status"] = "verified" })
+	before := snapshot(t, dir)
+	var got struct {
+		Verdict    string `json:"verdict"`
+		Recheck    bool   `json:"recheck"`
+		NextAction string `json:"next_action"`
+		Causes     []struct {
+			Code string `json:"code"`
+		} `json:"causes"`
+	}
+	out := mcpCall(t, mcpSession(t, dir), mcpToolEvaluate, map[string]any{"task": "t1"}, &got)
+	assert.Equal(t, "error", got.Verdict)
+	assert.True(t, got.Recheck)
+	assert.Equal(t, "investigate_error", got.NextAction)
+	var codes []string
+	for _, c := range got.Causes {
+		codes = append(codes, c.Code)
+	}
+	assert.Contains(t, codes, "state_unverified")
+	assert.NotContains(t, codes, "state_ineligible")
+	assert.Contains(t, mcpText(out), "the records do not back the state")
+	assert.Equal(t, before, snapshot(t, dir), "nothing under .geas changed")
 }

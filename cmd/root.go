@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -32,11 +33,25 @@ const (
 )
 
 // Main runs geas with the process's arguments and standard streams and returns the exit code.
-func Main() int {
+func Main() (code int) {
 	scrubSigningKey()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	defer exitOnPanic(os.Stderr, &code)
 	return Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+}
+
+// exitOnPanic, deferred, turns a panic into ExitError with the panic and its stack on stderr. A Go
+// program that panics exits 2, which a caller of geas gate reads as block ("something required is
+// missing"); a bug in the gate is an error, that is 3: the gate could not decide. Everything a run
+// wrote before the panic is as durable as after a crash (SPEC §7.3).
+func exitOnPanic(stderr io.Writer, code *int) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	fmt.Fprintf(stderr, "geas: internal error (a bug in geas; please report it): %v\n%s", r, debug.Stack())
+	*code = ExitError
 }
 
 // Run executes one geas command line and returns its exit code.
@@ -76,6 +91,9 @@ type globalOptions struct {
 	usageHint string
 	// lockTimeout is --lock-timeout (0: not given).
 	lockTimeout time.Duration
+	// outputs are -o FORMAT=FILE as given; outFiles the same, checked before the run.
+	outputs  []string
+	outFiles []outputFile
 }
 
 const (
@@ -104,20 +122,11 @@ itself, and answers pass, fail, block or error. The companion commands read and 
 			if err := g.setLockWait(c); err != nil {
 				return err
 			}
-			switch g.format {
-			case formatText, formatJSON:
-				return nil
-			case formatJUnit, formatGitHub:
-				if c.Name() == "gate" {
-					return nil
-				}
-				return usagef("--format %s is only for geas gate; use text or json", g.format)
-			}
-			return usagef("--format must be text, json, junit or github, not %q", g.format)
+			return g.checkFormats(c)
 		},
 	}
 	root.PersistentFlags().StringVarP(&g.dir, "dir", "C", "", "run as if geas was started in `DIR` (the project root or below it)")
-	root.PersistentFlags().StringVar(&g.format, "format", formatText, "output format: text or json (geas gate also: junit, github)")
+	root.PersistentFlags().StringVar(&g.format, "format", formatText, formatUsage(defaultFormats))
 	root.PersistentFlags().DurationVar(&g.lockTimeout, "lock-timeout", 0, "how long to wait for a task lock another run holds before giving up with exit 3 (default 10m, or $GEAS_LOCK_TIMEOUT)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		g.usageHint = c.CommandPath()
@@ -135,7 +144,12 @@ itself, and answers pass, fail, block or error. The companion commands read and 
 		newMCPCmd(g),
 		newHookCmd(g),
 		newDocsCmd(g),
+		newVersionCmd(g),
+		newInitCmd(g),
 	)
+	addVersionFlag(root, g)
+	addFormatFlags(g, root)      // it gives the commands of commandFormats their own --format
+	registerCompletions(root, g) // after addFormatFlags, so that every --format flag is completed
 	return root
 }
 

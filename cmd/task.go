@@ -20,7 +20,7 @@ func newTaskCmd(g *globalOptions) *cobra.Command {
 	c := groupCmd("task", "Show a task, move it through its states, and write its record")
 	recordCmd := groupCmd("record", "Write sections of a task's record.json")
 	recordCmd.AddCommand(newTaskRecordAddCmd(g))
-	c.AddCommand(newTaskShowCmd(g), newTaskTransitionCmd(g), recordCmd, newTaskBudgetCmd(g), newTaskApproveCmd(g), newTaskHistoryCmd(g), newTaskIntegrateCmd(g))
+	c.AddCommand(newTaskNewCmd(g), newTaskShowCmd(g), newTaskTransitionCmd(g), recordCmd, newTaskBudgetCmd(g), newTaskApproveCmd(g), newTaskHistoryCmd(g), newTaskIntegrateCmd(g))
 	return c
 }
 

@@ -74,28 +74,22 @@ func All(ctx context.Context, p *project.Project, mission string, o AllOptions) 
 		return nil, err
 	}
 	m := &Mission{}
-	var (
-		refs  []Task
-		gated []*MissionTask // m.Tasks[i] for refs[i]
-	)
+	var todo []project.TaskEntry
 	for _, e := range entries {
 		if e.Ignored {
 			m.Ignored = append(m.Ignored, e.Name)
 			continue
 		}
-		at := classify(p, mission, e)
-		m.Tasks = append(m.Tasks, at)
-		if at.Outcome == "" {
-			refs = append(refs, Task{Project: p, Mission: mission, ID: e.Name, Dir: project.TaskDir(mission, e.Name)})
-			gated = append(gated, at)
-		}
+		todo = append(todo, e)
 	}
-	results, err := runAll(ctx, refs, o)
+	// Each worker triages an entry and gates it: the triage reads the contract too, so done
+	// before the pool it was a serial share of every run that kept --jobs 2 from scaling.
+	m.Tasks = make([]*MissionTask, len(todo))
+	err = forEach(ctx, len(todo), o.Jobs, func(i int) {
+		m.Tasks[i] = account(ctx, p, mission, todo[i], o)
+	})
 	if err != nil {
 		return nil, err
-	}
-	for i, res := range results {
-		gated[i].Result, gated[i].Ran, gated[i].Outcome = res, true, string(res.Verdict)
 	}
 	m.Overall = summarize(m.Tasks, o.MinPassRate)
 	return m, nil
@@ -159,31 +153,59 @@ func runFailed(t Task, err error) *tiers.Result {
 		"the gate run did not complete; nothing of it was recorded")
 }
 
-// runAll gates tasks with a pool of o.Jobs workers and returns the results in the order of tasks.
-// A task whose run fails outright (a write error, a lock that cannot be taken) becomes an error
-// result naming the failure, and the others go on; an interruption stops every run and is
-// returned.
-func runAll(ctx context.Context, tasks []Task, o AllOptions) ([]*tiers.Result, error) {
-	results := make([]*tiers.Result, len(tasks))
+// account classifies one entry and, when it is to be gated, runs the gate on it. A task whose run
+// fails outright (a write error, a lock that cannot be taken) becomes an error result naming the
+// failure, and the others go on.
+func account(ctx context.Context, p *project.Project, mission string, e project.TaskEntry, o AllOptions) *MissionTask {
+	at := classify(p, mission, e)
+	if at.Outcome != "" {
+		return at
+	}
+	t := Task{Project: p, Mission: mission, ID: e.Name, Dir: project.TaskDir(mission, e.Name)}
+	var progress tiers.Progress
+	if o.Progress != nil {
+		progress = o.Progress(t.ID)
+	}
+	res, err := runRecovered(ctx, t, Options{DryRun: o.DryRun, Progress: progress})
+	if err != nil {
+		res = runFailed(t, err)
+	}
+	at.Result, at.Ran, at.Outcome = res, true, string(res.Verdict)
+	return at
+}
+
+// runRecovered is Run with a panic turned into an error, so that a bug met on one task of --all
+// makes that task an error result instead of ending the process (a panicking Go program exits 2,
+// which reads as block). Run's deferred releases (the task lock) have run by then.
+func runRecovered(ctx context.Context, t Task, o Options) (res *tiers.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("internal error (a bug in geas): %v", r)
+		}
+	}()
+	if testPanic != nil {
+		testPanic(t)
+	}
+	return Run(ctx, t, o)
+}
+
+// testPanic, when a test sets it, is called before each --all run (it may panic).
+var testPanic func(Task)
+
+// forEach calls do(i) for every i in [0, n) on a pool of jobs workers. An interruption stops
+// handing out work, waits for the calls under way, and returns tiers.ErrInterrupted.
+func forEach(ctx context.Context, n, jobs int, do func(i int)) error {
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(o.Jobs, len(tasks)) {
+	for range min(jobs, n) {
 		wg.Go(func() {
 			for i := range next {
-				var progress tiers.Progress
-				if o.Progress != nil {
-					progress = o.Progress(tasks[i].ID)
-				}
-				res, err := Run(ctx, tasks[i], Options{DryRun: o.DryRun, Progress: progress})
-				if err != nil {
-					res = runFailed(tasks[i], err)
-				}
-				results[i] = res
+				do(i)
 			}
 		})
 	}
 feed:
-	for i := range tasks {
+	for i := range n {
 		select {
 		case next <- i:
 		case <-ctx.Done():
@@ -193,9 +215,9 @@ feed:
 	close(next)
 	wg.Wait()
 	if ctx.Err() != nil {
-		return nil, tiers.ErrInterrupted
+		return tiers.ErrInterrupted
 	}
-	return results, nil
+	return nil
 }
 
 // summarize computes the overall outcome over every task that is not cancelled: success when each

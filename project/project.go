@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/geas-dev/geas/schemas"
 )
@@ -23,10 +24,10 @@ const GeasDir = ".geas"
 // nothing else is allowed.
 const IDPattern = `^[A-Za-z0-9_-]+$`
 
-var idPattern = regexp.MustCompile(IDPattern)
+var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(IDPattern) })
 
 // IsID reports whether s has the shape of an id (IDPattern).
-func IsID(s string) bool { return idPattern.MatchString(s) }
+func IsID(s string) bool { return idPattern().MatchString(s) }
 
 // InvalidIDError reports a mission or task id outside ^[A-Za-z0-9_-]+$.
 type InvalidIDError struct {
@@ -156,32 +157,49 @@ func mainCheckout(dir string) (string, bool) {
 	return filepath.Dir(common), true
 }
 
-// ErrNoMission means no --mission was given and .geas/state/run.json names none.
+// ErrNoMission means no --mission was given, .geas/state/run.json names none, and .geas/missions/
+// does not hold exactly one mission to default to.
 var ErrNoMission = errors.New("no mission: pass --mission or set mission_id in .geas/state/run.json")
 
-// DefaultMission returns the mission_id of .geas/state/run.json.
+// DefaultMission returns the mission_id of .geas/state/run.json; without one (no run.json, or a
+// mission_id that is absent, null or empty), the only mission under .geas/missions/ when there is exactly
+// one (SPEC §9). A run.json that cannot be read or names an invalid id is an error, never a
+// fallback: the file says something, and the gate does not guess past it.
 func (p *Project) DefaultMission() (string, error) {
-	b, err := p.Geas.ReadFile("state/run.json")
+	mission, _, err := p.RunMission()
+	if err != nil || mission != "" {
+		return mission, err
+	}
+	return p.onlyMission()
+}
+
+// RunFile is the run state under .geas/ whose mission_id names the default mission.
+const RunFile = "state/run.json"
+
+// RunMission reads .geas/state/run.json: the mission_id it names ("" when absent, null or empty)
+// and whether the file exists. A file that cannot be read, or names an invalid id, is an error.
+func (p *Project) RunMission() (mission string, exists bool, err error) {
+	b, err := p.Geas.ReadFile(RunFile)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", ErrNoMission
+		return "", false, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("read .geas/state/run.json: %w", err)
+		return "", true, fmt.Errorf("read .geas/state/run.json: %w", err)
 	}
 	var run struct {
-		MissionID string `json:"mission_id"`
+		MissionID *string `json:"mission_id"`
 	}
 	// Exactly (SPEC §2 invariant 8): "Mission_ID" next to mission_id is refused, not read.
 	if err := schemas.DecodeExact("", ".geas/state/run.json", b, &run); err != nil {
-		return "", fmt.Errorf("read .geas/state/run.json: %w", err)
+		return "", true, fmt.Errorf("read .geas/state/run.json: %w", err)
 	}
-	if run.MissionID == "" {
-		return "", ErrNoMission
+	if run.MissionID == nil || *run.MissionID == "" {
+		return "", true, nil
 	}
-	if err := ValidateID("mission", run.MissionID); err != nil {
-		return "", fmt.Errorf(".geas/state/run.json: %w", err)
+	if err := ValidateID("mission", *run.MissionID); err != nil {
+		return "", true, fmt.Errorf(".geas/state/run.json: %w", err)
 	}
-	return run.MissionID, nil
+	return *run.MissionID, true, nil
 }
 
 // Mission resolves the mission to use: the flag value if set, else the default mission.

@@ -158,8 +158,9 @@ func TestMission(t *testing.T) {
 	_, err = p.DefaultMission()
 	require.ErrorAs(t, err, &ie)
 	require.NoError(t, os.Remove(filepath.Join(dir, ".geas", "state", "run.json")))
-	_, err = p.DefaultMission()
-	require.ErrorIs(t, err, ErrNoMission)
+	m, err = p.DefaultMission()
+	require.NoError(t, err, "one mission and no run.json: it is the default (SPEC §9)")
+	assert.Equal(t, "m1", m)
 }
 
 // TestTaskEntriesListEveryEntry: TaskEntries lists every entry of the tasks directory, sorted, and

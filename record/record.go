@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/geas-dev/geas/internal/fsutil"
@@ -288,11 +289,13 @@ type readShape struct {
 // reads only under case folding ("Confidence", "SELF_CHECK"): such a record would mean one thing
 // to the schema and another to a case-insensitive reader (SPEC §2 invariant 8).
 func validate(file string, data []byte) error {
-	doc, err := schemas.Decode(file, data)
+	// Remembered by the bytes: a run reads record.json twice (before tier 1 and after, SPEC §7.4).
+	return schemas.Remember("record", file, data, func() error { return validateOnce(file, data) })
+}
+
+func validateOnce(file string, data []byte) error {
+	doc, err := schemas.DecodeFor(schemas.Record, file, data, reflect.TypeFor[readShape]())
 	if err != nil {
-		return err
-	}
-	if err := schemas.CheckExact(schemas.Record, file, doc, reflect.TypeFor[readShape]()); err != nil {
 		return err
 	}
 	if m, ok := doc.(map[string]any); ok {
@@ -646,7 +649,7 @@ func (in *Integration) UnmarshalJSON(data []byte) error {
 
 // stubLocationText is "path:line", optionally followed by ":column" (as compilers print it), which
 // is ignored. The path is matched lazily so that a path containing ':' keeps it.
-var stubLocationText = regexp.MustCompile(`^(.+?):([0-9]+)(?::[0-9]+)?$`)
+var stubLocationText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(.+?):([0-9]+)(?::[0-9]+)?$`) })
 
 // UnmarshalJSON accepts both forms geas agents write: the string "path:line" (or just "path") and
 // the object {"path": ..., "line": ...}. A line, when given, starts at 1.
@@ -658,7 +661,7 @@ func (l *StubLocation) UnmarshalJSON(data []byte) error {
 			return err
 		}
 		v.Path = s
-		if m := stubLocationText.FindStringSubmatch(s); m != nil {
+		if m := stubLocationText().FindStringSubmatch(s); m != nil {
 			n, err := strconv.Atoi(m[2])
 			if err != nil || n < 1 {
 				return fmt.Errorf("stub location %q: line must be a positive integer", s)

@@ -63,6 +63,7 @@ func TestGoldenAll(t *testing.T) {
 		{format: JSON, golden: "all.json"},
 		{format: JUnit, golden: "all.junit.xml", diag: "all.junit.stderr.txt"},
 		{format: GitHub, golden: "all.github.txt"},
+		{format: SARIF, golden: "all.sarif"},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			var out, diag bytes.Buffer
@@ -77,12 +78,15 @@ func TestGoldenAll(t *testing.T) {
 	}
 }
 
-// TestGoldenVerify renders the verify outcome as text and json and compares each with its golden
-// file; junit and github have no verify document and say so.
+// TestGoldenVerify renders the verify outcome in every format and compares each with its golden
+// file.
 func TestGoldenVerify(t *testing.T) {
 	for _, tc := range []struct{ format, golden string }{
 		{format: Text, golden: "verify.txt"},
 		{format: JSON, golden: "verify.json"},
+		{format: JUnit, golden: "verify.junit.xml"},
+		{format: GitHub, golden: "verify.github.txt"},
+		{format: SARIF, golden: "verify.sarif"},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			var out bytes.Buffer
@@ -90,13 +94,11 @@ func TestGoldenVerify(t *testing.T) {
 			checkGolden(t, tc.golden, out.Bytes())
 		})
 	}
-	for _, format := range []string{JUnit, GitHub} {
+	t.Run("verify.github-summary.md", func(t *testing.T) {
 		var out bytes.Buffer
-		err := For(format).Verify(&out, recordedVerify(t))
-		require.Error(t, err, format)
-		assert.Contains(t, err.Error(), "geas gate verify has no "+format+" format")
-		assert.Empty(t, out.String())
-	}
+		require.NoError(t, WriteGitHubVerifySummary(&out, recordedVerify(t)))
+		checkGolden(t, "verify.github-summary.md", out.Bytes())
+	})
 }
 
 // TestNoTaskIsAnEmptyList: --all over an empty tasks directory prints "tasks": [], not null.

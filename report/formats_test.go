@@ -186,3 +186,70 @@ func TestGitHubAllAnnotationsCannotBeInjected(t *testing.T) {
 		"::error title=geas gate --all m1%3Ax%2Cy::overall: FAILURE: no task%0A::stop-commands::x (exit 2)",
 	}, lines)
 }
+
+// TestJUnitTimesComeFromTheRuns: an eval command's testcase takes its run's duration, a criterion
+// its script detector's, a tier suite the sum of its cases, and <testsuites> the runs' whole
+// durations; a check whose run cannot be told apart (no run, another command's run) takes 0.
+func TestJUnitTimesComeFromTheRuns(t *testing.T) {
+	res := &tiers.Result{TaskID: "t1", DurationMS: 4321, TierResults: map[string]tiers.TierResult{},
+		Checks: []tiers.Check{
+			{Name: "eval_command_1", Tier: 1, Text: "eval command 1: `make` exits 0", Status: tiers.StatusPass},
+			{Name: "eval_command_2", Tier: 1, Text: "eval command 2: `make test` exits 0", Status: tiers.StatusFail},
+			{Name: "eval_command_3", Tier: 1, Text: "eval command 3: `make lint` exits 0", Status: tiers.StatusSkipped},
+			{Name: "criterion:AC1", Tier: 2, Status: tiers.StatusPass},
+			{Name: "criterion:AC2", Tier: 2, Status: tiers.StatusPass},
+			{Name: "scope", Tier: 2, Status: tiers.StatusPass},
+		},
+		EvalRuns: []tiers.EvalRun{
+			{Command: "make", DurationMS: 1500},
+			{Command: "make tests", DurationMS: 700}, // not eval command 2's command: not its time
+			{Command: "AC1: go test ./x", DurationMS: 250},
+		}}
+	var out bytes.Buffer
+	require.NoError(t, writeJUnit(&out, []*tiers.Result{res}))
+	var doc struct {
+		Time   string `xml:"time,attr"`
+		Suites []struct {
+			Name  string `xml:"name,attr"`
+			Time  string `xml:"time,attr"`
+			Cases []struct {
+				Name string `xml:"name,attr"`
+				Time string `xml:"time,attr"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	require.NoError(t, xml.Unmarshal(out.Bytes(), &doc))
+	assert.Equal(t, "4.321", doc.Time)
+	got := map[string]string{}
+	for _, s := range doc.Suites {
+		got[s.Name] = s.Time
+		for _, c := range s.Cases {
+			got[c.Name] = c.Time
+		}
+	}
+	assert.Equal(t, map[string]string{
+		"t1/tier_0": "0.000", "t1/tier_1": "1.500", "t1/tier_2": "0.250",
+		"eval_command_1": "1.500", "eval_command_2": "0.000", "eval_command_3": "0.000",
+		"criterion:AC1": "0.250", "criterion:AC2": "0.000", "scope": "0.000",
+	}, got)
+}
+
+// TestJUnitVerifyFailsEveryRevokedOrTamperedTask: the verify document parses, has a failure for
+// each revoked or tampered task (and a status verify does not know), and none for an intact one.
+func TestJUnitVerifyFailsEveryRevokedOrTamperedTask(t *testing.T) {
+	v := recordedVerify(t)
+	v.Tasks = append(v.Tasks, gate.Verified{VerifyReport: &gate.VerifyReport{MissionID: "m1", TaskID: "t8", Status: gate.VerifyStatus("unsure")}})
+	var out bytes.Buffer
+	require.NoError(t, For(JUnit).Verify(&out, v))
+	var doc junitDoc
+	require.NoError(t, xml.Unmarshal(out.Bytes(), &doc), "well-formed:\n%s", out.String())
+	failed := map[string]bool{}
+	for _, s := range doc.Suites {
+		if s.Failures > 0 {
+			failed[s.Name] = true
+		}
+	}
+	assert.Equal(t, map[string]bool{"t1/verify": true, "t3/verify": true, "t8/verify": true}, failed)
+	assert.Equal(t, 3, doc.Failures)
+	assert.Equal(t, 9, doc.Tests)
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -17,43 +18,50 @@ import (
 func writeGitHub(w io.Writer, results []*tiers.Result) error {
 	var b strings.Builder
 	for _, res := range results {
-		for _, c := range res.Checks {
-			level := ""
-			switch c.Status {
-			case tiers.StatusPass, tiers.StatusSkipped:
-				continue
-			case tiers.StatusWarn:
-				level = "warning"
-			default: // fail, block, error, or a status the gate does not know: fail closed
-				level = "error"
-			}
-			title := fmt.Sprintf("%s/%s: %s", res.TaskID, c.Name, c.Status)
-			if c.Advisory { // --keep-going: a stage the run did not reach; never counted (SPEC §5)
-				level = "warning"
-				title += " (advisory)"
-			}
-			if c.Code != "" {
-				title += " (" + string(c.Code) + ")"
-			}
-			msg := checkSentence(c)
-			if len(c.Locations) == 0 {
-				ghCommand(&b, level, msg, "title", title)
-				continue
-			}
-			for _, l := range c.Locations {
-				props := []string{"title", title, "file", l.Path}
-				if l.Line > 0 {
-					props = append(props, "line", fmt.Sprint(l.Line))
-				}
-				ghCommand(&b, level, msg, props...)
-			}
-		}
+		checkAnnotations(&b, res)
 		msg := fmt.Sprintf("verdict %s; retry budget %s -> %s; next: %s",
 			verdictLine(res), tiers.BudgetText(res.RetryBudgetBefore), tiers.BudgetText(res.RetryBudgetAfter), nextActionText(res))
 		ghCommand(&b, "notice", msg, "title", fmt.Sprintf("geas gate %s/%s", res.MissionID, res.TaskID))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// checkAnnotations writes an annotation for each check of res that did not pass: ::error for a
+// check that failed, blocked or errored, ::warning for a warning or an advisory finding, one per
+// place when the check points at files.
+func checkAnnotations(b *strings.Builder, res *tiers.Result) {
+	for _, c := range res.Checks {
+		level := ""
+		switch c.Status {
+		case tiers.StatusPass, tiers.StatusSkipped:
+			continue
+		case tiers.StatusWarn:
+			level = "warning"
+		default: // fail, block, error, or a status the gate does not know: fail closed
+			level = "error"
+		}
+		title := fmt.Sprintf("%s/%s: %s", res.TaskID, c.Name, c.Status)
+		if c.Advisory { // --keep-going: a stage the run did not reach; never counted (SPEC §5)
+			level = "warning"
+			title += " (advisory)"
+		}
+		if c.Code != "" {
+			title += " (" + string(c.Code) + ")"
+		}
+		msg := checkSentence(c)
+		if len(c.Locations) == 0 {
+			ghCommand(b, level, msg, "title", title)
+			continue
+		}
+		for _, l := range c.Locations {
+			props := []string{"title", title, "file", l.Path}
+			if l.Line > 0 {
+				props = append(props, "line", fmt.Sprint(l.Line))
+			}
+			ghCommand(b, level, msg, props...)
+		}
+	}
 }
 
 // ghCommand writes ::level k=v,k=v::message. Properties and message are escaped as the runner
@@ -136,6 +144,43 @@ func WriteGitHubSummary(w io.Writer, results []*tiers.Result) error {
 	return err
 }
 
+// WriteGitHubVerifySummary writes what geas gate verify found as the Markdown of a GitHub job
+// summary: the summary line, then a table of the tasks (status, state, and the causes or
+// problems), and the skipped tasks.
+func WriteGitHubVerifySummary(w io.Writer, v *Verify) error {
+	var b strings.Builder
+	icon := "✅"
+	if v.Verification == nil || v.Revoked+v.Tampered > 0 {
+		icon = "❌"
+	}
+	fmt.Fprintf(&b, "## geas gate verify %s: %s\n\n", mdText(v.ID), icon)
+	if v.Verification != nil {
+		fmt.Fprintf(&b, "%s\n\n", mdText(verifyLine(v)))
+		if len(v.Tasks) > 0 {
+			b.WriteString("| task | status | state | why |\n|---|---|---|---|\n")
+			for _, t := range v.Tasks {
+				if t.VerifyReport == nil {
+					continue
+				}
+				why := causesText(t.Causes)
+				if len(t.Problems) > 0 {
+					why = strings.Join(t.Problems, "; ")
+				}
+				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdText(t.TaskID), mdText(string(t.Status)), mdText(t.State), mdText(why))
+			}
+		}
+		for _, s := range v.Skipped {
+			fmt.Fprintf(&b, "\n- skipped %s: %s", mdText(s.TaskID), mdText(s.Reason))
+		}
+		if len(v.Skipped) > 0 {
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
 func verdictIcon(res *tiers.Result) string {
 	switch {
 	case res.Verdict.IsPass():
@@ -168,7 +213,7 @@ func durationText(ms int64) string {
 	return fmt.Sprintf("%dm%ds", ms/60_000, ms%60_000/1000)
 }
 
-// githubFormat writes GitHub Actions workflow commands; geas gate verify has no github document.
+// githubFormat writes GitHub Actions workflow commands.
 type githubFormat struct{}
 
 // Gate writes the results as workflow commands.
@@ -196,7 +241,45 @@ func (githubFormat) All(w, _ io.Writer, a *All) error {
 	return nil
 }
 
-// Verify refuses: the github format is only for the results of gate runs.
-func (githubFormat) Verify(io.Writer, *Verify) error {
-	return errNoVerify(GitHub)
+// Verify writes what geas gate verify found as workflow commands: for a revoked task the
+// annotations of the fresh evaluation's checks that did not pass (on their files, as for a gate
+// run) and an ::error naming its causes; for a tampered task an ::error listing the problems;
+// a ::notice for each intact task and each skipped one; then the summary line, an ::error when
+// anything is revoked or tampered.
+func (githubFormat) Verify(w io.Writer, v *Verify) error {
+	var b strings.Builder
+	var line string
+	if v.Verification != nil {
+		for _, t := range v.Tasks {
+			if t.VerifyReport == nil {
+				continue
+			}
+			title := fmt.Sprintf("geas gate verify %s/%s: %s", t.MissionID, t.TaskID, t.Status)
+			switch t.Status {
+			case gate.VerifyIntact:
+				ghCommand(&b, "notice", "the records verify and the task still passes", "title", title)
+			case gate.VerifyRevoked:
+				if t.Result != nil {
+					checkAnnotations(&b, t.Result)
+				}
+				ghCommand(&b, "error", "the pass no longer holds: "+causesText(t.Causes), "title", title)
+			default: // tampered, or a status verify does not know: fail closed
+				ghCommand(&b, "error", strings.Join(t.Problems, "; "), "title", title)
+			}
+			if a := t.Applied; a != nil && a.Note != "" {
+				ghCommand(&b, "notice", "applied: "+a.Note, "title", title)
+			}
+		}
+		for _, s := range v.Skipped {
+			ghCommand(&b, "notice", s.Reason, "title", fmt.Sprintf("geas gate verify %s/%s: skipped", v.ID, s.TaskID))
+		}
+		line = verifyLine(v)
+	}
+	level := "notice"
+	if v.Verification == nil || v.Revoked+v.Tampered > 0 {
+		level = "error"
+	}
+	ghCommand(&b, level, line, "title", "geas gate verify "+v.ID)
+	_, err := io.WriteString(w, b.String())
+	return err
 }

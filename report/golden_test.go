@@ -67,6 +67,7 @@ func TestGoldenGate(t *testing.T) {
 		{format: JSON, golden: "gate.json", results: results},
 		{format: JUnit, golden: "gate.junit.xml", results: results},
 		{format: GitHub, golden: "gate.github.txt", results: results},
+		{format: SARIF, golden: "gate.sarif", results: results},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			r := For(tc.format)
@@ -89,7 +90,7 @@ func TestUnknownFormatHasNoRenderer(t *testing.T) {
 	for _, name := range []string{"", "TEXT", "xml", "junit "} {
 		assert.Nil(t, For(name), "format %q", name)
 	}
-	for _, name := range []string{Text, JSON, JUnit, GitHub} {
+	for _, name := range []string{Text, JSON, JUnit, GitHub, SARIF} {
 		assert.NotNil(t, For(name), "format %q", name)
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/tiers"
 )
 
@@ -28,6 +30,7 @@ type junitSuite struct {
 	Failures   int             `xml:"failures,attr"`
 	Errors     int             `xml:"errors,attr"`
 	Skipped    int             `xml:"skipped,attr"`
+	Time       string          `xml:"time,attr"`
 	Timestamp  string          `xml:"timestamp,attr,omitempty"`
 	Properties []junitProperty `xml:"properties>property"`
 	Cases      []junitCase     `xml:"testcase"`
@@ -41,6 +44,7 @@ type junitProperty struct {
 type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
 	Failure   *junitProblem `xml:"failure"`
 	Error     *junitProblem `xml:"error"`
 	Skipped   *junitSkipped `xml:"skipped"`
@@ -77,6 +81,11 @@ func writeJUnit(w io.Writer, results []*tiers.Result) error {
 		}
 	}
 	doc.Time = junitSeconds(ms)
+	return writeJUnitDoc(w, doc)
+}
+
+// writeJUnitDoc writes doc as an indented XML document.
+func writeJUnitDoc(w io.Writer, doc junitSuites) error {
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
@@ -93,6 +102,8 @@ func junitTierSuite(res *tiers.Result, tier int) junitSuite {
 	key := fmt.Sprintf("tier_%d", tier)
 	name := res.TaskID + "/" + key
 	tr := res.TierResults[key]
+	took := checkDurations(res)
+	var ms int64
 	s := junitSuite{
 		Name:      name,
 		Timestamp: res.StartedAt,
@@ -105,11 +116,12 @@ func junitTierSuite(res *tiers.Result, tier int) junitSuite {
 			{"tier_details", tr.Details},
 		},
 	}
-	for _, c := range res.Checks {
+	for i, c := range res.Checks {
 		if c.Tier != tier {
 			continue
 		}
-		tc := junitCase{Name: c.Name, Classname: name}
+		tc := junitCase{Name: c.Name, Classname: name, Time: junitSeconds(took[i])}
+		ms += took[i]
 		switch {
 		case c.Advisory && c.Status != tiers.StatusPass && c.Status != tiers.StatusSkipped:
 			// --keep-going: a stage the run did not reach; listed, never counted (SPEC §5).
@@ -134,7 +146,44 @@ func junitTierSuite(res *tiers.Result, tier int) junitSuite {
 		s.Cases = append(s.Cases, tc)
 		s.Tests++
 	}
+	s.Time = junitSeconds(ms)
 	return s
+}
+
+// checkDurations maps the index of each check that ran a process to the process's duration:
+// eval_command_N is the Nth eval run when that run is its command (tier 1 appends one run per
+// command it starts, in order, and the detectors' runs after them), and a criterion whose script
+// detector ran is the run labelled with its criterion. The other checks are not timed one by one
+// (they read files and git objects, together a small part of the run): their time is 0, and the
+// run's whole duration is on <testsuites>.
+func checkDurations(res *tiers.Result) map[int]int64 {
+	took := map[int]int64{}
+	used := map[int]bool{} // the runs of eval commands, which no criterion can claim
+	for i, c := range res.Checks {
+		if c.Tier != 1 || c.Status == tiers.StatusSkipped || !strings.HasPrefix(c.Name, "eval_command_") {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimPrefix(c.Name, "eval_command_"))
+		if err != nil || n < 1 || n > len(res.EvalRuns) {
+			continue
+		}
+		if run := res.EvalRuns[n-1]; strings.Contains(c.Text, "`"+run.Command+"`") {
+			took[i], used[n-1] = run.DurationMS, true
+		}
+	}
+	for i, c := range res.Checks {
+		if c.Tier != 2 || c.Status == tiers.StatusSkipped || !strings.HasPrefix(c.Name, "criterion:") {
+			continue
+		}
+		label := strings.TrimPrefix(c.Name, "criterion:") + ": "
+		for j, run := range res.EvalRuns {
+			if !used[j] && strings.HasPrefix(run.Command, label) {
+				took[i], used[j] = run.DurationMS, true
+				break
+			}
+		}
+	}
+	return took
 }
 
 // junitMessage is the one-line summary CI systems show next to a failed test.
@@ -171,7 +220,7 @@ func junitSeconds(ms int64) string {
 	return fmt.Sprintf("%d.%03d", ms/1000, ms%1000)
 }
 
-// junitFormat writes JUnit XML; geas gate verify has no junit document.
+// junitFormat writes JUnit XML.
 type junitFormat struct{}
 
 // Gate writes the results as one JUnit document.
@@ -192,7 +241,79 @@ func (junitFormat) All(w, diag io.Writer, a *All) error {
 	return nil
 }
 
-// Verify refuses: the junit format is only for the results of gate runs.
-func (junitFormat) Verify(io.Writer, *Verify) error {
-	return errNoVerify(JUnit)
+// Verify writes what geas gate verify found as one JUnit document (verifyJUnit).
+func (junitFormat) Verify(w io.Writer, v *Verify) error { return writeJUnitDoc(w, verifyJUnit(v)) }
+
+// verifyJUnit is a <testsuite> per task named task/verify with two testcases: history (the
+// records verify: a <failure type="tampered"> listing the problems otherwise) and pass_holds (a
+// fresh dry-run evaluation still passes: a <failure type="revoked"> with its causes otherwise,
+// timed by that evaluation). A tampered task's pass_holds is skipped (its records say nothing
+// that can be trusted); a skipped task is a suite with one skipped testcase.
+func verifyJUnit(v *Verify) junitSuites {
+	doc := junitSuites{Name: "geas gate verify"}
+	var ms int64
+	add := func(s junitSuite) {
+		doc.Tests += s.Tests
+		doc.Failures += s.Failures
+		doc.Skipped += s.Skipped
+		doc.Suites = append(doc.Suites, s)
+	}
+	if v.Verification == nil {
+		doc.Time = junitSeconds(0)
+		return doc
+	}
+	for _, t := range v.Tasks {
+		if t.VerifyReport == nil {
+			continue
+		}
+		name := t.TaskID + "/verify"
+		s := junitSuite{Name: name, Properties: []junitProperty{{"mission_id", t.MissionID}, {"state", t.State}, {"status", string(t.Status)}}}
+		history := junitCase{Name: "history", Classname: name, Time: junitSeconds(0)}
+		holds := junitCase{Name: "pass_holds", Classname: name, Time: junitSeconds(0)}
+		var took int64
+		if t.Result != nil {
+			took = t.Result.DurationMS
+			s.Timestamp = t.Result.StartedAt
+			holds.Time = junitSeconds(took)
+			ms += took
+			s.Properties = append(s.Properties, junitProperty{"run_id", t.Result.RunID})
+		}
+		switch t.Status {
+		case gate.VerifyTampered:
+			history.Failure = &junitProblem{Message: "history_tampered: the gate history and gate_result verify", Type: "tampered", Body: strings.Join(t.Problems, "\n")}
+			holds.Skipped = &junitSkipped{Message: "not re-evaluated: the records do not verify"}
+			s.Failures++
+			s.Skipped++
+		case gate.VerifyRevoked:
+			holds.Failure = &junitProblem{Message: "the pass no longer holds: " + strings.Join(causeCodes(t.Causes), ", "), Type: "revoked", Body: verifyCausesBody(t.Causes)}
+			s.Failures++
+		case gate.VerifyIntact:
+		default: // a status verify does not know: fail closed
+			holds.Failure = &junitProblem{Message: "verify status " + string(t.Status), Type: string(t.Status)}
+			s.Failures++
+		}
+		if a := t.Applied; a != nil && a.Note != "" {
+			holds.SystemOut = "applied: " + a.Note
+		}
+		s.Cases = []junitCase{history, holds}
+		s.Tests = 2
+		s.Time = junitSeconds(took)
+		add(s)
+	}
+	for _, sk := range v.Skipped {
+		name := sk.TaskID + "/verify"
+		add(junitSuite{Name: name, Tests: 1, Skipped: 1, Time: junitSeconds(0), Properties: []junitProperty{{"mission_id", v.ID}, {"status", "skipped"}},
+			Cases: []junitCase{{Name: "pass_holds", Classname: name, Time: junitSeconds(0), Skipped: &junitSkipped{Message: sk.Reason}}}})
+	}
+	doc.Time = junitSeconds(ms)
+	return doc
+}
+
+// verifyCausesBody is one cause a line: code (check): detail.
+func verifyCausesBody(causes []tiers.Cause) string {
+	lines := make([]string, len(causes))
+	for i, c := range causes {
+		lines[i] = fmt.Sprintf("%s (%s): %s", c.Code, c.Check, c.Detail)
+	}
+	return strings.Join(lines, "\n")
 }

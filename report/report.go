@@ -1,6 +1,7 @@
 // Package report owns the output formats of the gate's commands: text for people, json for
-// programs, junit for CI test reports, and github for GitHub Actions annotations and job summaries.
-// Each format is one Renderer in a file of its own (text.go, json.go, junit.go, github.go), and
+// programs, junit for CI test reports, github for GitHub Actions annotations and job summaries,
+// and sarif for code scanning. Each format is one Renderer in a file of its own (text.go,
+// json.go, junit.go, github.go, sarif.go), and
 // writes the three documents the commands print: the results of geas gate, the outcome of
 // geas gate --all (all.go) and the outcome of geas gate verify (verify.go). A renderer only
 // writes: every document is decided and built by the gate, and nothing here reads a file, runs a
@@ -8,7 +9,6 @@
 package report
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/geas-dev/geas/tiers"
@@ -20,6 +20,7 @@ const (
 	JSON   = "json"
 	JUnit  = "junit"
 	GitHub = "github"
+	SARIF  = "sarif"
 )
 
 // Renderer writes the documents of the gate's commands in one output format.
@@ -39,15 +40,10 @@ var renderers = map[string]Renderer{
 	JSON:   jsonFormat{},
 	JUnit:  junitFormat{},
 	GitHub: githubFormat{},
+	SARIF:  sarifFormat{},
 }
 
 // For returns the renderer of the named format, or nil when there is no such format.
 func For(format string) Renderer {
 	return renderers[format]
-}
-
-// errNoVerify is what the formats without a verify document answer (the command line refuses
-// them for geas gate verify before anything runs).
-func errNoVerify(format string) error {
-	return fmt.Errorf("geas gate verify has no %s format; use text or json", format)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/geas-dev/geas/tiers"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // textFormat writes reports for people.
@@ -57,7 +58,9 @@ func writeText(w io.Writer, res *tiers.Result) {
 			name += " (advisory)"
 		}
 		fmt.Fprintf(w, "  %-5s %s: %s\n", strings.ToUpper(string(c.Status)), name, c.Text)
-		fmt.Fprintf(w, "        %s\n", terminalSafe(c.Evidence))
+		for _, line := range evidenceLines(c) {
+			fmt.Fprintf(w, "        %s\n", terminalSafe(line))
+		}
 	}
 	fmt.Fprintf(w, "verdict: %s\n", verdictLine(res))
 	if len(res.AdvisoryCauses) > 0 {
@@ -81,6 +84,26 @@ func writeText(w io.Writer, res *tiers.Result) {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	fmt.Fprintf(w, "next: %s\n", nextActionText(res))
+}
+
+// evidenceLines are the lines a check's evidence is printed on: the problems of a file that does
+// not match its schema (contract, record, policy, evidence) one a line, as geas validate prints
+// them; any other evidence (a command's output among it) on one line, so that it cannot shape
+// the report.
+func evidenceLines(c tiers.Check) []string {
+	switch c.Code {
+	case vocab.CauseContractInvalid, vocab.CauseRecordInvalid, vocab.CausePolicyInvalid, vocab.CauseEvidenceInvalid:
+		var lines []string
+		for l := range strings.SplitSeq(strings.ReplaceAll(c.Evidence, "\r\n", "\n"), "\n") {
+			if strings.TrimSpace(l) != "" {
+				lines = append(lines, l)
+			}
+		}
+		if len(lines) > 0 {
+			return lines
+		}
+	}
+	return []string{c.Evidence}
 }
 
 // verdictLine is the verdict in capitals followed by its distinct cause codes.

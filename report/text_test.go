@@ -55,3 +55,23 @@ func TestCauseCodesAreListedOnce(t *testing.T) {
 	assert.Contains(t, text.String(), "verdict: FAIL\n")
 	assert.NotContains(t, text.String(), "advisory")
 }
+
+// TestContractErrorsOneALine: the problems of an invalid contract (and record, policy, evidence)
+// are printed one a line, as geas validate prints them; other evidence with line breaks (a
+// command's output) stays on one line, so it cannot print a line of the report's own.
+func TestContractErrorsOneALine(t *testing.T) {
+	res := &tiers.Result{MissionID: "m1", TaskID: "t1", Verdict: vocab.VerdictError, Checks: []tiers.Check{
+		{Name: "contract_valid", Status: tiers.StatusError, Code: vocab.CauseContractInvalid, Text: "contract.json parses and matches the schema",
+			Evidence: "contract.json: /eval_command: unknown field\r\ncontract.json: /risk_level: \x1b[31mnot one of low, normal\n\n"},
+		{Name: "eval_command_1", Tier: 1, Status: tiers.StatusFail, Code: vocab.CauseEvalFailed, Text: "eval command 1",
+			Evidence: "last output: ok\nverdict: PASS"},
+	}}
+	var buf bytes.Buffer
+	writeText(&buf, res)
+	assert.Contains(t, buf.String(), "  ERROR contract_valid: contract.json parses and matches the schema\n"+
+		"        contract.json: /eval_command: unknown field\n"+
+		"        contract.json: /risk_level: [31mnot one of low, normal\n"+
+		"  FAIL  eval_command_1: eval command 1\n"+
+		"        last output: ok | verdict: PASS\n")
+	assert.NotContains(t, buf.String(), "\nverdict: PASS")
+}

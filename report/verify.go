@@ -19,7 +19,6 @@ type Verify struct {
 
 // writeVerifyText prints one line per task, what --apply did, the skipped tasks and a summary.
 func writeVerifyText(w io.Writer, out *Verify) {
-	mission, apply := out.ID, out.Apply
 	for _, t := range out.Tasks {
 		switch t.Status {
 		case gate.VerifyIntact:
@@ -46,18 +45,23 @@ func writeVerifyText(w io.Writer, out *Verify) {
 	for _, s := range out.Skipped {
 		fmt.Fprintf(w, "skipped %s: %s\n", s.TaskID, s.Reason)
 	}
+	fmt.Fprintln(w, verifyLine(out))
+}
+
+// verifyLine is the summary of a verify: how many tasks were checked, and what was found.
+func verifyLine(out *Verify) string {
 	n := len(out.Tasks)
-	line := fmt.Sprintf("verify: mission %s, %d task(s) checked: %d intact, %d revoked, %d tampered", mission, n, out.Intact, out.Revoked, out.Tampered)
+	line := fmt.Sprintf("verify: mission %s, %d task(s) checked: %d intact, %d revoked, %d tampered", out.ID, n, out.Intact, out.Revoked, out.Tampered)
 	if len(out.Skipped) > 0 {
 		line += fmt.Sprintf(", %d skipped", len(out.Skipped))
 	}
 	if n == 0 {
 		line += " (no task is verified or passed)"
 	}
-	if out.Revoked > 0 && !apply {
+	if out.Revoked > 0 && !out.Apply {
 		line += "; run with --apply to record the revocations"
 	}
-	fmt.Fprintln(w, line)
+	return line
 }
 
 // causesText is "code (check: detail); ..." for every cause.

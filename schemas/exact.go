@@ -189,23 +189,42 @@ func FoldProblems(doc any, s *Shape) []Problem {
 // JSON value without duplicate keys (Decode), must match the schema of kind k when k is not empty,
 // and must not hold a key that equals a field of dst only under case folding; then it is decoded
 // into dst. The result is a *SyntaxError or a *ValidationError naming file and pointer.
+//
+// What the checks found is remembered by the document's bytes (Remember), so a file read again
+// unchanged is only decoded into dst.
 func DecodeExact(k Kind, file string, data []byte, dst any) error {
-	doc, err := Decode(file, data)
-	if err != nil {
-		return err
-	}
-	if err := CheckExact(k, file, doc, reflect.TypeOf(dst)); err != nil {
-		return err
-	}
-	if k != "" {
-		if err := ValidateValue(k, file, doc); err != nil {
+	t := reflect.TypeOf(dst)
+	err := remember(memoKey{kind: k, t: t, file: file}, data, func() error {
+		doc, err := DecodeFor(k, file, data, t)
+		if err != nil || k == "" {
 			return err
 		}
+		return ValidateValue(k, file, doc)
+	})
+	if err != nil {
+		return err
 	}
 	if err := json.Unmarshal(data, dst); err != nil {
 		return &ValidationError{File: file, Kind: k, Problems: []Problem{{Message: err.Error()}}}
 	}
 	return nil
+}
+
+// DecodeFor is Decode followed by CheckExact for a value of type t, in one pass over data.
+func DecodeFor(k Kind, file string, data []byte, t reflect.Type) (any, error) {
+	doc, folds, ok := parse(data, ShapeOf(t))
+	if !ok {
+		var err error
+		if doc, err = decodeStd(file, data); err != nil {
+			return nil, err
+		}
+		folds = FoldProblems(doc, ShapeOf(t))
+	}
+	if len(folds) > 0 {
+		sort.SliceStable(folds, func(i, j int) bool { return comparePointers(folds[i].Pointer, folds[j].Pointer) < 0 })
+		return nil, &ValidationError{File: file, Kind: k, Problems: folds}
+	}
+	return doc, nil
 }
 
 // CheckExact returns a *ValidationError when doc holds a key that differs from a field read into a

@@ -1,7 +1,7 @@
 // Package schemas owns the JSON Schemas (draft 2020-12) of every file geas reads or writes: the task
 // contract, record.json, evidence, the debt register, decision records, events and the gate policy.
-// The schemas are embedded in the binary and compiled once, on first use; nothing is ever loaded from
-// the network or the disk at run time.
+// The schemas are embedded in the binary and compiled once a process, each on first use, by one
+// compiler (compile.go); nothing is ever loaded from the network or the disk at run time.
 package schemas
 
 import (
@@ -18,7 +18,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
@@ -38,10 +37,11 @@ const (
 	GatePolicy   Kind = "gate-policy"
 )
 
+// kinds are the schema kinds in the order of Kinds.
+var kinds = [...]Kind{Contract, Record, Evidence, DebtRegister, Decision, Event, GatePolicy}
+
 // Kinds returns every schema kind, in a stable order.
-func Kinds() []Kind {
-	return []Kind{Contract, Record, Evidence, DebtRegister, Decision, Event, GatePolicy}
-}
+func Kinds() []Kind { return slices.Clone(kinds[:]) }
 
 // ParseKind maps a kind name (as printed by Kinds, with or without ".schema.json", plus the aliases
 // "contract" and "debt") to its Kind.
@@ -78,7 +78,7 @@ func KindForFile(p string) (Kind, bool) {
 		return Record, true
 	case base == "debt-register.json":
 		return DebtRegister, true
-	case base == "gate-policy.json":
+	case base == "gate-policy.json" || base == "gate-policy.example.json":
 		return GatePolicy, true
 	case dir == "evidence" || strings.HasSuffix(base, ".evidence.json"):
 		return Evidence, true
@@ -103,58 +103,6 @@ func Source(k Kind) ([]byte, error) {
 		return nil, fmt.Errorf("unknown schema %q", k)
 	}
 	return b, nil
-}
-
-const baseURL = "https://schemas.geas.invalid/"
-
-// compiledKinds holds one lazily compiled schema per kind: a command compiles only the schemas it
-// uses (a dry gate run needs three of the seven), which is most of a short command's start-up.
-var compiledKinds = func() map[Kind]func() (*jsonschema.Schema, error) {
-	m := map[Kind]func() (*jsonschema.Schema, error){}
-	for _, k := range Kinds() {
-		m[k] = sync.OnceValues(func() (*jsonschema.Schema, error) { return compileKind(k) })
-	}
-	return m
-}()
-
-// compileKind compiles one schema with every embedded schema available to its $refs.
-func compileKind(k Kind) (*jsonschema.Schema, error) {
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	c.LoadURL = func(s string) (io.ReadCloser, error) {
-		return nil, fmt.Errorf("schema %s is not embedded; geas never loads schemas at run time", s)
-	}
-	entries, err := files.ReadDir(".")
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range entries {
-		b, err := files.ReadFile(e.Name())
-		if err != nil {
-			return nil, err
-		}
-		if err := c.AddResource(baseURL+e.Name(), bytes.NewReader(b)); err != nil {
-			return nil, fmt.Errorf("add schema %s: %w", e.Name(), err)
-		}
-	}
-	s, err := c.Compile(baseURL + string(k) + ".schema.json")
-	if err != nil {
-		return nil, fmt.Errorf("compile schema %s: %w", k, err)
-	}
-	return s, nil
-}
-
-// compileAll compiles every schema (tests use it to prove they all compile).
-func compileAll() (map[Kind]*jsonschema.Schema, error) {
-	out := make(map[Kind]*jsonschema.Schema)
-	for _, k := range Kinds() {
-		s, err := compiledKinds[k]()
-		if err != nil {
-			return nil, err
-		}
-		out[k] = s
-	}
-	return out, nil
 }
 
 // Problem is one reason a document does not match its schema.
@@ -201,8 +149,18 @@ func (e *SyntaxError) Unwrap() error { return e.Err }
 
 // Decode parses data as exactly one JSON value, with numbers kept as json.Number, the form the
 // validator expects. Trailing data and duplicate object keys are syntax errors: a document that
-// two parsers could read differently is not evidence.
+// two parsers could read differently is not evidence. It reads data once (parse); a document it
+// refuses is read again by decodeStd, which says why.
 func Decode(file string, data []byte) (any, error) {
+	if v, _, ok := parse(data, nil); ok {
+		return v, nil
+	}
+	return decodeStd(file, data)
+}
+
+// decodeStd is Decode through encoding/json: the value, then a second token pass for repeated
+// keys. It is the reference parse accepts exactly the documents of, and the words of every refusal.
+func decodeStd(file string, data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
@@ -297,21 +255,19 @@ func escapePointer(s string) string {
 // Validate decodes data and checks it against the schema of kind k. file names the document in
 // errors. It returns a *SyntaxError for malformed JSON and a *ValidationError for a schema mismatch.
 func Validate(k Kind, file string, data []byte) error {
-	v, err := Decode(file, data)
-	if err != nil {
-		return err
-	}
-	return ValidateValue(k, file, v)
+	return remember(memoKey{what: "validate", kind: k, file: file}, data, func() error {
+		v, err := Decode(file, data)
+		if err != nil {
+			return err
+		}
+		return ValidateValue(k, file, v)
+	})
 }
 
 // ValidateValue checks an already decoded value (as returned by Decode, or built from maps, slices,
 // strings, bools, json.Number and float64) against the schema of kind k.
 func ValidateValue(k Kind, file string, v any) error {
-	compile, ok := compiledKinds[k]
-	if !ok {
-		return fmt.Errorf("unknown schema %q", k)
-	}
-	s, err := compile()
+	s, err := compiled(k)
 	if err != nil {
 		return err
 	}

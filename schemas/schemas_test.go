@@ -581,6 +581,7 @@ func TestKindForFile(t *testing.T) {
 		{".geas/missions/m1/decisions/dec-2.json", Decision, true},
 		{"dec-3.decision.json", Decision, true},
 		{".geas/gate-policy.json", GatePolicy, true},
+		{".geas/gate-policy.example.json", GatePolicy, true},
 		{"line-4.event.json", Event, true},
 		{"evidence.json", Evidence, true},
 		{"task-contract.schema.json", Contract, true},

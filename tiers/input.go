@@ -74,6 +74,14 @@ func debtRegisterPath(mission string) string {
 // Gather reads a task's inputs. It never fails: every problem is kept in the Input and becomes a
 // tier-0 check, so the report names it.
 func Gather(p *project.Project, mission, task, taskDir string) *Input {
+	in := gather(p, mission, task, taskDir)
+	in.Rules, in.RulesSHA256, in.RulesErr = rulesOf(in)
+	return in
+}
+
+// gather is Gather without the task's rules, which the snapshot of the inputs does not need
+// (changedInputs reads everything again only to compare snapshots).
+func gather(p *project.Project, mission, task, taskDir string) *Input {
 	in := &Input{ProjectDir: p.Dir, Root: p.Root, Geas: p.Geas, Mission: mission, Task: task, TaskDir: taskDir}
 	in.Contract, in.ContractErr = contract.Load(p.Geas, taskDir+"/contract.json")
 	if c := in.Contract; c != nil && c.TaskID != task {
@@ -104,7 +112,6 @@ func Gather(p *project.Project, mission, task, taskDir string) *Input {
 		in.Evidence = append(in.Evidence, e)
 	}
 	in.DebtData, in.DebtErr = fsutil.ReadLimited(p.Geas, debtRegisterPath(mission), in.Policy.MaxEvidenceBytes)
-	in.Rules, in.RulesSHA256, in.RulesErr = rulesOf(in)
 	in.Files = in.snapshot()
 	return in
 }

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/geas-dev/geas/contract"
 )
@@ -15,9 +16,9 @@ import (
 // number followed by a word is text: "3 failed logins lock the account" is not criterion 3.
 func indexForm(prefix, text string) (int, bool) {
 	text = strings.TrimSpace(text)
-	m := indexRes[prefix].FindStringSubmatch(text)
+	m := indexRes()[prefix].FindStringSubmatch(text)
 	if m == nil {
-		m = bareIndex.FindStringSubmatch(text)
+		m = bareIndex().FindStringSubmatch(text)
 	}
 	if m == nil {
 		return 0, false
@@ -30,13 +31,16 @@ func indexForm(prefix, text string) (int, bool) {
 }
 
 // After the number: the end, or a separator (":", ".", ")" followed by white space or the end, or
-// " - "); a prefixed form may also be followed by white space and text.
+// " - "); a prefixed form may also be followed by white space and text. Compiled on first use,
+// not at start-up.
 var (
-	indexRes = map[string]*regexp.Regexp{
-		"AC": regexp.MustCompile(`^(?i:ac)[- ]?([0-9]{1,9})(?:$|[:.)](?:\s|$)|\s)`),
-		"R":  regexp.MustCompile(`^(?i:r|risk)[- ]?([0-9]{1,9})(?:$|[:.)](?:\s|$)|\s)`),
-	}
-	bareIndex = regexp.MustCompile(`^([0-9]{1,9})(?:$|[:.)](?:\s|$)| - )`)
+	indexRes = sync.OnceValue(func() map[string]*regexp.Regexp {
+		return map[string]*regexp.Regexp{
+			"AC": regexp.MustCompile(`^(?i:ac)[- ]?([0-9]{1,9})(?:$|[:.)](?:\s|$)|\s)`),
+			"R":  regexp.MustCompile(`^(?i:r|risk)[- ]?([0-9]{1,9})(?:$|[:.)](?:\s|$)|\s)`),
+		}
+	})
+	bareIndex = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9]{1,9})(?:$|[:.)](?:\s|$)| - )`) })
 )
 
 // normalize trims, case-folds and collapses white space, for matching texts.

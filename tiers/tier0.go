@@ -6,13 +6,14 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/internal/git"
 	"github.com/geas-dev/geas/vocab"
 )
 
-var fullSHA = regexp.MustCompile(`^[0-9a-fA-F]{40}$`)
+var fullSHA = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-fA-F]{40}$`) })
 
 // tier0 runs every precheck and reports them all (SPEC §5.1). The caller stops after tier 0 when
 // any of them blocks or errors.
@@ -204,7 +205,7 @@ func (r *run) baseline(add func(Check)) {
 	}
 	r.haveBase = true
 	add(passCheck(0, "baseline", text, fmt.Sprintf("base %s is an ancestor of head %s (%s)", short(base), short(head), headRev)))
-	if !fullSHA.MatchString(c.BaseSnapshot) {
+	if !fullSHA().MatchString(c.BaseSnapshot) {
 		add(warnCheck(0, "base_pinned", "base_snapshot is a full commit SHA", fmt.Sprintf("base_snapshot %q is not pinned; it resolved to %s", c.BaseSnapshot, base), vocab.CauseBaseUnpinned))
 	}
 }

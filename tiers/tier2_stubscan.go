@@ -14,6 +14,7 @@ import (
 func (r *run) scanAddedLines(add func(stub)) {
 	prefix := r.projectPrefix()
 	lines, files, last := 0, 0, ""
+	stubs := newStubMatcher(r.in.Policy.StubPatterns) // compiled once for the whole scan
 	scan, err := r.repo.ScanAdded(r.base, r.head, func(l git.AddedLine) error {
 		if strings.HasPrefix(l.Path, prefix) && isBookkeeping(strings.TrimPrefix(l.Path, prefix)) {
 			return nil
@@ -22,7 +23,7 @@ func (r *run) scanAddedLines(add func(stub)) {
 			files, last = files+1, l.Path
 		}
 		lines++
-		if p, ok := r.in.Policy.isStub(l.Text); ok {
+		if p, ok := stubs.match(l.Text); ok {
 			add(stub{Location: Location{Path: strings.TrimPrefix(l.Path, prefix), Line: l.Line}, Pattern: p, Text: l.Text})
 		}
 		return nil

@@ -39,3 +39,15 @@ func TestEveryCauseIsRegistered(t *testing.T) {
 	assert.True(t, slices.Contains(registered, CauseNothingToSatisfy))
 	assert.True(t, slices.Contains(registered, CauseHistoryFull))
 }
+
+// TestEveryCauseIsDescribed: every registered cause code has a one-sentence description (what
+// SARIF output names as its rule), without Markdown.
+func TestEveryCauseIsDescribed(t *testing.T) {
+	for _, c := range Causes() {
+		d := c.Description()
+		assert.NotEmpty(t, d, "%s has no description", c)
+		assert.NotContains(t, d, "`", "%s: description without Markdown", c)
+	}
+	assert.Len(t, causeDescriptions, len(Causes()), "a description for a code that is not registered")
+	assert.Empty(t, CauseCode("no_such_code").Description())
+}

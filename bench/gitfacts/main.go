@@ -1,14 +1,16 @@
 // Command gitfacts does, once, what a gate run does with git: open the repository, resolve two
 // revisions, decide whether the first is an ancestor of the second and list the files changed
-// between them. bench/gitspeed.sh times it as a whole process, start-up included, against the two
+// between them. bench/gitgit.sh times it as a whole process, start-up included, against the two
 // git processes that give the same facts.
 //
-//	gitfacts REPO BASE HEAD
+//	gitfacts [-z] REPO BASE HEAD
 //
-// It prints "ancestor=true|false files=N".
+// It prints "ancestor=true|false files=N"; with -z, "ancestor=true|false" and a newline, then the
+// changed files each followed by a NUL byte, as `git diff --name-only -z --no-renames` lists them.
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 
@@ -23,8 +25,12 @@ func main() {
 }
 
 func run(args []string) error {
+	names := len(args) > 0 && args[0] == "-z"
+	if names {
+		args = args[1:]
+	}
 	if len(args) != 3 {
-		return fmt.Errorf("usage: gitfacts REPO BASE HEAD")
+		return fmt.Errorf("usage: gitfacts [-z] REPO BASE HEAD")
 	}
 	repo, err := git.Open(args[0])
 	if err != nil {
@@ -47,6 +53,15 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("ancestor=%v files=%d\n", ok, len(files))
-	return nil
+	if !names {
+		fmt.Printf("ancestor=%v files=%d\n", ok, len(files))
+		return nil
+	}
+	w := bufio.NewWriter(os.Stdout)
+	fmt.Fprintf(w, "ancestor=%v\n", ok)
+	for _, f := range files {
+		w.WriteString(f)
+		w.WriteByte(0)
+	}
+	return w.Flush()
 }

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/utils/diff"
 )
 
 // Limits of the added-line scan. A line longer than maxChunkBytes is handed on in chunks of that
@@ -35,57 +35,56 @@ type AddedScan struct {
 // ScanAdded calls fn for every line added between base and head (full SHAs), by path and line:
 // the lines `git diff base head` prints with a leading '+', numbered in head. Renames are detected
 // as git diff does by default, so a moved file contributes only its edited lines. There is no size
-// limit: an added file is streamed (it needs no diff), a modified file of at most 16 MiB is diffed
-// line by line in memory (go-git's Myers diff, which may pair lines differently from git's xdiff
-// on heavily edited files), and a larger one is compared by content: a line of head counts as
-// added when it occurs in head more often than in base (later occurrences first), which never
-// misses a line whose text is new. A file that git would call binary (a NUL byte in the first
-// 8000 bytes of either version) is not scanned and is listed in Binary. Submodules and deleted
-// files have no lines. An error from fn stops the scan and is returned.
+// limit: an added file needs no diff (every line is added), a modified file of at most 16 MiB is
+// diffed line by line in memory (go-git's Myers diff, which may pair lines differently from git's
+// xdiff on heavily edited files), and a larger one is compared by content: a line of head counts
+// as added when it occurs in head more often than in base (later occurrences first), which never
+// misses a line whose text is new. Lines are handed on in bounded chunks whatever their length. A
+// file that git would call binary (a NUL byte in the first 8000 bytes of either version) is not
+// scanned and is listed in Binary. Submodules and deleted files have no lines. An error from fn
+// stops the scan and is returned. The tree diff is the one ChangedFiles reads (made once a pair).
 func (r *Repo) ScanAdded(base, head string, fn func(AddedLine) error) (*AddedScan, error) {
-	changes, err := r.diffTrees(base, head, renameOptions)
+	changes, err := r.scanChanges(base, head)
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(changes, func(a, b *object.Change) int { return strings.Compare(a.To.Name, b.To.Name) })
 	scan := &AddedScan{}
 	emit := func(l AddedLine) error {
 		scan.Lines++
 		return fn(l)
 	}
 	for _, c := range changes {
-		if c.To.Name == "" || !c.To.TreeEntry.Mode.IsFile() {
+		if c.to.mode == 0 || !c.to.mode.IsFile() {
 			continue // deleted, or a submodule
 		}
-		if c.From.Name != "" && c.From.TreeEntry.Hash == c.To.TreeEntry.Hash {
+		if c.from.mode != 0 && c.from.hash == c.to.hash {
 			continue // mode-only change or pure rename
 		}
-		newBin, newSize, err := r.sniff(c.To)
+		newData, err := r.readBlob(c.toPath, c.to.hash)
 		if err != nil {
 			return nil, err
 		}
-		old := c.From.Name != "" && c.From.TreeEntry.Mode.IsFile()
-		var oldBin bool
-		var oldSize int64
+		old := c.from.mode != 0 && c.from.mode.IsFile()
+		var oldData []byte
 		if old {
-			if oldBin, oldSize, err = r.sniff(c.From); err != nil {
+			if oldData, err = r.readBlob(c.fromPath, c.from.hash); err != nil {
 				return nil, err
 			}
 		}
-		if newBin || oldBin {
-			scan.Binary = append(scan.Binary, c.To.Name)
+		if isBinary(newData) || isBinary(oldData) {
+			scan.Binary = append(scan.Binary, c.toPath)
 			continue
 		}
 		scan.Files++
 		switch {
 		case !old:
-			err = r.streamLines(c.To, func(n int, chunk string) error {
-				return emit(AddedLine{Path: c.To.Name, Line: n, Text: chunk})
+			err = eachLineOf(newData, func(n int, chunk string) error {
+				return emit(AddedLine{Path: c.toPath, Line: n, Text: chunk})
 			})
-		case newSize <= inMemoryDiffBytes && oldSize <= inMemoryDiffBytes:
-			err = r.diffInMemory(c, emit)
+		case len(newData) <= inMemoryDiffBytes && len(oldData) <= inMemoryDiffBytes:
+			err = diffInMemory(c.toPath, oldData, newData, emit)
 		default:
-			err = r.diffByContent(c, emit)
+			err = diffByContent(c.toPath, oldData, newData, emit)
 		}
 		if err != nil {
 			return nil, err
@@ -105,38 +104,118 @@ func (r *Repo) AddedLines(base, head string) ([]AddedLine, *AddedScan, error) {
 	return added, scan, err
 }
 
-// sniff reports whether a blob is binary for git (a NUL in its first 8000 bytes) and its size.
-func (r *Repo) sniff(e object.ChangeEntry) (binary bool, size int64, err error) {
-	blob, err := object.GetBlob(r.repo.Storer, e.TreeEntry.Hash)
-	if err != nil {
-		return false, 0, fmt.Errorf("read %s (%s): %w", e.Name, e.TreeEntry.Hash, err)
-	}
-	rd, err := blob.Reader()
-	if err != nil {
-		return false, 0, fmt.Errorf("read %s (%s): %w", e.Name, e.TreeEntry.Hash, err)
-	}
-	defer rd.Close()
-	head, err := io.ReadAll(io.LimitReader(rd, binarySniffBytes))
-	if err != nil {
-		return false, 0, fmt.Errorf("read %s (%s): %w", e.Name, e.TreeEntry.Hash, err)
-	}
-	return bytes.IndexByte(head, 0) >= 0, blob.Size, nil
+// scanChange is a changed file as the added-line scan sees it, after rename detection: a path on
+// each side ("" where absent).
+type scanChange struct {
+	fromPath, toPath string
+	from, to         changeSide
 }
 
-// streamLines hands on every line of a blob, numbered from 1, without its line ending; a long line
-// comes in overlapping chunks with the same number.
-func (r *Repo) streamLines(e object.ChangeEntry, fn func(n int, chunk string) error) error {
-	blob, err := object.GetBlob(r.repo.Storer, e.TreeEntry.Hash)
+// scanChanges returns the tree diff of base..head with renames detected as git diff does by
+// default (go-git's DetectRenames with renameOptions), ordered by head path. Rename detection
+// runs only when the diff both adds and deletes files: otherwise there is nothing to pair.
+func (r *Repo) scanChanges(base, head string) ([]scanChange, error) {
+	changes, err := r.treeChanges(base, head)
 	if err != nil {
-		return fmt.Errorf("read %s (%s): %w", e.Name, e.TreeEntry.Hash, err)
+		return nil, err
 	}
-	rd, err := blob.Reader()
+	var adds, dels bool
+	for _, c := range changes {
+		adds = adds || c.from.mode == 0
+		dels = dels || c.to.mode == 0
+	}
+	out := make([]scanChange, 0, len(changes))
+	if !adds || !dels {
+		for _, c := range changes {
+			sc := scanChange{from: c.from, to: c.to}
+			if c.from.mode != 0 {
+				sc.fromPath = c.path
+			}
+			if c.to.mode != 0 {
+				sc.toPath = c.path
+			}
+			out = append(out, sc)
+		}
+		return out, nil // in path order already
+	}
+	renamed, err := r.detectRenames(base, head, changes)
 	if err != nil {
-		return fmt.Errorf("read %s (%s): %w", e.Name, e.TreeEntry.Hash, err)
+		return nil, err
 	}
-	defer rd.Close()
-	if err := eachLine(rd, fn); err != nil {
-		return fmt.Errorf("read %s (%s): %w", e.Name, e.TreeEntry.Hash, err)
+	for _, c := range renamed {
+		out = append(out, scanChange{fromPath: c.From.Name, toPath: c.To.Name,
+			from: changeSide{c.From.TreeEntry.Mode, c.From.TreeEntry.Hash},
+			to:   changeSide{c.To.TreeEntry.Mode, c.To.TreeEntry.Hash}})
+	}
+	slices.SortStableFunc(out, func(a, b scanChange) int { return strings.Compare(a.toPath, b.toPath) })
+	return out, nil
+}
+
+// detectRenames hands the tree diff to go-git's rename detection, which reads the candidate blobs
+// through the trees it is given.
+func (r *Repo) detectRenames(base, head string, changes []treeChange) (object.Changes, error) {
+	var trees [2]*object.Tree
+	for i, sha := range [2]string{base, head} {
+		h, err := r.commitTree([2]string{"base", "head"}[i], sha)
+		if err != nil {
+			return nil, err
+		}
+		if trees[i], err = object.GetTree(r.repo.Storer, h); err != nil {
+			return nil, fmt.Errorf("read tree %s: %w", h, err)
+		}
+	}
+	entry := func(path string, tree *object.Tree, s changeSide) object.ChangeEntry {
+		if s.mode == 0 {
+			return object.ChangeEntry{}
+		}
+		// go-git checks TreeEntry.Name as a path when it reads the blob, and refuses bytes that
+		// git allows in a name; the path is Name, which is what the detection compares.
+		return object.ChangeEntry{Name: path, Tree: tree, TreeEntry: object.TreeEntry{Name: "blob", Mode: s.mode, Hash: s.hash}}
+	}
+	oc := make(object.Changes, len(changes))
+	for i, c := range changes {
+		oc[i] = &object.Change{From: entry(c.path, trees[0], c.from), To: entry(c.path, trees[1], c.to)}
+	}
+	renamed, err := object.DetectRenames(oc, renameOptions)
+	if err != nil {
+		return nil, fmt.Errorf("detect renames %s..%s: %w", base, head, err)
+	}
+	return renamed, nil
+}
+
+// readBlob returns the content of blob h, the file at path (named in errors).
+func (r *Repo) readBlob(path string, h plumbing.Hash) ([]byte, error) {
+	typ, data, err := r.readObject(h)
+	if err == nil && typ != plumbing.BlobObject {
+		err = fmt.Errorf("object is a %s, not a blob", typ)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s (%s): %w", path, h, err)
+	}
+	return data, nil
+}
+
+// isBinary reports whether git would call content binary: a NUL in its first 8000 bytes.
+func isBinary(data []byte) bool {
+	return bytes.IndexByte(data[:min(len(data), binarySniffBytes)], 0) >= 0
+}
+
+// eachLineOf is eachLine over content in memory: the same lines, numbers and chunks. Content of at
+// most maxChunkBytes has no line to chunk and is split in place.
+func eachLineOf(data []byte, fn func(n int, chunk string) error) error {
+	if len(data) > maxChunkBytes {
+		return eachLine(bytes.NewReader(data), fn)
+	}
+	for n := 1; len(data) > 0; n++ {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if err := fn(n, string(bytes.TrimSuffix(line, []byte("\r")))); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -181,17 +260,9 @@ func eachLine(r io.Reader, fn func(n int, chunk string) error) error {
 	}
 }
 
-// diffInMemory diffs both versions of a file line by line.
-func (r *Repo) diffInMemory(c *object.Change, emit func(AddedLine) error) error {
-	oldText, err := r.blobText(c.From)
-	if err != nil {
-		return err
-	}
-	newText, err := r.blobText(c.To)
-	if err != nil {
-		return err
-	}
-	for _, l := range appendAdded(nil, c.To.Name, diff.Do(oldText, newText)) {
+// diffInMemory diffs both versions of a file line by line (addedByLineDiff).
+func diffInMemory(path string, oldData, newData []byte, emit func(AddedLine) error) error {
+	for _, l := range addedByLineDiff(path, string(oldData), string(newData)) {
 		if err := emitChunked(l, emit); err != nil {
 			return err
 		}
@@ -210,34 +281,17 @@ func emitChunked(l AddedLine, emit func(AddedLine) error) error {
 	return emit(l)
 }
 
-func (r *Repo) blobText(e object.ChangeEntry) (string, error) {
-	blob, err := object.GetBlob(r.repo.Storer, e.TreeEntry.Hash)
-	if err != nil {
-		return "", fmt.Errorf("read %s (%s): %w", e.Name, e.TreeEntry.Hash, err)
-	}
-	rd, err := blob.Reader()
-	if err != nil {
-		return "", fmt.Errorf("read %s (%s): %w", e.Name, e.TreeEntry.Hash, err)
-	}
-	defer rd.Close()
-	data, err := io.ReadAll(rd)
-	if err != nil {
-		return "", fmt.Errorf("read %s (%s): %w", e.Name, e.TreeEntry.Hash, err)
-	}
-	return string(data), nil
-}
-
 // diffByContent finds the added lines of a file too large to diff in memory: it counts base's lines
 // by a seeded hash of their content, then streams head twice, first to decide which lines are
 // more frequent in head than in base (their later occurrences are the added ones), then to hand
 // those on. Memory is one counter per distinct line of base and one bit per line of head.
-func (r *Repo) diffByContent(c *object.Change, emit func(AddedLine) error) error {
+func diffByContent(path string, oldData, newData []byte, emit func(AddedLine) error) error {
 	seed := maphash.MakeSeed()
-	hashLines := func(e object.ChangeEntry, each func(sum uint64)) error {
+	hashLines := func(data []byte, each func(sum uint64)) error {
 		var h maphash.Hash
 		h.SetSeed(seed)
 		last := 0
-		err := r.streamLines(e, func(n int, chunk string) error {
+		err := eachLineOf(data, func(n int, chunk string) error {
 			if n != last && last != 0 {
 				each(h.Sum64())
 				h.Reset()
@@ -255,11 +309,11 @@ func (r *Repo) diffByContent(c *object.Change, emit func(AddedLine) error) error
 		return err
 	}
 	counts := map[uint64]int{}
-	if err := hashLines(c.From, func(sum uint64) { counts[sum]++ }); err != nil {
+	if err := hashLines(oldData, func(sum uint64) { counts[sum]++ }); err != nil {
 		return err
 	}
 	var sums []uint64
-	if err := hashLines(c.To, func(sum uint64) { sums = append(sums, sum) }); err != nil {
+	if err := hashLines(newData, func(sum uint64) { sums = append(sums, sum) }); err != nil {
 		return err
 	}
 	added := make([]bool, len(sums)+1)
@@ -271,9 +325,9 @@ func (r *Repo) diffByContent(c *object.Change, emit func(AddedLine) error) error
 		}
 		added[i+1] = true
 	}
-	return r.streamLines(c.To, func(n int, chunk string) error {
+	return eachLineOf(newData, func(n int, chunk string) error {
 		if n < len(added) && added[n] {
-			return emit(AddedLine{Path: c.To.Name, Line: n, Text: chunk})
+			return emit(AddedLine{Path: path, Line: n, Text: chunk})
 		}
 		return nil
 	})

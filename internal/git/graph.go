@@ -1,182 +1,114 @@
 package git
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
-	"path/filepath"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	commitgraph "github.com/go-git/go-git/v5/plumbing/format/commitgraph/v2"
 )
 
-// openCommitGraph opens the repository's commit-graph, memory-mapped: objects/info/commit-graph,
-// else the chain under objects/info/commit-graphs, as git looks for them. It returns nil and no
-// error when there is none.
-func openCommitGraph(objectsDir string) (commitgraph.Index, error) {
-	single := filepath.Join(objectsDir, "info", "commit-graph")
-	if _, err := os.Stat(single); err == nil {
-		return openGraphFile(single, nil)
-	}
-	dir := filepath.Join(objectsDir, "info", "commit-graphs")
-	chainFile, err := os.Open(filepath.Join(dir, "commit-graph-chain"))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("open commit-graph chain: %w", err)
-	}
-	chain, err := commitgraph.OpenChainFile(bufio.NewReader(chainFile))
-	_ = chainFile.Close()
-	if err != nil {
-		return nil, fmt.Errorf("read commit-graph chain: %w", err)
-	}
-	var index commitgraph.Index
-	for _, layer := range chain { // oldest first: each layer's parent is the one before
-		next, err := openGraphFile(filepath.Join(dir, "graph-"+layer+".graph"), index)
+// graphEntry is a commit of the commit-graph waiting in the walk, with its generation.
+type graphEntry struct {
+	pos uint32
+	gen uint64
+}
+
+// reachableByGraph decides whether base is reachable from head with the commit-graph (graphfile.go):
+// a walk in positions from head, parents read from the graph, a bitset of the positions seen, that
+// drops every commit whose generation is at or below base's, since a commit can only reach commits
+// of a lower generation. When base is not in the graph no commit of the graph can reach it (a graph
+// holds every ancestor of its commits). Commits newer than the graph (not in it) are read from the
+// object store until the walk enters the graph. It returns an error wrapping errBadGraph when the
+// graph turns out inconsistent (a parent of a generation not below its child's, a bad EDGE or GDO2
+// entry): the caller then walks the objects instead.
+func (r *Repo) reachableByGraph(g *commitGraph, base, head plumbing.Hash) (bool, error) {
+	bpos, baseIn := g.lookup(base)
+	baseGen := uint64(math.MaxUint64) // base outside the graph: every commit of the graph is dropped
+	if baseIn {
+		gen, err := g.generation(bpos)
 		if err != nil {
-			if index != nil {
-				_ = index.Close()
-			}
-			return nil, err
+			return false, err
 		}
-		index = next
+		baseGen = gen
+		if gen == math.MaxUint64 {
+			baseGen = 0 // unknown: prune nothing
+		}
 	}
-	return index, nil
-}
-
-// openGraphFile maps one commit-graph file over parent (nil for the base layer).
-func openGraphFile(path string, parent commitgraph.Index) (commitgraph.Index, error) {
-	data, err := mmapFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("map commit-graph: %w", err)
-	}
-	index, err := commitgraph.OpenFileIndexWithParent(&mappedReaderAt{data: data}, parent)
-	if err != nil {
-		_ = unmap(data)
-		return nil, fmt.Errorf("read commit-graph %s: %w", path, err)
-	}
-	return index, nil
-}
-
-// mappedReaderAt is the io.ReaderAt go-git's commit-graph reader wants, over a mapped file; Close
-// unmaps it.
-type mappedReaderAt struct{ data []byte }
-
-func (m *mappedReaderAt) ReadAt(b []byte, off int64) (int, error) {
-	if off < 0 || off >= int64(len(m.data)) {
-		return 0, io.EOF
-	}
-	n := copy(b, m.data[off:])
-	if n < len(b) {
-		return n, io.EOF
-	}
-	return n, nil
-}
-
-func (m *mappedReaderAt) Close() error {
-	if m.data == nil {
-		return nil
-	}
-	err := unmap(m.data)
-	m.data = nil
-	return err
-}
-
-// generation is a commit's topological level from the graph; 0 (written by git before 2.19:
-// unknown) counts as infinite, which prunes nothing.
-func generation(d *commitgraph.CommitData) uint64 {
-	if d.Generation == 0 {
-		return math.MaxUint64
-	}
-	return d.Generation
-}
-
-// errNotInGraph says the commit-graph cannot answer: base is not in it.
-var errNotInGraph = errors.New("base is not in the commit-graph")
-
-// reachableByGraph decides whether base is reachable from head with the commit-graph: a walk
-// from head that drops every commit whose generation is at or below base's, since a commit can
-// only reach commits of a lower generation. Commits newer than the graph (not in it) are read
-// from the object store until the walk enters the graph, whose parents are always in it. It
-// returns errNotInGraph when base is not in the graph.
-func (r *Repo) reachableByGraph(g commitgraph.Index, base, head plumbing.Hash) (bool, error) {
-	bi, err := g.GetIndexByHash(base)
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		return false, errNotInGraph
-	}
-	if err != nil {
-		return false, fmt.Errorf("commit-graph lookup %s: %w", base, err)
-	}
-	bd, err := g.GetCommitDataByIndex(bi)
-	if err != nil {
-		return false, fmt.Errorf("commit-graph read %s: %w", base, err)
-	}
-	baseGen := generation(bd)
-
-	seen := make([]uint64, (g.MaximumNumberOfHashes()+63)/64)
-	var inGraph []uint32                           // graph positions to visit
-	outside := []plumbing.Hash{head}               // commits not in the graph to visit
-	seenOutside := map[plumbing.Hash]bool{}        // they are few: the ones newer than the graph
-	enter := func(h plumbing.Hash) (bool, error) { // queue h; true when it is base
-		if h == base {
+	seen := make([]uint64, (g.total+63)/64)
+	var stack []graphEntry
+	// enter queues the graph commit at p, a parent of a commit of generation child (MaxUint64
+	// when unknown or outside the graph); true when p is base.
+	enter := func(p uint32, child uint64) (bool, error) {
+		if baseIn && p == bpos {
 			return true, nil
 		}
-		i, err := g.GetIndexByHash(h)
-		switch {
-		case err == nil:
-			inGraph = append(inGraph, i)
-		case errors.Is(err, plumbing.ErrObjectNotFound):
-			outside = append(outside, h)
-		default:
-			return false, fmt.Errorf("commit-graph lookup %s: %w", h, err)
+		gen, err := g.generation(p) // every edge is checked, so a cycle is refused too
+		if err != nil {
+			return false, err
+		}
+		if gen != math.MaxUint64 && child != math.MaxUint64 && gen >= child {
+			return false, fmt.Errorf("%w: position %d of generation %d is a parent of generation %d",
+				errBadGraph, p, gen, child)
+		}
+		if seen[p/64]&(1<<(p%64)) != 0 {
+			return false, nil
+		}
+		seen[p/64] |= 1 << (p % 64)
+		if gen > baseGen {
+			stack = append(stack, graphEntry{p, gen})
 		}
 		return false, nil
 	}
-	if i, err := g.GetIndexByHash(head); err == nil {
-		outside, inGraph = nil, []uint32{i}
+	if hpos, ok := g.lookup(head); ok {
+		if _, err := enter(hpos, math.MaxUint64); err != nil {
+			return false, err
+		}
+	} else if found, err := r.walkIntoGraph(g, base, head, enter); found || err != nil {
+		return found, err
 	}
+	var parents []uint32
+	for len(stack) > 0 {
+		e := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		var err error
+		if parents, err = g.appendParents(parents[:0], e.pos); err != nil {
+			return false, err
+		}
+		for _, p := range parents {
+			if found, err := enter(p, e.gen); found || err != nil {
+				return found, err
+			}
+		}
+	}
+	return false, nil
+}
+
+// walkIntoGraph walks from head, which is not in the commit-graph, through the commits that are
+// not in it either, reading them from the object store; the parents it finds in the graph go to
+// enter. It returns true when it reaches base.
+func (r *Repo) walkIntoGraph(g *commitGraph, base, head plumbing.Hash,
+	enter func(p uint32, child uint64) (bool, error)) (bool, error) {
+	outside := []plumbing.Hash{head}
+	seen := map[plumbing.Hash]bool{head: true} // few: the commits newer than the graph
 	for len(outside) > 0 {
 		h := outside[len(outside)-1]
 		outside = outside[:len(outside)-1]
-		if seenOutside[h] {
-			continue
-		}
-		seenOutside[h] = true
 		c, err := r.readCommit(h)
 		if err != nil {
 			return false, err
 		}
 		for _, p := range c.parents {
-			if found, err := enter(p); found || err != nil {
-				return found, err
-			}
-		}
-	}
-	for len(inGraph) > 0 {
-		i := inGraph[len(inGraph)-1]
-		inGraph = inGraph[:len(inGraph)-1]
-		if seen[i/64]&(1<<(i%64)) != 0 {
-			continue
-		}
-		seen[i/64] |= 1 << (i % 64)
-		d, err := g.GetCommitDataByIndex(i)
-		if err != nil {
-			return false, fmt.Errorf("commit-graph read position %d: %w", i, err)
-		}
-		if generation(d) <= baseGen {
-			continue // cannot reach base
-		}
-		for _, p := range d.ParentIndexes {
-			if p == bi {
+			if p == base {
 				return true, nil
 			}
-			if int(p/64) < len(seen) && seen[p/64]&(1<<(p%64)) == 0 {
-				inGraph = append(inGraph, p)
+			if pos, ok := g.lookup(p); ok {
+				if found, err := enter(pos, math.MaxUint64); found || err != nil {
+					return found, err
+				}
+			} else if !seen[p] {
+				seen[p] = true
+				outside = append(outside, p)
 			}
 		}
 	}

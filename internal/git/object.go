@@ -14,6 +14,13 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
+// readObject returns the type and the whole content of object h, for the tree diff and the
+// added-line scan: the store's readObject. Callers never modify the bytes: they may be shared with
+// the store's cache.
+func (r *Repo) readObject(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+	return r.store.readObject(h)
+}
+
 // readObject returns the type and content of object h: from a mapped pack (the entry parsed in
 // place, its delta chain applied by pack offset), else from a loose file, else from an alternate
 // object store through go-git. The bytes may be shared with the store's cache: never modify them.

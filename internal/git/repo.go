@@ -3,7 +3,6 @@ package git
 import (
 	"bytes"
 	"container/heap"
-	"context"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -17,7 +16,6 @@ import (
 	gogit "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	commitgraph "github.com/go-git/go-git/v5/plumbing/format/commitgraph/v2"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/sergi/go-diff/diffmatchpatch"
@@ -62,11 +60,12 @@ type Repo struct {
 	gitDir, commonDir string
 
 	graphOpened bool
-	graph       commitgraph.Index // nil without a commit-graph
+	graph       *commitGraph // nil without a usable commit-graph
+	graphErr    error        // why the commit-graph present is not used; nil if none or used
 
 	// diffs memoizes tree diffs without rename detection by [base, head]: the gate asks for the
 	// changed files and for the added lines of the same pair, and the tree walk is most of both.
-	diffs map[[2]string]object.Changes
+	diffs map[[2]string][]treeChange
 }
 
 // Open opens the repository that holds dir: dir itself, or the nearest parent with a .git
@@ -135,23 +134,21 @@ func objectsDirOf(gitDir string) (string, error) {
 func (r *Repo) Close() error {
 	var errs []error
 	if r.graph != nil {
-		errs = append(errs, r.graph.Close())
+		errs = append(errs, r.graph.close())
 		r.graph = nil
 	}
 	errs = append(errs, r.store.Close())
 	return errors.Join(errs...)
 }
 
-// commitGraph returns the repository's commit-graph, opened on first use; nil when there is none.
-func (r *Repo) commitGraph() (commitgraph.Index, error) {
+// commitGraph returns the repository's commit-graph, opened on first use; nil when there is none
+// or it cannot be used (then graphErr says why, and the walks read the objects, as without one).
+func (r *Repo) commitGraph() *commitGraph {
 	if !r.graphOpened {
-		g, err := openCommitGraph(r.store.objectsDir)
-		if err != nil {
-			return nil, err
-		}
-		r.graph, r.graphOpened = g, true
+		r.graph, r.graphErr = openCommitGraph(r.store.objectsDir)
+		r.graphOpened = true
 	}
-	return r.graph, nil
+	return r.graph
 }
 
 // Resolve returns the full SHA of the commit that rev names: a full or abbreviated (at least 4 hex
@@ -380,8 +377,9 @@ func (r *Repo) IsAncestor(base, head string) (bool, error) {
 // branch that happens just below the fork point, not at the root. Commits listed in .git/shallow
 // have no parents, as in git.
 //
-// With a commit-graph that holds base, the walk is reachableByGraph instead, pruned by
-// generation numbers; git too ignores the commit-graph of a shallow repository.
+// With a commit-graph, the walk is reachableByGraph instead, pruned by generation numbers; a
+// malformed or inconsistent graph falls back to the walk here. git too ignores the commit-graph
+// of a shallow repository.
 func (r *Repo) reachable(base, head plumbing.Hash) (bool, error) {
 	if base == head {
 		return true, nil
@@ -391,15 +389,14 @@ func (r *Repo) reachable(base, head plumbing.Hash) (bool, error) {
 		return false, fmt.Errorf("read shallow commits: %w", err)
 	}
 	if len(shallowList) == 0 {
-		g, err := r.commitGraph()
-		if err != nil {
-			return false, err
-		}
-		if g != nil {
+		if g := r.commitGraph(); g != nil {
 			ok, err := r.reachableByGraph(g, base, head)
-			if !errors.Is(err, errNotInGraph) {
+			if !errors.Is(err, errBadGraph) {
 				return ok, err
 			}
+			r.graphErr = err // not used again
+			_ = g.close()
+			r.graph = nil
 		}
 	}
 	shallow := make(map[plumbing.Hash]bool, len(shallowList))
@@ -519,70 +516,21 @@ func (r *Repo) commitHash(what, sha string) (plumbing.Hash, error) {
 
 // ChangedFiles returns the paths that `git diff --name-only --no-renames base head` lists: every
 // file added, deleted, or changed in content or mode between the two commits' trees; a rename
-// yields both paths. base and head are full SHAs; the paths are slash-separated, sorted, unique.
+// yields both paths. base and head are full SHAs; the paths are slash-separated, sorted, unique,
+// byte for byte as in the trees.
 func (r *Repo) ChangedFiles(base, head string) ([]string, error) {
-	changes, err := r.diffTrees(base, head, nil)
+	changes, err := r.treeChanges(base, head)
 	if err != nil {
 		return nil, err
 	}
 	var paths []string
 	for _, c := range changes {
-		if c.From.Name != "" {
-			paths = append(paths, c.From.Name)
-		}
-		if c.To.Name != "" {
-			paths = append(paths, c.To.Name)
-		}
+		paths = append(paths, c.path)
 	}
-	slices.Sort(paths)
+	if !slices.IsSorted(paths) { // the walk is in path order; this costs one pass
+		slices.Sort(paths)
+	}
 	return slices.Compact(paths), nil
-}
-
-// diffTrees compares the trees of two commits given as full SHAs.
-func (r *Repo) diffTrees(base, head string, opts *object.DiffTreeOptions) (object.Changes, error) {
-	key := [2]string{base, head}
-	changes, ok := r.diffs[key]
-	if !ok {
-		var err error
-		if changes, err = r.diffTreesUncached(base, head); err != nil {
-			return nil, err
-		}
-		if r.diffs == nil {
-			r.diffs = map[[2]string]object.Changes{}
-		}
-		r.diffs[key] = changes
-	}
-	if opts != nil && opts.DetectRenames {
-		// DiffTreeWithOptions does exactly this after the tree diff.
-		renamed, err := object.DetectRenames(slices.Clone(changes), opts)
-		if err != nil {
-			return nil, fmt.Errorf("detect renames %s..%s: %w", base, head, err)
-		}
-		return renamed, nil
-	}
-	return slices.Clone(changes), nil
-}
-
-func (r *Repo) diffTreesUncached(base, head string) (object.Changes, error) {
-	trees := make([]*object.Tree, 2)
-	for i, arg := range [2][2]string{{"base", base}, {"head", head}} {
-		h, err := r.commitHash(arg[0], arg[1])
-		if err != nil {
-			return nil, err
-		}
-		c, err := object.GetCommit(r.repo.Storer, h)
-		if err != nil {
-			return nil, fmt.Errorf("read commit %s: %w", h, err)
-		}
-		if trees[i], err = c.Tree(); err != nil {
-			return nil, fmt.Errorf("read tree of %s: %w", h, err)
-		}
-	}
-	changes, err := object.DiffTreeWithOptions(context.Background(), trees[0], trees[1], nil)
-	if err != nil {
-		return nil, fmt.Errorf("diff %s..%s: %w", base, head, err)
-	}
-	return changes, nil
 }
 
 // AddedLine is one line that a diff adds.

@@ -28,6 +28,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -556,13 +557,15 @@ func (m *procMetrics) match() {
 // optional sign, digits (grouped by "," only in groups of three: 1,234,567), an optional "."
 // fraction and exponent, and an optional "%" after it. Anything else — 12,5 (a decimal comma),
 // 0x1p10, 1_000, 8,0,0, 80,00, ,95, 95, — is not a number to the gate, whatever strconv accepts.
-var metricNumber = regexp.MustCompile(`^[+-]?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?%?$`)
+var metricNumber = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[+-]?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?%?$`)
+})
 
 // parseMetric reads a captured number by metricNumber. NaN and infinities (also an exponent that
 // overflows) are not measurements, and cannot be written as JSON.
 func parseMetric(b []byte) (float64, bool) {
 	s := strings.TrimSpace(string(b))
-	if !metricNumber.MatchString(s) {
+	if !metricNumber().MatchString(s) {
 		return 0, false
 	}
 	s = strings.TrimSuffix(strings.ReplaceAll(s, ",", ""), "%")

@@ -1,0 +1,130 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/geas-dev/geas/schemas"
+)
+
+// maxHookInputBytes bounds the hook input read from stdin; Claude Code sends a few hundred bytes.
+const maxHookInputBytes = 1 << 20
+
+// hookInput is what the hooks read of Claude Code's hook input (stdin, one JSON object). Claude
+// Code's hooks reference lists the fields per event: every event has session_id, transcript_path,
+// cwd and hook_event_name; Stop and SubagentStop add stop_hook_active ("true when Claude Code is
+// already continuing as a result of a stop hook"), SubagentStop adds agent_id and agent_type;
+// TaskCompleted adds task_id, task_subject and optionally task_description, teammate_name.
+// Other fields are ignored. Keys are read exactly as written: "Stop_Hook_Active" is not
+// stop_hook_active (encoding/json would match it case-insensitively).
+type hookInput struct {
+	Event          string // hook_event_name
+	StopHookActive bool
+	// TaskID is the task_id of a TaskCompleted input as given: a string, or a number's digits. It is
+	// not checked here; TaskIDProblem says why a task_id of another JSON type was not read.
+	TaskID        string
+	TaskIDProblem string
+	AgentType     string
+	// Cwd, ToolName and ToolPaths are what the PreToolUse guard reads: the cwd field, tool_name,
+	// and the paths a file tool writes (tool_input's file_path and notebook_path).
+	Cwd       string
+	ToolName  string
+	ToolPaths []string
+}
+
+// readHookInput decodes the hook input. Empty input (or a terminal) reads as a first stop with no
+// fields. Input that is not one JSON object, or that repeats a key, is a usage error: Claude Code
+// writes stdin, so no agent can cause it by writing files.
+func readHookInput(r io.Reader) (hookInput, error) {
+	var in hookInput
+	if f, ok := r.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			return in, nil
+		}
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxHookInputBytes+1))
+	if err != nil {
+		return in, fmt.Errorf("read hook input: %w", err)
+	}
+	if len(b) > maxHookInputBytes {
+		return in, usagef("hook input exceeds %d bytes", maxHookInputBytes)
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return in, nil
+	}
+	doc, err := schemas.Decode("hook input", b)
+	if err != nil {
+		return in, usagef("hook input is not a Claude Code hook's JSON object: %v", err)
+	}
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		return in, usagef("hook input is not a Claude Code hook's JSON object: it is a JSON %s", jsonKind(doc))
+	}
+	in.Event, _ = obj["hook_event_name"].(string)
+	in.AgentType, _ = obj["agent_type"].(string)
+	in.StopHookActive = lenientBool(obj["stop_hook_active"])
+	in.Cwd, _ = obj["cwd"].(string)
+	in.ToolName, _ = obj["tool_name"].(string)
+	if ti, ok := obj["tool_input"].(map[string]any); ok {
+		for _, k := range []string{"file_path", "notebook_path"} {
+			if p, ok := ti[k].(string); ok && p != "" {
+				in.ToolPaths = append(in.ToolPaths, p)
+			}
+		}
+	}
+	switch v := obj["task_id"].(type) {
+	case nil:
+	case string:
+		in.TaskID = v
+	case json.Number:
+		in.TaskID = v.String()
+	default:
+		in.TaskIDProblem = fmt.Sprintf("the hook input's task_id is a JSON %s, not a task id", jsonKind(v))
+	}
+	return in, nil
+}
+
+// lenientBool reads stop_hook_active the way Claude Code may send it: a boolean, the strings
+// "true"/"false" (any case, surrounding space ignored), "1"/"0", "yes"/"no", "on"/"off", a
+// number (0 is false), or null or missing (false). A value it cannot read counts as true: the
+// flag only ever relaxes the hook (a block or an unrunnable gate holds the first stop only), so
+// reading it as true can never make the hook loop, and a fail or an error still holds every stop.
+func lenientBool(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return v
+	case json.Number:
+		f, err := v.Float64()
+		return err != nil || f != 0
+	case string:
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "false", "0", "no", "off", "":
+			return false
+		}
+		return true
+	}
+	return true
+}
+
+// jsonKind names the JSON type of a decoded value.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case json.Number:
+		return "number"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	}
+	return "object"
+}

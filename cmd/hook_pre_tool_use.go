@@ -1,0 +1,127 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// guardedTools are the file tools whose writes the PreToolUse guard checks (hooks reference,
+// "PreToolUse input": Write "creates or overwrites a file", Edit "replaces a string in an existing
+// file", both by an absolute file_path; NotebookEdit by notebook_path; MultiEdit as older Claude
+// Code versions name it).
+var guardedTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
+
+func newHookClaudePreToolUseCmd(g *globalOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "claude-pre-tool-use",
+		Short: "Claude Code PreToolUse guard: agents may not write the gate's own files",
+		Long: `A Claude Code PreToolUse hook for the file tools (Write, Edit, MultiEdit, NotebookEdit). It denies a
+write to a file only the gate writes: a task's gate-history.jsonl and anything under its gate-logs/
+(.geas/missions/M/tasks/T/...), compared by letter case folded and after resolving symbolic links,
+so GATE-HISTORY.JSONL or a link into .geas is refused too. It answers
+{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+"permissionDecisionReason": ...}}, which Claude Code shows to the agent; any other call gets no
+output, and the normal permission flow applies.
+
+This is a courtesy, not the defence: a shell command can still write those files, and the gate
+itself refuses a history it did not write (its hash chain and signature).
+
+In .claude/settings.json:
+  {"hooks": {"PreToolUse": [{"matcher": "Write|Edit|MultiEdit|NotebookEdit", "hooks": [{"type": "command",
+    "command": "geas hook claude-pre-tool-use"}]}]}}`,
+		Args: noArgs,
+		RunE: func(*cobra.Command, []string) error { return runHookClaudePreToolUse(g) },
+	}
+}
+
+// preToolUseOutput is the guard's answer (hooks reference, "PreToolUse decision control").
+type preToolUseOutput struct {
+	HookSpecificOutput preToolUseDecision `json:"hookSpecificOutput"`
+}
+
+type preToolUseDecision struct {
+	HookEventName            string `json:"hookEventName"`
+	PermissionDecision       string `json:"permissionDecision"`
+	PermissionDecisionReason string `json:"permissionDecisionReason"`
+}
+
+func runHookClaudePreToolUse(g *globalOptions) error {
+	in, err := readHookInput(g.stdin)
+	if err != nil {
+		return err
+	}
+	if !guardedTools[in.ToolName] || len(in.ToolPaths) == 0 {
+		return nil
+	}
+	p, err := g.openProject()
+	if err != nil {
+		return nil // no .geas: nothing here is the gate's
+	}
+	defer p.Close()
+	geasDir := resolveExisting(filepath.Join(p.Dir, ".geas"))
+	for _, path := range in.ToolPaths {
+		if what := gateOwned(geasDir, absHookPath(path, in.Cwd)); what != "" {
+			return writeJSON(g.stdout, &preToolUseOutput{preToolUseDecision{
+				HookEventName:      "PreToolUse",
+				PermissionDecision: "deny",
+				PermissionDecisionReason: fmt.Sprintf("geas: %s is %s, which only geas gate writes; an agent's write there is "+
+					"refused (and the gate would refuse the result). Record evidence with geas evidence add, record sections "+
+					"with geas task record add, and run geas gate for a verdict.", path, what),
+			}})
+		}
+	}
+	return nil
+}
+
+// absHookPath makes a tool's path absolute: as given when it is, else against the hook input's
+// cwd (Claude's working directory), else the hook's own.
+func absHookPath(path, cwd string) string {
+	if !filepath.IsAbs(path) && cwd != "" {
+		path = filepath.Join(cwd, path)
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return filepath.Clean(path)
+}
+
+// resolveExisting resolves the symbolic links of the longest existing prefix of path and joins
+// the rest: where a write to path would land.
+func resolveExisting(path string) string {
+	rest := ""
+	for dir := path; ; dir = filepath.Dir(dir) {
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(r, rest)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return path
+		}
+		if filepath.Dir(dir) == dir {
+			return path
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+	}
+}
+
+// gateOwned names what a path inside .geas is when only the gate writes it, or returns "".
+func gateOwned(geasDir, path string) string {
+	rel, err := filepath.Rel(strings.ToLower(geasDir), strings.ToLower(resolveExisting(path)))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	if len(parts) < 5 || parts[0] != "missions" || parts[2] != "tasks" {
+		return ""
+	}
+	switch {
+	case len(parts) == 5 && parts[4] == "gate-history.jsonl":
+		return "the gate history of task " + parts[3]
+	case parts[4] == "gate-logs":
+		return "a gate log of task " + parts[3]
+	}
+	return ""
+}

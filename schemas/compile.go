@@ -1,0 +1,131 @@
+package schemas
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+const baseURL = "https://schemas.geas.invalid/"
+
+// draftMember is how every embedded schema names its draft (TestEverySchemaNamesItsDraftOnce).
+const draftMember = `"$schema": "https://json-schema.org/draft/2020-12/schema",`
+
+// compiler is the one schema compiler of a process. It reads an embedded file only when a kind
+// first needs it, so the shared definitions are parsed and compiled once whatever the kinds, and a
+// command compiles only the schemas it uses (a dry gate run needs three of the seven).
+var compiler = sync.OnceValue(newCompiler)
+
+func newCompiler() *lockedCompiler {
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	bare := bareDraft2020()
+	if bare != nil {
+		c.Draft = bare
+	}
+	c.LoadURL = func(url string) (io.ReadCloser, error) {
+		name, ok := strings.CutPrefix(url, baseURL)
+		b, err := files.ReadFile(name)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("schema %s is not embedded; geas never loads schemas at run time", url)
+		}
+		if bare != nil {
+			// Without its $schema member the file is compiled under c.Draft, the draft without
+			// its metaschema; a file that names its draft some other way is still checked.
+			b = bytes.Replace(b, []byte(draftMember), nil, 1)
+		}
+		return io.NopCloser(bytes.NewReader(b)), nil
+	}
+	return &lockedCompiler{c: c}
+}
+
+// lockedCompiler serializes compiles: a jsonschema.Compiler is not safe for concurrent use, while
+// the schemas it returns are.
+type lockedCompiler struct {
+	mu sync.Mutex
+	c  *jsonschema.Compiler
+}
+
+// compile compiles the schema of kind k. A schema the library cannot compile (which, without the
+// metaschema check, may panic) is an error.
+func (lc *lockedCompiler) compile(k Kind) (s *jsonschema.Schema, err error) {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	defer func() {
+		if r := recover(); r != nil {
+			s, err = nil, fmt.Errorf("compile schema %s: %v", k, r)
+		}
+	}()
+	s, err = lc.c.Compile(baseURL + string(k) + ".schema.json")
+	if err != nil {
+		return nil, fmt.Errorf("compile schema %s: %w", k, err)
+	}
+	return s, nil
+}
+
+// bareDraft2020 returns a copy of jsonschema.Draft2020 without its metaschema, so that compiling
+// does not validate each schema against the 2020-12 metaschema: that was 60 % of a process's
+// schema compile, for schemas that are ours, embedded, and checked against the metaschema by
+// TestEverySchemaMatchesItsMetaschema instead. jsonschema v5 has no option for it; the copy's
+// unexported meta field is cleared through reflect. When the library no longer has that field it
+// returns nil and the schemas are compiled the stock way (slower, never less strict).
+//
+// A root schema without a metaschema counts every vocabulary as in use; the only difference that
+// makes for draft 2020-12 is that "format" asserts, and the embedded schemas use no "format"
+// (TestBareDraftCompilesTheSameSchemas compares both compilers on every fixture).
+func bareDraft2020() *jsonschema.Draft {
+	d := *jsonschema.Draft2020
+	f := reflect.ValueOf(&d).Elem().FieldByName("meta")
+	if !f.IsValid() || f.Type() != reflect.TypeFor[*jsonschema.Schema]() {
+		return nil
+	}
+	reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Set(reflect.Zero(f.Type()))
+	return &d
+}
+
+// kindSchemas holds the compiled schema of each kind, in the order of Kinds, compiled once on
+// first use.
+var kindSchemas [len(kinds)]struct {
+	once sync.Once
+	s    *jsonschema.Schema
+	err  error
+}
+
+// compiled returns the compiled schema of kind k.
+func compiled(k Kind) (*jsonschema.Schema, error) {
+	i := kindIndex(k)
+	if i < 0 {
+		return nil, fmt.Errorf("unknown schema %q", k)
+	}
+	ks := &kindSchemas[i]
+	ks.once.Do(func() { ks.s, ks.err = compiler().compile(k) })
+	return ks.s, ks.err
+}
+
+func kindIndex(k Kind) int {
+	for i, kk := range kinds {
+		if kk == k {
+			return i
+		}
+	}
+	return -1
+}
+
+// compileAll compiles every schema (tests use it to prove they all compile).
+func compileAll() (map[Kind]*jsonschema.Schema, error) {
+	out := make(map[Kind]*jsonschema.Schema)
+	for _, k := range Kinds() {
+		s, err := compiled(k)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = s
+	}
+	return out, nil
+}

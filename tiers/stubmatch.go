@@ -1,0 +1,217 @@
+package tiers
+
+import (
+	"bytes"
+	"regexp"
+	"regexp/syntax"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// stubMatcher answers Policy.isStub for many lines at once, compiled once per run: every pattern
+// joined into one alternation, behind a literal pre-filter. A line of ASCII bytes that contains
+// none of the patterns' required literals (lowercased) cannot match any pattern and never reaches
+// a regexp; a line with a byte over 0x7f always does, since Go's (?i) folds non-ASCII runes onto
+// ASCII letters ('ſ' is 's', 'K' (Kelvin) is 'k'). A line the alternation matches is then tried
+// pattern by pattern, in order, so the pattern it names is the one isStub names.
+type stubMatcher struct {
+	patterns []*regexp.Regexp
+	any      *regexp.Regexp // the alternation; nil when the patterns cannot be joined safely
+	// lits are the lowercase ASCII literals of which a matching ASCII line holds at least one;
+	// filter is false when some pattern has no such literal (every line goes to the regexp).
+	lits   [][]byte
+	filter bool
+	buf    []byte
+}
+
+func newStubMatcher(patterns []*regexp.Regexp) *stubMatcher {
+	m := &stubMatcher{patterns: patterns, filter: true}
+	var alts []string
+	for _, re := range patterns {
+		expr := re.String()
+		if strings.Contains(expr, `\Q`) {
+			// \Q quotes to the end of the expression when \E is missing, so "(?:"+expr+")" might
+			// quote the closing parenthesis: do not join, do not filter.
+			return &stubMatcher{patterns: patterns}
+		}
+		alts = append(alts, "(?:"+expr+")")
+		lits, ok := requiredLiterals(expr)
+		if !ok {
+			m.filter = false
+		}
+		m.lits = append(m.lits, lits...)
+	}
+	if len(patterns) == 0 {
+		return m
+	}
+	any, err := regexp.Compile(strings.Join(alts, "|"))
+	if err != nil {
+		return &stubMatcher{patterns: patterns}
+	}
+	m.any = any
+	m.lits = minimalLiterals(m.lits)
+	return m
+}
+
+// match is Policy{StubPatterns: m.patterns}.isStub(line).
+func (m *stubMatcher) match(line string) (string, bool) {
+	if m.any != nil {
+		if m.filter && !m.mayMatch(line) {
+			return "", false
+		}
+		if !m.any.MatchString(line) {
+			return "", false
+		}
+	}
+	for _, re := range m.patterns {
+		if re.MatchString(line) {
+			return re.String(), true
+		}
+	}
+	return "", false
+}
+
+// mayMatch is the pre-filter: false only for an ASCII line that holds none of the literals.
+func (m *stubMatcher) mayMatch(line string) bool {
+	m.buf = m.buf[:0]
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		if c >= utf8.RuneSelf {
+			return true
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		m.buf = append(m.buf, c)
+	}
+	for _, lit := range m.lits {
+		if bytes.Contains(m.buf, lit) {
+			return true
+		}
+	}
+	return false
+}
+
+// requiredLiterals returns literals of which every match of expr on an ASCII line contains at
+// least one, lowercased; ok is false when no such set is found (the pre-filter must let every
+// line through). A literal rune that is not ASCII stands for the ASCII member of its case-folding
+// orbit; a literal with a rune that no ASCII byte can match is left out, since it cannot occur in
+// an ASCII line (a pattern all of whose literals are left out matches no ASCII line).
+func requiredLiterals(expr string) ([][]byte, bool) {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil, false
+	}
+	set, ok := literalSet(re.Simplify())
+	if !ok {
+		return nil, false
+	}
+	var out [][]byte
+	for _, s := range set {
+		if lit, ok := asciiFolded(s); ok {
+			out = append(out, lit)
+		}
+	}
+	return out, true
+}
+
+// literalSet returns rune strings of which any match of re contains one; ok is false when re
+// can match without any (an empty set with ok true means re cannot match at all).
+func literalSet(re *syntax.Regexp) ([][]rune, bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if len(re.Rune) == 0 {
+			return nil, false
+		}
+		return [][]rune{re.Rune}, true
+	case syntax.OpCapture:
+		return literalSet(re.Sub[0])
+	case syntax.OpPlus:
+		return literalSet(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return literalSet(re.Sub[0])
+		}
+	case syntax.OpNoMatch:
+		return nil, true
+	case syntax.OpConcat:
+		// Every part must match: the part whose set has the longest shortest literal.
+		var best [][]rune
+		found := false
+		for _, sub := range re.Sub {
+			if set, ok := literalSet(sub); ok && (!found || shortest(set) > shortest(best)) {
+				best, found = set, true
+			}
+		}
+		return best, found
+	case syntax.OpAlternate:
+		var all [][]rune
+		for _, sub := range re.Sub {
+			set, ok := literalSet(sub)
+			if !ok {
+				return nil, false
+			}
+			all = append(all, set...)
+		}
+		return all, true
+	}
+	return nil, false
+}
+
+func shortest(set [][]rune) int {
+	n := -1
+	for _, s := range set {
+		if n < 0 || len(s) < n {
+			n = len(s)
+		}
+	}
+	return n
+}
+
+// asciiFolded lowercases a literal for the ASCII pre-filter: each rune becomes the lowercase
+// ASCII member of its case-folding orbit (which is the rune itself for ASCII). ok is false when a
+// rune has no ASCII member: no ASCII line holds the literal, whatever the case flags. Folding a
+// literal the pattern matches case-sensitively only widens the filter.
+func asciiFolded(lit []rune) ([]byte, bool) {
+	out := make([]byte, 0, len(lit))
+	for _, r := range lit {
+		a, ok := asciiInOrbit(r)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, byte(unicode.ToLower(a)))
+	}
+	return out, true
+}
+
+func asciiInOrbit(r rune) (rune, bool) {
+	if r < utf8.RuneSelf {
+		return r, true
+	}
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		if f < utf8.RuneSelf {
+			return f, true
+		}
+	}
+	return 0, false
+}
+
+// minimalLiterals drops every literal that contains another one (a line holding it holds the
+// other) and duplicates.
+func minimalLiterals(lits [][]byte) [][]byte {
+	var out [][]byte
+	for i, a := range lits {
+		redundant := false
+		for j, b := range lits {
+			if i != j && bytes.Contains(a, b) && (len(a) > len(b) || j < i) {
+				redundant = true
+				break
+			}
+		}
+		if !redundant {
+			out = append(out, a)
+		}
+	}
+	return out
+}
