@@ -121,23 +121,10 @@ type commitHeader struct {
 	when    int64 // committer time, unix seconds; 0 if unreadable (it only orders the walk)
 }
 
-// readCommit reads a commit's parents and committer time without decoding the rest of it.
+// readCommit reads a commit's parents and committer time without decoding the rest of it; from a
+// pack, most commits are inflated only as far as their committer line.
 func (r *Repo) readCommit(h plumbing.Hash) (commitHeader, error) {
-	obj, err := r.store.EncodedObject(plumbing.CommitObject, h)
-	if err != nil {
-		return commitHeader{}, fmt.Errorf("read commit %s: %w", h, err)
-	}
-	rd, err := obj.Reader()
-	if err != nil {
-		return commitHeader{}, fmt.Errorf("read commit %s: %w", h, err)
-	}
-	r.buf.Reset()
-	_, err = r.buf.ReadFrom(rd)
-	_ = rd.Close()
-	if err != nil {
-		return commitHeader{}, fmt.Errorf("read commit %s: %w", h, err)
-	}
-	c, err := parseCommitHeader(r.buf.Bytes())
+	c, err := r.store.readCommitHeader(h)
 	if err != nil {
 		return commitHeader{}, fmt.Errorf("read commit %s: %w", h, err)
 	}

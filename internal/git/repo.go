@@ -58,7 +58,6 @@ type Repo struct {
 	top   string // the working tree's top directory; "" for a bare repository
 	// gitDir holds this working tree's index; commonDir the shared info/exclude.
 	gitDir, commonDir string
-	buf               bytes.Buffer // reused by readCommit
 
 	graphOpened bool
 	graph       *commitGraph // nil without a usable commit-graph
@@ -238,14 +237,14 @@ func revCount(digits string) (int, error) {
 
 // parent returns the nth (1-based) parent of commit h.
 func (r *Repo) parent(h plumbing.Hash, n int) (plumbing.Hash, error) {
-	c, err := object.GetCommit(r.repo.Storer, h)
+	c, err := r.readCommit(h)
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("read commit %s: %w", h, err)
+		return plumbing.ZeroHash, err
 	}
-	if n > len(c.ParentHashes) {
-		return plumbing.ZeroHash, fmt.Errorf("no such ancestor: commit %s has %d parent(s), not %d", h, len(c.ParentHashes), n)
+	if n > len(c.parents) {
+		return plumbing.ZeroHash, fmt.Errorf("no such ancestor: commit %s has %d parent(s), not %d", h, len(c.parents), n)
 	}
-	return c.ParentHashes[n-1], nil
+	return c.parents[n-1], nil
 }
 
 // resolveName resolves a revision without operators to a commit.

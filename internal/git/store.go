@@ -7,44 +7,44 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	mathbits "math/bits"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
-	"github.com/go-git/go-billy/v5"
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
-	"github.com/go-git/go-git/v5/plumbing/format/objfile"
-	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // objectCacheBytes bounds the decoded objects (delta bases above all) a Repo keeps: enough for
 // the trees of a diff, small enough for a gate run to stay well under 64 MB.
-const objectCacheBytes = 16 * cache.MiByte
+const objectCacheBytes = 16 << 20
 
 // lazyStore is the storage a Repo reads through: references, config and shallow commits come from
-// go-git's filesystem storage; objects come from memory-mapped pack indexes looked up on demand,
-// then loose objects. go-git's own object storage decodes every .idx in full and builds an
-// offset→hash map on the first read (60 MB and 150 ms on an 850k-object pack); here a lookup is a
-// binary search in the mapped SHA table and the reverse index is the pack's .rev file, or offsets
-// sorted once when there is none. Objects are decoded by go-git's packfile code.
+// go-git's filesystem storage; objects come from memory-mapped packs, looked up in their
+// memory-mapped indexes on demand, then from loose objects. go-git's own object storage decodes
+// every .idx in full and builds an offset→hash map on the first read (60 MB and 150 ms on an
+// 850k-object pack), and its packfile decoder checksums and hashes every byte it reads; here a
+// lookup is a binary search in the mapped SHA table and an object is inflated straight from the
+// mapped pack, its delta chain followed by offset (pack.go, object.go). A lazyStore is not safe
+// for concurrent use.
 type lazyStore struct {
 	*filesystem.Storage
 	objectsDir string // absolute or relative to the working directory
 	packs      []*packIndex
-	cache      noCommitCache
 	alternates bool // objects/info/alternates exists: a miss falls back to go-git's storage
+
+	objects *objectCache  // objects read, by pack offset (or id, when loose)
+	zr      io.ReadCloser // a zlib reader, reset for each stream (a zlib.Resetter)
+	zsrc    bytes.Reader  // what zr reads
+	chain   []deltaLink   // readPacked's delta chain, kept for its capacity
+	hbuf    []byte        // readCommitHeader's buffer
 }
 
 // openLazyStore maps the pack indexes under objectsDir. st serves everything but objects.
 func openLazyStore(st *filesystem.Storage, objectsDir string) (*lazyStore, error) {
-	s := &lazyStore{Storage: st, objectsDir: objectsDir, cache: noCommitCache{cache.NewObjectLRU(objectCacheBytes)}}
+	s := &lazyStore{Storage: st, objectsDir: objectsDir, objects: newObjectCache(objectCacheBytes)}
 	if _, err := os.Stat(filepath.Join(objectsDir, "info", "alternates")); err == nil {
 		s.alternates = true
 	}
@@ -53,7 +53,6 @@ func openLazyStore(st *filesystem.Storage, objectsDir string) (*lazyStore, error
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("list packs: %w", err)
 	}
-	packFS := osfs.New(packDir, osfs.WithBoundOS())
 	for _, e := range entries {
 		name, ok := strings.CutSuffix(e.Name(), ".idx")
 		if !ok || !strings.HasPrefix(name, "pack-") {
@@ -62,7 +61,7 @@ func openLazyStore(st *filesystem.Storage, objectsDir string) (*lazyStore, error
 		if _, err := os.Stat(filepath.Join(packDir, name+".pack")); err != nil {
 			continue // an index without its pack (being written or removed): git skips it too
 		}
-		p, err := openPackIndex(packFS, packDir, name)
+		p, err := openPackIndex(packDir, name)
 		if err != nil {
 			_ = s.Close()
 			return nil, err
@@ -85,73 +84,14 @@ func (s *lazyStore) Close() error {
 
 // EncodedObject returns object h, from a pack or loose; t other than AnyObject must match.
 func (s *lazyStore) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	obj, err := s.object(h)
+	typ, data, err := s.readObject(h)
 	if err != nil {
 		return nil, err
 	}
-	if t != plumbing.AnyObject && obj.Type() != t {
+	if t != plumbing.AnyObject && typ != t {
 		return nil, plumbing.ErrObjectNotFound
 	}
-	return obj, nil
-}
-
-func (s *lazyStore) object(h plumbing.Hash) (plumbing.EncodedObject, error) {
-	if obj, ok := s.cache.Get(h); ok {
-		return obj, nil
-	}
-	for _, p := range s.packs {
-		if _, ok := p.find(h); !ok {
-			continue
-		}
-		pf, err := p.packfile(s.cache)
-		if err != nil {
-			return nil, err
-		}
-		obj, err := pf.Get(h)
-		if err != nil {
-			return nil, fmt.Errorf("read %s from %s: %w", h, p.name, err)
-		}
-		return obj, nil
-	}
-	obj, err := s.loose(h)
-	if errors.Is(err, plumbing.ErrObjectNotFound) && s.alternates {
-		return s.Storage.EncodedObject(plumbing.AnyObject, h)
-	}
-	return obj, err
-}
-
-// loose reads a loose object.
-func (s *lazyStore) loose(h plumbing.Hash) (obj plumbing.EncodedObject, err error) {
-	hx := h.String()
-	f, err := os.Open(filepath.Join(s.objectsDir, hx[:2], hx[2:]))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, plumbing.ErrObjectNotFound
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	r, err := objfile.NewReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("read loose object %s: %w", h, err)
-	}
-	defer func() {
-		if cerr := r.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("read loose object %s: %w", h, cerr)
-		}
-	}()
-	typ, size, err := r.Header()
-	if err != nil {
-		return nil, fmt.Errorf("read loose object %s: %w", h, err)
-	}
-	mo := &plumbing.MemoryObject{}
-	mo.SetType(typ)
-	mo.SetSize(size)
-	if _, err := io.Copy(mo, r); err != nil {
-		return nil, fmt.Errorf("read loose object %s: %w", h, err)
-	}
-	s.cache.Object.Put(mo) // commits too: a loose read costs a file open and an inflate
-	return mo, nil
+	return &rawObject{h: h, typ: typ, data: data}, nil
 }
 
 // HasEncodedObject returns nil when object h exists.
@@ -173,11 +113,11 @@ func (s *lazyStore) HasEncodedObject(h plumbing.Hash) error {
 
 // EncodedObjectSize returns the size of object h.
 func (s *lazyStore) EncodedObjectSize(h plumbing.Hash) (int64, error) {
-	obj, err := s.object(h)
+	_, data, err := s.readObject(h)
 	if err != nil {
 		return 0, err
 	}
-	return obj.Size(), nil
+	return int64(len(data)), nil
 }
 
 // HashesWithPrefix returns every object id, packed or loose, that starts with prefix.
@@ -221,50 +161,31 @@ func (s *lazyStore) HashesWithPrefix(prefix []byte) ([]plumbing.Hash, error) {
 	return slices.Compact(found), nil
 }
 
-// noCommitCache keeps trees, blobs and tags, not commits. Commits are seldom delta bases, a walk
-// reads each once, and go-git's cache keys an object by its hash, which costs a SHA-1 of the
-// commit (go-git's collision-detecting one) for every commit walked.
-type noCommitCache struct{ cache.Object }
-
-func (c noCommitCache) Put(obj plumbing.EncodedObject) {
-	if obj.Type() != plumbing.CommitObject {
-		c.Object.Put(obj)
-	}
-}
-
-// packIndex is a pack's .idx (version 2), memory-mapped and read in place: it implements
-// idxfile.Index for go-git's packfile decoder.
+// packIndex is a pack's .idx (version 2), memory-mapped and read in place, and its pack, mapped
+// on first use.
 type packIndex struct {
-	name     string // pack-<sha>, in packDir
-	packDir  string
-	packFS   billy.Filesystem // packDir, for the large objects go-git reopens by name
-	idx      []byte           // the mapped .idx
-	rev      []byte           // the mapped .rev, or nil
-	fanout   []byte           // 256 big-endian counts
-	names    []byte           // count sorted 20-byte ids
-	crcs     []byte           // count CRC32s
-	off32    []byte           // count 31-bit offsets or indexes into off64
-	off64    []byte           // 64-bit offsets
-	count    int
-	byOffset []uint64 // without .rev: offset<<24 | position, sorted; built on the first FindHash
-	pack     []byte   // the mapped .pack, once opened
-	last     plumbing.Hash
-	lastPos  int
-	lastOK   bool
-	pf       *packfile.Packfile
+	name    string // pack-<sha>, in packDir
+	packDir string
+	idx     []byte // the mapped .idx
+	fanout  []byte // 256 big-endian counts
+	names   []byte // count sorted 20-byte ids
+	off32   []byte // count 31-bit offsets or indexes into off64
+	off64   []byte // 64-bit offsets
+	count   int
+	pack    []byte // the mapped .pack, once opened
+	last    plumbing.Hash
+	lastPos int
+	lastOK  bool
 }
-
-var _ idxfile.Index = (*packIndex)(nil)
 
 const (
 	idxHeaderLen = 8
 	idxFanoutLen = 256 * 4
-	revHeaderLen = 12
 )
 
-// openPackIndex maps packDir/name.idx and checks its shape, and maps name.rev when it exists.
-func openPackIndex(packFS billy.Filesystem, packDir, name string) (*packIndex, error) {
-	p := &packIndex{name: name, packDir: packDir, packFS: packFS}
+// openPackIndex maps packDir/name.idx and checks its shape.
+func openPackIndex(packDir, name string) (*packIndex, error) {
+	p := &packIndex{name: name, packDir: packDir}
 	var err error
 	if p.idx, err = mmapFile(filepath.Join(packDir, name+".idx")); err != nil {
 		return nil, fmt.Errorf("map pack index %s: %w", name, err)
@@ -272,18 +193,6 @@ func openPackIndex(packFS billy.Filesystem, packDir, name string) (*packIndex, e
 	if err := p.parse(); err != nil {
 		_ = p.close()
 		return nil, fmt.Errorf("pack index %s: %w", name, err)
-	}
-	rev, err := mmapFile(filepath.Join(packDir, name+".rev"))
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-	case err != nil:
-		_ = p.close()
-		return nil, fmt.Errorf("map reverse index %s: %w", name, err)
-	case len(rev) != revHeaderLen+4*p.count+40 || string(rev[:4]) != "RIDX" ||
-		binary.BigEndian.Uint32(rev[4:]) != 1:
-		_ = unmap(rev) // not a reverse index this code knows: sort offsets instead
-	default:
-		p.rev = rev
 	}
 	return p, nil
 }
@@ -311,7 +220,7 @@ func (p *packIndex) parse() error {
 		return fmt.Errorf("%d bytes for %d objects", len(idx), p.count)
 	}
 	p.names, rest = rest[:p.count*20], rest[p.count*20:]
-	p.crcs, rest = rest[:p.count*4], rest[p.count*4:]
+	rest = rest[p.count*4:] // the CRC32s: not checked, the zlib checksum is
 	p.off32, p.off64 = rest[:p.count*4], rest[p.count*4:]
 	if len(p.off64)%8 != 0 {
 		return errors.New("truncated 64-bit offset table")
@@ -324,11 +233,7 @@ func (p *packIndex) parse() error {
 
 func (p *packIndex) close() error {
 	var errs []error
-	if p.pf != nil {
-		errs = append(errs, p.pf.Close())
-		p.pf = nil
-	}
-	for _, m := range []*[]byte{&p.idx, &p.rev, &p.pack} {
+	for _, m := range []*[]byte{&p.idx, &p.pack} {
 		if *m != nil {
 			errs = append(errs, unmap(*m))
 			*m = nil
@@ -337,27 +242,8 @@ func (p *packIndex) close() error {
 	return errors.Join(errs...)
 }
 
-// packfile returns go-git's decoder over the mapped pack, opened on first use.
-func (p *packIndex) packfile(c cache.Object) (*packfile.Packfile, error) {
-	if p.pf != nil {
-		return p.pf, nil
-	}
-	data, err := mmapFile(filepath.Join(p.packDir, p.name+".pack"))
-	if err != nil {
-		return nil, fmt.Errorf("map pack %s: %w", p.name, err)
-	}
-	if len(data) < 32 || string(data[:4]) != "PACK" ||
-		hex.EncodeToString(data[len(data)-20:]) != strings.TrimPrefix(p.name, "pack-") {
-		_ = unmap(data)
-		return nil, fmt.Errorf("pack %s: bad header or checksum", p.name)
-	}
-	p.pack = data
-	p.pf = packfile.NewPackfileWithCache(p, p.packFS, &mappedFile{name: p.name + ".pack", data: data}, c, 0)
-	return p.pf, nil
-}
-
-// find returns the position of h in the index. The last hit is remembered: the store looks an
-// object up, then go-git's decoder looks it up again.
+// find returns the position of h in the index. The last hit is remembered: go-git often asks
+// whether an object exists, then reads it.
 func (p *packIndex) find(h plumbing.Hash) (int, bool) {
 	if p.lastOK && p.last == h {
 		return p.lastPos, true
@@ -412,178 +298,6 @@ func (p *packIndex) offset(i int) (int64, error) {
 	return int64(binary.BigEndian.Uint64(p.off64[8*k:])), nil
 }
 
-func (p *packIndex) hashAt(i int) plumbing.Hash { return plumbing.Hash(p.names[20*i : 20*i+20]) }
-
-// Contains implements idxfile.Index.
-func (p *packIndex) Contains(h plumbing.Hash) (bool, error) {
-	_, ok := p.find(h)
-	return ok, nil
-}
-
-// FindOffset implements idxfile.Index.
-func (p *packIndex) FindOffset(h plumbing.Hash) (int64, error) {
-	i, ok := p.find(h)
-	if !ok {
-		return 0, plumbing.ErrObjectNotFound
-	}
-	return p.offset(i)
-}
-
-// FindCRC32 implements idxfile.Index.
-func (p *packIndex) FindCRC32(h plumbing.Hash) (uint32, error) {
-	i, ok := p.find(h)
-	if !ok {
-		return 0, plumbing.ErrObjectNotFound
-	}
-	return binary.BigEndian.Uint32(p.crcs[4*i:]), nil
-}
-
-// FindHash implements idxfile.Index: the id of the object at pack offset o, which go-git needs
-// for the base of every offset delta.
-func (p *packIndex) FindHash(o int64) (plumbing.Hash, error) {
-	if p.rev != nil {
-		pos := func(k int) int { return int(binary.BigEndian.Uint32(p.rev[revHeaderLen+4*k:])) }
-		var ferr error
-		k := sort.Search(p.count, func(k int) bool {
-			off, err := p.offset(min(pos(k), p.count-1))
-			if err != nil {
-				ferr = err
-			}
-			return off >= o
-		})
-		if ferr != nil {
-			return plumbing.ZeroHash, ferr
-		}
-		if k < p.count && pos(k) < p.count {
-			if off, _ := p.offset(pos(k)); off == o {
-				return p.hashAt(pos(k)), nil
-			}
-		}
-		return plumbing.ZeroHash, plumbing.ErrObjectNotFound
-	}
-	if p.byOffset == nil {
-		if err := p.sortOffsets(); err != nil {
-			return plumbing.ZeroHash, err
-		}
-	}
-	k, found := slices.BinarySearchFunc(p.byOffset, o, func(e uint64, o int64) int {
-		return cmpInt64(int64(e>>24), o)
-	})
-	if !found {
-		return plumbing.ZeroHash, plumbing.ErrObjectNotFound
-	}
-	return p.hashAt(int(p.byOffset[k] & (1<<24 - 1))), nil
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// sortOffsets builds the reverse index git keeps in a .rev file: positions ordered by offset, as
-// offset<<24 | position, with a radix sort (a few ms for a million objects).
-func (p *packIndex) sortOffsets() error {
-	if p.count >= 1<<24 {
-		return fmt.Errorf("pack %s: %d objects, too many to index by offset", p.name, p.count)
-	}
-	keys := make([]uint64, p.count)
-	var maxOff int64
-	for i := range p.count {
-		o, err := p.offset(i)
-		if err != nil {
-			return err
-		}
-		if o >= 1<<40 {
-			return fmt.Errorf("pack %s: offset %d too large to index", p.name, o)
-		}
-		maxOff = max(maxOff, o)
-		keys[i] = uint64(o)<<24 | uint64(i)
-	}
-	// LSD radix sort on the offset bits, in as few passes of at most 16 bits as they need.
-	bits := uint(mathbits.Len64(uint64(maxOff)))
-	passes := (bits + 15) / 16
-	if passes == 0 {
-		p.byOffset = keys
-		return nil
-	}
-	width := (bits + passes - 1) / passes
-	mask := uint64(1)<<width - 1
-	tmp := make([]uint64, p.count)
-	counts := make([]int, 1<<width)
-	for pass := range passes {
-		shift := 24 + pass*width
-		clear(counts)
-		for _, k := range keys {
-			counts[(k>>shift)&mask]++
-		}
-		sum := 0
-		for d, n := range counts {
-			counts[d] = sum
-			sum += n
-		}
-		for _, k := range keys {
-			d := (k >> shift) & mask
-			tmp[counts[d]] = k
-			counts[d]++
-		}
-		keys, tmp = tmp, keys
-	}
-	p.byOffset = keys
-	return nil
-}
-
-// Count implements idxfile.Index.
-func (p *packIndex) Count() (int64, error) { return int64(p.count), nil }
-
-// Entries implements idxfile.Index: every entry in id order.
-func (p *packIndex) Entries() (idxfile.EntryIter, error) {
-	order := make([]int, p.count)
-	for i := range order {
-		order[i] = i
-	}
-	return &packEntries{p: p, order: order}, nil
-}
-
-// EntriesByOffset implements idxfile.Index: every entry in pack order.
-func (p *packIndex) EntriesByOffset() (idxfile.EntryIter, error) {
-	order := make([]int, p.count)
-	offs := make([]int64, p.count)
-	for i := range order {
-		order[i] = i
-		var err error
-		if offs[i], err = p.offset(i); err != nil {
-			return nil, err
-		}
-	}
-	sort.Slice(order, func(a, b int) bool { return offs[order[a]] < offs[order[b]] })
-	return &packEntries{p: p, order: order}, nil
-}
-
-type packEntries struct {
-	p     *packIndex
-	order []int
-}
-
-func (e *packEntries) Next() (*idxfile.Entry, error) {
-	if len(e.order) == 0 {
-		return nil, io.EOF
-	}
-	i := e.order[0]
-	e.order = e.order[1:]
-	off, err := e.p.offset(i)
-	if err != nil {
-		return nil, err
-	}
-	return &idxfile.Entry{Hash: e.p.hashAt(i), CRC32: binary.BigEndian.Uint32(e.p.crcs[4*i:]), Offset: uint64(off)}, nil
-}
-
-func (e *packEntries) Close() error { e.order = nil; return nil }
-
 // mmapFile maps a whole file read-only; an empty file maps to an empty, non-nil slice.
 func mmapFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
@@ -607,58 +321,3 @@ func mmapFile(path string) ([]byte, error) {
 	}
 	return data, nil
 }
-
-// mappedFile is a read-only billy.File over mapped bytes: go-git's packfile scanner seeks before
-// every object, and on a mapping that costs no system call.
-type mappedFile struct {
-	name string
-	data []byte
-	pos  int64
-}
-
-var _ billy.File = (*mappedFile)(nil)
-
-func (f *mappedFile) Name() string { return f.name }
-
-func (f *mappedFile) Read(b []byte) (int, error) {
-	n, err := f.ReadAt(b, f.pos)
-	f.pos += int64(n)
-	if err == io.EOF && n > 0 {
-		err = nil
-	}
-	return n, err
-}
-
-func (f *mappedFile) ReadAt(b []byte, off int64) (int, error) {
-	if off < 0 {
-		return 0, os.ErrInvalid
-	}
-	if off >= int64(len(f.data)) {
-		return 0, io.EOF
-	}
-	n := copy(b, f.data[off:])
-	if n < len(b) {
-		return n, io.EOF
-	}
-	return n, nil
-}
-
-func (f *mappedFile) Seek(offset int64, whence int) (int64, error) {
-	switch whence {
-	case io.SeekCurrent:
-		offset += f.pos
-	case io.SeekEnd:
-		offset += int64(len(f.data))
-	}
-	if offset < 0 {
-		return 0, &os.PathError{Op: "seek", Path: f.name, Err: os.ErrInvalid}
-	}
-	f.pos = offset
-	return offset, nil
-}
-
-func (f *mappedFile) Write([]byte) (int, error) { return 0, os.ErrPermission }
-func (f *mappedFile) Close() error              { return nil } // the store unmaps
-func (f *mappedFile) Lock() error               { return nil }
-func (f *mappedFile) Unlock() error             { return nil }
-func (f *mappedFile) Truncate(int64) error      { return os.ErrPermission }

@@ -85,21 +85,6 @@ func TestLazyStoreReadsEveryObject(t *testing.T) {
 	}
 	assert.Positive(t, loose, "some objects are loose")
 
-	t.Run("reverse index of every pack", func(t *testing.T) {
-		for _, p := range store.packs {
-			for i := range p.count {
-				h := p.hashAt(i)
-				off, err := p.FindOffset(h)
-				require.NoError(t, err)
-				got, err := p.FindHash(off)
-				require.NoError(t, err)
-				require.Equal(t, h, got, "%s at offset %d (rev file: %v)", h, off, p.rev != nil)
-			}
-			_, err := p.FindHash(1)
-			assert.ErrorIs(t, err, plumbing.ErrObjectNotFound, "no object starts at offset 1")
-		}
-	})
-
 	t.Run("missing object", func(t *testing.T) {
 		missing := plumbing.NewHash(strings.Repeat("ab", 20))
 		_, err := store.EncodedObject(plumbing.AnyObject, missing)
