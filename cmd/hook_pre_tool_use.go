@@ -55,6 +55,15 @@ func runHookClaudePreToolUse(g *globalOptions) error {
 	if err != nil {
 		return err
 	}
+	if in.Oversize {
+		// The path is unknown, so it may be one only the gate writes: deny, saying why.
+		return writeJSON(g.stdout, &preToolUseOutput{preToolUseDecision{
+			HookEventName:      "PreToolUse",
+			PermissionDecision: "deny",
+			PermissionDecisionReason: "geas: the " + oversizeText() + ", so the path this call writes could not be checked " +
+				"against the files only geas gate writes. Write the file in smaller pieces (Write, then Edit).",
+		}})
+	}
 	if !guardedTools[in.ToolName] || len(in.ToolPaths) == 0 {
 		return nil
 	}

@@ -76,6 +76,11 @@ func runHookClaudeTaskCompleted(ctx context.Context, g *globalOptions, o hookOpt
 	}
 	var a completionAnswer
 	switch {
+	case in.Oversize && o.task == "":
+		// The input's task_id, which names the task being completed, is unknown: gating the task
+		// of GEAS_TASK or run.json instead could let another task's pass mark this one completed.
+		a = completionAnswer{message: fmt.Sprintf("geas gate did not run: the %s, so the task being completed is not known "+
+			"and may not be marked completed. Shorten the task's description and mark it completed again.", oversizeText())}
 	case target.err != nil:
 		a = completionCannotRun(target, target.err)
 	case target.task == "":
