@@ -88,3 +88,22 @@ func OpenRegular(root *os.Root, name string) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// OpenDir opens a directory through root for listing, with O_NONBLOCK, so that a named pipe
+// planted where a directory should be is refused as not a directory instead of blocking the
+// caller forever. The error of a missing directory wraps fs.ErrNotExist.
+func OpenDir(root *os.Root, name string) (*os.File, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.IsDir() {
+		err = fmt.Errorf("%s: not a directory (%s)", name, fi.Mode().Type())
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
