@@ -34,7 +34,9 @@ answers Claude Code on stdout, always with exit 0.
 
 The task is --task if given, else $GEAS_TASK, else current_task_id of .geas/state/run.json; the
 mission is --mission, else $GEAS_MISSION, else the project's default. With no task at all the stop
-is allowed with a systemMessage saying that the gate did not run.
+is allowed with a systemMessage saying that the gate did not run. Agents write run.json, so an agent
+can point it at a task that passes: a pass of a task chosen from run.json is answered with a
+systemMessage naming the task; set $GEAS_TASK where Claude Code starts to pin a session's task.
 
 It never trusts a state it did not verify:
 
@@ -112,12 +114,21 @@ func runHookClaudeStop(ctx context.Context, g *globalOptions, o hookOptions) err
 		out = &claudeStopOutput{SystemMessage: noTaskMessage(target, "the stop is allowed")}
 	default:
 		out = claudeStop(ctx, g, hookOptions{mission: target.mission, task: target.task}, in.StopHookActive)
+		if out == nil && target.source == sourceRunJSON {
+			// The agent may stop; say which task let it, since agents write run.json.
+			out = &claudeStopOutput{SystemMessage: fmt.Sprintf("geas gate: task %s passes, so the stop is allowed. %s", target.task, runJSONPinText)}
+		}
 	}
 	if out == nil {
 		return nil
 	}
 	return writeJSON(g.stdout, out)
 }
+
+// runJSONPinText follows a pass of a task that a hook chose from run.json: agents write run.json,
+// so an agent can point current_task_id at a task that passes; the user sees which task it was.
+const runJSONPinText = "The task was chosen from .geas/state/run.json current_task_id, which agents write: " +
+	"if this is not the task the session was to finish, set " + envHookTask + " (or pass --task to the hook) to pin it."
 
 // noTaskMessage says that the gate did not run because no task was found, and where the hook looked.
 func noTaskMessage(t hookTarget, allowed string) string {

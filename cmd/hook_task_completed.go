@@ -40,8 +40,10 @@ answers:
 
 The task is --task if given; else the hook input's task_id when it is a valid geas id and
 .geas/missions/M/tasks/<task_id> exists (a task_id such as ../x is not a task: the hook says so and
-goes on); else $GEAS_TASK; else current_task_id of .geas/state/run.json. The mission is --mission,
-else $GEAS_MISSION, else the project's default.
+goes on); else $GEAS_TASK; else current_task_id of .geas/state/run.json (agents write it: a pass of a task
+chosen from it is allowed with a systemMessage naming the task). The mission is --mission, else
+$GEAS_MISSION, else the project's default. A hook input over 1 MiB, whose task_id cannot be read,
+is refused unless --task names the task.
 
 Refusing a completion does not trap the agent: it can still end its turn, which the Stop hook
 judges with its own loop guard; the task only stays open. A mistake in the hook's own
@@ -128,10 +130,14 @@ func taskCompleted(ctx context.Context, g *globalOptions, target hookTarget) com
 		return completionCannotRun(target, err)
 	}
 	if res.Verdict.IsPass() {
-		if len(target.notes) == 0 {
+		pin := ""
+		if target.source == sourceRunJSON {
+			pin = " " + runJSONPinText
+		}
+		if len(target.notes) == 0 && pin == "" {
 			return completionAnswer{allow: true}
 		}
-		return completionAnswer{allow: true, message: fmt.Sprintf("geas gate: task %s%s passes.%s", t.task, sourceSuffix(target), notesText(target.notes))}
+		return completionAnswer{allow: true, message: fmt.Sprintf("geas gate: task %s%s passes.%s%s", t.task, sourceSuffix(target), pin, notesText(target.notes))}
 	}
 	head := fmt.Sprintf("geas gate: task %s%s is not done, so it may not be marked completed.", t.task, sourceSuffix(target))
 	if res.Recheck {
