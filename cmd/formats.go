@@ -150,11 +150,31 @@ func (g *globalOptions) outsideGeas(abs string) error {
 	if p, err := g.openProject(); err == nil {
 		geas, gerr := filepath.EvalSymlinks(filepath.Join(p.Dir, ".geas"))
 		p.Close()
-		if rel, rerr := filepath.Rel(geas, realDir); gerr == nil && rerr == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		rel, rerr := filepath.Rel(geas, realDir)
+		inside := gerr == nil && rerr == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+		if inside || (gerr == nil && underDir(geas, realDir)) {
 			return fmt.Errorf("%s is inside the project's .geas directory, which only geas's own commands write", abs)
 		}
 	}
 	return nil
+}
+
+// underDir reports whether dir or one of its ancestors is the directory top, compared as files
+// (os.SameFile), not as names: on a case-insensitive file system (macOS, Windows) .GEAS is .geas,
+// and a link's target keeps the case it was written in.
+func underDir(top, dir string) bool {
+	want, err := os.Stat(top)
+	if err != nil {
+		return false
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if fi, err := os.Stat(d); err == nil && os.SameFile(fi, want) {
+			return true
+		}
+		if filepath.Dir(d) == d {
+			return false
+		}
+	}
 }
 
 // writeOutputs writes each -o file with render, atomically (write to a temporary file, fsync,
