@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -21,6 +22,7 @@ func newHookCmd(g *globalOptions) *cobra.Command {
 
 type hookOptions struct {
 	mission, task string
+	timeout       time.Duration // --timeout: the bound of the hook's gate run (runHookGate)
 }
 
 func newHookClaudeStopCmd(g *globalOptions) *cobra.Command {
@@ -80,6 +82,7 @@ In .claude/settings.json (or install the plugin of this repository, which regist
 	}
 	c.Flags().StringVar(&o.task, "task", "", "task id (default: $GEAS_TASK, else current_task_id of .geas/state/run.json)")
 	c.Flags().StringVar(&o.mission, "mission", "", "mission id (default: $GEAS_MISSION, else mission_id of .geas/state/run.json)")
+	addHookTimeoutFlag(c, &o.timeout)
 	return c
 }
 
@@ -113,7 +116,7 @@ func runHookClaudeStop(ctx context.Context, g *globalOptions, o hookOptions) err
 	case target.task == "":
 		out = &claudeStopOutput{SystemMessage: noTaskMessage(target, "the stop is allowed")}
 	default:
-		out = claudeStop(ctx, g, hookOptions{mission: target.mission, task: target.task}, in.StopHookActive)
+		out = claudeStop(ctx, g, hookOptions{mission: target.mission, task: target.task, timeout: o.timeout}, in.StopHookActive)
 		if out == nil && target.source == sourceRunJSON {
 			// The agent may stop; say which task let it, since agents write run.json.
 			out = &claudeStopOutput{SystemMessage: fmt.Sprintf("geas gate: task %s passes, so the stop is allowed. %s", target.task, runJSONPinText)}
@@ -165,7 +168,7 @@ func claudeStop(ctx context.Context, g *globalOptions, o hookOptions, active boo
 		}
 	}
 	// gate.Run re-checks a verified or passed task (nothing written) and gates any other.
-	res, err := gate.Run(ctx, t.ref(), gate.Options{})
+	res, err := runHookGate(ctx, t, o.timeout)
 	if err != nil {
 		return claudeStopCannotRun("task "+t.task, err, active)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -57,6 +58,7 @@ In .claude/settings.json (or install the plugin of this repository, which regist
 	}
 	c.Flags().StringVar(&o.task, "task", "", "task id (default: the hook input's task_id, else $GEAS_TASK, else current_task_id of .geas/state/run.json)")
 	c.Flags().StringVar(&o.mission, "mission", "", "mission id (default: $GEAS_MISSION, else mission_id of .geas/state/run.json)")
+	addHookTimeoutFlag(c, &o.timeout)
 	return c
 }
 
@@ -88,7 +90,7 @@ func runHookClaudeTaskCompleted(ctx context.Context, g *globalOptions, o hookOpt
 	case target.task == "":
 		a = completionAnswer{allow: true, message: noTaskMessage(target, "the task may be marked completed")}
 	default:
-		a = taskCompleted(ctx, g, target)
+		a = taskCompleted(ctx, g, target, o.timeout)
 	}
 	if a.allow {
 		if a.message == "" {
@@ -104,7 +106,7 @@ func runHookClaudeTaskCompleted(ctx context.Context, g *globalOptions, o hookOpt
 // re-checked, every other gate state is gated), but only a pass lets the task be marked completed:
 // there is no stop_hook_active here, and none is needed, since refusing a completion never keeps
 // the agent from stopping.
-func taskCompleted(ctx context.Context, g *globalOptions, target hookTarget) completionAnswer {
+func taskCompleted(ctx context.Context, g *globalOptions, target hookTarget, timeout time.Duration) completionAnswer {
 	t, err := g.openTask(target.mission, target.task)
 	if err != nil {
 		return completionCannotRun(target, err)
@@ -125,7 +127,7 @@ func taskCompleted(ctx context.Context, g *globalOptions, target hookTarget) com
 				t.task, sourceSuffix(target), state, backing, notesText(target.notes))}
 		}
 	}
-	res, err := gate.Run(ctx, t.ref(), gate.Options{})
+	res, err := runHookGate(ctx, t, timeout)
 	if err != nil {
 		return completionCannotRun(target, err)
 	}
