@@ -74,9 +74,11 @@ invalid id in --task, --mission, $GEAS_TASK or $GEAS_MISSION, hook input that is
 exits 64 with the error on stderr: Claude Code shows it and lets the agent stop.
 
 In .claude/settings.json (or install the plugin of this repository, which registers it):
-  {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "geas hook claude-stop"}]}],
+  {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "geas hook claude-stop", "timeout": 600}]}],
    "SubagentStop": [{"matcher": "software-engineer", "hooks": [{"type": "command",
-     "command": "geas hook claude-stop"}]}]}}`,
+     "command": "geas hook claude-stop", "timeout": 600}]}]}}
+Give the hook a timeout above --timeout (9m by default): Claude Code lets the agent go on when it
+kills a hook at its timeout.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runHookClaudeStop(c.Context(), g, o) },
 	}

@@ -52,7 +52,9 @@ configuration (an invalid id in a flag or the environment, input that is not a J
 64: Claude Code reports a non-blocking hook error.
 
 In .claude/settings.json (or install the plugin of this repository, which registers it):
-  {"hooks": {"TaskCompleted": [{"hooks": [{"type": "command", "command": "geas hook claude-task-completed"}]}]}}`,
+  {"hooks": {"TaskCompleted": [{"hooks": [{"type": "command", "command": "geas hook claude-task-completed",
+    "timeout": 600}]}]}}
+Give the hook a timeout above --timeout (9m by default): Claude Code goes on when it kills a hook.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runHookClaudeTaskCompleted(c.Context(), g, o) },
 	}
