@@ -121,18 +121,10 @@ type outputFile struct {
 // new file, abs is not a directory, and it is not inside the project's .geas (whose files only
 // geas's own validated writers write).
 func (g *globalOptions) checkOutputFile(abs string) error {
+	if err := g.outsideGeas(abs); err != nil {
+		return err
+	}
 	dir := filepath.Dir(abs)
-	realDir, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return fmt.Errorf("directory %s: %w", dir, err)
-	}
-	if p, err := g.openProject(); err == nil {
-		geas, gerr := filepath.EvalSymlinks(filepath.Join(p.Dir, ".geas"))
-		p.Close()
-		if rel, rerr := filepath.Rel(geas, realDir); gerr == nil && rerr == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return fmt.Errorf("%s is inside the project's .geas directory, which only geas's own commands write", abs)
-		}
-	}
 	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
 		return fmt.Errorf("%s is a directory", abs)
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -147,6 +139,44 @@ func (g *globalOptions) checkOutputFile(abs string) error {
 	return os.Remove(name)
 }
 
+// outsideGeas refuses an output file whose directory, its symbolic links resolved, is inside the
+// project's .geas directory (whose files only geas's own validated writers write).
+func (g *globalOptions) outsideGeas(abs string) error {
+	dir := filepath.Dir(abs)
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return fmt.Errorf("directory %s: %w", dir, err)
+	}
+	if p, err := g.openProject(); err == nil {
+		geas, gerr := filepath.EvalSymlinks(filepath.Join(p.Dir, ".geas"))
+		p.Close()
+		rel, rerr := filepath.Rel(geas, realDir)
+		inside := gerr == nil && rerr == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+		if inside || (gerr == nil && underDir(geas, realDir)) {
+			return fmt.Errorf("%s is inside the project's .geas directory, which only geas's own commands write", abs)
+		}
+	}
+	return nil
+}
+
+// underDir reports whether dir or one of its ancestors is the directory top, compared as files
+// (os.SameFile), not as names: on a case-insensitive file system (macOS, Windows) .GEAS is .geas,
+// and a link's target keeps the case it was written in.
+func underDir(top, dir string) bool {
+	want, err := os.Stat(top)
+	if err != nil {
+		return false
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if fi, err := os.Stat(d); err == nil && os.SameFile(fi, want) {
+			return true
+		}
+		if filepath.Dir(d) == d {
+			return false
+		}
+	}
+}
+
 // writeOutputs writes each -o file with render, atomically (write to a temporary file, fsync,
 // rename). A file that cannot be written is reported on stderr and the others are still
 // written; the exit code stays the verdict's, which is what was recorded (SPEC §7.3).
@@ -154,6 +184,11 @@ func (g *globalOptions) writeOutputs(render func(r report.Renderer, w, diag io.W
 	for _, o := range g.outFiles {
 		var buf bytes.Buffer
 		err := render(report.For(o.format), &buf, io.Discard)
+		if err == nil {
+			// Checked again: the run's eval commands (the agents' build) may have replaced the
+			// directory with a link into .geas since checkFormats looked.
+			err = g.outsideGeas(o.path)
+		}
 		if err == nil {
 			err = writeOutputFile(o.path, buf.Bytes())
 		}

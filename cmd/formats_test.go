@@ -102,3 +102,21 @@ func TestOutputsAreWrittenInEveryFormat(t *testing.T) {
 	assert.Contains(t, stderr.String(), "geas: -o text=gone/x.txt was not written:")
 	assert.Equal(t, 1, strings.Count(stderr.String(), "\n"))
 }
+
+// TestUnderDirComparesFiles: underDir finds top among dir's ancestors by file identity, so a
+// spelling that differs from top's name but opens the same directory counts (here a path through
+// a link, which no name comparison sees without resolving it), and a sibling does not.
+func TestUnderDirComparesFiles(t *testing.T) {
+	root := t.TempDir()
+	top := filepath.Join(root, ".geas")
+	require.NoError(t, os.MkdirAll(filepath.Join(top, "missions", "m1"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "out"), 0o755))
+	assert.True(t, underDir(top, filepath.Join(top, "missions", "m1")))
+	assert.True(t, underDir(top, top))
+	assert.False(t, underDir(top, filepath.Join(root, "out")))
+	assert.False(t, underDir(top, root))
+	if err := os.Symlink(top, filepath.Join(root, "alias")); err == nil {
+		assert.True(t, underDir(top, filepath.Join(root, "alias", "missions")))
+	}
+	assert.False(t, underDir(filepath.Join(root, "missing"), root))
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -21,6 +22,7 @@ func newHookCmd(g *globalOptions) *cobra.Command {
 
 type hookOptions struct {
 	mission, task string
+	timeout       time.Duration // --timeout: the bound of the hook's gate run (runHookGate)
 }
 
 func newHookClaudeStopCmd(g *globalOptions) *cobra.Command {
@@ -34,7 +36,9 @@ answers Claude Code on stdout, always with exit 0.
 
 The task is --task if given, else $GEAS_TASK, else current_task_id of .geas/state/run.json; the
 mission is --mission, else $GEAS_MISSION, else the project's default. With no task at all the stop
-is allowed with a systemMessage saying that the gate did not run.
+is allowed with a systemMessage saying that the gate did not run. Agents write run.json, so an agent
+can point it at a task that passes: a pass of a task chosen from run.json is answered with a
+systemMessage naming the task; set $GEAS_TASK where Claude Code starts to pin a session's task.
 
 It never trusts a state it did not verify:
 
@@ -70,14 +74,17 @@ invalid id in --task, --mission, $GEAS_TASK or $GEAS_MISSION, hook input that is
 exits 64 with the error on stderr: Claude Code shows it and lets the agent stop.
 
 In .claude/settings.json (or install the plugin of this repository, which registers it):
-  {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "geas hook claude-stop"}]}],
+  {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "geas hook claude-stop", "timeout": 600}]}],
    "SubagentStop": [{"matcher": "software-engineer", "hooks": [{"type": "command",
-     "command": "geas hook claude-stop"}]}]}}`,
+     "command": "geas hook claude-stop", "timeout": 600}]}]}}
+Give the hook a timeout above --timeout (9m by default): Claude Code lets the agent go on when it
+kills a hook at its timeout.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runHookClaudeStop(c.Context(), g, o) },
 	}
 	c.Flags().StringVar(&o.task, "task", "", "task id (default: $GEAS_TASK, else current_task_id of .geas/state/run.json)")
 	c.Flags().StringVar(&o.mission, "mission", "", "mission id (default: $GEAS_MISSION, else mission_id of .geas/state/run.json)")
+	addHookTimeoutFlag(c, &o.timeout)
 	return c
 }
 
@@ -111,13 +118,22 @@ func runHookClaudeStop(ctx context.Context, g *globalOptions, o hookOptions) err
 	case target.task == "":
 		out = &claudeStopOutput{SystemMessage: noTaskMessage(target, "the stop is allowed")}
 	default:
-		out = claudeStop(ctx, g, hookOptions{mission: target.mission, task: target.task}, in.StopHookActive)
+		out = claudeStop(ctx, g, hookOptions{mission: target.mission, task: target.task, timeout: o.timeout}, in.StopHookActive)
+		if out == nil && target.source == sourceRunJSON {
+			// The agent may stop; say which task let it, since agents write run.json.
+			out = &claudeStopOutput{SystemMessage: fmt.Sprintf("geas gate: task %s passes, so the stop is allowed. %s", target.task, runJSONPinText)}
+		}
 	}
 	if out == nil {
 		return nil
 	}
 	return writeJSON(g.stdout, out)
 }
+
+// runJSONPinText follows a pass of a task that a hook chose from run.json: agents write run.json,
+// so an agent can point current_task_id at a task that passes; the user sees which task it was.
+const runJSONPinText = "The task was chosen from .geas/state/run.json current_task_id, which agents write: " +
+	"if this is not the task the session was to finish, set " + envHookTask + " (or pass --task to the hook) to pin it."
 
 // noTaskMessage says that the gate did not run because no task was found, and where the hook looked.
 func noTaskMessage(t hookTarget, allowed string) string {
@@ -154,7 +170,7 @@ func claudeStop(ctx context.Context, g *globalOptions, o hookOptions, active boo
 		}
 	}
 	// gate.Run re-checks a verified or passed task (nothing written) and gates any other.
-	res, err := gate.Run(ctx, t.ref(), gate.Options{})
+	res, err := runHookGate(ctx, t, o.timeout)
 	if err != nil {
 		return claudeStopCannotRun("task "+t.task, err, active)
 	}

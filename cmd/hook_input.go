@@ -34,11 +34,22 @@ type hookInput struct {
 	Cwd       string
 	ToolName  string
 	ToolPaths []string
+	// Oversize says the input was longer than maxHookInputBytes and was not read: every field is
+	// unknown. The agent controls the input's size (a task's description, a Write's content), so
+	// each hook fails closed on it rather than exiting with a usage error, which Claude Code takes
+	// as a non-blocking hook error and goes on.
+	Oversize bool
+}
+
+// oversizeText says why an oversize hook input was not read.
+func oversizeText() string {
+	return fmt.Sprintf("hook input exceeds %d bytes and was not read", maxHookInputBytes)
 }
 
 // readHookInput decodes the hook input. Empty input (or a terminal) reads as a first stop with no
 // fields. Input that is not one JSON object, or that repeats a key, is a usage error: Claude Code
-// writes stdin, so no agent can cause it by writing files.
+// writes stdin, so no agent can cause it by writing files. Input over maxHookInputBytes, which an
+// agent can cause, is not an error: it reads as Oversize, with no fields.
 func readHookInput(r io.Reader) (hookInput, error) {
 	var in hookInput
 	if f, ok := r.(*os.File); ok {
@@ -51,7 +62,8 @@ func readHookInput(r io.Reader) (hookInput, error) {
 		return in, fmt.Errorf("read hook input: %w", err)
 	}
 	if len(b) > maxHookInputBytes {
-		return in, usagef("hook input exceeds %d bytes", maxHookInputBytes)
+		in.Oversize = true
+		return in, nil
 	}
 	if len(bytes.TrimSpace(b)) == 0 {
 		return in, nil

@@ -79,8 +79,14 @@ func TestHookInputThatIsNotOneObjectIsAUsageError(t *testing.T) {
 			assert.Equal(t, ExitUsage, exitCode(err))
 		})
 	}
-	_, err := readHookInput(strings.NewReader(`{"x":"` + strings.Repeat("a", maxHookInputBytes) + `"}`))
-	assert.ErrorContains(t, err, "hook input exceeds")
+	// Oversize input is not an error (the agent controls its size, and a usage error lets Claude
+	// Code go on): it reads as Oversize with no field, even one before the limit.
+	in, err := readHookInput(strings.NewReader(`{"task_id":"t1","stop_hook_active":true,"x":"` + strings.Repeat("a", maxHookInputBytes) + `"}`))
+	require.NoError(t, err)
+	assert.Equal(t, hookInput{Oversize: true}, in)
+	in, err = readHookInput(strings.NewReader(`{"x":"` + strings.Repeat("a", maxHookInputBytes-10) + `"}`))
+	require.NoError(t, err)
+	assert.False(t, in.Oversize)
 }
 
 // FuzzHookInput: the hook input parser never panics, refuses what is not one JSON object, and a

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/geas-dev/geas/tiers"
 )
 
 // guardedTools are the file tools whose writes the PreToolUse guard checks (hooks reference,
@@ -21,15 +23,22 @@ func newHookClaudePreToolUseCmd(g *globalOptions) *cobra.Command {
 		Use:   "claude-pre-tool-use",
 		Short: "Claude Code PreToolUse guard: agents may not write the gate's own files",
 		Long: `A Claude Code PreToolUse hook for the file tools (Write, Edit, MultiEdit, NotebookEdit). It denies a
-write to a file only the gate writes: a task's gate-history.jsonl and anything under its gate-logs/
-(.geas/missions/M/tasks/T/...), compared by letter case folded and after resolving symbolic links,
-so GATE-HISTORY.JSONL or a link into .geas is refused too. It answers
+write to a file only geas writes in a task directory (.geas/missions/M/tasks/T/...): its
+gate-history.jsonl, anything under its gate-logs/, contract.pinned.json, record.lock, and the
+record.json.reset-* and gate-history.jsonl.reset-* files that geas task history reset keeps aside.
+Paths are compared with letter case folded, after resolving symbolic links, and as Windows opens
+them (a trailing dot or space, an NTFS stream after a colon), so GATE-HISTORY.JSONL,
+gate-history.jsonl. or a link into .geas is refused too. A hook input over 1 MiB, whose path
+cannot be checked, is denied. It answers
 {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
 "permissionDecisionReason": ...}}, which Claude Code shows to the agent; any other call gets no
 output, and the normal permission flow applies.
 
-This is a courtesy, not the defence: a shell command can still write those files, and the gate
-itself refuses a history it did not write (its hash chain and signature).
+This is a courtesy, not the defence. Not guarded: Bash (echo > file, cp, ln, sed -i), MCP tools
+that write files, and the files agents write themselves (contract.json, record.json, evidence/,
+which geas's own commands validate and the gate reads as agents' claims). The gate itself refuses
+a history or a pin it did not write (the hash chain, the rules digest in every entry, and the
+signature when GEAS_GATE_KEY is set).
 
 In .claude/settings.json:
   {"hooks": {"PreToolUse": [{"matcher": "Write|Edit|MultiEdit|NotebookEdit", "hooks": [{"type": "command",
@@ -55,6 +64,15 @@ func runHookClaudePreToolUse(g *globalOptions) error {
 	if err != nil {
 		return err
 	}
+	if in.Oversize {
+		// The path is unknown, so it may be one only the gate writes: deny, saying why.
+		return writeJSON(g.stdout, &preToolUseOutput{preToolUseDecision{
+			HookEventName:      "PreToolUse",
+			PermissionDecision: "deny",
+			PermissionDecisionReason: "geas: the " + oversizeText() + ", so the path this call writes could not be checked " +
+				"against the files only geas gate writes. Write the file in smaller pieces (Write, then Edit).",
+		}})
+	}
 	if !guardedTools[in.ToolName] || len(in.ToolPaths) == 0 {
 		return nil
 	}
@@ -69,7 +87,7 @@ func runHookClaudePreToolUse(g *globalOptions) error {
 			return writeJSON(g.stdout, &preToolUseOutput{preToolUseDecision{
 				HookEventName:      "PreToolUse",
 				PermissionDecision: "deny",
-				PermissionDecisionReason: fmt.Sprintf("geas: %s is %s, which only geas gate writes; an agent's write there is "+
+				PermissionDecisionReason: fmt.Sprintf("geas: %s is %s, which only geas writes; an agent's write there is "+
 					"refused (and the gate would refuse the result). Record evidence with geas evidence add, record sections "+
 					"with geas task record add, and run geas gate for a verdict.", path, what),
 			}})
@@ -107,21 +125,49 @@ func resolveExisting(path string) string {
 	}
 }
 
-// gateOwned names what a path inside .geas is when only the gate writes it, or returns "".
+// gateOwned names what a path inside .geas is when only geas writes it, or returns "": in a task
+// directory the gate history, the gate logs, the pinned rules, the task lock, and the record and
+// history files geas task history reset kept aside. Each name is compared with its letter case
+// folded and as Windows resolves it (windowsName), so that no spelling reaches the same file.
 func gateOwned(geasDir, path string) string {
 	rel, err := filepath.Rel(strings.ToLower(geasDir), strings.ToLower(resolveExisting(path)))
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return ""
 	}
 	parts := strings.Split(filepath.ToSlash(rel), "/")
+	for i := range parts {
+		parts[i] = windowsName(parts[i])
+	}
 	if len(parts) < 5 || parts[0] != "missions" || parts[2] != "tasks" {
 		return ""
 	}
+	task, name := parts[3], parts[4]
 	switch {
-	case len(parts) == 5 && parts[4] == "gate-history.jsonl":
-		return "the gate history of task " + parts[3]
-	case parts[4] == "gate-logs":
-		return "a gate log of task " + parts[3]
+	case name == "gate-logs":
+		return "a gate log of task " + task
+	case len(parts) > 5:
+		return ""
+	case name == "gate-history.jsonl":
+		return "the gate history of task " + task
+	case name == tiers.PinnedFile:
+		return "the pinned rules of task " + task
+	case name == "record.lock":
+		return "the lock of task " + task
+	case strings.HasPrefix(name, "gate-history.jsonl.reset-") || strings.HasPrefix(name, "record.json.reset-"):
+		return "a file geas task history reset kept aside for task " + task
 	}
 	return ""
+}
+
+// windowsName is a path element as Windows opens it: up to an NTFS stream name (name:stream or
+// name::$DATA write the file itself), without trailing dots and spaces. Elsewhere these are other
+// names, which the guard then denies too: harmless, since no geas file is named so.
+func windowsName(s string) string {
+	if i := strings.IndexByte(s, ':'); i >= 0 {
+		s = s[:i]
+	}
+	if t := strings.TrimRight(s, ". "); t != "" {
+		return t
+	}
+	return s
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -40,8 +41,10 @@ answers:
 
 The task is --task if given; else the hook input's task_id when it is a valid geas id and
 .geas/missions/M/tasks/<task_id> exists (a task_id such as ../x is not a task: the hook says so and
-goes on); else $GEAS_TASK; else current_task_id of .geas/state/run.json. The mission is --mission,
-else $GEAS_MISSION, else the project's default.
+goes on); else $GEAS_TASK; else current_task_id of .geas/state/run.json (agents write it: a pass of a task
+chosen from it is allowed with a systemMessage naming the task). The mission is --mission, else
+$GEAS_MISSION, else the project's default. A hook input over 1 MiB, whose task_id cannot be read,
+is refused unless --task names the task.
 
 Refusing a completion does not trap the agent: it can still end its turn, which the Stop hook
 judges with its own loop guard; the task only stays open. A mistake in the hook's own
@@ -49,12 +52,15 @@ configuration (an invalid id in a flag or the environment, input that is not a J
 64: Claude Code reports a non-blocking hook error.
 
 In .claude/settings.json (or install the plugin of this repository, which registers it):
-  {"hooks": {"TaskCompleted": [{"hooks": [{"type": "command", "command": "geas hook claude-task-completed"}]}]}}`,
+  {"hooks": {"TaskCompleted": [{"hooks": [{"type": "command", "command": "geas hook claude-task-completed",
+    "timeout": 600}]}]}}
+Give the hook a timeout above --timeout (9m by default): Claude Code goes on when it kills a hook.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runHookClaudeTaskCompleted(c.Context(), g, o) },
 	}
 	c.Flags().StringVar(&o.task, "task", "", "task id (default: the hook input's task_id, else $GEAS_TASK, else current_task_id of .geas/state/run.json)")
 	c.Flags().StringVar(&o.mission, "mission", "", "mission id (default: $GEAS_MISSION, else mission_id of .geas/state/run.json)")
+	addHookTimeoutFlag(c, &o.timeout)
 	return c
 }
 
@@ -76,12 +82,17 @@ func runHookClaudeTaskCompleted(ctx context.Context, g *globalOptions, o hookOpt
 	}
 	var a completionAnswer
 	switch {
+	case in.Oversize && o.task == "":
+		// The input's task_id, which names the task being completed, is unknown: gating the task
+		// of GEAS_TASK or run.json instead could let another task's pass mark this one completed.
+		a = completionAnswer{message: fmt.Sprintf("geas gate did not run: the %s, so the task being completed is not known "+
+			"and may not be marked completed. Shorten the task's description and mark it completed again.", oversizeText())}
 	case target.err != nil:
 		a = completionCannotRun(target, target.err)
 	case target.task == "":
 		a = completionAnswer{allow: true, message: noTaskMessage(target, "the task may be marked completed")}
 	default:
-		a = taskCompleted(ctx, g, target)
+		a = taskCompleted(ctx, g, target, o.timeout)
 	}
 	if a.allow {
 		if a.message == "" {
@@ -97,7 +108,7 @@ func runHookClaudeTaskCompleted(ctx context.Context, g *globalOptions, o hookOpt
 // re-checked, every other gate state is gated), but only a pass lets the task be marked completed:
 // there is no stop_hook_active here, and none is needed, since refusing a completion never keeps
 // the agent from stopping.
-func taskCompleted(ctx context.Context, g *globalOptions, target hookTarget) completionAnswer {
+func taskCompleted(ctx context.Context, g *globalOptions, target hookTarget, timeout time.Duration) completionAnswer {
 	t, err := g.openTask(target.mission, target.task)
 	if err != nil {
 		return completionCannotRun(target, err)
@@ -118,15 +129,19 @@ func taskCompleted(ctx context.Context, g *globalOptions, target hookTarget) com
 				t.task, sourceSuffix(target), state, backing, notesText(target.notes))}
 		}
 	}
-	res, err := gate.Run(ctx, t.ref(), gate.Options{})
+	res, err := runHookGate(ctx, t, timeout)
 	if err != nil {
 		return completionCannotRun(target, err)
 	}
 	if res.Verdict.IsPass() {
-		if len(target.notes) == 0 {
+		pin := ""
+		if target.source == sourceRunJSON {
+			pin = " " + runJSONPinText
+		}
+		if len(target.notes) == 0 && pin == "" {
 			return completionAnswer{allow: true}
 		}
-		return completionAnswer{allow: true, message: fmt.Sprintf("geas gate: task %s%s passes.%s", t.task, sourceSuffix(target), notesText(target.notes))}
+		return completionAnswer{allow: true, message: fmt.Sprintf("geas gate: task %s%s passes.%s%s", t.task, sourceSuffix(target), pin, notesText(target.notes))}
 	}
 	head := fmt.Sprintf("geas gate: task %s%s is not done, so it may not be marked completed.", t.task, sourceSuffix(target))
 	if res.Recheck {

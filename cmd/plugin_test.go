@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -143,6 +144,13 @@ func TestPluginHooksRunTheGate(t *testing.T) {
 			want = "30" // the guard only compares paths
 		}
 		assert.Equal(t, want, fmt.Sprint(hk["timeout"]), event)
+		if event != "PreToolUse" {
+			// The hook ends its own run first (--timeout), so that Claude Code never kills it: a
+			// killed hook is a non-blocking error, after which the agent goes on unverified.
+			secs, err := strconv.ParseFloat(fmt.Sprint(hk["timeout"]), 64)
+			require.NoError(t, err, event)
+			assert.Less(t, defaultHookTimeout.Seconds(), secs, "%s: the hook's --timeout default is below its timeout in hooks.json", event)
+		}
 		assert.Equal(t, pluginEvents[event], checkLauncherCommand(t, str(t, hk, "command", event)), event)
 	}
 

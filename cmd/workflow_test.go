@@ -71,7 +71,7 @@ func TestGateMissionAggregateFailsClosed(t *testing.T) {
 		name                  string
 		plan, tasks, eligible string
 		counted               []string
-		results               map[string]result // artifact name suffix -> content
+		results               map[string]result // artifact name suffix ("": extracted flat) -> content
 		ok                    bool
 		why                   string
 	}{
@@ -93,6 +93,14 @@ func TestGateMissionAggregateFailsClosed(t *testing.T) {
 		{name: "nothing to count", plan: "success", tasks: "skipped", eligible: "0", counted: []string{}, why: "no task to count"},
 		{name: "a task not ready got no job", plan: "success", tasks: "skipped", eligible: "0", counted: []string{"t3"},
 			why: "t3: no result was reported"},
+		{name: "a pass with a non-zero exit code", plan: "success", tasks: "success", eligible: "1", counted: []string{"t1"},
+			results: map[string]result{"t1": {"t1", "pass", 3}}, why: "t1: reported t1 pass, exit t1 3"},
+		{name: "a lone artifact extracted flat", plan: "success", tasks: "success", eligible: "1", counted: []string{"t1"},
+			results: map[string]result{"": pass("t1")}, ok: true},
+		{name: "a lone flat artifact of another task", plan: "success", tasks: "success", eligible: "1", counted: []string{"t1"},
+			results: map[string]result{"": pass("t2")}, why: "t1: reported t2 pass"},
+		{name: "a flat artifact besides two counted tasks", plan: "success", tasks: "success", eligible: "2", counted: []string{"t1", "t2"},
+			results: map[string]result{"": pass("t1"), "t2": pass("t2")}, why: "t1: no result was reported"},
 		{name: "a counted task besides the passing ones", plan: "success", tasks: "success", eligible: "1", counted: []string{"t1", "t3"},
 			results: map[string]result{"t1": pass("t1")}, why: "t3: no result was reported"},
 	} {
@@ -100,6 +108,9 @@ func TestGateMissionAggregateFailsClosed(t *testing.T) {
 			dir := t.TempDir()
 			for name, r := range tc.results {
 				art := filepath.Join(dir, "results", "geas-result-"+name)
+				if name == "" { // extracted flat into results/, as download-artifact may do with one artifact
+					art = filepath.Join(dir, "results")
+				}
 				require.NoError(t, os.MkdirAll(art, 0o755))
 				exitDoc, _ := json.Marshal(map[string]any{"task_id": r.task, "exit_code": r.exit})
 				gateDoc, _ := json.Marshal(map[string]any{"task_id": r.task, "verdict": r.verdict})

@@ -162,7 +162,7 @@ func LoadAllBounded(root *os.Root, dir string, maxBytes, maxTotal int64) (ok []*
 	if maxTotal == 0 {
 		maxTotal = DefaultMaxTotalBytes
 	}
-	f, err := root.Open(dir)
+	f, err := fsutil.OpenDir(root, dir) // a named pipe is refused, not waited on
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
@@ -75,7 +76,7 @@ func StateBacking(in *tiers.Input, state vocab.State) (bool, string) {
 
 // cancelBacked looks for the task_transition event of geas task transition --to cancelled.
 func cancelBacked(in *tiers.Input) (bool, string) {
-	f, err := in.Geas.Open(record.EventsFile)
+	f, err := fsutil.OpenRegular(in.Geas, record.EventsFile) // a named pipe is refused, not waited on
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, "there is no .geas/" + record.EventsFile + ", so no task_transition to cancelled was recorded"
 	}

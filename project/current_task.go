@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/schemas"
 )
 
@@ -15,7 +16,7 @@ import (
 // differs from current_task_id only by letter case (SPEC §2 invariant 8), or names an id that is
 // not valid: run.json is written by agents, so its value is checked like any other id.
 func (p *Project) CurrentTask() (string, error) {
-	b, err := p.Geas.ReadFile("state/run.json")
+	b, err := fsutil.ReadLimited(p.Geas, RunFile, maxRunFileBytes) // a named pipe is refused, not waited on
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+
+	"github.com/geas-dev/geas/internal/fsutil"
 )
 
 // NoMissionError is ErrNoMission with what .geas/missions/ holds, so the refusal names the
@@ -44,7 +46,7 @@ func (p *Project) Missions() ([]string, error) {
 // missionEntries lists .geas/missions/: the valid mission directories, and the names of the other
 // entries (symbolic links, files, bad names), hidden regular files such as .DS_Store left out.
 func (p *Project) missionEntries() (ids, others []string, err error) {
-	f, err := p.Geas.Open("missions")
+	f, err := fsutil.OpenDir(p.Geas, "missions") // a named pipe is refused, not waited on
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/schemas"
 )
 
@@ -176,10 +177,14 @@ func (p *Project) DefaultMission() (string, error) {
 // RunFile is the run state under .geas/ whose mission_id names the default mission.
 const RunFile = "state/run.json"
 
+// maxRunFileBytes bounds the read of RunFile, which agents write (geas v1's run state is a few
+// hundred bytes; the bound is that of a contract).
+const maxRunFileBytes = 4 << 20
+
 // RunMission reads .geas/state/run.json: the mission_id it names ("" when absent, null or empty)
 // and whether the file exists. A file that cannot be read, or names an invalid id, is an error.
 func (p *Project) RunMission() (mission string, exists bool, err error) {
-	b, err := p.Geas.ReadFile(RunFile)
+	b, err := fsutil.ReadLimited(p.Geas, RunFile, maxRunFileBytes) // a named pipe is refused, not waited on
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", false, nil
 	}
@@ -288,7 +293,7 @@ func (p *Project) TaskEntries(mission string) ([]TaskEntry, error) {
 		return nil, err
 	}
 	dir := MissionDir(mission) + "/tasks"
-	f, err := p.Geas.Open(dir)
+	f, err := fsutil.OpenDir(p.Geas, dir) // a named pipe is refused, not waited on
 	if err != nil {
 		return nil, fmt.Errorf("list tasks of mission %s: %w", mission, err)
 	}

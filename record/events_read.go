@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+
+	"github.com/geas-dev/geas/internal/fsutil"
 )
 
 // MaxEventsBytes bounds how much of the event log TaskEventHashes reads.
@@ -20,18 +22,12 @@ const maxEventLine = 16 << 20
 // openEvents opens the event log for a line-by-line read of at most MaxEventsBytes. A missing log
 // is nil, nil, nil (no events); one that is not a regular file, or cannot be opened, is an error.
 func openEvents(root *os.Root) (*os.File, *bufio.Scanner, error) {
-	f, err := root.Open(EventsFile)
+	// OpenRegular: a named pipe in its place is refused, not waited on for ever.
+	f, err := fsutil.OpenRegular(root, EventsFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("read %s: %w", EventsFile, err)
-	}
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		if err == nil {
-			err = fmt.Errorf("not a regular file (%s)", st.Mode().Type())
-		}
-		f.Close()
 		return nil, nil, fmt.Errorf("read %s: %w", EventsFile, err)
 	}
 	sc := bufio.NewScanner(io.LimitReader(f, MaxEventsBytes+1))

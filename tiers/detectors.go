@@ -172,7 +172,7 @@ func (r *run) detectThreshold(d *contract.Detector, dc detection) Check {
 
 // emptyDir reports whether the directory name (opened through root) has no entries.
 func emptyDir(root *os.Root, name string) (bool, error) {
-	f, err := root.Open(name)
+	f, err := fsutil.OpenDir(root, name) // a named pipe is refused, not waited on
 	if err != nil {
 		return false, err
 	}

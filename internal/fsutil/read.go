@@ -69,3 +69,41 @@ type TooLargeError struct {
 func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("%s: %d bytes exceeds the limit of %d bytes", e.Name, e.Size, e.Limit)
 }
+
+// OpenRegular opens a file through root for reading, as ReadLimited does: with O_NONBLOCK, so that
+// a named pipe planted where a file should be is refused as not regular instead of blocking the
+// caller forever. The error of a missing file wraps fs.ErrNotExist.
+func OpenRegular(root *os.Root, name string) (*os.File, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s: not a regular file (%s)", name, fi.Mode().Type())
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// OpenDir opens a directory through root for listing, with O_NONBLOCK, so that a named pipe
+// planted where a directory should be is refused as not a directory instead of blocking the
+// caller forever. The error of a missing directory wraps fs.ErrNotExist.
+func OpenDir(root *os.Root, name string) (*os.File, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.IsDir() {
+		err = fmt.Errorf("%s: not a directory (%s)", name, fi.Mode().Type())
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}

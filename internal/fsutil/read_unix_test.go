@@ -3,6 +3,7 @@
 package fsutil
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -31,4 +32,22 @@ func TestReadLimitedRefusesANamedPipe(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("ReadLimited blocked on a named pipe")
 	}
+}
+
+// TestOpenRegularRefusesANamedPipe: OpenRegular returns at once on a FIFO (no writer), refusing
+// it, and opens a regular file.
+func TestOpenRegularRefusesANamedPipe(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "file"), []byte("x"), 0o644))
+	root, err := os.OpenRoot(dir)
+	require.NoError(t, err)
+	defer root.Close()
+	_, err = OpenRegular(root, "pipe")
+	assert.ErrorContains(t, err, "not a regular file")
+	f, err := OpenRegular(root, "file")
+	require.NoError(t, err)
+	f.Close()
+	_, err = OpenRegular(root, "missing")
+	assert.ErrorIs(t, err, fs.ErrNotExist)
 }
