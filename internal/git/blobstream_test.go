@@ -3,6 +3,7 @@ package git
 import (
 	"bytes"
 	"compress/zlib"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -193,4 +194,45 @@ func TestDiffByContentStreamedEqualsWhole(t *testing.T) {
 	}
 	// line 1, the extra "same" (4003), the extra long q line (4004, two chunks), the new long line (two chunks)
 	assert.Equal(t, []int{1, 4003, 4004, 4004, 4005, 4005}, lines)
+}
+
+// ScanAdded streams an added file over streamAddedBytes and hands on exactly the lines a whole
+// read gives, loose and packed.
+func TestScanAddedStreamsLargeAddedFile(t *testing.T) {
+	t.Parallel()
+	r := newGitRepo(t)
+	r.write("keep.txt", "k\n")
+	base := r.commit("base")
+	var big strings.Builder
+	for i := 0; big.Len() <= streamAddedBytes; i++ {
+		fmt.Fprintf(&big, "line %d\r\n", i)
+		if i == 1000 {
+			big.WriteString(strings.Repeat("L", maxChunkBytes+77) + "\n\n")
+		}
+	}
+	big.WriteString("// TODO at the end, no newline")
+	content := big.String()
+	r.write("big.txt", content)
+	head := r.commit("head")
+	var want []AddedLine
+	require.NoError(t, eachLineOf([]byte(content), func(n int, chunk string) error {
+		want = append(want, AddedLine{Path: "big.txt", Line: n, Text: chunk})
+		return nil
+	}))
+	for _, stage := range []string{"loose", "packed"} {
+		if stage == "packed" {
+			r.git("repack", "-a", "-d", "-q")
+		}
+		repo := r.open()
+		h := plumbing.NewHash(r.git("rev-parse", "HEAD:big.txt"))
+		b, err := repo.openBlob("big.txt", h, streamAddedBytes)
+		require.NoError(t, err)
+		assert.NotNil(t, b.rc, "%s: the file is streamed", stage)
+		require.NoError(t, b.close())
+		got, scan, err := repo.AddedLines(base, head)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, stage)
+		assert.Equal(t, 1, scan.Files, stage)
+		assert.Equal(t, "// TODO at the end, no newline", got[len(got)-1].Text, stage)
+	}
 }
