@@ -57,14 +57,21 @@ func (s *lazyStore) openBlob(h plumbing.Hash, streamAbove int64) (blobContent, e
 	if err != nil {
 		return blobContent{}, err
 	}
+	var typ plumbing.ObjectType
+	var data []byte
 	if ok {
-		if b, ok, err := s.streamPacked(pi, off, streamAbove); ok || err != nil {
+		if b, streamed, err := s.streamPacked(pi, off, streamAbove); streamed || err != nil {
 			return b, err
 		}
-	} else if b, ok, err := s.streamLoose(h, streamAbove); ok || err != nil {
-		return b, err
+		if typ, data, err = s.readPacked(pi, off); err != nil {
+			err = fmt.Errorf("read from %s: %w", s.packs[pi].name, err)
+		}
+	} else {
+		if b, found, err := s.streamLoose(h, streamAbove); found || err != nil {
+			return b, err
+		}
+		typ, data, err = s.readUnpacked(h) // an alternate store's, or the error of a loose file
 	}
-	typ, data, err := s.readObject(h)
 	if err == nil && typ != plumbing.BlobObject {
 		err = fmt.Errorf("object is a %s, not a blob", typ)
 	}
@@ -99,8 +106,9 @@ func (s *lazyStore) streamPacked(pi int, off, streamAbove int64) (b blobContent,
 	return blobContent{size: e.size, rc: &sizedStream{r: zr, left: e.size, size: e.size, closers: []io.Closer{zr, f}}}, true, nil
 }
 
-// streamLoose streams loose object h when it is a blob of more than streamAbove bytes; ok is false
-// when there is no such loose object or it is smaller (the caller reads it whole).
+// streamLoose streams loose object h when it is a blob of more than streamAbove bytes, and else
+// reads it whole from the same open file; ok is false when there is no such loose file (an
+// alternate store may have the object).
 func (s *lazyStore) streamLoose(h plumbing.Hash, streamAbove int64) (b blobContent, ok bool, err error) {
 	hx := h.String()
 	f, err := os.Open(filepath.Join(s.objectsDir, hx[:2], hx[2:]))
@@ -118,11 +126,20 @@ func (s *lazyStore) streamLoose(h plumbing.Hash, streamAbove int64) (b blobConte
 		closeAll()
 		return blobContent{}, false, fmt.Errorf("read loose object %s: %w", h, err)
 	}
-	if typ != plumbing.BlobObject || size <= streamAbove {
+	rc := &sizedStream{r: zr, left: size, size: size, closers: []io.Closer{zr, f}}
+	switch {
+	case typ != plumbing.BlobObject:
 		closeAll()
-		return blobContent{}, false, nil
+		return blobContent{}, false, fmt.Errorf("object is a %s, not a blob", typ)
+	case size > streamAbove:
+		return blobContent{size: size, rc: rc}, true, nil
 	}
-	return blobContent{size: size, rc: &sizedStream{r: zr, left: size, size: size, closers: []io.Closer{zr, f}}}, true, nil
+	defer closeAll()
+	data, err := io.ReadAll(rc) // at most streamAbove bytes, which the caller bounds
+	if err != nil {
+		return blobContent{}, false, fmt.Errorf("read loose object %s: %w", h, err)
+	}
+	return blobContent{size: size, data: data}, true, nil
 }
 
 // looseHeader reads the "type size\0" header of a loose object from its inflated stream.

@@ -149,6 +149,11 @@ func TestOpenBlobStreamRefusesLies(t *testing.T) {
 		}, "checksum"},
 		{"not a blob", "4444444444444444444444444444444444444444", "tree 5\x0012345", nil, "not a blob"},
 	}
+	// An object that is nowhere is an error, never an empty blob.
+	_, err := repo.openBlob("x", plumbing.NewHash("5555555555555555555555555555555555555555"), -1)
+	require.ErrorIs(t, err, plumbing.ErrObjectNotFound)
+	_, err = repo.openBlob("x", plumbing.NewHash("5555555555555555555555555555555555555555"), math.MaxInt64)
+	require.ErrorIs(t, err, plumbing.ErrObjectNotFound)
 	for _, c := range cases {
 		h := plantLoose(t, r, c.id, []byte(c.raw), c.damage)
 		b, err := repo.openBlob("x", h, -1)
