@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -144,7 +145,7 @@ func runHostileCase(t *testing.T, base, file string) {
 			require.NoError(t, err)
 			b, err := strconv.Unquote(args[2])
 			require.NoError(t, err)
-			require.NoError(t, os.WriteFile(filepath.Join(dir, expand(args[0])), []byte(strings.Repeat(b, n)), 0o644))
+			writeRepeated(t, filepath.Join(dir, expand(args[0])), n, b)
 		case "symlink":
 			p := filepath.Join(dir, expand(args[0]))
 			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
@@ -305,6 +306,20 @@ func runHostileCase(t *testing.T, base, file string) {
 	default:
 		t.Errorf("%s; output:\n%s", strings.Join(problems, "; "), truncateOut(out))
 	}
+}
+
+// writeRepeated writes n copies of s to file through a small buffer: the test process must stay
+// small, for a child's peak RSS on Linux starts at the parent's (vfork and exec carry it over).
+func writeRepeated(t *testing.T, file string, n int, s string) {
+	f, err := os.Create(file)
+	require.NoError(t, err)
+	w := bufio.NewWriter(f)
+	for range n {
+		_, err = w.WriteString(s)
+		require.NoError(t, err)
+	}
+	require.NoError(t, w.Flush())
+	require.NoError(t, f.Close())
 }
 
 // diskUsage is the total size of the regular files under dir.

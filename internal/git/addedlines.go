@@ -3,6 +3,7 @@ package git
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -23,6 +24,8 @@ const (
 	// inMemoryDiffBytes is the largest file (either version) diffed line by line in memory, as git
 	// diff does; a larger modified file is compared by line content (see ScanAdded).
 	inMemoryDiffBytes = 16 << 20
+	// streamAddedBytes is the largest added file read whole; a larger one is streamed.
+	streamAddedBytes = 8 << 20
 )
 
 // AddedScan says what ScanAdded read besides the lines.
@@ -35,14 +38,23 @@ type AddedScan struct {
 // ScanAdded calls fn for every line added between base and head (full SHAs), by path and line:
 // the lines `git diff base head` prints with a leading '+', numbered in head. Renames are detected
 // as git diff does by default, so a moved file contributes only its edited lines. There is no size
-// limit: an added file needs no diff (every line is added), a modified file of at most 16 MiB is
-// diffed line by line in memory (go-git's Myers diff, which may pair lines differently from git's
-// xdiff on heavily edited files), and a larger one is compared by content: a line of head counts
-// as added when it occurs in head more often than in base (later occurrences first), which never
-// misses a line whose text is new. Lines are handed on in bounded chunks whatever their length. A
-// file that git would call binary (a NUL byte in the first 8000 bytes of either version) is not
-// scanned and is listed in Binary. Submodules and deleted files have no lines. An error from fn
-// stops the scan and is returned. The tree diff is the one ChangedFiles reads (made once a pair).
+// limit (SPEC §5.3 D), and the memory a file needs is bounded by its path:
+//   - an added file needs no diff (every line is added): one of at most streamAddedBytes is read
+//     whole and split in place, a larger one is streamed (a 64 KiB buffer and the chunk of the
+//     line being read, at most maxChunkBytes);
+//   - a modified file whose versions are both read whole and have at most inMemoryDiffBytes each is
+//     diffed line by line in memory (go-git's Myers diff, which may pair lines differently from
+//     git's xdiff on heavily edited files): both versions, the diff's line tables and its result;
+//   - a larger modified file is compared by content (diffByContent), each version streamed unless
+//     it was read whole: a line of head counts as added when it occurs in head more often than in
+//     base (later occurrences first), which never misses a line whose text is new. It needs one
+//     map entry per distinct line of base and one byte per line of head, besides any version that
+//     was read whole (a deltified blob, whatever its size).
+//
+// Lines are handed on in bounded chunks whatever their length. A file that git would call binary
+// (a NUL byte in the first 8000 bytes of either version) is not scanned and is listed in Binary.
+// Submodules and deleted files have no lines. An error from fn stops the scan and is returned. The
+// tree diff is the one ChangedFiles reads (made once a pair).
 func (r *Repo) ScanAdded(base, head string, fn func(AddedLine) error) (*AddedScan, error) {
 	changes, err := r.scanChanges(base, head)
 	if err != nil {
@@ -60,38 +72,47 @@ func (r *Repo) ScanAdded(base, head string, fn func(AddedLine) error) (*AddedSca
 		if c.from.mode != 0 && c.from.hash == c.to.hash {
 			continue // mode-only change or pure rename
 		}
-		newData, err := r.readBlob(c.toPath, c.to.hash)
+		text, err := r.scanFile(c, emit)
 		if err != nil {
 			return nil, err
 		}
-		old := c.from.mode != 0 && c.from.mode.IsFile()
-		var oldData []byte
-		if old {
-			if oldData, err = r.readBlob(c.fromPath, c.from.hash); err != nil {
-				return nil, err
-			}
-		}
-		if isBinary(newData) || isBinary(oldData) {
+		if text {
+			scan.Files++
+		} else {
 			scan.Binary = append(scan.Binary, c.toPath)
-			continue
-		}
-		scan.Files++
-		switch {
-		case !old:
-			err = eachLineOf(newData, func(n int, chunk string) error {
-				return emit(AddedLine{Path: c.toPath, Line: n, Text: chunk})
-			})
-		case len(newData) <= inMemoryDiffBytes && len(oldData) <= inMemoryDiffBytes:
-			err = diffInMemory(c.toPath, oldData, newData, emit)
-		default:
-			err = diffByContent(c.toPath, oldData, newData, emit)
-		}
-		if err != nil {
-			return nil, err
 		}
 	}
 	slices.Sort(scan.Binary)
 	return scan, nil
+}
+
+// scanFile hands on the added lines of one changed file (see ScanAdded); text is false when git
+// would call the file binary, and nothing is handed on.
+func (r *Repo) scanFile(c scanChange, emit func(AddedLine) error) (text bool, err error) {
+	old := c.from.mode != 0 && c.from.mode.IsFile()
+	streamAbove := int64(streamAddedBytes)
+	if old {
+		streamAbove = inMemoryDiffBytes
+	}
+	newSrc := &blobSource{r: r, path: c.toPath, h: c.to.hash, streamAbove: streamAbove}
+	defer newSrc.close()
+	if bin, err := newSrc.open(); err != nil || bin {
+		return false, err
+	}
+	if !old {
+		return true, newSrc.each(func(n int, chunk string) error {
+			return emit(AddedLine{Path: c.toPath, Line: n, Text: chunk})
+		})
+	}
+	oldSrc := &blobSource{r: r, path: c.fromPath, h: c.from.hash, streamAbove: streamAbove}
+	defer oldSrc.close()
+	if bin, err := oldSrc.open(); err != nil || bin {
+		return false, err
+	}
+	if oldSrc.whole() && newSrc.whole() && oldSrc.b.size <= inMemoryDiffBytes && newSrc.b.size <= inMemoryDiffBytes {
+		return true, diffInMemory(c.toPath, oldSrc.b.data, newSrc.b.data, emit)
+	}
+	return true, diffByContent(c.toPath, oldSrc, newSrc, emit)
 }
 
 // AddedLines returns every line ScanAdded finds, with the files it skipped as binary.
@@ -183,18 +204,6 @@ func (r *Repo) detectRenames(base, head string, changes []treeChange) (object.Ch
 	return renamed, nil
 }
 
-// readBlob returns the content of blob h, the file at path (named in errors).
-func (r *Repo) readBlob(path string, h plumbing.Hash) ([]byte, error) {
-	typ, data, err := r.readObject(h)
-	if err == nil && typ != plumbing.BlobObject {
-		err = fmt.Errorf("object is a %s, not a blob", typ)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s (%s): %w", path, h, err)
-	}
-	return data, nil
-}
-
 // isBinary reports whether git would call content binary: a NUL in its first 8000 bytes.
 func isBinary(data []byte) bool {
 	return bytes.IndexByte(data[:min(len(data), binarySniffBytes)], 0) >= 0
@@ -282,16 +291,18 @@ func emitChunked(l AddedLine, emit func(AddedLine) error) error {
 }
 
 // diffByContent finds the added lines of a file too large to diff in memory: it counts base's lines
-// by a seeded hash of their content, then streams head twice, first to decide which lines are
-// more frequent in head than in base (their later occurrences are the added ones), then to hand
-// those on. Memory is one counter per distinct line of base and one bit per line of head.
-func diffByContent(path string, oldData, newData []byte, emit func(AddedLine) error) error {
+// by a seeded hash of their content, then reads head twice, first to decide line by line whether
+// a line is still matched by an unused occurrence in base (the earliest occurrences are matched,
+// so the later ones of a line more frequent in head than in base are the added ones), then to
+// hand the added ones on. Memory is one counter per distinct line of base and one byte per line
+// of head, the versions being streamed unless they were read whole.
+func diffByContent(path string, oldSrc, newSrc *blobSource, emit func(AddedLine) error) error {
 	seed := maphash.MakeSeed()
-	hashLines := func(data []byte, each func(sum uint64)) error {
+	hashLines := func(src *blobSource, each func(sum uint64)) error {
 		var h maphash.Hash
 		h.SetSeed(seed)
 		last := 0
-		err := eachLineOf(data, func(n int, chunk string) error {
+		err := src.each(func(n int, chunk string) error {
 			if n != last && last != 0 {
 				each(h.Sum64())
 				h.Reset()
@@ -309,26 +320,89 @@ func diffByContent(path string, oldData, newData []byte, emit func(AddedLine) er
 		return err
 	}
 	counts := map[uint64]int{}
-	if err := hashLines(oldData, func(sum uint64) { counts[sum]++ }); err != nil {
+	if err := hashLines(oldSrc, func(sum uint64) { counts[sum]++ }); err != nil {
 		return err
 	}
-	var sums []uint64
-	if err := hashLines(newData, func(sum uint64) { sums = append(sums, sum) }); err != nil {
-		return err
-	}
-	added := make([]bool, len(sums)+1)
-	// Match the earliest occurrences with base's lines; what is left over was added.
-	for i, sum := range sums {
-		if counts[sum] > 0 {
+	added := []bool{false} // by line number
+	if err := hashLines(newSrc, func(sum uint64) {
+		matched := counts[sum] > 0
+		if matched {
 			counts[sum]--
-			continue
 		}
-		added[i+1] = true
+		added = append(added, !matched)
+	}); err != nil {
+		return err
 	}
-	return eachLineOf(newData, func(n int, chunk string) error {
+	return newSrc.each(func(n int, chunk string) error {
 		if n < len(added) && added[n] {
 			return emit(AddedLine{Path: path, Line: n, Text: chunk})
 		}
 		return nil
 	})
 }
+
+// blobSource is one version of a changed file for the added-line scan: read whole when it has at
+// most streamAbove bytes (or is deltified), else streamed, and opened again for each further
+// pass over a stream.
+type blobSource struct {
+	r           *Repo
+	path        string
+	h           plumbing.Hash
+	streamAbove int64
+	b           blobContent // the content opened last
+	used        bool        // b's stream has been read: each opens it again
+}
+
+// open opens the content and reports whether git would call it binary (a NUL in the first 8000
+// bytes).
+func (s *blobSource) open() (binary bool, err error) {
+	if s.b, err = s.r.openBlob(s.path, s.h, s.streamAbove); err != nil {
+		return false, err
+	}
+	s.used = false
+	if s.whole() {
+		return isBinary(s.b.data), nil
+	}
+	br := bufio.NewReaderSize(s.b.rc, 64<<10)
+	head, err := br.Peek(binarySniffBytes)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return false, fmt.Errorf("read %s (%s): %w", s.path, s.h, err)
+	}
+	s.b.rc = struct {
+		io.Reader
+		io.Closer
+	}{br, s.b.rc}
+	return bytes.IndexByte(head, 0) >= 0, nil
+}
+
+// whole reports whether the content was read whole.
+func (s *blobSource) whole() bool { return s.b.rc == nil }
+
+// each hands on the lines of the content as eachLine does, opening a stream again when it has been
+// read before.
+func (s *blobSource) each(fn func(n int, chunk string) error) error {
+	if s.whole() {
+		return eachLineOf(s.b.data, fn)
+	}
+	if s.used {
+		if err := s.close(); err != nil {
+			return err
+		}
+		if _, err := s.open(); err != nil {
+			return err
+		}
+	}
+	s.used = true
+	var fnErr error // an error of fn's is returned as it is
+	err := eachLine(s.b.rc, func(n int, chunk string) error {
+		fnErr = fn(n, chunk)
+		return fnErr
+	})
+	if err != nil && fnErr == nil {
+		return fmt.Errorf("read %s (%s): %w", s.path, s.h, err)
+	}
+	return err
+}
+
+// close releases a stream.
+func (s *blobSource) close() error { return s.b.close() }
