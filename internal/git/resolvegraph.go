@@ -1,6 +1,7 @@
 package git
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -10,8 +11,16 @@ import (
 // that holds h, the steps are read from the graph's Commit Data, no object inflated; any error
 // there (a malformed graph) makes it take the objects' way, commit by commit, as without a graph,
 // which also gives the error when the history is shorter than n. Above the graph (commits newer
-// than it) it reads the objects until it enters the graph.
+// than it) it reads the objects until it enters the graph. A shallow repository's graph is not
+// used, as in reachable (git ignores it too): its shallow commits have no parents.
 func (r *Repo) firstParentAncestor(h plumbing.Hash, n int) (plumbing.Hash, error) {
+	shallow, err := r.repo.Storer.Shallow()
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("read shallow commits: %w", err)
+	}
+	if len(shallow) > 0 {
+		return r.firstParentsByObjects(h, n)
+	}
 	for ; n > 0; n-- {
 		if g := r.commitGraph(); g != nil {
 			if pos, ok := g.lookup(h); ok {

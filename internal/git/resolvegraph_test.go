@@ -2,6 +2,7 @@ package git
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -85,4 +86,40 @@ func TestResolveFirstParentsThroughTheCommitGraph(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestResolveFirstParentsUsesTheGraphUnlessShallow makes the commit-graph lie (the tip's first
+// parent is the root, a valid position of a lower generation): Resolve answers tip~1 from it, so
+// the graph is what answers; once .git/shallow lists a commit, the graph is not used (as by
+// IsAncestor and git) and the objects answer.
+func TestResolveFirstParentsUsesTheGraphUnlessShallow(t *testing.T) {
+	t.Parallel()
+	r := newGitRepo(t)
+	var sha []string
+	for i := range 5 {
+		sha = append(sha, r.commitAt(fmt.Sprintf("c%d", i), fixtureEpoch+int64(i)))
+	}
+	r.git("commit-graph", "write", "--reachable", "--no-progress")
+	g := r.open().commitGraph()
+	require.NotNil(t, g)
+	tip, ok, root, ok2 := lookup2(g, sha[4], sha[0])
+	require.True(t, ok && ok2)
+	patchFile(t, filepath.Join(r.dir, ".git", "objects", "info", "commit-graph"), func(b []byte) {
+		e := b[chunkAt(t, b, "CDAT")+int(tip)*graphCDATWidth+graphHashLen:]
+		e[0], e[1], e[2], e[3] = byte(root>>24), byte(root>>16), byte(root>>8), byte(root)
+	})
+	got, err := r.open().Resolve(sha[4] + "~1")
+	require.NoError(t, err)
+	assert.Equal(t, sha[0], got, "the (lying) graph answers")
+
+	require.NoError(t, os.WriteFile(filepath.Join(r.dir, ".git", "shallow"), []byte(sha[0]+"\n"), 0o644))
+	got, err = r.open().Resolve(sha[4] + "~1")
+	require.NoError(t, err)
+	assert.Equal(t, sha[3], got, "a shallow repository's graph is not used")
+}
+
+func lookup2(g *commitGraph, a, b string) (uint32, bool, uint32, bool) {
+	pa, oka := g.lookup(plumbing.NewHash(a))
+	pb, okb := g.lookup(plumbing.NewHash(b))
+	return pa, oka, pb, okb
 }
