@@ -235,12 +235,29 @@ func parseGraphLayer(data []byte, index int) (graphLayer, error) {
 		}
 		lo = hi
 	}
-	for i := uint64(1); i < n; i++ { // lookups binary-search OIDL: it must be strictly sorted
-		if bytes.Compare(l.oids[(i-1)*graphHashLen:i*graphHashLen], l.oids[i*graphHashLen:(i+1)*graphHashLen]) >= 0 {
-			return graphLayer{}, fmt.Errorf("%w: OIDL not sorted at %d", errBadGraph, i)
-		}
+	if i, ok := oidsSorted(l.oids); !ok { // lookups binary-search OIDL: it must be strictly sorted
+		return graphLayer{}, fmt.Errorf("%w: OIDL not sorted at %d", errBadGraph, i)
 	}
 	return l, nil
+}
+
+// oidsSorted reports whether the hashes of oids (graphHashLen bytes each) are strictly increasing,
+// and if not, the position of the first one not above the one before. Nearly all neighbours in a
+// sorted list differ in their first 8 bytes, so one integer comparison decides most pairs: this
+// runs over all of OIDL (82,000 hashes on git/git) each time a graph is opened.
+func oidsSorted(oids []byte) (int, bool) {
+	if len(oids) < graphHashLen {
+		return 0, true
+	}
+	prev := binary.BigEndian.Uint64(oids)
+	for off := graphHashLen; off+graphHashLen <= len(oids); off += graphHashLen {
+		cur := binary.BigEndian.Uint64(oids[off : off+8])
+		if cur < prev || cur == prev && bytes.Compare(oids[off-graphHashLen+8:off], oids[off+8:off+graphHashLen]) >= 0 {
+			return off / graphHashLen, false
+		}
+		prev = cur
+	}
+	return 0, true
 }
 
 // close unmaps the layers.

@@ -464,3 +464,35 @@ func realGraph(f *testing.F) []byte {
 	}
 	return data
 }
+
+// TestOIDsSorted checks the sort check of OIDL on the pairs its integer comparison of the first 8
+// bytes could get wrong: equal prefixes that differ only further on, in either order, or not at
+// all.
+func TestOIDsSorted(t *testing.T) {
+	h := func(first8 uint64, last byte) []byte {
+		b := make([]byte, graphHashLen)
+		binary.BigEndian.PutUint64(b, first8)
+		b[graphHashLen-1] = last
+		return b
+	}
+	for _, tc := range []struct {
+		name string
+		oids [][]byte
+		at   int // position of the first hash out of order; 0 when sorted
+	}{
+		{"empty", nil, 0},
+		{"one", [][]byte{h(5, 0)}, 0},
+		{"prefixes increase", [][]byte{h(1, 9), h(2, 0), h(1<<63, 0)}, 0},
+		{"equal prefixes, last byte increases", [][]byte{h(1, 1), h(1, 2), h(2, 0)}, 0},
+		{"prefix decreases", [][]byte{h(1, 0), h(3, 0), h(2, 9)}, 2},
+		{"prefix decreases in its high byte", [][]byte{h(1<<56, 0), h(1, 0)}, 1},
+		{"equal prefixes, last byte decreases", [][]byte{h(1, 0), h(4, 2), h(4, 1)}, 2},
+		{"duplicate", [][]byte{h(1, 0), h(4, 2), h(4, 2)}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			at, ok := oidsSorted(bytes.Join(tc.oids, nil))
+			assert.Equal(t, tc.at == 0, ok)
+			assert.Equal(t, tc.at, at)
+		})
+	}
+}

@@ -125,7 +125,7 @@ func (s *lazyStore) readPacked(pi int, off int64) (plumbing.ObjectType, []byte, 
 			return plumbing.InvalidObject, nil, err
 		}
 		if e.typ != plumbing.OFSDeltaObject && e.typ != plumbing.REFDeltaObject {
-			if data, err = s.inflate(pack[e.dataOff:len(pack)-packTrailerLen], e.size); err != nil {
+			if data, err = s.inflatePacked(pi, off, e); err != nil {
 				return plumbing.InvalidObject, nil, fmt.Errorf("entry at offset %d: %w", off, err)
 			}
 			typ = e.typ
@@ -167,8 +167,7 @@ func (s *lazyStore) readPacked(pi int, off int64) (plumbing.ObjectType, []byte, 
 func (s *lazyStore) applyChain(chain []deltaLink, typ plumbing.ObjectType, data []byte) (plumbing.ObjectType, []byte, error) {
 	for i := len(chain) - 1; i >= 0; i-- {
 		l := chain[i]
-		pack := s.packs[l.pi].pack
-		delta, err := s.inflate(pack[l.entry.dataOff:len(pack)-packTrailerLen], l.entry.size)
+		delta, err := s.inflatePacked(l.pi, l.off, l.entry)
 		if err != nil {
 			return plumbing.InvalidObject, nil, fmt.Errorf("delta at offset %d: %w", l.off, err)
 		}
@@ -186,6 +185,16 @@ func (s *lazyStore) cacheEntry(pi int, off int64, typ plumbing.ObjectType, data 
 	if isBase || typ != plumbing.CommitObject {
 		s.objects.put(objectKey{pack: pi, off: off}, typ, data)
 	}
+}
+
+// inflatePacked inflates the data of entry e, at offset off of pack pi (mapped), and counts the
+// pages read against the store's page budget.
+func (s *lazyStore) inflatePacked(pi int, off int64, e packEntry) ([]byte, error) {
+	pack := s.packs[pi].pack
+	src := pack[e.dataOff : len(pack)-packTrailerLen]
+	data, err := s.inflate(src, e.size)
+	s.touch(pi, off, e.dataOff-off+int64(len(src)-s.zsrc.Len()))
+	return data, err
 }
 
 // inflate inflates the zlib stream at the start of src, which must hold exactly size bytes and
@@ -384,7 +393,10 @@ func (s *lazyStore) readCommitHeader(h plumbing.Hash) (commitHeader, error) {
 		}
 		switch e.typ {
 		case plumbing.CommitObject:
-			if c, ok := s.commitHeaderPrefix(pack[e.dataOff:len(pack)-packTrailerLen], e.size); ok {
+			src := pack[e.dataOff : len(pack)-packTrailerLen]
+			c, ok := s.commitHeaderPrefix(src, e.size)
+			s.touch(pi, off, e.dataOff-off+int64(min(len(src), commitHeaderInput)))
+			if ok {
 				return c, nil
 			}
 		case plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:

@@ -201,10 +201,8 @@ func (r *Repo) resolve(rev string) (plumbing.Hash, error) {
 			if err != nil {
 				return plumbing.ZeroHash, err
 			}
-			for range n {
-				if h, err = r.parent(h, 1); err != nil {
-					return plumbing.ZeroHash, err
-				}
+			if h, err = r.firstParentAncestor(h, n); err != nil {
+				return plumbing.ZeroHash, err
 			}
 		case strings.HasPrefix(tok, "^{"):
 			// h is already a commit.

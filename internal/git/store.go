@@ -40,11 +40,13 @@ type lazyStore struct {
 	zsrc    bytes.Reader  // what zr reads
 	chain   []deltaLink   // readPacked's delta chain, kept for its capacity
 	hbuf    []byte        // readCommitHeader's buffer
+	pages   pageBudget    // pack pages touched, released past a budget (pagebudget.go)
 }
 
 // openLazyStore maps the pack indexes under objectsDir. st serves everything but objects.
 func openLazyStore(st *filesystem.Storage, objectsDir string) (*lazyStore, error) {
-	s := &lazyStore{Storage: st, objectsDir: objectsDir, objects: newObjectCache(objectCacheBytes)}
+	s := &lazyStore{Storage: st, objectsDir: objectsDir, objects: newObjectCache(objectCacheBytes),
+		pages: pageBudget{limit: packPageBudget}}
 	if _, err := os.Stat(filepath.Join(objectsDir, "info", "alternates")); err == nil {
 		s.alternates = true
 	}

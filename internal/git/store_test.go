@@ -1,9 +1,12 @@
 package git
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -137,4 +140,42 @@ func TestLazyStoreRefusesACorruptIndex(t *testing.T) {
 	require.NoError(t, os.WriteFile(idx[0], data[:len(data)/2], 0o644))
 	_, err = Open(r.dir)
 	assert.ErrorContains(t, err, "pack index")
+}
+
+// TestPackIndexFind looks up, in an index of ids that share first bytes and whole 8-byte
+// prefixes, every id and every neighbour of one that is not there.
+func TestPackIndexFind(t *testing.T) {
+	id := func(first8 uint64, rest byte) plumbing.Hash {
+		var h plumbing.Hash
+		binary.BigEndian.PutUint64(h[:], first8)
+		h[12], h[19] = rest, rest
+		return h
+	}
+	var ids []plumbing.Hash
+	for _, p := range []uint64{0, 1, 1 << 56, 1<<56 | 1, 1<<56 | 1<<8, 0xff << 56, ^uint64(0)} {
+		for _, rest := range []byte{2, 4, 0xfe} {
+			ids = append(ids, id(p, rest))
+		}
+	}
+	slices.SortFunc(ids, func(a, b plumbing.Hash) int { return bytes.Compare(a[:], b[:]) })
+	p := &packIndex{fanout: make([]byte, idxFanoutLen), count: len(ids)}
+	for _, h := range ids {
+		p.names = append(p.names, h[:]...)
+		for b := int(h[0]); b < 256; b++ {
+			binary.BigEndian.PutUint32(p.fanout[4*b:], binary.BigEndian.Uint32(p.fanout[4*b:])+1)
+		}
+	}
+	for i, h := range ids {
+		pos, ok := p.find(h)
+		require.True(t, ok, "%s", h)
+		require.Equal(t, i, pos, "%s", h)
+		for _, miss := range []byte{1, 3, 5, 0xff} {
+			m := h
+			m[12], m[19] = miss, miss
+			_, ok := p.find(m)
+			require.False(t, ok, "%s is not in the index", m)
+		}
+	}
+	_, ok := p.find(id(2, 2))
+	assert.False(t, ok)
 }
