@@ -202,8 +202,9 @@ func (c *wtCheck) compareDisk(root []gitignore.Pattern) error {
 	return nil
 }
 
-// readIndex decodes the index file (go-git's decoder verifies its checksum) and returns it with
-// the file's mtime, against which racily clean entries are judged. A missing index is empty.
+// readIndex decodes the index file (decodeIndex: go-git's answer, checksum verified) and returns
+// it with the file's mtime, against which racily clean entries are judged. A missing index is
+// empty.
 func readIndex(path string) (*index.Index, time.Time, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -220,8 +221,15 @@ func readIndex(path string) (*index.Index, time.Time, error) {
 	if !fi.Mode().IsRegular() || fi.Size() > maxIndexBytes {
 		return nil, time.Time{}, fmt.Errorf("read the git index: %s is not a regular file of at most %d bytes", path, maxIndexBytes)
 	}
-	idx := &index.Index{}
-	if err := index.NewDecoder(f).Decode(idx); err != nil {
+	data, err := io.ReadAll(io.LimitReader(f, maxIndexBytes+1))
+	if err == nil && len(data) > maxIndexBytes {
+		err = fmt.Errorf("%s grew past %d bytes", path, maxIndexBytes)
+	}
+	if err != nil {
+		return nil, time.Time{}, fmt.Errorf("read the git index: %w", err)
+	}
+	idx, err := decodeIndex(data)
+	if err != nil {
 		return nil, time.Time{}, fmt.Errorf("read the git index %s: %w", path, err)
 	}
 	return idx, fi.ModTime(), nil
