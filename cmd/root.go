@@ -35,6 +35,7 @@ const (
 // Main runs geas with the process's arguments and standard streams and returns the exit code.
 func Main() (code int) {
 	scrubSigningKey()
+	defer tuneGC()()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	defer exitOnPanic(os.Stderr, &code)
