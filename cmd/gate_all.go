@@ -41,10 +41,12 @@ func runGateAll(c *cobra.Command, g *globalOptions, o gateOptions) error {
 	}
 	m, err := gate.All(c.Context(), p, mission, gate.AllOptions{Jobs: o.jobs, DryRun: o.dryRun, MinPassRate: o.minPassRate,
 		Progress: func(task string) tiers.Progress { return labeled(progress, task) }})
-	if errors.Is(err, tiers.ErrInterrupted) {
-		return &exitError{code: ExitError, err: err}
+	if errors.As(err, new(*gate.UnknownMissionError)) {
+		return err // a usage error
 	} else if err != nil {
-		return err
+		// Interrupted, or the tasks could not be listed: the gate could not decide, which is an
+		// error (3), never the 1 of a refusal, which a caller of geas gate reads as fail.
+		return &exitError{code: ExitError, err: err}
 	}
 	if err := g.writeAll(&report.All{Mission: m, ID: mission, DryRun: o.dryRun}); err != nil {
 		return err
