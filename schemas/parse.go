@@ -130,18 +130,10 @@ func (p *parser) object(s *Shape) (any, bool) {
 			return nil, false
 		}
 		m[k] = v
-		p.space()
-		if p.i >= len(p.data) {
+		if done, ok := p.separator('}'); !ok {
 			return nil, false
-		}
-		switch p.data[p.i] {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
+		} else if done {
 			return m, true
-		default:
-			return nil, false
 		}
 	}
 }
@@ -209,18 +201,10 @@ func (p *parser) array(s *Shape) (any, bool) {
 			return nil, false
 		}
 		a = append(a, v)
-		p.space()
-		if p.i >= len(p.data) {
+		if done, ok := p.separator(']'); !ok {
 			return nil, false
-		}
-		switch p.data[p.i] {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
+		} else if done {
 			return a, true
-		default:
-			return nil, false
 		}
 	}
 }
@@ -322,4 +306,22 @@ func (p *parser) digits() int {
 		n++
 	}
 	return n
+}
+
+// separator reads what follows a member or an element: a comma (more to come), or closer (the
+// object or array is done). Anything else, or the end of the data, is not JSON (ok false).
+func (p *parser) separator(closer byte) (done, ok bool) {
+	p.space()
+	if p.i >= len(p.data) {
+		return false, false
+	}
+	switch p.data[p.i] {
+	case ',':
+		p.i++
+		return false, true
+	case closer:
+		p.i++
+		return true, true
+	}
+	return false, false
 }
