@@ -1,8 +1,6 @@
 package git
 
 import (
-	"bytes"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -15,23 +13,7 @@ import (
 func TestResolveAbbrevReadsObjectIDsOnly(t *testing.T) {
 	t.Parallel()
 	r := newGitRepo(t)
-	var stream bytes.Buffer
-	for i := range 1500 {
-		fmt.Fprintf(&stream, "commit refs/heads/main\ncommitter F <f@example.com> %d +0000\ndata <<EOT\nc%d\nEOT\n\n",
-			fixtureEpoch+i, i)
-	}
-	out, err := r.cmd("", stream.Bytes(), "fast-import", "--quiet").CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	byPrefix := map[string][]string{}
-	var shared string
-	shas := strings.Fields(r.git("rev-list", "main"))
-	for _, sha := range shas {
-		byPrefix[sha[:4]] = append(byPrefix[sha[:4]], sha)
-		if len(byPrefix[sha[:4]]) == 2 && shared == "" {
-			shared = sha[:4]
-		}
-	}
-	require.NotEmpty(t, shared)
+	shas, shared, _ := commitsSharingAPrefix(t, r)
 	head, old := shas[0], shas[len(shas)-1]
 	// A branch named like the old commit's abbreviation, pointing at the head.
 	r.git("branch", old[:8], head)

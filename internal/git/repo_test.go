@@ -264,26 +264,10 @@ func TestResolvePackedRefs(t *testing.T) {
 func TestResolveAmbiguousPrefix(t *testing.T) {
 	t.Parallel()
 	r := newGitRepo(t)
-	var stream bytes.Buffer
-	for i := range 1500 {
-		fmt.Fprintf(&stream, "commit refs/heads/main\ncommitter F <f@example.com> %d +0000\ndata <<EOT\nc%d\nEOT\n\n",
-			fixtureEpoch+i, i)
-	}
-	out, err := r.cmd("", stream.Bytes(), "fast-import", "--quiet").CombinedOutput()
-	require.NoError(t, err, "%s", out)
-
-	byPrefix := map[string][]string{}
-	var prefix string
-	for sha := range strings.FieldsSeq(r.git("rev-list", "main")) {
-		byPrefix[sha[:4]] = append(byPrefix[sha[:4]], sha)
-		if len(byPrefix[sha[:4]]) == 2 && prefix == "" {
-			prefix = sha[:4]
-		}
-	}
-	require.NotEmpty(t, prefix, "no two of the commits share a 4-digit prefix")
+	_, prefix, byPrefix := commitsSharingAPrefix(t, r)
 	repo := r.open()
 
-	_, err = repo.Resolve(prefix)
+	_, err := repo.Resolve(prefix)
 	var revErr *RevisionError
 	require.ErrorAs(t, err, &revErr)
 	assert.ErrorIs(t, err, errRevAmbiguous)
@@ -632,4 +616,28 @@ func gitAddedLines(t *testing.T, r *gitRepo, base, head string) []AddedLine {
 	}
 	require.NoError(t, sc.Err())
 	return added
+}
+
+// commitsSharingAPrefix makes 1,500 commits on main (enough for two to share their first four
+// hex digits) and returns their ids newest first, the first 4-digit prefix two of them share,
+// and the ids by prefix.
+func commitsSharingAPrefix(t *testing.T, r *gitRepo) (shas []string, prefix string, byPrefix map[string][]string) {
+	t.Helper()
+	var stream bytes.Buffer
+	for i := range 1500 {
+		fmt.Fprintf(&stream, "commit refs/heads/main\ncommitter F <f@example.com> %d +0000\ndata <<EOT\nc%d\nEOT\n\n",
+			fixtureEpoch+i, i)
+	}
+	out, err := r.cmd("", stream.Bytes(), "fast-import", "--quiet").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	byPrefix = map[string][]string{}
+	shas = strings.Fields(r.git("rev-list", "main"))
+	for _, sha := range shas {
+		byPrefix[sha[:4]] = append(byPrefix[sha[:4]], sha)
+		if len(byPrefix[sha[:4]]) == 2 && prefix == "" {
+			prefix = sha[:4]
+		}
+	}
+	require.NotEmpty(t, prefix, "no two of the commits share a 4-digit prefix")
+	return shas, prefix, byPrefix
 }
