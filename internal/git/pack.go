@@ -254,6 +254,6 @@ func (p *packIndex) mapPack() ([]byte, error) {
 		_ = unmap(data)
 		return nil, fmt.Errorf("pack %s: %s", p.name, bad)
 	}
-	p.pack = data
+	p.pack, p.packMapped = data, true
 	return data, nil
 }

@@ -18,7 +18,7 @@ const pageWindowShift = 16
 
 // pageBudget estimates the pack pages touched since the last release.
 type pageBudget struct {
-	limit    int64 // bytes; packPageBudget unless a test lowers it
+	limit    int64 // bytes; packPageBudget unless a test lowers it; 0: never released
 	touched  int64 // estimated bytes of pack pages made resident since the last release
 	last     int64 // the last window touched, +1 (0: none), in the pack lastPack
 	lastPack int
@@ -37,11 +37,11 @@ func (s *lazyStore) touch(pi int, off, n int64) {
 	}
 	b.last, b.lastPack = last+1, pi
 	b.touched += windows << pageWindowShift
-	if b.touched <= b.limit {
-		return
+	if b.limit <= 0 || b.touched <= b.limit {
+		return // a store without a budget (a zero pageBudget) never releases
 	}
 	for _, p := range s.packs {
-		if p.pack != nil {
+		if p.packMapped {
 			releasePages(p.pack)
 		}
 	}

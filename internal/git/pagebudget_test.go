@@ -83,3 +83,19 @@ func TestReadObjectWithPagesReleased(t *testing.T) {
 	assert.Greater(t, released.pages.releases, len(ids)/2, "released before nearly every read")
 	assert.Zero(t, plain.pages.releases, "a small repository stays under the budget")
 }
+
+// TestPagesOfAPackGivenAsBytesAreNeverReleased: only a pack mapped from its file has its pages
+// released; a pack that is Go memory (as tests and fuzzers give it) is left alone, since
+// MADV_DONTNEED would zero it. A store without a budget never releases.
+func TestPagesOfAPackGivenAsBytesAreNeverReleased(t *testing.T) {
+	data := bytes.Repeat([]byte("pack bytes "), 1<<17) // 1.4 MB: many whole pages
+	want := bytes.Clone(data)
+	s := &lazyStore{packs: []*packIndex{{pack: data}}, pages: pageBudget{limit: 1}}
+	s.touch(0, 0, int64(len(data)))
+	assert.Equal(t, 1, s.pages.releases, "past the budget")
+	assert.True(t, bytes.Equal(want, data), "the bytes are intact")
+
+	unbudgeted := &lazyStore{packs: []*packIndex{{pack: data}}}
+	unbudgeted.touch(0, 0, int64(len(data)))
+	assert.Zero(t, unbudgeted.pages.releases)
+}

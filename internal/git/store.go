@@ -175,9 +175,12 @@ type packIndex struct {
 	off64   []byte // 64-bit offsets
 	count   int
 	pack    []byte // the mapped .pack, once opened
-	last    plumbing.Hash
-	lastPos int
-	lastOK  bool
+	// packMapped: pack is a file mapping made by mapPack, whose pages may be released. A pack
+	// given as bytes (tests) is Go memory: releasing its pages would zero them.
+	packMapped bool
+	last       plumbing.Hash
+	lastPos    int
+	lastOK     bool
 }
 
 const (
@@ -241,6 +244,7 @@ func (p *packIndex) close() error {
 			*m = nil
 		}
 	}
+	p.packMapped = false
 	return errors.Join(errs...)
 }
 
