@@ -2,7 +2,6 @@ package git
 
 import (
 	"bytes"
-	"compress/zlib"
 	"container/list"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/klauspost/compress/zlib"
 )
 
 // readObject returns the type and the whole content of object h, for the tree diff and the
