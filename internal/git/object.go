@@ -163,20 +163,79 @@ func (s *lazyStore) readPacked(pi int, off int64) (plumbing.ObjectType, []byte, 
 	return s.applyChain(chain, typ, data)
 }
 
-// applyChain applies the deltas of chain, last (nearest the base) first, to base data of type typ.
+// checkpointEvery is how often applyChain keeps an intermediate result of a delta chain: every
+// checkpointEvery-th step from the base is cached, the others are built in reused buffers. Caching
+// every step (as git's delta base cache does) made a gate run allocate a fresh copy of each tree
+// for each delta of its chain, and fresh memory is page faults; with checkpoints a later read of
+// any object of the chain applies at most checkpointEvery deltas.
+const checkpointEvery = 8
+
+// keepScratchMax is the largest buffer chainScratch keeps from one chain to the next.
+const keepScratchMax = 4 << 20
+
+// chainScratch holds applyChain's buffers: the inflated delta, and two buffers the
+// intermediate results alternate between (a result is never written over its own base).
+type chainScratch struct {
+	delta   []byte
+	step    [2][]byte
+	applied int // deltas applied over the store's life, for tests
+}
+
+// release drops the buffers over keepScratchMax, so that one large object's chain does not
+// keep its size for the life of the store.
+func (c *chainScratch) release() {
+	if cap(c.delta) > keepScratchMax {
+		c.delta = nil
+	}
+	for i := range c.step {
+		if cap(c.step[i]) > keepScratchMax {
+			c.step[i] = nil
+		}
+	}
+}
+
+// applyChain applies the deltas of chain, last (nearest the base) first, to base data of type
+// typ. The result is new memory, cached; so is every checkpointEvery-th intermediate result.
 func (s *lazyStore) applyChain(chain []deltaLink, typ plumbing.ObjectType, data []byte) (plumbing.ObjectType, []byte, error) {
+	defer s.scratch.release()
 	for i := len(chain) - 1; i >= 0; i-- {
 		l := chain[i]
-		delta, err := s.inflatePacked(l.pi, l.off, l.entry)
+		delta, err := s.inflateDelta(l)
 		if err != nil {
 			return plumbing.InvalidObject, nil, fmt.Errorf("delta at offset %d: %w", l.off, err)
 		}
-		if data, err = applyDelta(data, delta); err != nil {
+		keep := i == 0 || (len(chain)-i)%checkpointEvery == 0
+		var buf []byte
+		if !keep {
+			buf = s.scratch.step[i&1]
+		}
+		if data, err = applyDeltaInto(buf, data, delta); err != nil {
 			return plumbing.InvalidObject, nil, fmt.Errorf("delta at offset %d: %w", l.off, err)
+		}
+		s.scratch.applied++
+		if !keep {
+			s.scratch.step[i&1] = data
+			continue
 		}
 		s.cacheEntry(l.pi, l.off, typ, data, i > 0)
 	}
 	return typ, data, nil
+}
+
+// inflateDelta inflates the delta of link l into the store's scratch buffer, valid until the
+// next call.
+func (s *lazyStore) inflateDelta(l deltaLink) ([]byte, error) {
+	pack := s.packs[l.pi].pack
+	src := pack[l.entry.dataOff : len(pack)-packTrailerLen]
+	if err := s.resetZlib(src); err != nil {
+		return nil, err
+	}
+	out, err := s.inflateInto(s.scratch.delta, l.entry.size, len(src))
+	if out != nil {
+		s.scratch.delta = out
+	}
+	s.touch(l.pi, l.off, l.entry.dataOff-l.off+int64(len(src)-s.zsrc.Len()))
+	return out, err
 }
 
 // cacheEntry caches an object read from a pack: every delta base, and every object but a commit
@@ -273,13 +332,22 @@ func (s *lazyStore) inflateLoose(file []byte) (plumbing.ObjectType, []byte, erro
 }
 
 // inflateRest reads exactly size more bytes from the stream resetZlib started on srcLen
-// compressed bytes, and checks that the stream ends there. A size srcLen bytes cannot inflate to
-// is refused before anything is allocated.
+// compressed bytes, into new memory, and checks that the stream ends there. A size srcLen bytes
+// cannot inflate to is refused before anything is allocated.
 func (s *lazyStore) inflateRest(size int64, srcLen int) ([]byte, error) {
+	return s.inflateInto(nil, size, srcLen)
+}
+
+// inflateInto is inflateRest into buf's memory when it holds size bytes.
+func (s *lazyStore) inflateInto(buf []byte, size int64, srcLen int) ([]byte, error) {
 	if size < 0 || size > maxObjectSize || size > maxDeflateRatio*int64(srcLen)+maxDeflateRatio {
 		return nil, fmt.Errorf("declared size %d is more than %d compressed bytes can hold", size, srcLen)
 	}
-	out := make([]byte, size)
+	out := buf[:0]
+	if int64(cap(out)) < size {
+		out = make([]byte, size)
+	}
+	out = out[:size]
 	if n, err := io.ReadFull(s.zr, out); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, fmt.Errorf("inflate: %d bytes, the header says %d", n, size)

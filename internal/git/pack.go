@@ -149,10 +149,18 @@ func deltaVarint(b []byte) (int64, []byte, error) {
 	}
 }
 
-// applyDelta applies a git delta to base. The instructions are checked in a first pass (every
-// copy inside base, no reserved opcode, the result exactly the declared size), so that the result
-// is allocated once, at the size the delta really produces.
+// applyDelta applies a git delta to base and returns the result in newly allocated memory.
 func applyDelta(base, delta []byte) ([]byte, error) {
+	return applyDeltaInto(nil, base, delta)
+}
+
+// applyDeltaInto applies a git delta to base, writing the result into buf's memory when it is
+// large enough and allocating otherwise; buf must not overlap base. The instructions are checked
+// as they run (every copy inside base, no reserved opcode, the result exactly the declared size).
+// A declared size that the delta could not plausibly produce (over twice the base plus the delta,
+// and over 1 MiB) is checked in a first pass that writes nothing, so that a hostile size is
+// refused before it is allocated.
+func applyDeltaInto(buf, base, delta []byte) ([]byte, error) {
 	src, dst, ops, err := deltaSizes(delta)
 	if err != nil {
 		return nil, err
@@ -160,10 +168,16 @@ func applyDelta(base, delta []byte) ([]byte, error) {
 	if src != int64(len(base)) {
 		return nil, fmt.Errorf("delta is for a base of %d bytes, the base has %d", src, len(base))
 	}
-	if _, err := runDelta(base, ops, nil, dst); err != nil {
-		return nil, err
+	if dst > 1<<20 && dst > 2*int64(len(base))+int64(len(delta)) {
+		if _, err := runDelta(base, ops, nil, dst); err != nil {
+			return nil, err
+		}
 	}
-	out := make([]byte, dst)
+	out := buf[:0]
+	if int64(cap(out)) < dst {
+		out = make([]byte, dst)
+	}
+	out = out[:dst]
 	if _, err := runDelta(base, ops, out, dst); err != nil {
 		return nil, err
 	}

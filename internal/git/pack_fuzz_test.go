@@ -97,5 +97,12 @@ func FuzzApplyDelta(f *testing.F) {
 		if werr == nil && !bytes.Equal(got, want) {
 			t.Fatalf("result %q, go-git's %q", got, want)
 		}
+		for _, n := range []int{0, len(got) / 2, len(got), len(got) + 7} { // into reused memory
+			buf := bytes.Repeat([]byte{0xa5}, n)
+			into, err := applyDeltaInto(buf, base, delta)
+			if err != nil || !bytes.Equal(into, got) {
+				t.Fatalf("into a %d-byte buffer: %q (%v), alone %q", n, into, err, got)
+			}
+		}
 	})
 }

@@ -39,6 +39,7 @@ type lazyStore struct {
 	zr      io.ReadCloser // a zlib reader, reset for each stream (a zlib.Resetter)
 	zsrc    bytes.Reader  // what zr reads
 	chain   []deltaLink   // readPacked's delta chain, kept for its capacity
+	scratch chainScratch  // applyChain's reused buffers
 	hbuf    []byte        // readCommitHeader's buffer
 	pages   pageBudget    // pack pages touched, released past a budget (pagebudget.go)
 }

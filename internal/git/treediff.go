@@ -167,6 +167,10 @@ type treeChange struct {
 type treeDiffer struct {
 	r       *Repo
 	changes []treeChange
+	// entries holds the parsed entries of the trees being compared, a stack: diff parses its two
+	// trees onto the end and cuts them off when it returns, so that a whole diff reuses one
+	// slice instead of allocating two for every tree.
+	entries []treeEntry
 }
 
 // diff appends the changes between trees a and b (the zero hash is the empty tree) under
@@ -175,11 +179,12 @@ func (d *treeDiffer) diff(prefix string, a, b plumbing.Hash, depth int) error {
 	if depth > maxTreeDepth {
 		return fmt.Errorf("tree %s at %q: deeper than %d levels", cmp.Or(a, b), prefix, maxTreeDepth)
 	}
-	ea, err := d.entries(a)
+	defer func(n int) { d.entries = d.entries[:n] }(len(d.entries))
+	ea, err := d.parse(a)
 	if err != nil {
 		return err
 	}
-	eb, err := d.entries(b)
+	eb, err := d.parse(b)
 	if err != nil {
 		return err
 	}
@@ -238,8 +243,10 @@ func (d *treeDiffer) one(prefix string, e treeEntry, from bool, depth int) error
 	return nil
 }
 
-// entries reads and parses tree h; the zero hash is the empty tree.
-func (d *treeDiffer) entries(h plumbing.Hash) ([]treeEntry, error) {
+// parse reads and parses tree h onto the end of d.entries and returns its entries; the zero hash
+// is the empty tree. The entries stay valid while d.entries is not cut below them (a later parse
+// may move d.entries, never the entries already returned).
+func (d *treeDiffer) parse(h plumbing.Hash) ([]treeEntry, error) {
 	if h.IsZero() {
 		return nil, nil
 	}
@@ -250,7 +257,13 @@ func (d *treeDiffer) entries(h plumbing.Hash) ([]treeEntry, error) {
 	if typ != plumbing.TreeObject {
 		return nil, fmt.Errorf("object %s is a %s, not a tree", h, typ)
 	}
-	return parseTreeEntries(h, data, nil)
+	n := len(d.entries)
+	all, err := parseTreeEntries(h, data, d.entries)
+	if err != nil {
+		return nil, err
+	}
+	d.entries = all
+	return all[n:len(all):len(all)], nil
 }
 
 // commitTree returns the root tree of the commit named by the full SHA sha; what says which
