@@ -309,7 +309,7 @@ func (r *Repo) treeChanges(base, head string) ([]treeChange, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &treeDiffer{r: r}
+	d := &treeDiffer{r: r, entries: make([]treeEntry, 0, 1024)} // a root tree and a few levels
 	if err := d.diff("", a, b, 0); err != nil {
 		return nil, fmt.Errorf("diff %s..%s: %w", base, head, err)
 	}
