@@ -225,16 +225,10 @@ func (s *lazyStore) applyChain(chain []deltaLink, typ plumbing.ObjectType, data 
 // inflateDelta inflates the delta of link l into the store's scratch buffer, valid until the
 // next call.
 func (s *lazyStore) inflateDelta(l deltaLink) ([]byte, error) {
-	pack := s.packs[l.pi].pack
-	src := pack[l.entry.dataOff : len(pack)-packTrailerLen]
-	if err := s.resetZlib(src); err != nil {
-		return nil, err
-	}
-	out, err := s.inflateInto(s.scratch.delta, l.entry.size, len(src))
+	out, err := s.inflatePackedInto(s.scratch.delta, l.pi, l.off, l.entry)
 	if out != nil {
 		s.scratch.delta = out
 	}
-	s.touch(l.pi, l.off, l.entry.dataOff-l.off+int64(len(src)-s.zsrc.Len()))
 	return out, err
 }
 
@@ -246,23 +240,43 @@ func (s *lazyStore) cacheEntry(pi int, off int64, typ plumbing.ObjectType, data 
 	}
 }
 
-// inflatePacked inflates the data of entry e, at offset off of pack pi (mapped), and counts the
-// pages read against the store's page budget.
+// inflatePacked inflates the data of entry e, at offset off of pack pi (mapped), into new
+// memory, and counts the pages read against the store's page budget.
 func (s *lazyStore) inflatePacked(pi int, off int64, e packEntry) ([]byte, error) {
+	return s.inflatePackedInto(nil, pi, off, e)
+}
+
+// inflatePackedInto is inflatePacked into buf's memory when it holds the entry.
+func (s *lazyStore) inflatePackedInto(buf []byte, pi int, off int64, e packEntry) ([]byte, error) {
 	pack := s.packs[pi].pack
 	src := pack[e.dataOff : len(pack)-packTrailerLen]
-	data, err := s.inflate(src, e.size)
-	s.touch(pi, off, e.dataOff-off+int64(len(src)-s.zsrc.Len()))
+	data, used, err := s.inflateMem(buf, src, e.size)
+	s.touch(pi, off, e.dataOff-off+int64(used))
 	return data, err
 }
 
-// inflate inflates the zlib stream at the start of src, which must hold exactly size bytes and
-// end there, its checksum verified.
-func (s *lazyStore) inflate(src []byte, size int64) ([]byte, error) {
-	if err := s.resetZlib(src); err != nil {
-		return nil, err
+// inflateMem inflates the zlib stream at the start of src, which must hold exactly size bytes
+// and end there, its checksum verified, with the store's inflater (inflate.go), into buf's memory
+// when it holds size bytes, else new memory. used is how many bytes of src it read. A size src
+// cannot inflate to is refused before anything is allocated.
+func (s *lazyStore) inflateMem(buf, src []byte, size int64) (out []byte, used int, err error) {
+	if size < 0 || size > maxObjectSize || size > maxDeflateRatio*int64(len(src))+maxDeflateRatio {
+		return nil, 0, fmt.Errorf("declared size %d is more than %d compressed bytes can hold", size, len(src))
 	}
-	return s.inflateRest(size, len(src))
+	out = buf[:0]
+	if int64(cap(out)) < size {
+		out = make([]byte, 0, size)
+	}
+	res, _, used, err := s.inf.inflate(src, out[:0:size], true)
+	switch {
+	case err == nil:
+		return res, used, nil
+	case errors.Is(err, errOutputFull):
+		return nil, used, fmt.Errorf("inflate: more than the %d bytes the header says", size)
+	case errors.Is(err, errInputEnd) && int64(len(res)) < size:
+		return nil, used, fmt.Errorf("inflate: %d bytes, the header says %d", len(res), size)
+	}
+	return nil, used, fmt.Errorf("inflate: %w", err)
 }
 
 // resetZlib points the store's zlib reader at src, reusing its state from one object to the
@@ -485,27 +499,18 @@ func (s *lazyStore) readCommitHeader(h plumbing.Hash) (commitHeader, error) {
 // commit of size bytes, and parses the header from what they give. ok is false when that is not
 // enough to be sure of the answer: a whole read then decides (and reports any damage).
 func (s *lazyStore) commitHeaderPrefix(src []byte, size int64) (commitHeader, bool) {
-	if err := s.resetZlib(src[:min(len(src), commitHeaderInput)]); err != nil {
-		return commitHeader{}, false
-	}
 	if s.hbuf == nil {
 		s.hbuf = make([]byte, 4096)
 	}
-	n, err := 0, error(nil)
-	for n < len(s.hbuf) && err == nil {
-		var k int
-		k, err = s.zr.Read(s.hbuf[n:])
-		n += k
-	}
-	data := s.hbuf[:n]
+	data, how, _, err := s.inf.inflate(src[:min(len(src), commitHeaderInput)], s.hbuf[:0], false)
 	switch {
-	case int64(n) > size:
+	case int64(len(data)) > size:
 		return commitHeader{}, false
-	case errors.Is(err, io.EOF): // the whole stream, its checksum verified
-		if int64(n) != size {
+	case err == nil && how == zlibEnded: // the whole stream, its checksum verified
+		if int64(len(data)) != size {
 			return commitHeader{}, false
 		}
-	case err != nil && !errors.Is(err, io.ErrUnexpectedEOF): // not merely the input cut short
+	case err != nil && !errors.Is(err, errInputEnd): // not merely the input cut short
 		return commitHeader{}, false
 	}
 	if !headerEnds(data) {

@@ -36,7 +36,8 @@ type lazyStore struct {
 	alternates bool // objects/info/alternates exists: a miss falls back to go-git's storage
 
 	objects *objectCache  // objects read, by pack offset (or id, when loose)
-	zr      io.ReadCloser // a zlib reader, reset for each stream (a zlib.Resetter)
+	inf     inflater      // inflates the objects read from a mapped pack
+	zr      io.ReadCloser // a zlib reader for loose objects, reset for each stream (a zlib.Resetter)
 	zsrc    bytes.Reader  // what zr reads
 	chain   []deltaLink   // readPacked's delta chain, kept for its capacity
 	scratch chainScratch  // applyChain's reused buffers
