@@ -82,7 +82,7 @@ func (r *Repo) CheckWorktree(head string, exempt []string) (*WorktreeReport, err
 
 	// While go-git decodes the index, list the directories and lstat their files: the walk below
 	// uses what this prefetch got to before the index was ready.
-	c.pf = startPrefetch(r.top, c.isExempt)
+	c.pf = startPrefetch(r.top, c.isExempt, c.opener())
 	defer c.pf.finish()
 	idx, idxTime, err := readIndex(filepath.Join(r.gitDir, "index"))
 	c.pf.stop.Store(true)
@@ -316,6 +316,13 @@ type wtCheck struct {
 	err        error
 }
 
+// walkOpenDir opens a directory for the walk to list and lstat in: the platform's openDir (a test
+// sets the portable openFileDir to run the same cases through it).
+var walkOpenDir = openDir
+
+// opener returns how the walk opens a directory.
+func (c *wtCheck) opener() func(string) (dirHandle, error) { return walkOpenDir }
+
 func (c *wtCheck) add(p string) {
 	c.mu.Lock()
 	c.paths = append(c.paths, p)
@@ -392,7 +399,7 @@ func (c *wtCheck) walk(dir string, patterns []gitignore.Pattern, ignored bool) {
 	c.sem <- struct{}{}
 	defer func() { <-c.sem }()
 
-	wd := &walkDir{dir: dir, abs: filepath.Join(c.top, filepath.FromSlash(dir))}
+	wd := &walkDir{dir: dir, abs: filepath.Join(c.top, filepath.FromSlash(dir)), open: c.opener()}
 	if dir != "" {
 		wd.prefix = dir + "/"
 	}
@@ -412,11 +419,11 @@ func (c *wtCheck) walk(dir string, patterns []gitignore.Pattern, ignored bool) {
 		return // a directory that vanished: its entries are reported deleted
 	}
 	for _, d := range list {
-		name := d.Name()
+		name := d.name
 		if dir == "" && name == ".git" {
 			continue
 		}
-		if d.Type().IsDir() {
+		if d.dir {
 			c.walkSubdir(wd, name, patterns, ignored)
 			continue
 		}
@@ -432,7 +439,8 @@ type walkDir struct {
 	dir    string // relative to top, slash-separated; "" for the top
 	prefix string // dir + "/", or "" for the top
 	abs    string
-	df     *os.File            // the open directory, opened on first need; closed by close
+	open   func(string) (dirHandle, error)
+	h      dirHandle           // the open directory, opened on first need; closed by close
 	stats  map[string]fileStat // lstats the prefetcher made; nil when it did not read dir
 }
 
@@ -441,32 +449,32 @@ func (d *walkDir) lstat(name string) (fileStat, error) {
 	if st, ok := d.stats[name]; ok {
 		return st, nil
 	}
-	if d.df == nil {
+	if d.h == nil {
 		var err error
-		if d.df, err = os.Open(d.abs); err != nil {
+		if d.h, err = d.open(d.abs); err != nil {
 			return fileStat{}, err
 		}
 	}
-	return lstatAt(d.df, d.abs, name)
+	return d.h.lstat(name)
 }
 
 func (d *walkDir) close() {
-	if d.df != nil {
-		d.df.Close()
+	if d.h != nil {
+		d.h.close()
 	}
 }
 
 // list returns the entries of wd, as the prefetcher read them or read now.
-func (c *wtCheck) list(wd *walkDir) ([]os.DirEntry, error) {
+func (c *wtCheck) list(wd *walkDir) ([]dirent, error) {
 	if pd := c.pf.get(wd.dir); pd != nil {
 		wd.stats = pd.stats
 		return pd.list, nil
 	}
 	var err error
-	if wd.df, err = os.Open(wd.abs); err != nil {
+	if wd.h, err = wd.open(wd.abs); err != nil {
 		return nil, err
 	}
-	return wd.df.ReadDir(-1)
+	return wd.h.list()
 }
 
 // walkSubdir handles the directory name of wd: exempt, a submodule, ignored, a nested
@@ -973,6 +981,7 @@ func buildTree(entries []*index.Entry, prefix int) (plumbing.Hash, int, bool) {
 type prefetcher struct {
 	top    string
 	exempt func(string, bool) bool
+	open   func(string) (dirHandle, error)
 	stop   atomic.Bool
 	dirs   sync.Map // dir (relative, "" for the top) → *preDir
 	sem    chan struct{}
@@ -981,12 +990,12 @@ type prefetcher struct {
 
 // preDir is a directory the prefetcher listed, with the lstat of its files by name.
 type preDir struct {
-	list  []os.DirEntry
+	list  []dirent
 	stats map[string]fileStat
 }
 
-func startPrefetch(top string, exempt func(string, bool) bool) *prefetcher {
-	p := &prefetcher{top: top, exempt: exempt, sem: make(chan struct{}, max(2, 2*runtime.GOMAXPROCS(0)))}
+func startPrefetch(top string, exempt func(string, bool) bool, open func(string) (dirHandle, error)) *prefetcher {
+	p := &prefetcher{top: top, exempt: exempt, open: open, sem: make(chan struct{}, max(2, 2*runtime.GOMAXPROCS(0)))}
 	p.wg.Add(1)
 	go p.visit("")
 	return p
@@ -1020,12 +1029,12 @@ func (p *prefetcher) visit(dir string) {
 		return
 	}
 	abs := filepath.Join(p.top, filepath.FromSlash(dir))
-	df, err := os.Open(abs)
+	h, err := p.open(abs)
 	if err != nil {
 		return
 	}
-	defer df.Close()
-	list, err := df.ReadDir(-1)
+	defer h.close()
+	list, err := h.list()
 	if err != nil {
 		return
 	}
@@ -1035,8 +1044,8 @@ func (p *prefetcher) visit(dir string) {
 		prefix = dir + "/"
 	}
 	for _, d := range list {
-		name := d.Name()
-		if d.IsDir() {
+		name := d.name
+		if d.dir {
 			if name == ".git" || p.exempt(prefix+name, true) || p.stop.Load() {
 				continue
 			}
@@ -1047,7 +1056,7 @@ func (p *prefetcher) visit(dir string) {
 		if p.stop.Load() {
 			break // the rest is lstat-ed by the walk
 		}
-		if st, err := lstatAt(df, abs, name); err == nil {
+		if st, err := h.lstat(name); err == nil {
 			pd.stats[name] = st
 		}
 	}
