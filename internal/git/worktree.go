@@ -221,7 +221,11 @@ func readIndex(path string) (*index.Index, time.Time, error) {
 	if !fi.Mode().IsRegular() || fi.Size() > maxIndexBytes {
 		return nil, time.Time{}, fmt.Errorf("read the git index: %s is not a regular file of at most %d bytes", path, maxIndexBytes)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxIndexBytes+1))
+	// Sized up front from the stat, so that reading does not grow and copy the buffer; a file that
+	// grew since still reads whole, up to the bound.
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
+	_, err = buf.ReadFrom(io.LimitReader(f, maxIndexBytes+1))
+	data := buf.Bytes()
 	if err == nil && len(data) > maxIndexBytes {
 		err = fmt.Errorf("%s grew past %d bytes", path, maxIndexBytes)
 	}
@@ -542,13 +546,12 @@ func (c *wtCheck) walkFile(wd *walkDir, name string, patterns []gitignore.Patter
 // compare tells whether file name of directory abs holds index entry e, and whether it had to be
 // hashed; statOf lstats a name of the directory.
 func (c *wtCheck) compare(statOf func(string) (fileStat, error), abs, name string, e *index.Entry) (same, hashed bool, err error) {
-	path := filepath.Join(abs, name)
 	st, err := statOf(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, false, nil
 	}
 	if err != nil {
-		return false, false, fmt.Errorf("lstat %s: %w", path, err)
+		return false, false, fmt.Errorf("lstat %s: %w", filepath.Join(abs, name), err)
 	}
 	var mode filemode.FileMode
 	switch {
@@ -567,7 +570,7 @@ func (c *wtCheck) compare(statOf func(string) (fileStat, error), abs, name strin
 	if !c.hashAll && st.matches(e) && st.mtime.Before(c.indexTime) {
 		return true, false, nil
 	}
-	h, err := blobHash(path, mode)
+	h, err := blobHash(filepath.Join(abs, name), mode)
 	if err != nil {
 		return false, true, err
 	}
@@ -916,63 +919,66 @@ func indexTreeHash(entries []*index.Entry) (h plumbing.Hash, ok bool) {
 		entries = slices.Clone(entries)
 		slices.SortFunc(entries, func(a, b *index.Entry) int { return strings.Compare(a.Name, b.Name) })
 	}
-	h, n, ok := buildTree(entries, 0)
+	h, n, ok := (&treeBuilder{}).build(entries, 0, 0)
 	return h, ok && n == len(entries)
 }
 
-// buildTree hashes the tree of the entries that share the first prefix bytes of their names (a
-// directory and its slash), starting at entries[0], and returns how many entries it used.
-func buildTree(entries []*index.Entry, prefix int) (plumbing.Hash, int, bool) {
-	type item struct {
-		name string
-		mode filemode.FileMode
-		hash plumbing.Hash
+// treeBuilder hashes the trees the index's entries make, with one buffer of tree bytes per depth
+// reused across the directories of that depth.
+type treeBuilder struct {
+	bufs [][]byte
+}
+
+// build hashes the tree of the entries that share the first prefix bytes of their names (a
+// directory and its slash), starting at entries[0], at directory depth depth, and returns how many
+// entries it used.
+//
+// The entries are sorted by name, so a directory's entries are contiguous, and the order in which
+// its items (files, and subdirectories by their first entry) come is git's tree order, a tree's
+// name ordered as if it ended in "/": a file sorts before a directory's first entry exactly when
+// its name sorts before the directory's name and slash. A file and a directory of the same name
+// are refused when they are neighbours in that order, as the sort by that key found them.
+func (b *treeBuilder) build(entries []*index.Entry, prefix, depth int) (plumbing.Hash, int, bool) {
+	if depth >= len(b.bufs) {
+		b.bufs = append(b.bufs, nil)
 	}
-	var items []item
+	buf := b.bufs[depth][:0]
+	prev := ""
 	i := 0
 	for i < len(entries) {
 		rest := entries[i].Name[prefix:]
+		name, mode, hash := rest, entries[i].Mode, entries[i].Hash
 		slash := strings.IndexByte(rest, '/')
 		if slash < 0 {
-			items = append(items, item{rest, entries[i].Mode, entries[i].Hash})
 			i++
-			continue
+		} else {
+			dir := entries[i].Name[:prefix+slash+1]
+			j := i
+			for j < len(entries) && strings.HasPrefix(entries[j].Name, dir) {
+				j++
+			}
+			sub, n, ok := b.build(entries[i:j], len(dir), depth+1)
+			if !ok || n != j-i {
+				return plumbing.ZeroHash, 0, false
+			}
+			name, mode, hash = rest[:slash], filemode.Dir, sub
+			i = j
 		}
-		dir := entries[i].Name[:prefix+slash+1]
-		j := i
-		for j < len(entries) && strings.HasPrefix(entries[j].Name, dir) {
-			j++
+		if len(buf) > 0 && prev == name {
+			return plumbing.ZeroHash, 0, false // a file and a directory of the same name
 		}
-		sub, n, ok := buildTree(entries[i:j], len(dir))
-		if !ok || n != j-i {
-			return plumbing.ZeroHash, 0, false
-		}
-		items = append(items, item{rest[:slash], filemode.Dir, sub})
-		i = j
-		if i < len(entries) && !strings.HasPrefix(entries[i].Name, entries[0].Name[:prefix]) {
+		prev = name
+		buf = strconv.AppendUint(buf, uint64(mode), 8)
+		buf = append(buf, ' ')
+		buf = append(buf, name...)
+		buf = append(buf, 0)
+		buf = append(buf, hash[:]...)
+		if slash >= 0 && i < len(entries) && !strings.HasPrefix(entries[i].Name, entries[0].Name[:prefix]) {
 			break
 		}
 	}
-	// git orders a tree's entries by name, a tree's name as if it ended in "/".
-	key := func(it item) string {
-		if it.mode == filemode.Dir {
-			return it.name + "/"
-		}
-		return it.name
-	}
-	slices.SortFunc(items, func(a, b item) int { return strings.Compare(key(a), key(b)) })
-	var buf bytes.Buffer
-	for k, it := range items {
-		if k > 0 && items[k-1].name == it.name {
-			return plumbing.ZeroHash, 0, false // a file and a directory of the same name
-		}
-		buf.WriteString(strconv.FormatUint(uint64(it.mode), 8))
-		buf.WriteByte(' ')
-		buf.WriteString(it.name)
-		buf.WriteByte(0)
-		buf.Write(it.hash[:])
-	}
-	return plumbing.ComputeHash(plumbing.TreeObject, buf.Bytes()), i, true
+	b.bufs[depth] = buf
+	return plumbing.ComputeHash(plumbing.TreeObject, buf), i, true
 }
 
 // prefetcher lists directories and lstats their files while the index is being decoded, until
