@@ -1044,7 +1044,8 @@ func (p *prefetcher) visit(dir string) {
 	if err != nil {
 		return
 	}
-	pd := &preDir{list: list, stats: make(map[string]fileStat, len(list))}
+	// Not sized from the listing: the prefetch is usually stopped before it lstats most names.
+	pd := &preDir{list: list, stats: make(map[string]fileStat)}
 	prefix := ""
 	if dir != "" {
 		prefix = dir + "/"

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -77,8 +78,24 @@ const (
 	direntName   = 19
 )
 
+// countDirents counts the records in b, as far as their lengths are sound (parseDirents refuses
+// the rest).
+func countDirents(b []byte) int {
+	n := 0
+	for len(b) >= direntName {
+		reclen := int(binary.NativeEndian.Uint16(b[direntReclen:]))
+		if reclen < direntName || reclen > len(b) {
+			break
+		}
+		b = b[reclen:]
+		n++
+	}
+	return n
+}
+
 // parseDirents appends the names of the linux_dirent64 records in b to out.
 func (d *rawDir) parseDirents(b []byte, out []dirent) ([]dirent, error) {
+	out = slices.Grow(out, countDirents(b))
 	for len(b) > 0 {
 		if len(b) < direntName {
 			return nil, fmt.Errorf("readdirent %s: a record of %d bytes", d.abs, len(b))
