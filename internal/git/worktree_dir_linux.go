@@ -71,7 +71,7 @@ func (d *rawDir) list() ([]dirent, error) {
 	}
 }
 
-// linux_dirent64: d_ino (8 bytes), d_off (8), d_reclen (2), d_type (1), then the NUL-terminated name.
+// linux_dirent64: d_ino (8 bytes, native endian), d_off (8), d_reclen (2), d_type (1), then the NUL-terminated name.
 const (
 	direntReclen = 16
 	direntType   = 18
@@ -93,7 +93,9 @@ func countDirents(b []byte) int {
 	return n
 }
 
-// parseDirents appends the names of the linux_dirent64 records in b to out.
+// parseDirents appends the names of the linux_dirent64 records in b to out. A record whose length
+// does not fit the buffer is an error (the kernel never writes one): os.File.ReadDir would stop at
+// it without one, and a name not listed could be an untracked file the check never sees.
 func (d *rawDir) parseDirents(b []byte, out []dirent) ([]dirent, error) {
 	out = slices.Grow(out, countDirents(b))
 	for len(b) > 0 {
@@ -106,7 +108,7 @@ func (d *rawDir) parseDirents(b []byte, out []dirent) ([]dirent, error) {
 		}
 		rec := b[direntName:reclen]
 		typ := b[direntType]
-		b = b[reclen:]
+		b = b[reclen:] // d_ino is not read: on Linux an inode of 0 is a name (old XFS, FUSE), as in os
 		nameLen := 0
 		for nameLen < len(rec) && rec[nameLen] != 0 {
 			nameLen++

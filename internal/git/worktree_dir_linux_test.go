@@ -15,6 +15,7 @@ import (
 func dirent64(name string, typ byte) []byte {
 	n := (direntName + len(name) + 1 + 7) &^ 7
 	b := make([]byte, n)
+	binary.NativeEndian.PutUint64(b, 42) // d_ino
 	binary.NativeEndian.PutUint16(b[direntReclen:], uint16(n))
 	b[direntType] = typ
 	copy(b[direntName:], name)
@@ -23,7 +24,8 @@ func dirent64(name string, typ byte) []byte {
 
 // The records getdents64 returns are parsed as the kernel lays them out; a name whose type the file
 // system does not report is lstatted (a directory is one; a name gone since is skipped); "." and
-// ".." are never names; a record that does not fit its buffer is an error, not a guess.
+// ".." are never names, a record of inode 0 is one (as in os on Linux); a record that does not fit
+// its buffer is an error, not a guess.
 func TestParseDirents(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "unknown-dir"), 0o755))
@@ -43,10 +45,14 @@ func TestParseDirents(t *testing.T) {
 	} {
 		b = append(b, dirent64(r.name, r.typ)...)
 	}
+	inodeZero := dirent64("inode-zero", unix.DT_REG)
+	binary.NativeEndian.PutUint64(inodeZero, 0) // old XFS and FUSE give names an inode of 0: kept, as os does on Linux
+	b = append(b, inodeZero...)
 	got, err := d.parseDirents(b, nil)
 	require.NoError(t, err)
 	assert.Equal(t, []dirent{
 		{"a.go", false}, {"sub", true}, {"link", false}, {"unknown-dir", true}, {"unknown-file", false},
+		{"inode-zero", false},
 	}, got)
 
 	rec := dirent64("x", unix.DT_REG)
