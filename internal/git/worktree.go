@@ -281,13 +281,22 @@ func (r *Repo) headTree(h plumbing.Hash) (map[string]treeFile, error) {
 // validIndexPath reports whether an index path is one git could check out: relative, no empty,
 // "." or ".." component, no .git component (in any letter case).
 func validIndexPath(p string) bool {
-	if p == "" || strings.ContainsRune(p, 0) || strings.HasPrefix(p, "/") {
+	if p == "" {
 		return false
 	}
-	for part := range strings.SplitSeq(p, "/") {
-		if part == "" || part == "." || part == ".." || strings.EqualFold(part, ".git") {
+	start := 0
+	for i := 0; i <= len(p); i++ {
+		if i < len(p) && p[i] != '/' {
+			if p[i] == 0 {
+				return false
+			}
+			continue
+		}
+		// An empty part is a leading, trailing or doubled slash.
+		if part := p[start:i]; part == "" || part == "." || part == ".." || strings.EqualFold(part, ".git") {
 			return false
 		}
+		start = i + 1
 	}
 	return true
 }
@@ -968,7 +977,7 @@ func (b *treeBuilder) build(entries []*index.Entry, prefix, depth int) (plumbing
 			return plumbing.ZeroHash, 0, false // a file and a directory of the same name
 		}
 		prev = name
-		buf = strconv.AppendUint(buf, uint64(mode), 8)
+		buf = appendTreeMode(buf, mode)
 		buf = append(buf, ' ')
 		buf = append(buf, name...)
 		buf = append(buf, 0)
@@ -979,6 +988,24 @@ func (b *treeBuilder) build(entries []*index.Entry, prefix, depth int) (plumbing
 	}
 	b.bufs[depth] = buf
 	return plumbing.ComputeHash(plumbing.TreeObject, buf), i, true
+}
+
+// appendTreeMode appends mode in octal, as a tree entry spells it: the usual modes without
+// formatting a number.
+func appendTreeMode(buf []byte, mode filemode.FileMode) []byte {
+	switch mode {
+	case filemode.Regular:
+		return append(buf, "100644"...)
+	case filemode.Executable:
+		return append(buf, "100755"...)
+	case filemode.Symlink:
+		return append(buf, "120000"...)
+	case filemode.Dir:
+		return append(buf, "40000"...)
+	case filemode.Submodule:
+		return append(buf, "160000"...)
+	}
+	return strconv.AppendUint(buf, uint64(mode), 8)
 }
 
 // prefetcher lists directories and lstats their files while the index is being decoded, until

@@ -113,3 +113,51 @@ func TestTreeBuilderEqualsSortingEachTree(t *testing.T) {
 	assert.Greater(t, agreeOK, 1000, "trees built")
 	assert.Greater(t, agreeRefused, 1000, "trees refused (a file and a directory of the same name, duplicates)")
 }
+
+// splitValidIndexPath is validIndexPath as it was written before the byte loop, the oracle of
+// TestValidIndexPathEqualsSplitting.
+func splitValidIndexPath(p string) bool {
+	if p == "" || strings.ContainsRune(p, 0) || strings.HasPrefix(p, "/") {
+		return false
+	}
+	for part := range strings.SplitSeq(p, "/") {
+		if part == "" || part == "." || part == ".." || strings.EqualFold(part, ".git") {
+			return false
+		}
+	}
+	return true
+}
+
+// validIndexPath answers what splitting the path into components answered, on paths built from
+// the pieces that matter (slashes, dots, .git in any case, NUL, a Kelvin sign that folds to k).
+func TestValidIndexPathEqualsSplitting(t *testing.T) {
+	pieces := []string{"/", ".", "..", ".git", ".GIT", ".Git", ".gi", ".gitx", "a", "\x00", "\u212a", "..a", ". ", "git"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	valid, invalid := 0, 0
+	for range 50000 {
+		var b strings.Builder
+		for range rng.IntN(7) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		p := b.String()
+		want := splitValidIndexPath(p)
+		if !assert.Equal(t, want, validIndexPath(p), "%q", p) {
+			return
+		}
+		if want {
+			valid++
+		} else {
+			invalid++
+		}
+	}
+	assert.Greater(t, valid, 5000)
+	assert.Greater(t, invalid, 5000)
+}
+
+// appendTreeMode spells every mode as strconv does in octal, the usual ones and any other.
+func TestAppendTreeModeIsOctal(t *testing.T) {
+	for _, m := range []filemode.FileMode{filemode.Regular, filemode.Executable, filemode.Symlink, filemode.Dir,
+		filemode.Submodule, filemode.Deprecated, filemode.Empty, 0o100600, 0o777} {
+		assert.Equal(t, strconv.FormatUint(uint64(m), 8), string(appendTreeMode(nil, m)), "%o", m)
+	}
+}
