@@ -38,8 +38,9 @@ func registerCompletions(root *cobra.Command, g *globalOptions) {
 	}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
+		local := c.LocalNonPersistentFlags() // a new flag set a call: made once a command
 		for name, fn := range byFlag {
-			if c.LocalNonPersistentFlags().Lookup(name) != nil {
+			if local.Lookup(name) != nil {
 				_ = c.RegisterFlagCompletionFunc(name, fn)
 			}
 		}

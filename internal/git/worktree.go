@@ -82,7 +82,7 @@ func (r *Repo) CheckWorktree(head string, exempt []string) (*WorktreeReport, err
 
 	// While go-git decodes the index, list the directories and lstat their files: the walk below
 	// uses what this prefetch got to before the index was ready.
-	c.pf = startPrefetch(r.top, c.isExempt)
+	c.pf = startPrefetch(r.top, c.isExempt, c.opener())
 	defer c.pf.finish()
 	idx, idxTime, err := readIndex(filepath.Join(r.gitDir, "index"))
 	c.pf.stop.Store(true)
@@ -221,7 +221,11 @@ func readIndex(path string) (*index.Index, time.Time, error) {
 	if !fi.Mode().IsRegular() || fi.Size() > maxIndexBytes {
 		return nil, time.Time{}, fmt.Errorf("read the git index: %s is not a regular file of at most %d bytes", path, maxIndexBytes)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxIndexBytes+1))
+	// Sized up front from the stat, so that reading does not grow and copy the buffer; a file that
+	// grew since still reads whole, up to the bound.
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
+	_, err = buf.ReadFrom(io.LimitReader(f, maxIndexBytes+1))
+	data := buf.Bytes()
 	if err == nil && len(data) > maxIndexBytes {
 		err = fmt.Errorf("%s grew past %d bytes", path, maxIndexBytes)
 	}
@@ -277,13 +281,22 @@ func (r *Repo) headTree(h plumbing.Hash) (map[string]treeFile, error) {
 // validIndexPath reports whether an index path is one git could check out: relative, no empty,
 // "." or ".." component, no .git component (in any letter case).
 func validIndexPath(p string) bool {
-	if p == "" || strings.ContainsRune(p, 0) || strings.HasPrefix(p, "/") {
+	if p == "" {
 		return false
 	}
-	for part := range strings.SplitSeq(p, "/") {
-		if part == "" || part == "." || part == ".." || strings.EqualFold(part, ".git") {
+	start := 0
+	for i := 0; i <= len(p); i++ {
+		if i < len(p) && p[i] != '/' {
+			if p[i] == 0 {
+				return false
+			}
+			continue
+		}
+		// An empty part is a leading, trailing or doubled slash.
+		if part := p[start:i]; part == "" || part == "." || part == ".." || strings.EqualFold(part, ".git") {
 			return false
 		}
+		start = i + 1
 	}
 	return true
 }
@@ -315,6 +328,13 @@ type wtCheck struct {
 	submodules []*wtEntry
 	err        error
 }
+
+// walkOpenDir opens a directory for the walk to list and lstat in: the platform's openDir (a test
+// sets the portable openFileDir to run the same cases through it).
+var walkOpenDir = openDir
+
+// opener returns how the walk opens a directory.
+func (c *wtCheck) opener() func(string) (dirHandle, error) { return walkOpenDir }
 
 func (c *wtCheck) add(p string) {
 	c.mu.Lock()
@@ -392,7 +412,7 @@ func (c *wtCheck) walk(dir string, patterns []gitignore.Pattern, ignored bool) {
 	c.sem <- struct{}{}
 	defer func() { <-c.sem }()
 
-	wd := &walkDir{dir: dir, abs: filepath.Join(c.top, filepath.FromSlash(dir))}
+	wd := &walkDir{dir: dir, abs: filepath.Join(c.top, filepath.FromSlash(dir)), open: c.opener()}
 	if dir != "" {
 		wd.prefix = dir + "/"
 	}
@@ -412,11 +432,11 @@ func (c *wtCheck) walk(dir string, patterns []gitignore.Pattern, ignored bool) {
 		return // a directory that vanished: its entries are reported deleted
 	}
 	for _, d := range list {
-		name := d.Name()
+		name := d.name
 		if dir == "" && name == ".git" {
 			continue
 		}
-		if d.Type().IsDir() {
+		if d.dir {
 			c.walkSubdir(wd, name, patterns, ignored)
 			continue
 		}
@@ -432,7 +452,8 @@ type walkDir struct {
 	dir    string // relative to top, slash-separated; "" for the top
 	prefix string // dir + "/", or "" for the top
 	abs    string
-	df     *os.File            // the open directory, opened on first need; closed by close
+	open   func(string) (dirHandle, error)
+	h      dirHandle           // the open directory, opened on first need; closed by close
 	stats  map[string]fileStat // lstats the prefetcher made; nil when it did not read dir
 }
 
@@ -441,32 +462,32 @@ func (d *walkDir) lstat(name string) (fileStat, error) {
 	if st, ok := d.stats[name]; ok {
 		return st, nil
 	}
-	if d.df == nil {
+	if d.h == nil {
 		var err error
-		if d.df, err = os.Open(d.abs); err != nil {
+		if d.h, err = d.open(d.abs); err != nil {
 			return fileStat{}, err
 		}
 	}
-	return lstatAt(d.df, d.abs, name)
+	return d.h.lstat(name)
 }
 
 func (d *walkDir) close() {
-	if d.df != nil {
-		d.df.Close()
+	if d.h != nil {
+		d.h.close()
 	}
 }
 
 // list returns the entries of wd, as the prefetcher read them or read now.
-func (c *wtCheck) list(wd *walkDir) ([]os.DirEntry, error) {
+func (c *wtCheck) list(wd *walkDir) ([]dirent, error) {
 	if pd := c.pf.get(wd.dir); pd != nil {
 		wd.stats = pd.stats
 		return pd.list, nil
 	}
 	var err error
-	if wd.df, err = os.Open(wd.abs); err != nil {
+	if wd.h, err = wd.open(wd.abs); err != nil {
 		return nil, err
 	}
-	return wd.df.ReadDir(-1)
+	return wd.h.list()
 }
 
 // walkSubdir handles the directory name of wd: exempt, a submodule, ignored, a nested
@@ -534,13 +555,12 @@ func (c *wtCheck) walkFile(wd *walkDir, name string, patterns []gitignore.Patter
 // compare tells whether file name of directory abs holds index entry e, and whether it had to be
 // hashed; statOf lstats a name of the directory.
 func (c *wtCheck) compare(statOf func(string) (fileStat, error), abs, name string, e *index.Entry) (same, hashed bool, err error) {
-	path := filepath.Join(abs, name)
 	st, err := statOf(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, false, nil
 	}
 	if err != nil {
-		return false, false, fmt.Errorf("lstat %s: %w", path, err)
+		return false, false, fmt.Errorf("lstat %s: %w", filepath.Join(abs, name), err)
 	}
 	var mode filemode.FileMode
 	switch {
@@ -559,7 +579,7 @@ func (c *wtCheck) compare(statOf func(string) (fileStat, error), abs, name strin
 	if !c.hashAll && st.matches(e) && st.mtime.Before(c.indexTime) {
 		return true, false, nil
 	}
-	h, err := blobHash(path, mode)
+	h, err := blobHash(filepath.Join(abs, name), mode)
 	if err != nil {
 		return false, true, err
 	}
@@ -908,63 +928,84 @@ func indexTreeHash(entries []*index.Entry) (h plumbing.Hash, ok bool) {
 		entries = slices.Clone(entries)
 		slices.SortFunc(entries, func(a, b *index.Entry) int { return strings.Compare(a.Name, b.Name) })
 	}
-	h, n, ok := buildTree(entries, 0)
+	h, n, ok := (&treeBuilder{}).build(entries, 0, 0)
 	return h, ok && n == len(entries)
 }
 
-// buildTree hashes the tree of the entries that share the first prefix bytes of their names (a
-// directory and its slash), starting at entries[0], and returns how many entries it used.
-func buildTree(entries []*index.Entry, prefix int) (plumbing.Hash, int, bool) {
-	type item struct {
-		name string
-		mode filemode.FileMode
-		hash plumbing.Hash
+// treeBuilder hashes the trees the index's entries make, with one buffer of tree bytes per depth
+// reused across the directories of that depth.
+type treeBuilder struct {
+	bufs [][]byte
+}
+
+// build hashes the tree of the entries that share the first prefix bytes of their names (a
+// directory and its slash), starting at entries[0], at directory depth depth, and returns how many
+// entries it used.
+//
+// The entries are sorted by name, so a directory's entries are contiguous, and the order in which
+// its items (files, and subdirectories by their first entry) come is git's tree order, a tree's
+// name ordered as if it ended in "/": a file sorts before a directory's first entry exactly when
+// its name sorts before the directory's name and slash. A file and a directory of the same name
+// are refused when they are neighbours in that order, as the sort by that key found them.
+func (b *treeBuilder) build(entries []*index.Entry, prefix, depth int) (plumbing.Hash, int, bool) {
+	if depth >= len(b.bufs) {
+		b.bufs = append(b.bufs, nil)
 	}
-	var items []item
+	buf := b.bufs[depth][:0]
+	prev := ""
 	i := 0
 	for i < len(entries) {
 		rest := entries[i].Name[prefix:]
+		name, mode, hash := rest, entries[i].Mode, entries[i].Hash
 		slash := strings.IndexByte(rest, '/')
 		if slash < 0 {
-			items = append(items, item{rest, entries[i].Mode, entries[i].Hash})
 			i++
-			continue
+		} else {
+			dir := entries[i].Name[:prefix+slash+1]
+			j := i
+			for j < len(entries) && strings.HasPrefix(entries[j].Name, dir) {
+				j++
+			}
+			sub, n, ok := b.build(entries[i:j], len(dir), depth+1)
+			if !ok || n != j-i {
+				return plumbing.ZeroHash, 0, false
+			}
+			name, mode, hash = rest[:slash], filemode.Dir, sub
+			i = j
 		}
-		dir := entries[i].Name[:prefix+slash+1]
-		j := i
-		for j < len(entries) && strings.HasPrefix(entries[j].Name, dir) {
-			j++
+		if len(buf) > 0 && prev == name {
+			return plumbing.ZeroHash, 0, false // a file and a directory of the same name
 		}
-		sub, n, ok := buildTree(entries[i:j], len(dir))
-		if !ok || n != j-i {
-			return plumbing.ZeroHash, 0, false
-		}
-		items = append(items, item{rest[:slash], filemode.Dir, sub})
-		i = j
-		if i < len(entries) && !strings.HasPrefix(entries[i].Name, entries[0].Name[:prefix]) {
+		prev = name
+		buf = appendTreeMode(buf, mode)
+		buf = append(buf, ' ')
+		buf = append(buf, name...)
+		buf = append(buf, 0)
+		buf = append(buf, hash[:]...)
+		if slash >= 0 && i < len(entries) && !strings.HasPrefix(entries[i].Name, entries[0].Name[:prefix]) {
 			break
 		}
 	}
-	// git orders a tree's entries by name, a tree's name as if it ended in "/".
-	key := func(it item) string {
-		if it.mode == filemode.Dir {
-			return it.name + "/"
-		}
-		return it.name
+	b.bufs[depth] = buf
+	return plumbing.ComputeHash(plumbing.TreeObject, buf), i, true
+}
+
+// appendTreeMode appends mode in octal, as a tree entry spells it: the usual modes without
+// formatting a number.
+func appendTreeMode(buf []byte, mode filemode.FileMode) []byte {
+	switch mode {
+	case filemode.Regular:
+		return append(buf, "100644"...)
+	case filemode.Executable:
+		return append(buf, "100755"...)
+	case filemode.Symlink:
+		return append(buf, "120000"...)
+	case filemode.Dir:
+		return append(buf, "40000"...)
+	case filemode.Submodule:
+		return append(buf, "160000"...)
 	}
-	slices.SortFunc(items, func(a, b item) int { return strings.Compare(key(a), key(b)) })
-	var buf bytes.Buffer
-	for k, it := range items {
-		if k > 0 && items[k-1].name == it.name {
-			return plumbing.ZeroHash, 0, false // a file and a directory of the same name
-		}
-		buf.WriteString(strconv.FormatUint(uint64(it.mode), 8))
-		buf.WriteByte(' ')
-		buf.WriteString(it.name)
-		buf.WriteByte(0)
-		buf.Write(it.hash[:])
-	}
-	return plumbing.ComputeHash(plumbing.TreeObject, buf.Bytes()), i, true
+	return strconv.AppendUint(buf, uint64(mode), 8)
 }
 
 // prefetcher lists directories and lstats their files while the index is being decoded, until
@@ -973,6 +1014,7 @@ func buildTree(entries []*index.Entry, prefix int) (plumbing.Hash, int, bool) {
 type prefetcher struct {
 	top    string
 	exempt func(string, bool) bool
+	open   func(string) (dirHandle, error)
 	stop   atomic.Bool
 	dirs   sync.Map // dir (relative, "" for the top) → *preDir
 	sem    chan struct{}
@@ -981,12 +1023,12 @@ type prefetcher struct {
 
 // preDir is a directory the prefetcher listed, with the lstat of its files by name.
 type preDir struct {
-	list  []os.DirEntry
+	list  []dirent
 	stats map[string]fileStat
 }
 
-func startPrefetch(top string, exempt func(string, bool) bool) *prefetcher {
-	p := &prefetcher{top: top, exempt: exempt, sem: make(chan struct{}, max(2, 2*runtime.GOMAXPROCS(0)))}
+func startPrefetch(top string, exempt func(string, bool) bool, open func(string) (dirHandle, error)) *prefetcher {
+	p := &prefetcher{top: top, exempt: exempt, open: open, sem: make(chan struct{}, max(2, 2*runtime.GOMAXPROCS(0)))}
 	p.wg.Add(1)
 	go p.visit("")
 	return p
@@ -1020,23 +1062,24 @@ func (p *prefetcher) visit(dir string) {
 		return
 	}
 	abs := filepath.Join(p.top, filepath.FromSlash(dir))
-	df, err := os.Open(abs)
+	h, err := p.open(abs)
 	if err != nil {
 		return
 	}
-	defer df.Close()
-	list, err := df.ReadDir(-1)
+	defer h.close()
+	list, err := h.list()
 	if err != nil {
 		return
 	}
-	pd := &preDir{list: list, stats: make(map[string]fileStat, len(list))}
+	// Not sized from the listing: the prefetch is usually stopped before it lstats most names.
+	pd := &preDir{list: list, stats: make(map[string]fileStat)}
 	prefix := ""
 	if dir != "" {
 		prefix = dir + "/"
 	}
 	for _, d := range list {
-		name := d.Name()
-		if d.IsDir() {
+		name := d.name
+		if d.dir {
 			if name == ".git" || p.exempt(prefix+name, true) || p.stop.Load() {
 				continue
 			}
@@ -1047,7 +1090,7 @@ func (p *prefetcher) visit(dir string) {
 		if p.stop.Load() {
 			break // the rest is lstat-ed by the walk
 		}
-		if st, err := lstatAt(df, abs, name); err == nil {
+		if st, err := h.lstat(name); err == nil {
 			pd.stats[name] = st
 		}
 	}

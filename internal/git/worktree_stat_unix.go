@@ -24,16 +24,28 @@ func statSys(fi fs.FileInfo) (ino uint64, ctime time.Time, ok bool) {
 // instead of the whole path.
 func lstatAt(dir *os.File, _ string, name string) (fileStat, error) {
 	var st unix.Stat_t
+	if err := fstatatNoFollow(int(dir.Fd()), name, &st); err != nil {
+		return fileStat{}, err
+	}
+	return fileStatOfUnix(&st), nil
+}
+
+// fstatatNoFollow lstats name relative to the directory descriptor dirfd.
+func fstatatNoFollow(dirfd int, name string, st *unix.Stat_t) error {
 	for {
-		err := unix.Fstatat(int(dir.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW)
+		err := unix.Fstatat(dirfd, name, st, unix.AT_SYMLINK_NOFOLLOW)
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
-			return fileStat{}, &fs.PathError{Op: "lstat", Path: name, Err: err}
+			return &fs.PathError{Op: "lstat", Path: name, Err: err}
 		}
-		break
+		return nil
 	}
+}
+
+// fileStatOfUnix converts what fstatat reported.
+func fileStatOfUnix(st *unix.Stat_t) fileStat {
 	mode := fs.FileMode(st.Mode & 0o777)
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFREG:
@@ -48,5 +60,5 @@ func lstatAt(dir *os.File, _ string, name string) (fileStat, error) {
 		mode: mode, size: st.Size, ino: uint64(st.Ino), full: true,
 		mtime: time.Unix(int64(st.Mtim.Sec), int64(st.Mtim.Nsec)),
 		ctime: time.Unix(int64(st.Ctim.Sec), int64(st.Ctim.Nsec)),
-	}, nil
+	}
 }

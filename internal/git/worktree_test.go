@@ -46,6 +46,15 @@ func settle(t *testing.T, r *gitRepo) {
 }
 
 func TestCheckWorktreeClean(t *testing.T) {
+	for opener, open := range dirOpeners {
+		t.Run(opener, func(t *testing.T) {
+			defer useDirOpener(open)()
+			testCheckWorktreeClean(t)
+		})
+	}
+}
+
+func testCheckWorktreeClean(t *testing.T) {
 	r, head := wtFixture(t)
 	rep := checkWT(t, r, head)
 	assert.True(t, rep.Clean(head), "%+v", rep)
@@ -119,14 +128,17 @@ func TestCheckWorktreeFindsEveryChange(t *testing.T) {
 			r.write("vendor/x/.git/HEAD", "ref: refs/heads/main\n")
 		}, []string{"vendor/x/"}},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			r, head := wtFixture(t)
-			tc.edit(r)
-			rep := checkWT(t, r, head)
-			assert.False(t, rep.Clean(head))
-			assert.Equal(t, tc.want, rep.Paths)
-		})
+	for opener, open := range dirOpeners {
+		for name, tc := range cases {
+			t.Run(opener+"/"+name, func(t *testing.T) {
+				defer useDirOpener(open)()
+				r, head := wtFixture(t)
+				tc.edit(r)
+				rep := checkWT(t, r, head)
+				assert.False(t, rep.Clean(head))
+				assert.Equal(t, tc.want, rep.Paths)
+			})
+		}
 	}
 }
 
