@@ -5,46 +5,27 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/cobra/doc"
 )
 
-//go:generate go run ./geas docs ../docs/cli
+//go:generate go run ./geasdocs ../docs/cli
 
-// defaultCLIDocsDir is where `geas docs` writes the command reference, relative to the working
-// directory: run from the repository root, it is the repository's docs/cli.
-const defaultCLIDocsDir = "docs/cli"
+// DefaultCLIDocsDir is where `go run ./cmd/geasdocs` writes the command reference, relative to
+// the working directory: run from the repository root, it is the repository's docs/cli.
+const DefaultCLIDocsDir = "docs/cli"
 
-func newDocsCmd(g *globalOptions) *cobra.Command {
-	return &cobra.Command{
-		Use:    "docs [DIR]",
-		Short:  "Write the command reference (one Markdown file per command) into DIR (default docs/cli)",
-		Hidden: true,
-		Args:   cobra.MaximumNArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			dir := defaultCLIDocsDir
-			if len(args) == 1 {
-				dir = args[0]
-			}
-			if err := writeCLIDocs(dir); err != nil {
-				return err
-			}
-			fmt.Fprintf(g.stdout, "wrote the command reference to %s\n", dir)
-			return nil
-		},
-	}
-}
-
-// writeCLIDocs writes the Markdown reference of the whole command tree into dir, as
-// TestCLIDocsAreCurrent compares it: a fresh tree (no flag values of this process), the
-// completion command cobra adds at run time included, no generated-on date.
-func writeCLIDocs(dir string) error {
+// WriteCLIDocs writes the reference of the whole command tree into dir with gen (cobra/doc's
+// GenMarkdownTree, which cmd/geasdocs and the tests pass in: the generator and the Markdown
+// renderer it links are kept out of the geas binary, whose every start-up ran their package
+// inits): a fresh tree (no flag values of this process), the completion command cobra adds at run
+// time included, no generated-on date.
+func WriteCLIDocs(dir string, gen func(*cobra.Command, string) error) error {
 	root := newRootCmd(&globalOptions{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr})
 	root.InitDefaultCompletionCmd()
 	disableAutoGenTag(root)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	if err := doc.GenMarkdownTree(root, dir); err != nil {
+	if err := gen(root, dir); err != nil {
 		return fmt.Errorf("write the command reference to %s: %w", dir, err)
 	}
 	return nil

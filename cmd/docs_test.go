@@ -16,6 +16,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/spf13/cobra/doc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -27,9 +28,9 @@ const repoRoot = ".."
 // changed command, flag or help text cannot leave the reference behind.
 func TestCLIDocsAreCurrent(t *testing.T) {
 	dir := t.TempDir()
-	require.NoError(t, writeCLIDocs(dir))
+	require.NoError(t, WriteCLIDocs(dir, doc.GenMarkdownTree))
 	committed := filepath.Join(repoRoot, "docs", "cli")
-	hint := "docs/cli is stale: run `go run ./cmd/geas docs` (or `go generate ./cmd`) at the repository root and commit the result"
+	hint := "docs/cli is stale: run `go run ./cmd/geasdocs` (or `go generate ./cmd`) at the repository root and commit the result"
 
 	want := markdownFiles(t, dir)
 	got := markdownFiles(t, committed)

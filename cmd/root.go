@@ -144,7 +144,6 @@ itself, and answers pass, fail, block or error. The companion commands read and 
 		newDemoCmd(g),
 		newMCPCmd(g),
 		newHookCmd(g),
-		newDocsCmd(g),
 		newVersionCmd(g),
 		newInitCmd(g),
 	)
