@@ -17,8 +17,10 @@
 # `HOTFILES=1500 bench/mkrepo.sh REPO 20000 20` (20,000 commits; before the stretch only 1,500
 # files change, so a far base differs in about 1,500). The script writes REPO/.geas and the
 # unmerged commit (a loose object, fixed dates: the same SHA every time), checks main out (the
-# gate's tier 0 compares the working tree with the head: work git does not do here) and deletes
-# or writes REPO's commit-graph. Prints per task and graph the gate/git ratios of CPU and wall time (median,
+# gate's tier 0 compares the working tree with the head: work git does not do here, unless
+# STATUS=1, which adds `git status --porcelain` to the git side of the tasks that reach that
+# check, the same comparison; issue 12's figures are without it) and deletes or writes REPO's
+# commit-graph. Prints per task and graph the gate/git ratios of CPU and wall time (median,
 # min, max over PAIRS pairs, default 21), the medians in ms and both peak RSS.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -111,6 +113,10 @@ for graph in none written; do
 			gitcmds+=(-- git -C "$repo" diff --name-only --no-renames "$b" "$head"
 				-- git -C "$repo" diff -U0 --no-renames "$b" "$head")
 			work_desc="is-anc+2diff"
+			if [[ ${STATUS:-0} = 1 ]]; then
+				gitcmds+=(-- git -C "$repo" status --porcelain)
+				work_desc+="+st"
+			fi
 		fi
 		rc=0
 		verdict=$("$bin" -C "$repo" --format json gate --task "$name" --dry-run |
