@@ -181,7 +181,7 @@ func (r *Repo) detectRenames(base, head string, changes []treeChange) (object.Ch
 		if err != nil {
 			return nil, err
 		}
-		if trees[i], err = object.GetTree(r.repo.Storer, h); err != nil {
+		if trees[i], err = object.GetTree(r.store, h); err != nil {
 			return nil, fmt.Errorf("read tree %s: %w", h, err)
 		}
 	}

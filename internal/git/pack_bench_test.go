@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // benchRepo opens the repository GEAS_BENCH_GITDIR names (a clone of git/git, say, bare or not),
@@ -39,7 +40,7 @@ func BenchmarkReadTrees(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		c, err := repo.repo.CommitObject(head)
+		c, err := object.GetCommit(repo.store, head)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -55,7 +56,7 @@ func BenchmarkReadTrees(b *testing.B) {
 }
 
 func walkTrees(repo *Repo, h plumbing.Hash, n *int) error {
-	t, err := repo.repo.TreeObject(h)
+	t, err := object.GetTree(repo.store, h)
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ func (r *Repo) ReadFileAt(commit, name string, maxBytes int64) (data []byte, ok 
 	if err != nil {
 		return nil, false, err
 	}
-	c, err := object.GetCommit(r.repo.Storer, h)
+	c, err := object.GetCommit(r.store, h)
 	if err != nil {
 		return nil, false, fmt.Errorf("read commit %s: %w", commit, err)
 	}
@@ -41,7 +41,7 @@ func (r *Repo) ReadFileAt(commit, name string, maxBytes int64) (data []byte, ok 
 	if entry.Mode != filemode.Regular && entry.Mode != filemode.Executable && entry.Mode != filemode.Deprecated {
 		return nil, false, fmt.Errorf("%s at %s is not a regular file (mode %s)", name, short12(commit), entry.Mode)
 	}
-	blob, err := object.GetBlob(r.repo.Storer, entry.Hash)
+	blob, err := object.GetBlob(r.store, entry.Hash)
 	if err != nil {
 		return nil, false, fmt.Errorf("%s at %s: %w", name, short12(commit), err)
 	}

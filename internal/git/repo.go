@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
@@ -53,7 +54,6 @@ const binarySniffBytes = 8000
 // Repo is a read-only view of the git repository that holds a project. It keeps pack files and
 // their indexes mapped between reads, so it must be closed. A Repo is not safe for concurrent use.
 type Repo struct {
-	repo  *gogit.Repository
 	store *lazyStore
 	top   string // the working tree's top directory; "" for a bare repository
 	// gitDir holds this working tree's index; commonDir the shared info/exclude.
@@ -100,17 +100,12 @@ func Open(dir string) (*Repo, error) {
 		_ = st.Close()
 		return nil, fmt.Errorf("open git repository in %s: %w", dir, err)
 	}
-	repo, err := gogit.Open(store, nil)
-	if err != nil {
-		_ = store.Close()
-		return nil, fmt.Errorf("open git repository in %s: %w", dir, err)
-	}
 	top := ""
 	if wt, err := probe.Worktree(); err == nil {
 		top = wt.Filesystem.Root()
 	}
 	gitDir := probed.Filesystem().Root()
-	return &Repo{repo: repo, store: store, top: top, gitDir: gitDir, commonDir: filepath.Dir(objectsDir)}, nil
+	return &Repo{store: store, top: top, gitDir: gitDir, commonDir: filepath.Dir(objectsDir)}, nil
 }
 
 // objectsDirOf returns the object directory of the git directory gitDir: the common directory's
@@ -272,7 +267,7 @@ func (r *Repo) lookupRef(rev string) (plumbing.Hash, bool) {
 		"refs/remotes/"+rev+"/HEAD")
 	for _, name := range names {
 		// Any error (absent, a directory, unreadable) means "not this candidate", as for git.
-		ref, err := r.repo.Reference(plumbing.ReferenceName(name), true)
+		ref, err := storer.ResolveReference(r.store, plumbing.ReferenceName(name))
 		if err == nil && ref.Type() == plumbing.HashReference {
 			return ref.Hash(), true
 		}
@@ -325,7 +320,7 @@ func (r *Repo) resolvePrefix(prefix string) (plumbing.Hash, error) {
 func (r *Repo) peelToCommit(h plumbing.Hash) (plumbing.Hash, error) {
 	const maxTagChain = 16
 	for range maxTagChain {
-		obj, err := r.repo.Storer.EncodedObject(plumbing.AnyObject, h)
+		obj, err := r.store.EncodedObject(plumbing.AnyObject, h)
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
 			return plumbing.ZeroHash, errRevNotFound
 		}
@@ -336,7 +331,7 @@ func (r *Repo) peelToCommit(h plumbing.Hash) (plumbing.Hash, error) {
 		case plumbing.CommitObject:
 			return h, nil
 		case plumbing.TagObject:
-			tag, err := object.DecodeTag(r.repo.Storer, obj)
+			tag, err := object.DecodeTag(r.store, obj)
 			if err != nil {
 				return plumbing.ZeroHash, fmt.Errorf("read tag %s: %w", h, err)
 			}
@@ -382,7 +377,7 @@ func (r *Repo) reachable(base, head plumbing.Hash) (bool, error) {
 	if base == head {
 		return true, nil
 	}
-	shallowList, err := r.repo.Storer.Shallow()
+	shallowList, err := r.store.Shallow()
 	if err != nil {
 		return false, fmt.Errorf("read shallow commits: %w", err)
 	}
@@ -506,7 +501,7 @@ func (r *Repo) commitHash(what, sha string) (plumbing.Hash, error) {
 		return plumbing.ZeroHash, fmt.Errorf("%s %q is not a full commit SHA", what, sha)
 	}
 	h := plumbing.NewHash(strings.ToLower(sha))
-	if _, err := r.repo.Storer.EncodedObject(plumbing.CommitObject, h); err != nil {
+	if _, err := r.store.EncodedObject(plumbing.CommitObject, h); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("%s %s is not a commit of this repository: %w", what, sha, err)
 	}
 	return h, nil

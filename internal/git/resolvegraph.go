@@ -14,7 +14,7 @@ import (
 // than it) it reads the objects until it enters the graph. A shallow repository's graph is not
 // used, as in reachable (git ignores it too): its shallow commits have no parents.
 func (r *Repo) firstParentAncestor(h plumbing.Hash, n int) (plumbing.Hash, error) {
-	shallow, err := r.repo.Storer.Shallow()
+	shallow, err := r.store.Shallow()
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("read shallow commits: %w", err)
 	}

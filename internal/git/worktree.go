@@ -91,7 +91,7 @@ func (r *Repo) CheckWorktree(head string, exempt []string) (*WorktreeReport, err
 	}
 	// The index against the head tree: when the tree the index's entries make (as git write-tree
 	// would) is the head's tree, they are equal, and the head's trees need not be read at all.
-	commit, err := object.GetCommit(r.repo.Storer, h)
+	commit, err := object.GetCommit(r.store, h)
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", h, err)
 	}
@@ -246,7 +246,7 @@ type treeFile struct {
 
 // headTree lists every non-tree entry of commit h's tree by path.
 func (r *Repo) headTree(h plumbing.Hash) (map[string]treeFile, error) {
-	c, err := object.GetCommit(r.repo.Storer, h)
+	c, err := object.GetCommit(r.store, h)
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", h, err)
 	}
@@ -256,7 +256,7 @@ func (r *Repo) headTree(h plumbing.Hash) (map[string]treeFile, error) {
 		if depth > 4096 {
 			return fmt.Errorf("tree %s: nested too deep", tree)
 		}
-		t, err := object.GetTree(r.repo.Storer, tree)
+		t, err := object.GetTree(r.store, tree)
 		if err != nil {
 			return fmt.Errorf("read tree %s of %s: %w", tree, h, err)
 		}
@@ -756,7 +756,7 @@ func (r *Repo) Checkout(head string) (*Checkout, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := object.GetCommit(r.repo.Storer, h)
+	c, err := object.GetCommit(r.store, h)
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", h, err)
 	}
@@ -815,7 +815,7 @@ func (r *Repo) writeTree(root *os.Root, co *Checkout, tree plumbing.Hash, prefix
 	if depth > 4096 {
 		return fmt.Errorf("tree %s: nested too deep", tree)
 	}
-	t, err := object.GetTree(r.repo.Storer, tree)
+	t, err := object.GetTree(r.store, tree)
 	if err != nil {
 		return fmt.Errorf("read tree %s: %w", tree, err)
 	}
@@ -863,7 +863,7 @@ func (r *Repo) writeTree(root *os.Root, co *Checkout, tree plumbing.Hash, prefix
 }
 
 func (r *Repo) writeBlob(root *os.Root, name string, h plumbing.Hash, perm os.FileMode) error {
-	blob, err := object.GetBlob(r.repo.Storer, h)
+	blob, err := object.GetBlob(r.store, h)
 	if err != nil {
 		return err
 	}
@@ -884,7 +884,7 @@ func (r *Repo) writeBlob(root *os.Root, name string, h plumbing.Hash, perm os.Fi
 }
 
 func (r *Repo) blobBytes(h plumbing.Hash, limit int64) ([]byte, error) {
-	blob, err := object.GetBlob(r.repo.Storer, h)
+	blob, err := object.GetBlob(r.store, h)
 	if err != nil {
 		return nil, err
 	}
