@@ -80,3 +80,21 @@ func mustResolve(b *testing.B, repo *Repo, rev string) string {
 	}
 	return sha
 }
+
+// BenchmarkOpenClose measures Open and Close of the repository named by GEAS_BENCH_REPO (any
+// repository; skipped without it): a gate run opens its repository more than once.
+func BenchmarkOpenClose(b *testing.B) {
+	dir := os.Getenv("GEAS_BENCH_REPO")
+	if dir == "" {
+		b.Skip("set GEAS_BENCH_REPO to a repository")
+	}
+	for b.Loop() {
+		r, err := Open(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := r.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
