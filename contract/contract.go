@@ -365,7 +365,13 @@ const MaxBytes = 4 * DefaultMaxBytes
 // over MaxBytes, or one that is not a regular file (a named pipe would block forever), is refused
 // unread.
 func Load(root *os.Root, name string) (*Contract, error) {
-	data, err := fsutil.ReadLimited(root, name, MaxBytes)
+	return LoadFrom(fsutil.RootReader(root), name)
+}
+
+// LoadFrom is Load through r (a task directory opened once, fsutil.Dir); name is relative to
+// r's root, as for Load.
+func LoadFrom(r fsutil.Reader, name string) (*Contract, error) {
+	data, err := r.ReadLimited(name, MaxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read contract: %w", err)
 	}

@@ -123,13 +123,13 @@ func Load(root *os.Root, name string, maxBytes int64) (*Evidence, error) {
 	if maxBytes == 0 {
 		maxBytes = DefaultMaxBytes
 	}
-	e, _, err := load(root, name, maxBytes)
+	e, _, err := load(fsutil.RootReader(root), name, maxBytes)
 	return e, err
 }
 
 // load is Load that also returns how many bytes it read.
-func load(root *os.Root, name string, maxBytes int64) (*Evidence, int64, error) {
-	data, err := fsutil.ReadLimited(root, name, maxBytes)
+func load(root fsutil.Reader, name string, maxBytes int64) (*Evidence, int64, error) {
+	data, err := root.ReadLimited(name, maxBytes)
 	if err != nil {
 		return nil, 0, &FileError{Name: name, Err: err}
 	}
@@ -156,13 +156,19 @@ func LoadAll(root *os.Root, dir string, maxBytes int64) (ok []*Evidence, bad []*
 // refused on its own, as by Load, and does not count). A file that grows after that is read only up to what the total has
 // left, so the bytes held never exceed maxTotal whatever the files do meanwhile.
 func LoadAllBounded(root *os.Root, dir string, maxBytes, maxTotal int64) (ok []*Evidence, bad []*FileError, err error) {
+	return LoadAllFrom(fsutil.RootReader(root), dir, maxBytes, maxTotal)
+}
+
+// LoadAllFrom is LoadAllBounded through r (a task directory opened once, fsutil.Dir); dir is
+// relative to r's root, as for LoadAllBounded.
+func LoadAllFrom(root fsutil.Reader, dir string, maxBytes, maxTotal int64) (ok []*Evidence, bad []*FileError, err error) {
 	if maxBytes == 0 {
 		maxBytes = DefaultMaxBytes
 	}
 	if maxTotal == 0 {
 		maxTotal = DefaultMaxTotalBytes
 	}
-	f, err := fsutil.OpenDir(root, dir) // a named pipe is refused, not waited on
+	f, err := root.OpenDir(dir) // a named pipe is refused, not waited on
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}
@@ -226,7 +232,7 @@ type fileSize struct {
 
 // evidenceFiles returns the evidence files among the entries of dir (*.json, not hidden) and the
 // sizes and total of those that count towards the bound on all files together.
-func evidenceFiles(root *os.Root, dir string, entries []fs.DirEntry, maxBytes int64) (files []fs.DirEntry, sizes []fileSize, total int64) {
+func evidenceFiles(root fsutil.Reader, dir string, entries []fs.DirEntry, maxBytes int64) (files []fs.DirEntry, sizes []fileSize, total int64) {
 	for _, ent := range entries {
 		if !strings.HasSuffix(ent.Name(), ".json") || strings.HasPrefix(ent.Name(), ".") {
 			continue

@@ -96,11 +96,12 @@ func All(ctx context.Context, p *project.Project, mission string, o AllOptions) 
 }
 
 // classify decides what All does with one entry of the tasks directory. An entry left with an
-// empty Outcome is to be gated (or re-checked, which Run decides under the task's lock).
-func classify(p *project.Project, mission string, e project.TaskEntry) *MissionTask {
+// empty Outcome is to be gated (or re-checked, which Run decides under the task's lock); the
+// contract as classify read it comes with it (nil when it did not read one).
+func classify(p *project.Project, mission string, e project.TaskEntry) (*MissionTask, *tiers.Loaded) {
 	at := &MissionTask{TaskID: e.Name}
 	if e.Problem != "" {
-		return unreadable(mission, at, e.Problem)
+		return unreadable(mission, at, e.Problem), nil
 	}
 	dir, err := p.Task(mission, e.Name)
 	if errors.Is(err, project.ErrNoTask) {
@@ -108,13 +109,14 @@ func classify(p *project.Project, mission string, e project.TaskEntry) *MissionT
 		if _, serr := p.Geas.Stat(project.TaskDir(mission, e.Name) + "/record.json"); serr == nil {
 			why += " (its record.json is there: the contract was removed after the task was recorded)"
 		}
-		return unreadable(mission, at, why)
+		return unreadable(mission, at, why), nil
 	} else if err != nil {
-		return unreadable(mission, at, err.Error())
+		return unreadable(mission, at, err.Error()), nil
 	}
 	k, err := contract.Load(p.Geas, dir+"/contract.json")
+	loaded := &tiers.Loaded{Contract: k, Err: err}
 	if err != nil || k.TaskID != e.Name {
-		return at // gated: the run reports the contract as invalid, an error verdict with its cause
+		return at, loaded // gated: the run reports the contract as invalid, an error verdict with its cause
 	}
 	at.State = string(k.Status)
 	switch {
@@ -122,7 +124,7 @@ func classify(p *project.Project, mission string, e project.TaskEntry) *MissionT
 		in := tiers.Gather(p, mission, e.Name, dir)
 		ok, why := StateBacking(in, vocab.Cancelled)
 		if !ok {
-			return unreadable(mission, at, "state cancelled is not backed, so the task is counted: "+why)
+			return unreadable(mission, at, "state cancelled is not backed, so the task is counted: "+why), nil
 		}
 		at.Outcome, at.Reason = OutcomeCancelled, "not counted: "+why
 	case k.Status.IsFinished(), slices.Contains(contract.EligibleStates(k.GateProfile), k.Status):
@@ -131,7 +133,7 @@ func classify(p *project.Project, mission string, e project.TaskEntry) *MissionT
 		at.Outcome = OutcomeNotReady
 		at.Reason = fmt.Sprintf("state %s; profile %s is gated from %s", k.Status, k.GateProfile, vocab.JoinStates(contract.EligibleStates(k.GateProfile), " or "))
 	}
-	return at
+	return at, loaded
 }
 
 // unreadable makes at an error for a task the gate cannot read: a result with an error verdict
@@ -157,16 +159,19 @@ func runFailed(t Task, err error) *tiers.Result {
 // fails outright (a write error, a lock that cannot be taken) becomes an error result naming the
 // failure, and the others go on.
 func account(ctx context.Context, p *project.Project, mission string, e project.TaskEntry, o AllOptions) *MissionTask {
-	at := classify(p, mission, e)
+	at, k := classify(p, mission, e)
 	if at.Outcome != "" {
 		return at
 	}
 	t := Task{Project: p, Mission: mission, ID: e.Name, Dir: project.TaskDir(mission, e.Name)}
-	var progress tiers.Progress
+	ro := Options{DryRun: o.DryRun}
 	if o.Progress != nil {
-		progress = o.Progress(t.ID)
+		ro.Progress = o.Progress(t.ID)
 	}
-	res, err := runRecovered(ctx, t, Options{DryRun: o.DryRun, Progress: progress})
+	if o.DryRun {
+		ro.contract = k // no lock: the triage's read of the contract is the run's (read once)
+	}
+	res, err := runRecovered(ctx, t, ro)
 	if err != nil {
 		res = runFailed(t, err)
 	}

@@ -59,7 +59,7 @@ func List(p *project.Project, mission string) (*Listing, error) {
 			l.Ignored = append(l.Ignored, e.Name)
 			continue
 		}
-		at := classify(p, mission, e)
+		at, _ := classify(p, mission, e)
 		t := &ListedTask{TaskID: e.Name, State: at.State, Action: at.Outcome, Reason: at.Reason}
 		switch {
 		case at.Outcome != "" && at.Outcome != OutcomeNotReady && at.Outcome != OutcomeCancelled:
