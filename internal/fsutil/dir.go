@@ -67,7 +67,7 @@ type rootReader struct{ root *os.Root }
 func (r rootReader) ReadLimited(name string, limit int64) ([]byte, error) {
 	return ReadLimited(r.root, name, limit)
 }
-func (r rootReader) Stat(name string) (fs.FileInfo, error)  { return r.root.Stat(name) }
+func (r rootReader) Stat(name string) (fs.FileInfo, error) { return r.root.Stat(name) }
 func (r rootReader) OpenDir(name string) (*os.File, error) { return OpenDir(r.root, name) }
 
 // inside is name relative to the directory, when name is the directory itself (".") or a file
