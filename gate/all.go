@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
@@ -85,8 +86,10 @@ func All(ctx context.Context, p *project.Project, mission string, o AllOptions) 
 	// Each worker triages an entry and gates it: the triage reads the contract too, so done
 	// before the pool it was a serial share of every run that kept --jobs 2 from scaling.
 	m.Tasks = make([]*MissionTask, len(todo))
+	tasks := fsutil.OpenSubdir(p.Geas, project.MissionDir(mission)+"/tasks") // opened once
+	defer tasks.Close()
 	err = forEach(ctx, len(todo), o.Jobs, func(i int) {
-		m.Tasks[i] = account(ctx, p, mission, todo[i], o)
+		m.Tasks[i] = account(ctx, p, tasks, mission, todo[i], o)
 	})
 	if err != nil {
 		return nil, err
@@ -97,13 +100,15 @@ func All(ctx context.Context, p *project.Project, mission string, o AllOptions) 
 
 // classify decides what All does with one entry of the tasks directory. An entry left with an
 // empty Outcome is to be gated (or re-checked, which Run decides under the task's lock); the
-// contract as classify read it comes with it (nil when it did not read one).
-func classify(p *project.Project, mission string, e project.TaskEntry) (*MissionTask, *tiers.Loaded) {
+// contract as classify read it comes with it (nil when it did not read one), with the task
+// directory it read it from (Loaded.Dir), which the caller closes. tasks is the mission's tasks
+// directory (fsutil.Dir: its answers are those of .geas).
+func classify(p *project.Project, tasks *fsutil.Dir, mission string, e project.TaskEntry) (*MissionTask, *tiers.Loaded) {
 	at := &MissionTask{TaskID: e.Name}
 	if e.Problem != "" {
 		return unreadable(mission, at, e.Problem), nil
 	}
-	dir, err := p.Task(mission, e.Name)
+	dir, err := p.TaskFrom(tasks, mission, e.Name)
 	if errors.Is(err, project.ErrNoTask) {
 		why := fmt.Sprintf("no .geas/%s/contract.json: a task without its contract cannot be judged", project.TaskDir(mission, e.Name))
 		if _, serr := p.Geas.Stat(project.TaskDir(mission, e.Name) + "/record.json"); serr == nil {
@@ -113,8 +118,9 @@ func classify(p *project.Project, mission string, e project.TaskEntry) (*Mission
 	} else if err != nil {
 		return unreadable(mission, at, err.Error()), nil
 	}
-	k, err := contract.Load(p.Geas, dir+"/contract.json")
-	loaded := &tiers.Loaded{Contract: k, Err: err}
+	td := tasks.Subdir(e.Name)
+	k, err := contract.LoadFrom(td, dir+"/contract.json")
+	loaded := &tiers.Loaded{Contract: k, Err: err, Dir: td}
 	if err != nil || k.TaskID != e.Name {
 		return at, loaded // gated: the run reports the contract as invalid, an error verdict with its cause
 	}
@@ -124,6 +130,7 @@ func classify(p *project.Project, mission string, e project.TaskEntry) (*Mission
 		in := tiers.Gather(p, mission, e.Name, dir)
 		ok, why := StateBacking(in, vocab.Cancelled)
 		if !ok {
+			td.Close()
 			return unreadable(mission, at, "state cancelled is not backed, so the task is counted: "+why), nil
 		}
 		at.Outcome, at.Reason = OutcomeCancelled, "not counted: "+why
@@ -158,8 +165,11 @@ func runFailed(t Task, err error) *tiers.Result {
 // account classifies one entry and, when it is to be gated, runs the gate on it. A task whose run
 // fails outright (a write error, a lock that cannot be taken) becomes an error result naming the
 // failure, and the others go on.
-func account(ctx context.Context, p *project.Project, mission string, e project.TaskEntry, o AllOptions) *MissionTask {
-	at, k := classify(p, mission, e)
+func account(ctx context.Context, p *project.Project, tasks *fsutil.Dir, mission string, e project.TaskEntry, o AllOptions) *MissionTask {
+	at, k := classify(p, tasks, mission, e)
+	if k != nil {
+		defer k.Dir.Close()
+	}
 	if at.Outcome != "" {
 		return at
 	}
@@ -169,7 +179,8 @@ func account(ctx context.Context, p *project.Project, mission string, e project.
 		ro.Progress = o.Progress(t.ID)
 	}
 	if o.DryRun {
-		ro.contract = k // no lock: the triage's read of the contract is the run's (read once)
+		// No lock: the triage's read of the contract, and its task directory, are the run's.
+		ro.contract = k
 	}
 	res, err := runRecovered(ctx, t, ro)
 	if err != nil {

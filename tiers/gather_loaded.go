@@ -2,6 +2,7 @@ package tiers
 
 import (
 	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
 )
 
@@ -10,6 +11,9 @@ import (
 type Loaded struct {
 	Contract *contract.Contract
 	Err      error
+	// Dir is the task directory as the caller opened it (fsutil.OpenSubdir of taskDir), for
+	// the reads of Gather; nil: Gather opens it. The caller closes it.
+	Dir *fsutil.Dir
 }
 
 // GatherLoaded is Gather with the contract the caller read (contract.Load of taskDir's

@@ -93,8 +93,13 @@ func gather(p *project.Project, mission, task, taskDir string) *Input {
 // whose answers are the .geas root's: see there for symbolic links).
 func gatherWith(p *project.Project, mission, task, taskDir string, k *Loaded) *Input {
 	in := &Input{ProjectDir: p.Dir, Root: p.Root, Geas: p.Geas, Mission: mission, Task: task, TaskDir: taskDir}
-	dir := fsutil.OpenSubdir(p.Geas, taskDir)
-	defer dir.Close()
+	dir := (*fsutil.Dir)(nil)
+	if k != nil && k.Dir != nil && k.Dir.Outer == p.Geas && k.Dir.Name == taskDir {
+		dir = k.Dir
+	} else {
+		dir = fsutil.OpenSubdir(p.Geas, taskDir)
+		defer dir.Close()
+	}
 	in.files = dir
 	defer func() { in.files = nil }()
 	if k != nil {

@@ -66,7 +66,7 @@ func DefaultPolicy() Policy {
 			"ux_clarity":           {"qa-engineer", "technical-writer"},
 			"visual_coherence":     {"qa-engineer", "technical-writer"},
 		},
-		StubCap: map[vocab.Risk]int{vocab.RiskLow: 3, vocab.RiskNormal: 2, vocab.RiskHigh: 0, vocab.RiskCritical: 0},
+		StubCap:      map[vocab.Risk]int{vocab.RiskLow: 3, vocab.RiskNormal: 2, vocab.RiskHigh: 0, vocab.RiskCritical: 0},
 		StubPatterns: slices.Clone(defaultStubPatterns()),
 		SharedGlobs: []string{
 			"go.mod", "go.sum", "package.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock",

@@ -56,6 +56,7 @@ func (d *Dir) Close() error {
 type Reader interface {
 	ReadLimited(name string, limit int64) ([]byte, error)
 	Stat(name string) (fs.FileInfo, error)
+	Lstat(name string) (fs.FileInfo, error)
 	OpenDir(name string) (*os.File, error)
 }
 
@@ -67,8 +68,9 @@ type rootReader struct{ root *os.Root }
 func (r rootReader) ReadLimited(name string, limit int64) ([]byte, error) {
 	return ReadLimited(r.root, name, limit)
 }
-func (r rootReader) Stat(name string) (fs.FileInfo, error) { return r.root.Stat(name) }
-func (r rootReader) OpenDir(name string) (*os.File, error) { return OpenDir(r.root, name) }
+func (r rootReader) Stat(name string) (fs.FileInfo, error)  { return r.root.Stat(name) }
+func (r rootReader) Lstat(name string) (fs.FileInfo, error) { return r.root.Lstat(name) }
+func (r rootReader) OpenDir(name string) (*os.File, error)  { return OpenDir(r.root, name) }
 
 // inside is name relative to the directory, when name is the directory itself (".") or a file
 // under it (d.Name + "/" + rel) and the directory has a handle.
@@ -100,6 +102,17 @@ func (d *Dir) Stat(name string) (fs.FileInfo, error) {
 		}
 	}
 	return d.Outer.Stat(name)
+}
+
+// Lstat is d.Outer.Lstat(name); name is relative to the outer root.
+func (d *Dir) Lstat(name string) (fs.FileInfo, error) {
+	// Not the directory itself: its handle is what a symbolic link there leads to.
+	if rel, ok := d.inside(name); ok && rel != "." {
+		if fi, err := d.sub.Lstat(rel); err == nil {
+			return fi, nil
+		}
+	}
+	return d.Outer.Lstat(name)
 }
 
 // OpenDir is OpenDir(d.Outer, name); name is relative to the outer root.

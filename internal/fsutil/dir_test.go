@@ -49,10 +49,13 @@ func TestDirAnswersAsTheOuterRoot(t *testing.T) {
 	require.NotNil(t, d.sub, "the task directory is opened once")
 	ev := d.Subdir("evidence")
 	defer ev.Close()
+	evlink := d.Subdir("evlink") // a directory reached through a link
+	defer evlink.Close()
+	require.NotNil(t, evlink.sub)
 
 	names := []string{"contract.json", "big.json", "missing.json", "inside.json", "sideways.json",
-		"evlink/qa.json", "out.json", "loop.json", "evidence/qa.json", "../t2/contract.json", "evidence"}
-	for _, r := range []*Dir{d, ev} {
+		"evlink/qa.json", "out.json", "loop.json", "evidence/qa.json", "../t2/contract.json", "evidence", "evlink", "evlink/../contract.json"}
+	for _, r := range []*Dir{d, ev, evlink} {
 		for _, n := range names {
 			full := base + "/" + n
 			wantB, wantErr := ReadLimited(outer, full, 8)
@@ -64,6 +67,12 @@ func TestDirAnswersAsTheOuterRoot(t *testing.T) {
 			assert.Equal(t, errText(wantErr), errText(gotErr), "stat %s through %s", n, r.Name)
 			if wantErr == nil && gotErr == nil {
 				assert.True(t, os.SameFile(wantFI, gotFI), "stat %s through %s", n, r.Name)
+			}
+			wantFI, wantErr = outer.Lstat(full)
+			gotFI, gotErr = r.Lstat(full)
+			assert.Equal(t, errText(wantErr), errText(gotErr), "lstat %s through %s", n, r.Name)
+			if wantErr == nil && gotErr == nil {
+				assert.True(t, os.SameFile(wantFI, gotFI), "lstat %s through %s", n, r.Name)
 			}
 			wantF, wantErr := OpenDir(outer, full)
 			gotF, gotErr := r.OpenDir(full)
