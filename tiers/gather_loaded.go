@@ -21,7 +21,7 @@ type Loaded struct {
 // is read here, and the contract is judged as Gather judges the one it reads (a task_id of
 // another task makes it invalid).
 func GatherLoaded(p *project.Project, mission, task, taskDir string, k Loaded) *Input {
-	in := gatherWith(p, mission, task, taskDir, &k)
+	in := gatherWith(p, mission, task, taskDir, &k, nil)
 	in.Rules, in.RulesSHA256, in.RulesErr = rulesOf(in)
 	return in
 }

@@ -85,13 +85,15 @@ func Gather(p *project.Project, mission, task, taskDir string) *Input {
 // gather is Gather without the task's rules, which the snapshot of the inputs does not need
 // (changedInputs reads everything again only to compare snapshots).
 func gather(p *project.Project, mission, task, taskDir string) *Input {
-	return gatherWith(p, mission, task, taskDir, nil)
+	return gatherWith(p, mission, task, taskDir, nil, nil)
 }
 
 // gatherWith is gather with the task's contract as the caller read it (nil: read it here). The
 // task directory and its evidence directory are opened once for the run's reads (fsutil.Dir,
-// whose answers are the .geas root's: see there for symbolic links).
-func gatherWith(p *project.Project, mission, task, taskDir string, k *Loaded) *Input {
+// whose answers are the .geas root's: see there for symbolic links). prev, when set, is the
+// first read of the same run: the contract and evidence files that still hold the bytes read
+// then are not parsed again (contract.LoadKnown, evidence.LoadAllKnown).
+func gatherWith(p *project.Project, mission, task, taskDir string, k *Loaded, prev *Input) *Input {
 	in := &Input{ProjectDir: p.Dir, Root: p.Root, Geas: p.Geas, Mission: mission, Task: task, TaskDir: taskDir}
 	dir := (*fsutil.Dir)(nil)
 	if k != nil && k.Dir != nil && k.Dir.Outer == p.Geas && k.Dir.Name == taskDir {
@@ -105,7 +107,11 @@ func gatherWith(p *project.Project, mission, task, taskDir string, k *Loaded) *I
 	if k != nil {
 		in.Contract, in.ContractErr = k.Contract, k.Err
 	} else {
-		in.Contract, in.ContractErr = contract.LoadFrom(dir, taskDir+"/contract.json")
+		var known *contract.Contract
+		if prev != nil {
+			known = prev.Contract
+		}
+		in.Contract, in.ContractErr = contract.LoadKnown(dir, taskDir+"/contract.json", known)
 	}
 	if c := in.Contract; c != nil && c.TaskID != task {
 		// A contract copied from another task is not this task's contract.
@@ -124,7 +130,11 @@ func gatherWith(p *project.Project, mission, task, taskDir string, k *Loaded) *I
 	in.loadPolicy()
 	in.checkSizes()
 	ev := dir.Subdir("evidence")
-	all, bad, err := evidence.LoadAllFrom(ev, taskDir+"/evidence", in.Policy.MaxEvidenceBytes, in.Policy.MaxTotalEvidenceBytes)
+	var known []*evidence.Evidence
+	if prev != nil {
+		known = prev.Evidence
+	}
+	all, bad, err := evidence.LoadAllKnown(ev, taskDir+"/evidence", in.Policy.MaxEvidenceBytes, in.Policy.MaxTotalEvidenceBytes, known)
 	ev.Close()
 	in.BadEvidence, in.EvidenceErr = bad, err
 	for _, e := range all {
