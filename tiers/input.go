@@ -170,7 +170,7 @@ func (in *Input) loadPolicy() {
 			return
 		case found:
 			in.PolicyRaw, in.PolicyFrom = data, from
-			in.Policy, in.PolicyErr = ParsePolicy(from, data)
+			in.Policy, in.PolicyErr = parsePolicy(from, data)
 			return
 		case addedByWork:
 			in.Policy, in.PolicyFrom = DefaultPolicy(), from

@@ -119,7 +119,7 @@ func loadPolicyFile(geas *os.Root) (Policy, []byte, error) {
 	if err != nil {
 		return DefaultPolicy(), nil, fmt.Errorf("read .geas/%s: %w", PolicyFile, err)
 	}
-	p, err := ParsePolicy(".geas/"+PolicyFile, data)
+	p, err := parsePolicy(".geas/"+PolicyFile, data)
 	return p, data, err
 }
 
