@@ -77,7 +77,9 @@ type Criterion struct {
 // UnmarshalJSON accepts the geas string form and the object form.
 func (c *Criterion) UnmarshalJSON(b []byte) error {
 	var s string
-	if json.Unmarshal(b, &s) == nil {
+	// An object never decodes into a string: it is not tried (a failed decode scans the whole
+	// value and builds an error, before the object is decoded anyway).
+	if !isObject(b) && json.Unmarshal(b, &s) == nil {
 		*c = Criterion{Criterion: s}
 		return nil
 	}
@@ -125,13 +127,17 @@ type EvalCommand struct {
 // UnmarshalJSON accepts the geas string form and the object form.
 func (e *EvalCommand) UnmarshalJSON(b []byte) error {
 	var s string
-	if json.Unmarshal(b, &s) == nil {
+	if !isObject(b) && json.Unmarshal(b, &s) == nil { // as Criterion's
 		*e = EvalCommand{Run: s}
 		return nil
 	}
 	type plain EvalCommand
 	return json.Unmarshal(b, (*plain)(e))
 }
+
+// isObject reports whether b, a JSON value as encoding/json hands it to UnmarshalJSON (no white
+// space around it), is an object.
+func isObject(b []byte) bool { return len(b) > 0 && b[0] == '{' }
 
 // Rubric holds the scored dimensions.
 type Rubric struct {
