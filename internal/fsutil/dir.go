@@ -36,10 +36,18 @@ type Dir struct {
 // that cannot be opened is read through outer (which then reports why).
 func OpenSubdir(outer *os.Root, name string) *Dir {
 	d := &Dir{Outer: outer, Name: name}
-	if sub, err := outer.OpenRoot(name); err == nil {
+	if sub, err := openDirRoot(outer, name); err == nil {
 		d.sub = sub
 	}
 	return d
+}
+
+// openDirRoot is root.OpenRoot(name) that never waits: os.Root opens the last element of a name
+// without O_DIRECTORY, and open(2) of a named pipe planted there waits for a writer. As name/.,
+// the element is opened as a directory (O_DIRECTORY), which a pipe is refused as at once; a
+// directory, or a symbolic link to one, opens as before.
+func openDirRoot(root *os.Root, name string) (*os.Root, error) {
+	return root.OpenRoot(name + "/.")
 }
 
 // Close releases the directory's handle; the outer root stays open.
@@ -131,12 +139,12 @@ func (d *Dir) OpenDir(name string) (*os.File, error) {
 func (d *Dir) Subdir(rel string) *Dir {
 	s := &Dir{Outer: d.Outer, Name: d.Name + "/" + rel}
 	if d.sub != nil {
-		if sub, err := d.sub.OpenRoot(rel); err == nil {
+		if sub, err := openDirRoot(d.sub, rel); err == nil {
 			s.sub = sub
 			return s
 		}
 	}
-	if sub, err := d.Outer.OpenRoot(s.Name); err == nil {
+	if sub, err := openDirRoot(d.Outer, s.Name); err == nil {
 		s.sub = sub
 	}
 	return s
