@@ -77,7 +77,9 @@ type Criterion struct {
 // UnmarshalJSON accepts the geas string form and the object form.
 func (c *Criterion) UnmarshalJSON(b []byte) error {
 	var s string
-	if json.Unmarshal(b, &s) == nil {
+	// An object never decodes into a string: it is not tried (a failed decode scans the whole
+	// value and builds an error, before the object is decoded anyway).
+	if !isObject(b) && json.Unmarshal(b, &s) == nil {
 		*c = Criterion{Criterion: s}
 		return nil
 	}
@@ -125,13 +127,17 @@ type EvalCommand struct {
 // UnmarshalJSON accepts the geas string form and the object form.
 func (e *EvalCommand) UnmarshalJSON(b []byte) error {
 	var s string
-	if json.Unmarshal(b, &s) == nil {
+	if !isObject(b) && json.Unmarshal(b, &s) == nil { // as Criterion's
 		*e = EvalCommand{Run: s}
 		return nil
 	}
 	type plain EvalCommand
 	return json.Unmarshal(b, (*plain)(e))
 }
+
+// isObject reports whether b, a JSON value as encoding/json hands it to UnmarshalJSON (no white
+// space around it), is an object.
+func isObject(b []byte) bool { return len(b) > 0 && b[0] == '{' }
 
 // Rubric holds the scored dimensions.
 type Rubric struct {
@@ -365,9 +371,25 @@ const MaxBytes = 4 * DefaultMaxBytes
 // over MaxBytes, or one that is not a regular file (a named pipe would block forever), is refused
 // unread.
 func Load(root *os.Root, name string) (*Contract, error) {
-	data, err := fsutil.ReadLimited(root, name, MaxBytes)
+	return LoadFrom(fsutil.RootReader(root), name)
+}
+
+// LoadFrom is Load through r (a task directory opened once, fsutil.Dir); name is relative to
+// r's root, as for Load.
+func LoadFrom(r fsutil.Reader, name string) (*Contract, error) {
+	return LoadKnown(r, name, nil)
+}
+
+// LoadKnown is LoadFrom for a second read of the same file (SPEC §7.4's re-read of the inputs):
+// when the file still holds known.Raw byte for byte, known itself is the answer (Parse is a
+// function of the bytes and the name, and known parsed without error); else as LoadFrom.
+func LoadKnown(r fsutil.Reader, name string, known *Contract) (*Contract, error) {
+	data, err := r.ReadLimited(name, MaxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read contract: %w", err)
+	}
+	if known != nil && bytes.Equal(data, known.Raw) {
+		return known, nil
 	}
 	return Parse(name, data)
 }

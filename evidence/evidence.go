@@ -123,15 +123,27 @@ func Load(root *os.Root, name string, maxBytes int64) (*Evidence, error) {
 	if maxBytes == 0 {
 		maxBytes = DefaultMaxBytes
 	}
-	e, _, err := load(root, name, maxBytes)
+	e, _, err := load(fsutil.RootReader(root), name, maxBytes)
 	return e, err
 }
 
 // load is Load that also returns how many bytes it read.
-func load(root *os.Root, name string, maxBytes int64) (*Evidence, int64, error) {
-	data, err := fsutil.ReadLimited(root, name, maxBytes)
+func load(root fsutil.Reader, name string, maxBytes int64) (*Evidence, int64, error) {
+	return loadKnown(root, name, maxBytes, nil)
+}
+
+// loadKnown is load answering known[base name] itself when the file holds the bytes it was
+// parsed from (its SHA256): Parse is a function of the bytes, and its name only names errors,
+// which a file that parsed has none of.
+func loadKnown(root fsutil.Reader, name string, maxBytes int64, known map[string]*Evidence) (*Evidence, int64, error) {
+	data, err := root.ReadLimited(name, maxBytes)
 	if err != nil {
 		return nil, 0, &FileError{Name: name, Err: err}
+	}
+	if k := known[name[strings.LastIndex(name, "/")+1:]]; k != nil {
+		if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) == k.SHA256 {
+			return k, int64(len(data)), nil
+		}
 	}
 	e, err := Parse(name, data)
 	if err != nil {
@@ -156,13 +168,34 @@ func LoadAll(root *os.Root, dir string, maxBytes int64) (ok []*Evidence, bad []*
 // refused on its own, as by Load, and does not count). A file that grows after that is read only up to what the total has
 // left, so the bytes held never exceed maxTotal whatever the files do meanwhile.
 func LoadAllBounded(root *os.Root, dir string, maxBytes, maxTotal int64) (ok []*Evidence, bad []*FileError, err error) {
+	return LoadAllFrom(fsutil.RootReader(root), dir, maxBytes, maxTotal)
+}
+
+// LoadAllFrom is LoadAllBounded through r (a task directory opened once, fsutil.Dir); dir is
+// relative to r's root, as for LoadAllBounded.
+func LoadAllFrom(root fsutil.Reader, dir string, maxBytes, maxTotal int64) (ok []*Evidence, bad []*FileError, err error) {
+	return LoadAllKnown(root, dir, maxBytes, maxTotal, nil)
+}
+
+// LoadAllKnown is LoadAllFrom for a second read of the same directory (SPEC §7.4's re-read of the
+// inputs): a file that still holds the bytes of one of known (by name and SHA256, as the first
+// read returned them) is answered by that *Evidence itself instead of being parsed again. Every
+// other file, and every refusal (sizes, totals, unreadable or invalid files), is as LoadAllFrom's.
+func LoadAllKnown(root fsutil.Reader, dir string, maxBytes, maxTotal int64, known []*Evidence) (ok []*Evidence, bad []*FileError, err error) {
+	var byName map[string]*Evidence
+	if len(known) > 0 {
+		byName = make(map[string]*Evidence, len(known))
+		for _, e := range known {
+			byName[e.Name] = e
+		}
+	}
 	if maxBytes == 0 {
 		maxBytes = DefaultMaxBytes
 	}
 	if maxTotal == 0 {
 		maxTotal = DefaultMaxTotalBytes
 	}
-	f, err := fsutil.OpenDir(root, dir) // a named pipe is refused, not waited on
+	f, err := root.OpenDir(dir) // a named pipe is refused, not waited on
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}
@@ -192,7 +225,7 @@ func LoadAllBounded(root *os.Root, dir string, maxBytes, maxTotal int64) (ok []*
 			continue
 		}
 		limit := min(maxBytes, left)
-		e, size, err := load(root, name, limit)
+		e, size, err := loadKnown(root, name, limit, byName)
 		left -= size
 		if size > collectAfterBytes {
 			// Parsing a large file leaves about twice its size in garbage (the bytes read and the
@@ -226,7 +259,7 @@ type fileSize struct {
 
 // evidenceFiles returns the evidence files among the entries of dir (*.json, not hidden) and the
 // sizes and total of those that count towards the bound on all files together.
-func evidenceFiles(root *os.Root, dir string, entries []fs.DirEntry, maxBytes int64) (files []fs.DirEntry, sizes []fileSize, total int64) {
+func evidenceFiles(root fsutil.Reader, dir string, entries []fs.DirEntry, maxBytes int64) (files []fs.DirEntry, sizes []fileSize, total int64) {
 	for _, ent := range entries {
 		if !strings.HasSuffix(ent.Name(), ".json") || strings.HasPrefix(ent.Name(), ".") {
 			continue

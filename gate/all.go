@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
@@ -85,8 +86,10 @@ func All(ctx context.Context, p *project.Project, mission string, o AllOptions) 
 	// Each worker triages an entry and gates it: the triage reads the contract too, so done
 	// before the pool it was a serial share of every run that kept --jobs 2 from scaling.
 	m.Tasks = make([]*MissionTask, len(todo))
+	tasks := fsutil.OpenSubdir(p.Geas, project.MissionDir(mission)+"/tasks") // opened once
+	defer tasks.Close()
 	err = forEach(ctx, len(todo), o.Jobs, func(i int) {
-		m.Tasks[i] = account(ctx, p, mission, todo[i], o)
+		m.Tasks[i] = account(ctx, p, tasks, mission, todo[i], o)
 	})
 	if err != nil {
 		return nil, err
@@ -96,25 +99,30 @@ func All(ctx context.Context, p *project.Project, mission string, o AllOptions) 
 }
 
 // classify decides what All does with one entry of the tasks directory. An entry left with an
-// empty Outcome is to be gated (or re-checked, which Run decides under the task's lock).
-func classify(p *project.Project, mission string, e project.TaskEntry) *MissionTask {
+// empty Outcome is to be gated (or re-checked, which Run decides under the task's lock); the
+// contract as classify read it comes with it (nil when it did not read one), with the task
+// directory it read it from (Loaded.Dir), which the caller closes. tasks is the mission's tasks
+// directory (fsutil.Dir: its answers are those of .geas).
+func classify(p *project.Project, tasks *fsutil.Dir, mission string, e project.TaskEntry) (*MissionTask, *tiers.Loaded) {
 	at := &MissionTask{TaskID: e.Name}
 	if e.Problem != "" {
-		return unreadable(mission, at, e.Problem)
+		return unreadable(mission, at, e.Problem), nil
 	}
-	dir, err := p.Task(mission, e.Name)
+	dir, err := p.TaskFrom(tasks, mission, e.Name)
 	if errors.Is(err, project.ErrNoTask) {
 		why := fmt.Sprintf("no .geas/%s/contract.json: a task without its contract cannot be judged", project.TaskDir(mission, e.Name))
 		if _, serr := p.Geas.Stat(project.TaskDir(mission, e.Name) + "/record.json"); serr == nil {
 			why += " (its record.json is there: the contract was removed after the task was recorded)"
 		}
-		return unreadable(mission, at, why)
+		return unreadable(mission, at, why), nil
 	} else if err != nil {
-		return unreadable(mission, at, err.Error())
+		return unreadable(mission, at, err.Error()), nil
 	}
-	k, err := contract.Load(p.Geas, dir+"/contract.json")
+	td := tasks.Subdir(e.Name)
+	k, err := contract.LoadFrom(td, dir+"/contract.json")
+	loaded := &tiers.Loaded{Contract: k, Err: err, Dir: td}
 	if err != nil || k.TaskID != e.Name {
-		return at // gated: the run reports the contract as invalid, an error verdict with its cause
+		return at, loaded // gated: the run reports the contract as invalid, an error verdict with its cause
 	}
 	at.State = string(k.Status)
 	switch {
@@ -122,7 +130,8 @@ func classify(p *project.Project, mission string, e project.TaskEntry) *MissionT
 		in := tiers.Gather(p, mission, e.Name, dir)
 		ok, why := StateBacking(in, vocab.Cancelled)
 		if !ok {
-			return unreadable(mission, at, "state cancelled is not backed, so the task is counted: "+why)
+			td.Close()
+			return unreadable(mission, at, "state cancelled is not backed, so the task is counted: "+why), nil
 		}
 		at.Outcome, at.Reason = OutcomeCancelled, "not counted: "+why
 	case k.Status.IsFinished(), slices.Contains(contract.EligibleStates(k.GateProfile), k.Status):
@@ -131,7 +140,7 @@ func classify(p *project.Project, mission string, e project.TaskEntry) *MissionT
 		at.Outcome = OutcomeNotReady
 		at.Reason = fmt.Sprintf("state %s; profile %s is gated from %s", k.Status, k.GateProfile, vocab.JoinStates(contract.EligibleStates(k.GateProfile), " or "))
 	}
-	return at
+	return at, loaded
 }
 
 // unreadable makes at an error for a task the gate cannot read: a result with an error verdict
@@ -156,17 +165,24 @@ func runFailed(t Task, err error) *tiers.Result {
 // account classifies one entry and, when it is to be gated, runs the gate on it. A task whose run
 // fails outright (a write error, a lock that cannot be taken) becomes an error result naming the
 // failure, and the others go on.
-func account(ctx context.Context, p *project.Project, mission string, e project.TaskEntry, o AllOptions) *MissionTask {
-	at := classify(p, mission, e)
+func account(ctx context.Context, p *project.Project, tasks *fsutil.Dir, mission string, e project.TaskEntry, o AllOptions) *MissionTask {
+	at, k := classify(p, tasks, mission, e)
+	if k != nil {
+		defer k.Dir.Close()
+	}
 	if at.Outcome != "" {
 		return at
 	}
 	t := Task{Project: p, Mission: mission, ID: e.Name, Dir: project.TaskDir(mission, e.Name)}
-	var progress tiers.Progress
+	ro := Options{DryRun: o.DryRun}
 	if o.Progress != nil {
-		progress = o.Progress(t.ID)
+		ro.Progress = o.Progress(t.ID)
 	}
-	res, err := runRecovered(ctx, t, Options{DryRun: o.DryRun, Progress: progress})
+	if o.DryRun {
+		// No lock: the triage's read of the contract, and its task directory, are the run's.
+		ro.contract = k
+	}
+	res, err := runRecovered(ctx, t, ro)
 	if err != nil {
 		res = runFailed(t, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -54,12 +55,17 @@ func List(p *project.Project, mission string) (*Listing, error) {
 	}
 	l := &Listing{MissionID: mission, Tasks: []*ListedTask{}, Eligible: []string{}, Counted: []string{},
 		Counts: map[string]int{ActionGate: 0, ActionRecheck: 0, OutcomeNotReady: 0, OutcomeCancelled: 0, ActionError: 0}}
+	tasks := fsutil.OpenSubdir(p.Geas, project.MissionDir(mission)+"/tasks") // opened once
+	defer tasks.Close()
 	for _, e := range entries {
 		if e.Ignored {
 			l.Ignored = append(l.Ignored, e.Name)
 			continue
 		}
-		at := classify(p, mission, e)
+		at, k := classify(p, tasks, mission, e)
+		if k != nil {
+			k.Dir.Close()
+		}
 		t := &ListedTask{TaskID: e.Name, State: at.State, Action: at.Outcome, Reason: at.Reason}
 		switch {
 		case at.Outcome != "" && at.Outcome != OutcomeNotReady && at.Outcome != OutcomeCancelled:

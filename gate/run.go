@@ -29,6 +29,10 @@ type Options struct {
 	KeepGoing bool
 	// Progress receives the eval commands' output as they run; nil for none.
 	Progress tiers.Progress
+
+	// contract is the task's contract as geas gate --all read it to triage the task, for a dry
+	// run (which takes no lock, so that read is as good as another): nil, read it.
+	contract *tiers.Loaded
 }
 
 // Lock takes the task's exclusive lock, then completes what the task's latest recorded entry
@@ -73,11 +77,16 @@ func Run(ctx context.Context, t Task, o Options) (*tiers.Result, error) {
 // run is Run once the lock is held (or not needed).
 func run(ctx context.Context, t Task, o Options) (*tiers.Result, error) {
 	p := t.Project
-	if k, err := contract.Load(p.Geas, t.Dir+"/contract.json"); err == nil && k.TaskID == t.ID && k.Status.IsFinished() {
+	k := o.contract
+	if k == nil {
+		k = &tiers.Loaded{}
+		k.Contract, k.Err = contract.Load(p.Geas, t.Dir+"/contract.json")
+	}
+	if k.Err == nil && k.Contract.TaskID == t.ID && k.Contract.Status.IsFinished() {
 		return Recheck(ctx, p, t.Mission, t.ID, t.Dir) // SPEC §7.2: writes nothing
 	}
 	start := time.Now()
-	in := tiers.Gather(p, t.Mission, t.ID, t.Dir)
+	in := tiers.GatherLoaded(p, t.Mission, t.ID, t.Dir, *k) // the contract read once
 	opts := tiers.Options{RunID: tiers.NextRunID(in.Record), DryRun: o.DryRun, Now: start, Progress: o.Progress, KeepGoing: o.KeepGoing}
 	logDir := ""
 	if !o.DryRun {

@@ -236,6 +236,12 @@ func (e *NoTaskError) Unwrap() error { return ErrNoTask }
 // Task checks both ids, that the task's contract.json exists inside .geas, and returns the task
 // directory relative to .geas.
 func (p *Project) Task(mission, task string) (string, error) {
+	return p.TaskFrom(fsutil.RootReader(p.Geas), mission, task)
+}
+
+// TaskFrom is Task with the checks made through r, a reader of .geas (such as the mission's
+// tasks directory opened once, fsutil.Dir), whose answers are those of .geas itself.
+func (p *Project) TaskFrom(r fsutil.Reader, mission, task string) (string, error) {
 	if err := ValidateID("mission", mission); err != nil {
 		return "", err
 	}
@@ -243,7 +249,7 @@ func (p *Project) Task(mission, task string) (string, error) {
 		return "", err
 	}
 	dir := TaskDir(mission, task)
-	if _, err := p.Geas.Stat(dir + "/contract.json"); err != nil {
+	if _, err := r.Stat(dir + "/contract.json"); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", &NoTaskError{Mission: mission, Task: task}
 		}
@@ -251,7 +257,7 @@ func (p *Project) Task(mission, task string) (string, error) {
 	}
 	// A task directory is a directory: a symlink (even one that stays inside .geas) would let one
 	// task's files stand in for another's, or hide a task from geas gate --all.
-	fi, err := p.Geas.Lstat(dir)
+	fi, err := r.Lstat(dir)
 	if err != nil {
 		return "", fmt.Errorf("task %s: %w", task, err)
 	}

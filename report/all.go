@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -48,7 +49,11 @@ func writeAllText(w io.Writer, a *All) {
 	}
 	fmt.Fprintf(w, "geas gate --all: mission %s, %d task(s), %d counted%s\n", mission, len(tasks), ov.Counted, mode)
 	if len(tasks) > 0 {
-		tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+		// tabwriter writes every cell on its own: buffered, the table is a few writes, not eight
+		// a task (each a system call on a terminal or a pipe).
+		bw := bufio.NewWriter(w)
+		defer bw.Flush()
+		tw := tabwriter.NewWriter(bw, 0, 8, 2, ' ', 0)
 		fmt.Fprintln(tw, "TASK\tOUTCOME\tBUDGET\tCAUSES")
 		for _, t := range tasks {
 			outcome, budget, causes := t.Outcome, "-", terminalLine(t.Reason)
@@ -70,6 +75,7 @@ func writeAllText(w io.Writer, a *All) {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", terminalLine(t.TaskID), outcome, budget, causes)
 		}
 		tw.Flush()
+		bw.Flush()
 	}
 	if len(ignored) > 0 {
 		fmt.Fprintf(w, "ignored (hidden files, not task directories): %s\n", terminalLine(strings.Join(ignored, ", ")))

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -26,7 +27,11 @@ func (in *Input) checkSizes() {
 		in.Contract, in.ContractErr = nil, fmt.Errorf("read contract: %w", tooLarge(in.TaskDir+"/contract.json", int64(len(c.Raw)), in.Policy.MaxContractBytes, "max_contract_bytes"))
 	}
 	if in.Record != nil && !in.RecordMissing {
-		fi, err := in.Geas.Stat(in.TaskDir + "/record.json")
+		var files fsutil.Reader = fsutil.RootReader(in.Geas)
+		if in.files != nil {
+			files = in.files
+		}
+		fi, err := files.Stat(in.TaskDir + "/record.json")
 		if err == nil && fi.Size()-historySectionBytes(in.Record) > in.Policy.MaxRecordBytes {
 			in.Record, in.RecordErr = nil, fmt.Errorf("load record: %w", tooLarge(in.TaskDir+"/record.json", fi.Size(), in.Policy.MaxRecordBytes, "max_record_bytes"))
 		}

@@ -19,6 +19,9 @@ import (
 // Input is everything the gate reads for one task, read fresh on every run: the gate keeps no
 // memory of earlier runs, so a deleted artifact takes a pass back (SPEC §2.5).
 type Input struct {
+	// files reads the task directory while Gather runs (nil after: the reads go through Geas).
+	files fsutil.Reader
+
 	// logRoot is the run's log directory as Evaluate was given it (Options.LogRoot), where Apply
 	// writes result.json: the directory the run opened, even if a command moved it meanwhile.
 	logRoot *os.Root
@@ -82,8 +85,34 @@ func Gather(p *project.Project, mission, task, taskDir string) *Input {
 // gather is Gather without the task's rules, which the snapshot of the inputs does not need
 // (changedInputs reads everything again only to compare snapshots).
 func gather(p *project.Project, mission, task, taskDir string) *Input {
+	return gatherWith(p, mission, task, taskDir, nil, nil)
+}
+
+// gatherWith is gather with the task's contract as the caller read it (nil: read it here). The
+// task directory and its evidence directory are opened once for the run's reads (fsutil.Dir,
+// whose answers are the .geas root's: see there for symbolic links). prev, when set, is the
+// first read of the same run: the contract and evidence files that still hold the bytes read
+// then are not parsed again (contract.LoadKnown, evidence.LoadAllKnown).
+func gatherWith(p *project.Project, mission, task, taskDir string, k *Loaded, prev *Input) *Input {
 	in := &Input{ProjectDir: p.Dir, Root: p.Root, Geas: p.Geas, Mission: mission, Task: task, TaskDir: taskDir}
-	in.Contract, in.ContractErr = contract.Load(p.Geas, taskDir+"/contract.json")
+	dir := (*fsutil.Dir)(nil)
+	if k != nil && k.Dir != nil && k.Dir.Outer == p.Geas && k.Dir.Name == taskDir {
+		dir = k.Dir
+	} else {
+		dir = fsutil.OpenSubdir(p.Geas, taskDir)
+		defer dir.Close()
+	}
+	in.files = dir
+	defer func() { in.files = nil }()
+	if k != nil {
+		in.Contract, in.ContractErr = k.Contract, k.Err
+	} else {
+		var known *contract.Contract
+		if prev != nil {
+			known = prev.Contract
+		}
+		in.Contract, in.ContractErr = contract.LoadKnown(dir, taskDir+"/contract.json", known)
+	}
 	if c := in.Contract; c != nil && c.TaskID != task {
 		// A contract copied from another task is not this task's contract.
 		in.Contract, in.ContractErr = nil, &schemas.ValidationError{File: taskDir + "/contract.json", Kind: schemas.Contract,
@@ -100,7 +129,13 @@ func gather(p *project.Project, mission, task, taskDir string) *Input {
 	}
 	in.loadPolicy()
 	in.checkSizes()
-	all, bad, err := evidence.LoadAllBounded(p.Geas, taskDir+"/evidence", in.Policy.MaxEvidenceBytes, in.Policy.MaxTotalEvidenceBytes)
+	ev := dir.Subdir("evidence")
+	var known []*evidence.Evidence
+	if prev != nil {
+		known = prev.Evidence
+	}
+	all, bad, err := evidence.LoadAllKnown(ev, taskDir+"/evidence", in.Policy.MaxEvidenceBytes, in.Policy.MaxTotalEvidenceBytes, known)
+	ev.Close()
 	in.BadEvidence, in.EvidenceErr = bad, err
 	for _, e := range all {
 		// Evidence copied from another task is not evidence for this one.
@@ -135,7 +170,7 @@ func (in *Input) loadPolicy() {
 			return
 		case found:
 			in.PolicyRaw, in.PolicyFrom = data, from
-			in.Policy, in.PolicyErr = ParsePolicy(from, data)
+			in.Policy, in.PolicyErr = parsePolicy(from, data)
 			return
 		case addedByWork:
 			in.Policy, in.PolicyFrom = DefaultPolicy(), from

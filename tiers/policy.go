@@ -6,7 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -64,11 +66,8 @@ func DefaultPolicy() Policy {
 			"ux_clarity":           {"qa-engineer", "technical-writer"},
 			"visual_coherence":     {"qa-engineer", "technical-writer"},
 		},
-		StubCap: map[vocab.Risk]int{vocab.RiskLow: 3, vocab.RiskNormal: 2, vocab.RiskHigh: 0, vocab.RiskCritical: 0},
-		StubPatterns: mustCompileAll(
-			`(?i)TODO|FIXME|XXX`, `(?i)not implemented`, `(?i)unimplemented`, `(?i)panic\("todo`,
-			`(?i)NotImplementedError`, `(?i)raise NotImplemented`, `(?i)throw new Error\(["']not implemented`,
-		),
+		StubCap:      map[vocab.Risk]int{vocab.RiskLow: 3, vocab.RiskNormal: 2, vocab.RiskHigh: 0, vocab.RiskCritical: 0},
+		StubPatterns: slices.Clone(defaultStubPatterns()),
 		SharedGlobs: []string{
 			"go.mod", "go.sum", "package.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock",
 			"Cargo.toml", "Cargo.lock", "*.lock", ".gitignore",
@@ -85,6 +84,16 @@ func DefaultPolicy() Policy {
 		MaxHistoryBytes:       record.DefaultMaxHistoryBytes,
 	}
 }
+
+// defaultStubPatterns are the built-in stub patterns, compiled once a process: every run reads
+// the defaults (twice with the re-read of SPEC §7.4), and a *regexp.Regexp is safe to share
+// (nothing calls Longest on them). Each Policy gets its own slice of them.
+var defaultStubPatterns = sync.OnceValue(func() []*regexp.Regexp {
+	return mustCompileAll(
+		`(?i)TODO|FIXME|XXX`, `(?i)not implemented`, `(?i)unimplemented`, `(?i)panic\("todo`,
+		`(?i)NotImplementedError`, `(?i)raise NotImplemented`, `(?i)throw new Error\(["']not implemented`,
+	)
+})
 
 func mustCompileAll(exprs ...string) []*regexp.Regexp {
 	out := make([]*regexp.Regexp, len(exprs))
@@ -110,7 +119,7 @@ func loadPolicyFile(geas *os.Root) (Policy, []byte, error) {
 	if err != nil {
 		return DefaultPolicy(), nil, fmt.Errorf("read .geas/%s: %w", PolicyFile, err)
 	}
-	p, err := ParsePolicy(".geas/"+PolicyFile, data)
+	p, err := parsePolicy(".geas/"+PolicyFile, data)
 	return p, data, err
 }
 

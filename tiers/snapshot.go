@@ -113,7 +113,7 @@ func inputsDigest(in *Input, head string) string {
 // changedInputs re-reads every input and returns the paths whose content differs from the
 // snapshot the run judged (added, removed or changed), sorted.
 func (in *Input) changedInputs() []string {
-	again := gather(&project.Project{Dir: in.ProjectDir, Root: in.Root, Geas: in.Geas}, in.Mission, in.Task, in.TaskDir)
+	again := gatherWith(&project.Project{Dir: in.ProjectDir, Root: in.Root, Geas: in.Geas}, in.Mission, in.Task, in.TaskDir, nil, in)
 	var changed []string
 	for p, d := range in.Files {
 		if again.Files[p] != d {

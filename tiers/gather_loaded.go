@@ -1,0 +1,27 @@
+package tiers
+
+import (
+	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/internal/fsutil"
+	"github.com/geas-dev/geas/project"
+)
+
+// Loaded is a task's contract as a caller already read it for this run: what contract.Load of
+// the task's contract.json returned.
+type Loaded struct {
+	Contract *contract.Contract
+	Err      error
+	// Dir is the task directory as the caller opened it (fsutil.OpenSubdir of taskDir), for
+	// the reads of Gather; nil: Gather opens it. The caller closes it.
+	Dir *fsutil.Dir
+}
+
+// GatherLoaded is Gather with the contract the caller read (contract.Load of taskDir's
+// contract.json, for the same run), so that the file is read and decoded once: every other input
+// is read here, and the contract is judged as Gather judges the one it reads (a task_id of
+// another task makes it invalid).
+func GatherLoaded(p *project.Project, mission, task, taskDir string, k Loaded) *Input {
+	in := gatherWith(p, mission, task, taskDir, &k, nil)
+	in.Rules, in.RulesSHA256, in.RulesErr = rulesOf(in)
+	return in
+}
