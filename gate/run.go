@@ -87,6 +87,7 @@ func run(ctx context.Context, t Task, o Options) (*tiers.Result, error) {
 	}
 	start := time.Now()
 	in := tiers.GatherLoaded(p, t.Mission, t.ID, t.Dir, *k) // the contract read once
+	defer in.Release()                                      // the repository, unless Evaluate took it
 	opts := tiers.Options{RunID: tiers.NextRunID(in.Record), DryRun: o.DryRun, Now: start, Progress: o.Progress, KeepGoing: o.KeepGoing}
 	logDir := ""
 	if !o.DryRun {

@@ -19,7 +19,9 @@ type Loaded struct {
 // GatherLoaded is Gather with the contract the caller read (contract.Load of taskDir's
 // contract.json, for the same run), so that the file is read and decoded once: every other input
 // is read here, and the contract is judged as Gather judges the one it reads (a task_id of
-// another task makes it invalid).
+// another task makes it invalid). The repository the read of the policy at the base opened is
+// kept for Evaluate's tier 0, which closes it; a caller that may not evaluate the Input calls
+// Release.
 func GatherLoaded(p *project.Project, mission, task, taskDir string, k Loaded) *Input {
 	in := gatherWith(p, mission, task, taskDir, &k, nil)
 	in.Rules, in.RulesSHA256, in.RulesErr = rulesOf(in)

@@ -67,6 +67,37 @@ type Input struct {
 	// Files is the snapshot of every input: path relative to the project root → sha256 of what
 	// was read (SPEC §7.4). It is taken as the inputs are read, before tier 1.
 	Files map[string]string
+
+	// repo is the repository a read of the policy at the base opened (or the error it gave),
+	// kept by GatherLoaded for Evaluate's tier 0 so that a run opens it once; Gather closes it.
+	repo      *git.Repo
+	repoErr   error
+	repoOpens int // git.Open calls of this Input, for tests
+}
+
+// openRepo returns the project's repository, opened on first use.
+func (in *Input) openRepo() (*git.Repo, error) {
+	if in.repo == nil && in.repoErr == nil {
+		in.repo, in.repoErr = git.Open(in.ProjectDir)
+		in.repoOpens++
+	}
+	return in.repo, in.repoErr
+}
+
+// takeRepo hands the repository openRepo opened to the caller, who closes it.
+func (in *Input) takeRepo() (*git.Repo, error) {
+	repo, err := in.openRepo()
+	in.repo, in.repoErr = nil, nil
+	return repo, err
+}
+
+// Release closes the repository the gather kept open, unless Evaluate took it. Safe to call more
+// than once.
+func (in *Input) Release() {
+	if in.repo != nil {
+		in.repo.Close()
+	}
+	in.repo, in.repoErr = nil, nil
 }
 
 // debtRegisterPath is the mission's debt register, relative to .geas.
@@ -83,9 +114,12 @@ func Gather(p *project.Project, mission, task, taskDir string) *Input {
 }
 
 // gather is Gather without the task's rules, which the snapshot of the inputs does not need
-// (changedInputs reads everything again only to compare snapshots).
+// (changedInputs reads everything again only to compare snapshots). It keeps no repository open:
+// the re-read of a run opens its own, so that what an eval command did to the repository is seen.
 func gather(p *project.Project, mission, task, taskDir string) *Input {
-	return gatherWith(p, mission, task, taskDir, nil, nil)
+	in := gatherWith(p, mission, task, taskDir, nil, nil)
+	in.Release()
+	return in
 }
 
 // gatherWith is gather with the task's contract as the caller read it (nil: read it here). The
@@ -163,7 +197,7 @@ func (in *Input) loadPolicy() {
 				headRev = integ.Commit
 			}
 		}
-		data, from, found, addedByWork, err := policyAtBase(in.ProjectDir, c.BaseSnapshot, headRev)
+		data, from, found, addedByWork, err := policyAtBase(in, c.BaseSnapshot, headRev)
 		switch {
 		case err != nil:
 			in.Policy, in.PolicyErr, in.PolicyFrom = DefaultPolicy(), err, from
@@ -186,12 +220,12 @@ func (in *Input) loadPolicy() {
 // policyAtBase reads .geas/gate-policy.json from the base commit. found is false when the base
 // cannot be resolved (tier 0 reports that) or does not track the file; addedByWork is true when
 // the base does not track it and the head does; err is set when it is tracked but cannot be read.
-func policyAtBase(projectDir, base, headRev string) (data []byte, from string, found, addedByWork bool, err error) {
-	repo, err := git.Open(projectDir)
+func policyAtBase(in *Input, base, headRev string) (data []byte, from string, found, addedByWork bool, err error) {
+	projectDir := in.ProjectDir
+	repo, err := in.openRepo()
 	if err != nil {
 		return nil, "", false, false, nil
 	}
-	defer repo.Close()
 	sha, err := repo.Resolve(base)
 	if err != nil {
 		return nil, "", false, false, nil

@@ -114,6 +114,7 @@ func inputsDigest(in *Input, head string) string {
 // snapshot the run judged (added, removed or changed), sorted.
 func (in *Input) changedInputs() []string {
 	again := gatherWith(&project.Project{Dir: in.ProjectDir, Root: in.Root, Geas: in.Geas}, in.Mission, in.Task, in.TaskDir, nil, in)
+	again.Release()
 	var changed []string
 	for p, d := range in.Files {
 		if again.Files[p] != d {

@@ -163,7 +163,7 @@ func (r *run) baseline(add func(Check)) {
 		add(failCheck(0, "baseline", text, "base_snapshot is empty", StatusBlock, vocab.CauseBaselineMismatch))
 		return
 	}
-	repo, err := git.Open(r.in.ProjectDir)
+	repo, err := r.in.takeRepo() // opened by the read of the policy at the base, or now
 	if err != nil {
 		code, st := vocab.CauseNoRepository, StatusError
 		if !errors.Is(err, git.ErrNoRepository) {
