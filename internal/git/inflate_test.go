@@ -5,10 +5,12 @@ import (
 	"compress/flate"
 	"compress/zlib"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"testing"
 
+	kzlib "github.com/klauspost/compress/zlib"
 	"github.com/stretchr/testify/require"
 )
 
@@ -164,4 +166,40 @@ func FuzzInflate(f *testing.F) {
 	}
 	var inf inflater
 	f.Fuzz(func(t *testing.T, src []byte) { requireInflateMatches(t, &inf, src) })
+}
+
+// BenchmarkInflate inflates a commit-sized, a tree-sized and a blob-sized text with the
+// inflater and with github.com/klauspost/compress/zlib (what loose objects and streamed blobs
+// use), for the figures in bench/README.md.
+func BenchmarkInflate(b *testing.B) {
+	for _, size := range []int{200, 20 << 10, 1 << 20} {
+		data := sampleText(size, "bench")
+		src := zlibAt(b, data, flate.DefaultCompression)
+		b.Run(fmt.Sprintf("inflater/%d", size), func(b *testing.B) {
+			var f inflater
+			out := make([]byte, 0, len(data))
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, _, _, err := f.inflate(src, out, true); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("klauspost/%d", size), func(b *testing.B) {
+			out := make([]byte, len(data))
+			r := bytes.NewReader(src)
+			zr, err := kzlib.NewReader(r)
+			require.NoError(b, err)
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				r.Reset(src)
+				if err := zr.(kzlib.Resetter).Reset(r, nil); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.ReadFull(zr, out); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
