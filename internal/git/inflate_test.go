@@ -203,3 +203,20 @@ func BenchmarkInflate(b *testing.B) {
 		})
 	}
 }
+
+// FuzzInflateDeflated compresses any data at any compress/zlib level, flips the bits flip of one
+// byte of the stream, and checks the inflater against compress/zlib on the result: the mutations
+// of FuzzInflate rarely reach past a stream's first block, these keep the stream valid until the
+// flipped byte.
+func FuzzInflateDeflated(f *testing.F) {
+	f.Add([]byte("hello, hello, hello"), uint8(8), uint16(0), uint8(0))
+	f.Add(sampleText(5000, "fuzz"), uint8(1), uint16(40), uint8(4))
+	f.Add(bytes.Repeat([]byte("ab"), 3000), uint8(11), uint16(7), uint8(0x80))
+	f.Add([]byte{}, uint8(2), uint16(1), uint8(1))
+	var inf inflater
+	f.Fuzz(func(t *testing.T, data []byte, level uint8, at uint16, flip uint8) {
+		src := zlibAt(t, data, int(level%12)-2) // HuffmanOnly, DefaultCompression, 0 to 9
+		src[int(at)%len(src)] ^= flip
+		requireInflateMatches(t, &inf, src)
+	})
+}
