@@ -210,6 +210,16 @@ type files struct {
 	root *os.Root
 }
 
+// readOptional reads a file whose absence is no error (gate-history.jsonl, integration.json),
+// the text of a missing file's error never shown: through a task directory, a file its handle
+// finds missing is not looked for again from the root (fsutil.Dir.ReadLimitedAbsent).
+func (f files) readOptional(name string, limit int64) ([]byte, error) {
+	if d, ok := f.r.(*fsutil.Dir); ok {
+		return d.ReadLimitedAbsent(name, limit)
+	}
+	return f.r.ReadLimited(name, limit)
+}
+
 // LoadToReplaceIntegration is Load for geas task integrate, which writes integration.json whole:
 // an integration.json that cannot be read or parsed is not loaded (its problem is returned as
 // bad), so that the command can replace it; every other file is read as Load reads it.

@@ -65,7 +65,7 @@ type taskFiles struct {
 // replaces what the earlier layout kept at record.json's root.
 func (r *Record) loadSiblings(src files, dir string) error {
 	hist := path.Join(dir, HistoryFile)
-	data, err := src.r.ReadLimited(hist, MaxHistoryBytes)
+	data, err := src.readOptional(hist, MaxHistoryBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -79,7 +79,7 @@ func (r *Record) loadSiblings(src files, dir string) error {
 		r.store.haveHist, r.store.stored, r.store.valid, r.store.torn = true, len(entries), valid, torn
 	}
 	integ := path.Join(dir, IntegrationFile)
-	data, err = src.r.ReadLimited(integ, maxIntegrationBytes)
+	data, err = src.readOptional(integ, maxIntegrationBytes)
 	if err == nil {
 		var in *Integration
 		var raw json.RawMessage
