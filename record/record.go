@@ -283,7 +283,7 @@ func loadOnce(src files, name string, replaceInteg bool) (*Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load record: %w", err)
 	}
-	r, err := Parse(name, data)
+	r, err := parseKnown(name, data)
 	if err != nil {
 		return nil, err
 	}
