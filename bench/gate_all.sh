@@ -10,9 +10,14 @@
 # artifact_only task t2 (no git, no eval commands), named t000..., cycling through six kinds:
 # pass, fail (a failing review), block (no qa-engineer evidence), error (an invalid regex),
 # drafted (not_ready), closure_ready (pass). DIR defaults to a temporary directory.
+# GEAS_BENCH_EVENTS=N writes an event log of N lines into .geas/state/events.jsonl first (half
+# task transitions of the mission's tasks, half gate_result events with a hash of another
+# mission's, which the history check parses and matches to no task of m1): the log every task's
+# history check reads, once a task before the index of a dry --all, once a run with it.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 ntasks=${1:-1000}
+nevents=${GEAS_BENCH_EVENTS:-0}
 n=${2:-5}
 dir=${3:-$(mktemp -d)}
 
@@ -43,6 +48,16 @@ mission() { # DEST: write the mission into DEST
 		closure) sed -i 's/"gate_profile": "artifact_only"/"gate_profile": "closure_ready"/' "$tasks/$id/contract.json" ;;
 		esac
 	done
+	if ((nevents > 0)); then
+		mkdir -p "$dest/.geas/state"
+		awk -v n="$nevents" -v t="$ntasks" 'BEGIN {
+			for (i = 0; i < n; i++) {
+				id = sprintf("t%03d", i % t)
+				if (i % 2) printf "{\"timestamp\":\"2026-12-01T12:00:00Z\",\"event_type\":\"gate_result\",\"mission_id\":\"m0\",\"task_id\":\"%s\",\"agent\":\"geas-gate\",\"data\":{\"run_id\":\"gate-%d\",\"verdict\":\"pass\",\"hash\":\"%064x\"}}\n", id, i, i
+				else printf "{\"timestamp\":\"2026-12-01T12:00:00Z\",\"event_type\":\"task_transition\",\"mission_id\":\"m1\",\"task_id\":\"%s\",\"agent\":\"orchestration_authority\",\"data\":{\"from\":\"drafted\",\"to\":\"ready\"}}\n", id
+			}
+		}' >"$dest/.geas/state/events.jsonl"
+	fi
 }
 
 median() {
@@ -66,7 +81,7 @@ run_ms() { # CMD...: "wall_ms cpu_ms" of one run (cpu: user + sys, from /usr/bin
 
 mission "$dir/m"
 "$bin" -C "$dir/m" --format json gate --all --dry-run --jobs 1 | jq -c '.overall | {counted, counts}' || true
-echo "$(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $ntasks tasks, median of $n runs"
+echo "$(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $ntasks tasks, $nevents events, median of $n runs"
 for jobs in 1 2 4; do
 	"$bin" -C "$dir/m" gate --all --dry-run --jobs "$jobs" -q >/dev/null 2>&1 || true # warm-up
 done

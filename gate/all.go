@@ -11,6 +11,7 @@ import (
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
+	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -88,8 +89,12 @@ func All(ctx context.Context, p *project.Project, mission string, o AllOptions) 
 	m.Tasks = make([]*MissionTask, len(todo))
 	tasks := fsutil.OpenSubdir(p.Geas, project.MissionDir(mission)+"/tasks") // opened once
 	defer tasks.Close()
+	var events *record.EventIndex
+	if o.DryRun {
+		events = new(record.EventIndex) // nothing is appended: one read of the log for every task
+	}
 	err = forEach(ctx, len(todo), o.Jobs, func(i int) {
-		m.Tasks[i] = account(ctx, p, tasks, mission, todo[i], o)
+		m.Tasks[i] = account(ctx, p, tasks, events, mission, todo[i], o)
 	})
 	if err != nil {
 		return nil, err
@@ -165,7 +170,8 @@ func runFailed(t Task, err error) *tiers.Result {
 // account classifies one entry and, when it is to be gated, runs the gate on it. A task whose run
 // fails outright (a write error, a lock that cannot be taken) becomes an error result naming the
 // failure, and the others go on.
-func account(ctx context.Context, p *project.Project, tasks *fsutil.Dir, mission string, e project.TaskEntry, o AllOptions) *MissionTask {
+// events is the event log's index of a dry run (nil otherwise).
+func account(ctx context.Context, p *project.Project, tasks *fsutil.Dir, events *record.EventIndex, mission string, e project.TaskEntry, o AllOptions) *MissionTask {
 	at, k := classify(p, tasks, mission, e)
 	if k != nil {
 		defer k.Dir.Close()
@@ -180,7 +186,7 @@ func account(ctx context.Context, p *project.Project, tasks *fsutil.Dir, mission
 	}
 	if o.DryRun {
 		// No lock: the triage's read of the contract, and its task directory, are the run's.
-		ro.contract = k
+		ro.contract, ro.events = k, events
 	}
 	res, err := runRecovered(ctx, t, ro)
 	if err != nil {

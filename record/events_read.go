@@ -60,19 +60,32 @@ func TaskEventHashes(root *os.Root, mission, task string) ([]EventHash, error) {
 	}
 	defer f.Close()
 	var out []EventHash
+	err = scanEventHashes(sc, func(m, t string) bool { return m == mission && t == task }, func(_, _ string, h EventHash) {
+		out = append(out, h)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// scanEventHashes reads the event log from sc and calls add, in log order, for every event of a
+// task for which keep holds whose type records a history entry and whose data carries that
+// entry's hash (as TaskEventHashes says).
+func scanEventHashes(sc *bufio.Scanner, keep func(mission, task string) bool, add func(mission, task string, h EventHash)) error {
 	var read int64
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Bytes()
 		read += int64(len(line)) + 1
 		if read > MaxEventsBytes {
-			return nil, fmt.Errorf("read %s: larger than %d bytes", EventsFile, MaxEventsBytes)
+			return fmt.Errorf("read %s: larger than %d bytes", EventsFile, MaxEventsBytes)
 		}
 		if !bytes.Contains(line, []byte(`"hash"`)) {
 			continue // cheap skip: most events name no history entry
 		}
 		if ev, ok := fastEvent(line); ok {
-			if ev.hasData && hashedEventTypes[ev.typ] && ev.mission == mission && ev.task == task && ev.hash != "" {
-				out = append(out, EventHash{Line: n, EventType: ev.typ, RunID: ev.runID, Hash: ev.hash})
+			if ev.hasData && hashedEventTypes[ev.typ] && ev.hash != "" && keep(ev.mission, ev.task) {
+				add(ev.mission, ev.task, EventHash{Line: n, EventType: ev.typ, RunID: ev.runID, Hash: ev.hash})
 			}
 			continue
 		}
@@ -84,7 +97,7 @@ func TaskEventHashes(root *os.Root, mission, task string) ([]EventHash, error) {
 		if field(f, "event_type", &ev.typ) != nil || field(f, "mission_id", &ev.mission) != nil || field(f, "task_id", &ev.task) != nil {
 			continue
 		}
-		if !hashedEventTypes[ev.typ] || ev.mission != mission || ev.task != task {
+		if !hashedEventTypes[ev.typ] || !keep(ev.mission, ev.task) {
 			continue
 		}
 		data, err := objectFields(f["data"])
@@ -97,12 +110,12 @@ func TaskEventHashes(root *os.Root, mission, task string) ([]EventHash, error) {
 		}
 		_ = field(data, "run_id", &h.RunID)
 		h.Line, h.EventType = n, ev.typ
-		out = append(out, h)
+		add(ev.mission, ev.task, h)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read %s: %w", EventsFile, err)
+		return fmt.Errorf("read %s: %w", EventsFile, err)
 	}
-	return out, nil
+	return nil
 }
 
 // fastEvents is false only in tests that compare the event readers' fast path with the slow one.

@@ -190,23 +190,51 @@ var limits = struct{ record, history int64 }{MaxBytes, MaxHistoryBytes}
 // up to loadRetries times: once the run's events are logged its record.json is written, so a read
 // after them sees it. What still lags after that is what the files hold, for the history check to
 // report.
-func Load(root *os.Root, name string) (*Record, error) { return load(root, name, false) }
+func Load(root *os.Root, name string) (*Record, error) {
+	return load(files{fsutil.RootReader(root), root}, name, false)
+}
+
+// LoadFrom is Load(dir.Outer, name) with the reads of the task's files (record.json,
+// gate-history.jsonl, integration.json, a run's result.json) made through dir, the task
+// directory the caller opened (fsutil.OpenSubdir): one openat a file instead of a walk from the
+// root. Its answers, errors included, are Load's (see fsutil.Dir). name is relative to
+// dir.Outer.
+func LoadFrom(dir *fsutil.Dir, name string) (*Record, error) {
+	return load(files{dir, dir.Outer}, name, false)
+}
+
+// files is where Load reads from: the task's files through r, and the rest of .geas (the event
+// log) through root, which is r's outer root.
+type files struct {
+	r    fsutil.Reader
+	root *os.Root
+}
+
+// readOptional reads a file whose absence is no error (gate-history.jsonl, integration.json),
+// the text of a missing file's error never shown: through a task directory, a file its handle
+// finds missing is not looked for again from the root (fsutil.Dir.ReadLimitedAbsent).
+func (f files) readOptional(name string, limit int64) ([]byte, error) {
+	if d, ok := f.r.(*fsutil.Dir); ok {
+		return d.ReadLimitedAbsent(name, limit)
+	}
+	return f.r.ReadLimited(name, limit)
+}
 
 // LoadToReplaceIntegration is Load for geas task integrate, which writes integration.json whole:
 // an integration.json that cannot be read or parsed is not loaded (its problem is returned as
 // bad), so that the command can replace it; every other file is read as Load reads it.
 func LoadToReplaceIntegration(root *os.Root, name string) (r *Record, bad error, err error) {
-	r, err = load(root, name, true)
+	r, err = load(files{fsutil.RootReader(root), root}, name, true)
 	if r != nil {
 		bad = r.store.badInteg
 	}
 	return r, bad, err
 }
 
-func load(root *os.Root, name string, replaceInteg bool) (*Record, error) {
-	r, err := loadOnce(root, name, replaceInteg)
+func load(src files, name string, replaceInteg bool) (*Record, error) {
+	r, err := loadOnce(src, name, replaceInteg)
 	for i := 0; err == nil && i < loadRetries && r.resultLags(); i++ {
-		r, err = loadOnce(root, name, replaceInteg)
+		r, err = loadOnce(src, name, replaceInteg)
 	}
 	return r, err
 }
@@ -239,29 +267,29 @@ func (r *Record) resultLags() bool {
 // moment a writer's run can fall into.
 var afterRecordRead func()
 
-func loadOnce(root *os.Root, name string, replaceInteg bool) (*Record, error) {
+func loadOnce(src files, name string, replaceInteg bool) (*Record, error) {
 	if err := fsutil.CheckName(name); err != nil {
 		return nil, fmt.Errorf("load record: %w", err)
 	}
 	// Through ReadLimited: a named pipe or a huge file must not hang or exhaust the reader.
-	data, err := fsutil.ReadLimited(root, name, MaxBytes)
+	data, err := src.r.ReadLimited(name, MaxBytes)
 	if afterRecordRead != nil {
 		afterRecordRead()
 	}
 	if errors.Is(err, fs.ErrNotExist) && path.Base(name) == "record.json" {
 		// record.json deleted while the history is there: the history is still the task's.
-		return loadWithoutRecord(root, name, err, replaceInteg)
+		return loadWithoutRecord(src, name, err, replaceInteg)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load record: %w", err)
 	}
-	r, err := Parse(name, data)
+	r, err := parseKnown(name, data)
 	if err != nil {
 		return nil, err
 	}
 	if path.Base(name) == "record.json" {
 		r.store.replaceInteg = replaceInteg
-		if err := r.loadSiblings(root, path.Dir(name)); err != nil {
+		if err := r.loadSiblings(src, path.Dir(name)); err != nil {
 			return nil, err
 		}
 	}

@@ -63,9 +63,9 @@ type taskFiles struct {
 
 // loadSiblings reads gate-history.jsonl and integration.json from dir. Each file, when present,
 // replaces what the earlier layout kept at record.json's root.
-func (r *Record) loadSiblings(root *os.Root, dir string) error {
+func (r *Record) loadSiblings(src files, dir string) error {
 	hist := path.Join(dir, HistoryFile)
-	data, err := fsutil.ReadLimited(root, hist, MaxHistoryBytes)
+	data, err := src.readOptional(hist, MaxHistoryBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -79,7 +79,7 @@ func (r *Record) loadSiblings(root *os.Root, dir string) error {
 		r.store.haveHist, r.store.stored, r.store.valid, r.store.torn = true, len(entries), valid, torn
 	}
 	integ := path.Join(dir, IntegrationFile)
-	data, err = fsutil.ReadLimited(root, integ, maxIntegrationBytes)
+	data, err = src.readOptional(integ, maxIntegrationBytes)
 	if err == nil {
 		var in *Integration
 		var raw json.RawMessage
@@ -96,7 +96,7 @@ func (r *Record) loadSiblings(root *os.Root, dir string) error {
 	default:
 		return err
 	}
-	return r.adoptPendingResult(root, dir)
+	return r.adoptPendingResult(src, dir)
 }
 
 // adoptPendingResult takes gate_result from the latest gate run's result.json when record.json
@@ -105,7 +105,7 @@ func (r *Record) loadSiblings(root *os.Root, dir string) error {
 // moment between the append and the record write as a gate_result that does not match the chain.
 // A result.json that does not name the entry's run, hash and verdict is not adopted, and any
 // other mismatch is left as it is, for the history check to report.
-func (r *Record) adoptPendingResult(root *os.Root, dir string) error {
+func (r *Record) adoptPendingResult(src files, dir string) error {
 	n := len(r.history)
 	if n == 0 {
 		return nil
@@ -138,14 +138,14 @@ func (r *Record) adoptPendingResult(root *os.Root, dir string) error {
 	// record.json without that gate_result was changed afterwards, which is for the history
 	// check to report, not to repair.
 	if parts := strings.Split(dir, "/"); len(parts) == 4 && parts[0] == "missions" && parts[2] == "tasks" {
-		keys, err := TaskEventKeys(root, parts[1], parts[3])
+		keys, err := TaskEventKeys(src.root, parts[1], parts[3])
 		if err != nil || keys.Has("gate_result", last.Hash, "") {
 			return nil
 		}
 	} else {
 		return nil
 	}
-	raw, err := fsutil.ReadLimited(root, path.Join(dir, "gate-logs", last.RunID, "result.json"), MaxBytes)
+	raw, err := src.r.ReadLimited(path.Join(dir, "gate-logs", last.RunID, "result.json"), MaxBytes)
 	if err != nil {
 		return nil
 	}
@@ -174,17 +174,17 @@ func (r *Record) ResultPending() bool { return r.store.resultPending }
 // integration file is there, the record is a new one carrying them (the history is still the
 // task's, and a gate run appends to it rather than starting a chain over it); otherwise the
 // error is notExist's.
-func loadWithoutRecord(root *os.Root, name string, notExist error, replaceInteg bool) (*Record, error) {
+func loadWithoutRecord(src files, name string, notExist error, replaceInteg bool) (*Record, error) {
 	dir := path.Dir(name)
-	_, herr := root.Lstat(path.Join(dir, HistoryFile))
-	_, ierr := root.Lstat(path.Join(dir, IntegrationFile))
+	_, herr := src.r.Lstat(path.Join(dir, HistoryFile))
+	_, ierr := src.r.Lstat(path.Join(dir, IntegrationFile))
 	if herr != nil && ierr != nil {
 		return nil, fmt.Errorf("load record: %w", notExist)
 	}
 	r := New(path.Base(dir), time.Now())
 	r.file = name
 	r.store.replaceInteg = replaceInteg
-	if err := r.loadSiblings(root, dir); err != nil {
+	if err := r.loadSiblings(src, dir); err != nil {
 		return nil, err
 	}
 	return r, nil

@@ -152,7 +152,7 @@ func gatherWith(p *project.Project, mission, task, taskDir string, k *Loaded, pr
 		in.Contract, in.ContractErr = nil, &schemas.ValidationError{File: taskDir + "/contract.json", Kind: schemas.Contract,
 			Problems: []schemas.Problem{{Pointer: "/task_id", Message: fmt.Sprintf("task_id is %q, but this is task %q", c.TaskID, task)}}}
 	}
-	rec, err := record.Load(p.Geas, taskDir+"/record.json")
+	rec, err := record.LoadFrom(dir, taskDir+"/record.json")
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		in.Record, in.RecordMissing = record.New(task, time.Now()), true

@@ -22,7 +22,7 @@ func (r *run) historyCheck(add func(Check)) {
 		return // record_valid already errors: there is no history to judge
 	}
 	key := record.SigningKey()
-	problems, summary := VerifyHistory(in, key)
+	problems, summary := verifyHistory(in, key, r.opts.Events)
 	if len(problems) > 0 {
 		add(failCheck(0, "history", historyText, strings.Join(problems, "; ")+
 			"; nothing is appended and no budget is computed until an authority runs geas task history reset", StatusError, vocab.CauseHistoryTampered))
@@ -61,6 +61,11 @@ const maxEventProblems = 5
 // VerifyHistory is HistoryProblems, with, when nothing is wrong, a summary of what verified (the
 // evidence of check history).
 func VerifyHistory(in *Input, key []byte) (problems []string, summary string) {
+	return verifyHistory(in, key, nil)
+}
+
+// verifyHistory is VerifyHistory with the event log read through events (nil: read here).
+func verifyHistory(in *Input, key []byte, events *record.EventIndex) (problems []string, summary string) {
 	rec := in.Record
 	if rec == nil {
 		return nil, ""
@@ -69,9 +74,9 @@ func VerifyHistory(in *Input, key []byte) (problems []string, summary string) {
 	problems = chainProblems(in, hist, key)
 	last, lastAt, haveRun := record.LastRun(rec)
 	problems = append(problems, resultProblems(rec, last, lastAt, haveRun)...)
-	ep, events := eventProblems(in, hist)
+	ep, n := eventProblems(in, hist, events)
 	problems = append(problems, ep...)
-	return problems, historySummary(hist, key, last, lastAt, haveRun, events)
+	return problems, historySummary(hist, key, last, lastAt, haveRun, n)
 }
 
 // chainProblems are what does not verify in the history itself: the record's task_id, the hash
@@ -107,8 +112,9 @@ func resultProblems(rec *record.Record, last record.HistoryEntry, lastAt int, ha
 }
 
 // eventProblems names the gate events of events.jsonl that name a history entry of this task
-// the history does not hold (at most maxEventProblems one by one), and counts the events.
-func eventProblems(in *Input, hist []record.HistoryEntry) (problems []string, events int) {
+// the history does not hold (at most maxEventProblems one by one), and counts the events. The log
+// is read through idx (nil: read here).
+func eventProblems(in *Input, hist []record.HistoryEntry, idx *record.EventIndex) (problems []string, events int) {
 	known := map[string]bool{}
 	for _, e := range hist {
 		known[e.Hash] = true
@@ -118,7 +124,7 @@ func eventProblems(in *Input, hist []record.HistoryEntry) (problems []string, ev
 			known[h] = true
 		}
 	}
-	evs, err := record.TaskEventHashes(in.Geas, in.Mission, in.Task)
+	evs, err := idx.TaskEventHashes(in.Geas, in.Mission, in.Task)
 	if err != nil {
 		problems = append(problems, fmt.Sprintf("the gate events of this task could not be cross-checked with gate_history: %v", err))
 	}
