@@ -172,7 +172,7 @@ func FuzzInflate(f *testing.F) {
 // inflater and with github.com/klauspost/compress/zlib (what loose objects and streamed blobs
 // use), for the figures in bench/README.md.
 func BenchmarkInflate(b *testing.B) {
-	for _, size := range []int{200, 20 << 10, 1 << 20} {
+	for _, size := range []int{200, 1 << 10, 4 << 10, 16 << 10, 1 << 20} {
 		data := sampleText(size, "bench")
 		src := zlibAt(b, data, flate.DefaultCompression)
 		b.Run(fmt.Sprintf("inflater/%d", size), func(b *testing.B) {

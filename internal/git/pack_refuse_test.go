@@ -38,6 +38,9 @@ func TestReadObjectRefusesDamage(t *testing.T) {
 	abc := deflate(t, []byte("abc"))
 	corruptSum := slices.Clone(abc)
 	corruptSum[len(corruptSum)-1] ^= 0xff
+	large := deflate(t, sampleText(2000, "large")) // over inflaterMaxSize: the streaming reader's path
+	corruptLarge := slices.Clone(large)
+	corruptLarge[len(corruptLarge)-1] ^= 0xff
 	refTo := func(id plumbing.Hash, delta []byte) []byte {
 		return slices.Concat(entryHeader(plumbing.REFDeltaObject, int64(len(delta))), id[:], deflate(t, delta))
 	}
@@ -56,6 +59,9 @@ func TestReadObjectRefusesDamage(t *testing.T) {
 		{"not zlib", "inflate: zlib: invalid header", slices.Concat(entryHeader(plumbing.BlobObject, 3), []byte("garbage!"))},
 		{"bad zlib checksum", "inflate: zlib: invalid checksum", slices.Concat(entryHeader(plumbing.BlobObject, 3), corruptSum)},
 		{"cut deflate stream", "inflate", slices.Concat(entryHeader(plumbing.BlobObject, 3), abc[:4])},
+		{"bad checksum, large", "inflate: zlib: invalid checksum", slices.Concat(entryHeader(plumbing.BlobObject, 2000), corruptLarge)},
+		{"size larger than the data, large", "2000 bytes, the header says 3000", slices.Concat(entryHeader(plumbing.BlobObject, 3000), large)},
+		{"size smaller than the data, large", "more than the 1500 bytes", slices.Concat(entryHeader(plumbing.BlobObject, 1500), large)},
 		{"OFS base 0 bytes back", "is not an entry before it", slices.Concat(entryHeader(plumbing.OFSDeltaObject, 3), []byte{0}, abc)},
 		{"OFS base before the first entry", "is not an entry before it", slices.Concat(entryHeader(plumbing.OFSDeltaObject, 3), ofsEncoding(1<<20), abc)},
 		{"OFS base offset too long", "base offset too large", slices.Concat(entryHeader(plumbing.OFSDeltaObject, 3), bytes.Repeat([]byte{0xff}, 12), []byte{1}, abc)},
