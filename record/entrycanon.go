@@ -211,46 +211,8 @@ const (
 	ckVerdict
 )
 
-// appendCanonString appends the RFC 8785 form of the ASCII string v: only ", \ and control
-// characters are escaped, with the short escapes where JSON has them, else \u00xx.
-func appendCanonString(dst []byte, v string) []byte {
-	dst = append(dst, '"')
-	plain := true
-	for i := 0; i < len(v) && plain; i++ {
-		plain = v[i] >= 0x20 && v[i] != '"' && v[i] != '\\'
-	}
-	if plain {
-		dst = append(dst, v...)
-		return append(dst, '"')
-	}
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		switch c {
-		case '"':
-			dst = append(dst, '\\', '"')
-		case '\\':
-			dst = append(dst, '\\', '\\')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			if c < 0x20 {
-				const hex = "0123456789abcdef"
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			} else {
-				dst = append(dst, c)
-			}
-		}
-	}
-	return append(dst, '"')
-}
+// appendCanonString appends the RFC 8785 form of the ASCII string v (canon.AppendString).
+func appendCanonString(dst []byte, v string) []byte { return canon.AppendString(dst, v) }
 
 // canonRaw is appendCanonValue(nil, raw), remembered for the values a process meets again and
 // again (the causes of one failure repeated, each entry verified by several readers): the memo

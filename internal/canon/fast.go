@@ -102,16 +102,29 @@ func appendArray[V any](dst []byte, a []V, depth int) ([]byte, bool) {
 	return append(dst, ']'), true
 }
 
-// appendString writes s as RFC 8785 does (jcs's decorateString): the two-character escapes for
-// '\\', '"', and \b \f \n \r \t, \u00xx for the other control characters, every other byte as it
-// is. A string that is not valid UTF-8 is left to the slow path (encoding/json replaces its bad
-// bytes).
+// appendString writes s as RFC 8785 does, unless it is not valid UTF-8 (ok false: the slow path
+// decides, as encoding/json replaces its bad bytes).
 func appendString(dst []byte, s string) ([]byte, bool) {
 	if !utf8.ValidString(s) {
 		return dst, false
 	}
-	const hex = "0123456789abcdef"
+	return AppendString(dst, s), true
+}
+
+// AppendString appends the RFC 8785 form of s, which must be valid UTF-8, as jcs writes it (its
+// decorateString): the two-character escapes for '\\', '"', and \b \f \n \r \t, \u00xx for the
+// other control characters, every other byte as it is.
+func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
+	plain := true
+	for i := 0; i < len(s) && plain; i++ {
+		plain = s[i] >= 0x20 && s[i] != '"' && s[i] != '\\'
+	}
+	if plain {
+		dst = append(dst, s...)
+		return append(dst, '"')
+	}
+	const hex = "0123456789abcdef"
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch c {
@@ -135,7 +148,7 @@ func appendString(dst []byte, s string) ([]byte, bool) {
 			}
 		}
 	}
-	return append(dst, '"'), true
+	return append(dst, '"')
 }
 
 // appendNumber writes a JSON number as RFC 8785 does: the ECMAScript form of the nearest double.
