@@ -411,6 +411,7 @@ var (
 // huffmanBlock decodes the symbols of a block with the tables lit and dist until its end.
 func (f *inflater) huffmanBlock(b *bitReader, out []byte, lit, dist *huffTable, exact bool) ([]byte, bool, error) {
 	for {
+		out = fastSymbols(b, out, lit, dist)
 		b.refill()
 		sym, err := b.decode(lit)
 		if err != nil {
@@ -458,6 +459,58 @@ func (f *inflater) huffmanBlock(b *bitReader, out []byte, lit, dist *huffTable, 
 		}
 		out = copyBack(out, d, length)
 	}
+}
+
+// fastSymbols decodes the symbols of a block while at least 8 bytes of input are left to load,
+// with the bit buffer in local variables, and returns at the first symbol it does not handle
+// (a code through a second-level table, the end of the block, anything invalid, output that
+// would not fit) without consuming it, so that huffmanBlock's general path decides. A symbol and
+// its extra bits, a distance and its extra bits are at most 48 bits, and every refill here leaves
+// at least 56.
+func fastSymbols(b *bitReader, out []byte, lit, dist *huffTable) []byte {
+	bits, nbits, pos, src := b.bits, b.nbits, b.pos, b.src
+	litMask, distMask := uint64(1)<<lit.bits-1, uint64(1)<<dist.bits-1
+	for pos+8 <= len(src) {
+		bits |= binary.LittleEndian.Uint64(src[pos:]) << nbits
+		pos += int(63-nbits) >> 3
+		nbits |= 56
+		e := lit.root[bits&litMask]
+		n := uint(e & 15)
+		if e&linkFlag != 0 || n == 0 {
+			break
+		}
+		sym := e >> 4
+		if sym < 256 {
+			if len(out) == cap(out) {
+				break
+			}
+			bits >>= n
+			nbits -= n
+			out = append(out, byte(sym))
+			continue
+		}
+		if sym == 256 || sym > 285 {
+			break
+		}
+		ext := uint(lengthExtra[sym-257])
+		length := int(lengthBase[sym-257]) + int(bits>>n&(1<<ext-1))
+		de := dist.root[bits>>(n+ext)&distMask]
+		dn := uint(de & 15)
+		if de&linkFlag != 0 || dn == 0 || de>>4 > 29 {
+			break
+		}
+		dext := uint(distExtra[de>>4])
+		d := int(distBase[de>>4]) + int(bits>>(n+ext+dn)&(1<<dext-1))
+		if d > len(out) || length > cap(out)-len(out) {
+			break
+		}
+		used := n + ext + dn + dext
+		bits >>= used
+		nbits -= used
+		out = copyBack(out, d, length)
+	}
+	b.bits, b.nbits, b.pos = bits, nbits, pos
+	return out
 }
 
 // copyBack appends n bytes copied from d bytes back in out, overlapping as deflate means it.

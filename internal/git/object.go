@@ -255,28 +255,13 @@ func (s *lazyStore) inflatePackedInto(buf []byte, pi int, off int64, e packEntry
 	return data, err
 }
 
-// inflaterMaxSize is the size from which an object is inflated by the streaming reader
-// (klauspost/compress) rather than the store's inflater: the inflater builds its tables faster, so
-// it wins on small objects (a commit: 200 bytes in 4 us against 6), the streaming reader's decode
-// loop on the rest (16 KB in 110 against 150 us; BenchmarkInflate, which puts the crossing at about
-// 1 KB).
-const inflaterMaxSize = 1 << 10
-
 // inflateMem inflates the zlib stream at the start of src, which must hold exactly size bytes
-// and end there, its checksum verified, with the store's inflater (inflate.go) under
-// inflaterMaxSize and the streaming reader from there, into buf's memory when it holds size
-// bytes, else new memory. used is how many bytes of src it read. A size src
+// and end there, its checksum verified, with the store's inflater (inflate.go), into buf's memory
+// when it holds size bytes, else new memory. used is how many bytes of src it read. A size src
 // cannot inflate to is refused before anything is allocated.
 func (s *lazyStore) inflateMem(buf, src []byte, size int64) (out []byte, used int, err error) {
 	if size < 0 || size > maxObjectSize || size > maxDeflateRatio*int64(len(src))+maxDeflateRatio {
 		return nil, 0, fmt.Errorf("declared size %d is more than %d compressed bytes can hold", size, len(src))
-	}
-	if size >= inflaterMaxSize {
-		if err := s.resetZlib(src); err != nil {
-			return nil, 0, err
-		}
-		out, err = s.inflateInto(buf, size, len(src))
-		return out, len(src) - s.zsrc.Len(), err
 	}
 	out = buf[:0]
 	if int64(cap(out)) < size {

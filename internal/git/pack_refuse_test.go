@@ -38,7 +38,7 @@ func TestReadObjectRefusesDamage(t *testing.T) {
 	abc := deflate(t, []byte("abc"))
 	corruptSum := slices.Clone(abc)
 	corruptSum[len(corruptSum)-1] ^= 0xff
-	large := deflate(t, sampleText(2000, "large")) // over inflaterMaxSize: the streaming reader's path
+	large := deflate(t, sampleText(2000, "large")) // several blocks' worth of the inflater's fast path
 	corruptLarge := slices.Clone(large)
 	corruptLarge[len(corruptLarge)-1] ^= 0xff
 	refTo := func(id plumbing.Hash, delta []byte) []byte {
