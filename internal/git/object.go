@@ -260,8 +260,8 @@ func (s *lazyStore) inflatePackedInto(buf []byte, pi int, off int64, e packEntry
 // when it holds size bytes, else new memory. used is how many bytes of src it read. A size src
 // cannot inflate to is refused before anything is allocated.
 func (s *lazyStore) inflateMem(buf, src []byte, size int64) (out []byte, used int, err error) {
-	if size < 0 || size > maxObjectSize || size > maxDeflateRatio*int64(len(src))+maxDeflateRatio {
-		return nil, 0, fmt.Errorf("declared size %d is more than %d compressed bytes can hold", size, len(src))
+	if err := checkDeclaredSize(size, len(src)); err != nil {
+		return nil, 0, err
 	}
 	out = buf[:0]
 	if int64(cap(out)) < size {
@@ -345,23 +345,23 @@ func (s *lazyStore) inflateLoose(file []byte) (plumbing.ObjectType, []byte, erro
 	return typ, data, nil
 }
 
+// checkDeclaredSize refuses a size that srcLen compressed bytes cannot inflate to (or over
+// maxObjectSize), so that nothing is allocated for it.
+func checkDeclaredSize(size int64, srcLen int) error {
+	if size < 0 || size > maxObjectSize || size > maxDeflateRatio*int64(srcLen)+maxDeflateRatio {
+		return fmt.Errorf("declared size %d is more than %d compressed bytes can hold", size, srcLen)
+	}
+	return nil
+}
+
 // inflateRest reads exactly size more bytes from the stream resetZlib started on srcLen
 // compressed bytes, into new memory, and checks that the stream ends there. A size srcLen bytes
 // cannot inflate to is refused before anything is allocated.
 func (s *lazyStore) inflateRest(size int64, srcLen int) ([]byte, error) {
-	return s.inflateInto(nil, size, srcLen)
-}
-
-// inflateInto is inflateRest into buf's memory when it holds size bytes.
-func (s *lazyStore) inflateInto(buf []byte, size int64, srcLen int) ([]byte, error) {
-	if size < 0 || size > maxObjectSize || size > maxDeflateRatio*int64(srcLen)+maxDeflateRatio {
-		return nil, fmt.Errorf("declared size %d is more than %d compressed bytes can hold", size, srcLen)
+	if err := checkDeclaredSize(size, srcLen); err != nil {
+		return nil, err
 	}
-	out := buf[:0]
-	if int64(cap(out)) < size {
-		out = make([]byte, size)
-	}
-	out = out[:size]
+	out := make([]byte, size)
 	if n, err := io.ReadFull(s.zr, out); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, fmt.Errorf("inflate: %d bytes, the header says %d", n, size)
