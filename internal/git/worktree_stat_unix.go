@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/geas-dev/geas/internal/fsutil"
 )
 
 // statSys returns the inode and ctime that lstat reported.
@@ -17,7 +19,8 @@ func statSys(fi fs.FileInfo) (ino uint64, ctime time.Time, ok bool) {
 	if !ok {
 		return 0, time.Time{}, false
 	}
-	return uint64(st.Ino), ctimeOf(st), true
+	ctime, _ = fsutil.ChangeTime(fi)
+	return uint64(st.Ino), ctime, true
 }
 
 // lstatAt lstats name in the open directory dir with fstatat, which resolves one component
