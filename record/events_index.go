@@ -5,6 +5,8 @@ import (
 	"os"
 	"slices"
 	"sync"
+
+	"github.com/geas-dev/geas/internal/fsutil"
 )
 
 // EventIndex is the event log read once for the history checks of many tasks: geas gate --all
@@ -57,7 +59,14 @@ func (x *EventIndex) TaskEventHashes(root *os.Root, mission, task string) ([]Eve
 	return slices.Clone(x.byTask[[2]string{mission, task}]), nil
 }
 
-// sameLog reports whether b is the log a was: the same file, size and modification time.
+// sameLog reports whether b is the log a was: the same file, size, modification time and, where
+// the platform has one, inode change time, which a writer cannot set back as `touch -d` sets the
+// modification time.
 func sameLog(a, b fs.FileInfo) bool {
-	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+	if !os.SameFile(a, b) || a.Size() != b.Size() || !a.ModTime().Equal(b.ModTime()) {
+		return false
+	}
+	ca, oka := fsutil.ChangeTime(a)
+	cb, okb := fsutil.ChangeTime(b)
+	return oka == okb && ca.Equal(cb)
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/geas-dev/geas/internal/fsutil"
 )
 
 // eventLine is one gate_result event of mission m, task t, naming history entry hash.
@@ -91,4 +93,45 @@ func TestEventIndexAnswersAsTaskEventHashes(t *testing.T) {
 	got, err = none.TaskEventHashes(root, "m1", "t1")
 	require.NoError(t, err)
 	require.Equal(t, want, got, "a nil index reads the log")
+}
+
+// TestEventIndexSeesALogWhoseModificationTimeWasSetBack: a log rewritten in place to the same
+// size with its modification time put back (touch -d, os.Chtimes) is read again where the
+// platform keeps an inode change time, which no writer can set back.
+func TestEventIndexSeesALogWhoseModificationTimeWasSetBack(t *testing.T) {
+	root, geas := openRoot(t)
+	log := filepath.Join(geas, filepath.FromSlash(EventsFile))
+	require.NoError(t, os.MkdirAll(filepath.Dir(log), 0o755))
+	require.NoError(t, os.WriteFile(log, []byte(eventLine("m1", "t1", "aaaa")), 0o644))
+	before, err := os.Stat(log)
+	require.NoError(t, err)
+	ctime, ok := fsutil.ChangeTime(before)
+	if !ok {
+		t.Skip("no inode change time on this platform")
+	}
+	var x EventIndex
+	got, err := x.TaskEventHashes(root, "m1", "t1")
+	require.NoError(t, err)
+	require.Equal(t, "aaaa", got[0].Hash)
+
+	// Rewrite until the change time moves on (it may tick coarsely), then set the modification
+	// time back to what the index saw.
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		require.NoError(t, os.WriteFile(log, []byte(eventLine("m1", "t1", "aaax")), 0o644))
+		require.NoError(t, os.Chtimes(log, before.ModTime(), before.ModTime()))
+		after, err := os.Stat(log)
+		require.NoError(t, err)
+		require.Equal(t, before.Size(), after.Size())
+		require.True(t, before.ModTime().Equal(after.ModTime()))
+		if c, _ := fsutil.ChangeTime(after); !c.Equal(ctime) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Skip("the change time did not move in 5 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	got, err = x.TaskEventHashes(root, "m1", "t1")
+	require.NoError(t, err)
+	require.Equal(t, "aaax", got[0].Hash, "the rewritten log is read again")
 }
