@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -445,4 +446,34 @@ func mutate(doc any, emit func(any), replacements []any) {
 		}
 	}
 	walk(doc, func(v any) any { return v })
+}
+
+// FuzzCompactSchemasAgree: any document that decodes passes or fails alike against the compact
+// schemas and against the sources compiled the stock way, with the same problems reported.
+func FuzzCompactSchemasAgree(f *testing.F) {
+	for _, docs := range testDocuments(f) {
+		for _, b := range docs {
+			f.Add(b)
+		}
+	}
+	stock := map[Kind]*jsonschema.Schema{}
+	for _, k := range Kinds() {
+		stock[k] = stockCompile(f, k)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		doc, err := Decode("f.json", data)
+		if err != nil {
+			return
+		}
+		for _, k := range Kinds() {
+			ours, err := compiled(k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, got := stock[k].Validate(doc), ours.Validate(doc)
+			if errText(want, doc) != errText(got, doc) {
+				t.Fatalf("%s: the sources say %q, the compact schemas %q", k, errText(want, doc), errText(got, doc))
+			}
+		}
+	})
 }

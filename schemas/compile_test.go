@@ -18,7 +18,7 @@ import (
 
 // stockCompile compiles kind k the way the library does by default: every schema validated
 // against the 2020-12 metaschema as it is compiled.
-func stockCompile(t *testing.T, k Kind) *jsonschema.Schema {
+func stockCompile(t testing.TB, k Kind) *jsonschema.Schema {
 	t.Helper()
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
@@ -114,7 +114,7 @@ func TestBareDraftCompilesTheSameSchemas(t *testing.T) {
 }
 
 // testDocuments returns every fixture and every file of ../testdata by kind.
-func testDocuments(t *testing.T) map[Kind][][]byte {
+func testDocuments(t testing.TB) map[Kind][][]byte {
 	docs := map[Kind][][]byte{}
 	for _, tc := range fixtures {
 		docs[tc.kind] = append(docs[tc.kind], readFixture(t, tc.kind, tc.file))

@@ -236,7 +236,7 @@ var fixtures = []struct {
 	}},
 }
 
-func readFixture(t *testing.T, k Kind, file string) []byte {
+func readFixture(t testing.TB, k Kind, file string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(fixtureDir, string(k), file))
 	require.NoError(t, err)
