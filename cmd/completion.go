@@ -17,7 +17,9 @@ type completeFunc = func(c *cobra.Command, args []string, toComplete string) ([]
 // registerCompletions gives flags and arguments their values in shell completion (geas completion
 // bash|zsh|fish|powershell, cobra's hidden __complete): task ids of the mission, mission ids,
 // the formats each command accepts, states, roles, profiles, risks, agent types and schema names.
-// Ids come from the project's .geas only, and only ids that a command would accept.
+// Ids come from the project's .geas only, and only ids that a command would accept. Run calls it
+// for the completion requests alone, on the whole command tree (so every --format flag that
+// addFormatFlags made is completed).
 func registerCompletions(root *cobra.Command, g *globalOptions) {
 	completeFormats := func(c *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		return withPrefix(acceptedFormats(c), toComplete), cobra.ShellCompDirectiveNoFileComp

@@ -18,8 +18,14 @@ import (
 // (the lines before the ":directive" line).
 func complete(t *testing.T, dir string, args ...string) []string {
 	t.Helper()
+	return completeWith(t, "__complete", dir, args...)
+}
+
+// completeWith is complete through request, __complete or __completeNoDesc.
+func completeWith(t *testing.T, request, dir string, args ...string) []string {
+	t.Helper()
 	var out, errb bytes.Buffer
-	code := Run(t.Context(), append([]string{"__complete", "-C", dir}, args...), strings.NewReader(""), &out, &errb)
+	code := Run(t.Context(), append([]string{request, "-C", dir}, args...), strings.NewReader(""), &out, &errb)
 	require.Equal(t, 0, code, "stderr: %s", errb.String())
 	var values []string
 	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
@@ -60,6 +66,22 @@ func completionProject(t *testing.T) string {
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".geas", "state"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".geas", "state", "run.json"), []byte(`{"mission_id":"m1"}`), 0o644))
 	return dir
+}
+
+// TestCompletionsAreRegisteredForCompletionRequestsOnly: both of cobra's completion requests get
+// the completion functions, which Run registers for them alone (they cost every other command's
+// start-up about 0.5 ms).
+func TestCompletionsAreRegisteredForCompletionRequestsOnly(t *testing.T) {
+	dir := completionProject(t)
+	for _, request := range []string{"__complete", "__completeNoDesc"} {
+		assert.Equal(t, []string{"t1", "t2"}, completeWith(t, request, dir, "gate", "--task", ""), request)
+		assert.Equal(t, []string{"json", "junit"}, completeWith(t, request, dir, "gate", "--format", "j"), request)
+	}
+	root := newRootCmd(&globalOptions{})
+	gate, _, err := root.Find([]string{"gate"})
+	require.NoError(t, err)
+	_, registered := gate.GetFlagCompletionFunc("task")
+	assert.False(t, registered, "a command tree built for any other command has no completion functions")
 }
 
 // TestCompletionOffersTaskIDs: --task and --id offer the task ids a command would accept, from the
