@@ -1,6 +1,11 @@
 package record
 
 import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"hash/maphash"
+	"io"
 	"io/fs"
 	"os"
 	"slices"
@@ -9,32 +14,50 @@ import (
 	"github.com/geas-dev/geas/internal/fsutil"
 )
 
-// EventIndex is the event log read once for the history checks of many tasks: geas gate --all
-// --dry-run, which appends nothing, would otherwise read the whole log once a task. Its
-// TaskEventHashes answers what TaskEventHashes answers, from one read of the log indexed by task,
-// as long as the log is the file that read indexed: the same file (os.SameFile: device and inode
-// on Unix), the same size and the same modification time, checked on every call with an fstat of
-// the log opened as TaskEventHashes opens it (so a missing log, a named pipe or a log that cannot
-// be opened answer exactly as there). A log that changed (an append changes its size) is read
-// again. Safe for concurrent use; the zero value is ready.
+// EventIndex is the event log read for the history checks of many tasks (geas gate --all), where
+// reading the whole log once a task made a run quadratic in the log's length. Its TaskEventHashes
+// answers exactly what TaskEventHashes answers, from the log's lines indexed by task:
 //
-// What it cannot see is a log rewritten in place to the same size within the file system's
-// timestamp granularity; that is why only a run that writes nothing uses it (a recorded run, which
-// appends to the log and must see its own appends, reads the log itself).
+//   - A log that only grew since it was indexed (the lines indexed are still its first bytes) is
+//     read whole, but only its new lines are parsed. Whether the first bytes are the same is
+//     decided by their hash (hash/maphash, seeded at random each time the index starts over, so a
+//     writer cannot aim at a collision), never by the file's metadata.
+//   - Any other log (rewritten, truncated, replaced) is parsed again from its first line.
+//   - Unless Exact is set, a log that is the file indexed (os.SameFile: device and inode on
+//     Unix), with the same size, modification time and, where the platform has one, inode change
+//     time, is not read at all: what a dry run (which appends nothing) trusts. What that cannot see
+//     is a log rewritten in place to the same size within the file system's timestamp granularity,
+//     which is why a run that appends (and so changes the log all the time) sets Exact.
+//
+// The log is opened as TaskEventHashes opens it, so a missing log, a named pipe or a log that
+// cannot be opened answer exactly as there; an error is not remembered. Safe for concurrent use; the
+// zero value is ready.
 type EventIndex struct {
+	// Exact: always read the log, never answer from its metadata alone.
+	Exact bool
+
 	mu     sync.Mutex
 	root   *os.Root
-	seen   fs.FileInfo               // the log as indexed; nil: nothing indexed
-	byTask map[[2]string][]EventHash // {mission, task} -> its events, in log order
+	seen   fs.FileInfo               // the log as last read; nil: nothing indexed
+	byTask map[[2]string][]EventHash // {mission, task} -> its events in the complete lines, in log order
+	tail   map[[2]string][]EventHash // the same for the last line read when it had no end (torn)
+	size   int64                     // bytes of the complete lines indexed
+	lines  int                       // how many they are
+	read   int64                     // their share of MaxEventsBytes as scanEventHashes counts it
+	seed   maphash.Seed
+	sum    uint64 // maphash of the size bytes
+
+	buf    []byte // for reading the lines indexed
+	parsed int    // lines parsed so far, for the tests
 }
 
-// TaskEventHashes is TaskEventHashes(root, mission, task), from the index when the log has not
-// changed since it was read. A nil index reads the log.
+// TaskEventHashes is TaskEventHashes(root, mission, task), from the index where the log allows
+// (see EventIndex). A nil index reads the log.
 func (x *EventIndex) TaskEventHashes(root *os.Root, mission, task string) ([]EventHash, error) {
 	if x == nil {
 		return TaskEventHashes(root, mission, task)
 	}
-	f, sc, err := openEvents(root)
+	f, _, err := openEvents(root)
 	if f == nil || err != nil {
 		return nil, err
 	}
@@ -45,18 +68,94 @@ func (x *EventIndex) TaskEventHashes(root *os.Root, mission, task string) ([]Eve
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.root != root || x.seen == nil || !sameLog(x.seen, fi) {
-		byTask := map[[2]string][]EventHash{}
-		err := scanEventHashes(sc, func(string, string) bool { return true }, func(m, t string, h EventHash) {
-			byTask[[2]string{m, t}] = append(byTask[[2]string{m, t}], h)
-		})
-		if err != nil {
-			x.seen, x.byTask = nil, nil // an error is not remembered: the next call reads again
+	if x.Exact || x.root != root || x.seen == nil || !sameLog(x.seen, fi) {
+		if err := x.update(root, f); err != nil {
+			x.seen, x.byTask, x.tail = nil, nil, nil // the next call starts over
 			return nil, err
 		}
-		x.root, x.seen, x.byTask = root, fi, byTask
+		x.seen = fi
 	}
-	return slices.Clone(x.byTask[[2]string{mission, task}]), nil
+	k := [2]string{mission, task}
+	return append(slices.Clone(x.byTask[k]), x.tail[k]...), nil
+}
+
+// update brings the index to the log f (open at its start): from the lines indexed on when they
+// are still the log's first bytes, else from the first line.
+func (x *EventIndex) update(root *os.Root, f *os.File) error {
+	var h maphash.Hash
+	if x.root == root && x.byTask != nil {
+		h.SetSeed(x.seed)
+		if x.buf == nil {
+			x.buf = make([]byte, 256<<10) // a long log's first bytes in few reads
+		}
+		n, err := io.CopyBuffer(&h, io.LimitReader(f, x.size), x.buf)
+		if err == nil && n == x.size && h.Sum64() == x.sum {
+			return x.scan(f, &h)
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return fmt.Errorf("read %s: %w", EventsFile, err)
+		}
+	}
+	x.root, x.byTask, x.size, x.lines, x.read = root, map[[2]string][]EventHash{}, 0, 0, 0
+	x.seed = maphash.MakeSeed()
+	h = maphash.Hash{}
+	h.SetSeed(x.seed)
+	return x.scan(f, &h)
+}
+
+// scan indexes the lines of f from its offset, x.size, on, as scanEventHashes reads them (the same
+// lines, numbers, limits and errors), h being the hash of the x.size bytes before. A last line
+// without its end is kept aside in x.tail: the next append may complete it.
+func (x *EventIndex) scan(f *os.File, h *maphash.Hash) error {
+	sc := bufio.NewScanner(io.LimitReader(f, MaxEventsBytes+1-x.size))
+	sc.Buffer(make([]byte, 0, 64<<10), maxEventLine)
+	sc.Split(scanLinesWithEnds)
+	x.tail = nil
+	for sc.Scan() {
+		raw := sc.Bytes()
+		complete := raw[len(raw)-1] == '\n'
+		line := bytes.TrimSuffix(bytes.TrimSuffix(raw, []byte("\n")), []byte("\r")) // as bufio.ScanLines
+		read := x.read + int64(len(line)) + 1
+		if read > MaxEventsBytes {
+			return errEventsTooLarge
+		}
+		m, t, ev, ok := eventHashOf(line)
+		ev.Line = x.lines + 1
+		x.parsed++
+		if !complete { // the last line read: x.size and the hash stay at the end of the one before
+			if ok {
+				x.tail = map[[2]string][]EventHash{{m, t}: {ev}}
+			}
+			break
+		}
+		if ok {
+			x.byTask[[2]string{m, t}] = append(x.byTask[[2]string{m, t}], ev)
+		}
+		_, _ = h.Write(raw) // never fails
+		x.size += int64(len(raw))
+		x.lines++
+		x.read = read
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read %s: %w", EventsFile, err)
+	}
+	x.sum = h.Sum64()
+	return nil
+}
+
+// scanLinesWithEnds is bufio.ScanLines that keeps each line's "\n" (and "\r"), so that the bytes
+// indexed can be hashed as they are.
+func scanLinesWithEnds(data []byte, atEOF bool) (advance int, token []byte, err error) {
+	if atEOF && len(data) == 0 {
+		return 0, nil, nil
+	}
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		return i + 1, data[:i+1], nil
+	}
+	if atEOF {
+		return len(data), data, nil
+	}
+	return 0, nil, nil
 }
 
 // sameLog reports whether b is the log a was: the same file, size, modification time and, where

@@ -1,9 +1,12 @@
 package record
 
 import (
+	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,10 +25,16 @@ func eventLine(m, t, hash string) string {
 // does, also after the log was appended to, replaced, rewritten to the same size, removed, or
 // replaced by what is not a file; and it reads the log again only when it changed.
 func TestEventIndexAnswersAsTaskEventHashes(t *testing.T) {
+	for _, exact := range []bool{false, true} {
+		t.Run(fmt.Sprintf("exact=%v", exact), func(t *testing.T) { testEventIndexAnswers(t, exact) })
+	}
+}
+
+func testEventIndexAnswers(t *testing.T, exact bool) {
 	root, geas := openRoot(t)
 	log := filepath.Join(geas, filepath.FromSlash(EventsFile))
 	require.NoError(t, os.MkdirAll(filepath.Dir(log), 0o755))
-	var x EventIndex
+	x := EventIndex{Exact: exact}
 	tasks := [][2]string{{"m1", "t1"}, {"m1", "t2"}, {"m2", "t1"}, {"m1", "t3"}}
 	same := func(step string, wantErr bool) {
 		t.Helper()
@@ -99,6 +108,12 @@ func TestEventIndexAnswersAsTaskEventHashes(t *testing.T) {
 // size with its modification time put back (touch -d, os.Chtimes) is read again where the
 // platform keeps an inode change time, which no writer can set back.
 func TestEventIndexSeesALogWhoseModificationTimeWasSetBack(t *testing.T) {
+	for _, exact := range []bool{false, true} {
+		t.Run(fmt.Sprintf("exact=%v", exact), func(t *testing.T) { testModificationTimeSetBack(t, exact) })
+	}
+}
+
+func testModificationTimeSetBack(t *testing.T, exact bool) {
 	root, geas := openRoot(t)
 	log := filepath.Join(geas, filepath.FromSlash(EventsFile))
 	require.NoError(t, os.MkdirAll(filepath.Dir(log), 0o755))
@@ -109,7 +124,7 @@ func TestEventIndexSeesALogWhoseModificationTimeWasSetBack(t *testing.T) {
 	if !ok {
 		t.Skip("no inode change time on this platform")
 	}
-	var x EventIndex
+	x := EventIndex{Exact: exact}
 	got, err := x.TaskEventHashes(root, "m1", "t1")
 	require.NoError(t, err)
 	require.Equal(t, "aaaa", got[0].Hash)
@@ -134,4 +149,119 @@ func TestEventIndexSeesALogWhoseModificationTimeWasSetBack(t *testing.T) {
 	got, err = x.TaskEventHashes(root, "m1", "t1")
 	require.NoError(t, err)
 	require.Equal(t, "aaax", got[0].Hash, "the rewritten log is read again")
+}
+
+// TestExactEventIndexAgreesWhateverHappensToTheLog: an Exact index answers as a read of the log
+// after each of 600 random changes: events appended (LF and CRLF), torn lines left and completed,
+// blank and unrelated lines, bytes rewritten in place at the same size (no metadata can tell, only
+// the content), the log truncated, replaced or removed.
+func TestExactEventIndexAgreesWhateverHappensToTheLog(t *testing.T) {
+	root, geas := openRoot(t)
+	log := filepath.Join(geas, filepath.FromSlash(EventsFile))
+	require.NoError(t, os.MkdirAll(filepath.Dir(log), 0o755))
+	rng := rand.New(rand.NewPCG(12, 1))
+	tasks := [][2]string{{"m1", "t1"}, {"m1", "t2"}, {"m2", "t1"}}
+	x := EventIndex{Exact: true}
+	var data []byte
+	kinds := map[string]int{}
+	for step := range 600 {
+		k := tasks[rng.IntN(len(tasks))]
+		hash := fmt.Sprintf("h%04d", step)
+		var op string
+		switch r := rng.IntN(20); {
+		case r < 9:
+			op, data = "append", append(data, eventLine(k[0], k[1], hash)...)
+		case r < 10:
+			op, data = "append crlf", append(data, strings.TrimSuffix(eventLine(k[0], k[1], hash), "\n")+"\r\n"...)
+		case r < 12:
+			line := eventLine(k[0], k[1], hash)
+			op, data = "torn", append(data, line[:rng.IntN(len(line)-1)+1]...)
+		case r < 13:
+			op, data = "blank and unrelated", append(data, "\n{\"event_type\":\"note\",\"data\":{\"hash\":\"zz\"}}\n"...)
+		case r < 16 && len(data) > 0:
+			i := rng.IntN(len(data))
+			op = "rewrite in place"
+			data = slices.Clone(data)
+			const alphabet = "0123456789abcdef\n{}\""
+			data[i] = alphabet[rng.IntN(len(alphabet))]
+		case r < 18 && len(data) > 0:
+			op, data = "truncate", data[:rng.IntN(len(data))]
+		case r < 19:
+			op, data = "replace", []byte(eventLine(k[0], k[1], hash))
+		default:
+			op, data = "remove", nil
+		}
+		kinds[op]++
+		if data == nil {
+			require.NoError(t, os.RemoveAll(log))
+		} else {
+			require.NoError(t, os.WriteFile(log+".tmp", data, 0o644))
+			if op == "rewrite in place" || op == "truncate" {
+				// In place: the same file, so only its bytes differ.
+				f, err := os.OpenFile(log, os.O_WRONLY|os.O_CREATE, 0o644)
+				require.NoError(t, err)
+				require.NoError(t, f.Truncate(0))
+				_, err = f.WriteAt(data, 0)
+				require.NoError(t, err)
+				require.NoError(t, f.Close())
+				require.NoError(t, os.Remove(log+".tmp"))
+			} else {
+				require.NoError(t, os.Rename(log+".tmp", log))
+			}
+		}
+		for _, k := range tasks {
+			want, werr := TaskEventHashes(root, k[0], k[1])
+			got, gerr := x.TaskEventHashes(root, k[0], k[1])
+			require.Equal(t, werr, gerr, "step %d %s", step, op)
+			require.Equal(t, want, got, "step %d %s %v", step, op, k)
+		}
+	}
+	for _, op := range []string{"append", "append crlf", "torn", "rewrite in place", "truncate", "replace", "remove"} {
+		require.Greater(t, kinds[op], 5, op)
+	}
+}
+
+// TestEventIndexParsesOnlyTheAppendedLines: after an append to a long log, only the new lines are
+// parsed; after a rewrite of its first bytes, every line is.
+func TestEventIndexParsesOnlyTheAppendedLines(t *testing.T) {
+	root, geas := openRoot(t)
+	log := filepath.Join(geas, filepath.FromSlash(EventsFile))
+	require.NoError(t, os.MkdirAll(filepath.Dir(log), 0o755))
+	var b strings.Builder
+	for i := range 1000 {
+		b.WriteString(eventLine("m1", fmt.Sprintf("t%d", i%10), fmt.Sprintf("h%04d", i)))
+	}
+	require.NoError(t, os.WriteFile(log, []byte(b.String()), 0o644))
+	x := EventIndex{Exact: true}
+	got, err := x.TaskEventHashes(root, "m1", "t3")
+	require.NoError(t, err)
+	require.Len(t, got, 100)
+	require.Equal(t, 1000, x.parsed)
+
+	f, err := os.OpenFile(log, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(eventLine("m1", "t3", "new1") + eventLine("m1", "t4", "new2"))
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	got, err = x.TaskEventHashes(root, "m1", "t3")
+	require.NoError(t, err)
+	require.Len(t, got, 101)
+	require.Equal(t, EventHash{Line: 1001, EventType: "gate_result", RunID: "gate-1", Hash: "new1"}, got[100])
+	require.Equal(t, 1002, x.parsed, "only the two appended lines were parsed")
+	_, err = x.TaskEventHashes(root, "m1", "t4")
+	require.NoError(t, err)
+	require.Equal(t, 1002, x.parsed, "an unchanged log parses nothing")
+
+	// The first event's hash rewritten in place, same size.
+	data, err := os.ReadFile(log)
+	require.NoError(t, err)
+	g, err := os.OpenFile(log, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = g.WriteAt([]byte("x"), int64(bytes.Index(data, []byte("h0000"))))
+	require.NoError(t, err)
+	require.NoError(t, g.Close())
+	got, err = x.TaskEventHashes(root, "m1", "t0")
+	require.NoError(t, err)
+	require.Equal(t, "x0000", got[0].Hash)
+	require.Equal(t, 1002+1002, x.parsed, "a rewritten log is parsed again from its first line")
 }

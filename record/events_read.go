@@ -78,44 +78,55 @@ func scanEventHashes(sc *bufio.Scanner, keep func(mission, task string) bool, ad
 		line := sc.Bytes()
 		read += int64(len(line)) + 1
 		if read > MaxEventsBytes {
-			return fmt.Errorf("read %s: larger than %d bytes", EventsFile, MaxEventsBytes)
+			return errEventsTooLarge
 		}
-		if !bytes.Contains(line, []byte(`"hash"`)) {
-			continue // cheap skip: most events name no history entry
+		if m, t, h, ok := eventHashOf(line); ok && keep(m, t) {
+			h.Line = n
+			add(m, t, h)
 		}
-		if ev, ok := fastEvent(line); ok {
-			if ev.hasData && hashedEventTypes[ev.typ] && ev.hash != "" && keep(ev.mission, ev.task) {
-				add(ev.mission, ev.task, EventHash{Line: n, EventType: ev.typ, RunID: ev.runID, Hash: ev.hash})
-			}
-			continue
-		}
-		f, err := objectFields(line)
-		if err != nil {
-			continue
-		}
-		var ev struct{ typ, mission, task string }
-		if field(f, "event_type", &ev.typ) != nil || field(f, "mission_id", &ev.mission) != nil || field(f, "task_id", &ev.task) != nil {
-			continue
-		}
-		if !hashedEventTypes[ev.typ] || !keep(ev.mission, ev.task) {
-			continue
-		}
-		data, err := objectFields(f["data"])
-		if err != nil {
-			continue
-		}
-		var h EventHash
-		if field(data, "hash", &h.Hash) != nil || h.Hash == "" {
-			continue
-		}
-		_ = field(data, "run_id", &h.RunID)
-		h.Line, h.EventType = n, ev.typ
-		add(ev.mission, ev.task, h)
 	}
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("read %s: %w", EventsFile, err)
 	}
 	return nil
+}
+
+var errEventsTooLarge = fmt.Errorf("read %s: larger than %d bytes", EventsFile, MaxEventsBytes)
+
+// eventHashOf reads one line of the event log: the mission, task and event when the line is an
+// event whose type records a history entry and whose data carries that entry's hash (Line left
+// 0); ok is false for any other line, one that does not parse included.
+func eventHashOf(line []byte) (mission, task string, h EventHash, ok bool) {
+	if !bytes.Contains(line, []byte(`"hash"`)) {
+		return "", "", h, false // cheap skip: most events name no history entry
+	}
+	if ev, ok := fastEvent(line); ok {
+		if ev.hasData && hashedEventTypes[ev.typ] && ev.hash != "" {
+			return ev.mission, ev.task, EventHash{EventType: ev.typ, RunID: ev.runID, Hash: ev.hash}, true
+		}
+		return "", "", h, false
+	}
+	f, err := objectFields(line)
+	if err != nil {
+		return "", "", h, false
+	}
+	var ev struct{ typ, mission, task string }
+	if field(f, "event_type", &ev.typ) != nil || field(f, "mission_id", &ev.mission) != nil || field(f, "task_id", &ev.task) != nil {
+		return "", "", h, false
+	}
+	if !hashedEventTypes[ev.typ] {
+		return "", "", h, false
+	}
+	data, err := objectFields(f["data"])
+	if err != nil {
+		return "", "", h, false
+	}
+	if field(data, "hash", &h.Hash) != nil || h.Hash == "" {
+		return "", "", EventHash{}, false
+	}
+	_ = field(data, "run_id", &h.RunID)
+	h.EventType = ev.typ
+	return ev.mission, ev.task, h, true
 }
 
 // fastEvents is false only in tests that compare the event readers' fast path with the slow one.
