@@ -13,7 +13,8 @@
 # GEAS_BENCH_EVENTS=N writes an event log of N lines into .geas/state/events.jsonl first (half
 # task transitions of the mission's tasks, half gate_result events with a hash of another
 # mission's, which the history check parses and matches to no task of m1): the log every task's
-# history check reads, once a task before the index of a dry --all, once a run with it.
+# history check reads (the run's index of it parses each line once; a recorded run reads it whole for
+# every task, a dry one only when it changed).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 ntasks=${1:-1000}

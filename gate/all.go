@@ -89,10 +89,9 @@ func All(ctx context.Context, p *project.Project, mission string, o AllOptions) 
 	m.Tasks = make([]*MissionTask, len(todo))
 	tasks := fsutil.OpenSubdir(p.Geas, project.MissionDir(mission)+"/tasks") // opened once
 	defer tasks.Close()
-	var events *record.EventIndex
-	if o.DryRun {
-		events = new(record.EventIndex) // nothing is appended: one read of the log for every task
-	}
+	// The history checks read the event log through one index, which parses each line once a run;
+	// a run that appends to the log never takes its metadata for its content (Exact).
+	events := &record.EventIndex{Exact: !o.DryRun}
 	err = forEach(ctx, len(todo), o.Jobs, func(i int) {
 		m.Tasks[i] = account(ctx, p, tasks, events, mission, todo[i], o)
 	})
@@ -170,7 +169,7 @@ func runFailed(t Task, err error) *tiers.Result {
 // account classifies one entry and, when it is to be gated, runs the gate on it. A task whose run
 // fails outright (a write error, a lock that cannot be taken) becomes an error result naming the
 // failure, and the others go on.
-// events is the event log's index of a dry run (nil otherwise).
+// events is the run's index of the event log.
 func account(ctx context.Context, p *project.Project, tasks *fsutil.Dir, events *record.EventIndex, mission string, e project.TaskEntry, o AllOptions) *MissionTask {
 	at, k := classify(p, tasks, mission, e)
 	if k != nil {
@@ -180,13 +179,13 @@ func account(ctx context.Context, p *project.Project, tasks *fsutil.Dir, events 
 		return at
 	}
 	t := Task{Project: p, Mission: mission, ID: e.Name, Dir: project.TaskDir(mission, e.Name)}
-	ro := Options{DryRun: o.DryRun}
+	ro := Options{DryRun: o.DryRun, events: events}
 	if o.Progress != nil {
 		ro.Progress = o.Progress(t.ID)
 	}
 	if o.DryRun {
 		// No lock: the triage's read of the contract, and its task directory, are the run's.
-		ro.contract, ro.events = k, events
+		ro.contract = k
 	}
 	res, err := runRecovered(ctx, t, ro)
 	if err != nil {

@@ -33,7 +33,7 @@ type Options struct {
 	// contract is the task's contract as geas gate --all read it to triage the task, for a dry
 	// run (which takes no lock, so that read is as good as another): nil, read it.
 	contract *tiers.Loaded
-	// events is the event log as geas gate --all --dry-run indexed it once for all its tasks
+	// events is the event log as geas gate --all indexes it for all its tasks
 	// (tiers.Options.Events); nil: the run reads the log.
 	events *record.EventIndex
 }
@@ -91,10 +91,7 @@ func run(ctx context.Context, t Task, o Options) (*tiers.Result, error) {
 	start := time.Now()
 	in := tiers.GatherLoaded(p, t.Mission, t.ID, t.Dir, *k) // the contract read once
 	defer in.Release()                                      // the repository, unless Evaluate took it
-	opts := tiers.Options{RunID: tiers.NextRunID(in.Record), DryRun: o.DryRun, Now: start, Progress: o.Progress, KeepGoing: o.KeepGoing}
-	if o.DryRun {
-		opts.Events = o.events // a dry run appends nothing to the log
-	}
+	opts := tiers.Options{RunID: tiers.NextRunID(in.Record), DryRun: o.DryRun, Now: start, Progress: o.Progress, KeepGoing: o.KeepGoing, Events: o.events}
 	logDir := ""
 	if !o.DryRun {
 		if in.Record == nil {

@@ -37,9 +37,9 @@ type Options struct {
 	// KeepGoing runs the stages a failing stage stops anyway and lists their findings as
 	// advisory: they never change the verdict, the budget or the transition (SPEC §5).
 	KeepGoing bool
-	// Events, when set, answers the history check's read of the event log for runs that append
-	// nothing to it (geas gate --all --dry-run: one read of the log for every task); nil: the
-	// run reads the log itself.
+	// Events, when set, answers the history check's read of the event log (geas gate --all: each
+	// line of the log parsed once a run, see record.EventIndex); nil: the run reads the log
+	// itself.
 	Events *record.EventIndex
 }
 
