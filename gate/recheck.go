@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/geas-dev/geas/project"
+	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -24,7 +25,12 @@ const NextRevoke = "revoke"
 // The caller has checked that the task's contract says verified or passed; the only errors are
 // VerifyTask's (ErrInterrupted, or ErrNotPassed when the state changed in between).
 func Recheck(ctx context.Context, p *project.Project, mission, task, taskDir string) (*tiers.Result, error) {
-	rep, err := VerifyTask(ctx, p, mission, task, taskDir)
+	return recheck(ctx, p, mission, task, taskDir, nil)
+}
+
+// recheck is Recheck with the event log read through events (nil: read by each check).
+func recheck(ctx context.Context, p *project.Project, mission, task, taskDir string, events *record.EventIndex) (*tiers.Result, error) {
+	rep, err := verifyTask(ctx, p, mission, task, taskDir, events)
 	if err != nil {
 		return nil, err
 	}

@@ -34,7 +34,7 @@ type Options struct {
 	// run (which takes no lock, so that read is as good as another): nil, read it.
 	contract *tiers.Loaded
 	// events is the event log as geas gate --all indexes it for all its tasks
-	// (tiers.Options.Events); nil: the run reads the log.
+	// (tiers.Input.Events); nil: the run reads the log.
 	events *record.EventIndex
 }
 
@@ -86,12 +86,13 @@ func run(ctx context.Context, t Task, o Options) (*tiers.Result, error) {
 		k.Contract, k.Err = contract.Load(p.Geas, t.Dir+"/contract.json")
 	}
 	if k.Err == nil && k.Contract.TaskID == t.ID && k.Contract.Status.IsFinished() {
-		return Recheck(ctx, p, t.Mission, t.ID, t.Dir) // SPEC §7.2: writes nothing
+		return recheck(ctx, p, t.Mission, t.ID, t.Dir, o.events) // SPEC §7.2: writes nothing
 	}
 	start := time.Now()
 	in := tiers.GatherLoaded(p, t.Mission, t.ID, t.Dir, *k) // the contract read once
 	defer in.Release()                                      // the repository, unless Evaluate took it
-	opts := tiers.Options{RunID: tiers.NextRunID(in.Record), DryRun: o.DryRun, Now: start, Progress: o.Progress, KeepGoing: o.KeepGoing, Events: o.events}
+	in.Events = o.events
+	opts := tiers.Options{RunID: tiers.NextRunID(in.Record), DryRun: o.DryRun, Now: start, Progress: o.Progress, KeepGoing: o.KeepGoing}
 	logDir := ""
 	if !o.DryRun {
 		if in.Record == nil {

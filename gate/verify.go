@@ -73,13 +73,16 @@ func Verify(ctx context.Context, p *project.Project, mission, task string, apply
 		}
 		targets = []target{{id: task, dir: dir}}
 	}
+	// One index of the event log for every task's history checks; --apply appends revocations to
+	// the log, so it is then never answered from the log's metadata (record.EventIndex).
+	events := &record.EventIndex{Exact: apply}
 	for _, tg := range targets {
 		if tg.problem != "" {
 			out.Tampered++
 			out.Tasks = append(out.Tasks, Verified{VerifyReport: unreadableReport(mission, tg)})
 			continue
 		}
-		vt, err := verifyOne(ctx, Task{Project: p, Mission: mission, ID: tg.id, Dir: tg.dir}, apply)
+		vt, err := verifyOne(ctx, Task{Project: p, Mission: mission, ID: tg.id, Dir: tg.dir}, apply, events)
 		var np *NotPassedError
 		switch {
 		case errors.As(err, &np):
@@ -169,12 +172,12 @@ func skipReason(np *NotPassedError) string {
 	return reason
 }
 
-// verifyOne verifies one task; with apply it is Revoke.
-func verifyOne(ctx context.Context, t Task, apply bool) (Verified, error) {
+// verifyOne verifies one task, reading the event log through events; with apply it is Revoke.
+func verifyOne(ctx context.Context, t Task, apply bool, events *record.EventIndex) (Verified, error) {
 	if apply {
-		return Revoke(ctx, t)
+		return revoke(ctx, t, events)
 	}
-	rep, err := VerifyTask(ctx, t.Project, t.Mission, t.ID, t.Dir)
+	rep, err := verifyTask(ctx, t.Project, t.Mission, t.ID, t.Dir, events)
 	return Verified{VerifyReport: rep}, err
 }
 
@@ -183,12 +186,17 @@ func verifyOne(ctx context.Context, t Task, apply bool) (Verified, error) {
 // recorded is what was verified. Tampered records are never changed. An error wrapping
 // ErrNotPassed means the task has no pass to revoke.
 func Revoke(ctx context.Context, t Task) (Verified, error) {
+	return revoke(ctx, t, nil)
+}
+
+// revoke is Revoke with the event log read through events (nil: read by each check).
+func revoke(ctx context.Context, t Task, events *record.EventIndex) (Verified, error) {
 	lock, _, err := Lock(ctx, t) // SPEC §7.3: a revocation (or a run) cut short is completed first
 	if err != nil {
 		return Verified{}, err
 	}
 	defer lock.Unlock()
-	rep, err := VerifyTask(ctx, t.Project, t.Mission, t.ID, t.Dir)
+	rep, err := verifyTask(ctx, t.Project, t.Mission, t.ID, t.Dir, events)
 	if err != nil {
 		return Verified{}, err
 	}

@@ -77,7 +77,13 @@ func (e *NotPassedError) Unwrap() error { return ErrNotPassed }
 // gate on the verified task) are not counted against it: they are the gate's own runs, and they
 // did not re-judge the work.
 func VerifyTask(ctx context.Context, p *project.Project, mission, task, taskDir string) (*VerifyReport, error) {
+	return verifyTask(ctx, p, mission, task, taskDir, nil)
+}
+
+// verifyTask is VerifyTask with the event log read through events (nil: read by each check).
+func verifyTask(ctx context.Context, p *project.Project, mission, task, taskDir string, events *record.EventIndex) (*VerifyReport, error) {
 	in := tiers.Gather(p, mission, task, taskDir)
+	in.Events = events
 	state := ""
 	if in.Contract != nil {
 		state = string(in.Contract.Status)

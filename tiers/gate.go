@@ -37,10 +37,6 @@ type Options struct {
 	// KeepGoing runs the stages a failing stage stops anyway and lists their findings as
 	// advisory: they never change the verdict, the budget or the transition (SPEC §5).
 	KeepGoing bool
-	// Events, when set, answers the history check's read of the event log (geas gate --all: each
-	// line of the log parsed once a run, see record.EventIndex); nil: the run reads the log
-	// itself.
-	Events *record.EventIndex
 }
 
 // TierResult is a tier's status in geas's tier enum.

@@ -26,6 +26,11 @@ type Input struct {
 	// writes result.json: the directory the run opened, even if a command moved it meanwhile.
 	logRoot *os.Root
 
+	// Events, when set, answers the history checks' reads of the event log: the index that
+	// geas gate --all and geas gate verify keep for all their tasks, so that each line of the log
+	// is parsed once a run (record.EventIndex); nil: each check reads the log.
+	Events *record.EventIndex
+
 	ProjectDir string   // absolute project root
 	Root       *os.Root // the project root
 	Geas       *os.Root // .geas

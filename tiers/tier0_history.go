@@ -22,7 +22,7 @@ func (r *run) historyCheck(add func(Check)) {
 		return // record_valid already errors: there is no history to judge
 	}
 	key := record.SigningKey()
-	problems, summary := verifyHistory(in, key, r.opts.Events)
+	problems, summary := VerifyHistory(in, key)
 	if len(problems) > 0 {
 		add(failCheck(0, "history", historyText, strings.Join(problems, "; ")+
 			"; nothing is appended and no budget is computed until an authority runs geas task history reset", StatusError, vocab.CauseHistoryTampered))
@@ -59,13 +59,8 @@ func HistoryProblems(in *Input, key []byte) []string {
 const maxEventProblems = 5
 
 // VerifyHistory is HistoryProblems, with, when nothing is wrong, a summary of what verified (the
-// evidence of check history).
+// evidence of check history). The event log is read through in.Events when set.
 func VerifyHistory(in *Input, key []byte) (problems []string, summary string) {
-	return verifyHistory(in, key, nil)
-}
-
-// verifyHistory is VerifyHistory with the event log read through events (nil: read here).
-func verifyHistory(in *Input, key []byte, events *record.EventIndex) (problems []string, summary string) {
 	rec := in.Record
 	if rec == nil {
 		return nil, ""
@@ -74,7 +69,7 @@ func verifyHistory(in *Input, key []byte, events *record.EventIndex) (problems [
 	problems = chainProblems(in, hist, key)
 	last, lastAt, haveRun := record.LastRun(rec)
 	problems = append(problems, resultProblems(rec, last, lastAt, haveRun)...)
-	ep, n := eventProblems(in, hist, events)
+	ep, n := eventProblems(in, hist, in.Events)
 	problems = append(problems, ep...)
 	return problems, historySummary(hist, key, last, lastAt, haveRun, n)
 }
