@@ -3,6 +3,7 @@ package record
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -107,7 +108,7 @@ func (x *EventIndex) update(root *os.Root, f *os.File) error {
 // lines, numbers, limits and errors), h being the hash of the x.size bytes before. A last line
 // without its end is kept aside in x.tail: the next append may complete it.
 func (x *EventIndex) scan(f *os.File, h *maphash.Hash) error {
-	sc := bufio.NewScanner(io.LimitReader(f, MaxEventsBytes+1-x.size))
+	sc := bufio.NewScanner(&limitedLog{r: f, n: MaxEventsBytes + 1 - x.size})
 	sc.Buffer(make([]byte, 0, 64<<10), maxEventLine)
 	sc.Split(scanLinesWithEnds)
 	x.tail = nil
@@ -136,7 +137,9 @@ func (x *EventIndex) scan(f *os.File, h *maphash.Hash) error {
 		x.lines++
 		x.read = read
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, errEventsTooLarge) {
+		return errEventsTooLarge
+	} else if err != nil {
 		return fmt.Errorf("read %s: %w", EventsFile, err)
 	}
 	x.sum = h.Sum64()

@@ -265,3 +265,40 @@ func TestEventIndexParsesOnlyTheAppendedLines(t *testing.T) {
 	require.Equal(t, "x0000", got[0].Hash)
 	require.Equal(t, 1002+1002, x.parsed, "a rewritten log is parsed again from its first line")
 }
+
+// TestAnEventLogOverTheLimitIsAnErrorWhateverItsLineEnds: a log of more than MaxEventsBytes is an
+// error for TaskEventHashes and for the index alike, also when its lines end in "\r\n" (counting
+// lines without their "\r" once let such a log be cut at the limit and read without an error, the
+// events past it unseen). The log is sparse: lines of NUL bytes, 8 MiB each.
+func TestAnEventLogOverTheLimitIsAnErrorWhateverItsLineEnds(t *testing.T) {
+	root, geas := openRoot(t)
+	log := filepath.Join(geas, filepath.FromSlash(EventsFile))
+	require.NoError(t, os.MkdirAll(filepath.Dir(log), 0o755))
+	for _, eol := range []string{"\r\n", "\n"} {
+		for _, size := range []int64{MaxEventsBytes, MaxEventsBytes + 1} {
+			f, err := os.Create(log)
+			require.NoError(t, err)
+			require.NoError(t, f.Truncate(size))
+			for at := int64(8 << 20); at < size; at += 8 << 20 {
+				_, err := f.WriteAt([]byte(eol), at-int64(len(eol)))
+				require.NoError(t, err)
+			}
+			late := eventLine("m1", "t1", "past-the-limit")
+			_, err = f.WriteAt([]byte(eol+late), size-int64(len(eol)+len(late)))
+			require.NoError(t, err)
+			require.NoError(t, f.Close())
+			want, err := TaskEventHashes(root, "m1", "t1")
+			for _, x := range []*EventIndex{{}, {Exact: true}} {
+				got, xerr := x.TaskEventHashes(root, "m1", "t1")
+				require.Equal(t, err, xerr, "%q %d: the index answers as the read", eol, size)
+				require.Equal(t, want, got)
+			}
+			if size > MaxEventsBytes {
+				require.EqualError(t, err, "read state/events.jsonl: larger than 268435456 bytes", "%q %d", eol, size)
+			} else {
+				require.NoError(t, err, "%q %d", eol, size)
+				require.Len(t, want, 1, "the last event of a log at the limit is read")
+			}
+		}
+	}
+}

@@ -30,9 +30,32 @@ func openEvents(root *os.Root) (*os.File, *bufio.Scanner, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", EventsFile, err)
 	}
-	sc := bufio.NewScanner(io.LimitReader(f, MaxEventsBytes+1))
+	sc := bufio.NewScanner(&limitedLog{r: f, n: MaxEventsBytes + 1})
 	sc.Buffer(make([]byte, 0, 64<<10), maxEventLine)
 	return f, sc, nil
+}
+
+// limitedLog is io.LimitReader that, once n bytes were read, fails with errEventsTooLarge: the
+// log is larger than MaxEventsBytes when MaxEventsBytes+1 of its bytes can be read, whatever its
+// lines (counting lines undercounts "\r\n" ends, which bufio.ScanLines drops).
+type limitedLog struct {
+	r io.Reader
+	n int64
+}
+
+func (l *limitedLog) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		return 0, errEventsTooLarge
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	n, err := l.r.Read(p)
+	l.n -= int64(n)
+	if l.n <= 0 && err == nil {
+		err = errEventsTooLarge
+	}
+	return n, err
 }
 
 // EventHash is an event of the log that names a history entry by its hash.
@@ -85,7 +108,9 @@ func scanEventHashes(sc *bufio.Scanner, keep func(mission, task string) bool, ad
 			add(m, t, h)
 		}
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, errEventsTooLarge) {
+		return errEventsTooLarge
+	} else if err != nil {
 		return fmt.Errorf("read %s: %w", EventsFile, err)
 	}
 	return nil
