@@ -647,6 +647,8 @@ func blobHash(path string, mode filemode.FileMode) (plumbing.Hash, error) {
 	return h.Sum(), nil
 }
 
+// readLimited reads the file at path; one of more than limit bytes is an error, never its first
+// limit bytes (a rule or a setting past them would go unseen).
 func readLimited(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -654,8 +656,13 @@ func readLimited(path string, limit int64) ([]byte, error) {
 	}
 	defer f.Close()
 	var b bytes.Buffer
-	_, err = io.Copy(&b, io.LimitReader(f, limit))
-	return b.Bytes(), err
+	if _, err = io.Copy(&b, io.LimitReader(f, limit+1)); err != nil {
+		return nil, err
+	}
+	if int64(b.Len()) > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
+	}
+	return b.Bytes(), nil
 }
 
 // checkSubmodule compares a checked-out submodule with the commit its gitlink names.
@@ -724,8 +731,11 @@ func filtersConfigured(gitDir, commonDir string) bool {
 	}
 	for _, f := range files {
 		data, err := readLimited(f, 4<<20)
-		if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
 			continue
+		}
+		if err != nil {
+			return true // a configuration it cannot read whole may define a filter: hash every entry
 		}
 		low := bytes.ToLower(data)
 		if bytes.Contains(low, []byte("filter")) || bytes.Contains(low, []byte("include")) {

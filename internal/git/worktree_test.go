@@ -1,8 +1,10 @@
 package git
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -172,6 +174,39 @@ func TestCheckWorktreeIgnoresFilters(t *testing.T) {
 	assert.Empty(t, r.git("status", "--porcelain"), "git is talked out of the change")
 	rep := checkWT(t, r, head)
 	assert.Equal(t, []string{"a.go"}, rep.Paths)
+}
+
+// A filter defined past the first 4 MiB of the configuration is still a filter: a configuration
+// too large to read whole, or one that cannot be read, makes the check hash every entry.
+func TestCheckWorktreeSeesAFilterDefinedFarIntoTheConfig(t *testing.T) {
+	r, head := wtFixture(t)
+	config := filepath.Join(r.dir, ".git", "config")
+	old, err := os.ReadFile(config)
+	require.NoError(t, err)
+	padding := strings.Repeat("# "+strings.Repeat("x", 1021)+"\n", 4<<10) // 4 MiB of comments
+	require.NoError(t, os.WriteFile(config, []byte(padding+string(old)), 0o644))
+	r.write(".git/info/attributes", "a.go filter=hide\n")
+	r.git("config", "filter.hide.clean", "printf 'package a\\n'")
+	r.git("config", "filter.hide.smudge", "cat")
+	r.write("a.go", "package evil\n")
+	r.git("add", "a.go")
+	assert.Empty(t, r.git("status", "--porcelain"), "git is talked out of the change")
+	rep := checkWT(t, r, head)
+	assert.Equal(t, []string{"a.go"}, rep.Paths)
+
+	gitDir := filepath.Join(r.dir, ".git")
+	require.NoError(t, os.WriteFile(config, old, 0o644))
+	t.Setenv("HOME", t.TempDir())
+	for _, env := range []string{"XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"} {
+		t.Setenv(env, "")
+	}
+	etc, _ := os.ReadFile("/etc/gitconfig")
+	if bytes.Contains(bytes.ToLower(etc), []byte("filter")) || bytes.Contains(bytes.ToLower(etc), []byte("include")) {
+		t.Skip("/etc/gitconfig mentions a filter or an include")
+	}
+	assert.False(t, filtersConfigured(gitDir, gitDir), "no filter anywhere")
+	require.NoError(t, os.Mkdir(filepath.Join(gitDir, "config.worktree"), 0o755))
+	assert.True(t, filtersConfigured(gitDir, gitDir), "a configuration that cannot be read may hold one")
 }
 
 func TestCheckWorktreeHEADMoved(t *testing.T) {
