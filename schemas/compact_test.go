@@ -219,32 +219,42 @@ func countSubschemas(s any) int {
 	return n
 }
 
-// rewriteRefs points every "$ref" of a split document that names a moved definition at its part,
-// and fails on any other reference inside the document: a pointer into the old document would no
-// longer resolve.
+// rewriteRefs points every "$ref" of a split document's schemas that names a moved definition at
+// its part, and fails on any other reference inside the document: a pointer into the old document
+// would no longer resolve. It walks the schema positions only (as stripSchema does), so a "$ref"
+// member of a const, enum or default value, which is data, stays as it is.
 func rewriteRefs(s any, moved map[string]string) error {
-	switch s := s.(type) {
-	case map[string]any:
-		for k, v := range s {
-			if r, ok := v.(string); ok && k == "$ref" {
-				if !strings.HasPrefix(r, "#") {
-					continue
-				}
-				part, ok := moved[r]
-				if !ok {
-					return fmt.Errorf("$ref %q points into the split document", r)
-				}
-				s[k] = part
+	m, ok := s.(map[string]any)
+	if !ok {
+		return nil // a boolean schema
+	}
+	for k, v := range m {
+		switch {
+		case k == "$ref":
+			r, ok := v.(string)
+			if !ok || !strings.HasPrefix(r, "#") {
 				continue
 			}
+			part, ok := moved[r]
+			if !ok {
+				return fmt.Errorf("$ref %q points into the split document", r)
+			}
+			m[k] = part
+		case slices.Contains(subschemaOne, k):
 			if err := rewriteRefs(v, moved); err != nil {
 				return err
 			}
-		}
-	case []any:
-		for _, v := range s {
-			if err := rewriteRefs(v, moved); err != nil {
-				return err
+		case slices.Contains(subschemaMaps, k):
+			for _, sub := range v.(map[string]any) {
+				if err := rewriteRefs(sub, moved); err != nil {
+					return err
+				}
+			}
+		case slices.Contains(subschemaLists, k):
+			for _, sub := range v.([]any) {
+				if err := rewriteRefs(sub, moved); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -360,6 +370,21 @@ func TestTheGeneratorRefusesWhatItCannotKeep(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
+	// In a split document, a "$ref" member of a const, enum or default value is data: kept as it
+	// is, while the schema's own reference to the moved definition is rewritten.
+	d := big()
+	d["$defs"] = map[string]any{"a": map[string]any{"type": "string"}}
+	props := d["properties"].(map[string]any)
+	props["link"] = map[string]any{"const": map[string]any{"$ref": "#/$defs/a"}}
+	props["pick"] = map[string]any{"enum": []any{map[string]any{"$ref": "#/$defs/a"}}, "default": map[string]any{"$ref": "#/x"}}
+	props["real"] = map[string]any{"$ref": "#/$defs/a"}
+	split, err := compactDocument("x.schema.json", d)
+	require.NoError(t, err)
+	got := split["x.schema.json"].(map[string]any)["properties"].(map[string]any)
+	assert.Equal(t, map[string]any{"const": map[string]any{"$ref": "#/$defs/a"}}, got["link"])
+	assert.Equal(t, map[string]any{"enum": []any{map[string]any{"$ref": "#/$defs/a"}}, "default": map[string]any{"$ref": "#/x"}}, got["pick"])
+	assert.Equal(t, map[string]any{"$ref": "x-defs-a.json"}, got["real"])
+
 	// And an unsplit, known document goes through, annotations dropped, values kept.
 	docs, err := compactDocument("x.schema.json", map[string]any{
 		"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "x.schema.json",
