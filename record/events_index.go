@@ -44,7 +44,6 @@ type EventIndex struct {
 	tail   map[[2]string][]EventHash // the same for the last line read when it had no end (torn)
 	size   int64                     // bytes of the complete lines indexed
 	lines  int                       // how many they are
-	read   int64                     // their share of MaxEventsBytes as scanEventHashes counts it
 	seed   maphash.Seed
 	sum    uint64 // maphash of the size bytes
 
@@ -97,7 +96,7 @@ func (x *EventIndex) update(root *os.Root, f *os.File) error {
 			return fmt.Errorf("read %s: %w", EventsFile, err)
 		}
 	}
-	x.root, x.byTask, x.size, x.lines, x.read = root, map[[2]string][]EventHash{}, 0, 0, 0
+	x.root, x.byTask, x.size, x.lines = root, map[[2]string][]EventHash{}, 0, 0
 	x.seed = maphash.MakeSeed()
 	h = maphash.Hash{}
 	h.SetSeed(x.seed)
@@ -116,10 +115,6 @@ func (x *EventIndex) scan(f *os.File, h *maphash.Hash) error {
 		raw := sc.Bytes()
 		complete := raw[len(raw)-1] == '\n'
 		line := bytes.TrimSuffix(bytes.TrimSuffix(raw, []byte("\n")), []byte("\r")) // as bufio.ScanLines
-		read := x.read + int64(len(line)) + 1
-		if read > MaxEventsBytes {
-			return errEventsTooLarge
-		}
 		m, t, ev, ok := eventHashOf(line)
 		ev.Line = x.lines + 1
 		x.parsed++
@@ -135,7 +130,6 @@ func (x *EventIndex) scan(f *os.File, h *maphash.Hash) error {
 		_, _ = h.Write(raw) // never fails
 		x.size += int64(len(raw))
 		x.lines++
-		x.read = read
 	}
 	if err := sc.Err(); errors.Is(err, errEventsTooLarge) {
 		return errEventsTooLarge

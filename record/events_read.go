@@ -96,13 +96,8 @@ func TaskEventHashes(root *os.Root, mission, task string) ([]EventHash, error) {
 // task for which keep holds whose type records a history entry and whose data carries that
 // entry's hash (as TaskEventHashes says).
 func scanEventHashes(sc *bufio.Scanner, keep func(mission, task string) bool, add func(mission, task string, h EventHash)) error {
-	var read int64
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Bytes()
-		read += int64(len(line)) + 1
-		if read > MaxEventsBytes {
-			return errEventsTooLarge
-		}
 		if m, t, h, ok := eventHashOf(line); ok && keep(m, t) {
 			h.Line = n
 			add(m, t, h)
