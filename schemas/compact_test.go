@@ -197,26 +197,39 @@ func stripSchema(s any, at string) (any, error) {
 
 // countSubschemas counts s and the schemas below it.
 func countSubschemas(s any) int {
-	m, ok := s.(map[string]any)
-	if !ok {
-		return 1
-	}
 	n := 1
+	eachSubschema(s, func(sub any) error {
+		n += countSubschemas(sub)
+		return nil
+	})
+	return n
+}
+
+// eachSubschema calls f with every schema directly below s (the values of the subschema keywords;
+// none below a boolean schema), stopping at f's first error.
+func eachSubschema(s any, f func(sub any) error) error {
+	m, _ := s.(map[string]any)
 	for k, v := range m {
 		switch {
 		case slices.Contains(subschemaOne, k):
-			n += countSubschemas(v)
+			if err := f(v); err != nil {
+				return err
+			}
 		case slices.Contains(subschemaMaps, k):
 			for _, sub := range v.(map[string]any) {
-				n += countSubschemas(sub)
+				if err := f(sub); err != nil {
+					return err
+				}
 			}
 		case slices.Contains(subschemaLists, k):
 			for _, sub := range v.([]any) {
-				n += countSubschemas(sub)
+				if err := f(sub); err != nil {
+					return err
+				}
 			}
 		}
 	}
-	return n
+	return nil
 }
 
 // rewriteRefs points every "$ref" of a split document's schemas that names a moved definition at
@@ -224,41 +237,16 @@ func countSubschemas(s any) int {
 // would no longer resolve. It walks the schema positions only (as stripSchema does), so a "$ref"
 // member of a const, enum or default value, which is data, stays as it is.
 func rewriteRefs(s any, moved map[string]string) error {
-	m, ok := s.(map[string]any)
-	if !ok {
-		return nil // a boolean schema
-	}
-	for k, v := range m {
-		switch {
-		case k == "$ref":
-			r, ok := v.(string)
-			if !ok || !strings.HasPrefix(r, "#") {
-				continue
-			}
+	if m, ok := s.(map[string]any); ok {
+		if r, ok := m["$ref"].(string); ok && strings.HasPrefix(r, "#") {
 			part, ok := moved[r]
 			if !ok {
 				return fmt.Errorf("$ref %q points into the split document", r)
 			}
-			m[k] = part
-		case slices.Contains(subschemaOne, k):
-			if err := rewriteRefs(v, moved); err != nil {
-				return err
-			}
-		case slices.Contains(subschemaMaps, k):
-			for _, sub := range v.(map[string]any) {
-				if err := rewriteRefs(sub, moved); err != nil {
-					return err
-				}
-			}
-		case slices.Contains(subschemaLists, k):
-			for _, sub := range v.([]any) {
-				if err := rewriteRefs(sub, moved); err != nil {
-					return err
-				}
-			}
+			m["$ref"] = part
 		}
 	}
-	return nil
+	return eachSubschema(s, func(sub any) error { return rewriteRefs(sub, moved) })
 }
 
 func marshalCompact(v any) ([]byte, error) {
