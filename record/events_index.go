@@ -3,7 +3,6 @@ package record
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -131,10 +130,8 @@ func (x *EventIndex) scan(f *os.File, h *maphash.Hash) error {
 		x.size += int64(len(raw))
 		x.lines++
 	}
-	if err := sc.Err(); errors.Is(err, errEventsTooLarge) {
-		return errEventsTooLarge
-	} else if err != nil {
-		return fmt.Errorf("read %s: %w", EventsFile, err)
+	if err := scanError(sc.Err()); err != nil {
+		return err
 	}
 	x.sum = h.Sum64()
 	return nil

@@ -103,12 +103,15 @@ func scanEventHashes(sc *bufio.Scanner, keep func(mission, task string) bool, ad
 			add(m, t, h)
 		}
 	}
-	if err := sc.Err(); errors.Is(err, errEventsTooLarge) {
-		return errEventsTooLarge
-	} else if err != nil {
-		return fmt.Errorf("read %s: %w", EventsFile, err)
+	return scanError(sc.Err())
+}
+
+// scanError is the error of a read of the log that ended with err (nil: none).
+func scanError(err error) error {
+	if err == nil || errors.Is(err, errEventsTooLarge) {
+		return err
 	}
-	return nil
+	return fmt.Errorf("read %s: %w", EventsFile, err)
 }
 
 var errEventsTooLarge = fmt.Errorf("read %s: larger than %d bytes", EventsFile, MaxEventsBytes)
