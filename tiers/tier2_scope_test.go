@@ -321,12 +321,18 @@ func TestPartBWithoutBase(t *testing.T) {
 		{"outside", []string{"greeter/main.go", "lib/x.go"}, StatusFail, "1 of 2 changed files are outside the surfaces: lib/x.go"},
 		// SPEC §5.3 B: neither a base nor files_changed says what changed → block (no_change_source).
 		{"nothing declared", nil, StatusBlock, "no base_snapshot to diff against and no implementer evidence lists files_changed"},
+		// Without a base the working tree says what is a directory: "src" is one, README.md is not.
+		{"below a directory surface", []string{"src/x.go"}, StatusPass, "all 1 changed files are in the surfaces"},
+		{"below a file surface", []string{"README.md/install.sh"}, StatusFail, "1 of 1 changed files are outside the surfaces: README.md/install.sh"},
+		{"below a surface that is not there", []string{"gone/x.go"}, StatusFail, "outside the surfaces: gone/x.go"},
 	}
+	u.write("README.md", "# x\n")
+	u.write("src/x.go", "package x\n")
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := unitContract()
 			c.GateProfile = "artifact_only"
-			c.Scope.Surfaces = []string{"greeter/", "README.md"}
+			c.Scope.Surfaces = []string{"greeter/", "README.md", "src", "gone"}
 			b := builder()
 			b.FilesChanged = tc.files
 			r := u.run(c, nil, b, qa())
