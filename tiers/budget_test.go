@@ -142,14 +142,34 @@ func TestBudget(t *testing.T) {
 	}
 }
 
-func TestBudgetWithoutARecord(t *testing.T) {
+// TestAnUnreadableHistoryReportsNoBudget: a run that could not read record.json or its history
+// (no Record: record_invalid) computes no budget, never the contract's fresh one (SPEC §7.1), and
+// moves nothing, whatever its verdict.
+func TestAnUnreadableHistoryReportsNoBudget(t *testing.T) {
 	t.Parallel()
-	in := &Input{Contract: unitContract(), Policy: DefaultPolicy()} // record.json invalid: no Record
-	res := &Result{Verdict: vocab.VerdictError, Causes: []Cause{{Code: vocab.CauseRecordInvalid}}}
-	assert.False(t, Budget(in, res))
-	assert.Equal(t, intp(3), res.RetryBudgetBefore)
-	assert.Equal(t, intp(3), res.RetryBudgetAfter)
-	assert.Nil(t, res.Transition)
+	for _, v := range []vocab.Verdict{vocab.VerdictError, vocab.VerdictFail, vocab.VerdictBlock} {
+		t.Run(string(v), func(t *testing.T) {
+			c := unitContract()
+			c.Status = "integrated"
+			in := &Input{Contract: c, Policy: DefaultPolicy()} // record.json or its history unreadable: no Record
+			in.Policy.ConsecutiveErrorLimit = 1
+			res := &Result{Verdict: v, Causes: []Cause{{Code: vocab.CauseRecordInvalid}}}
+			assert.False(t, Budget(in, res))
+			assert.Nil(t, res.RetryBudgetBefore, "before")
+			assert.Nil(t, res.RetryBudgetAfter, "after")
+			assert.Nil(t, res.Transition)
+			require.Len(t, res.Notes, 1)
+			assert.Contains(t, res.Notes[0], "cannot be read: this run computes no budget")
+		})
+	}
+	// Control: the same contract over a readable history with one retry left reports that one.
+	c := unitContract()
+	c.Status = "integrated"
+	in := &Input{Contract: c, Record: withHistory(t, gateRun("fail", 2, "x"), gateRun("fail", 1, "x")), Policy: DefaultPolicy()}
+	res := &Result{Verdict: vocab.VerdictBlock, Causes: []Cause{{Code: vocab.CauseMissingReview}}}
+	Budget(in, res)
+	assert.Equal(t, intp(1), res.RetryBudgetBefore)
+	assert.Equal(t, intp(1), res.RetryBudgetAfter)
 }
 
 func TestNextRunID(t *testing.T) {

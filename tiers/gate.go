@@ -519,12 +519,13 @@ func tierResult(checks []Check, tier int, notRun string) TierResult {
 
 // Budget computes a run's retry budget, transition and next action from the record's history
 // (SPEC §7.1, §7.2). It fills res and reports whether the run escalates. A run on an unreadable
-// contract, or over a history that does not verify, computes no budget (null before and after)
-// and moves nothing: the next run takes its budget from the history as if this one had not
-// happened, and tampering never yields a fresh budget.
+// contract, on a record or history that cannot be read, or over a history that does not verify,
+// computes no budget (null before and after) and moves nothing: the next run takes its budget
+// from the history as if this one had not happened, and neither tampering nor an unreadable
+// history ever yields the contract's fresh budget.
 func Budget(in *Input, res *Result) (escalate bool) {
 	res.RetryBudgetBefore, res.RetryBudgetAfter = nil, nil
-	if in.Contract == nil || historyTampered(res.Checks) {
+	if in.Contract == nil || in.Record == nil || historyTampered(res.Checks) {
 		res.Transition = nil
 		switch {
 		case res.Verdict == vocab.VerdictFail:
@@ -534,7 +535,11 @@ func Budget(in *Input, res *Result) (escalate bool) {
 		default:
 			res.NextAction = NextInvestigateErr
 		}
-		if in.Contract != nil {
+		switch {
+		case in.Contract == nil:
+		case in.Record == nil:
+			res.Notes = append(res.Notes, "record.json or the gate history cannot be read: this run computes no budget (the contract's retry_budget is not what is left)")
+		default:
 			res.Notes = append(res.Notes, "the gate history does not verify: this run records nothing and computes no budget until an authority runs geas task history reset")
 		}
 		return false

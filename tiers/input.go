@@ -63,6 +63,14 @@ type Input struct {
 	DebtData []byte
 	DebtErr  error
 
+	// BaseCommit is the full SHA that the contract's base_snapshot resolved to when the inputs
+	// were read ("" when it did not resolve: BaseErr says why); baseResolved is set once that
+	// resolution was made, so that the run resolves the base once and the rules (which hold it,
+	// SPEC §4.4) and tier 0's baseline judge the same commit.
+	BaseCommit   string
+	BaseErr      error
+	baseResolved bool
+
 	// Rules are the task's rules (SPEC §4.4) and RulesSHA256 their RFC 8785 digest; RulesErr is
 	// set when they cannot be computed (the contract or the policy is unreadable).
 	Rules       map[string]any
@@ -231,8 +239,8 @@ func policyAtBase(in *Input, base, headRev string) (data []byte, from string, fo
 	if err != nil {
 		return nil, "", false, false, nil
 	}
-	sha, err := repo.Resolve(base)
-	if err != nil {
+	sha := in.resolveBase(repo, base)
+	if sha == "" {
 		return nil, "", false, false, nil
 	}
 	rel, err := git.WorkTreeRel(projectDir)
@@ -258,4 +266,14 @@ func policyAtBase(in *Input, base, headRev string) (data []byte, from string, fo
 		}
 	}
 	return nil, "", false, false, nil
+}
+
+// resolveBase resolves the contract's base_snapshot once for the run and keeps the answer in
+// in.BaseCommit and in.BaseErr; it returns the full SHA, or "" when the base does not resolve.
+func (in *Input) resolveBase(repo *git.Repo, base string) string {
+	if !in.baseResolved {
+		in.BaseCommit, in.BaseErr = repo.Resolve(base)
+		in.baseResolved = true
+	}
+	return in.BaseCommit
 }

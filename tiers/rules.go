@@ -48,11 +48,31 @@ func rulesOf(in *Input) (map[string]any, string, error) {
 		}
 	}
 	rules := map[string]any{"contract": c, "policy": p}
+	if b := baseRule(in); b != nil {
+		rules["base"] = b
+	}
 	sum, err := canon.SHA256(rules)
 	if err != nil {
 		return nil, "", err
 	}
 	return rules, sum, nil
+}
+
+// baseRule is the rules' record of what an unpinned base_snapshot (a branch, a tag, HEAD~1, an
+// abbreviated id: anything but a full SHA) resolved to, {"base_snapshot": NAME, "commit": SHA or
+// null when it did not resolve}, so that a base moved after the pin changes the rules (SPEC §4.4,
+// §5.1) and the diff no longer hides what the move took out of it. A full SHA names one commit
+// for good and adds nothing, so the rules of a pinned base are those of the contract and policy.
+func baseRule(in *Input) map[string]any {
+	base := in.Contract.BaseSnapshot
+	if base == "" || fullSHA().MatchString(base) {
+		return nil
+	}
+	var commit any
+	if in.BaseCommit != "" {
+		commit = in.BaseCommit
+	}
+	return map[string]any{"base_snapshot": base, "commit": commit}
 }
 
 // decodeObject decodes a JSON object keeping numbers as written (json.Number).
@@ -164,7 +184,31 @@ func rulesDiff(pinned, current map[string]any) []string {
 	pp, _ := pinned["policy"].(map[string]any)
 	cp, _ := current["policy"].(map[string]any)
 	diffValue("gate-policy", pp, cp, &out)
+	if b := baseMoved(pinned["base"], current["base"]); b != "" {
+		out = append(out, b)
+	}
 	return out
+}
+
+// baseMoved names an unpinned base whose resolution differs between the pinned and the current
+// rules: `base_snapshot "main" resolved to <sha> when pinned, now to <sha>`; "" when it did not
+// move. A base_snapshot changed in the contract (renamed, or pinned to a full SHA) is named by the
+// contract's own diff.
+func baseMoved(pinned, current any) string {
+	p, _ := pinned.(map[string]any)
+	c, _ := current.(map[string]any)
+	if p == nil || c == nil || p["base_snapshot"] != c["base_snapshot"] || p["commit"] == c["commit"] {
+		return ""
+	}
+	return fmt.Sprintf("base_snapshot %s resolved to %s when pinned, now to %s", showValue(c["base_snapshot"]), resolution(p), resolution(c))
+}
+
+// resolution shows the commit a base rule names.
+func resolution(b map[string]any) string {
+	if sha, _ := b["commit"].(string); sha != "" {
+		return sha
+	}
+	return "nothing (it did not resolve)"
 }
 
 func diffValue(at string, a, b any, out *[]string) {

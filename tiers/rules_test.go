@@ -412,3 +412,40 @@ func TestOnlyTheBookkeepingIsOutOfScope(t *testing.T) {
 		assert.False(t, bookkeeping(f), f)
 	}
 }
+
+// TestAPinnedBaseCannotMove (SPEC §4.4, §5.1): the rules of a base_snapshot that is not a full SHA
+// hold the commit it resolved to, so a branch moved after the pin is rules_changed, naming the
+// base with its pinned and current commits; a base left where it was pinned passes the pin, and a
+// full SHA adds nothing to the rules.
+func TestAPinnedBaseCannotMove(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, true)
+	pinnedAt := f.git("rev-parse", "HEAD~1")
+	in := f.gather()
+	require.NotContains(t, in.Rules, "base", "a full SHA base adds nothing to the rules")
+
+	f.git("branch", "basebr", "HEAD~1")
+	f.contract(func(m map[string]any) { m["base_snapshot"] = "basebr" })
+	f.approve()
+	in = f.gather()
+	assert.Equal(t, pinnedAt, in.BaseCommit)
+	assert.Equal(t, map[string]any{"base_snapshot": "basebr", "commit": pinnedAt}, in.Rules["base"])
+	_, res, _ := f.evaluate()
+	ch := findCheck(t, res.Checks, "rules_pinned")
+	assert.Equal(t, StatusPass, ch.Status, "the branch where it was pinned: %s", ch.Evidence)
+
+	movedTo := f.commit("one more")
+	f.git("branch", "-f", "basebr", movedTo)
+	_, res, _ = f.evaluate()
+	ch = findCheck(t, res.Checks, "rules_pinned")
+	assert.Equal(t, StatusBlock, ch.Status)
+	assert.Equal(t, vocab.CauseRulesChanged, ch.Code)
+	assert.Contains(t, ch.Evidence, `base_snapshot "basebr" resolved to `+pinnedAt+` when pinned, now to `+movedTo)
+
+	// Without a pinned copy to name the fields, the evidence still names the base's resolution.
+	f.remove(taskFile(PinnedFile))
+	_, res, _ = f.evaluate()
+	ch = findCheck(t, res.Checks, "rules_pinned")
+	assert.Equal(t, StatusBlock, ch.Status)
+	assert.Contains(t, ch.Evidence, `base_snapshot "basebr" now resolves to `+movedTo)
+}

@@ -188,7 +188,12 @@ func (r *run) baseline(add func(Check)) {
 		add(failCheck(0, "baseline", text, fmt.Sprintf("integration head %s: %v", headRev, err), StatusBlock, vocab.CauseBaselineMismatch))
 		return
 	}
-	base, err := repo.Resolve(c.BaseSnapshot)
+	// The base as the inputs' read resolved it, which the rules hold (SPEC §4.4): one resolution
+	// a run, so that the commit the pin compares is the commit the diff starts from.
+	base, err := r.in.BaseCommit, r.in.BaseErr
+	if !r.in.baseResolved {
+		base, err = repo.Resolve(c.BaseSnapshot)
+	}
 	if err != nil {
 		add(failCheck(0, "baseline", text, fmt.Sprintf("base_snapshot %s: %v", c.BaseSnapshot, err), StatusBlock, vocab.CauseBaselineMismatch))
 		return

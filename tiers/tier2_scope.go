@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -100,10 +101,20 @@ func (r *run) partB() {
 	if len(c.Scope.Shared) > 0 {
 		shared = c.Scope.Shared
 	}
+	isDir := r.workTreeDir
+	if r.haveBase {
+		isDir = treeDir(r.repo, r.base, r.head)
+	}
+	surf := newSurfaces(c.Scope.Surfaces, isDir)
 	var outside, minor []string
 	for _, f := range files {
+		in, err := surf.covers(f)
+		if err != nil {
+			r.checks = append(r.checks, failCheck(2, "scope", text, fmt.Sprintf("cannot tell whether %s is inside the surfaces: %v", f, err), StatusError, vocab.CauseScopeViolation))
+			return
+		}
 		switch {
-		case inSurfaces(f, c.Scope.Surfaces):
+		case in:
 		case matchesAny(f, shared):
 			minor = append(minor, f)
 		default:
@@ -153,29 +164,18 @@ func (r *run) partB() {
 	}
 }
 
-// inSurfaces reports whether a file is covered by a surface: a doublestar glob, where an entry
-// ending in "/" or naming a directory covers everything below it.
-func inSurfaces(file string, surfaces []string) bool {
-	for _, s := range surfaces {
-		s = strings.TrimPrefix(s, "./")
-		if s == "" {
-			continue
-		}
-		if s == "." || s == "./" || s == "**" {
-			return true // the whole project
-		}
-		dir := strings.TrimSuffix(s, "/")
-		if file == dir || strings.HasPrefix(file, dir+"/") {
-			return true
-		}
-		if ok, _ := doublestar.Match(s, file); ok {
-			return true
-		}
-		if ok, _ := doublestar.Match(dir+"/**", file); ok {
-			return true
-		}
+// workTreeDir is the isDir of a run without a base, whose changed files are the implementer's
+// files_changed: a directory of the project's working tree (not through a symbolic link) stands
+// for a directory of the base, which there is none of.
+func (r *run) workTreeDir(p string) (dirKind, error) {
+	if r.in.Root == nil {
+		return notDir, nil
 	}
-	return false
+	fi, err := r.in.Root.Lstat(filepath.FromSlash(p))
+	if err != nil || !fi.IsDir() {
+		return notDir, nil // absent or unreadable: not a directory the surfaces can count on
+	}
+	return baseDir, nil
 }
 
 // matchesAny reports whether a file matches one of the shared globs; a glob without "/" matches

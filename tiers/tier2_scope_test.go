@@ -1,6 +1,7 @@
 package tiers
 
 import (
+	"errors"
 	"os"
 	"testing"
 
@@ -10,13 +11,35 @@ import (
 	"github.com/geas-dev/geas/vocab"
 )
 
-func TestInSurfaces(t *testing.T) {
+// TestASurfaceCoversWhatIsBelowOnlyADirectory (SPEC §5.3 Part B): an entry covers the paths it
+// names; what is below a named path only when the entry ends in "/" or the path is a directory
+// of the base, or one the work made that the entry spells out (the rule of treeDir). Paths are
+// case-sensitive, as git's.
+func TestASurfaceCoversWhatIsBelowOnlyADirectory(t *testing.T) {
 	t.Parallel()
+	dirs := map[string]bool{}
+	for _, d := range []string{"greeter", "greeter/cmd", "greeter/cmd/deep", "greeterx", "src", "src/sub", "src/a",
+		"docs", "docs/a", "docs/a/b", "docs/guide", "pkg", "pkg/api", "pkg/api/v1", "pkg/api/v2", "lib", "anything", "anything/at"} {
+		dirs[d] = true
+	}
+	// New directories the work made (nothing at the base): a spelled-out entry names them, a
+	// glob's match does not make them part of the surface.
+	newDirs := map[string]bool{"newpkg": true, "docs/new.md": true, "services/new": true}
+	isDir := func(p string) (dirKind, error) {
+		switch {
+		case dirs[p]:
+			return baseDir, nil
+		case newDirs[p]:
+			return newHeadDir, nil
+		}
+		return notDir, nil
+	}
 	tests := []struct {
 		file     string
 		surfaces []string
 		in       bool
 	}{
+		// Directories, with and without the slash.
 		{"greeter/main.go", []string{"greeter/"}, true},
 		{"greeter/cmd/deep/x.go", []string{"greeter/"}, true},
 		{"greeter/main.go", []string{"greeter"}, true},
@@ -25,28 +48,87 @@ func TestInSurfaces(t *testing.T) {
 		{"greeterx/main.go", []string{"greeter/"}, false},
 		{"greeterx/main.go", []string{"greeter"}, false},
 		{"src/greeter/main.go", []string{"greeter/"}, false},
+		{"lib/x.go", []string{"greeter/", "lib/"}, true},
+		// Files: a file surface covers the file, never what the work put below it.
 		{"README.md", []string{"README.md"}, true},
 		{"README.md", []string{"./README.md"}, true},
+		{"README.md", []string{"././README.md"}, true},
 		{"docs/README.md", []string{"README.md"}, false},
+		{"README.md/install.sh", []string{"README.md"}, false},
+		{"README.md/install.sh", []string{"./README.md"}, false},
+		{"README.md/a/b/install.sh", []string{"README.md"}, false},
+		{"README.md/install.sh", []string{"README.md/"}, true}, // the slash says directory
+		{"README.md/install.sh", []string{"README.md/**"}, true},
+		// Globs: what they match, and below a match only when it is a directory.
 		{"src/a.go", []string{"src/*.go"}, true},
 		{"src/sub/a.go", []string{"src/*.go"}, false},
 		{"src/a_test.go", []string{"src/*_test.go"}, true},
 		{"src/sub/a.go", []string{"src/**/*.go"}, true},
 		{"src/a.go", []string{"src/**/*.go"}, true},
 		{"src/sub/a.txt", []string{"src/**/*.go"}, false},
+		{"docs/guide.md", []string{"docs/*.md"}, true},
+		{"docs/guide.md/run.sh", []string{"docs/*.md"}, false},
+		{"docs/guide.md/run.sh", []string{"./docs/*.md"}, false},
+		{"docs/guide.md/run.sh", []string{"**/*.md"}, false},
+		{"docs/guide.md/run.sh", []string{"docs/*.md/"}, true},
+		{"docs/guide/run.sh", []string{"docs/*"}, true}, // docs/guide is a directory
+		{"docs/guide.md/run.sh", []string{"docs/*"}, false},
 		{"docs/a/b/c.md", []string{"docs/**"}, true},
-		{"anything/at/all.txt", []string{"**"}, true},
+		{"docs/guide.md/run.sh", []string{"docs/**"}, true},
 		{"pkg/api/v1/x.go", []string{"pkg/*/v1"}, true},
 		{"pkg/api/v2/x.go", []string{"pkg/*/v1"}, false},
-		{"lib/x.go", []string{"greeter/", "lib/"}, true},
+		// A directory the work made: covered when the entry spells it out or ends in "/", not
+		// when a glob happens to match the name the work chose.
+		{"newpkg/x.go", []string{"newpkg"}, true},
+		{"docs/new.md/run.sh", []string{"docs/*.md"}, false},
+		{"docs/new.md/run.sh", []string{"docs/new.md"}, true},
+		{"services/new/main.go", []string{"services/*"}, false},
+		{"services/new/main.go", []string{"services/*/"}, true},
+		{"services/new/main.go", []string{"services/"}, true},
+		{"services/new/main.go", []string{"services/**"}, true},
+		// The whole project.
+		{"anything/at/all.txt", []string{"**"}, true},
+		{"anything/at/all.txt", []string{"**/"}, true},
+		{"anything/at/all.txt", []string{"."}, true},
+		// Case-sensitive, as git paths are.
+		{"docs/a/b.md", []string{"Docs/"}, false},
+		{"Docs/a.md", []string{"docs/"}, false},
+		{"readme.md", []string{"README.md"}, false},
+		{"docs/x.MD", []string{"docs/*.md"}, false},
+		// Spelling: doubled slashes and "." elements are cleaned.
+		{"docs/a/b.md", []string{"docs//a/"}, true},
+		{"docs/a/b.md", []string{"docs/./a"}, true},
+		// Nothing.
 		{"lib/x.go", []string{"", "./"}, false},
 		{"lib/x.go", nil, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file+" in "+joinLimited(tc.surfaces, 5), func(t *testing.T) {
-			assert.Equal(t, tc.in, inSurfaces(tc.file, tc.surfaces))
+			in, err := newSurfaces(tc.surfaces, isDir).covers(tc.file)
+			require.NoError(t, err)
+			assert.Equal(t, tc.in, in)
 		})
 	}
+}
+
+// TestASurfaceAsksOnlyAboutTheNamedAncestors: the directory question is asked about the paths an
+// entry names, once each, and its error is the matcher's.
+func TestASurfaceAsksOnlyAboutTheNamedAncestors(t *testing.T) {
+	t.Parallel()
+	var asked []string
+	s := newSurfaces([]string{"docs/*.md", "src"}, func(p string) (dirKind, error) {
+		asked = append(asked, p)
+		return notDir, nil
+	})
+	for _, f := range []string{"docs/guide.md/run.sh", "docs/guide.md/b.sh", "src/x.go", "other/y.go"} {
+		in, err := s.covers(f)
+		require.NoError(t, err)
+		assert.False(t, in, f)
+	}
+	assert.Equal(t, []string{"docs/guide.md", "src"}, asked)
+	boom := errors.New("boom")
+	_, err := newSurfaces([]string{"src"}, func(string) (dirKind, error) { return notDir, boom }).covers("src/x.go")
+	assert.ErrorIs(t, err, boom)
 }
 
 func TestMatchesAny(t *testing.T) {
@@ -239,12 +321,18 @@ func TestPartBWithoutBase(t *testing.T) {
 		{"outside", []string{"greeter/main.go", "lib/x.go"}, StatusFail, "1 of 2 changed files are outside the surfaces: lib/x.go"},
 		// SPEC §5.3 B: neither a base nor files_changed says what changed → block (no_change_source).
 		{"nothing declared", nil, StatusBlock, "no base_snapshot to diff against and no implementer evidence lists files_changed"},
+		// Without a base the working tree says what is a directory: "src" is one, README.md is not.
+		{"below a directory surface", []string{"src/x.go"}, StatusPass, "all 1 changed files are in the surfaces"},
+		{"below a file surface", []string{"README.md/install.sh"}, StatusFail, "1 of 1 changed files are outside the surfaces: README.md/install.sh"},
+		{"below a surface that is not there", []string{"gone/x.go"}, StatusFail, "outside the surfaces: gone/x.go"},
 	}
+	u.write("README.md", "# x\n")
+	u.write("src/x.go", "package x\n")
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := unitContract()
 			c.GateProfile = "artifact_only"
-			c.Scope.Surfaces = []string{"greeter/", "README.md"}
+			c.Scope.Surfaces = []string{"greeter/", "README.md", "src", "gone"}
 			b := builder()
 			b.FilesChanged = tc.files
 			r := u.run(c, nil, b, qa())

@@ -39,7 +39,7 @@ var causeDescriptions = map[CauseCode]string{
 	CauseReviewBlocked:       "a required reviewer answered blocked, or a tester escalate, block or error",
 	CauseStaleEvidence:       "an evidence file that carries a commit names a commit other than the head (naming the file and both commits)",
 	CauseAmbiguousResult:     "a criteria_results or risk_handling entry that would bind to two criteria or risks binds to none",
-	CauseRulesChanged:        "the rules differ from the pinned rules, each changed field named with both values, until an authority approves",
+	CauseRulesChanged:        "the rules differ from the pinned rules, each changed field named with both values (a base that is not a full SHA and now resolves to another commit than at the pin included), until an authority approves",
 	CauseNoChangeSource:      "neither a base nor the implementer's files_changed says what changed",
 	CauseInputsChanged:       "an input (contract, record sections, evidence, debt register, policy) changed while the run was under way, naming the files",
 	CauseEmptyChange:         "implementation_change: the base is the head, or the diff holds only bookkeeping files",
@@ -49,7 +49,7 @@ var causeDescriptions = map[CauseCode]string{
 	CauseHistoryFull:         "the history entry would take the history past its limit; nothing is recorded",
 	CauseProviderUnknown:     "a judge's or the builder's provider is not known, so independence could not be compared (under enforce)",
 	CauseStubConfirmed:       "confirmed stubs within the cap; they cap feature_completeness/output_completeness at 2",
-	CauseBaseUnpinned:        "base_snapshot is HEAD or a branch name, not a full commit SHA; the resolved SHA is recorded",
+	CauseBaseUnpinned:        "base_snapshot is HEAD, a branch, a tag or an abbreviated id, not a full commit SHA; the resolved SHA is recorded, and the pin holds it",
 	CauseScopeShared:         "changes outside the surfaces touch only shared files (go.mod, lock files…)",
 	CauseUndeclaredChange:    "a changed file is not in the implementer's files_changed",
 }
