@@ -58,6 +58,9 @@ type taskStatus struct {
 	Evidence              []string `json:"evidence"`
 	InvalidEvidence       []string `json:"invalid_evidence,omitempty"`
 	HistoryProblems       []string `json:"history_problems,omitempty"`
+	// ClaimsContradicted counts, per agent, the claims of its evidence that the gate's own
+	// measurements contradicted over the task's history (SPEC §5.2a.7).
+	ClaimsContradicted record.ClaimTally `json:"claims_contradicted,omitempty"`
 }
 
 func runTaskShow(g *globalOptions, o taskShowOptions) error {
@@ -89,6 +92,9 @@ func runTaskShow(g *globalOptions, o taskShowOptions) error {
 		fmt.Fprintf(w, "  last verdict: %s (%d gate runs)\n", last, st.GateRuns)
 		if st.ConsecutiveErrors > 0 {
 			fmt.Fprintf(w, "  errors:       %d in a row (%s)\n", st.ConsecutiveErrors, st.ConsecutiveErrorCause)
+		}
+		if len(st.ClaimsContradicted) > 0 {
+			fmt.Fprintf(w, "  contradicted: %s\n", st.ClaimsContradicted)
 		}
 		fmt.Fprintf(w, "  record:       %s\n", orNone(st.RecordSections))
 		fmt.Fprintf(w, "  evidence:     %s\n", orNone(st.Evidence))
@@ -130,6 +136,7 @@ func loadTaskStatus(t *taskRef) (taskStatus, error) {
 		st.LastVerdict = record.LastVerdict(rec)
 		st.GateRuns = len(rec.History())
 		st.RecordSections = rec.Sections()
+		st.ClaimsContradicted = record.ContradictedClaims(rec.History())
 	}
 	ok, bad, err := evidence.LoadAll(t.p.Geas, t.dir+"/evidence", 0)
 	if err != nil {

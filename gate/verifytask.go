@@ -36,6 +36,9 @@ type VerifyReport struct {
 	Causes    []tiers.Cause `json:"causes,omitempty"`   // revoked: the fresh evaluation's causes
 	Problems  []string      `json:"problems,omitempty"` // tampered: what does not verify, with values
 	Result    *tiers.Result `json:"result,omitempty"`   // the fresh dry-run evaluation
+	// ClaimsContradicted counts, per agent, the claims the gate's measurements contradicted over
+	// the task's history (SPEC §5.2a.7).
+	ClaimsContradicted record.ClaimTally `json:"claims_contradicted,omitempty"`
 }
 
 // ErrNotPassed is wrapped by the error VerifyTask returns for a task that the gate has not passed
@@ -108,6 +111,9 @@ func verifyTask(ctx context.Context, p *project.Project, mission, task, taskDir 
 
 	rep := &VerifyReport{MissionID: mission, TaskID: task, State: state}
 	rep.Problems = recordProblems(in, state, key)
+	if in.Record != nil {
+		rep.ClaimsContradicted = record.ContradictedClaims(in.Record.History())
+	}
 
 	opts := tiers.Options{RunID: VerifyRunID(in.Record), DryRun: true, Verify: true, Now: time.Now()}
 	if e, _, ok := tiers.BackingRun(in.Record); ok {

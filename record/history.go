@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/geas-dev/geas/internal/canon"
@@ -271,4 +272,61 @@ func (r *Record) ResetHistory(e HistoryEntry, taskID string, now time.Time) (His
 	next.store.rewrite = true
 	*r = *next
 	return e, nil
+}
+
+// ClaimsContradictedKey is the key of a gate run's history entry that counts, per agent, the
+// claims of its evidence that the run's own measurements contradicted (SPEC §5.2a.7).
+const ClaimsContradictedKey = "claims_contradicted"
+
+// ContradictedClaims sums, per agent, the contradicted claims every gate run of the history
+// recorded: the tally geas task show and geas gate verify list. An entry whose tally does not
+// read as {agent: count} is skipped (the chain's hash already vouches for what was written).
+func ContradictedClaims(history []HistoryEntry) ClaimTally {
+	var out ClaimTally
+	for _, e := range history {
+		raw, ok := e.Extra[ClaimsContradictedKey]
+		if !ok || !e.IsGateRun() {
+			continue
+		}
+		var tally map[string]int
+		if json.Unmarshal(raw, &tally) != nil {
+			continue
+		}
+		for agent, n := range tally {
+			if n <= 0 {
+				continue
+			}
+			if out == nil {
+				out = ClaimTally{}
+			}
+			out[agent] += n
+		}
+	}
+	return out
+}
+
+// ClaimTally counts contradicted claims per agent.
+type ClaimTally map[string]int
+
+// String shows the tally, the most contradicted agent first: "tester 3 claims, qa-engineer 1 claim".
+func (t ClaimTally) String() string {
+	agents := make([]string, 0, len(t))
+	for a := range t {
+		agents = append(agents, a)
+	}
+	slices.SortFunc(agents, func(a, b string) int {
+		if t[a] != t[b] {
+			return t[b] - t[a]
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(agents))
+	for i, a := range agents {
+		unit := "claims"
+		if t[a] == 1 {
+			unit = "claim"
+		}
+		parts[i] = fmt.Sprintf("%s %d %s", a, t[a], unit)
+	}
+	return strings.Join(parts, ", ")
 }

@@ -28,6 +28,9 @@ func writeVerifyText(w io.Writer, out *Verify) {
 		case gate.VerifyTampered:
 			fmt.Fprintf(w, "tampered %s: %s\n", t.TaskID, strings.Join(t.Problems, "; "))
 		}
+		if t.VerifyReport != nil && len(t.ClaimsContradicted) > 0 {
+			fmt.Fprintf(w, "  contradicted claims: %s\n", t.ClaimsContradicted)
+		}
 		if a := t.Applied; a != nil {
 			var parts []string
 			if a.Recorded {

@@ -110,6 +110,11 @@ type Result struct {
 	DurationMS         int64                 `json:"duration_ms"`
 	DryRun             bool                  `json:"dry_run,omitempty"`
 	Recheck            bool                  `json:"recheck,omitempty"` // a re-check of a verified or passed task (SPEC §7.2): nothing written
+	// ClaimsContradicted lists (at most maxContradictionsShown) claims of independent evidence
+	// that the run's own measurements contradict (SPEC §5.2a.7).
+	ClaimsContradicted []Contradiction `json:"claims_contradicted,omitempty"`
+	// claimTally counts every contradicted claim per agent, for the history entry.
+	claimTally map[string]int
 	// Escalation names the pending decision record an escalation wrote.
 	Escalation string `json:"escalation,omitempty"`
 	// Notes are things the run could not do that do not change the verdict.
@@ -171,6 +176,13 @@ type run struct {
 	checkoutRoot          *os.Root
 	co                    *git.Checkout
 	wtDirty               bool
+
+	// contradictions are the claims of independent evidence the run's own measurements
+	// contradict; setAside holds their files, whose criteria_results and rubric_scores no longer
+	// count (claims.go, SPEC §5.2a.7).
+	contradictions []Contradiction
+	setAside       map[*evidence.Evidence]bool
+	claimsWarned   int // contradictions[:claimsWarned] have their warning check
 }
 
 // Evaluate runs the pipeline on fresh inputs and returns the result with its verdict, budget and
@@ -206,6 +218,7 @@ func Evaluate(ctx context.Context, in *Input, opts Options) (*Result, error) {
 	if err := st.run(ctx, profile); err != nil {
 		return nil, err
 	}
+	r.checks = append(r.checks, r.moreContradictions()...)
 	if st.advisory >= 0 {
 		for i := st.advisory; i < len(r.checks); i++ {
 			r.checks[i].Advisory = true
@@ -369,6 +382,8 @@ func (r *run) tier1(ctx context.Context, profile vocab.Profile) {
 	r.tier1Ran = true
 	r.checks = append(r.checks, checks...)
 	r.evalRuns = append(r.evalRuns, runs...)
+	r.contradictTesters(runs)
+	r.checks = append(r.checks, r.contradictionChecks(1)...)
 	for k, v := range metrics {
 		r.metrics[k] = v
 	}
@@ -421,6 +436,7 @@ func (r *run) result(profile vocab.Profile, stopped map[int]string) *Result {
 		StubCount: r.stubCount, StubCap: r.stubCap, Head: r.head,
 		StartedAt: record.Timestamp(r.opts.Now), DryRun: r.opts.DryRun,
 		RulesSHA256: in.RulesSHA256, AdvisoryCauses: advisoryCauses,
+		ClaimsContradicted: r.shownContradictions(), claimTally: contradictionTally(r.contradictions),
 	}
 	if res.Checks == nil {
 		res.Checks = []Check{}
@@ -595,11 +611,16 @@ func transitionIfLegal(from, to vocab.State) *Transition {
 // historyEntry is the compact gate_history entry of a run.
 func historyEntry(res *Result) record.HistoryEntry {
 	causes, _ := json.Marshal(res.Causes)
-	return record.HistoryEntry{
+	e := record.HistoryEntry{
 		Kind: record.KindGateRun, RunID: res.RunID, Verdict: string(res.Verdict), Causes: causes,
 		RetryBudgetBefore: copyInt(res.RetryBudgetBefore), RetryBudgetAfter: copyInt(res.RetryBudgetAfter), Head: res.Head,
 		InputsSHA256: res.InputsSHA256, RulesSHA256: res.RulesSHA256, StartedAt: res.StartedAt,
 	}
+	if len(res.claimTally) > 0 {
+		tally, _ := json.Marshal(res.claimTally)
+		e.Extra = map[string]json.RawMessage{record.ClaimsContradictedKey: tally}
+	}
+	return e
 }
 
 func copyInt(p *int) *int {

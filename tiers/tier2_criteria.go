@@ -25,19 +25,30 @@ type boundJudgment struct {
 // partA checks every acceptance criterion (SPEC §5.3 Part A): by its detector if it has one, else
 // by independent evidence. The implementer's own criteria_results are shown but never count. Each
 // criteria_results entry and each judgment binds to at most one criterion (bindCriteria).
+//
+// The detectors run first, in criterion order: a detector that fails contradicts every independent
+// file that claims the criterion passed, and a contradicted file's entries do not count for the
+// criteria judged by evidence (SPEC §5.2a.7). The checks are listed in criterion order.
 func (r *run) partA(ctx context.Context) {
 	warns := r.bindCriteria()
-	for i, cr := range r.in.Contract.AcceptanceCriteria {
-		idx := i + 1
-		if cr.Check != nil {
-			c, warns := r.detect(ctx, idx, cr)
-			r.checks = append(r.checks, c)
-			r.checks = append(r.checks, warns...)
+	crs := r.in.Contract.AcceptanceCriteria
+	byCriterion := make([][]Check, len(crs))
+	for i, cr := range crs {
+		if cr.Check == nil {
 			continue
 		}
-		r.checks = append(r.checks, r.criterionByEvidence(idx, cr))
+		c, dw := r.detect(ctx, i+1, cr)
+		r.contradictByDetector(i+1, cr, c)
+		byCriterion[i] = append([]Check{c}, dw...)
+	}
+	for i, cr := range crs {
+		if cr.Check == nil {
+			byCriterion[i] = []Check{r.criterionByEvidence(i+1, cr)}
+		}
+		r.checks = append(r.checks, byCriterion[i]...)
 	}
 	r.checks = append(r.checks, warns...)
+	r.checks = append(r.checks, r.contradictionChecks(2)...)
 }
 
 // bindCriteria binds every criteria_results entry and every judgment of every evidence file to
@@ -86,9 +97,13 @@ func (r *run) criterionByEvidence(idx int, cr contract.Criterion) Check {
 	label := criterionLabel(idx, cr)
 	name := "criterion:" + label
 	text := fmt.Sprintf("%s %q is confirmed by independent evidence", label, cr.Criterion)
-	var passed, failed, own []string
+	var passed, failed, own, setAside []string
 	for _, br := range r.boundResults[idx-1] {
 		e, res := br.e, br.res
+		if r.setAside[e] {
+			setAside = append(setAside, e.Name)
+			continue
+		}
 		verdict := "passed"
 		if !res.Passed {
 			verdict = "failed"
@@ -110,9 +125,17 @@ func (r *run) criterionByEvidence(idx int, cr contract.Criterion) Check {
 	if len(own) > 0 {
 		note = "; the implementer's own claim is not counted: " + strings.Join(own, ", ")
 	}
+	if len(setAside) > 0 {
+		note += "; not counted, their claims contradicted by the gate's measurements: " + limitedList(setAside, 20)
+	}
 	switch {
 	case len(failed) > 0:
 		return failCheck(2, name, text, limitedList(append(failed, passed...), 20)+note, StatusFail, vocab.CauseCriterionFailed)
+	case len(passed) == 0 && len(setAside) > 0:
+		// Only a contradicted file vouched for it. A measurement of this run failed (that is what
+		// contradicted the file), so the verdict is a fail: setting the liar's entries aside must
+		// never make it a milder block that spends no retry.
+		return failCheck(2, name, text, "no independent criteria_results entry for "+label+" counts"+note, StatusFail, vocab.CauseCriterionUnverified)
 	case len(passed) == 0:
 		return failCheck(2, name, text, "no independent criteria_results entry for "+label+note, StatusBlock, vocab.CauseCriterionUnverified)
 	}

@@ -45,8 +45,10 @@ type dimensionScores struct {
 	scored  []string // "file score", each score counted
 	refused []string // why an evaluator's scores are not counted (not independent)
 	notes   []string // builders' own scores, not counted
-	score   float64  // the minimum counted score
-	have    bool     // whether any score was counted
+	// setAside are evaluators whose claims the run's measurements contradicted (SPEC §5.2a.7)
+	setAside []string
+	score    float64 // the minimum counted score
+	have     bool    // whether any score was counted
 }
 
 // scoreDimension checks one rubric dimension: the minimum of its independent evaluators' scores
@@ -75,7 +77,16 @@ func (r *run) scoreDimension(dim contract.Dimension, confidence, nStubs int) {
 	if len(ds.notes) > 0 {
 		note = "; " + strings.Join(ds.notes, "; ")
 	}
+	if len(ds.setAside) > 0 {
+		note += "; not counted, their claims contradicted by the gate's measurements: " + limitedList(ds.setAside, 20)
+	}
 	switch {
+	case len(ds.files) == 0 && len(ds.setAside) > 0:
+		// A measurement of this run failed (it contradicted the evaluator): a fail, never the
+		// milder block that setting the evaluator aside would give.
+		r.blockingDims = append(r.blockingDims, dim.Name)
+		r.checks = append(r.checks, failCheck(2, name, text, fmt.Sprintf("no counted evidence from %s%s", who, note), StatusFail, vocab.CauseMissingReview))
+		return
 	case len(ds.refused) > 0:
 		r.checks = append(r.checks, failCheck(2, name, text, strings.Join(ds.refused, "; ")+note, StatusBlock, vocab.CauseJudgeNotIndependent))
 		return
@@ -119,6 +130,10 @@ func (r *run) collectScores(dim, check string, evaluators []string) dimensionSco
 			continue
 		}
 		if len(evaluators) > 0 && !slices.Contains(evaluators, r.agentType(e)) {
+			continue
+		}
+		if r.setAside[e] {
+			ds.setAside = append(ds.setAside, e.Name)
 			continue
 		}
 		ds.files = append(ds.files, e.Name)

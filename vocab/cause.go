@@ -94,6 +94,15 @@ const (
 	CauseUndeclaredChange CauseCode = "undeclared_change"
 )
 
+// Codes of test integrity's measured claims (SPEC §5.2a.7).
+const (
+	// CauseClaimContradicted: an independent evidence file claims what the gate's own measurement
+	// contradicts (a tester's pass while an eval command failed, a criterion passed whose detector
+	// failed, a metric the fresh run did not reach); that file's criteria_results and
+	// rubric_scores do not count in the run. A warning: the measurement decides the verdict.
+	CauseClaimContradicted CauseCode = "claim_contradicted"
+)
+
 // Causes returns every cause code, in the order they are declared: the registry a document or a
 // test can walk to see that each code is described.
 func Causes() []CauseCode {
@@ -144,5 +153,6 @@ func Causes() []CauseCode {
 		CauseBaseUnpinned,
 		CauseScopeShared,
 		CauseUndeclaredChange,
+		CauseClaimContradicted,
 	}
 }

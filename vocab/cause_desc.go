@@ -6,6 +6,7 @@ package vocab
 func (c CauseCode) Description() string { return causeDescriptions[c] }
 
 var causeDescriptions = map[CauseCode]string{
+	CauseClaimContradicted:   "an independent evidence file claims what the gate's own measurement contradicts (a tester's pass while an eval command failed, a criterion passed whose detector failed, a metric the fresh run did not reach); that file's criteria_results and rubric_scores do not count in the run",
 	CauseContractInvalid:     "contract.json does not parse or match its schema (an unknown field, a malformed glob, a file over its size limit)",
 	CauseRecordInvalid:       "record.json does not parse, match its schema, or name this task",
 	CauseStateIneligible:     "the task's state does not fit its profile (implementation_change needs integrated; artifact_only reviewed; closure_ready reviewed or integrated)",
