@@ -166,11 +166,13 @@ type run struct {
 	boundJudgments [][]boundJudgment
 
 	// Invariant 7 (tier0_worktree.go): the isolated checkout tier 1 and the detectors run in, and
-	// whether an eval command has changed the working tree.
+	// whether an eval command or a script detector has changed the working tree (wtChangedBy
+	// names which).
 	checkout, checkoutTop string
 	checkoutRoot          *os.Root
 	co                    *git.Checkout
 	wtDirty               bool
+	wtChangedBy           string
 }
 
 // Evaluate runs the pipeline on fresh inputs and returns the result with its verdict, budget and

@@ -30,14 +30,32 @@ func (r *run) partA(ctx context.Context) {
 	for i, cr := range r.in.Contract.AcceptanceCriteria {
 		idx := i + 1
 		if cr.Check != nil {
+			if r.wtDirty && readsTree(cr.Check.Type) {
+				r.checks = append(r.checks, skippedCheck(2, "criterion:"+criterionLabel(idx, cr),
+					fmt.Sprintf("%s %q: %s detector", criterionLabel(idx, cr), cr.Criterion, cr.Check.Type),
+					"not run: "+r.wtChangedBy+" changed the working tree, so what this detector reads is not the commit's"))
+				continue
+			}
 			c, warns := r.detect(ctx, idx, cr)
 			r.checks = append(r.checks, c)
 			r.checks = append(r.checks, warns...)
+			if cr.Check.Type == contract.DetectScript {
+				if ch := r.afterDetector(criterionLabel(idx, cr), scriptLabel(cr.Check)); ch != nil {
+					r.checks = append(r.checks, *ch)
+				}
+			}
 			continue
 		}
 		r.checks = append(r.checks, r.criterionByEvidence(idx, cr))
 	}
 	r.checks = append(r.checks, warns...)
+}
+
+// readsTree reports whether a detector of type t reads the working tree or runs code in it: after
+// the tree changed under a script detector, such a detector would judge what the script left, not
+// the commit, so it is not run. threshold and judge read what tier 1 measured and the evidence.
+func readsTree(t string) bool {
+	return t == contract.DetectScript || t == contract.DetectRegexMatch || t == contract.DetectFileExists
 }
 
 // bindCriteria binds every criteria_results entry and every judgment of every evidence file to

@@ -43,7 +43,7 @@ var causeDescriptions = map[CauseCode]string{
 	CauseNoChangeSource:      "neither a base nor the implementer's files_changed says what changed",
 	CauseInputsChanged:       "an input (contract, record sections, evidence, debt register, policy) changed while the run was under way, naming the files",
 	CauseEmptyChange:         "implementation_change: the base is the head, or the diff holds only bookkeeping files",
-	CauseWorktreeMismatch:    "the working tree is not the head: up to 20 files and both commits named, or the eval command that changed it",
+	CauseWorktreeMismatch:    "the working tree is not the head: up to 20 files and both commits named, or the eval command or script detector that changed it",
 	CauseCheckoutFailed:      "the isolated checkout (or a re-check's checkout) could not be made",
 	CauseResultTooLarge:      "the result would take record.json past its limit; recorded in compact form",
 	CauseHistoryFull:         "the history entry would take the history past its limit; nothing is recorded",
