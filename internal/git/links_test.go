@@ -1,0 +1,175 @@
+package git
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// link makes a symbolic link at path (relative to the repository) with target as it is.
+func (r *gitRepo) link(path, target string) {
+	r.t.Helper()
+	full := filepath.Join(r.dir, filepath.FromSlash(path))
+	require.NoError(r.t, os.MkdirAll(filepath.Dir(full), 0o755))
+	require.NoError(r.t, os.Symlink(target, full))
+}
+
+// stageLink adds a link whose target no file system can hold (empty, a NUL byte) straight to the
+// index.
+func (r *gitRepo) stageLink(path, target string) {
+	r.t.Helper()
+	cmd := r.cmd("", []byte(target), "hash-object", "-w", "--stdin")
+	out, err := cmd.Output()
+	require.NoError(r.t, err)
+	r.git("update-index", "--add", "--cacheinfo", "120000,"+strings.TrimSpace(string(out))+","+path)
+}
+
+func linkEscapes(t *testing.T, r *gitRepo, head string, fenced []string) (int, map[string]string) {
+	t.Helper()
+	rep, err := r.open().CheckLinks(head, fenced)
+	require.NoError(t, err)
+	got := map[string]string{}
+	for _, e := range rep.Escapes {
+		got[e.Path] = e.Why
+	}
+	return rep.Links, got
+}
+
+// TestALinkLeadsOnlyIntoTheCommit: every link of the head tree that leads outside the repository,
+// into .git or into a fenced path, directly, through a chain of links or through a directory link,
+// escapes; a link that stays in the tree does not, whatever its spelling.
+func TestALinkLeadsOnlyIntoTheCommit(t *testing.T) {
+	r := newGitRepo(t)
+	r.write("README.md", "# readme\n")
+	r.write("src/greet.py", "def greet(): pass\n")
+	r.write("src/deep/mod.py", "x = 1\n")
+	r.write(".geas/missions/m/fixed.py", "fixed\n")
+	r.write(".geas/rules.md", "rules\n")
+	honest := map[string]string{
+		"docs/readme":     "../README.md",
+		"lib":             "src",
+		"src/alias.py":    "greet.py",
+		"src/chain.py":    "../lib/greet.py",
+		"src/dot.py":      "./greet.py",
+		"src/slashes.py":  "..//src/./greet.py",
+		"src/trail":       "../src/deep/",
+		"src/up":          "..",
+		"src/deep/back":   "../../lib/deep/../alias.py",
+		"dangling":        "build/out.bin",
+		"self":            ".",
+		"src/through.py":  "../lib/deep/mod.py",
+		"src/gitkeep":     "../.gitkeep-not-git",
+		"src/geasfile.md": "../.geas/gate-policy.json",
+	}
+	escaping := map[string]string{
+		"abs.py":               "an absolute path",
+		"src/greet_link.py":    "out of the repository",
+		"src/up2":              "out of the repository",
+		"src/viaup.py":         "out of the repository",
+		"src/viadir.py":        "out of the repository",
+		"src/c1.py":            "an absolute path (through src/c2.py)",
+		"src/bk.py":            "into .geas/missions, whose content is not compared with the commit",
+		"src/bkcase.py":        "into .GEAS/Missions, whose content is not compared with the commit",
+		"src/rules.md":         "into .geas/rules.md, whose content is not compared with the commit",
+		"src/bkpass.py":        "into .geas/missions, whose content is not compared with the commit",
+		"src/g":                "into .git",
+		"src/G":                "into .git",
+		"src/gdot":             "into .git",
+		"src/gzw":              "into .git",
+		"loop1":                "through more than 40 links",
+		"src/drive.py":         "an absolute path",
+		"src/unc.py":           "an absolute path",
+		"src/chainup.py":       "out of the repository",
+		"src/deep/linkbk/x.py": "into .geas/missions, whose content is not compared with the commit",
+	}
+	for p, target := range honest {
+		r.link(p, target)
+	}
+	targets := map[string]string{
+		"abs.py":               "/opt/fixed/greet.py",
+		"src/greet_link.py":    "../../outside/greet.py",
+		"src/up2":              "../../x",
+		"src/viaup.py":         "up/../x",        // src/up is the top: up/.. is above it
+		"src/viadir.py":        "../lib/../../x", // lib is src, its parent the top
+		"src/c1.py":            "c2.py",
+		"src/c2.py":            "/opt/fixed.py",
+		"src/bk.py":            "../.geas/missions/m/fixed.py",
+		"src/bkcase.py":        "../.GEAS/Missions/m/fixed.py",
+		"src/rules.md":         "../.geas/rules.md",
+		"src/bkpass.py":        "../.geas/missions/../../src/greet.py",
+		"src/g":                "../.git/config",
+		"src/G":                "../.GIT/hooks/pre-commit",
+		"src/gdot":             "../.git./config",
+		"src/gzw":              "../.g\u200cit/config",
+		"loop1":                "loop2",
+		"loop2":                "loop1",
+		"src/drive.py":         "C:/fixed/greet.py",
+		"src/unc.py":           `\\server\share\greet.py`,
+		"src/chainup.py":       "alias2.py",
+		"src/alias2.py":        "../src/deep/../../..",
+		"src/deep/linkbk/x.py": "../../../.geas/missions/m/fixed.py",
+		".geas/missions/m/l":   "/not/judged",
+	}
+	for p, target := range targets {
+		r.link(p, target)
+	}
+	r.git("add", "-A")
+	r.stageLink("empty", "")
+	r.stageLink("nul", "a\x00b")
+	r.git("commit", "-q", "-m", "links") // not r.commit: add -A would drop the links not on disk
+	head := r.git("rev-parse", "HEAD")
+	escaping["src/c2.py"] = "an absolute path"
+	escaping["loop2"] = "through more than 40 links"
+	escaping["src/alias2.py"] = "out of the repository"
+	escaping["empty"] = "an empty target"
+	escaping["nul"] = "a target with a NUL byte"
+
+	fenced := []string{".geas/missions/", ".geas/state/", ".geas/memory/", ".geas/recovery/", ".geas/rules.md"}
+	n, got := linkEscapes(t, r, head, fenced)
+	assert.Equal(t, escaping, got)
+	assert.Equal(t, len(honest)+len(targets)-1+2, n, "every link but the fenced one is judged")
+}
+
+// TestALinkFromAProjectBelowTheTopMayLeaveTheProject: the boundary is the repository's top, and
+// the fenced paths are the ones the caller names (a project's bookkeeping below the top).
+func TestALinkFromAProjectBelowTheTopMayLeaveTheProject(t *testing.T) {
+	r := newGitRepo(t)
+	r.write("tools/run.py", "print(1)\n")
+	r.write("proj/src/a.py", "a\n")
+	r.link("proj/src/tool.py", "../../tools/run.py")
+	r.link("proj/src/bk.py", "../.geas/state/run.json")
+	r.link("proj/src/out.py", "../../../elsewhere.py")
+	head := r.commit("project below the top")
+	fenced := []string{"proj/.geas/missions/", "proj/.geas/state/", "proj/.geas/memory/", "proj/.geas/recovery/", "proj/.geas/rules.md"}
+	n, got := linkEscapes(t, r, head, fenced)
+	assert.Equal(t, 3, n)
+	assert.Equal(t, map[string]string{
+		"proj/src/bk.py":  "into proj/.geas/state, whose content is not compared with the commit",
+		"proj/src/out.py": "out of the repository",
+	}, got)
+}
+
+// TestATreeWithoutLinksHasNoEscapes is the control: a tree of files and directories only.
+func TestATreeWithoutLinksHasNoEscapes(t *testing.T) {
+	r := newGitRepo(t)
+	r.write("a/b/c.txt", "c\n")
+	r.write("d.txt", "d\n")
+	head := r.commit("files")
+	n, got := linkEscapes(t, r, head, nil)
+	assert.Zero(t, n)
+	assert.Empty(t, got)
+}
+
+func TestFoldNameSeesWhatCaseInsensitiveSystemsSee(t *testing.T) {
+	for _, s := range []string{".git", ".GIT", ".Git", ".git.", ".git ", ".g\u200cit", "\ufeff.git"} {
+		assert.Equal(t, ".git", foldName(s), "%q", s)
+	}
+	assert.Equal(t, foldName("missions"), foldName("Miſſions"))
+	assert.Equal(t, foldName("kit"), foldName("\u212Ait"))
+	assert.NotEqual(t, ".git", foldName(".gitx"))
+	assert.NotEqual(t, ".git", foldName("git"))
+}
