@@ -45,6 +45,8 @@ var causeDescriptions = map[CauseCode]string{
 	CauseEmptyChange:         "implementation_change: the base is the head, or the diff holds only bookkeeping files",
 	CauseWorktreeMismatch:    "the working tree is not the head: up to 20 files and both commits named, or the eval command or script detector that changed it",
 	CauseCheckoutFailed:      "the isolated checkout (or a re-check's checkout) could not be made",
+	CauseSymlinkEscape:       "a symbolic link of the head tree leads outside the repository, into .git or into the bookkeeping paths (the link, its target and the links followed named): the code run through it is not the commit's",
+	CauseSubmoduleUnscanned:  "a submodule changed in base..head (added, moved to another commit or removed): its content is not scanned for scope, stubs or markers, and the warning names it",
 	CauseResultTooLarge:      "the result would take record.json past its limit; recorded in compact form",
 	CauseHistoryFull:         "the history entry would take the history past its limit; nothing is recorded",
 	CauseProviderUnknown:     "a judge's or the builder's provider is not known, so independence could not be compared (under enforce)",
