@@ -1,7 +1,9 @@
 package git
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -172,4 +174,51 @@ func TestFoldNameSeesWhatCaseInsensitiveSystemsSee(t *testing.T) {
 	assert.Equal(t, foldName("kit"), foldName("\u212Ait"))
 	assert.NotEqual(t, ".git", foldName(".gitx"))
 	assert.NotEqual(t, ".git", foldName("git"))
+}
+
+// BenchmarkCheckLinks walks the head tree of 100,000 files in 1,000 directories with 10 links,
+// the cost the symlinks check adds to every gate run (bench/README.md).
+func BenchmarkCheckLinks(b *testing.B) {
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git not installed")
+	}
+	dir := b.TempDir()
+	var stream strings.Builder
+	stream.WriteString("blob\nmark :1\ndata 6\nhello\n")
+	stream.WriteString("blob\nmark :2\ndata 8\nfile.txt\n")
+	stream.WriteString("commit refs/heads/main\ncommitter B <b@example.com> 1700000000 +0000\ndata 4\nbig\n")
+	for d := range 1000 {
+		for f := range 100 {
+			fmt.Fprintf(&stream, "M 100644 :1 d%04d/f%03d.txt\n", d, f)
+		}
+		if d%100 == 0 {
+			fmt.Fprintf(&stream, "M 120000 :2 d%04d/link\n", d)
+		}
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"fast-import", "--quiet"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if args[0] == "fast-import" {
+			cmd.Stdin = strings.NewReader(stream.String())
+		}
+		out, err := cmd.CombinedOutput()
+		require.NoError(b, err, "%s", out)
+	}
+	cmd := exec.Command("git", "rev-parse", "main")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	require.NoError(b, err)
+	head := strings.TrimSpace(string(out))
+	fenced := []string{".geas/missions/", ".geas/state/", ".geas/memory/", ".geas/recovery/", ".geas/rules.md"}
+	b.ResetTimer()
+	for b.Loop() {
+		// A repository opened for each check: a gate run reads these trees once, cold.
+		repo, err := Open(dir)
+		require.NoError(b, err)
+		rep, err := repo.CheckLinks(head, fenced)
+		repo.Close()
+		if err != nil || rep.Links != 10 || len(rep.Escapes) != 0 {
+			b.Fatalf("%v %+v", err, rep)
+		}
+	}
 }
