@@ -1,8 +1,15 @@
 package tiers
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
+
+	"github.com/geas-dev/geas/internal/git"
 
 	"github.com/geas-dev/geas/vocab"
 )
@@ -31,16 +38,20 @@ func (r *run) linksCheck(add func(Check)) {
 		add(failCheck(0, name, text, fmt.Sprintf("cannot read the symbolic links of %s: %v", short(r.head), err), StatusError, vocab.CauseBaselineMismatch))
 		return
 	}
-	if len(rep.Escapes) == 0 {
+	escapes := append(rep.Escapes, r.danglingIntoTheWorktree(rep.Dangling)...)
+	if len(escapes) == 0 {
 		ev := fmt.Sprintf("the head tree of %s has no symbolic link outside the bookkeeping paths", short(r.head))
 		if rep.Links > 0 {
 			ev = fmt.Sprintf("the %d symbolic links of the head tree of %s lead into the commit", rep.Links, short(r.head))
+		}
+		if n := len(rep.Dangling); n > 0 {
+			ev += fmt.Sprintf(" (%d of them to a path it does not have, which no file holds yet: %s)", n, joinLimited(linkPaths(rep.Dangling), 10))
 		}
 		add(passCheck(0, name, text, ev))
 		return
 	}
 	var named []string
-	for _, e := range rep.Escapes {
+	for _, e := range escapes {
 		s := fmt.Sprintf("%s -> %s", e.Path, e.Target)
 		if len(e.Chain) > 0 {
 			s += ", then " + strings.Join(e.Chain, ", then ")
@@ -52,9 +63,42 @@ func (r *run) linksCheck(add func(Check)) {
 		list += fmt.Sprintf("; and %d more", len(named)-maxNamedFiles)
 	}
 	ch := failCheck(0, name, text, fmt.Sprintf("%d of the %d symbolic links of the head tree of %s lead where the content is not the commit's: %s",
-		len(rep.Escapes), rep.Links, short(r.head), list), StatusBlock, vocab.CauseSymlinkEscape)
-	for _, e := range rep.Escapes[:min(len(rep.Escapes), maxNamedFiles)] {
+		len(escapes), rep.Links, short(r.head), list), StatusBlock, vocab.CauseSymlinkEscape)
+	for _, e := range escapes[:min(len(escapes), maxNamedFiles)] {
 		ch.Locations = append(ch.Locations, Location{Path: strings.TrimPrefix(e.Path, prefix)})
 	}
 	add(ch)
+}
+
+// danglingIntoTheWorktree returns, in the working-tree mode, the links of dangling (links that
+// lead to a path the commit does not have) whose path exists in the working tree: an ignored file
+// there (a build directory, a cache) is not the commit's, and the working-tree check does not
+// compare it. In a checkout of the commit (eval_checkout isolated, a re-check) such a link leads
+// nowhere until a command of the commit makes the path, so it is not judged.
+func (r *run) danglingIntoTheWorktree(dangling []git.LinkEscape) []git.LinkEscape {
+	if r.co != nil || len(dangling) == 0 {
+		return nil
+	}
+	var out []git.LinkEscape
+	for _, d := range dangling {
+		_, err := os.Lstat(filepath.Join(r.repo.Top(), filepath.FromSlash(d.Why)))
+		if err != nil && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)) {
+			continue
+		}
+		found := "exists in the working tree"
+		if err != nil {
+			found = "cannot be looked up in the working tree (" + err.Error() + ")"
+		}
+		d.Why = fmt.Sprintf("to %s, which the commit does not have but which %s: an ignored file is not the commit's; commit it, remove it, or set eval_checkout isolated", d.Why, found)
+		out = append(out, d)
+	}
+	return out
+}
+
+func linkPaths(links []git.LinkEscape) []string {
+	out := make([]string, len(links))
+	for i, l := range links {
+		out[i] = l.Path
+	}
+	return out
 }

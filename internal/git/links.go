@@ -30,6 +30,10 @@ type LinkEscape struct {
 type LinkReport struct {
 	Links   int          // symbolic links judged (those below a fenced path are not)
 	Escapes []LinkEscape // in path order
+	// Dangling are the links that stay in the repository but lead to a path the tree does not
+	// have (Why is the path, relative to Top): in a checkout of the commit they lead nowhere until
+	// a command makes the path, while in a working tree an ignored file may already be there.
+	Dangling []LinkEscape
 }
 
 // CheckLinks judges every symbolic link of commit head's tree (a full SHA), wherever it is and
@@ -71,12 +75,14 @@ func (r *Repo) CheckLinks(head string, fenced []string) (*LinkReport, error) {
 	}
 	rep := &LinkReport{Links: len(links)}
 	for i, l := range links {
-		esc, err := lw.resolve(paths[i], l.hash)
-		if err != nil {
+		esc, dangling, err := lw.resolve(paths[i], l.hash)
+		switch {
+		case err != nil:
 			return nil, err
-		}
-		if esc != nil {
+		case esc != nil:
 			rep.Escapes = append(rep.Escapes, *esc)
+		case dangling != nil:
+			rep.Dangling = append(rep.Dangling, *dangling)
 		}
 	}
 	return rep, nil
@@ -215,16 +221,17 @@ func (lw *linkWalk) linkTarget(h plumbing.Hash) (target, why string, err error) 
 }
 
 // resolve follows the link at path (blob h) as the kernel would in a checkout of the tree, and
-// says how it escapes (nil when it does not).
-func (lw *linkWalk) resolve(path string, h plumbing.Hash) (*LinkEscape, error) {
+// says how it escapes (nil when it does not), or, when it does not escape but leads to a path the
+// tree does not have, names that path (dangling, its Why the path).
+func (lw *linkWalk) resolve(path string, h plumbing.Hash) (esc, dangling *LinkEscape, err error) {
 	target, why, err := lw.linkTarget(h)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	esc := &LinkEscape{Path: path, Target: target}
+	esc = &LinkEscape{Path: path, Target: target}
 	if why != "" {
 		esc.Why = why
-		return esc, nil
+		return esc, nil, nil
 	}
 	// Where the resolution stands: the directory names from the top, and the tree of each (the
 	// zero hash once it has left the commit's trees: a path not in the tree, or a submodule).
@@ -234,17 +241,21 @@ func (lw *linkWalk) resolve(path string, h plumbing.Hash) (*LinkEscape, error) {
 	for _, n := range names {
 		e, ok, err := lw.lookup(trees[len(trees)-1], n)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !ok || e.mode != filemode.Dir {
-			return nil, fmt.Errorf("link %s: directory %s is not in the tree", path, n)
+			return nil, nil, fmt.Errorf("link %s: directory %s is not in the tree", path, n)
 		}
 		trees = append(trees, e.hash)
 	}
+	// kinds says, for each of names, what the tree has there: a directory ('d'), nothing ('-',
+	// where the resolution left the tree), a file or a submodule ('f'), or, below a path that is
+	// not a directory of the tree, unknown ('?').
+	kinds := bytes.Repeat([]byte{'d'}, len(names))
 	folded := foldParts(strings.Join(names, "/"))
-	escape := func(why string) (*LinkEscape, error) {
+	escape := func(why string) (*LinkEscape, *LinkEscape, error) {
 		esc.Why = why
-		return esc, nil
+		return esc, nil, nil
 	}
 	if absoluteTarget(target) {
 		return escape("an absolute path")
@@ -267,7 +278,7 @@ func (lw *linkWalk) resolve(path string, h plumbing.Hash) (*LinkEscape, error) {
 			if len(names) == 0 {
 				return escape("out of the repository")
 			}
-			names, trees, folded = names[:len(names)-1], trees[:len(trees)-1], folded[:len(folded)-1]
+			names, trees, folded, kinds = names[:len(names)-1], trees[:len(trees)-1], folded[:len(folded)-1], kinds[:len(kinds)-1]
 			continue
 		}
 		fc := foldName(c)
@@ -283,12 +294,12 @@ func (lw *linkWalk) resolve(path string, h plumbing.Hash) (*LinkEscape, error) {
 		found := false
 		if !dir.IsZero() {
 			if e, found, err = lw.lookup(dir, c); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		switch {
 		case found && e.mode == filemode.Dir:
-			trees = append(trees, e.hash)
+			trees, kinds = append(trees, e.hash), append(kinds, 'd')
 		case found && e.mode == filemode.Symlink:
 			hops++
 			if hops > maxLinkHops {
@@ -296,7 +307,7 @@ func (lw *linkWalk) resolve(path string, h plumbing.Hash) (*LinkEscape, error) {
 			}
 			next, why, err := lw.linkTarget(e.hash)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			linkPath := strings.Join(names, "/")
 			esc.Chain = append(esc.Chain, linkPath+" -> "+next)
@@ -312,10 +323,20 @@ func (lw *linkWalk) resolve(path string, h plumbing.Hash) (*LinkEscape, error) {
 		default:
 			// A file, a submodule or a path the tree does not have: nothing below it is the
 			// tree's; the rest is still walked for the rules that need no tree.
-			trees = append(trees, plumbing.ZeroHash)
+			kind := byte('?')
+			switch {
+			case found:
+				kind = 'f'
+			case !dir.IsZero():
+				kind = '-'
+			}
+			trees, kinds = append(trees, plumbing.ZeroHash), append(kinds, kind)
 		}
 	}
-	return nil, nil
+	if i := bytes.IndexFunc(kinds, func(r rune) bool { return r != 'd' }); i >= 0 && kinds[i] == '-' {
+		return nil, &LinkEscape{Path: path, Target: target, Chain: esc.Chain, Why: strings.Join(names, "/")}, nil
+	}
+	return nil, nil, nil
 }
 
 // absoluteTarget reports a link target that names a path from a root: "/…", "\…", or a Windows

@@ -134,6 +134,19 @@ func TestALinkLeadsOnlyIntoTheCommit(t *testing.T) {
 	n, got := linkEscapes(t, r, head, fenced)
 	assert.Equal(t, escaping, got)
 	assert.Equal(t, len(honest)+len(targets)-1+2, n, "every link but the fenced one is judged")
+
+	// The honest links that lead to a path the tree does not have are named with that path.
+	rep, err := r.open().CheckLinks(head, fenced)
+	require.NoError(t, err)
+	dangling := map[string]string{}
+	for _, d := range rep.Dangling {
+		dangling[d.Path] = d.Why
+	}
+	assert.Equal(t, map[string]string{
+		"dangling":        "build/out.bin",
+		"src/gitkeep":     ".gitkeep-not-git",
+		"src/geasfile.md": ".geas/gate-policy.json",
+	}, dangling)
 }
 
 // TestALinkFromAProjectBelowTheTopMayLeaveTheProject: the boundary is the repository's top, and
