@@ -235,3 +235,15 @@ func BenchmarkCheckLinks(b *testing.B) {
 		}
 	}
 }
+
+// TestAFileSwappedForALinkOnDiskIsAChange: the link need not be committed; one put on disk in
+// place of a committed file (pointing at fixed code outside) is a change of the working tree.
+func TestAFileSwappedForALinkOnDiskIsAChange(t *testing.T) {
+	r, head := wtFixture(t)
+	settle(t, r)
+	outside := filepath.Join(t.TempDir(), "fixed.go")
+	require.NoError(t, os.WriteFile(outside, []byte("package a\n"), 0o644)) // the same content
+	r.remove("a.go")
+	require.NoError(t, os.Symlink(outside, filepath.Join(r.dir, "a.go")))
+	assert.Equal(t, []string{"a.go"}, checkWT(t, r, head).Paths)
+}
