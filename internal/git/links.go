@@ -42,7 +42,8 @@ type LinkReport struct {
 // (component by component, following the links of the tree on the way, ".." from where the
 // link before it led), it
 //   - is absolute, or leads through a link that is;
-//   - climbs above the repository's top;
+//   - climbs above the repository's top, or climbs ("..") back out of a name that is not a
+//     directory of the tree (on disk it may be a link to anywhere);
 //   - passes through a component named .git (in any letter case, and ignoring what HFS+ and NTFS
 //     ignore in a name): the repository's own files are not the commit;
 //   - passes through a path of fenced (slash-separated, relative to Top; an entry ending in "/" is
@@ -277,6 +278,12 @@ func (lw *linkWalk) resolve(path string, h plumbing.Hash) (esc, dangling *LinkEs
 		case "..":
 			if len(names) == 0 {
 				return escape("out of the repository")
+			}
+			if k := kinds[len(kinds)-1]; k != 'd' {
+				// The kernel takes ".." from where the path really is: below a name that is not
+				// a directory of the tree (an ignored directory, or a link to one, on disk) that
+				// may be anywhere.
+				return escape("back out of " + strings.Join(names, "/") + ", which is not a directory of the commit")
 			}
 			names, trees, folded, kinds = names[:len(names)-1], trees[:len(trees)-1], folded[:len(folded)-1], kinds[:len(kinds)-1]
 			continue

@@ -87,6 +87,8 @@ func TestALinkLeadsOnlyIntoTheCommit(t *testing.T) {
 		"src/unc.py":           "an absolute path",
 		"src/chainup.py":       "out of the repository",
 		"src/deep/linkbk/x.py": "into .geas/missions, whose content is not compared with the commit",
+		"src/backout.py":       "back out of build, which is not a directory of the commit",
+		"src/backfile.py":      "back out of src/greet.py, which is not a directory of the commit",
 	}
 	for p, target := range honest {
 		r.link(p, target)
@@ -115,6 +117,8 @@ func TestALinkLeadsOnlyIntoTheCommit(t *testing.T) {
 		"src/alias2.py":        "../src/deep/../../..",
 		"src/deep/linkbk/x.py": "../../../.geas/missions/m/fixed.py",
 		".geas/missions/m/l":   "/not/judged",
+		"src/backout.py":       "../build/../src/greet.py", // build may be a link on disk
+		"src/backfile.py":      "greet.py/../alias.py",
 	}
 	for p, target := range targets {
 		r.link(p, target)
