@@ -2,6 +2,7 @@ package git
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -250,4 +251,83 @@ func TestAFileSwappedForALinkOnDiskIsAChange(t *testing.T) {
 	r.remove("a.go")
 	require.NoError(t, os.Symlink(outside, filepath.Join(r.dir, "a.go")))
 	assert.Equal(t, []string{"a.go"}, checkWT(t, r, head).Paths)
+}
+
+// TestLinkResolutionAgreesWithTheKernel builds random trees of directories, files and links whose
+// targets climb, descend, chain and loop, with the same names outside the repository, and asks
+// the kernel where each link leads in the working tree (which is a checkout of the commit): every
+// link the kernel resolves outside the top, into .git or into the fenced path must be an escape
+// for CheckLinks. (CheckLinks may refuse more: a path through the fence that comes back out.)
+func TestLinkResolutionAgreesWithTheKernel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds many repositories")
+	}
+	rng := rand.New(rand.NewPCG(19, 7))
+	words := []string{"..", "..", ".", "", "d1", "d2", "d3", "f1", "l1", "l2", "l3", ".geas", "missions", "fx", ".git", "objects"}
+	dirs := []string{"", "d1", "d2", "d1/d3"}
+	judgedHonest, judgedEscaping := 0, 0
+	for round := range 25 {
+		base := t.TempDir()
+		// The same names outside the repository, so that links climbing out resolve.
+		for _, d := range []string{"d1/d3", "d2", "r/d1/d3", "r/d2"} {
+			require.NoError(t, os.MkdirAll(filepath.Join(base, d), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(base, d, "f1"), []byte("outside\n"), 0o644))
+		}
+		r := &gitRepo{t: t, dir: filepath.Join(base, "r", "top"), clock: fixtureEpoch}
+		require.NoError(t, os.MkdirAll(r.dir, 0o755))
+		r.git("-c", "init.defaultBranch=main", "init", "-q")
+		for _, d := range dirs {
+			r.write(filepath.Join(d, "f1"), "inside\n")
+		}
+		r.write(".geas/missions/fx", "fenced\n")
+		for i := range 10 {
+			var parts []string
+			if rng.IntN(10) == 0 {
+				parts = append(parts, "") // a leading slash: absolute
+			}
+			for range 1 + rng.IntN(4) {
+				parts = append(parts, words[rng.IntN(len(words))])
+			}
+			target := strings.Join(parts, "/")
+			if strings.Trim(target, "/") == "" && !strings.HasPrefix(target, "/") {
+				target = "."
+			}
+			r.link(filepath.Join(dirs[rng.IntN(len(dirs))], fmt.Sprintf("l%d", i%3+1)+strings.Repeat("x", i/3)), target)
+		}
+		head := r.commit(fmt.Sprintf("round %d", round))
+		rep, err := r.open().CheckLinks(head, []string{".geas/missions/"})
+		require.NoError(t, err)
+		escapes := map[string]string{}
+		for _, e := range rep.Escapes {
+			escapes[e.Path] = e.Why
+		}
+		top, err := filepath.EvalSymlinks(r.dir)
+		require.NoError(t, err)
+		out := r.git("ls-files", "-s")
+		for _, line := range strings.Split(out, "\n") {
+			if !strings.HasPrefix(line, "120000 ") {
+				continue
+			}
+			path := line[strings.IndexByte(line, '\t')+1:]
+			resolved, err := filepath.EvalSymlinks(filepath.Join(r.dir, filepath.FromSlash(path)))
+			if err != nil {
+				continue // dangling or a loop: nothing is read through it
+			}
+			rel, err := filepath.Rel(top, resolved)
+			require.NoError(t, err)
+			rel = filepath.ToSlash(rel)
+			leaves := rel == ".." || strings.HasPrefix(rel, "../") || rel == ".git" || strings.HasPrefix(rel, ".git/") ||
+				strings.HasPrefix(rel+"/", ".geas/missions/")
+			target, _ := os.Readlink(filepath.Join(r.dir, filepath.FromSlash(path)))
+			if leaves {
+				judgedEscaping++
+				assert.Contains(t, escapes, path, "round %d: %s -> %s resolves to %s", round, path, target, resolved)
+			} else if _, ok := escapes[path]; !ok {
+				judgedHonest++
+			}
+		}
+	}
+	t.Logf("%d links the kernel resolved outside, %d inside and not refused", judgedEscaping, judgedHonest)
+	assert.Positive(t, judgedEscaping)
+	assert.Positive(t, judgedHonest)
 }
