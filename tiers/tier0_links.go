@@ -6,11 +6,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
 	"github.com/geas-dev/geas/internal/git"
-
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -38,7 +38,7 @@ func (r *run) linksCheck(add func(Check)) {
 		add(failCheck(0, name, text, fmt.Sprintf("cannot read the symbolic links of %s: %v", short(r.head), err), StatusError, vocab.CauseBaselineMismatch))
 		return
 	}
-	escapes := append(rep.Escapes, r.danglingIntoTheWorktree(rep.Dangling)...)
+	escapes := append(slices.Clip(rep.Escapes), r.danglingIntoTheWorktree(rep.Dangling)...)
 	if len(escapes) == 0 {
 		ev := fmt.Sprintf("the head tree of %s has no symbolic link outside the bookkeeping paths", short(r.head))
 		if rep.Links > 0 {

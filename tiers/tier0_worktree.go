@@ -201,7 +201,7 @@ func (r *run) afterEval(n int, command string) *Check {
 // afterDetector is called by part A after a script detector ran: a script detector runs code
 // too, so it may not rewrite what a later detector reads (SPEC §5.1). A detector that changed a
 // tracked file, or left an untracked one, makes the run worktree_mismatch, naming it; the
-// detectors after it that read files or run code are not run (skipDetector). It returns the check
+// detectors after it that read files or run code are not run (readsTree). It returns the check
 // once, for the first detector that changed the tree.
 func (r *run) afterDetector(label, command string) *Check {
 	if !r.haveBase || r.wtDirty || r.repo == nil {
