@@ -63,7 +63,7 @@ func (r *run) detectScript(ctx context.Context, idx int, cr contract.Criterion, 
 			timeout = t
 		}
 	}
-	label := strings.Join(append([]string{d.Command}, d.Args...), " ")
+	label := scriptLabel(d)
 	spec := proc.Spec{
 		Label: fmt.Sprintf("%s: %s", criterionLabel(idx, cr), label), Argv: append([]string{d.Command}, d.Args...),
 		Dir: r.workDir(), Timeout: timeout, ExpectExit: d.ExpectExit, TailBytes: r.in.Policy.OutputTailBytes,
@@ -85,6 +85,11 @@ func (r *run) detectScript(ctx context.Context, idx int, cr contract.Criterion, 
 		return dc.fail(fmt.Sprintf("`%s` %s", label, run.Error))
 	}
 	return dc.fail(fmt.Sprintf("`%s` exited %s (want %d); last output: %s", label, exitText(run.ExitCode, run.Error), d.ExpectExit, tier1LastOutput(run.OutputTail)))
+}
+
+// scriptLabel is a script detector's command line as the checks show it.
+func scriptLabel(d *contract.Detector) string {
+	return strings.Join(append([]string{d.Command}, d.Args...), " ")
 }
 
 // detectFileExists passes when the path exists in the working tree (and, with non_empty, is a

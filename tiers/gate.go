@@ -171,11 +171,13 @@ type run struct {
 	boundJudgments [][]boundJudgment
 
 	// Invariant 7 (tier0_worktree.go): the isolated checkout tier 1 and the detectors run in, and
-	// whether an eval command has changed the working tree.
+	// whether an eval command or a script detector has changed the working tree (wtChangedBy
+	// names which).
 	checkout, checkoutTop string
 	checkoutRoot          *os.Root
 	co                    *git.Checkout
 	wtDirty               bool
+	wtChangedBy           string
 
 	// contradictions are the claims of independent evidence the run's own measurements
 	// contradict; setAside holds their files, whose criteria_results and rubric_scores no longer

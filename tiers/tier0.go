@@ -34,6 +34,7 @@ func (r *run) tier0() {
 	r.budgetCheck(add)
 	r.baseline(add)
 	r.oneCommit(add)
+	r.linksCheck(add)
 	r.staleEvidence(add)
 	r.rulesCheck(add)
 }

@@ -195,24 +195,42 @@ func (r *run) afterEval(n int, command string) *Check {
 		return nil
 	}
 	const name, text = "worktree_after_eval", "the eval commands leave the working tree at the integration head"
-	after := fmt.Sprintf("eval command %d `%s`", n, command)
+	return r.afterCode(1, name, text, fmt.Sprintf("eval command %d `%s`", n, command))
+}
+
+// afterDetector is called by part A after a script detector ran: a script detector runs code
+// too, so it may not rewrite what a later detector reads (SPEC §5.1). A detector that changed a
+// tracked file, or left an untracked one, makes the run worktree_mismatch, naming it; the
+// detectors after it that read files or run code are not run (readsTree). It returns the check
+// once, for the first detector that changed the tree.
+func (r *run) afterDetector(label, command string) *Check {
+	if !r.haveBase || r.wtDirty || r.repo == nil {
+		return nil
+	}
+	const name, text = "worktree_after_detector", "the script detectors leave the working tree at the integration head"
+	return r.afterCode(2, name, text, fmt.Sprintf("the script detector of %s `%s`", label, command))
+}
+
+// afterCode compares the working tree (or the isolated checkout) with the head after code ran;
+// after names what ran. It sets wtDirty when the tree changed.
+func (r *run) afterCode(tier int, name, text, after string) *Check {
 	var ch *Check
 	if r.co != nil {
-		ch = r.checkoutCheck(name, text, after)
+		ch = r.checkoutCheck(tier, name, text, after)
 	} else {
-		ch = r.worktreeCheck(1, name, text, r.headName(), after)
+		ch = r.worktreeCheck(tier, name, text, r.headName(), after)
 	}
 	if ch != nil {
-		r.wtDirty = true
+		r.wtDirty, r.wtChangedBy = true, after
 	}
 	return ch
 }
 
 // checkoutCheck compares the isolated checkout with what the gate wrote.
-func (r *run) checkoutCheck(name, text, after string) *Check {
+func (r *run) checkoutCheck(tier int, name, text, after string) *Check {
 	paths, err := r.co.Changed()
 	if err != nil {
-		ch := failCheck(1, name, text, "cannot compare the isolated checkout: "+err.Error(), StatusError, vocab.CauseWorktreeMismatch)
+		ch := failCheck(tier, name, text, "cannot compare the isolated checkout: "+err.Error(), StatusError, vocab.CauseWorktreeMismatch)
 		return &ch
 	}
 	if len(paths) == 0 {
@@ -223,7 +241,7 @@ func (r *run) checkoutCheck(name, text, after string) *Check {
 	if len(paths) > maxNamedFiles {
 		list += fmt.Sprintf(" and %d more", len(paths)-maxNamedFiles)
 	}
-	ch := failCheck(1, name, text, fmt.Sprintf("%s changed the isolated checkout of %s: %d files differ from it: %s", after, short(r.head), len(paths), list), StatusBlock, vocab.CauseWorktreeMismatch)
+	ch := failCheck(tier, name, text, fmt.Sprintf("%s changed the isolated checkout of %s: %d files differ from it: %s", after, short(r.head), len(paths), list), StatusBlock, vocab.CauseWorktreeMismatch)
 	return &ch
 }
 

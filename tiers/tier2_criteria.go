@@ -34,12 +34,24 @@ func (r *run) partA(ctx context.Context) {
 	crs := r.in.Contract.AcceptanceCriteria
 	byCriterion := make([][]Check, len(crs))
 	for i, cr := range crs {
+		idx := i + 1
 		if cr.Check == nil {
 			continue
 		}
-		c, dw := r.detect(ctx, i+1, cr)
-		r.contradictByDetector(i+1, cr, c)
+		if r.wtDirty && readsTree(cr.Check.Type) {
+			byCriterion[i] = []Check{skippedCheck(2, "criterion:"+criterionLabel(idx, cr),
+				fmt.Sprintf("%s %q: %s detector", criterionLabel(idx, cr), cr.Criterion, cr.Check.Type),
+				"not run: "+r.wtChangedBy+" changed the working tree, so what this detector reads is not the commit's")}
+			continue
+		}
+		c, dw := r.detect(ctx, idx, cr)
+		r.contradictByDetector(idx, cr, c)
 		byCriterion[i] = append([]Check{c}, dw...)
+		if cr.Check.Type == contract.DetectScript {
+			if ch := r.afterDetector(criterionLabel(idx, cr), scriptLabel(cr.Check)); ch != nil {
+				byCriterion[i] = append(byCriterion[i], *ch)
+			}
+		}
 	}
 	for i, cr := range crs {
 		if cr.Check == nil {
@@ -49,6 +61,13 @@ func (r *run) partA(ctx context.Context) {
 	}
 	r.checks = append(r.checks, warns...)
 	r.checks = append(r.checks, r.contradictionChecks(2)...)
+}
+
+// readsTree reports whether a detector of type t reads the working tree or runs code in it: after
+// the tree changed under a script detector, such a detector would judge what the script left, not
+// the commit, so it is not run. threshold and judge read what tier 1 measured and the evidence.
+func readsTree(t string) bool {
+	return t == contract.DetectScript || t == contract.DetectRegexMatch || t == contract.DetectFileExists
 }
 
 // bindCriteria binds every criteria_results entry and every judgment of every evidence file to

@@ -194,6 +194,9 @@ func (r *run) checkStubCap(stubs []stub) {
 	case r.stubScan != nil:
 		r.checks = append(r.checks, passCheck(2, "stubs", text, fmt.Sprintf("no confirmed stub in %d added lines of %d text files (cap %d)", r.stubScan.Lines, r.stubScan.Files, r.stubCap)))
 	}
+	if w := r.submoduleWarning("stubs", "scanned for stubs"); w != nil {
+		r.checks = append(r.checks, *w)
+	}
 }
 
 type stub struct {

@@ -134,6 +134,9 @@ func (r *run) partB() {
 		}
 		r.checks = append(r.checks, passCheck(2, "scope", text, ev))
 	}
+	if w := r.submoduleWarning("scope", "compared with the surfaces"); w != nil {
+		r.checks = append(r.checks, *w)
+	}
 	if len(minor) > 0 {
 		r.checks = append(r.checks, warnCheck(2, "scope:shared", "changes outside the surfaces touch only shared files", fmt.Sprintf("shared files changed: %s", joinLimited(minor, 20)), vocab.CauseScopeShared))
 	}

@@ -69,6 +69,17 @@ const (
 	CauseCheckoutFailed   CauseCode = "checkout_failed"
 )
 
+// Cause codes of the content judged being the commit's (SPEC §5.1, "The repository is
+// agent-writable…").
+const (
+	// CauseSymlinkEscape: a symbolic link of the head tree leads outside the repository, into
+	// .git or into the bookkeeping paths, so the code run through it is not the commit's.
+	CauseSymlinkEscape CauseCode = "symlink_escape"
+	// CauseSubmoduleUnscanned: a submodule changed in base..head; its content is not in the
+	// repository's objects and is not scanned (a warning naming it, never a silent zero).
+	CauseSubmoduleUnscanned CauseCode = "submodule_unscanned"
+)
+
 // Cause codes of the size bounds (h7: SPEC §2 invariant 9, §7.3, §10; issue 10 items 3, 5).
 const (
 	// CauseResultTooLarge: the run's result would make record.json larger than the gate reads
@@ -146,6 +157,8 @@ func Causes() []CauseCode {
 		CauseEmptyChange,
 		CauseWorktreeMismatch,
 		CauseCheckoutFailed,
+		CauseSymlinkEscape,
+		CauseSubmoduleUnscanned,
 		CauseResultTooLarge,
 		CauseHistoryFull,
 		CauseProviderUnknown,

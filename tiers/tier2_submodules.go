@@ -1,0 +1,52 @@
+package tiers
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/geas-dev/geas/vocab"
+)
+
+// submoduleWarning is the warning a content check adds for the submodules that base..head changed
+// (SPEC §5.1): a submodule's files are in another repository's objects, so the scope, stub and
+// marker checks, which read this repository's diff, have not seen them. It names each one, never
+// a silent zero; nil when no submodule changed (or the run has no base). check names the check
+// it belongs to ("scope", "stubs"), what says what was not done with the content.
+func (r *run) submoduleWarning(check, what string) *Check {
+	if !r.haveBase || r.repo == nil {
+		return nil
+	}
+	const text = "the content of every changed submodule is "
+	subs, err := r.repo.ChangedSubmodules(r.base, r.head)
+	if err != nil {
+		ch := warnCheck(2, check+":submodules", text+what, fmt.Sprintf("cannot list the submodules changed in %s..%s: %v", short(r.base), short(r.head), err), vocab.CauseSubmoduleUnscanned)
+		return &ch
+	}
+	prefix := r.projectPrefix()
+	var named []string
+	var where []Location
+	for _, s := range subs {
+		if strings.HasPrefix(s.Path, prefix) && isBookkeeping(strings.TrimPrefix(s.Path, prefix)) {
+			continue
+		}
+		if len(where) < maxNamedFiles {
+			where = append(where, Location{Path: strings.TrimPrefix(s.Path, prefix)})
+		}
+		switch {
+		case s.From == "":
+			named = append(named, fmt.Sprintf("%s (added at %s)", s.Path, short(s.To)))
+		case s.To == "":
+			named = append(named, fmt.Sprintf("%s (removed, was %s)", s.Path, short(s.From)))
+		default:
+			named = append(named, fmt.Sprintf("%s (%s -> %s)", s.Path, short(s.From), short(s.To)))
+		}
+	}
+	if len(named) == 0 {
+		return nil
+	}
+	ch := warnCheck(2, check+":submodules", text+what,
+		fmt.Sprintf("not scanned: %d submodules changed in %s..%s: %s; their files are in the submodules' own repositories, not in this diff: review them there",
+			len(named), short(r.base), short(r.head), joinLimited(named, maxNamedFiles)), vocab.CauseSubmoduleUnscanned)
+	ch.Locations = where
+	return &ch
+}
