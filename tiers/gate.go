@@ -171,12 +171,19 @@ type run struct {
 	checkoutRoot          *os.Root
 	co                    *git.Checkout
 	wtDirty               bool
+
+	// exec is who the run's processes run as, and whether the signing key's exposure lets them
+	// run at all (keyexposure.go).
+	exec execution
 }
 
 // Evaluate runs the pipeline on fresh inputs and returns the result with its verdict, budget and
 // next action computed (nothing is written: see Apply). It returns ErrInterrupted when ctx is
 // cancelled during the run.
 func Evaluate(ctx context.Context, in *Input, opts Options) (*Result, error) {
+	if err := record.SigningKeyErr(); err != nil {
+		return nil, err // a key that cannot be read is never taken for no key
+	}
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
 	}
@@ -196,13 +203,28 @@ func Evaluate(ctx context.Context, in *Input, opts Options) (*Result, error) {
 		}
 	}()
 
-	r.tier0()
-	r.tier0End = len(r.checks)
 	var profile vocab.Profile
 	if in.Contract != nil {
 		profile = in.Contract.GateProfile
 	}
-	st := &stages{r: r, keep: opts.KeepGoing && in.Contract != nil && in.Record != nil, advisory: -1, stopped: map[int]string{}}
+	// Before anything else: whether the code the run would start could read the signing key.
+	r.exec = r.planExecution(ctx)
+	r.checks = append(r.checks, r.exec.checks...)
+	if r.exec.refused {
+		r.tier0End = len(r.checks)
+		notRun := "not run: the run was refused before anything ran"
+		res := r.result(profile, map[int]string{1: notRun, 2: notRun})
+		res.Notes = append(res.Notes, "the run was refused before anything ran: nothing is recorded and no retry is spent")
+		res.FinishedAt = record.Timestamp(time.Now())
+		res.DurationMS = time.Since(opts.Now).Milliseconds()
+		return res, nil
+	}
+	r.tier0()
+	r.tier0End = len(r.checks)
+	// An accepted exposure of the key is accepted under the pinned rules only: when tier 0 does
+	// not pass (a policy changed since the pin is one way), --keep-going runs no code.
+	keep := opts.KeepGoing && in.Contract != nil && in.Record != nil && !(r.exec.accepted && notPassedSince(r.checks, 0))
+	st := &stages{r: r, keep: keep, advisory: -1, stopped: map[int]string{}}
 	if err := st.run(ctx, profile); err != nil {
 		return nil, err
 	}
@@ -365,6 +387,7 @@ func (r *run) tier1(ctx context.Context, profile vocab.Profile) {
 		TailBytes:      r.in.Policy.OutputTailBytes,
 		ClaimedPass:    claimed,
 		Progress:       r.opts.Progress,
+		RunAs:          r.exec.runAs,
 	})
 	r.tier1Ran = true
 	r.checks = append(r.checks, checks...)
@@ -524,7 +547,7 @@ func tierResult(checks []Check, tier int, notRun string) TierResult {
 // happened, and tampering never yields a fresh budget.
 func Budget(in *Input, res *Result) (escalate bool) {
 	res.RetryBudgetBefore, res.RetryBudgetAfter = nil, nil
-	if in.Contract == nil || historyTampered(res.Checks) {
+	if in.Contract == nil || historyTampered(res.Checks) || res.Refused() {
 		res.Transition = nil
 		switch {
 		case res.Verdict == vocab.VerdictFail:
@@ -534,7 +557,7 @@ func Budget(in *Input, res *Result) (escalate bool) {
 		default:
 			res.NextAction = NextInvestigateErr
 		}
-		if in.Contract != nil {
+		if in.Contract != nil && !res.Refused() {
 			res.Notes = append(res.Notes, "the gate history does not verify: this run records nothing and computes no budget until an authority runs geas task history reset")
 		}
 		return false
@@ -585,6 +608,18 @@ func transitionIfLegal(from, to vocab.State) *Transition {
 		return nil
 	}
 	return &Transition{From: from, To: to}
+}
+
+// Refused reports whether the run was refused before anything ran (keyexposure.go): the signing
+// key would be exposed to the code it runs, or its eval_user cannot be used. Such a run records
+// nothing, computes no budget and moves nothing.
+func (res *Result) Refused() bool {
+	for _, c := range res.Checks {
+		if (c.Name == checkKeyExposure || c.Name == checkEvalUser) && c.Tier == 0 && c.Status == StatusError {
+			return true
+		}
+	}
+	return false
 }
 
 // historyEntry is the compact gate_history entry of a run.

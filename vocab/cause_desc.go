@@ -47,6 +47,7 @@ var causeDescriptions = map[CauseCode]string{
 	CauseCheckoutFailed:      "the isolated checkout (or a re-check's checkout) could not be made",
 	CauseResultTooLarge:      "the result would take record.json past its limit; recorded in compact form",
 	CauseHistoryFull:         "the history entry would take the history past its limit; nothing is recorded",
+	CauseKeyExposed:          "the eval commands or script detectors could read the signing key (GEAS_GATE_KEY in the environment of the processes that started the gate, or a key file their user can read): the run is refused before anything runs, records nothing and spends no retry; a warning on every run when the policy accepts the exposure",
 	CauseProviderUnknown:     "a judge's or the builder's provider is not known, so independence could not be compared (under enforce)",
 	CauseStubConfirmed:       "confirmed stubs within the cap; they cap feature_completeness/output_completeness at 2",
 	CauseBaseUnpinned:        "base_snapshot is HEAD or a branch name, not a full commit SHA; the resolved SHA is recorded",
