@@ -120,6 +120,9 @@ func run(ctx context.Context, t Task, o Options) (*tiers.Result, error) {
 		discard()
 		return nil, err
 	}
+	if res.Refused() {
+		discard() // refused before anything ran: nothing is written, not even its log directory
+	}
 	escalate := tiers.Budget(in, res)
 	if o.DryRun {
 		return res, nil
