@@ -17,7 +17,7 @@ var causeDescriptions = map[CauseCode]string{
 	CauseNoRepository:        "no git repository for the baseline",
 	CauseEvalFailed:          "an eval command exited other than its expect_exit",
 	CauseEvalTimeout:         "an eval command ran past its timeout; its process group is killed",
-	CauseEvalUnstartable:     "an eval command could not be started (its workdir does not exist, sh is missing…)",
+	CauseEvalUnstartable:     "an eval command could not be started (its workdir does not exist, sh is missing…), or the policy's eval_user cannot be used (unknown, root, a gate not started as root, a project that user cannot enter): the run is then refused before anything runs and records nothing",
 	CauseCriterionFailed:     "a detector did not hold, or an independent entry says passed: false",
 	CauseCriterionUnverified: "no independent criteria_results entry (and no detector) for a criterion",
 	CauseDetectorError:       "a detector could not run (a script that cannot start, a bad regex), or the stub scan could not",
