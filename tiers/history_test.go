@@ -339,6 +339,16 @@ func TestAKeyTheCodeCouldReadRefusesTheRun(t *testing.T) {
 		assertNotPass(t, res, vocab.VerdictError, vocab.CauseKeyExposed)
 		assert.NoFileExists(t, marker(f), "an eval command ran")
 	})
+	t.Run("a broken policy accepts nothing", func(t *testing.T) {
+		f := newFixture(t, true)
+		acceptExposure(f)
+		f.write(".geas/gate-policy.json", `{"key_exposure": "accept", "judge_independence": "lenient"}`)
+		withEval(f)
+		_, res, _ := f.evaluate(Options{DryRun: true, KeepGoing: true, Now: testNow})
+		assertNotPass(t, res, vocab.VerdictError, vocab.CauseKeyExposed)
+		assert.Contains(t, checkNamed(res.Checks, "key_exposure").Evidence, "the policy does not parse")
+		assert.NoFileExists(t, marker(f), "an eval command ran")
+	})
 	t.Run("accepted", func(t *testing.T) {
 		f := newFixture(t, true)
 		acceptExposure(f)
@@ -351,6 +361,23 @@ func TestAKeyTheCodeCouldReadRefusesTheRun(t *testing.T) {
 		assert.Equal(t, StatusWarn, c.Status)
 		assert.Equal(t, vocab.CauseKeyExposed, c.Code)
 		assert.Contains(t, c.Evidence, "THE SIGNING KEY IS EXPOSED")
+	})
+	t.Run("accepted, but not past a tier 0 that did not pass", func(t *testing.T) {
+		f := newFixture(t, true)
+		acceptExposure(f)
+		withEval(f)
+		f.record(func(m map[string]any) { delete(m, "self_check") })
+		_, res, _ := f.evaluate(Options{DryRun: true, KeepGoing: true, Now: testNow})
+		assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseMissingSelfCheck)
+		assert.NoFileExists(t, marker(f), "--keep-going ran an eval command with the key exposed past a failed tier 0")
+
+		g := newFixture(t, true) // the control: the same without the accepted exposure runs tier 1
+		t.Setenv(record.SigningKeyEnv, "")
+		withEval(g)
+		g.record(func(m map[string]any) { delete(m, "self_check") })
+		_, res, _ = g.evaluate(Options{DryRun: true, KeepGoing: true, Now: testNow})
+		assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseMissingSelfCheck)
+		assert.FileExists(t, marker(g), "--keep-going runs tier 1 when no key is at stake")
 	})
 	t.Run("no code runs", func(t *testing.T) {
 		f := newFixture(t, true)

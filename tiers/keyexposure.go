@@ -76,10 +76,15 @@ func runsCode(c *contract.Contract) bool {
 // running the code as the gate's user instead would expose what eval_user was set to protect.
 func (r *run) planExecution(ctx context.Context) execution {
 	var ex execution
-	if !runsCode(r.in.Contract) || r.in.PolicyErr != nil {
-		return ex // nothing runs; an invalid policy stops the run at tier 0
+	if !runsCode(r.in.Contract) {
+		return ex // nothing runs, nothing is exposed
 	}
-	pol := r.in.Policy
+	pol, broken := r.in.Policy, ""
+	if r.in.PolicyErr != nil {
+		// Tier 0 stops on the policy (policy_invalid), but --keep-going would run the code: a
+		// policy that does not parse neither names an eval_user nor accepts an exposure.
+		pol, broken = DefaultPolicy(), " (the policy does not parse, so neither its eval_user nor its key_exposure is used)"
+	}
 	src, keyPath := record.SigningKeySource()
 	var probe probeResult
 	if pol.EvalUser != "" {
@@ -114,7 +119,7 @@ func (r *run) planExecution(ctx context.Context) execution {
 				"; code that reads it can sign approvals, grants and history entries", vocab.CauseKeyExposed))
 		return ex
 	}
-	return ex.refuse(failCheck(0, checkKeyExposure, keyExposureText, exposed+
+	return ex.refuse(failCheck(0, checkKeyExposure, keyExposureText, exposed+broken+
 		"; the run is refused before anything runs, records nothing and spends no retry. Give the key in a file the eval commands cannot read "+
 		"(GEAS_GATE_KEY_FILE, with eval_user in .geas/gate-policy.json for a gate started as root), or accept the exposure (key_exposure: accept)",
 		StatusError, vocab.CauseKeyExposed))
