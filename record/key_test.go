@@ -24,10 +24,10 @@ func TestAKeyFileIsAKeyOrAnError(t *testing.T) {
 		return p
 	}
 	for content, want := range map[string]string{
-		"k3y":       "k3y",
-		"k3y\n":     "k3y",
-		"k3y\r\n":   "k3y",
-		"k3y\n\n":   "k3y\n",
+		"k3y":      "k3y",
+		"k3y\n":    "k3y",
+		"k3y\r\n":  "k3y",
+		"k3y\n\n":  "k3y\n",
 		" spaced ": " spaced ",
 	} {
 		got, err := readKeyFile(write("key", content))
