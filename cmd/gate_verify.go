@@ -71,7 +71,7 @@ func runGateVerify(ctx context.Context, g *globalOptions, o gateVerifyOptions) e
 	}
 	defer p.Close()
 	out, err := gate.Verify(ctx, p, mission, o.task, o.apply)
-	if errors.Is(err, tiers.ErrInterrupted) {
+	if errors.Is(err, tiers.ErrInterrupted) || errors.As(err, new(*gate.RefusedError)) {
 		return &exitError{code: ExitError, err: err}
 	} else if err != nil {
 		return err

@@ -238,7 +238,9 @@ func claudeStopRecheck(res *tiers.Result, state string, active bool) *claudeStop
 	for _, n := range res.Notes {
 		report += "\nNote: " + n
 	}
-	soft := state == string(vocab.Passed) || (!unbacked && res.Verdict == vocab.VerdictBlock)
+	// A re-check refused before anything ran (the signing key would be exposed) is the setup's,
+	// not the agent's to lift: held once, as a block is.
+	soft := state == string(vocab.Passed) || (!unbacked && res.Verdict == vocab.VerdictBlock) || res.Refused()
 	if active && soft {
 		return &claudeStopOutput{SystemMessage: report + "\nThe stop is allowed because the previous stop was already held for this " +
 			"(stop_hook_active), so what the agent cannot lift does not loop; the pass is not valid."}

@@ -20,12 +20,17 @@ import (
 // not change that copy. So, when the key is set, the entry is overwritten with NUL bytes in that
 // copy (through /proc/self/mem; the runtime's copy, which os.Getenv reads, stays), and the process
 // is made non-dumpable, which keeps other processes of the same user out of its /proc files and
-// memory. It is best effort: without /proc there is nothing to read the key from either.
+// memory. A key read from GEAS_GATE_KEY_FILE is in the gate's memory too: the process is made
+// non-dumpable then as well. It is best effort: without /proc there is nothing to read the key
+// from either.
 func scrubSigningKey() {
-	if os.Getenv(record.SigningKeyEnv) == "" {
+	if src, _ := record.SigningKeySource(); src == record.KeyNone {
 		return
 	}
 	defer func() { _ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0) }()
+	if os.Getenv(record.SigningKeyEnv) == "" {
+		return
+	}
 	start, end, ok := environBounds()
 	if !ok || end <= start || end-start > 64<<20 {
 		return

@@ -299,3 +299,32 @@ func TestMCPEvaluateDoesNotTrustAHandSetVerified(t *testing.T) {
 	assert.Contains(t, mcpText(out), "the records do not back the state")
 	assert.Equal(t, before, snapshot(t, dir), "nothing under .geas changed")
 }
+
+// TestMCPEvaluateRefusesAKeyItsCodeCouldRead: geas mcp's evaluate goes through the same run as
+// geas gate: with GEAS_GATE_KEY in the environment of the process that starts it, the task's eval
+// commands could read the key from there, so the run is refused (key_exposed) and writes nothing.
+// The control: without the key, the same evaluation runs (this copy has no git repository, which
+// is what it then reports).
+func TestMCPEvaluateRefusesAKeyItsCodeCouldRead(t *testing.T) {
+	type result struct {
+		Verdict string `json:"verdict"`
+		Causes  []struct {
+			Code string `json:"code"`
+		} `json:"causes"`
+	}
+	dir := copyExample(t)
+	before := snapshot(t, dir)
+	t.Setenv("GEAS_GATE_KEY", "sekrit-mcp-31")
+	var got result
+	mcpCall(t, mcpSession(t, dir), mcpToolEvaluate, map[string]any{"task": "t1"}, &got)
+	assert.Equal(t, "error", got.Verdict)
+	require.NotEmpty(t, got.Causes)
+	assert.Equal(t, "key_exposed", got.Causes[0].Code)
+	assert.Equal(t, before, snapshot(t, dir), "nothing under .geas changed")
+
+	t.Setenv("GEAS_GATE_KEY", "")
+	got = result{}
+	mcpCall(t, mcpSession(t, dir), mcpToolEvaluate, map[string]any{"task": "t1"}, &got)
+	require.NotEmpty(t, got.Causes)
+	assert.Equal(t, "no_repository", got.Causes[0].Code, "%+v", got.Causes)
+}

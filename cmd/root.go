@@ -18,6 +18,7 @@ import (
 	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
+	"github.com/geas-dev/geas/record"
 )
 
 // Exit codes shared by every command, and the gate's verdict codes (SPEC §2.4): pass 0, fail 1,
@@ -34,6 +35,7 @@ const (
 
 // Main runs geas with the process's arguments and standard streams and returns the exit code.
 func Main() (code int) {
+	_ = record.LoadSigningKey() // read once, at start; an error is every keyed command's refusal
 	scrubSigningKey()
 	defer tuneGC()()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -125,6 +127,9 @@ itself, and answers pass, fail, block or error. The companion commands read and 
 		},
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
 			g.usageHint = c.CommandPath()
+			if err := keyUsable(c); err != nil {
+				return err
+			}
 			if err := g.setLockWait(c); err != nil {
 				return err
 			}
@@ -155,6 +160,22 @@ itself, and answers pass, fail, block or error. The companion commands read and 
 	addVersionFlag(root, g)
 	addFormatFlags(g, root) // it gives the commands of commandFormats their own --format
 	return root
+}
+
+// keyUsable refuses a command while the signing key cannot be read (record.SigningKeyErr): a key
+// that is set but unreadable is never taken for no key. The hooks are exempt here: they answer
+// for themselves, and a gate run refuses the same error, which holds the stop (cmd/hook.go).
+func keyUsable(c *cobra.Command) error {
+	err := record.SigningKeyErr()
+	if err == nil {
+		return nil
+	}
+	for p := c; p != nil; p = p.Parent() {
+		if p.Name() == "hook" && p.Parent() != nil && !p.Parent().HasParent() {
+			return nil
+		}
+	}
+	return &exitError{code: ExitError, err: err}
 }
 
 // usageError is a mistake in the command line: exit 64.

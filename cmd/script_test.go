@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -42,6 +43,7 @@ func TestScripts(t *testing.T) {
 			"setjson":   cmdSetJSON,
 			"rechain":   cmdRechain,
 		},
+		Condition: scriptCondition,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("GEAS_EXAMPLE", exampleDir(t))
 			// git works in scripts without any user configuration.
@@ -56,6 +58,19 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+// scriptCondition answers the conditions of the scripts beyond testscript's own: [root] (the
+// test runs as uid 0, as CI does) and [user:NAME] (the system knows a user NAME).
+func scriptCondition(cond string) (bool, error) {
+	switch name, arg, _ := strings.Cut(cond, ":"); name {
+	case "root":
+		return os.Geteuid() == 0, nil
+	case "user":
+		_, err := user.Lookup(arg)
+		return err == nil, nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
 }
 
 func exampleDir(t *testing.T) string {

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -31,6 +32,13 @@ func Recheck(ctx context.Context, p *project.Project, mission, task, taskDir str
 // recheck is Recheck with the event log read through events (nil: read by each check).
 func recheck(ctx context.Context, p *project.Project, mission, task, taskDir string, events *record.EventIndex) (*tiers.Result, error) {
 	rep, err := verifyTask(ctx, p, mission, task, taskDir, events)
+	var refused *RefusedError
+	if errors.As(err, &refused) {
+		res := refused.Result
+		res.Recheck, res.Transition, res.NextAction = true, nil, tiers.NextInvestigateErr
+		res.Notes = append(res.Notes, fmt.Sprintf("recheck of a %s task: refused before anything ran, so the pass was not re-checked; nothing was written", rep.State))
+		return res, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +79,7 @@ func recheck(ctx context.Context, p *project.Project, mission, task, taskDir str
 // ExitCode is geas gate's exit code for a result: a recheck exits 0 while the pass holds and 1 when
 // it does not (as geas gate verify does); any other run exits with its verdict's code.
 func ExitCode(res *tiers.Result) int {
-	if res.Recheck {
+	if res.Recheck && !res.Refused() {
 		if res.Verdict.IsPass() {
 			return 0
 		}

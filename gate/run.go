@@ -61,6 +61,9 @@ func Lock(ctx context.Context, t Task) (*fsutil.Lock, []string, error) {
 // error means the gate could not run at all (exit 3), for instance tiers.ErrInterrupted;
 // verdicts, even error, come back as results.
 func Run(ctx context.Context, t Task, o Options) (*tiers.Result, error) {
+	if err := record.SigningKeyErr(); err != nil {
+		return nil, err // a key that cannot be read is never taken for no key
+	}
 	var completed []string
 	if !o.DryRun {
 		lock, notes, err := Lock(ctx, t)
@@ -116,6 +119,9 @@ func run(ctx context.Context, t Task, o Options) (*tiers.Result, error) {
 	if err != nil {
 		discard()
 		return nil, err
+	}
+	if res.Refused() {
+		discard() // refused before anything ran: nothing is written, not even its log directory
 	}
 	escalate := tiers.Budget(in, res)
 	if o.DryRun {

@@ -123,6 +123,12 @@ func verifyTask(ctx context.Context, p *project.Project, mission, task, taskDir 
 	if err != nil {
 		return nil, err
 	}
+	if res.Refused() {
+		// The fresh evaluation did not run (the signing key would be exposed): it says nothing
+		// about the pass, so nothing is revoked.
+		rep.Result = res
+		return rep, &RefusedError{Task: task, Result: res}
+	}
 	// A verify run spends nothing and moves nothing: the budget is shown as it stands.
 	budget := 0
 	if in.Contract != nil {
@@ -149,6 +155,21 @@ func verifyTask(ctx context.Context, p *project.Project, mission, task, taskDir 
 		rep.Status = VerifyIntact
 	}
 	return rep, nil
+}
+
+// RefusedError is a verification whose fresh evaluation was refused before anything ran
+// (tiers.Result.Refused): the task cannot be verified in this setup, and nothing is revoked.
+type RefusedError struct {
+	Task   string
+	Result *tiers.Result
+}
+
+func (e *RefusedError) Error() string {
+	why := "refused before anything ran"
+	if len(e.Result.Causes) > 0 {
+		why = fmt.Sprintf("%s: %s", e.Result.Causes[0].Code, e.Result.Causes[0].Detail)
+	}
+	return fmt.Sprintf("task %s: the fresh evaluation was refused (%s)", e.Task, why)
 }
 
 // VerifyRunID is the run id of a verify evaluation: verify-N, N one more than the revocations

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -29,19 +28,6 @@ const (
 // IsGateRun reports whether e is a gate run: its kind is KindGateRun, or it has no kind (older
 // records wrote runs without one).
 func (e HistoryEntry) IsGateRun() bool { return e.Kind == "" || e.Kind == KindGateRun }
-
-// SigningKeyEnv names the environment variable that holds the history signing key.
-const SigningKeyEnv = "GEAS_GATE_KEY"
-
-// SigningKey returns the key that signs gate_history entries: the bytes of $GEAS_GATE_KEY, or nil
-// when it is unset or empty (the history is then hash-chained but not signed). It is the only
-// place that reads the variable.
-func SigningKey() []byte {
-	if k := os.Getenv(SigningKeyEnv); k != "" {
-		return []byte(k)
-	}
-	return nil
-}
 
 // canonical is the entry's canonical JSON (RFC 8785) without its hash and hmac. Both the hash and
 // the HMAC are computed over it, so the hash does not depend on the key, and any language can

@@ -22,6 +22,11 @@ import (
 // note of the result, whose verdict stands, and the next command that takes the task's lock
 // completes it (Complete).
 func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
+	if res.Refused() {
+		// Refused before anything ran (the signing key would be exposed): nothing is written,
+		// not even an event, so nothing signed comes of a run that judged nothing.
+		return nil
+	}
 	escalate, write, err := fitForRecord(in, res, escalate) // SPEC §7.3, §10: nothing the readers refuse
 	if err != nil || !write {
 		return err

@@ -67,6 +67,7 @@ func (r *run) detectScript(ctx context.Context, idx int, cr contract.Criterion, 
 	spec := proc.Spec{
 		Label: fmt.Sprintf("%s: %s", criterionLabel(idx, cr), label), Argv: append([]string{d.Command}, d.Args...),
 		Dir: r.workDir(), Timeout: timeout, ExpectExit: d.ExpectExit, TailBytes: r.in.Policy.OutputTailBytes,
+		RunAs: r.exec.runAs,
 	}
 	if r.opts.LogRoot != nil {
 		base := "criterion-" + proc.LogFileSafe(criterionLabel(idx, cr)) + ".log"

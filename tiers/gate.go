@@ -185,12 +185,19 @@ type run struct {
 	contradictions []Contradiction
 	setAside       map[*evidence.Evidence]bool
 	claimsWarned   int // contradictions[:claimsWarned] have their warning check
+
+	// exec is who the run's processes run as, and whether the signing key's exposure lets them
+	// run at all (keyexposure.go).
+	exec execution
 }
 
 // Evaluate runs the pipeline on fresh inputs and returns the result with its verdict, budget and
 // next action computed (nothing is written: see Apply). It returns ErrInterrupted when ctx is
 // cancelled during the run.
 func Evaluate(ctx context.Context, in *Input, opts Options) (*Result, error) {
+	if err := record.SigningKeyErr(); err != nil {
+		return nil, err // a key that cannot be read is never taken for no key
+	}
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
 	}
@@ -210,13 +217,28 @@ func Evaluate(ctx context.Context, in *Input, opts Options) (*Result, error) {
 		}
 	}()
 
-	r.tier0()
-	r.tier0End = len(r.checks)
 	var profile vocab.Profile
 	if in.Contract != nil {
 		profile = in.Contract.GateProfile
 	}
-	st := &stages{r: r, keep: opts.KeepGoing && in.Contract != nil && in.Record != nil, advisory: -1, stopped: map[int]string{}}
+	// Before anything else: whether the code the run would start could read the signing key.
+	r.exec = r.planExecution(ctx)
+	r.checks = append(r.checks, r.exec.checks...)
+	if r.exec.refused {
+		r.tier0End = len(r.checks)
+		notRun := "not run: the run was refused before anything ran"
+		res := r.result(profile, map[int]string{1: notRun, 2: notRun})
+		res.Notes = append(res.Notes, "the run was refused before anything ran: nothing is recorded and no retry is spent")
+		res.FinishedAt = record.Timestamp(time.Now())
+		res.DurationMS = time.Since(opts.Now).Milliseconds()
+		return res, nil
+	}
+	r.tier0()
+	r.tier0End = len(r.checks)
+	// An accepted exposure of the key is accepted under the pinned rules only: when tier 0 does
+	// not pass (a policy changed since the pin is one way), --keep-going runs no code.
+	keep := opts.KeepGoing && in.Contract != nil && in.Record != nil && !(r.exec.accepted && notPassedSince(r.checks, 0))
+	st := &stages{r: r, keep: keep, advisory: -1, stopped: map[int]string{}}
 	if err := st.run(ctx, profile); err != nil {
 		return nil, err
 	}
@@ -380,6 +402,7 @@ func (r *run) tier1(ctx context.Context, profile vocab.Profile) {
 		TailBytes:      r.in.Policy.OutputTailBytes,
 		ClaimedPass:    claimed,
 		Progress:       r.opts.Progress,
+		RunAs:          r.exec.runAs,
 	})
 	r.tier1Ran = true
 	r.checks = append(r.checks, checks...)
@@ -543,7 +566,7 @@ func tierResult(checks []Check, tier int, notRun string) TierResult {
 // history ever yields the contract's fresh budget.
 func Budget(in *Input, res *Result) (escalate bool) {
 	res.RetryBudgetBefore, res.RetryBudgetAfter = nil, nil
-	if in.Contract == nil || in.Record == nil || historyTampered(res.Checks) {
+	if in.Contract == nil || in.Record == nil || historyTampered(res.Checks) || res.Refused() {
 		res.Transition = nil
 		switch {
 		case res.Verdict == vocab.VerdictFail:
@@ -554,7 +577,7 @@ func Budget(in *Input, res *Result) (escalate bool) {
 			res.NextAction = NextInvestigateErr
 		}
 		switch {
-		case in.Contract == nil:
+		case in.Contract == nil || res.Refused():
 		case in.Record == nil:
 			res.Notes = append(res.Notes, "record.json or the gate history cannot be read: this run computes no budget (the contract's retry_budget is not what is left)")
 		default:
@@ -608,6 +631,18 @@ func transitionIfLegal(from, to vocab.State) *Transition {
 		return nil
 	}
 	return &Transition{From: from, To: to}
+}
+
+// Refused reports whether the run was refused before anything ran (keyexposure.go): the signing
+// key would be exposed to the code it runs, or its eval_user cannot be used. Such a run records
+// nothing, computes no budget and moves nothing.
+func (res *Result) Refused() bool {
+	for _, c := range res.Checks {
+		if (c.Name == checkKeyExposure || c.Name == checkEvalUser) && c.Tier == 0 && c.Status == StatusError {
+			return true
+		}
+	}
+	return false
 }
 
 // historyEntry is the compact gate_history entry of a run.

@@ -2,6 +2,7 @@ package tiers
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -281,6 +282,7 @@ func TestChildrenNeverSeeTheKey(t *testing.T) {
 	})
 	t.Run("a whole gate run", func(t *testing.T) {
 		f := newFixture(t, true)
+		acceptExposure(f)
 		f.contract(func(m map[string]any) {
 			m["eval_commands"] = []any{`test -z "$GEAS_GATE_KEY" && ! env | grep -q ` + key}
 		})
@@ -289,6 +291,108 @@ func TestChildrenNeverSeeTheKey(t *testing.T) {
 		rec, err := record.Load(f.open().Geas, testTaskDir+"/record.json")
 		require.NoError(t, err)
 		assert.NotEmpty(t, rec.History()[0].HMAC, "the gate itself still signs with the key")
+	})
+}
+
+// acceptExposure writes a policy that accepts the signing key's exposure, untracked and ignored
+// (so the working-tree check does not see it, and it is read from the working tree).
+func acceptExposure(f *fixture) {
+	f.write(".geas/gate-policy.json", `{"key_exposure": "accept"}`)
+	f.write(".git/info/exclude", ".geas/gate-policy.json\n")
+}
+
+// TestAKeyTheCodeCouldReadRefusesTheRun (SPEC §9): with GEAS_GATE_KEY in the gate's environment
+// and the eval commands run as the gate's own user, they could read the key from the environment
+// of the processes that started the gate; the run is refused before anything runs (key_exposed),
+// records nothing and spends no retry. The policy may accept the exposure, and then every run
+// says so. A run that runs no code, or a gate without a key, has nothing to refuse.
+func TestAKeyTheCodeCouldReadRefusesTheRun(t *testing.T) {
+	t.Setenv(record.SigningKeyEnv, "sekrit-gate-key-7f3a")
+	markers := map[*fixture]string{}
+	marker := func(f *fixture) string { return markers[f] }
+	withEval := func(f *fixture) {
+		markers[f] = filepath.Join(t.TempDir(), "ran")
+		f.contract(func(m map[string]any) { m["eval_commands"] = []any{"touch " + marker(f)} })
+	}
+
+	t.Run("refused", func(t *testing.T) {
+		f := newFixture(t, true)
+		withEval(f)
+		recordFile := ".geas/" + testTaskDir + "/record.json"
+		before := f.read(recordFile)
+		events := len(f.events())
+		res := f.gate()
+		assertNotPass(t, res, vocab.VerdictError, vocab.CauseKeyExposed)
+		assert.True(t, res.Refused())
+		assert.NoFileExists(t, marker(f), "an eval command ran")
+		assert.Nil(t, res.RetryBudgetBefore, "no budget is computed")
+		assert.Nil(t, res.Transition)
+		assert.Equal(t, string(before), string(f.read(recordFile)), "the refused run wrote to the record")
+		assert.NoDirExists(t, f.path(".geas/"+testTaskDir+"/gate-logs/gate-1"), "the refused run kept a log directory")
+		assert.Len(t, f.events(), events, "the refused run logged an event")
+		assert.Contains(t, checkNamed(res.Checks, "key_exposure").Evidence, "GEAS_GATE_KEY is in the environment")
+	})
+	t.Run("refused under keep-going", func(t *testing.T) {
+		f := newFixture(t, true)
+		withEval(f)
+		_, res, _ := f.evaluate(Options{DryRun: true, KeepGoing: true, Now: testNow})
+		assertNotPass(t, res, vocab.VerdictError, vocab.CauseKeyExposed)
+		assert.NoFileExists(t, marker(f), "an eval command ran")
+	})
+	t.Run("a broken policy accepts nothing", func(t *testing.T) {
+		f := newFixture(t, true)
+		acceptExposure(f)
+		f.write(".geas/gate-policy.json", `{"key_exposure": "accept", "judge_independence": "lenient"}`)
+		withEval(f)
+		_, res, _ := f.evaluate(Options{DryRun: true, KeepGoing: true, Now: testNow})
+		assertNotPass(t, res, vocab.VerdictError, vocab.CauseKeyExposed)
+		assert.Contains(t, checkNamed(res.Checks, "key_exposure").Evidence, "the policy does not parse")
+		assert.NoFileExists(t, marker(f), "an eval command ran")
+	})
+	t.Run("accepted", func(t *testing.T) {
+		f := newFixture(t, true)
+		acceptExposure(f)
+		withEval(f)
+		res := f.gate()
+		assertPass(t, res)
+		assert.FileExists(t, marker(f))
+		c := checkNamed(res.Checks, "key_exposure")
+		require.NotNil(t, c)
+		assert.Equal(t, StatusWarn, c.Status)
+		assert.Equal(t, vocab.CauseKeyExposed, c.Code)
+		assert.Contains(t, c.Evidence, "THE SIGNING KEY IS EXPOSED")
+	})
+	t.Run("accepted, but not past a tier 0 that did not pass", func(t *testing.T) {
+		f := newFixture(t, true)
+		acceptExposure(f)
+		withEval(f)
+		f.record(func(m map[string]any) { delete(m, "self_check") })
+		_, res, _ := f.evaluate(Options{DryRun: true, KeepGoing: true, Now: testNow})
+		assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseMissingSelfCheck)
+		assert.NoFileExists(t, marker(f), "--keep-going ran an eval command with the key exposed past a failed tier 0")
+
+		g := newFixture(t, true) // the control: the same without the accepted exposure runs tier 1
+		t.Setenv(record.SigningKeyEnv, "")
+		withEval(g)
+		g.record(func(m map[string]any) { delete(m, "self_check") })
+		_, res, _ = g.evaluate(Options{DryRun: true, KeepGoing: true, Now: testNow})
+		assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseMissingSelfCheck)
+		assert.FileExists(t, marker(g), "--keep-going runs tier 1 when no key is at stake")
+	})
+	t.Run("no code runs", func(t *testing.T) {
+		f := newFixture(t, true)
+		f.contract(func(m map[string]any) { m["eval_commands"] = []any{} })
+		_, res, _ := f.evaluate()
+		assert.Nil(t, checkNamed(res.Checks, "key_exposure"), "a run that runs no code exposes nothing")
+		assert.NotContains(t, causeCodes(res.Causes), vocab.CauseKeyExposed)
+	})
+	t.Run("no key", func(t *testing.T) {
+		t.Setenv(record.SigningKeyEnv, "")
+		f := newFixture(t, true)
+		withEval(f)
+		res := f.gate()
+		assertPass(t, res)
+		assert.Nil(t, checkNamed(res.Checks, "key_exposure"), "without a key there is nothing to protect")
 	})
 }
 

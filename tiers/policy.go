@@ -40,6 +40,10 @@ type Policy struct {
 	JudgeIndependence     string
 	MaxEvidenceBytes      int64
 	EvalCheckout          string // EvalCheckoutWorktree or EvalCheckoutIsolated
+	// EvalUser is the user eval commands and script detectors run as ("": the gate's own), and
+	// KeyExposure what a run does when they could read the signing key (keyexposure.go).
+	EvalUser    string
+	KeyExposure string // KeyExposureRefuse or KeyExposureAccept
 	// Size limits of SPEC §10 beyond the per-file evidence limit (see bounds.go).
 	MaxTotalEvidenceBytes int64
 	MaxContractBytes      int64
@@ -51,6 +55,12 @@ type Policy struct {
 const (
 	EvalCheckoutWorktree = "worktree"
 	EvalCheckoutIsolated = "isolated"
+)
+
+// What a run does when the code it runs could read the signing key (policy key_exposure).
+const (
+	KeyExposureRefuse = "refuse"
+	KeyExposureAccept = "accept"
 )
 
 // DefaultPolicy returns the built-in defaults of SPEC §10.
@@ -78,6 +88,7 @@ func DefaultPolicy() Policy {
 		JudgeIndependence:     "enforce",
 		MaxEvidenceBytes:      evidence.DefaultMaxBytes,
 		EvalCheckout:          EvalCheckoutWorktree,
+		KeyExposure:           KeyExposureRefuse,
 		MaxTotalEvidenceBytes: evidence.DefaultMaxTotalBytes,
 		MaxContractBytes:      contract.DefaultMaxBytes,
 		MaxRecordBytes:        record.DefaultMaxBytes,
@@ -135,6 +146,8 @@ type policyDocument struct {
 	JudgeIndependence     string              `json:"judge_independence"`
 	MaxEvidenceBytes      int64               `json:"max_evidence_bytes"`
 	EvalCheckout          string              `json:"eval_checkout"`
+	EvalUser              string              `json:"eval_user,omitempty"`
+	KeyExposure           string              `json:"key_exposure"`
 	MaxTotalEvidenceBytes int64               `json:"max_total_evidence_bytes"`
 	MaxContractBytes      int64               `json:"max_contract_bytes"`
 	MaxRecordBytes        int64               `json:"max_record_bytes"`
@@ -181,6 +194,10 @@ func ParsePolicy(file string, data []byte) (Policy, error) {
 	}
 	if raw.EvalCheckout != "" {
 		p.EvalCheckout = raw.EvalCheckout // the schema allows worktree and isolated only
+	}
+	p.EvalUser = raw.EvalUser
+	if raw.KeyExposure != "" {
+		p.KeyExposure = raw.KeyExposure // the schema allows refuse and accept only
 	}
 	return p, nil
 }

@@ -30,7 +30,7 @@ func ExamplePolicy() []byte {
 		Evaluators: d.Evaluators, StubCap: map[string]int{}, SharedGlobs: d.SharedGlobs,
 		EvalTimeout: d.EvalTimeout.String(), OutputTailBytes: d.OutputTailBytes,
 		ConsecutiveErrorLimit: d.ConsecutiveErrorLimit, JudgeIndependence: d.JudgeIndependence,
-		MaxEvidenceBytes: d.MaxEvidenceBytes, EvalCheckout: d.EvalCheckout,
+		MaxEvidenceBytes: d.MaxEvidenceBytes, EvalCheckout: d.EvalCheckout, KeyExposure: d.KeyExposure,
 		MaxTotalEvidenceBytes: d.MaxTotalEvidenceBytes, MaxContractBytes: d.MaxContractBytes,
 		MaxRecordBytes: d.MaxRecordBytes, MaxHistoryBytes: d.MaxHistoryBytes,
 	}

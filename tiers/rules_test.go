@@ -188,6 +188,7 @@ func TestTheBarCannotBeLoweredByThoseItBinds(t *testing.T) {
 func TestApprovalsNeedTheKey(t *testing.T) {
 	t.Setenv(record.SigningKeyEnv, "the-key")
 	f := newFixture(t, true)
+	acceptExposure(f) // the key is in this process's environment, where the eval commands could read it
 	failingRun(t, f)
 	f.contract(func(m map[string]any) { m["eval_commands"] = []any{"true"} })
 
@@ -204,6 +205,7 @@ func TestApprovalsNeedTheKey(t *testing.T) {
 
 	// An approval made with the key pins: a fresh task approved under the key passes.
 	g := newFixture(t, true)
+	acceptExposure(g)
 	failingRun(t, g)
 	g.contract(func(m map[string]any) { m["eval_commands"] = []any{"true"} })
 	g.approve()

@@ -2,6 +2,7 @@ package tiers
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -273,12 +274,29 @@ func (r *run) makeCheckout() error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	if u := r.exec.runAs; u != nil {
+		// The checkout is the gate's own copy, made for this run: the eval user gets it, as the
+		// agents have the working tree (the gate changes no permission in the project itself).
+		if err := chownTree(co.Dir, u.UID, u.GID); err != nil {
+			return fmt.Errorf("give the checkout to eval_user %s: %w", u, err)
+		}
+	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return err
 	}
 	r.checkout, r.checkoutRoot = dir, root
 	return nil
+}
+
+// chownTree gives every file under dir, dir included, to uid and gid, without following links.
+func chownTree(dir string, uid, gid uint32) error {
+	return filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, int(uid), int(gid))
+	})
 }
 
 // removeCheckout removes the isolated checkout, if the run made one.

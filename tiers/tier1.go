@@ -30,8 +30,9 @@ type tier1Input struct {
 	LogRoot        *os.Root      // the run's log directory, opened before tier 1, for {n}.log; nil keeps no logs (dry run)
 	LogDirName     string        // the same directory as shown to users
 	TailBytes      int
-	ClaimedPass    []string // tester evidence files that claim the build/tests pass; used in evidence text
-	Progress       Progress // live output, or nil
+	ClaimedPass    []string   // tester evidence files that claim the build/tests pass; used in evidence text
+	Progress       Progress   // live output, or nil
+	RunAs          *proc.User // the policy's eval_user, or nil for the gate's own user
 	// After, when set, is called after each command that passed; a check it returns is added
 	// and stops the commands (the working-tree check of SPEC §5.1).
 	After func(n int, command string) *Check
@@ -138,6 +139,7 @@ func (in tier1Input) spec(n int, ec contract.EvalCommand) (proc.Spec, error) {
 		Timeout:    in.DefaultTimeout,
 		ExpectExit: ec.ExpectExit,
 		TailBytes:  in.TailBytes,
+		RunAs:      in.RunAs,
 	}
 	if spec.Timeout <= 0 {
 		spec.Timeout = contract.DefaultEvalTimeout
@@ -179,7 +181,7 @@ func (in tier1Input) spec(n int, ec contract.EvalCommand) (proc.Spec, error) {
 // runProcess runs spec through proc with the signing key withheld from the child (SPEC §9);
 // progress, when set, brackets the run and receives its output as it arrives.
 func runProcess(ctx context.Context, spec proc.Spec, progress Progress) EvalRun {
-	spec.Withhold = []string{record.SigningKeyEnv}
+	spec.Withhold = []string{record.SigningKeyEnv, record.SigningKeyFileEnv}
 	if progress != nil {
 		progress.Start(spec.Label)
 		spec.Output = progress

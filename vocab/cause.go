@@ -90,6 +90,15 @@ const (
 	CauseHistoryFull CauseCode = "history_full"
 )
 
+// Cause codes of the signing key's protection from the code a run starts (SPEC §9).
+const (
+	// CauseKeyExposed: the eval commands or script detectors could read the signing key (from
+	// the environment of the processes that started the gate, or from a key file their user can
+	// read). An error that refuses the run before anything runs, records nothing and spends no
+	// retry; a warning on every run when the policy accepts the exposure (key_exposure: accept).
+	CauseKeyExposed CauseCode = "key_exposed"
+)
+
 // Codes of warnings: a check that warns never holds the gate, but its code names what it found.
 const (
 	// CauseProviderUnknown: an evaluator's, a judge's or an accepting agent's provider is not known,
@@ -161,6 +170,7 @@ func Causes() []CauseCode {
 		CauseSubmoduleUnscanned,
 		CauseResultTooLarge,
 		CauseHistoryFull,
+		CauseKeyExposed,
 		CauseProviderUnknown,
 		CauseStubConfirmed,
 		CauseBaseUnpinned,

@@ -20,6 +20,22 @@ func setGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 }
 
+// canRunAs says that a process can be run as another user here (Spec.RunAs).
+const canRunAs = true
+
+// setUser makes cmd's process run as u (its uid, gid and supplementary groups); nil leaves it
+// the gate's. Call it after setGroup, which sets SysProcAttr.
+func setUser(cmd *exec.Cmd, u *User) {
+	if u == nil {
+		return
+	}
+	groups := u.Groups
+	if groups == nil {
+		groups = []uint32{} // an empty list drops the gate's own supplementary groups
+	}
+	cmd.SysProcAttr.Credential = &syscall.Credential{Uid: u.UID, Gid: u.GID, Groups: groups}
+}
+
 // killProcessGroup SIGKILLs the group p leads (Setpgid makes the leader's pid the pgid).
 func killProcessGroup(p *os.Process) error {
 	if p == nil {

@@ -81,7 +81,22 @@ type Spec struct {
 	LogName    string                    // how Result.Log names that file (e.g. ".geas/missions/m/tasks/t/gate-logs/gate-3/1.log")
 	Metrics    map[string]*regexp.Regexp // each with one capture group
 	Output     io.Writer                 // receives the combined output as it arrives, or nil; must not block for long
+	// RunAs, when set, runs the process as another user (the policy's eval_user), which needs a
+	// gate started as root; nil runs it as the gate's own user.
+	RunAs *User
 }
+
+// User is the account a process runs as (Spec.RunAs): its ids, and the name and home directory
+// that HOME, USER and LOGNAME are set to in the process's environment.
+type User struct {
+	Name     string
+	UID, GID uint32
+	Groups   []uint32
+	Home     string
+}
+
+// String names the user with its uid, as errors and evidence show it.
+func (u *User) String() string { return fmt.Sprintf("%s (uid %d)", u.Name, u.UID) }
 
 // Result is what Run reports of one process.
 type Result struct {
@@ -186,8 +201,9 @@ func command(ctx context.Context, spec Spec) *exec.Cmd {
 		cmd = exec.CommandContext(ctx, "sh", "-c", spec.Shell)
 	}
 	cmd.Dir = spec.Dir
-	cmd.Env = procEnv(spec.Dir, spec.Env, spec.Withhold)
+	cmd.Env = procEnv(spec.Dir, spec.Env, spec.Withhold, spec.RunAs)
 	setGroup(cmd)
+	setUser(cmd, spec.RunAs)
 	cmd.Cancel = func() error { return killProcessGroup(cmd.Process) }
 	cmd.WaitDelay = procWaitDelay
 	return cmd
@@ -284,6 +300,8 @@ func (s Spec) validate() error {
 		return fmt.Errorf("invalid run spec: timeout %s is not positive", s.Timeout)
 	case !filepath.IsAbs(s.Dir):
 		return fmt.Errorf("invalid run spec: working directory %q is not absolute", s.Dir)
+	case s.RunAs != nil && !canRunAs:
+		return fmt.Errorf("invalid run spec: cannot run as %s on this platform", s.RunAs)
 	case s.LogFile != "" && (s.LogRoot == nil || s.LogFile == "." || s.LogFile == ".." || strings.ContainsAny(s.LogFile, `/\`)):
 		return fmt.Errorf("invalid run spec: log file %q must be a plain name in an opened log directory", s.LogFile)
 	}
@@ -294,13 +312,17 @@ func (s Spec) validate() error {
 // only does that when Env is nil) and the spec's variables added in a stable order; exec keeps
 // the last value of a repeated name. The processes the gate runs are code the agents wrote: they
 // never see the key that signs the history (SPEC §9), whichever way it is spelled in the
-// environment, and a contract cannot name the variable either.
-func procEnv(dir string, extra map[string]string, withhold []string) []string {
+// environment, and a contract cannot name the variable either. A process run as another user
+// gets that user's HOME, USER and LOGNAME (the gate's own would name a home it cannot write).
+func procEnv(dir string, extra map[string]string, withhold []string, as *User) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		if !isWithheld(kv, withhold) {
 			env = append(env, kv)
 		}
+	}
+	if as != nil {
+		env = append(env, "HOME="+as.Home, "USER="+as.Name, "LOGNAME="+as.Name)
 	}
 	env = append(env, "PWD="+dir)
 	for _, k := range slices.Sorted(maps.Keys(extra)) {

@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -204,7 +205,7 @@ func TestRunProcessCannotStart(t *testing.T) {
 func TestWithheldVariablesNeverReachTheChild(t *testing.T) {
 	const name, key = "GEAS_GATE_KEY", "sekrit-gate-key-7f3a"
 	t.Setenv(name, key)
-	env := procEnv("/x", map[string]string{name: "from-the-contract", "OTHER": "1"}, []string{name})
+	env := procEnv("/x", map[string]string{name: "from-the-contract", "OTHER": "1"}, []string{name}, nil)
 	for _, kv := range env {
 		assert.False(t, strings.HasPrefix(kv, name+"="), "%q", kv)
 		assert.NotContains(t, kv, key)
@@ -606,4 +607,35 @@ func BenchmarkRunProcessOutput(b *testing.B) {
 			b.Fatalf("run: %s %d bytes %q", run.Status, run.OutputBytes, run.Error)
 		}
 	}
+}
+
+// TestRunAsRunsTheProcessAsThatUser: a Spec with RunAs runs as that user, with its HOME, USER
+// and LOGNAME, and without the gate's supplementary groups. It needs root and a nobody user.
+func TestRunAsRunsTheProcessAsThatUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run a process as another user")
+	}
+	out, err := exec.Command("id", "-u", "nobody").Output()
+	if err != nil {
+		t.Skip("no nobody user")
+	}
+	uid, err := strconv.ParseUint(strings.TrimSpace(string(out)), 10, 32)
+	require.NoError(t, err)
+	out, err = exec.Command("id", "-g", "nobody").Output()
+	require.NoError(t, err)
+	gid, err := strconv.ParseUint(strings.TrimSpace(string(out)), 10, 32)
+	require.NoError(t, err)
+
+	spec := shellSpec(t, `echo "$(id -u) $(id -g) $(id -G) $HOME $USER $LOGNAME"`)
+	spec.Dir = "/"
+	spec.RunAs = &User{Name: "nobody", UID: uint32(uid), GID: uint32(gid), Home: "/nonexistent"}
+	res := Run(context.Background(), spec)
+	require.Equal(t, StatusPass, res.Status, res.Error)
+	want := fmt.Sprintf("%d %d %d /nonexistent nobody nobody\n", uid, gid, gid)
+	assert.Equal(t, want, res.OutputTail)
+
+	spec.RunAs = nil // the control: the gate's own user
+	res = Run(context.Background(), spec)
+	require.Equal(t, StatusPass, res.Status, res.Error)
+	assert.True(t, strings.HasPrefix(res.OutputTail, "0 "), res.OutputTail)
 }

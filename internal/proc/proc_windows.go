@@ -16,6 +16,12 @@ const oNoFollow = 0
 // setGroup does nothing: Windows has no process groups.
 func setGroup(*exec.Cmd) {}
 
+// canRunAs is false: Windows processes are not started as another user here (Spec.RunAs).
+const canRunAs = false
+
+// setUser does nothing: validate refuses a Spec with RunAs on Windows.
+func setUser(*exec.Cmd, *User) {}
+
 // killProcessGroup kills p alone: Windows has no process groups, so a grandchild p started
 // survives it.
 func killProcessGroup(p *os.Process) error {
