@@ -6,6 +6,7 @@ package tiers
 import (
 	"fmt"
 
+	"github.com/geas-dev/geas/internal/testresults"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -97,6 +98,9 @@ type EvalRun struct {
 	MetricLow  map[string]float64 `json:"-"`
 	MetricHigh map[string]float64 `json:"-"`
 	Error      string             `json:"error,omitempty"`
+	// Tests is what the command's declared results said (SPEC §5.2a), every test by name, or
+	// nil when it declares none or they could not be read; the check's evidence says it in words.
+	Tests *testresults.Summary `json:"-"`
 }
 
 // check builders keep Passed consistent with Status.
