@@ -70,7 +70,7 @@ func tier1(ctx context.Context, in tier1Input) (checks []Check, runs []EvalRun, 
 			continue
 		}
 		if ec.Results != nil {
-			text += fmt.Sprintf(", and its %s show tests that ran and none that failed", testresults.Describe(testresults.Format(ec.Results.Format), ec.Results.Glob))
+			text += fmt.Sprintf(", and its results (%s) list tests run, none failed", testresults.Describe(testresults.Format(ec.Results.Format), ec.Results.Glob))
 		}
 		spec, err := in.spec(n, ec)
 		if err != nil {

@@ -71,7 +71,7 @@ func TestMeasuredResultsBeatTheExitCode(t *testing.T) {
 				assert.Contains(t, c.Evidence, want)
 			}
 			if tc.cmd.Results != nil {
-				assert.Contains(t, c.Text, "show tests that ran and none that failed")
+				assert.Contains(t, c.Text, "list tests run, none failed")
 			}
 		})
 	}
