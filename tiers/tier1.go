@@ -150,10 +150,14 @@ func tier1(ctx context.Context, in tier1Input) (checks []Check, runs []EvalRun, 
 			if tests != nil {
 				ev += "; " + tests.String()
 			}
-			if last := tier1LastOutput(run.OutputTail); last != "" {
-				ev += "; last output: " + last
-			} else {
-				ev += "; no output"
+			// The failing tests' names say more than the last lines of output (for go test -json,
+			// JSON events); without them the output is the best pointer there is.
+			if tests == nil || tests.err != nil || tests.sum.Failed == 0 {
+				if last := tier1LastOutput(run.OutputTail); last != "" {
+					ev += "; last output: " + last
+				} else {
+					ev += "; no output"
+				}
 			}
 			if run.Log != "" {
 				ev += "; full log: " + run.Log

@@ -49,7 +49,7 @@ func TestMeasuredResultsBeatTheExitCode(t *testing.T) {
 		{"go json package failure", contract.EvalCommand{Run: `echo '{"Action":"fail","Package":"example.com/m"}'`, Results: gojson},
 			StatusFail, vocab.CauseEvalFailed, []string{`failing: "example.com/m [package failed]"`}},
 		{"go json nonzero exit keeps eval_failed and names the test", contract.EvalCommand{Run: `echo '{"Action":"fail","Package":"p","Test":"TestX"}'; exit 1`, Results: gojson},
-			StatusFail, vocab.CauseEvalFailed, []string{"exit 1 (want 0)", `tests: 0 passed, 1 failed, 0 skipped (go test -json output); failing: "p.TestX"`, "last output: "}},
+			StatusFail, vocab.CauseEvalFailed, []string{"exit 1 (want 0)", `tests: 0 passed, 1 failed, 0 skipped (go test -json output); failing: "p.TestX"; full log: `}},
 		{"junit written", contract.EvalCommand{Run: `mkdir -p reports && printf '<testsuite><testcase classname="c" name="ok"/></testsuite>' > reports/a.xml`, Results: junit},
 			StatusPass, "", []string{"tests: 1 passed, 0 failed, 0 skipped (JUnit files reports/*.xml)"}},
 		{"junit missing", contract.EvalCommand{Run: `true`, Results: junit},
