@@ -84,11 +84,12 @@ func tier1(ctx context.Context, in tier1Input) (checks []Check, runs []EvalRun, 
 		if ec.Results != nil {
 			stream = testresults.NewStream(testresults.Format(ec.Results.Format))
 		}
+		before := in.resultsBefore(ec.Results)
 		started := time.Now()
 		run := runProcess(ctx, spec, in.Progress, stream)
 		var tests *tier1Tests
 		if ec.Results != nil && ctx.Err() == nil && run.Status != StatusError {
-			tests = in.readResults(ec.Results, stream, started, time.Now())
+			tests = in.readResults(ec.Results, stream, before, started, time.Now())
 			run.Tests = tests.sum
 		}
 		runs = append(runs, run)
@@ -263,9 +264,35 @@ type tier1Tests struct {
 	err  error
 }
 
+// root is the judged tree's root: in.Root, or the project directory opened now (closed by the
+// function returned).
+func (in tier1Input) root() (*os.Root, func(), error) {
+	if in.Root != nil {
+		return in.Root, func() {}, nil
+	}
+	r, err := os.OpenRoot(in.ProjectDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, func() { r.Close() }, nil
+}
+
+// resultsBefore notes the JUnit files a command's glob matches before it runs.
+func (in tier1Input) resultsBefore(r *contract.Results) testresults.Before {
+	if r == nil || r.Format != contract.ResultsJUnit {
+		return nil
+	}
+	root, done, err := in.root()
+	if err != nil {
+		return nil
+	}
+	defer done()
+	return testresults.JUnitBefore(root, r.Glob)
+}
+
 // readResults reads the results a command declares: its output, already streamed, or the JUnit
-// files it wrote in the judged tree between started and ended.
-func (in tier1Input) readResults(r *contract.Results, stream testresults.Stream, started, ended time.Time) *tier1Tests {
+// files it wrote in the judged tree between started and ended (not those found before it ran).
+func (in tier1Input) readResults(r *contract.Results, stream testresults.Stream, before testresults.Before, started, ended time.Time) *tier1Tests {
 	f := testresults.Format(r.Format)
 	t := &tier1Tests{what: testresults.Describe(f, r.Glob)}
 	if stream != nil {
@@ -276,17 +303,13 @@ func (in tier1Input) readResults(r *contract.Results, stream testresults.Stream,
 		t.err = fmt.Errorf("unknown results format %q", r.Format)
 		return t
 	}
-	root := in.Root
-	if root == nil {
-		opened, err := os.OpenRoot(in.ProjectDir)
-		if err != nil {
-			t.err = err
-			return t
-		}
-		defer opened.Close()
-		root = opened
+	root, done, err := in.root()
+	if err != nil {
+		t.err = err
+		return t
 	}
-	t.sum, t.err = testresults.ReadJUnit(root, r.Glob, started, ended)
+	defer done()
+	t.sum, t.err = testresults.ReadJUnit(root, r.Glob, before, started, ended)
 	return t
 }
 

@@ -141,13 +141,34 @@ func attr(e xml.StartElement, name string) string {
 	return ""
 }
 
+// Before is what glob matched before a command ran: each file's identity, size and time.
+type Before map[string]fs.FileInfo
+
+// JUnitBefore notes the files glob matches in root before the command runs, for ReadJUnit to
+// tell a report the command wrote from one it found there. A search that fails notes nothing
+// (ReadJUnit then judges by the times alone).
+func JUnitBefore(root *os.Root, glob string) Before {
+	files, err := matchFiles(root.FS(), glob)
+	if err != nil {
+		return nil
+	}
+	b := Before{}
+	for _, name := range files {
+		if fi, err := root.Lstat(name); err == nil {
+			b[name] = fi
+		}
+	}
+	return b
+}
+
 // ReadJUnit reads the JUnit files that glob (a doublestar pattern relative to root, "/"
 // separated) matches in root, every one of which must be a regular file written while the
-// command ran: modified between since and until (give or take mtimeSlack). A file that was there
-// before the command ran is stale (a report committed or left by an earlier run could otherwise
-// stand for this one); a symlink or a special file is refused; .git and .geas are never searched.
-// No file found wraps ErrNoResults; any file that cannot be read, or does not parse, is an error.
-func ReadJUnit(root *os.Root, glob string, since, until time.Time) (*Summary, error) {
+// command ran: not the same file with the same size and time as before noted (see JUnitBefore),
+// and modified between since and until (give or take mtimeSlack). A report committed or left by
+// an earlier run, or planted with a date in the future, could otherwise stand for this one. A
+// symlink or a special file is refused; .git and .geas are never searched. No file found wraps
+// ErrNoResults; any file that cannot be read, or does not parse, is an error.
+func ReadJUnit(root *os.Root, glob string, before Before, since, until time.Time) (*Summary, error) {
 	s := newSummary(JUnit)
 	files, err := matchFiles(root.FS(), glob)
 	if err != nil {
@@ -158,7 +179,7 @@ func ReadJUnit(root *os.Root, glob string, since, until time.Time) (*Summary, er
 	}
 	var total int64
 	for _, name := range files {
-		n, err := readJUnitFile(root, name, since, until, MaxJUnitBytes-total, s)
+		n, err := readJUnitFile(root, name, before[name], since, until, MaxJUnitBytes-total, s)
 		if err != nil {
 			return s, fmt.Errorf("%s: %w", name, err)
 		}
@@ -169,7 +190,7 @@ func ReadJUnit(root *os.Root, glob string, since, until time.Time) (*Summary, er
 }
 
 // readJUnitFile parses one matched file into s and returns its size.
-func readJUnitFile(root *os.Root, name string, since, until time.Time, budget int64, s *Summary) (int64, error) {
+func readJUnitFile(root *os.Root, name string, prev fs.FileInfo, since, until time.Time, budget int64, s *Summary) (int64, error) {
 	fi, err := root.Lstat(name)
 	if err != nil {
 		return 0, err
@@ -187,6 +208,8 @@ func readJUnitFile(root *os.Root, name string, since, until time.Time, budget in
 		return 0, err
 	}
 	switch mt := fi.ModTime(); {
+	case prev != nil && os.SameFile(prev, fi) && prev.Size() == fi.Size() && prev.ModTime().Equal(mt):
+		return 0, fmt.Errorf("stale: it was there before the command ran, and the command did not write it (modified %s)", mt.UTC().Format(time.RFC3339))
 	case !fi.Mode().IsRegular():
 		return 0, fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
 	case fi.Size() > MaxJUnitFileBytes:

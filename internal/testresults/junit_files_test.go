@@ -28,7 +28,7 @@ func readDir(t *testing.T, dir, glob string, since time.Time) (*Summary, error) 
 	root, err := os.OpenRoot(dir)
 	require.NoError(t, err)
 	defer root.Close()
-	return ReadJUnit(root, glob, since, time.Now())
+	return ReadJUnit(root, glob, nil, since, time.Now())
 }
 
 func TestJUnitFilesAreReadThroughTheGlob(t *testing.T) {
@@ -118,4 +118,28 @@ func TestJUnitFileSizeIsBounded(t *testing.T) {
 	_, err = readDir(t, dir, "r/*.xml", start)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "over the limit")
+}
+
+// TestAJUnitReportFoundBeforeTheRunIsStaleWhateverItsDate: a report planted just before the run
+// (inside the times' slack) is the same file afterwards, so it is not read; the honest control is
+// the same file rewritten by the command.
+func TestAJUnitReportFoundBeforeTheRunIsStaleWhateverItsDate(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write(t, dir, "reports/junit.xml", `<testsuite><testcase name="forged"/></testsuite>`)
+	root, err := os.OpenRoot(dir)
+	require.NoError(t, err)
+	defer root.Close()
+	start := time.Now()
+	before := JUnitBefore(root, "reports/*.xml")
+	require.Len(t, before, 1)
+	_, err = ReadJUnit(root, "reports/*.xml", before, start, time.Now())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "stale: it was there before the command ran")
+
+	time.Sleep(10 * time.Millisecond) // a new modification time even on a coarse clock tick
+	write(t, dir, "reports/junit.xml", `<testsuite><testcase name="real"/><testcase name="also"/></testsuite>`)
+	s, err := ReadJUnit(root, "reports/*.xml", before, start, time.Now())
+	require.NoError(t, err)
+	assert.Equal(t, 2, s.Passed)
 }
