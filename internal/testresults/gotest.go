@@ -54,7 +54,7 @@ func (g *goTestJSON) line(b []byte) {
 		return
 	}
 	if ev.Test == "" {
-		if ev.Action == "fail" && !g.failedIn[ev.Package] {
+		if ev.Action == "fail" && !g.failedIn[cut(ev.Package)] {
 			why := " [package failed]"
 			if ev.FailedBuild != "" {
 				why = " [build failed]"
@@ -72,7 +72,7 @@ func (g *goTestJSON) line(b []byte) {
 	case "fail":
 		g.sum.add(name, Fail)
 		if len(g.failedIn) < maxPackages {
-			g.failedIn[ev.Package] = true
+			g.failedIn[cut(ev.Package)] = true
 		}
 	}
 }

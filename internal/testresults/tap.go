@@ -11,9 +11,12 @@ const maxTAPDepth = 32
 
 // tapLevel is the state of one nesting level of a TAP stream.
 type tapLevel struct {
-	header string // its "# Subtest: NAME", the prefix of the names below it
-	points int    // test points seen at this level since it began
-	plan   int    // the plan's N, or -1 before a plan line
+	header string // its "# Subtest: NAME", cut to MaxNameBytes
+	// path prefixes the names of its test points: the headers of the levels down to it, each
+	// followed by " > ", cut to MaxNameBytes (so a name costs the same at any depth).
+	path   string
+	points int // test points seen at this level since it began
+	plan   int // the plan's N, or -1 before a plan line
 }
 
 // tap reads TAP 12, 13 and 14 (testanything.org): "ok", "not ok" with an optional number,
@@ -85,7 +88,12 @@ func (t *tap) line(b []byte) {
 	switch {
 	case strings.HasPrefix(body, "# Subtest:"):
 		t.open(depth + 1)
-		t.levels[depth+1].header = strings.TrimSpace(strings.TrimPrefix(body, "# Subtest:"))
+		l := &t.levels[depth+1]
+		l.header = cut(strings.TrimSpace(strings.TrimPrefix(body, "# Subtest:")))
+		l.path = t.levels[depth].path
+		if l.header != "" {
+			l.path = cut(l.path + l.header + " > ")
+		}
 	case strings.HasPrefix(body, "#"), strings.HasPrefix(body, "TAP version"), strings.HasPrefix(body, "pragma "):
 	case strings.HasPrefix(body, "1.."):
 		n, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(body[3:], "#", 2)[0]))
@@ -101,7 +109,7 @@ func (t *tap) line(b []byte) {
 // open makes sure level depth exists (a subtest begins without a header in TAP 14's bare form).
 func (t *tap) open(depth int) {
 	for len(t.levels) <= depth {
-		t.levels = append(t.levels, tapLevel{plan: -1})
+		t.levels = append(t.levels, tapLevel{plan: -1, path: t.levels[len(t.levels)-1].path})
 	}
 }
 
@@ -111,21 +119,17 @@ func (t *tap) closeTo(depth int) {
 		l := t.levels[len(t.levels)-1]
 		t.levels = t.levels[:len(t.levels)-1]
 		if l.plan >= 0 && l.plan != l.points {
-			t.sum.add(fmt.Sprintf("%s: plan 1..%d but %d test points", t.prefix(len(t.levels)-1)+l.header, l.plan, l.points), Fail)
+			t.sum.add(fmt.Sprintf("%s: plan 1..%d but %d test points", t.levels[len(t.levels)-1].path+l.header, l.plan, l.points), Fail)
 		}
 	}
 }
 
-// prefix is the names of the levels above depth's test points: "A > B > ".
-func (t *tap) prefix(depth int) string {
-	var b strings.Builder
-	for _, l := range t.levels[1 : depth+1] {
-		if l.header != "" {
-			b.WriteString(l.header)
-			b.WriteString(" > ")
-		}
+// cut shortens s to at most MaxNameBytes bytes.
+func cut(s string) string {
+	if len(s) <= MaxNameBytes {
+		return s
 	}
-	return b.String()
+	return s[:MaxNameBytes]
 }
 
 // point reads one test point at depth.
@@ -151,7 +155,7 @@ func (t *tap) point(depth int, body string) {
 	if desc == "" {
 		desc = "test " + num
 	}
-	name := t.prefix(depth) + desc
+	name := t.levels[depth].path + cut(desc)
 	dir := strings.ToLower(directive)
 	switch {
 	case strings.HasPrefix(dir, "todo"):
