@@ -90,7 +90,10 @@ func tier1(ctx context.Context, in tier1Input) (checks []Check, runs []EvalRun, 
 		var tests *tier1Tests
 		if ec.Results != nil && ctx.Err() == nil && run.Status != StatusError {
 			tests = in.readResults(ec.Results, stream, before, started, time.Now())
-			run.Tests = tests.sum
+			run.Tests = tests.counts(ec.Results.Format)
+			if tests.err == nil {
+				run.TestResults = tests.sum
+			}
 		}
 		runs = append(runs, run)
 		maps.Copy(metrics, run.Metrics)
@@ -311,6 +314,19 @@ func (in tier1Input) readResults(r *contract.Results, stream testresults.Stream,
 	defer done()
 	t.sum, t.err = testresults.ReadJUnit(root, r.Glob, before, started, ended)
 	return t
+}
+
+// counts is t as recorded in the eval run.
+func (t *tier1Tests) counts(format string) *TestCounts {
+	c := &TestCounts{Results: format}
+	if t.sum != nil {
+		c.Passed, c.Failed, c.Skipped = t.sum.Passed, t.sum.Failed, t.sum.Skipped
+		c.Failing = t.sum.Failing
+	}
+	if t.err != nil {
+		c.Error = t.err.Error()
+	}
+	return c
 }
 
 // holdsTheGate reports whether results make a run that exited as expected fail: they cannot be

@@ -83,20 +83,24 @@ func TestAJUnitReportLeftBeforeTheRunDoesNotCount(t *testing.T) {
 	p := filepath.Join(in.ProjectDir, "reports", "junit.xml")
 	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 	require.NoError(t, os.WriteFile(p, []byte(`<testsuite><testcase name="forged"/></testsuite>`), 0o644))
-	checks, _, _ := tier1(t.Context(), in)
+	checks, runs, _ := tier1(t.Context(), in)
 	require.Len(t, checks, 1)
 	assert.Equal(t, StatusFail, checks[0].Status)
 	assert.Equal(t, vocab.CauseTestsMissing, checks[0].Code)
 	assert.Contains(t, checks[0].Evidence, "reports/junit.xml: stale: it was there before the command ran")
+	require.NotNil(t, runs[0].Tests)
+	assert.Contains(t, runs[0].Tests.Error, "stale")
+	assert.Nil(t, runs[0].TestResults, "results that could not be read give no names to compare")
 
 	// The honest control: the command writes the same report itself.
 	in = tier1Project(t, contract.EvalCommand{Run: `mkdir -p reports && printf '<testsuite><testcase name="real"/></testsuite>' > reports/junit.xml`,
 		Results: &contract.Results{Format: contract.ResultsJUnit, Glob: "reports/*.xml"}})
-	checks, runs, _ := tier1(t.Context(), in)
+	checks, runs, _ = tier1(t.Context(), in)
 	require.Len(t, checks, 1)
 	assert.Equal(t, StatusPass, checks[0].Status, checks[0].Evidence)
-	require.NotNil(t, runs[0].Tests)
-	assert.Contains(t, runs[0].Tests.Names, "real")
+	require.NotNil(t, runs[0].TestResults)
+	assert.Contains(t, runs[0].TestResults.Names, "real")
+	assert.Equal(t, &TestCounts{Results: "junit", Passed: 1}, runs[0].Tests)
 }
 
 // TestDeclaredResultsKeepEveryNameForAComparison: the run carries every test's outcome by name.
@@ -104,7 +108,8 @@ func TestDeclaredResultsKeepEveryNameForAComparison(t *testing.T) {
 	in := tier1Project(t, contract.EvalCommand{Run: tapOf("1..3", "ok 1 - a", "ok 2 - b # SKIP", "ok 3 - c"), Results: &contract.Results{Format: contract.ResultsTAP}})
 	_, runs, _ := tier1(t.Context(), in)
 	require.Len(t, runs, 1)
-	require.NotNil(t, runs[0].Tests)
-	assert.Equal(t, 3, len(runs[0].Tests.Names))
-	assert.False(t, runs[0].Tests.Truncated)
+	require.NotNil(t, runs[0].TestResults)
+	assert.Equal(t, 3, len(runs[0].TestResults.Names))
+	assert.False(t, runs[0].TestResults.Truncated)
+	assert.Equal(t, &TestCounts{Results: "tap", Passed: 2, Skipped: 1}, runs[0].Tests)
 }
