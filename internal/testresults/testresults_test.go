@@ -108,7 +108,7 @@ func TestTAPPlanMustMatch(t *testing.T) {
 		{"bail out", "1..3\nok 1 - a\nBail out! database down\n", 1, 2, 0, []string{"Bail out! database down", "plan 1..3 but 1 test points"}},
 		{"skip directive any case", "1..2\nok 1 - a # skipped: no network\nok 2 # Skip\n", 0, 0, 2, nil},
 		{"not ok with skip still fails", "1..1\nnot ok 1 - a # SKIP\n", 0, 1, 0, []string{"a"}},
-		{"escaped hash", "1..1\nnot ok 1 - issue \\# 12 # TODO\n", 0, 0, 1, nil},
+		{"escaped hash", "1..1\nnot ok 1 - counts \\# 12 # TODO\n", 0, 0, 1, nil},
 		{"no description", "1..1\nnot ok 1\n", 0, 1, 0, []string{"test 1"}},
 		{"not a test point", "1..1\nokay then\nok 1 - a\n", 1, 0, 0, nil},
 		{"CRLF", "1..1\r\nnot ok 1 - a\r\n", 0, 1, 0, []string{"a"}},
