@@ -55,6 +55,21 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GIT_COMMITTER_EMAIL", "test@geas.invalid")
 			env.Setenv("GIT_AUTHOR_DATE", "2026-11-01T09:00:00Z")
 			env.Setenv("GIT_COMMITTER_DATE", "2026-11-01T09:00:00Z")
+			// Scripts that run real test suites (go test -json in a module without dependencies)
+			// share the build cache, use the installed toolchain and never reach the network.
+			env.Setenv("GOCACHE", goCache())
+			env.Setenv("GOTOOLCHAIN", "local")
+			env.Setenv("GOPROXY", "off")
+			env.Setenv("GOFLAGS", "-mod=mod")
+			// Tools write their configuration (the go command its telemetry counters) under
+			// XDG_CONFIG_HOME, which would otherwise be inside the project, a change of its
+			// working tree.
+			cfg, err := os.MkdirTemp("", "geas-script-config-")
+			if err != nil {
+				return err
+			}
+			env.Defer(func() { os.RemoveAll(cfg) })
+			env.Setenv("XDG_CONFIG_HOME", cfg)
 			return nil
 		},
 	})
@@ -71,6 +86,18 @@ func scriptCondition(cond string) (bool, error) {
 		return err == nil, nil
 	}
 	return false, fmt.Errorf("unknown condition %q", cond)
+}
+
+// goCache is the go command's build cache as it is outside the scripts (whose HOME differs).
+func goCache() string {
+	if c := os.Getenv("GOCACHE"); c != "" {
+		return c
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return filepath.Join(os.TempDir(), "geas-script-gocache")
+	}
+	return filepath.Join(dir, "go-build")
 }
 
 func exampleDir(t *testing.T) string {

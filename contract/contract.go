@@ -122,6 +122,59 @@ type EvalCommand struct {
 	Env        map[string]string `json:"env,omitempty"`
 	ExpectExit int               `json:"expect_exit,omitempty"`
 	Metrics    map[string]string `json:"metrics,omitempty"`
+	// Results, when set, says where the command's test results are and how they are written.
+	Results *Results `json:"results,omitempty"`
+}
+
+// The formats of Results (SPEC §5.2a).
+const (
+	ResultsGoTestJSON = "go-test-json" // the command's output is `go test -json`
+	ResultsTAP        = "tap"          // the command's output is TAP
+	ResultsJUnit      = "junit"        // the command writes JUnit XML files that Glob matches
+)
+
+// Results declares an eval command's test results: "go-test-json" or "tap" in the file (read from
+// the command's output), or {"junit": GLOB} (the JUnit XML files the command writes, GLOB a
+// doublestar pattern relative to the project root).
+type Results struct {
+	Format string
+	Glob   string
+}
+
+// JSONShape says which names Results' UnmarshalJSON reads from the object form.
+func (r *Results) JSONShape() *schemas.Shape {
+	return schemas.Object(map[string]*schemas.Shape{"junit": nil})
+}
+
+// UnmarshalJSON reads the string form (a format name) and the object form {"junit": GLOB}.
+func (r *Results) UnmarshalJSON(b []byte) error {
+	if !isObject(b) {
+		var f string
+		if err := json.Unmarshal(b, &f); err != nil {
+			return err
+		}
+		*r = Results{Format: f}
+		return nil
+	}
+	var o struct {
+		JUnit *string `json:"junit"`
+	}
+	if err := json.Unmarshal(b, &o); err != nil {
+		return err
+	}
+	if o.JUnit == nil {
+		return errors.New(`results: an object must be {"junit": GLOB}`)
+	}
+	*r = Results{Format: ResultsJUnit, Glob: *o.JUnit}
+	return nil
+}
+
+// MarshalJSON writes the form UnmarshalJSON reads.
+func (r Results) MarshalJSON() ([]byte, error) {
+	if r.Format == ResultsJUnit {
+		return json.Marshal(map[string]string{"junit": r.Glob})
+	}
+	return json.Marshal(r.Format)
 }
 
 // UnmarshalJSON accepts the geas string form and the object form.
@@ -271,8 +324,9 @@ func (probs *problems) add(ptr, format string, args ...any) {
 	*probs = append(*probs, schemas.Problem{Pointer: ptr, Message: fmt.Sprintf(format, args...)})
 }
 
-// checkEvalCommands: each command is not empty, its timeout parses, its workdir is a relative path
-// inside the project, and each metric is a regex with exactly one capture group.
+// checkEvalCommands: each command is not empty, its timeout parses, its workdir and its JUnit
+// results glob are relative paths inside the project, and each metric is a regex with exactly one
+// capture group.
 func (probs *problems) checkEvalCommands(cmds []EvalCommand) {
 	for i, e := range cmds {
 		at := fmt.Sprintf("/eval_commands/%d", i)
@@ -287,6 +341,16 @@ func (probs *problems) checkEvalCommands(cmds []EvalCommand) {
 		if e.Workdir != "" {
 			if err := checkRelPath(e.Workdir); err != nil {
 				probs.add(at+"/workdir", "%v", err)
+			}
+		}
+		if r := e.Results; r != nil && r.Format == ResultsJUnit {
+			// A glob that matches nothing, or leaves the project, would read as missing results
+			// and spend a retry: it is an invalid contract instead.
+			if err := checkRelPath(r.Glob); err != nil {
+				probs.add(at+"/results/junit", "%v", err)
+			}
+			if !doublestar.ValidatePattern(r.Glob) {
+				probs.add(at+"/results/junit", "malformed glob %q", r.Glob)
 			}
 		}
 		for name, expr := range e.Metrics {

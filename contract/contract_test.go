@@ -94,6 +94,14 @@ func TestParseRejects(t *testing.T) {
 		{"workdir escapes", edit(t, "eval_commands", []any{map[string]any{"run": "x", "workdir": "../.."}}), []string{"/eval_commands/0/workdir", "escapes"}},
 		{"absolute workdir", edit(t, "eval_commands", []any{map[string]any{"run": "x", "workdir": "/tmp"}}), []string{"/eval_commands/0/workdir", "absolute"}},
 		{"blank command", edit(t, "eval_commands", []any{"   "}), []string{"/eval_commands/0"}},
+		{"unknown results format", edit(t, "eval_commands", []any{map[string]any{"run": "x", "results": "xunit"}}), []string{"/eval_commands/0/results"}},
+		{"results object without junit", edit(t, "eval_commands", []any{map[string]any{"run": "x", "results": map[string]any{"tap": "x"}}}), []string{"/eval_commands/0/results"}},
+		{"folded results key", edit(t, "eval_commands", []any{map[string]any{"run": "x", "results": map[string]any{"junit": "a.xml", "JUnit": "b.xml"}}}), []string{"/eval_commands/0/results"}},
+		{"results format in capitals", edit(t, "eval_commands", []any{map[string]any{"run": "x", "results": "TAP"}}), []string{"/eval_commands/0/results"}},
+		{"junit glob escapes", edit(t, "eval_commands", []any{map[string]any{"run": "x", "results": map[string]any{"junit": "../out/*.xml"}}}), []string{"/eval_commands/0/results/junit", "escapes"}},
+		{"junit glob absolute", edit(t, "eval_commands", []any{map[string]any{"run": "x", "results": map[string]any{"junit": "/tmp/*.xml"}}}), []string{"/eval_commands/0/results/junit", "absolute"}},
+		{"junit glob malformed", edit(t, "eval_commands", []any{map[string]any{"run": "x", "results": map[string]any{"junit": "r/[.xml"}}}), []string{"/eval_commands/0/results/junit", "malformed glob"}},
+		{"junit glob empty", edit(t, "eval_commands", []any{map[string]any{"run": "x", "results": map[string]any{"junit": ""}}}), []string{"/eval_commands/0/results"}},
 		{"path escapes", edit(t, "acceptance_criteria", crit(map[string]any{"type": "file_exists", "path": "a/../../b"})), []string{"/acceptance_criteria/0/check/path"}},
 		{"artifact absolute", edit(t, "acceptance_criteria", crit(map[string]any{"type": "regex_match", "artifact": "/etc/passwd", "pattern": "x"})), []string{"/acceptance_criteria/0/check/artifact"}},
 		{"threshold without value", edit(t, "acceptance_criteria", crit(map[string]any{"type": "threshold", "metric": "x", "op": "gte"})), []string{"value"}},
@@ -129,6 +137,25 @@ func TestParseRejects(t *testing.T) {
 			assert.True(t, errorsAs(err, &ve) || errorsAs(err, &se), "typed error, got %T", err)
 		})
 	}
+}
+
+// TestEvalCommandResultsForms: the three declarations of an eval command's results decode as
+// written, and a command without one has none.
+func TestEvalCommandResultsForms(t *testing.T) {
+	c, err := Parse("c.json", edit(t, "eval_commands", []any{
+		map[string]any{"run": "go test -json ./...", "results": "go-test-json"},
+		map[string]any{"run": "node --test --test-reporter=tap", "results": "tap"},
+		map[string]any{"run": "python3 run.py", "results": map[string]any{"junit": "reports/**/*.xml"}},
+		"make test",
+	}))
+	require.NoError(t, err)
+	want := []*Results{{Format: ResultsGoTestJSON}, {Format: ResultsTAP}, {Format: ResultsJUnit, Glob: "reports/**/*.xml"}, nil}
+	for i, w := range want {
+		assert.Equal(t, w, c.EvalCommands[i].Results, "command %d", i)
+	}
+	b, err := json.Marshal(c.EvalCommands[2])
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"results":{"junit":"reports/**/*.xml"}`)
 }
 
 func TestGeasV1ExampleIsRejectedNamingScope(t *testing.T) {

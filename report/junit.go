@@ -64,7 +64,8 @@ type junitSkipped struct {
 // writeJUnit writes results as one JUnit XML document: a <testsuite> per tier of each result,
 // named task/tier_N, with a <testcase> per check. A fail or block check is a <failure> (its type
 // is the status), an error check an <error>, a skipped check <skipped/>; a warning passes and
-// carries its evidence in <system-out>. A tier that did not run is an empty suite whose properties
+// carries its evidence in <system-out>, as does a passing eval command (its exit, time and test
+// counts). A tier that did not run is an empty suite whose properties
 // say why. Characters XML cannot carry (control bytes from command output) become U+FFFD.
 func writeJUnit(w io.Writer, results []*tiers.Result) error {
 	doc := junitSuites{Name: "geas gate"}
@@ -131,6 +132,10 @@ func junitTierSuite(res *tiers.Result, tier int) junitSuite {
 		}
 		switch c.Status {
 		case tiers.StatusPass:
+			if c.Tier == 1 && strings.HasPrefix(c.Name, "eval_command_") {
+				// Its exit and time, and the counts of the tests its declared results list.
+				tc.SystemOut = c.Evidence
+			}
 		case tiers.StatusWarn:
 			tc.SystemOut = "warning: " + checkSentence(c)
 		case tiers.StatusSkipped:

@@ -289,6 +289,9 @@ func compactLists(res *Result, limit int) {
 		res.EvalRuns[i].OutputTail = cut(res.EvalRuns[i].OutputTail)
 		res.EvalRuns[i].Command = cut(res.EvalRuns[i].Command)
 		res.EvalRuns[i].Error = cut(res.EvalRuns[i].Error)
+		if t := res.EvalRuns[i].Tests; t != nil {
+			t.Error = cut(t.Error)
+		}
 	}
 	if len(res.RubricScores) > limit {
 		res.RubricScores = res.RubricScores[:limit]

@@ -6,6 +6,7 @@ package tiers
 import (
 	"fmt"
 
+	"github.com/geas-dev/geas/internal/testresults"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -97,6 +98,24 @@ type EvalRun struct {
 	MetricLow  map[string]float64 `json:"-"`
 	MetricHigh map[string]float64 `json:"-"`
 	Error      string             `json:"error,omitempty"`
+	// Tests counts what the command's declared results said (SPEC §5.2a), or says why they could
+	// not be read; nil when it declares none. The check's evidence says the same in words.
+	Tests *TestCounts `json:"tests,omitempty"`
+	// TestResults is every test of the declared results by name, or nil when it declares none or
+	// they could not be read: kept in memory for a comparison by name, not recorded.
+	TestResults *testresults.Summary `json:"-"`
+}
+
+// TestCounts is what an eval command's declared results counted.
+type TestCounts struct {
+	Results string `json:"results"` // the declared format: go-test-json, tap, junit
+	Passed  int    `json:"passed"`
+	Failed  int    `json:"failed"`
+	Skipped int    `json:"skipped"`
+	// Failing names the first 20 failing tests, in the order the results report them.
+	Failing []string `json:"failing,omitempty"`
+	// Error says why the results could not be read; the counts are then what was read before.
+	Error string `json:"error,omitempty"`
 }
 
 // check builders keep Passed consistent with Status.

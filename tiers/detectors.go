@@ -74,7 +74,7 @@ func (r *run) detectScript(ctx context.Context, idx int, cr contract.Criterion, 
 		spec.LogRoot, spec.LogFile = r.opts.LogRoot, base
 		spec.LogName = r.opts.LogDirName + "/" + base
 	}
-	run := runProcess(ctx, spec, r.opts.Progress)
+	run := runProcess(ctx, spec, r.opts.Progress, nil)
 	r.evalRuns = append(r.evalRuns, run)
 	switch run.Status {
 	case StatusPass:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/internal/proc"
+	"github.com/geas-dev/geas/internal/testresults"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -68,6 +70,9 @@ func tier1(ctx context.Context, in tier1Input) (checks []Check, runs []EvalRun, 
 			stopped = "interrupted"
 			continue
 		}
+		if ec.Results != nil {
+			text += fmt.Sprintf(", and its results (%s) list tests run, none failed", testresults.Describe(testresults.Format(ec.Results.Format), ec.Results.Glob))
+		}
 		spec, err := in.spec(n, ec)
 		if err != nil {
 			run := EvalRun{Command: ec.Run, Status: StatusError, Error: err.Error()}
@@ -76,15 +81,49 @@ func tier1(ctx context.Context, in tier1Input) (checks []Check, runs []EvalRun, 
 			stopped = fmt.Sprintf("eval command %d could not start", n)
 			continue
 		}
-		run := runProcess(ctx, spec, in.Progress)
+		var stream testresults.Stream
+		if ec.Results != nil {
+			stream = testresults.NewStream(testresults.Format(ec.Results.Format))
+		}
+		before := in.resultsBefore(ec.Results)
+		started := time.Now()
+		run := runProcess(ctx, spec, in.Progress, stream)
+		var tests *tier1Tests
+		if ec.Results != nil && ctx.Err() == nil && run.Status != StatusError {
+			tests = in.readResults(ec.Results, stream, before, started, time.Now())
+			run.Tests = tests.counts(ec.Results.Format)
+			if tests.err == nil {
+				run.TestResults = tests.sum
+			}
+		}
 		runs = append(runs, run)
 		maps.Copy(metrics, run.Metrics)
 		switch {
 		case ctx.Err() != nil:
 			checks = append(checks, failCheck(1, name, text, "interrupted", StatusError, vocab.CauseInterrupted))
 			stopped = "interrupted"
+		case run.Status == StatusPass && tests.holdsTheGate():
+			// The measured results beat the exit code: a run that exits as expected while its
+			// results list a failed test, or none at all, did not pass.
+			ev := fmt.Sprintf("exit %d in %s", *run.ExitCode, tier1Duration(run.DurationMS))
+			code := vocab.CauseTestsMissing
+			if tests.err == nil && tests.sum.Failed > 0 {
+				code = vocab.CauseEvalFailed
+				ev += " but"
+			} else {
+				ev += ";"
+			}
+			ev += " " + tests.String()
+			if run.Log != "" {
+				ev += "; full log: " + run.Log
+			}
+			checks = append(checks, failCheck(1, name, text, in.claimed(ev, StatusFail), StatusFail, code))
+			stopped = fmt.Sprintf("eval command %d failed", n)
 		case run.Status == StatusPass:
 			ev := fmt.Sprintf("exit %d in %s", *run.ExitCode, tier1Duration(run.DurationMS))
+			if tests != nil {
+				ev += "; " + tests.String()
+			}
 			if run.Error != "" {
 				ev += "; " + run.Error
 			}
@@ -113,10 +152,17 @@ func tier1(ctx context.Context, in tier1Input) (checks []Check, runs []EvalRun, 
 			default:
 				ev = fmt.Sprintf("%s after %s", run.Error, tier1Duration(run.DurationMS))
 			}
-			if last := tier1LastOutput(run.OutputTail); last != "" {
-				ev += "; last output: " + last
-			} else {
-				ev += "; no output"
+			if tests != nil {
+				ev += "; " + tests.String()
+			}
+			// The failing tests' names say more than the last lines of output (for go test -json,
+			// JSON events); without them the output is the best pointer there is.
+			if tests == nil || tests.err != nil || tests.sum.Failed == 0 {
+				if last := tier1LastOutput(run.OutputTail); last != "" {
+					ev += "; last output: " + last
+				} else {
+					ev += "; no output"
+				}
 			}
 			if run.Log != "" {
 				ev += "; full log: " + run.Log
@@ -179,12 +225,20 @@ func (in tier1Input) spec(n int, ec contract.EvalCommand) (proc.Spec, error) {
 }
 
 // runProcess runs spec through proc with the signing key withheld from the child (SPEC §9);
-// progress, when set, brackets the run and receives its output as it arrives.
-func runProcess(ctx context.Context, spec proc.Spec, progress Progress) EvalRun {
+// progress, when set, brackets the run and receives its output as it arrives, and so does
+// results, the reader of the test results a command declares in its output.
+func runProcess(ctx context.Context, spec proc.Spec, progress Progress, results testresults.Stream) EvalRun {
 	spec.Withhold = []string{record.SigningKeyEnv, record.SigningKeyFileEnv}
 	if progress != nil {
 		progress.Start(spec.Label)
+	}
+	switch {
+	case progress != nil && results != nil:
+		spec.Output = teeWriter{progress, results}
+	case progress != nil:
 		spec.Output = progress
+	case results != nil:
+		spec.Output = results
 	}
 	r := proc.Run(ctx, spec)
 	run := EvalRun{
@@ -196,6 +250,107 @@ func runProcess(ctx context.Context, spec proc.Spec, progress Progress) EvalRun 
 		progress.Finish(run)
 	}
 	return run
+}
+
+// teeWriter passes output to both its writers; neither can fail the other (proc ignores the
+// error anyway: a process is never blocked by a reader of its output).
+type teeWriter [2]io.Writer
+
+func (t teeWriter) Write(p []byte) (int, error) {
+	_, _ = t[0].Write(p)
+	_, _ = t[1].Write(p)
+	return len(p), nil
+}
+
+// tier1Tests is what a command's declared results said, or why they could not be read.
+type tier1Tests struct {
+	what string // "go test -json output", "JUnit files reports/*.xml"
+	sum  *testresults.Summary
+	err  error
+}
+
+// root is the judged tree's root: in.Root, or the project directory opened now (closed by the
+// function returned).
+func (in tier1Input) root() (*os.Root, func(), error) {
+	if in.Root != nil {
+		return in.Root, func() {}, nil
+	}
+	r, err := os.OpenRoot(in.ProjectDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, func() { r.Close() }, nil
+}
+
+// resultsBefore notes the JUnit files a command's glob matches before it runs.
+func (in tier1Input) resultsBefore(r *contract.Results) testresults.Before {
+	if r == nil || r.Format != contract.ResultsJUnit {
+		return nil
+	}
+	root, done, err := in.root()
+	if err != nil {
+		return nil
+	}
+	defer done()
+	return testresults.JUnitBefore(root, r.Glob)
+}
+
+// readResults reads the results a command declares: its output, already streamed, or the JUnit
+// files it wrote in the judged tree between started and ended (not those found before it ran).
+func (in tier1Input) readResults(r *contract.Results, stream testresults.Stream, before testresults.Before, started, ended time.Time) *tier1Tests {
+	f := testresults.Format(r.Format)
+	t := &tier1Tests{what: testresults.Describe(f, r.Glob)}
+	if stream != nil {
+		t.sum = stream.Finish()
+		return t
+	}
+	if f != testresults.JUnit {
+		t.err = fmt.Errorf("unknown results format %q", r.Format)
+		return t
+	}
+	root, done, err := in.root()
+	if err != nil {
+		t.err = err
+		return t
+	}
+	defer done()
+	t.sum, t.err = testresults.ReadJUnit(root, r.Glob, before, started, ended)
+	return t
+}
+
+// counts is t as recorded in the eval run.
+func (t *tier1Tests) counts(format string) *TestCounts {
+	c := &TestCounts{Results: format}
+	if t.sum != nil {
+		c.Passed, c.Failed, c.Skipped = t.sum.Passed, t.sum.Failed, t.sum.Skipped
+		c.Failing = t.sum.Failing
+	}
+	if t.err != nil {
+		c.Error = t.err.Error()
+	}
+	return c
+}
+
+// holdsTheGate reports whether results make a run that exited as expected fail: they cannot be
+// read, no test ran, or a test failed. A nil t (no results declared) never does.
+func (t *tier1Tests) holdsTheGate() bool {
+	return t != nil && (t.err != nil || t.sum.Ran() == 0 || t.sum.Failed > 0)
+}
+
+// String says what the results held, for a check's evidence: the counts and the first failing
+// names, or why there are none.
+func (t *tier1Tests) String() string {
+	switch {
+	case t.err != nil:
+		return fmt.Sprintf("its results (%s) cannot be read: %v", t.what, t.err)
+	case t.sum.Ran() == 0:
+		return fmt.Sprintf("its results (%s) say no test ran (%s)", t.what, t.sum.Counts())
+	}
+	s := fmt.Sprintf("tests: %s (%s)", t.sum.Counts(), t.what)
+	if t.sum.Failed > 0 {
+		s += "; failing: " + t.sum.FailingText()
+	}
+	return s
 }
 
 // workdir resolves a contract workdir through the project root, so a symlink that leads out of

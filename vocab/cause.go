@@ -99,6 +99,13 @@ const (
 	CauseKeyExposed CauseCode = "key_exposed"
 )
 
+// Cause codes of the tests' results (SPEC §5.2a, invariant 10).
+const (
+	// CauseTestsMissing: an eval command declares its results, and they cannot be read or say that
+	// no test ran (silence is not success).
+	CauseTestsMissing CauseCode = "tests_missing"
+)
+
 // Codes of warnings: a check that warns never holds the gate, but its code names what it found.
 const (
 	// CauseProviderUnknown: an evaluator's, a judge's or an accepting agent's provider is not known,
@@ -171,6 +178,7 @@ func Causes() []CauseCode {
 		CauseResultTooLarge,
 		CauseHistoryFull,
 		CauseKeyExposed,
+		CauseTestsMissing,
 		CauseProviderUnknown,
 		CauseStubConfirmed,
 		CauseBaseUnpinned,

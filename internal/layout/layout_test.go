@@ -21,7 +21,8 @@ const module = "github.com/geas-dev/geas"
 // floor or below, never above. A package missing here fails the test, so the rules stay complete.
 var floors = map[string]int{
 	"vocab": 0, "internal/canon": 0, "internal/fsutil": 0, "internal/proc": 0, "internal/jsonobj": 0,
-	"internal/git": 1, "schemas": 1,
+	"internal/testresults": 0,
+	"internal/git":         1, "schemas": 1,
 	"project":  2,
 	"contract": 3, "evidence": 3, "record": 3, "internal/demo": 3, "internal/tierstest": 3,
 	"tiers": 4,
