@@ -1,0 +1,559 @@
+package tiers
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/geas-dev/geas/internal/git"
+	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
+)
+
+// Test integrity (SPEC §2 invariant 10, §5.2a): the checks that decide a pass are the checks as
+// they stood at the base plus those the work adds. Two checks run in tier 1 after the eval
+// commands: tests_modified (a protected check changed) and tests_weakened (skip, focus and
+// early-exit markers added in test files; fewer assertions in a file the work may change), with
+// suppression markers as a warning.
+
+// maxProtectedBlobBytes bounds the versions of a protected file read whole to say what changed;
+// a larger one is named as changed without line counts.
+const maxProtectedBlobBytes = 16 << 20
+
+// maxIntegrityFindings bounds how many findings a check names.
+const maxIntegrityFindings = 20
+
+const (
+	testsModifiedText = "protected checks (test files, test-runner configuration, what the eval commands name) are as they stood at the base"
+	testsWeakenedText = "no skip, focus or early-exit marker is added in a test file, and no file the work may change loses assertions"
+)
+
+// integrity is one run's test-integrity state.
+type integrity struct {
+	r       *run
+	prefix  string
+	globs   []string // the protected table, lowercased
+	names   *commandNames
+	named   map[string]string // base files the eval commands name -> why
+	tables  *markerTables
+	mayList []string
+	// approved says the contract's may_change counts: the rules were pinned by an authority's
+	// approval and are the rules of this run.
+	approved bool
+	pinnedBy string
+	// drops are the may-change files whose assertion-like lines dropped (tests_weakened).
+	drops []finding
+}
+
+// testIntegrity runs tests_modified and tests_weakened (SPEC §5.2a.2, .3).
+func (r *run) testIntegrity() {
+	pol := r.in.Policy.Tests
+	if pol.Off {
+		r.checks = append(r.checks, skippedCheck(1, "test_integrity", "test integrity off: protected checks and weakening markers are not checked", "test integrity off (policy tests.integrity: off)"))
+		return
+	}
+	if !r.haveBase || r.repo == nil {
+		r.checks = append(r.checks, skippedCheck(1, "test_integrity", "protected checks and weakening markers are checked on base..head", "no base to compare with: test integrity not checked"))
+		return
+	}
+	ig := r.newIntegrity()
+	if err := ig.resolveNamed(); err != nil {
+		r.checks = append(r.checks, failCheck(1, "tests_modified", testsModifiedText, "cannot read what the eval commands name at the base: "+err.Error(), StatusError, vocab.CauseDetectorError))
+		return
+	}
+	r.checks = append(r.checks, ig.modified())
+	r.checks = append(r.checks, ig.weakened()...)
+}
+
+func (r *run) newIntegrity() *integrity {
+	c := r.in.Contract
+	pol := r.in.Policy.Tests
+	ig := &integrity{r: r, prefix: r.projectPrefix(), tables: pol.Markers, mayList: c.Tests.MayChange}
+	if ig.tables == nil {
+		ig.tables = defaultMarkerTables()
+	}
+	for _, g := range slices.Concat(pol.Protected, c.Tests.Protected) {
+		ig.globs = append(ig.globs, strings.ToLower(g))
+	}
+	var cmds [][2]string
+	for _, e := range c.EvalCommands {
+		cmds = append(cmds, [2]string{e.Run, e.Workdir})
+	}
+	ig.names = namesOf(cmds)
+	if pin, ok := record.PinnedRules(r.in.Record); ok {
+		ig.pinnedBy = pin.By
+		ig.approved = pin.Entry.Kind == record.KindApproval && pin.RulesSHA256 == r.in.RulesSHA256 && r.in.RulesSHA256 != ""
+	}
+	return ig
+}
+
+// resolveNamed keeps the words of the eval commands that are files in the base tree, and the first
+// Makefile a make command would read.
+func (ig *integrity) resolveNamed() error {
+	ig.named = map[string]string{}
+	words := make([]string, 0, len(ig.names.Words))
+	for w := range ig.names.Words {
+		words = append(words, w)
+	}
+	slices.Sort(words)
+	for _, w := range words {
+		kind, err := ig.r.repo.KindAt(ig.r.base, ig.prefix+w)
+		if err != nil {
+			return err
+		}
+		if kind != git.Absent && kind != git.Directory && kind != git.Submodule {
+			ig.named[w] = ig.names.Words[w]
+		}
+	}
+	for f, why := range ig.names.Makefiles {
+		kind, err := ig.r.repo.KindAt(ig.r.base, ig.prefix+f)
+		if err != nil {
+			return err
+		}
+		if kind != git.Absent && kind != git.Directory {
+			ig.named[f] = why + " (make)"
+		}
+	}
+	return nil
+}
+
+// matchTable reports whether p (relative to the project root) matches one of globs, compared in
+// lower case.
+func matchTable(p string, globs []string) bool {
+	lp := strings.ToLower(p)
+	for _, g := range globs {
+		if ok, _ := doublestar.Match(g, lp); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// isTestFile reports whether p is a test file: in the protected table or named by an eval command.
+func (ig *integrity) isTestFile(p string) bool {
+	_, named := ig.named[p]
+	return named || matchTable(p, ig.globs)
+}
+
+// mayChange reports whether the contract lists p (a path, glob or FILE#KEY) in tests.may_change.
+func (ig *integrity) mayChange(p string) bool {
+	for _, m := range ig.mayList {
+		if m == p {
+			return true
+		}
+		if !strings.Contains(m, "#") {
+			if ok, _ := doublestar.Match(m, p); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// rel is a repository path relative to the project root; ok is false outside it or for the
+// bookkeeping.
+func (ig *integrity) rel(p string) (string, bool) {
+	if !strings.HasPrefix(p, ig.prefix) {
+		return "", false
+	}
+	p = strings.TrimPrefix(p, ig.prefix)
+	return p, !bookkeeping(p)
+}
+
+// finding is one protected check that changed.
+type finding struct {
+	what    string // file or FILE#KEY
+	change  string // what changed
+	allowed string // why the change is allowed ("" when it is not)
+	file    string // the file, for the location
+	drop    string // for drops: the assertion counts
+}
+
+// modified is the tests_modified check.
+func (ig *integrity) modified() Check {
+	r := ig.r
+	changes, err := r.repo.FileChanges(r.base, r.head)
+	if err != nil {
+		return failCheck(1, "tests_modified", testsModifiedText, fmt.Sprintf("cannot diff %s..%s: %v", short(r.base), short(r.head), err), StatusError, vocab.CauseDetectorError)
+	}
+	byPath := map[string]git.FileChange{}
+	var findings []finding
+	protectedSeen := 0
+	for _, c := range changes {
+		p, ok := ig.rel(c.Path)
+		if !ok {
+			continue
+		}
+		byPath[p] = c
+		f, isProtected, err := ig.fileFinding(p, c)
+		if err != nil {
+			return failCheck(1, "tests_modified", testsModifiedText, err.Error(), StatusError, vocab.CauseDetectorError)
+		}
+		if isProtected {
+			protectedSeen++
+		}
+		if f != nil {
+			findings = append(findings, *f)
+		}
+	}
+	for _, k := range ig.names.Keys {
+		if _, whole := ig.named[k.File]; whole {
+			continue // the whole file is protected already
+		}
+		c, ok := byPath[k.File]
+		if !ok {
+			continue
+		}
+		f, err := ig.keyFinding(k, c)
+		if err != nil {
+			return failCheck(1, "tests_modified", testsModifiedText, err.Error(), StatusError, vocab.CauseDetectorError)
+		}
+		if f != nil {
+			protectedSeen++
+			findings = append(findings, *f)
+		}
+	}
+	var bad, ok []string
+	var locs []Location
+	for _, f := range findings {
+		if f.allowed != "" {
+			ok = append(ok, fmt.Sprintf("%s: %s (%s)", f.what, f.change, f.allowed))
+			continue
+		}
+		bad = append(bad, fmt.Sprintf("%s: %s", f.what, f.change))
+		locs = append(locs, Location{Path: f.file})
+	}
+	base := fmt.Sprintf("%d protected named by the eval commands; table of %d globs", len(ig.named), len(ig.globs))
+	if len(bad) > 0 {
+		ev := fmt.Sprintf("%d protected checks changed in %s..%s: %s", len(bad), short(r.base), short(r.head), joinLimited(bad, maxIntegrityFindings))
+		if len(ok) > 0 {
+			ev += fmt.Sprintf("; allowed: %s", joinLimited(ok, maxIntegrityFindings))
+		}
+		if hint := ig.mayChangeHint(findings); hint != "" {
+			ev += "; " + hint
+		}
+		ch := failCheck(1, "tests_modified", testsModifiedText, ev, StatusFail, vocab.CauseTestsModified)
+		ch.Locations = locs
+		return ch
+	}
+	ev := fmt.Sprintf("no protected check changed in %s..%s (%s)", short(r.base), short(r.head), base)
+	if len(ok) > 0 {
+		ev = fmt.Sprintf("%d protected checks changed as allowed in %s..%s: %s (%s)", len(ok), short(r.base), short(r.head), joinLimited(ok, maxIntegrityFindings), base)
+	}
+	return passCheck(1, "tests_modified", testsModifiedText, ev)
+}
+
+// mayChangeHint says why a change listed in may_change was not allowed.
+func (ig *integrity) mayChangeHint(findings []finding) string {
+	for _, f := range findings {
+		if f.allowed == "" && ig.mayChange(f.what) && !ig.approved {
+			by := ig.pinnedBy
+			if by == "" {
+				by = "nothing yet"
+			}
+			return fmt.Sprintf("tests.may_change lists %s, but it counts only under rules an authority approved (geas task approve); the rules of this run were pinned by %s", f.what, by)
+		}
+	}
+	return ""
+}
+
+// fileFinding judges one changed path: whether it is a protected check and, if it changed in a
+// way that counts, what changed.
+func (ig *integrity) fileFinding(p string, c git.FileChange) (*finding, bool, error) {
+	why, whole := ig.named[p]
+	config := matchTable(p, runnerConfig)
+	table := matchTable(p, ig.globs)
+	if c.From.Kind == git.Absent {
+		if !config {
+			return nil, false, nil // a new test file is a check the work adds
+		}
+		return ig.judge(&finding{what: p, file: p, change: "added: a test-runner configuration the base does not have"}), true, nil
+	}
+	switch {
+	case why != "":
+	case config:
+		why = "test-runner configuration"
+		whole = true
+	case table:
+		why = "test file"
+	default:
+		return nil, false, nil
+	}
+	f := &finding{what: p, file: p}
+	switch {
+	case c.To.Kind == git.Absent:
+		f.change = "deleted (or renamed away)"
+	case c.From.Kind != c.To.Kind:
+		f.change = fmt.Sprintf("%s → %s", c.From.Kind, c.To.Kind)
+		if c.From.ID != c.To.ID {
+			f.change += ", content changed"
+		}
+	default:
+		change, appended, err := ig.contentChange(p, c)
+		if err != nil {
+			return nil, true, err
+		}
+		f.change = change
+		if appended && !whole && c.From.Kind == c.To.Kind {
+			f.allowed = "lines appended to a test file, scanned for markers"
+		}
+	}
+	return ig.judge(f), true, nil
+}
+
+// judge applies may_change to a finding, and for an allowed change compares assertion counts.
+func (ig *integrity) judge(f *finding) *finding {
+	if f.allowed == "" && ig.approved && ig.mayChange(f.what) {
+		f.allowed = "tests.may_change, approved"
+	}
+	return f
+}
+
+// contentChange describes a content change of a protected file: lines removed and added, and the
+// assertion-like lines at the base and the head. appended is true when the head is the base with
+// lines added after its last line. A may-change file whose assertions dropped is marked (drop).
+func (ig *integrity) contentChange(p string, c git.FileChange) (string, bool, error) {
+	r := ig.r
+	old, err := r.repo.ReadBlob(c.From.ID, maxProtectedBlobBytes)
+	if err != nil {
+		return fmt.Sprintf("content changed (%v; not compared)", err), false, nil
+	}
+	cur, err := r.repo.ReadBlob(c.To.ID, maxProtectedBlobBytes)
+	if err != nil {
+		return fmt.Sprintf("content changed (%v; not compared)", err), false, nil
+	}
+	removed, added := lineDelta(string(old), string(cur))
+	change := fmt.Sprintf("%d lines removed, %d added", removed, added)
+	if removed == 0 && added == 0 {
+		change = "content changed (same lines, other bytes: line endings or order)"
+	}
+	if m := ig.tables.assert[languageOf(p)]; m != nil && m.any != nil {
+		a, b := m.count(string(old)), m.count(string(cur))
+		change += fmt.Sprintf("; assertions %d → %d", a, b)
+		if b < a && ig.mayChange(p) {
+			ig.drops = append(ig.drops, finding{what: p, file: p, drop: fmt.Sprintf("assertions %d → %d", a, b)})
+		}
+	}
+	appended := bytes.HasPrefix(cur, old) && (len(old) == 0 || old[len(old)-1] == '\n')
+	return change, appended, nil
+}
+
+// lineDelta counts the lines of old missing from cur and of cur missing from old, as multisets:
+// a moved line is neither; a line whose ending changed (CRLF) is both.
+func lineDelta(old, cur string) (removed, added int) {
+	count := map[string]int{}
+	for l := range strings.Lines(old) {
+		count[strings.TrimSuffix(l, "\n")]++
+	}
+	for l := range strings.Lines(cur) {
+		k := strings.TrimSuffix(l, "\n")
+		if count[k] > 0 {
+			count[k]--
+		} else {
+			added++
+		}
+	}
+	for _, n := range count {
+		removed += n
+	}
+	return removed, added
+}
+
+// keyFinding compares one protected configuration entry at the base and the head.
+func (ig *integrity) keyFinding(k protectedKey, c git.FileChange) (*finding, error) {
+	r := ig.r
+	read := func(s git.FileSide) ([]byte, string) {
+		if s.Kind == git.Absent {
+			return nil, ""
+		}
+		if s.Kind != git.File && s.Kind != git.Executable {
+			return nil, fmt.Sprintf("a %s", s.Kind)
+		}
+		b, err := r.repo.ReadBlob(s.ID, maxPolicyBytes)
+		if err != nil {
+			return nil, err.Error()
+		}
+		return b, ""
+	}
+	old, oldErr := read(c.From)
+	cur, curErr := read(c.To)
+	var a, b string
+	var aok, bok bool
+	if strings.HasPrefix(k.Key, "scripts.") && path.Base(k.File) == "package.json" {
+		name := strings.TrimPrefix(k.Key, "scripts.")
+		a, aok, oldErr = scriptValue(old, name, oldErr)
+		b, bok, curErr = scriptValue(cur, name, curErr)
+		if !aok && oldErr == "" {
+			return nil, nil // a script the base does not have is not a check of the base
+		}
+	} else {
+		a, aok = sectionText(old, k.Key)
+		b, bok = sectionText(cur, k.Key)
+	}
+	what := k.File + "#" + k.Key
+	f := &finding{what: what, file: k.File}
+	switch {
+	case curErr != "":
+		f.change = fmt.Sprintf("%s at the head cannot be read (%s)", k.File, curErr)
+	case oldErr != "":
+		f.change = fmt.Sprintf("%s at the base cannot be read (%s)", k.File, oldErr)
+	case aok == bok && a == b:
+		return nil, nil
+	case !bok:
+		f.change = fmt.Sprintf("%s → (absent)", showText(a))
+	case !aok:
+		f.change = fmt.Sprintf("(absent) → %s", showText(b))
+	default:
+		f.change = fmt.Sprintf("%s → %s", showText(a), showText(b))
+	}
+	return ig.judge(f), nil
+}
+
+func showText(s string) string {
+	b, _ := json.Marshal(truncate(s, 120))
+	return string(b)
+}
+
+// scriptValue is the compact JSON of package.json's scripts.NAME; bad says why the file cannot be
+// read as package.json (which counts as a change of the key: fail closed).
+func scriptValue(data []byte, name, bad string) (string, bool, string) {
+	if bad != "" || data == nil {
+		return "", false, bad
+	}
+	var doc struct {
+		Scripts map[string]json.RawMessage `json:"scripts"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return "", false, "not valid JSON: " + err.Error()
+	}
+	v, ok := doc.Scripts[name]
+	if !ok {
+		return "", false, ""
+	}
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return s, true, ""
+	}
+	var buf bytes.Buffer
+	_ = json.Compact(&buf, v)
+	return buf.String(), true, ""
+}
+
+// sectionText is a pytest configuration table as text: the lines of the [KEY] section (a TOML
+// table or an INI section, header spaces ignored), and every other line that mentions pytest (a
+// dotted key or an inline table). ok is false when there is none.
+func sectionText(data []byte, key string) (string, bool) {
+	if data == nil {
+		return "", false
+	}
+	var out strings.Builder
+	in, found := false, false
+	for line := range strings.Lines(string(data)) {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "[") {
+			h := strings.Map(func(r rune) rune {
+				if r == ' ' || r == '\t' || r == '"' || r == '\'' {
+					return -1
+				}
+				return r
+			}, t)
+			in = h == "["+key+"]"
+			found = found || in
+		}
+		if in || strings.Contains(strings.ToLower(t), "pytest") {
+			out.WriteString(line)
+			found = true
+		}
+	}
+	return out.String(), found
+}
+
+// marker is a marker found on an added line.
+type marker struct {
+	loc     Location
+	pattern string
+	text    string
+}
+
+func (m marker) String() string {
+	return fmt.Sprintf("%s %s %q", m.loc, m.pattern, truncate(strings.TrimSpace(m.text), 60))
+}
+
+// weakened is the tests_weakened check and, when suppression markers were added, its warning.
+// Every added line of base..head is scanned, streamed as the stub scan: skip markers in test files
+// (and in every file of the languages of skipEverywhere), suppression markers anywhere.
+func (ig *integrity) weakened() []Check {
+	r := ig.r
+	var skips, suppressions []marker
+	nskip, nsup := 0, 0
+	scan, err := r.repo.ScanAdded(r.base, r.head, func(l git.AddedLine) error {
+		p, ok := ig.rel(l.Path)
+		if !ok {
+			return nil
+		}
+		lang := languageOf(p)
+		if lang != "" && (skipEverywhere[lang] || ig.isTestFile(p)) {
+			if pat, ok := ig.tables.skip[lang].find(l.Text); ok {
+				nskip++
+				if len(skips) < maxIntegrityFindings {
+					skips = append(skips, marker{Location{Path: p, Line: l.Line}, pat, l.Text})
+				}
+			}
+		}
+		if pat, ok := ig.tables.suppress.find(l.Text); ok {
+			nsup++
+			if len(suppressions) < maxIntegrityFindings {
+				suppressions = append(suppressions, marker{Location{Path: p, Line: l.Line}, pat, l.Text})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return []Check{failCheck(1, "tests_weakened", testsWeakenedText, fmt.Sprintf("cannot scan the lines added in %s..%s for weakening markers: %v", short(r.base), short(r.head), err), StatusError, vocab.CauseDetectorError)}
+	}
+	var out []Check
+	var found []string
+	var locs []Location
+	for _, m := range skips {
+		found = append(found, m.String())
+		locs = append(locs, m.loc)
+	}
+	if nskip > len(skips) {
+		found = append(found, fmt.Sprintf("and %d more", nskip-len(skips)))
+	}
+	for _, d := range ig.drops {
+		found = append(found, fmt.Sprintf("%s: %s (listed in tests.may_change)", d.what, d.drop))
+		locs = append(locs, Location{Path: d.file})
+	}
+	note := ""
+	if len(scan.Binary) > 0 {
+		note = fmt.Sprintf("; %d binary files not scanned: %s", len(scan.Binary), joinLimited(scan.Binary, 10))
+	}
+	if len(found) > 0 {
+		ch := failCheck(1, "tests_weakened", testsWeakenedText, fmt.Sprintf("%d weakening findings in %s..%s: %s%s", nskip+len(ig.drops), short(r.base), short(r.head), strings.Join(found, "; "), note), StatusFail, vocab.CauseTestsWeakened)
+		ch.Locations = locs
+		out = append(out, ch)
+	} else {
+		out = append(out, passCheck(1, "tests_weakened", testsWeakenedText, fmt.Sprintf("no weakening marker in %d added lines of %d text files%s", scan.Lines, scan.Files, note)))
+	}
+	if nsup > 0 {
+		var list []string
+		var slocs []Location
+		for _, m := range suppressions {
+			list = append(list, m.String())
+			slocs = append(slocs, m.loc)
+		}
+		if nsup > len(suppressions) {
+			list = append(list, fmt.Sprintf("and %d more", nsup-len(suppressions)))
+		}
+		ch := warnCheck(1, "suppressions_added", "no linter or type-checker suppression marker is added", fmt.Sprintf("%d suppression markers added: %s", nsup, strings.Join(list, "; ")), vocab.CauseSuppressionAdded)
+		ch.Locations = slocs
+		out = append(out, ch)
+	}
+	return out
+}
