@@ -53,9 +53,25 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GIT_COMMITTER_EMAIL", "test@geas.invalid")
 			env.Setenv("GIT_AUTHOR_DATE", "2026-11-01T09:00:00Z")
 			env.Setenv("GIT_COMMITTER_DATE", "2026-11-01T09:00:00Z")
+			// Scripts that run go test share the build cache of the test process (HOME moved).
+			env.Setenv("GOCACHE", goCache())
+			env.Setenv("GOTOOLCHAIN", "local")
+			env.Setenv("GOTELEMETRY", "off")
+			env.Setenv("XDG_CONFIG_HOME", t.TempDir()) // go's telemetry counters, outside the project
 			return nil
 		},
 	})
+}
+
+// goCache is the build cache of the test process: $GOCACHE, or the user cache's go-build.
+func goCache() string {
+	if c := os.Getenv("GOCACHE"); c != "" {
+		return c
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "go-build")
+	}
+	return ""
 }
 
 func exampleDir(t *testing.T) string {

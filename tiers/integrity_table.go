@@ -131,6 +131,8 @@ func compileMarkers(exprs []string) (*markerSet, error) {
 		if err != nil {
 			return nil, fmt.Errorf("bad regex %q: %w", e, err)
 		}
+		// Leftmost-longest: of `Fatal|Fatalf`, the match that can end at a word boundary.
+		re.Longest()
 		if re.MatchString("") {
 			return nil, fmt.Errorf("regex %q matches the empty string", e)
 		}
