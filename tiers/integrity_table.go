@@ -87,7 +87,7 @@ var skipEverywhere = map[string]bool{langRust: true, langPytestConfig: true}
 // file is a marker: `//go:build ignore` takes the file out of `go test`.
 var defaultSkipMarkers = map[string][]string{
 	langGo: {`Skip(f|Now)?`, `//\s*go:build`, `//\s*\+build`, `os\.Exit\(\s*0\s*\)`},
-	langPython: {`skip(If|Unless|Test)?`, `SkipTest`, `xfail`, `__unittest_skip__`,
+	langPython: {`skip(If|Unless|Test|if)?`, `SkipTest`, `xfail`, `__unittest_skip__`,
 		`sys\.exit`, `os\._exit`},
 	langJS: {`\.(skip|only|todo|skipIf|runIf)`, `xit`, `xdescribe`, `xtest`, `fit`, `fdescribe`,
 		`(skip|only|todo)\s*:`, `process\.exit`},
