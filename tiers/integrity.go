@@ -252,11 +252,11 @@ func (ig *integrity) modified() Check {
 func (ig *integrity) mayChangeHint(findings []finding) string {
 	for _, f := range findings {
 		if f.allowed == "" && ig.mayChange(f.what) && !ig.approved {
-			by := ig.pinnedBy
-			if by == "" {
-				by = "nothing yet"
+			by := "the rules of this run were pinned by " + ig.pinnedBy
+			if ig.pinnedBy == "" {
+				by = "nothing has pinned the rules yet, and a gate run's pin does not count"
 			}
-			return fmt.Sprintf("tests.may_change lists %s, but it counts only under rules an authority approved (geas task approve); the rules of this run were pinned by %s", f.what, by)
+			return fmt.Sprintf("tests.may_change lists %s, but it counts only under rules an authority approved (geas task approve); %s", f.what, by)
 		}
 	}
 	return ""

@@ -131,3 +131,36 @@ func TestLanguageOfFiles(t *testing.T) {
 		assert.Equal(t, want, languageOf(p), p)
 	}
 }
+
+// TestThePolicysTestsAreData: tests.protected replaces the table, tests.markers replaces the
+// languages it lists and keeps the others, tests.integrity off is read; a bad glob or regex makes
+// the policy invalid.
+func TestThePolicysTestsAreData(t *testing.T) {
+	t.Parallel()
+	p, err := ParsePolicy("p.json", []byte(`{"tests": {"integrity": "off", "protected": ["checks/**"], "markers": {"skip": {"shell": ["LATER"]}, "suppress": ["shh"]}}}`))
+	assert.NoError(t, err)
+	assert.True(t, p.Tests.Off)
+	assert.Equal(t, []string{"checks/**"}, p.Tests.Protected)
+	_, ok := p.Tests.Markers.skip[langShell].find("echo LATER")
+	assert.True(t, ok)
+	_, ok = p.Tests.Markers.skip[langShell].find("skip")
+	assert.False(t, ok, "the shell list was replaced")
+	_, ok = p.Tests.Markers.skip[langGo].find("t.Skip()")
+	assert.True(t, ok, "the other languages keep their defaults")
+	_, ok = p.Tests.Markers.suppress.find("# shh")
+	assert.True(t, ok)
+	d := DefaultPolicy()
+	assert.False(t, d.Tests.Off)
+	assert.Equal(t, defaultProtected, d.Tests.Protected)
+	for _, bad := range []string{
+		`{"tests": {"markers": {"skip": {"shell": ["(unclosed"]}}}}`,
+		`{"tests": {"markers": {"skip": {"cobol": ["x"]}}}}`,
+		`{"tests": {"markers": {"assert": {"go": ["x*"]}}}}`,
+		`{"tests": {"protected": ["[unclosed"]}}`,
+		`{"tests": {"integrity": "maybe"}}`,
+		`{"tests": {"Integrity": "off"}}`,
+	} {
+		_, err := ParsePolicy("p.json", []byte(bad))
+		assert.Error(t, err, bad)
+	}
+}
