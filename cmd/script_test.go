@@ -57,7 +57,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GOCACHE", goCache())
 			env.Setenv("GOTOOLCHAIN", "local")
 			env.Setenv("GOTELEMETRY", "off")
-			env.Setenv("XDG_CONFIG_HOME", t.TempDir()) // go's telemetry counters, outside the project
+			env.Setenv("XDG_CONFIG_HOME", t.TempDir())  // go's telemetry counters, outside the project
 			env.Setenv("npm_config_cache", t.TempDir()) // npm's cache and logs, likewise
 			env.Setenv("npm_config_update_notifier", "false")
 			return nil

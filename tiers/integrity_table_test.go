@@ -15,7 +15,7 @@ func TestTheProtectedTableCoversEachLanguagesTests(t *testing.T) {
 		"pkg/greet_test.go", "greet_test.go", "internal/x/testdata/in.txt", // Go
 		"tests/test_greet.py", "test_greet.py", "pkg/greet_test.py", "conftest.py", "pytest.ini", "tox.ini", // Python
 		"src/greet.test.ts", "web/__tests__/a.js", "a.spec.tsx", "jest.config.js", "vitest.config.mts", ".mocharc.yml", "karma.conf.js", ".nycrc.json", // JS/TS
-		"tests/integration.rs", // Rust
+		"tests/integration.rs",                                             // Rust
 		"src/test/java/GreetTest.java", "app/src/test/kotlin/GreetTest.kt", // Java/Kotlin
 		"spec/greet_spec.rb", "lib/greet_spec.rb", // Ruby
 		"test/greet_test.sh", "t/greet.bats", // shell
