@@ -157,6 +157,7 @@ type run struct {
 	stubCap      int
 	stubErr      string
 	stubScan     *git.AddedScan // what the added-line stub scan read (tier2_stubscan.go)
+	added        *addedScan     // the one pass over the added lines (scanAdded)
 	tier1Ran     bool
 	tier0End     int // checks[:tier0End] are tier 0's
 

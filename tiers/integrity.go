@@ -7,6 +7,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -38,6 +39,7 @@ type integrity struct {
 	r       *run
 	prefix  string
 	globs   []string // the protected table, lowercased
+	table   *globTable
 	names   *commandNames
 	named   map[string]string // base files the eval commands name -> why
 	tables  *markerTables
@@ -80,6 +82,7 @@ func (r *run) newIntegrity() *integrity {
 	for _, g := range slices.Concat(pol.Protected, c.Tests.Protected) {
 		ig.globs = append(ig.globs, strings.ToLower(g))
 	}
+	ig.table = newGlobTable(ig.globs)
 	var cmds [][2]string
 	for _, e := range c.EvalCommands {
 		cmds = append(cmds, [2]string{e.Run, e.Workdir})
@@ -125,8 +128,59 @@ func (ig *integrity) resolveNamed() error {
 // matchTable reports whether p (relative to the project root) matches one of globs, compared in
 // lower case.
 func matchTable(p string, globs []string) bool {
-	lp := strings.ToLower(p)
+	return newGlobTable(globs).match(p)
+}
+
+// globTable is a list of globs compiled for the shapes the protected table is made of, which
+// need no doublestar walk: `**/NAME-PATTERN` (the base name matched alone) and `**/DIR/**` (a
+// directory anywhere on the path). Any other glob goes to doublestar. Globs are lower case and
+// match the lower-cased path; one table judges every changed file of a run, so its cost is per
+// file, not per glob walk.
+type globTable struct {
+	base  []string // patterns of the base name
+	lit   []string // per base pattern, its longest literal part: a name without it cannot match
+	dirs  []string // "/DIR/" segments
+	other []string // doublestar globs
+}
+
+func newGlobTable(globs []string) *globTable {
+	t := &globTable{}
 	for _, g := range globs {
+		g = strings.ToLower(g)
+		rest, anyDir := strings.CutPrefix(g, "**/")
+		switch {
+		case anyDir && !strings.Contains(rest, "/") && !strings.Contains(rest, "**") && !strings.ContainsAny(rest, "{\\"):
+			t.base = append(t.base, rest)
+			t.lit = append(t.lit, longestLiteral(rest))
+		case anyDir && strings.HasSuffix(rest, "/**") && !strings.ContainsAny(strings.TrimSuffix(rest, "/**"), "*?[{\\"):
+			t.dirs = append(t.dirs, "/"+strings.TrimSuffix(rest, "/**")+"/")
+		default:
+			t.other = append(t.other, g)
+		}
+	}
+	return t
+}
+
+func (t *globTable) match(p string) bool {
+	lp := strings.ToLower(p)
+	base := path.Base(lp)
+	for i, g := range t.base {
+		if !strings.Contains(base, t.lit[i]) {
+			continue
+		}
+		if ok, _ := path.Match(g, base); ok {
+			return true
+		}
+	}
+	if len(t.dirs) > 0 {
+		slashed := "/" + lp + "/" // `**/DIR/**` matches DIR itself too, as doublestar does
+		for _, d := range t.dirs {
+			if strings.Contains(slashed, d) {
+				return true
+			}
+		}
+	}
+	for _, g := range t.other {
 		if ok, _ := doublestar.Match(g, lp); ok {
 			return true
 		}
@@ -134,10 +188,27 @@ func matchTable(p string, globs []string) bool {
 	return false
 }
 
+// longestLiteral is the longest run of a pattern without a metacharacter (outside a class).
+func longestLiteral(pattern string) string {
+	best := ""
+	for _, part := range strings.FieldsFunc(pattern, func(r rune) bool { return r == '*' || r == '?' || r == '[' || r == ']' }) {
+		if len(part) > len(best) {
+			best = part
+		}
+	}
+	if strings.Contains(pattern, "[") {
+		return "" // a class's letters were split out above as if literal: do not rely on them
+	}
+	return best
+}
+
+// runnerConfigTable is runnerConfig compiled, once a process.
+var runnerConfigTable = sync.OnceValue(func() *globTable { return newGlobTable(runnerConfig) })
+
 // isTestFile reports whether p is a test file: in the protected table or named by an eval command.
 func (ig *integrity) isTestFile(p string) bool {
 	_, named := ig.named[p]
-	return named || matchTable(p, ig.globs)
+	return named || ig.table.match(p)
 }
 
 // mayChange reports whether the contract lists p (a path, glob or FILE#KEY) in tests.may_change.
@@ -274,8 +345,7 @@ var appendSafe = map[string]bool{langGo: true, langPython: true, langRuby: true,
 // way that counts, what changed.
 func (ig *integrity) fileFinding(p string, c git.FileChange) (*finding, bool, error) {
 	why, whole := ig.named[p]
-	config := matchTable(p, runnerConfig)
-	table := matchTable(p, ig.globs)
+	config := runnerConfigTable().match(p)
 	if c.From.Kind == git.Absent {
 		if !config {
 			return nil, false, nil // a new test file is a check the work adds
@@ -287,7 +357,7 @@ func (ig *integrity) fileFinding(p string, c git.FileChange) (*finding, bool, er
 	case config:
 		why = "test-runner configuration"
 		whole = true
-	case table:
+	case ig.table.match(p):
 		why = "test file"
 	default:
 		return nil, false, nil
@@ -499,14 +569,25 @@ func (ig *integrity) weakened() []Check {
 	r := ig.r
 	var skips, suppressions []marker
 	nskip, nsup := 0, 0
-	scan, err := r.repo.ScanAdded(r.base, r.head, func(l git.AddedLine) error {
-		p, ok := ig.rel(l.Path)
-		if !ok {
-			return nil
+	// Lines come file by file: what a file is, is judged once a file.
+	last, inProject := "", false
+	var skip *markerSet
+	res := r.scanAdded(func(l git.AddedLine) {
+		if l.Path != last {
+			last, skip = l.Path, nil
+			var p string
+			if p, inProject = ig.rel(l.Path); inProject {
+				if lang := languageOf(p); lang != "" && (skipEverywhere[lang] || ig.isTestFile(p)) {
+					skip = ig.tables.skip[lang]
+				}
+			}
 		}
-		lang := languageOf(p)
-		if lang != "" && (skipEverywhere[lang] || ig.isTestFile(p)) {
-			if pat, ok := ig.tables.skip[lang].find(l.Text); ok {
+		if !inProject {
+			return
+		}
+		p := strings.TrimPrefix(l.Path, ig.prefix)
+		if skip != nil {
+			if pat, ok := skip.find(l.Text); ok {
 				nskip++
 				if len(skips) < maxIntegrityFindings {
 					skips = append(skips, marker{Location{Path: p, Line: l.Line}, pat, l.Text})
@@ -519,11 +600,11 @@ func (ig *integrity) weakened() []Check {
 				suppressions = append(suppressions, marker{Location{Path: p, Line: l.Line}, pat, l.Text})
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		return []Check{failCheck(1, "tests_weakened", testsWeakenedText, fmt.Sprintf("cannot scan the lines added in %s..%s for weakening markers: %v", short(r.base), short(r.head), err), StatusError, vocab.CauseDetectorError)}
+	if res.err != nil {
+		return []Check{failCheck(1, "tests_weakened", testsWeakenedText, fmt.Sprintf("cannot scan the lines added in %s..%s for weakening markers: %v", short(r.base), short(r.head), res.err), StatusError, vocab.CauseDetectorError)}
 	}
+	scan := res.scan
 	var out []Check
 	var found []string
 	var locs []Location

@@ -1,8 +1,11 @@
 package tiers
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -162,5 +165,26 @@ func TestThePolicysTestsAreData(t *testing.T) {
 	} {
 		_, err := ParsePolicy("p.json", []byte(bad))
 		assert.Error(t, err, bad)
+	}
+}
+
+// TestTheCompiledTableMatchesAsDoublestar: the compiled glob table answers what doublestar answers
+// for the table's globs, on the lower-cased path.
+func TestTheCompiledTableMatchesAsDoublestar(t *testing.T) {
+	t.Parallel()
+	globs := append(slices.Clone(defaultProtected), "checks/**", "**/x[ab].go", "src/**/*.snap", "**/{a,b}.txt")
+	paths := []string{"test", "test/x", "a/test", "a/test/b/c.go", "tests", "latest/x", "src/test/A.java", "x/src/test/y",
+		"a_test.go", "dir/a_test.go", "a_test.gox", "conftest.py", "a/conftest.py", "aconftest.py", ".mocharc", ".mocharc.yml",
+		"x.test.js", "x.test", "a.spec.ts", "jest.config.js", "jest.config", "checks/a", "a/checks/b", "xa.go", "a/xb.go", "src/a/b.snap",
+		"a.txt", "c/b.txt", "Test/X_Test.GO", "spec", "a/spec/b", "t.bats", "phpunit.xml.dist", "__tests__/a.js", "testdata", "x/testdata/y"}
+	table := newGlobTable(globs)
+	for _, p := range paths {
+		want := false
+		for _, g := range globs {
+			if ok, _ := doublestar.Match(strings.ToLower(g), strings.ToLower(p)); ok {
+				want = true
+			}
+		}
+		assert.Equal(t, want, table.match(p), p)
 	}
 }
