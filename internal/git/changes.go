@@ -125,12 +125,26 @@ func (r *Repo) KindAt(commit, name string) (EntryKind, error) {
 	if name == "." || name == "" {
 		return Directory, nil
 	}
-	entry, err := tree.FindEntry(name)
-	if errors.Is(err, object.ErrEntryNotFound) || errors.Is(err, object.ErrDirectoryNotFound) {
-		return Absent, nil
+	// One level at a time: a path through a file is absent, not an error of reading that file as
+	// a tree.
+	parts := strings.Split(name, "/")
+	for i, part := range parts {
+		entry, err := tree.FindEntry(part)
+		if errors.Is(err, object.ErrEntryNotFound) || errors.Is(err, object.ErrDirectoryNotFound) {
+			return Absent, nil
+		}
+		if err != nil {
+			return Absent, fmt.Errorf("%s at %s: %w", name, short12(commit), err)
+		}
+		if i == len(parts)-1 {
+			return kindOf(entry.Mode), nil
+		}
+		if entry.Mode != filemode.Dir {
+			return Absent, nil
+		}
+		if tree, err = object.GetTree(r.store, entry.Hash); err != nil {
+			return Absent, fmt.Errorf("%s at %s: %w", name, short12(commit), err)
+		}
 	}
-	if err != nil {
-		return Absent, fmt.Errorf("%s at %s: %w", name, short12(commit), err)
-	}
-	return kindOf(entry.Mode), nil
+	return Absent, nil
 }
