@@ -272,7 +272,7 @@ func (ig *integrity) modified() Check {
 			findings = append(findings, *f)
 		}
 	}
-	for _, k := range ig.names.Keys {
+	for _, k := range ig.keysOf(byPath) {
 		if _, whole := ig.named[k.File]; whole {
 			continue // the whole file is protected already
 		}
@@ -462,11 +462,14 @@ func (ig *integrity) keyFinding(k protectedKey, c git.FileChange) (*finding, err
 	cur, curErr := read(c.To)
 	var a, b string
 	var aok, bok bool
-	if strings.HasPrefix(k.Key, "scripts.") && path.Base(k.File) == "package.json" {
-		name := strings.TrimPrefix(k.Key, "scripts.")
-		a, aok, oldErr = scriptValue(old, name, oldErr)
-		b, bok, curErr = scriptValue(cur, name, curErr)
-		if !aok && oldErr == "" {
+	if path.Base(k.File) == "package.json" {
+		keyPath := []string{k.Key}
+		if name, ok := strings.CutPrefix(k.Key, "scripts."); ok {
+			keyPath = []string{"scripts", name}
+		}
+		a, aok, oldErr = jsonValue(old, keyPath, oldErr)
+		b, bok, curErr = jsonValue(cur, keyPath, curErr)
+		if !aok && oldErr == "" && !k.AsPath {
 			return nil, nil // a script the base does not have is not a check of the base
 		}
 	} else {
@@ -497,21 +500,27 @@ func showText(s string) string {
 	return string(b)
 }
 
-// scriptValue is the compact JSON of package.json's scripts.NAME; bad says why the file cannot be
-// read as package.json (which counts as a change of the key: fail closed).
-func scriptValue(data []byte, name, bad string) (string, bool, string) {
+// jsonValue is the value at keyPath of a JSON object (a string as itself, anything else as compact
+// JSON); bad says why the file cannot be read as JSON (which counts as a change of the key: fail
+// closed).
+func jsonValue(data []byte, keyPath []string, bad string) (string, bool, string) {
 	if bad != "" || data == nil {
 		return "", false, bad
 	}
-	var doc struct {
-		Scripts map[string]json.RawMessage `json:"scripts"`
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return "", false, "not valid JSON: " + err.Error()
-	}
-	v, ok := doc.Scripts[name]
-	if !ok {
-		return "", false, ""
+	v := json.RawMessage(data)
+	for i, k := range keyPath {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(v, &obj); err != nil {
+			if i > 0 {
+				return "", false, "" // "scripts": "x" has no scripts.test
+			}
+			return "", false, "not valid JSON: " + err.Error()
+		}
+		next, ok := obj[k]
+		if !ok {
+			return "", false, ""
+		}
+		v = next
 	}
 	var s string
 	if json.Unmarshal(v, &s) == nil {
@@ -520,6 +529,49 @@ func scriptValue(data []byte, name, bad string) (string, bool, string) {
 	var buf bytes.Buffer
 	_ = json.Compact(&buf, v)
 	return buf.String(), true, ""
+}
+
+// runnerKeys are the test-runner configurations that live in a file with other content: protected
+// as keys in every changed file of that name in the project, whatever the eval commands run, and
+// adding one the base does not have is a change (AsPath), as for a configuration file.
+var runnerKeys = map[string][]string{
+	"package.json":   {"jest", "mocha", "ava", "vitest", "nyc", "c8"},
+	"pyproject.toml": {"tool.pytest.ini_options"},
+	"setup.cfg":      {"tool:pytest"},
+}
+
+// keysOf is every protected key of the changed files: what the eval commands name, the test
+// scripts of every package.json (scripts.test, with its pre and post scripts: whatever runs them),
+// and the runner configurations of runnerKeys. Each once.
+func (ig *integrity) keysOf(byPath map[string]git.FileChange) []protectedKey {
+	keys := slices.Clone(ig.names.Keys)
+	paths := make([]string, 0, len(byPath))
+	for p := range byPath {
+		if runnerKeys[path.Base(p)] != nil {
+			paths = append(paths, p)
+		}
+	}
+	slices.Sort(paths)
+	for _, p := range paths {
+		base := path.Base(p)
+		if base == "package.json" {
+			for _, k := range []string{"pretest", "test", "posttest"} {
+				keys = append(keys, protectedKey{File: p, Key: "scripts." + k, Why: "test script"})
+			}
+		}
+		for _, k := range runnerKeys[base] {
+			keys = append(keys, protectedKey{File: p, Key: k, Why: "test-runner configuration", AsPath: true})
+		}
+	}
+	seen := map[string]bool{}
+	out := keys[:0]
+	for _, k := range keys {
+		if id := k.File + "#" + k.Key; !seen[id] {
+			seen[id] = true
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // sectionText is a pytest configuration table as text: the lines of the [KEY] section (a TOML

@@ -23,6 +23,8 @@ type protectedKey struct {
 	File string // relative to the project root
 	Key  string // scripts.NAME, tool.pytest.ini_options, tool:pytest
 	Why  string
+	// AsPath: adding the key where the base has none is a change too (a runner configuration).
+	AsPath bool
 }
 
 // commandNames is what the eval commands name.
@@ -168,12 +170,12 @@ func (n *commandNames) runner(cmd string, args []string, dir, why string) {
 		}
 	case cmd == "pytest" || cmd == "py.test" || isPython(cmd) && len(args) >= 2 && args[0] == "-m" && args[1] == "pytest":
 		n.Keys = append(n.Keys,
-			protectedKey{File: join("pyproject.toml"), Key: "tool.pytest.ini_options", Why: why},
-			protectedKey{File: join("setup.cfg"), Key: "tool:pytest", Why: why})
+			protectedKey{File: join("pyproject.toml"), Key: "tool.pytest.ini_options", Why: why, AsPath: true},
+			protectedKey{File: join("setup.cfg"), Key: "tool:pytest", Why: why, AsPath: true})
 		if dir != "." { // pytest looks for its configuration up to the root
 			n.Keys = append(n.Keys,
-				protectedKey{File: "pyproject.toml", Key: "tool.pytest.ini_options", Why: why},
-				protectedKey{File: "setup.cfg", Key: "tool:pytest", Why: why})
+				protectedKey{File: "pyproject.toml", Key: "tool.pytest.ini_options", Why: why, AsPath: true},
+				protectedKey{File: "setup.cfg", Key: "tool:pytest", Why: why, AsPath: true})
 		}
 	}
 }

@@ -82,3 +82,25 @@ func TestLineDeltaCountsTheNetChange(t *testing.T) {
 	r, a = lineDelta("got=1\n[ x ] || exit 1\necho ok\n", "echo ok\n")
 	assert.Equal(t, [2]int{2, 0}, [2]int{r, a})
 }
+
+// TestPackageJSONKeysAreReadAsJSON: a script, a nested value as compact JSON, an absent key, a
+// file that is not JSON (a change: fail closed), a scripts value that is not an object (absent).
+func TestPackageJSONKeysAreReadAsJSON(t *testing.T) {
+	t.Parallel()
+	doc := []byte(`{"scripts": {"test": "node --test"}, "jest": {"testPathIgnorePatterns": ["a"]}}`)
+	v, ok, bad := jsonValue(doc, []string{"scripts", "test"}, "")
+	assert.Equal(t, "node --test", v)
+	assert.True(t, ok)
+	assert.Empty(t, bad)
+	v, ok, _ = jsonValue(doc, []string{"jest"}, "")
+	assert.Equal(t, `{"testPathIgnorePatterns":["a"]}`, v)
+	assert.True(t, ok)
+	_, ok, bad = jsonValue(doc, []string{"mocha"}, "")
+	assert.False(t, ok)
+	assert.Empty(t, bad)
+	_, _, bad = jsonValue([]byte(`{"scripts": `), []string{"scripts", "test"}, "")
+	assert.NotEmpty(t, bad)
+	_, ok, bad = jsonValue([]byte(`{"scripts": "x"}`), []string{"scripts", "test"}, "")
+	assert.False(t, ok)
+	assert.Empty(t, bad)
+}
