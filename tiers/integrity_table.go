@@ -1,6 +1,7 @@
 package tiers
 
 import (
+	"bytes"
 	"fmt"
 	"path"
 	"regexp"
@@ -122,6 +123,10 @@ type markerSet struct {
 	exprs []string
 	res   []*regexp.Regexp
 	any   *regexp.Regexp // all of them, for the first pass over a line
+	// lits are lowercase ASCII literals of which every match on an ASCII line holds one (the stub
+	// matcher's pre-filter, requiredLiterals); filter is false when some marker has none.
+	lits   [][]byte
+	filter bool
 }
 
 func compileMarkers(exprs []string) (*markerSet, error) {
@@ -138,10 +143,49 @@ func compileMarkers(exprs []string) (*markerSet, error) {
 		}
 		m.res = append(m.res, re)
 	}
+	m.filter = true
+	for _, e := range exprs {
+		lits, ok := requiredLiterals(e)
+		if !ok || strings.Contains(e, `\Q`) {
+			m.filter = false
+		}
+		m.lits = append(m.lits, lits...)
+	}
+	m.lits = minimalLiterals(m.lits)
 	if len(exprs) > 0 {
-		m.any = regexp.MustCompile("(?:" + strings.Join(exprs, ")|(?:") + ")")
+		any, err := regexp.Compile("(?:" + strings.Join(exprs, ")|(?:") + ")")
+		if err != nil { // a \Q without \E quotes the joining parentheses: try one by one
+			any = nil
+		}
+		m.any = any
 	}
 	return m, nil
+}
+
+// mayMatch is the pre-filter: false only for an ASCII line that holds none of the literals,
+// compared case-insensitively (which only widens it for case-sensitive markers).
+func (m *markerSet) mayMatch(line string) bool {
+	if !m.filter {
+		return true
+	}
+	var stack [256]byte
+	buf := stack[:0]
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		if c >= utf8.RuneSelf {
+			return true
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf = append(buf, c)
+	}
+	for _, lit := range m.lits {
+		if bytes.Contains(buf, lit) {
+			return true
+		}
+	}
+	return false
 }
 
 // find returns the first marker that occurs in line at word boundaries: a match whose first
@@ -149,7 +193,7 @@ func compileMarkers(exprs []string) (*markerSet, error) {
 // must not be followed by one, so that `xit` is not found in `exit` nor `skip` in `skipped`. A
 // marker inside a string or a comment counts: the scan reads lines, not programs (SPEC §5.2a).
 func (m *markerSet) find(line string) (string, bool) {
-	if m == nil || m.any == nil || !m.any.MatchString(line) {
+	if m == nil || len(m.res) == 0 || !m.mayMatch(line) || m.any != nil && !m.any.MatchString(line) {
 		return "", false
 	}
 	for i, re := range m.res {
