@@ -3,6 +3,7 @@ package tiers
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -97,18 +98,100 @@ func (n *commandNames) read(text, dir, why string, budget *int, depth int) {
 			}
 			continue
 		}
-		for i, w := range words {
-			if _, v, ok := strings.Cut(w, "="); ok && strings.HasPrefix(w, "-") {
-				w = v
+		if isShell(cmd) {
+			for i := 1; i+1 < len(words); i++ {
+				if words[i] == "-c" {
+					n.read(words[i+1], dir, why, budget, depth+1)
+				}
 			}
-			if i > 0 && words[i-1] == "-c" && isShell(cmd) {
-				n.read(w, dir, why, budget, depth+1)
-				continue
-			}
+		}
+		for _, w := range executed(cmd, words) {
 			n.word(w, dir, why)
 		}
 		n.runner(cmd, words[1:], dir, why)
 	}
+}
+
+// executed are the words of a simple command that name what it executes: the command itself when
+// it is a path (./run_tests.sh), the script an interpreter runs (sh test/x.sh, python3 t.py, node
+// test/a.js), every file bats runs, the modules and files python -m unittest or pytest runs, and
+// the Makefile of make -f. The other words are the command's data (grep -q x README.md, a
+// redirection's target): the work itself may change them, and the command, which is pinned,
+// is the check.
+func executed(cmd string, words []string) []string {
+	var out []string
+	if strings.Contains(words[0], "/") {
+		out = append(out, words[0])
+	}
+	args := words[1:]
+	first := func(skipWithValue ...string) string {
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			if strings.HasPrefix(a, "-") {
+				if slices.Contains(skipWithValue, a) {
+					i++
+				}
+				continue
+			}
+			return a
+		}
+		return ""
+	}
+	switch {
+	case isShell(cmd):
+		if !slices.Contains(args, "-c") {
+			out = append(out, first("-o", "+o", "-O", "+O"))
+		}
+	case isPython(cmd):
+		for i, a := range args {
+			if a == "-m" && i+1 < len(args) {
+				if m := args[i+1]; m == "unittest" || m == "pytest" {
+					for _, x := range args[i+2:] {
+						if !strings.HasPrefix(x, "-") {
+							out = append(out, x)
+						}
+					}
+				}
+				return out
+			}
+			if a == "-c" {
+				return out
+			}
+		}
+		out = append(out, first("-W", "-X", "-Q"))
+	case cmd == "node" || cmd == "bun" || cmd == "ruby" || cmd == "perl" || cmd == "php" || cmd == "tsx" || cmd == "ts-node":
+		if slices.Contains(args, "-e") || slices.Contains(args, "--eval") {
+			return out
+		}
+		if cmd == "node" && slices.Contains(args, "--test") {
+			for _, x := range args {
+				if !strings.HasPrefix(x, "-") {
+					out = append(out, x)
+				}
+			}
+			return out
+		}
+		out = append(out, first("-r", "--require", "--import", "--loader", "-I"))
+	case cmd == "deno" && len(args) > 1 && (args[0] == "run" || args[0] == "test"):
+		for _, x := range args[1:] {
+			if !strings.HasPrefix(x, "-") {
+				out = append(out, x)
+			}
+		}
+	case cmd == "bats" || cmd == "pytest" || cmd == "py.test":
+		for _, x := range args {
+			if !strings.HasPrefix(x, "-") {
+				out = append(out, x)
+			}
+		}
+	case cmd == "make" || cmd == "gmake":
+		for i := 0; i+1 < len(args); i++ {
+			if args[i] == "-f" {
+				out = append(out, args[i+1])
+			}
+		}
+	}
+	return out
 }
 
 // word records a word as a candidate path, and a dotted Python module name (test.test_greet) as

@@ -13,17 +13,20 @@ import (
 func TestEvalCommandsNameTheirFilesAndConfiguration(t *testing.T) {
 	t.Parallel()
 	n := namesOf([][2]string{
-		{`sh test/farewell_test.sh && echo done`, ""},
+		{`sh test/farewell_test.sh && echo done > out.txt`, ""},
 		{`cd app && ./run_tests.sh "spaced name.sh" --config=ci/check.cfg`, ""},
-		{`sh -c 'bash scripts/verify.sh'`, "svc"},
+		{`sh -c 'bash -e "scripts/ver ify.sh"'`, "svc"},
 		{`FOO=1 env python3 -m unittest test.test_greet`, ""},
 		{`cd /tmp && sh evil.sh; sh ../outside.sh`, ""},
+		{`grep -q verbose README.md && node --test test/a.test.js && bats t/x.bats t/y.bats`, ""},
+		{`python3 -W error check.py --fast data.txt; make -f ci.mk check`, ""},
 	})
-	for _, p := range []string{"test/farewell_test.sh", "app/run_tests.sh", "app/spaced name.sh", "app/ci/check.cfg", "svc/scripts/verify.sh", "test/test_greet.py"} {
+	for _, p := range []string{"test/farewell_test.sh", "app/run_tests.sh", "svc/scripts/ver ify.sh", "test/test_greet.py",
+		"test/a.test.js", "t/x.bats", "t/y.bats", "check.py", "ci.mk"} {
 		assert.Contains(t, n.Words, p)
 	}
-	for p := range n.Words {
-		assert.NotContains(t, []string{"evil.sh", "../outside.sh", "outside.sh"}, p, "a path outside the project names nothing of it")
+	for _, p := range []string{"README.md", "out.txt", "app/spaced name.sh", "app/ci/check.cfg", "data.txt", "evil.sh", "../outside.sh", "outside.sh", "error"} {
+		assert.NotContains(t, n.Words, p, "data of a command, or a path outside the project, is not what it executes")
 	}
 
 	keys := func(cmd, dir string) []string {
