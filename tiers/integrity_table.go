@@ -96,7 +96,7 @@ var defaultSkipMarkers = map[string][]string{
 	langJava:         {`@Disabled`, `@Ignore`, `assume(True|False|That)`, `System\.exit\(\s*0\s*\)`},
 	langRuby:         {`skip`, `pending`, `xit`, `xdescribe`, `xcontext`, `xspecify`, `fit`, `fdescribe`, `fcontext`, `focus`},
 	langShell:        {`skip`},
-	langPytestConfig: {`-k`, `--deselect`, `--ignore(-glob)?`},
+	langPytestConfig: {`(^|[\s"'=\[,])-k`, `--deselect`, `--ignore(-glob)?`},
 }
 
 // defaultSuppressMarkers silence a linter or a type checker; one added anywhere is a warning.

@@ -49,7 +49,7 @@ func TestSkipMarkersOfEachLanguage(t *testing.T) {
 		langJava:         {`@Disabled`, `@Ignore("x")`, `assumeTrue(false);`, `System.exit(0);`},
 		langRuby:         {`skip "later"`, `pending "x"`, `xit "x" do`, `fit "x" do`, `focus`},
 		langShell:        {`  skip "later"`},
-		langPytestConfig: {`addopts = -k "not farewell"`, `addopts = --deselect tests/test_a.py::test_x`, `addopts = --ignore=tests/test_a.py`},
+		langPytestConfig: {`addopts = -k "not farewell"`, `addopts = ["-k", "x"]`, `-k x`, `addopts = --deselect tests/test_a.py::test_x`, `addopts = --ignore=tests/test_a.py`},
 	}
 	for lang, lines := range found {
 		for _, l := range lines {
@@ -58,13 +58,14 @@ func TestSkipMarkersOfEachLanguage(t *testing.T) {
 		}
 	}
 	notFound := map[string][]string{
-		langGo:           {`if err != nil { os.Exit(1) }`, `skipped := 3`, `os.Exit(m.Run())`, `SkipList{}`, `t.Log("ok")`},
+		// A look-alike (Cyrillic Ѕ) is another identifier: not a marker, and it skips nothing.
+		langGo:           {`if err != nil { os.Exit(1) }`, `skipped := 3`, `os.Exit(m.Run())`, `SkipList{}`, `t.Log("ok")`, `t.Ѕkip()`, `filepath.SkipDir`},
 		langPython:       {`skipped = 0`, `self.assertEqual(a, b)`, `sys.exits`},
 		langJS:           {`exit()`, `const only = 1`, `it("x", () => {})`, `profit("x")`, `skipped.push(1)`},
 		langRust:         {`#[test]`, `#[cfg(test)]`},
 		langJava:         {`@Test`, `@Ignored2`},
 		langRuby:         {`skipped = 1`, `it "x" do`, `exit`},
-		langPytestConfig: {`addopts = -v`, `--keep`},
+		langPytestConfig: {`addopts = -v`, `--keep`, `name = "pre-k"`},
 	}
 	for lang, lines := range notFound {
 		for _, l := range lines {
