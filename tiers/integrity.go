@@ -254,19 +254,15 @@ func (ig *integrity) modified() Check {
 	}
 	byPath := map[string]git.FileChange{}
 	var findings []finding
-	protectedSeen := 0
 	for _, c := range changes {
 		p, ok := ig.rel(c.Path)
 		if !ok {
 			continue
 		}
 		byPath[p] = c
-		f, isProtected, err := ig.fileFinding(p, c)
+		f, err := ig.fileFinding(p, c)
 		if err != nil {
 			return failCheck(1, "tests_modified", testsModifiedText, err.Error(), StatusError, vocab.CauseDetectorError)
-		}
-		if isProtected {
-			protectedSeen++
 		}
 		if f != nil {
 			findings = append(findings, *f)
@@ -285,7 +281,6 @@ func (ig *integrity) modified() Check {
 			return failCheck(1, "tests_modified", testsModifiedText, err.Error(), StatusError, vocab.CauseDetectorError)
 		}
 		if f != nil {
-			protectedSeen++
 			findings = append(findings, *f)
 		}
 	}
@@ -341,16 +336,16 @@ func (ig *integrity) mayChangeHint(findings []finding) string {
 // helper sourced by a test redefines what comes before it, so there any change counts.
 var appendSafe = map[string]bool{langGo: true, langPython: true, langRuby: true, langRust: true, langJava: true}
 
-// fileFinding judges one changed path: whether it is a protected check and, if it changed in a
-// way that counts, what changed.
-func (ig *integrity) fileFinding(p string, c git.FileChange) (*finding, bool, error) {
+// fileFinding judges one changed path: nil when it is no protected check, else what changed (and
+// whether that is allowed).
+func (ig *integrity) fileFinding(p string, c git.FileChange) (*finding, error) {
 	why, whole := ig.named[p]
 	config := runnerConfigTable().match(p)
 	if c.From.Kind == git.Absent {
 		if !config {
-			return nil, false, nil // a new test file is a check the work adds
+			return nil, nil // a new test file is a check the work adds
 		}
-		return ig.judge(&finding{what: p, file: p, change: "added: a test-runner configuration the base does not have"}), true, nil
+		return ig.judge(&finding{what: p, file: p, change: "added: a test-runner configuration the base does not have"}), nil
 	}
 	switch {
 	case why != "":
@@ -360,7 +355,7 @@ func (ig *integrity) fileFinding(p string, c git.FileChange) (*finding, bool, er
 	case ig.table.match(p):
 		why = "test file"
 	default:
-		return nil, false, nil
+		return nil, nil
 	}
 	f := &finding{what: p, file: p}
 	switch {
@@ -374,14 +369,14 @@ func (ig *integrity) fileFinding(p string, c git.FileChange) (*finding, bool, er
 	default:
 		change, appended, err := ig.contentChange(p, c)
 		if err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		f.change = change
 		if appended && !whole && appendSafe[languageOf(p)] {
 			f.allowed = "lines appended to a test file, scanned for markers"
 		}
 	}
-	return ig.judge(f), true, nil
+	return ig.judge(f), nil
 }
 
 // judge applies may_change to a finding, and for an allowed change compares assertion counts.
