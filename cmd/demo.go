@@ -24,16 +24,17 @@ func newDemoCmd(g *globalOptions) *cobra.Command {
 	var o demoOptions
 	c := &cobra.Command{
 		Use:   "demo [--keep DIR]",
-		Short: "Build a small project with four tasks and gate each: pass, fail, block and error",
+		Short: "Build a small project with five tasks and gate each: pass, fail, block, error, and a rewritten test caught",
 		Long: `Build a throw-away project — a shell greeter in a real git repository (one commit per
-task) and a .geas mission with four tasks, one per verdict — gate each task once (recorded runs,
-as geas gate does), and explain why each got its verdict. Needs no network, no git binary and no
+task) and a .geas mission with five tasks, one per verdict and one whose builder rewrote a failing
+test to print ok — gate each task once (recorded runs, as geas gate does), and explain why each got
+its verdict. Needs no network, no git binary and no
 git configuration; only sh, which eval commands always need.
 
 The project lives in a temporary directory that is removed at the end, unless --keep DIR names
 a directory (new or empty) to build it in, so you can read the files and run geas on them.
 
-Exits 0 when the four verdicts are exactly pass, fail, block and error, 1 otherwise.`,
+Exits 0 when the five verdicts are exactly pass, fail, block, error and fail, 1 otherwise.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return runDemo(c.Context(), g, o)
@@ -146,7 +147,7 @@ func writeDemoText(w io.Writer, dir string, kept bool, runs []demoRun) {
 	if kept {
 		where = dir
 	}
-	fmt.Fprintln(w, demoWrap("", "", fmt.Sprintf("geas demo: mission %q, four tasks on a shell greeter in a git repository (one commit per task), built in %s. Each task is gated once and recorded, as geas gate does.", demo.Mission, where)))
+	fmt.Fprintln(w, demoWrap("", "", fmt.Sprintf("geas demo: mission %q, five tasks on a shell greeter in a git repository (one commit per task), built in %s. Each task is gated once and recorded, as geas gate does.", demo.Mission, where)))
 	for i, r := range runs {
 		fmt.Fprintf(w, "\n%d. %s: %s (exit %d) - %s\n", i+1, r.task.ID, strings.ToUpper(string(r.res.Verdict)), r.res.Verdict.ExitCode(), r.task.Title)
 		fmt.Fprintln(w, demoWrap("   ", "   ", r.task.Story))

@@ -73,7 +73,7 @@ func TestBrokenDemoExitsOne(t *testing.T) {
 				}
 				require.NoError(t, json.Unmarshal(stdout.Bytes(), &doc))
 				assert.False(t, doc.OK)
-				assert.Len(t, doc.Tasks, 4)
+				assert.Len(t, doc.Tasks, 5)
 				return
 			}
 			assert.Contains(t, err.Error(), "demo is broken: french got block, want fail")

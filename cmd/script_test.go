@@ -70,6 +70,9 @@ func TestScripts(t *testing.T) {
 			}
 			env.Defer(func() { os.RemoveAll(cfg) })
 			env.Setenv("XDG_CONFIG_HOME", cfg)
+			env.Setenv("GOTELEMETRY", "off")
+			env.Setenv("npm_config_cache", t.TempDir()) // npm's cache and logs, outside the project
+			env.Setenv("npm_config_update_notifier", "false")
 			return nil
 		},
 	})

@@ -62,6 +62,8 @@ type Contract struct {
 	EscalationPolicy  string  `json:"escalation_policy"`
 	StubCap           *int    `json:"stub_cap"`
 	JudgeIndependence string  `json:"judge_independence"`
+	// Tests are the contract's test-integrity settings (SPEC §5.2a).
+	Tests Tests `json:"tests"`
 
 	// Raw is the file as read, for digests and for rewriting the status.
 	Raw []byte `json:"-"`
@@ -237,6 +239,13 @@ type Scope struct {
 	Shared   []string `json:"shared,omitempty"`
 }
 
+// Tests lists the protected checks a task may change and the globs it adds to the protected table
+// (SPEC §5.2a). may_change is honoured only under rules an authority approved.
+type Tests struct {
+	MayChange []string `json:"may_change,omitempty"`
+	Protected []string `json:"protected,omitempty"`
+}
+
 // Routing names the builder and the reviewers a task requires.
 type Routing struct {
 	PrimaryWorkerType     string   `json:"primary_worker_type"`
@@ -310,6 +319,7 @@ func Parse(file string, data []byte) (*Contract, error) {
 	probs.checkCriteria(c.AcceptanceCriteria)
 	probs.checkDimensions(c.Rubric.Dimensions)
 	probs.checkScope(c.Scope)
+	probs.checkTests(c.Tests)
 	if len(probs) > 0 {
 		slices.SortStableFunc(probs, func(a, b schemas.Problem) int { return strings.Compare(a.Pointer, b.Pointer) })
 		return nil, &schemas.ValidationError{File: file, Kind: schemas.Contract, Problems: probs}
@@ -403,6 +413,24 @@ func (probs *problems) checkDimensions(dimensions []Dimension) {
 			probs.add(fmt.Sprintf("/rubric/dimensions/%d/name", i), "duplicate dimension %q", d.Name)
 		}
 		dims[d.Name] = true
+	}
+}
+
+// checkTests: every may_change entry and protected glob is a relative path inside the project and
+// a well-formed glob (a may_change entry FILE#KEY is judged by its FILE).
+func (probs *problems) checkTests(t Tests) {
+	for field, globs := range map[string][]string{"may_change": t.MayChange, "protected": t.Protected} {
+		for i, g := range globs {
+			if field == "may_change" {
+				g, _, _ = strings.Cut(g, "#")
+			}
+			if err := checkRelPath(g); err != nil {
+				probs.add(fmt.Sprintf("/tests/%s/%d", field, i), "%v", err)
+			}
+			if !doublestar.ValidatePattern(g) {
+				probs.add(fmt.Sprintf("/tests/%s/%d", field, i), "malformed glob %q", g)
+			}
+		}
 	}
 }
 

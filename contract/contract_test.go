@@ -109,6 +109,9 @@ func TestParseRejects(t *testing.T) {
 		{"duplicate criterion id", edit(t, "acceptance_criteria", []any{map[string]any{"id": "a", "criterion": "x"}, map[string]any{"id": "a", "criterion": "y"}}), []string{"/acceptance_criteria/1/id", "duplicate"}},
 		{"duplicate dimension", edit(t, "rubric", map[string]any{"dimensions": []any{map[string]any{"name": "a", "threshold": 1}, map[string]any{"name": "a", "threshold": 2}}}), []string{"/rubric/dimensions/1/name"}},
 		{"glob escapes", edit(t, "scope", map[string]any{"surfaces": []string{"../other/**"}}), []string{"/scope/surfaces/0", "escapes"}},
+		{"may_change escapes", edit(t, "tests", map[string]any{"may_change": []string{"../other/test.sh#x"}}), []string{"/tests/may_change/0", "escapes"}},
+		{"protected glob malformed", edit(t, "tests", map[string]any{"protected": []string{"test/["}}), []string{"/tests/protected/0", "malformed glob"}},
+		{"tests key unknown", edit(t, "tests", map[string]any{"mayChange": []string{"a"}}), []string{"/tests/mayChange"}},
 		{"empty task id", edit(t, "task_id", ""), []string{"/task_id", "task id is empty"}},
 		{"path-like task id", edit(t, "task_id", "../t2"), []string{"/task_id", "invalid task id"}},
 		{"threshold above 5", edit(t, "rubric", map[string]any{"dimensions": []any{map[string]any{"name": "a", "threshold": 6}}}), []string{"/rubric/dimensions/0/threshold"}},
@@ -192,4 +195,11 @@ func TestEligibleStates(t *testing.T) {
 	assert.Equal(t, []vocab.State{vocab.Reviewed}, EligibleStates(vocab.ArtifactOnly))
 	assert.Equal(t, []vocab.State{vocab.Reviewed, vocab.Integrated}, EligibleStates(vocab.ClosureReady))
 	assert.Nil(t, EligibleStates("other"))
+}
+
+// TestParseReadsTheTestsObject: tests.may_change (paths, globs, FILE#KEY) and tests.protected.
+func TestParseReadsTheTestsObject(t *testing.T) {
+	c, err := Parse("c.json", edit(t, "tests", map[string]any{"may_change": []string{"test/a_test.sh", "package.json#scripts.test"}, "protected": []string{"checks/**"}}))
+	require.NoError(t, err)
+	assert.Equal(t, Tests{MayChange: []string{"test/a_test.sh", "package.json#scripts.test"}, Protected: []string{"checks/**"}}, c.Tests)
 }

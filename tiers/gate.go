@@ -162,6 +162,7 @@ type run struct {
 	stubCap      int
 	stubErr      string
 	stubScan     *git.AddedScan // what the added-line stub scan read (tier2_stubscan.go)
+	added        *addedScan     // the one pass over the added lines (scanAdded)
 	tier1Ran     bool
 	tier0End     int // checks[:tier0End] are tier 0's
 
@@ -299,6 +300,7 @@ func (st *stages) run(ctx context.Context, profile vocab.Profile) error {
 	if ctx.Err() != nil {
 		return ErrInterrupted
 	}
+	r.testIntegrity() // after the eval commands, in tier 1 (SPEC §5.2a); every profile with a base
 	st.stop(mark, "tier 1 failed")
 	if st.reason != "" && st.stopped[2] == "" {
 		st.stopped[2] = "not run: " + st.reason

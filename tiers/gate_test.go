@@ -71,7 +71,11 @@ func TestProfiles(t *testing.T) {
 			if tc.tier1Status == StatusSkipped {
 				assert.Equal(t, "profile does not require mechanical verification", c.Evidence)
 				assert.Empty(t, res.EvalRuns, "the eval commands did not run")
-				assert.Equal(t, TierResult{Status: StatusSkipped, Details: "profile does not require mechanical verification"}, res.TierResults["tier_1"])
+				// Tier 1 still checks the tests' integrity on base..head (SPEC §5.2a): the eval
+				// commands are skipped, tests_modified and tests_weakened are not.
+				assert.Equal(t, TierResult{Status: StatusPass, Details: "2 of 2 checks passed"}, res.TierResults["tier_1"])
+				assert.Equal(t, StatusPass, findCheck(t, res.Checks, "tests_modified").Status)
+				assert.Equal(t, StatusPass, findCheck(t, res.Checks, "tests_weakened").Status)
 			}
 			var tier2 []string
 			for _, c := range res.Checks {

@@ -49,6 +49,19 @@ type Policy struct {
 	MaxContractBytes      int64
 	MaxRecordBytes        int64
 	MaxHistoryBytes       int64
+	// Tests are the test-integrity settings (SPEC §5.2a, integrity.go).
+	Tests TestsPolicy
+}
+
+// TestsPolicy is the policy's tests object (SPEC §5.2a).
+type TestsPolicy struct {
+	// Off is tests.integrity "off": the test-integrity checks do not run, and every run says so.
+	Off bool
+	// Protected is the protected table: tests.protected, or defaultProtected.
+	Protected []string
+	// Markers are the compiled marker tables: the defaults with the languages tests.markers lists
+	// replaced.
+	Markers *markerTables
 }
 
 // Where tier 1 and the detectors run (policy eval_checkout, SPEC §5.1).
@@ -93,6 +106,7 @@ func DefaultPolicy() Policy {
 		MaxContractBytes:      contract.DefaultMaxBytes,
 		MaxRecordBytes:        record.DefaultMaxBytes,
 		MaxHistoryBytes:       record.DefaultMaxHistoryBytes,
+		Tests:                 TestsPolicy{Protected: slices.Clone(defaultProtected), Markers: defaultMarkerTables()},
 	}
 }
 
@@ -152,6 +166,20 @@ type policyDocument struct {
 	MaxContractBytes      int64               `json:"max_contract_bytes"`
 	MaxRecordBytes        int64               `json:"max_record_bytes"`
 	MaxHistoryBytes       int64               `json:"max_history_bytes"`
+	Tests                 *policyTests        `json:"tests"`
+}
+
+// policyTests is the policy's tests object as its schema describes it.
+type policyTests struct {
+	Integrity string         `json:"integrity"`
+	Protected []string       `json:"protected"`
+	Markers   *policyMarkers `json:"markers"`
+}
+
+type policyMarkers struct {
+	Skip     map[string][]string `json:"skip"`
+	Assert   map[string][]string `json:"assert"`
+	Suppress []string            `json:"suppress"`
 }
 
 // ParsePolicy returns the defaults overridden by the policy document data; file names it in errors.
@@ -199,7 +227,36 @@ func ParsePolicy(file string, data []byte) (Policy, error) {
 	if raw.KeyExposure != "" {
 		p.KeyExposure = raw.KeyExposure // the schema allows refuse and accept only
 	}
+	if err := p.setTests(file, raw.Tests); err != nil {
+		return p, err
+	}
 	return p, nil
+}
+
+// setTests applies the policy's tests object (nil: not set): integrity, the protected table, and
+// the marker lists it replaces, each regular expression compiled here so that a bad one makes the
+// policy invalid rather than a check that matches nothing.
+func (p *Policy) setTests(file string, t *policyTests) error {
+	if t == nil {
+		return nil
+	}
+	p.Tests.Off = t.Integrity == "off"
+	if t.Protected != nil {
+		for i, g := range t.Protected {
+			if !doublestar.ValidatePattern(strings.ToLower(g)) {
+				return policyProblem(file, fmt.Sprintf("/tests/protected/%d", i), fmt.Sprintf("malformed glob %q", g))
+			}
+		}
+		p.Tests.Protected = t.Protected
+	}
+	if t.Markers != nil {
+		m, err := buildMarkerTables(t.Markers.Skip, t.Markers.Assert, t.Markers.Suppress)
+		if err != nil {
+			return policyProblem(file, "/tests/markers", err.Error())
+		}
+		p.Tests.Markers = m
+	}
+	return nil
 }
 
 // policyProblem is the validation error of a policy whose value at pointer the schema cannot judge.

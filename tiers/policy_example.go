@@ -33,6 +33,8 @@ func ExamplePolicy() []byte {
 		MaxEvidenceBytes: d.MaxEvidenceBytes, EvalCheckout: d.EvalCheckout, KeyExposure: d.KeyExposure,
 		MaxTotalEvidenceBytes: d.MaxTotalEvidenceBytes, MaxContractBytes: d.MaxContractBytes,
 		MaxRecordBytes: d.MaxRecordBytes, MaxHistoryBytes: d.MaxHistoryBytes,
+		Tests: &policyTests{Integrity: "on", Protected: d.Tests.Protected, Markers: &policyMarkers{
+			Skip: defaultSkipMarkers, Assert: defaultAssertMarkers, Suppress: defaultSuppressMarkers}},
 	}
 	for level, n := range d.StubCap {
 		doc.StubCap[string(level)] = n

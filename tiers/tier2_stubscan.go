@@ -10,12 +10,48 @@ import (
 // scanAddedLines confirms the stubs on the lines the diff base..head adds (SPEC §5.3 D): every
 // added line of every text file, whatever its size, streamed; bookkeeping files are not the work.
 // A file git would call binary is not scanned and is counted (stubScanNote); a scan that cannot
-// run is an error of the stubs check, never a silent zero.
+// run is an error of the stubs check, never a silent zero. The lines are read once a run
+// (scanAdded): tier 1's marker scan already read them when test integrity ran.
 func (r *run) scanAddedLines(add func(stub)) {
+	res := r.scanAdded(nil)
+	if res.err != nil {
+		r.stubErr = fmt.Sprintf("cannot scan the lines added in %s..%s for stubs: %v", short(r.base), short(r.head), res.err)
+		return
+	}
+	for _, s := range res.stubs {
+		add(s)
+	}
+	r.stubScan = res.scan
+}
+
+// addedScan is the one pass over the lines base..head adds: the stubs it confirmed and what it
+// read besides.
+type addedScan struct {
+	stubs []stub
+	scan  *git.AddedScan
+	err   error
+}
+
+// scanAdded reads the lines base..head adds once a run, confirming stubs, and hands each line to
+// also (nil: none) on the way: the marker scan of test integrity (SPEC §5.2a.3) and the stub scan
+// (§5.3 D) read the same lines, and the diff is most of their cost. A later caller with also gets
+// its own pass.
+func (r *run) scanAdded(also func(git.AddedLine)) *addedScan {
+	if r.added != nil {
+		if also != nil {
+			scan, err := r.repo.ScanAdded(r.base, r.head, func(l git.AddedLine) error { also(l); return nil })
+			return &addedScan{scan: scan, err: err}
+		}
+		return r.added
+	}
 	prefix := r.projectPrefix()
 	lines, files, last := 0, 0, ""
 	stubs := newStubMatcher(r.in.Policy.StubPatterns) // compiled once for the whole scan
+	res := &addedScan{}
 	scan, err := r.repo.ScanAdded(r.base, r.head, func(l git.AddedLine) error {
+		if also != nil {
+			also(l)
+		}
 		if strings.HasPrefix(l.Path, prefix) && isBookkeeping(strings.TrimPrefix(l.Path, prefix)) {
 			return nil
 		}
@@ -24,16 +60,18 @@ func (r *run) scanAddedLines(add func(stub)) {
 		}
 		lines++
 		if p, ok := stubs.match(l.Text); ok {
-			add(stub{Location: Location{Path: strings.TrimPrefix(l.Path, prefix), Line: l.Line}, Pattern: p, Text: l.Text})
+			res.stubs = append(res.stubs, stub{Location: Location{Path: strings.TrimPrefix(l.Path, prefix), Line: l.Line}, Pattern: p, Text: l.Text})
 		}
 		return nil
 	})
 	if err != nil {
-		r.stubErr = fmt.Sprintf("cannot scan the lines added in %s..%s for stubs: %v", short(r.base), short(r.head), err)
-		return
+		res.err = err
+	} else {
+		scan.Lines, scan.Files = lines, files // what was scanned for stubs: the work, not the bookkeeping
+		res.scan = scan
 	}
-	scan.Lines, scan.Files = lines, files // what was scanned for stubs: the work, not the bookkeeping
-	r.stubScan = scan
+	r.added = res
+	return res
 }
 
 // stubScanNote is what the stubs check text says about files the scan skipped.

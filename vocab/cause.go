@@ -106,6 +106,18 @@ const (
 	CauseTestsMissing CauseCode = "tests_missing"
 )
 
+// Cause codes of test integrity: the tests are part of the bar (SPEC §2 invariant 10, §5.2a).
+const (
+	// CauseTestsModified: a protected check (a test file, a test-runner configuration, what an
+	// eval command names) changed in base..head without an authority's approval to change it.
+	CauseTestsModified CauseCode = "tests_modified"
+	// CauseTestsWeakened: a skip or focus marker added in a test file, or a net drop of
+	// assertions in a file the contract lets the work change.
+	CauseTestsWeakened CauseCode = "tests_weakened"
+	// CauseSuppressionAdded: a linter or type-checker suppression marker added (a warning).
+	CauseSuppressionAdded CauseCode = "suppression_added"
+)
+
 // Codes of warnings: a check that warns never holds the gate, but its code names what it found.
 const (
 	// CauseProviderUnknown: an evaluator's, a judge's or an accepting agent's provider is not known,
@@ -179,6 +191,9 @@ func Causes() []CauseCode {
 		CauseHistoryFull,
 		CauseKeyExposed,
 		CauseTestsMissing,
+		CauseTestsModified,
+		CauseTestsWeakened,
+		CauseSuppressionAdded,
 		CauseProviderUnknown,
 		CauseStubConfirmed,
 		CauseBaseUnpinned,

@@ -1,6 +1,6 @@
 // Package demo owns the project geas demo builds: a shell greeter in a git repository, one commit
-// per task, and a .geas mission with four tasks, each built to get one verdict (pass, fail, block,
-// error). The content is embedded from project/ as the files the demo writes:
+// per task, and a .geas mission with five tasks, each built to get one verdict (pass, fail, block,
+// error, and a fail for a test rewritten to print ok). The content is embedded from project/ as the files the demo writes:
 //
 //	project/tasks.json       the tasks in the order of their commits: id, title, expected verdict,
 //	                         the story the demo tells about it, its commit message

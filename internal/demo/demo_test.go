@@ -12,7 +12,8 @@ import (
 	"github.com/geas-dev/geas/record"
 )
 
-// TestDemoTasksCoverEveryVerdict: the demo is built to show each verdict exactly once.
+// TestDemoTasksCoverEveryVerdict: the demo is built to show each verdict exactly once, and then a
+// failing test rewritten to print ok caught as a fail (tests_modified).
 func TestDemoTasksCoverEveryVerdict(t *testing.T) {
 	tasks, err := Tasks()
 	require.NoError(t, err)
@@ -20,7 +21,7 @@ func TestDemoTasksCoverEveryVerdict(t *testing.T) {
 	for _, task := range tasks {
 		got = append(got, task.Want)
 	}
-	assert.Equal(t, []string{"pass", "fail", "block", "error"}, got)
+	assert.Equal(t, []string{"pass", "fail", "block", "error", "fail"}, got)
 }
 
 // TestProjectFillsItsTemplates: each task's contract names the commit before its own as its base,

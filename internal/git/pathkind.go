@@ -3,6 +3,7 @@ package git
 import (
 	"bytes"
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -24,25 +25,54 @@ const (
 // for byte as git stores it: case-sensitive, no "." or ".." elements) is in commit (a full SHA).
 // A path below a file or a submodule is absent: only a tree has entries.
 func (r *Repo) KindAt(commit, name string) (PathKind, error) {
+	mode, err := r.modeAt(commit, name)
+	switch {
+	case err != nil || mode == 0:
+		return PathAbsent, err
+	case mode == filemode.Dir:
+		return PathDir, nil
+	case mode == filemode.Submodule:
+		return PathSubmodule, nil
+	}
+	return PathFile, nil
+}
+
+// EntryKindAt is KindAt with the entry's kind as the test-integrity checks name it (a file, an
+// executable, a symbolic link…); name may start with "./".
+func (r *Repo) EntryKindAt(commit, name string) (EntryKind, error) {
+	name = path.Clean(strings.TrimPrefix(name, "./"))
+	if name == "." {
+		name = ""
+	}
+	mode, err := r.modeAt(commit, name)
+	if err != nil {
+		return Absent, err
+	}
+	return kindOf(mode), nil
+}
+
+// modeAt returns the mode of the entry at name in commit's tree (filemode.Dir for the root), or 0
+// when the tree has nothing there. Each tree on the way is read (and verified) once.
+func (r *Repo) modeAt(commit, name string) (filemode.FileMode, error) {
 	tree, err := r.commitTree("commit", commit)
 	if err != nil {
-		return PathAbsent, err
+		return 0, err
 	}
 	if name == "" {
-		return PathDir, nil
+		return filemode.Dir, nil
 	}
 	parts := strings.Split(name, "/")
 	var entries []treeEntry
 	for i, part := range parts {
 		typ, data, err := r.readObject(tree)
 		if err != nil {
-			return PathAbsent, fmt.Errorf("%s at %s: read tree %s: %w", name, short12(commit), tree, err)
+			return 0, fmt.Errorf("%s at %s: read tree %s: %w", name, short12(commit), tree, err)
 		}
 		if typ != plumbing.TreeObject {
-			return PathAbsent, fmt.Errorf("%s at %s: object %s is a %s, not a tree", name, short12(commit), tree, typ)
+			return 0, fmt.Errorf("%s at %s: object %s is a %s, not a tree", name, short12(commit), tree, typ)
 		}
 		if entries, err = parseTreeEntries(tree, data, entries[:0]); err != nil {
-			return PathAbsent, fmt.Errorf("%s at %s: %w", name, short12(commit), err)
+			return 0, fmt.Errorf("%s at %s: %w", name, short12(commit), err)
 		}
 		var found *treeEntry
 		for j := range entries {
@@ -53,20 +83,13 @@ func (r *Repo) KindAt(commit, name string) (PathKind, error) {
 		}
 		switch {
 		case found == nil:
-			return PathAbsent, nil
+			return 0, nil
 		case i == len(parts)-1:
-			switch found.mode {
-			case filemode.Dir:
-				return PathDir, nil
-			case filemode.Submodule:
-				return PathSubmodule, nil
-			default:
-				return PathFile, nil
-			}
+			return found.mode, nil
 		case !found.isDir():
-			return PathAbsent, nil
+			return 0, nil
 		}
 		tree = found.hash
 	}
-	return PathAbsent, nil
+	return 0, nil
 }

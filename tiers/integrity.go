@@ -1,0 +1,695 @@
+package tiers
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/geas-dev/geas/internal/git"
+	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
+)
+
+// Test integrity (SPEC §2 invariant 10, §5.2a): the checks that decide a pass are the checks as
+// they stood at the base plus those the work adds. Two checks run in tier 1 after the eval
+// commands: tests_modified (a protected check changed) and tests_weakened (skip, focus and
+// early-exit markers added in test files; fewer assertions in a file the work may change), with
+// suppression markers as a warning.
+
+// maxProtectedBlobBytes bounds the versions of a protected file read whole to say what changed;
+// a larger one is named as changed without line counts.
+const maxProtectedBlobBytes = 16 << 20
+
+// maxIntegrityFindings bounds how many findings a check names.
+const maxIntegrityFindings = 20
+
+const (
+	testsModifiedText = "protected checks (test files, test-runner configuration, what the eval commands name) are as they stood at the base"
+	testsWeakenedText = "no skip, focus or early-exit marker is added in a test file, and no file the work may change loses assertions"
+)
+
+// integrity is one run's test-integrity state.
+type integrity struct {
+	r       *run
+	prefix  string
+	globs   []string // the protected table, lowercased
+	table   *globTable
+	names   *commandNames
+	named   map[string]string // base files the eval commands name -> why
+	tables  *markerTables
+	mayList []string
+	// approved says the contract's may_change counts: the rules were pinned by an authority's
+	// approval and are the rules of this run.
+	approved bool
+	pinnedBy string
+	// drops are the may-change files whose assertion-like lines dropped (tests_weakened).
+	drops []finding
+}
+
+// testIntegrity runs tests_modified and tests_weakened (SPEC §5.2a.2, .3).
+func (r *run) testIntegrity() {
+	pol := r.in.Policy.Tests
+	if pol.Off {
+		r.checks = append(r.checks, skippedCheck(1, "test_integrity", "test integrity off: protected checks and weakening markers are not checked", "test integrity off (policy tests.integrity: off)"))
+		return
+	}
+	if !r.haveBase || r.repo == nil {
+		r.checks = append(r.checks, skippedCheck(1, "test_integrity", "protected checks and weakening markers are checked on base..head", "no base to compare with: test integrity not checked"))
+		return
+	}
+	ig := r.newIntegrity()
+	if err := ig.resolveNamed(); err != nil {
+		r.checks = append(r.checks, failCheck(1, "tests_modified", testsModifiedText, "cannot read what the eval commands name at the base: "+err.Error(), StatusError, vocab.CauseDetectorError))
+		return
+	}
+	r.checks = append(r.checks, ig.modified())
+	r.checks = append(r.checks, ig.weakened()...)
+}
+
+func (r *run) newIntegrity() *integrity {
+	c := r.in.Contract
+	pol := r.in.Policy.Tests
+	ig := &integrity{r: r, prefix: r.projectPrefix(), tables: pol.Markers, mayList: c.Tests.MayChange}
+	if ig.tables == nil {
+		ig.tables = defaultMarkerTables()
+	}
+	for _, g := range slices.Concat(pol.Protected, c.Tests.Protected) {
+		ig.globs = append(ig.globs, strings.ToLower(g))
+	}
+	ig.table = newGlobTable(ig.globs)
+	var cmds [][2]string
+	for _, e := range c.EvalCommands {
+		cmds = append(cmds, [2]string{e.Run, e.Workdir})
+	}
+	ig.names = namesOf(cmds)
+	if pin, ok := record.PinnedRules(r.in.Record); ok {
+		ig.pinnedBy = pin.By
+		ig.approved = pin.Entry.Kind == record.KindApproval && pin.RulesSHA256 == r.in.RulesSHA256 && r.in.RulesSHA256 != ""
+	}
+	return ig
+}
+
+// resolveNamed keeps the words of the eval commands that are files in the base tree, and the first
+// Makefile a make command would read.
+func (ig *integrity) resolveNamed() error {
+	ig.named = map[string]string{}
+	words := make([]string, 0, len(ig.names.Words))
+	for w := range ig.names.Words {
+		words = append(words, w)
+	}
+	slices.Sort(words)
+	for _, w := range words {
+		kind, err := ig.r.repo.EntryKindAt(ig.r.base, ig.prefix+w)
+		if err != nil {
+			return err
+		}
+		if kind != git.Absent && kind != git.Directory && kind != git.Submodule {
+			ig.named[w] = ig.names.Words[w]
+		}
+	}
+	for f, why := range ig.names.Makefiles {
+		kind, err := ig.r.repo.EntryKindAt(ig.r.base, ig.prefix+f)
+		if err != nil {
+			return err
+		}
+		if kind != git.Absent && kind != git.Directory {
+			ig.named[f] = why + " (make)"
+		}
+	}
+	return nil
+}
+
+// matchTable reports whether p (relative to the project root) matches one of globs, compared in
+// lower case.
+func matchTable(p string, globs []string) bool {
+	return newGlobTable(globs).match(p)
+}
+
+// globTable is a list of globs compiled for the shapes the protected table is made of, which
+// need no doublestar walk: `**/NAME-PATTERN` (the base name matched alone) and `**/DIR/**` (a
+// directory anywhere on the path). Any other glob goes to doublestar. Globs are lower case and
+// match the lower-cased path; one table judges every changed file of a run, so its cost is per
+// file, not per glob walk.
+type globTable struct {
+	base  []string // patterns of the base name
+	lit   []string // per base pattern, its longest literal part: a name without it cannot match
+	dirs  []string // "/DIR/" segments
+	other []string // doublestar globs
+}
+
+func newGlobTable(globs []string) *globTable {
+	t := &globTable{}
+	for _, g := range globs {
+		g = strings.ToLower(g)
+		rest, anyDir := strings.CutPrefix(g, "**/")
+		switch {
+		case anyDir && !strings.Contains(rest, "/") && !strings.Contains(rest, "**") && !strings.ContainsAny(rest, "{\\"):
+			t.base = append(t.base, rest)
+			t.lit = append(t.lit, longestLiteral(rest))
+		case anyDir && strings.HasSuffix(rest, "/**") && !strings.ContainsAny(strings.TrimSuffix(rest, "/**"), "*?[{\\"):
+			t.dirs = append(t.dirs, "/"+strings.TrimSuffix(rest, "/**")+"/")
+		default:
+			t.other = append(t.other, g)
+		}
+	}
+	return t
+}
+
+func (t *globTable) match(p string) bool {
+	lp := strings.ToLower(p)
+	base := path.Base(lp)
+	for i, g := range t.base {
+		if !strings.Contains(base, t.lit[i]) {
+			continue
+		}
+		if ok, _ := path.Match(g, base); ok {
+			return true
+		}
+	}
+	if len(t.dirs) > 0 {
+		slashed := "/" + lp + "/" // `**/DIR/**` matches DIR itself too, as doublestar does
+		for _, d := range t.dirs {
+			if strings.Contains(slashed, d) {
+				return true
+			}
+		}
+	}
+	for _, g := range t.other {
+		if ok, _ := doublestar.Match(g, lp); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// longestLiteral is the longest run of a pattern without a metacharacter (outside a class).
+func longestLiteral(pattern string) string {
+	best := ""
+	for _, part := range strings.FieldsFunc(pattern, func(r rune) bool { return r == '*' || r == '?' || r == '[' || r == ']' }) {
+		if len(part) > len(best) {
+			best = part
+		}
+	}
+	if strings.Contains(pattern, "[") {
+		return "" // a class's letters were split out above as if literal: do not rely on them
+	}
+	return best
+}
+
+// runnerConfigTable is runnerConfig compiled, once a process.
+var runnerConfigTable = sync.OnceValue(func() *globTable { return newGlobTable(runnerConfig) })
+
+// isTestFile reports whether p is a test file: in the protected table or named by an eval command.
+func (ig *integrity) isTestFile(p string) bool {
+	_, named := ig.named[p]
+	return named || ig.table.match(p)
+}
+
+// mayChange reports whether the contract lists p (a path, glob or FILE#KEY) in tests.may_change.
+func (ig *integrity) mayChange(p string) bool {
+	for _, m := range ig.mayList {
+		if m == p {
+			return true
+		}
+		if !strings.Contains(m, "#") {
+			if ok, _ := doublestar.Match(m, p); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// rel is a repository path relative to the project root; ok is false outside it or for the
+// bookkeeping.
+func (ig *integrity) rel(p string) (string, bool) {
+	if !strings.HasPrefix(p, ig.prefix) {
+		return "", false
+	}
+	p = strings.TrimPrefix(p, ig.prefix)
+	return p, !bookkeeping(p)
+}
+
+// finding is one protected check that changed.
+type finding struct {
+	what    string // file or FILE#KEY
+	change  string // what changed
+	allowed string // why the change is allowed ("" when it is not)
+	file    string // the file, for the location
+	drop    string // for drops: the assertion counts
+}
+
+// modified is the tests_modified check.
+func (ig *integrity) modified() Check {
+	r := ig.r
+	changes, err := r.repo.FileChanges(r.base, r.head)
+	if err != nil {
+		return failCheck(1, "tests_modified", testsModifiedText, fmt.Sprintf("cannot diff %s..%s: %v", short(r.base), short(r.head), err), StatusError, vocab.CauseDetectorError)
+	}
+	byPath := map[string]git.FileChange{}
+	var findings []finding
+	for _, c := range changes {
+		p, ok := ig.rel(c.Path)
+		if !ok {
+			continue
+		}
+		byPath[p] = c
+		f, err := ig.fileFinding(p, c)
+		if err != nil {
+			return failCheck(1, "tests_modified", testsModifiedText, err.Error(), StatusError, vocab.CauseDetectorError)
+		}
+		if f != nil {
+			findings = append(findings, *f)
+		}
+	}
+	for _, k := range ig.keysOf(byPath) {
+		if _, whole := ig.named[k.File]; whole {
+			continue // the whole file is protected already
+		}
+		c, ok := byPath[k.File]
+		if !ok {
+			continue
+		}
+		f, err := ig.keyFinding(k, c)
+		if err != nil {
+			return failCheck(1, "tests_modified", testsModifiedText, err.Error(), StatusError, vocab.CauseDetectorError)
+		}
+		if f != nil {
+			findings = append(findings, *f)
+		}
+	}
+	var bad, ok []string
+	var locs []Location
+	for _, f := range findings {
+		if f.allowed != "" {
+			ok = append(ok, fmt.Sprintf("%s: %s (%s)", f.what, f.change, f.allowed))
+			continue
+		}
+		bad = append(bad, fmt.Sprintf("%s: %s", f.what, f.change))
+		locs = append(locs, Location{Path: f.file})
+	}
+	base := fmt.Sprintf("%d protected named by the eval commands; table of %d globs", len(ig.named), len(ig.globs))
+	if len(bad) > 0 {
+		ev := fmt.Sprintf("%d protected checks changed in %s..%s: %s", len(bad), short(r.base), short(r.head), joinLimited(bad, maxIntegrityFindings))
+		if len(ok) > 0 {
+			ev += fmt.Sprintf("; allowed: %s", joinLimited(ok, maxIntegrityFindings))
+		}
+		if hint := ig.mayChangeHint(findings); hint != "" {
+			ev += "; " + hint
+		}
+		ch := failCheck(1, "tests_modified", testsModifiedText, ev, StatusFail, vocab.CauseTestsModified)
+		ch.Locations = locs
+		return ch
+	}
+	ev := fmt.Sprintf("no protected check changed in %s..%s (%s)", short(r.base), short(r.head), base)
+	if len(ok) > 0 {
+		ev = fmt.Sprintf("%d protected checks changed as allowed in %s..%s: %s (%s)", len(ok), short(r.base), short(r.head), joinLimited(ok, maxIntegrityFindings), base)
+	}
+	return passCheck(1, "tests_modified", testsModifiedText, ev)
+}
+
+// mayChangeHint says why a change listed in may_change was not allowed.
+func (ig *integrity) mayChangeHint(findings []finding) string {
+	for _, f := range findings {
+		if f.allowed == "" && ig.mayChange(f.what) && !ig.approved {
+			by := "the rules of this run were pinned by " + ig.pinnedBy
+			if ig.pinnedBy == "" {
+				by = "nothing has pinned the rules yet, and a gate run's pin does not count"
+			}
+			return fmt.Sprintf("tests.may_change lists %s, but it counts only under rules an authority approved (geas task approve); %s", f.what, by)
+		}
+	}
+	return ""
+}
+
+// appendSafe are the languages in which lines appended to a test file can do nothing that a new
+// test file the work adds could not: their test runners load every test file into one process
+// (go test, pytest and unittest discovery, rake and RSpec) or run no file-level code (Rust, Java,
+// Kotlin). There, a test file that only grows at its end is the work adding tests, and the added
+// lines are scanned for markers like any other. JavaScript runners isolate each file, and a shell
+// helper sourced by a test redefines what comes before it, so there any change counts.
+var appendSafe = map[string]bool{langGo: true, langPython: true, langRuby: true, langRust: true, langJava: true}
+
+// fileFinding judges one changed path: nil when it is no protected check, else what changed (and
+// whether that is allowed).
+func (ig *integrity) fileFinding(p string, c git.FileChange) (*finding, error) {
+	why, whole := ig.named[p]
+	config := runnerConfigTable().match(p)
+	if c.From.Kind == git.Absent {
+		if !config {
+			return nil, nil // a new test file is a check the work adds
+		}
+		return ig.judge(&finding{what: p, file: p, change: "added: a test-runner configuration the base does not have"}), nil
+	}
+	switch {
+	case why != "":
+	case config:
+		why = "test-runner configuration"
+		whole = true
+	case ig.table.match(p):
+		why = "test file"
+	default:
+		return nil, nil
+	}
+	f := &finding{what: p, file: p}
+	switch {
+	case c.To.Kind == git.Absent:
+		f.change = "deleted (or renamed away)"
+	case c.From.Kind != c.To.Kind:
+		f.change = fmt.Sprintf("%s → %s", c.From.Kind, c.To.Kind)
+		if c.From.ID != c.To.ID {
+			f.change += ", content changed"
+		}
+	default:
+		change, appended, err := ig.contentChange(p, c)
+		if err != nil {
+			return nil, err
+		}
+		f.change = change
+		if appended && !whole && appendSafe[languageOf(p)] {
+			f.allowed = "lines appended to a test file, scanned for markers"
+		}
+	}
+	return ig.judge(f), nil
+}
+
+// judge applies may_change to a finding, and for an allowed change compares assertion counts.
+func (ig *integrity) judge(f *finding) *finding {
+	if f.allowed == "" && ig.approved && ig.mayChange(f.what) {
+		f.allowed = "tests.may_change, approved"
+	}
+	return f
+}
+
+// contentChange describes a content change of a protected file: lines removed and added, and the
+// assertion-like lines at the base and the head. appended is true when the head is the base with
+// lines added after its last line. A may-change file whose assertions dropped is marked (drop).
+func (ig *integrity) contentChange(p string, c git.FileChange) (string, bool, error) {
+	r := ig.r
+	old, err := r.repo.ReadBlob(c.From.ID, maxProtectedBlobBytes)
+	if err != nil {
+		return fmt.Sprintf("content changed (%v; not compared)", err), false, nil
+	}
+	cur, err := r.repo.ReadBlob(c.To.ID, maxProtectedBlobBytes)
+	if err != nil {
+		return fmt.Sprintf("content changed (%v; not compared)", err), false, nil
+	}
+	removed, added := lineDelta(string(old), string(cur))
+	change := fmt.Sprintf("%d lines removed, %d added", removed, added)
+	if removed == 0 && added == 0 {
+		change = "content changed (same lines, other bytes: line endings or order)"
+	}
+	if m := ig.tables.assert[languageOf(p)]; m != nil && len(m.res) > 0 {
+		a, b := m.count(string(old)), m.count(string(cur))
+		change += fmt.Sprintf("; assertions %d → %d", a, b)
+		if b < a && ig.mayChange(p) {
+			ig.drops = append(ig.drops, finding{what: p, file: p, drop: fmt.Sprintf("assertions %d → %d", a, b)})
+		}
+	}
+	appended := bytes.HasPrefix(cur, old) && (len(old) == 0 || old[len(old)-1] == '\n')
+	return change, appended, nil
+}
+
+// lineDelta counts the lines of old missing from cur and of cur missing from old, as multisets:
+// a moved line is neither; a line whose ending changed (CRLF) is both.
+func lineDelta(old, cur string) (removed, added int) {
+	count := map[string]int{}
+	for l := range strings.Lines(old) {
+		count[strings.TrimSuffix(l, "\n")]++
+	}
+	for l := range strings.Lines(cur) {
+		k := strings.TrimSuffix(l, "\n")
+		if count[k] > 0 {
+			count[k]--
+		} else {
+			added++
+		}
+	}
+	for _, n := range count {
+		removed += n
+	}
+	return removed, added
+}
+
+// keyFinding compares one protected configuration entry at the base and the head.
+func (ig *integrity) keyFinding(k protectedKey, c git.FileChange) (*finding, error) {
+	r := ig.r
+	read := func(s git.FileSide) ([]byte, string) {
+		if s.Kind == git.Absent {
+			return nil, ""
+		}
+		if s.Kind != git.File && s.Kind != git.Executable {
+			return nil, fmt.Sprintf("a %s", s.Kind)
+		}
+		b, err := r.repo.ReadBlob(s.ID, maxPolicyBytes)
+		if err != nil {
+			return nil, err.Error()
+		}
+		return b, ""
+	}
+	old, oldErr := read(c.From)
+	cur, curErr := read(c.To)
+	var a, b string
+	var aok, bok bool
+	if path.Base(k.File) == "package.json" {
+		keyPath := []string{k.Key}
+		if name, ok := strings.CutPrefix(k.Key, "scripts."); ok {
+			keyPath = []string{"scripts", name}
+		}
+		a, aok, oldErr = jsonValue(old, keyPath, oldErr)
+		b, bok, curErr = jsonValue(cur, keyPath, curErr)
+		if !aok && oldErr == "" && !k.AsPath {
+			return nil, nil // a script the base does not have is not a check of the base
+		}
+	} else {
+		a, aok = sectionText(old, k.Key)
+		b, bok = sectionText(cur, k.Key)
+	}
+	what := k.File + "#" + k.Key
+	f := &finding{what: what, file: k.File}
+	switch {
+	case curErr != "":
+		f.change = fmt.Sprintf("%s at the head cannot be read (%s)", k.File, curErr)
+	case oldErr != "":
+		f.change = fmt.Sprintf("%s at the base cannot be read (%s)", k.File, oldErr)
+	case aok == bok && a == b:
+		return nil, nil
+	case !bok:
+		f.change = fmt.Sprintf("%s → (absent)", showText(a))
+	case !aok:
+		f.change = fmt.Sprintf("(absent) → %s", showText(b))
+	default:
+		f.change = fmt.Sprintf("%s → %s", showText(a), showText(b))
+	}
+	return ig.judge(f), nil
+}
+
+func showText(s string) string {
+	b, _ := json.Marshal(truncate(s, 120))
+	return string(b)
+}
+
+// jsonValue is the value at keyPath of a JSON object (a string as itself, anything else as compact
+// JSON); bad says why the file cannot be read as JSON (which counts as a change of the key: fail
+// closed).
+func jsonValue(data []byte, keyPath []string, bad string) (string, bool, string) {
+	if bad != "" || data == nil {
+		return "", false, bad
+	}
+	v := json.RawMessage(data)
+	for i, k := range keyPath {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(v, &obj); err != nil {
+			if i > 0 {
+				return "", false, "" // "scripts": "x" has no scripts.test
+			}
+			return "", false, "not valid JSON: " + err.Error()
+		}
+		next, ok := obj[k]
+		if !ok {
+			return "", false, ""
+		}
+		v = next
+	}
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return s, true, ""
+	}
+	var buf bytes.Buffer
+	_ = json.Compact(&buf, v)
+	return buf.String(), true, ""
+}
+
+// runnerKeys are the test-runner configurations that live in a file with other content: protected
+// as keys in every changed file of that name in the project, whatever the eval commands run, and
+// adding one the base does not have is a change (AsPath), as for a configuration file.
+var runnerKeys = map[string][]string{
+	"package.json":   {"jest", "mocha", "ava", "vitest", "nyc", "c8"},
+	"pyproject.toml": {"tool.pytest.ini_options"},
+	"setup.cfg":      {"tool:pytest"},
+}
+
+// keysOf is every protected key of the changed files: what the eval commands name, the test
+// scripts of every package.json (scripts.test, with its pre and post scripts: whatever runs them),
+// and the runner configurations of runnerKeys. Each once.
+func (ig *integrity) keysOf(byPath map[string]git.FileChange) []protectedKey {
+	keys := slices.Clone(ig.names.Keys)
+	paths := make([]string, 0, len(byPath))
+	for p := range byPath {
+		if runnerKeys[path.Base(p)] != nil {
+			paths = append(paths, p)
+		}
+	}
+	slices.Sort(paths)
+	for _, p := range paths {
+		base := path.Base(p)
+		if base == "package.json" {
+			for _, k := range []string{"pretest", "test", "posttest"} {
+				keys = append(keys, protectedKey{File: p, Key: "scripts." + k, Why: "test script"})
+			}
+		}
+		for _, k := range runnerKeys[base] {
+			keys = append(keys, protectedKey{File: p, Key: k, Why: "test-runner configuration", AsPath: true})
+		}
+	}
+	seen := map[string]bool{}
+	out := keys[:0]
+	for _, k := range keys {
+		if id := k.File + "#" + k.Key; !seen[id] {
+			seen[id] = true
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// sectionText is a pytest configuration table as text: the lines of the [KEY] section (a TOML
+// table or an INI section, header spaces ignored), and every other line that mentions pytest (a
+// dotted key or an inline table). ok is false when there is none.
+func sectionText(data []byte, key string) (string, bool) {
+	if data == nil {
+		return "", false
+	}
+	var out strings.Builder
+	in, found := false, false
+	for line := range strings.Lines(string(data)) {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "[") {
+			h := strings.Map(func(r rune) rune {
+				if r == ' ' || r == '\t' || r == '"' || r == '\'' {
+					return -1
+				}
+				return r
+			}, t)
+			in = h == "["+key+"]"
+			found = found || in
+		}
+		if in || strings.Contains(strings.ToLower(t), "pytest") {
+			out.WriteString(line)
+			found = true
+		}
+	}
+	return out.String(), found
+}
+
+// marker is a marker found on an added line.
+type marker struct {
+	loc     Location
+	pattern string
+	text    string
+}
+
+func (m marker) String() string {
+	return fmt.Sprintf("%s %s %q", m.loc, m.pattern, truncate(strings.TrimSpace(m.text), 60))
+}
+
+// weakened is the tests_weakened check and, when suppression markers were added, its warning.
+// Every added line of base..head is scanned, streamed as the stub scan: skip markers in test files
+// (and in every file of the languages of skipEverywhere), suppression markers anywhere.
+func (ig *integrity) weakened() []Check {
+	r := ig.r
+	var skips, suppressions []marker
+	nskip, nsup := 0, 0
+	// Lines come file by file: what a file is, is judged once a file.
+	last, inProject := "", false
+	var skip *markerSet
+	res := r.scanAdded(func(l git.AddedLine) {
+		if l.Path != last {
+			last, skip = l.Path, nil
+			var p string
+			if p, inProject = ig.rel(l.Path); inProject {
+				if lang := languageOf(p); lang != "" && (skipEverywhere[lang] || ig.isTestFile(p)) {
+					skip = ig.tables.skip[lang]
+				}
+			}
+		}
+		if !inProject {
+			return
+		}
+		p := strings.TrimPrefix(l.Path, ig.prefix)
+		if skip != nil {
+			if pat, ok := skip.find(l.Text); ok {
+				nskip++
+				if len(skips) < maxIntegrityFindings {
+					skips = append(skips, marker{Location{Path: p, Line: l.Line}, pat, l.Text})
+				}
+			}
+		}
+		if pat, ok := ig.tables.suppress.find(l.Text); ok {
+			nsup++
+			if len(suppressions) < maxIntegrityFindings {
+				suppressions = append(suppressions, marker{Location{Path: p, Line: l.Line}, pat, l.Text})
+			}
+		}
+	})
+	if res.err != nil {
+		return []Check{failCheck(1, "tests_weakened", testsWeakenedText, fmt.Sprintf("cannot scan the lines added in %s..%s for weakening markers: %v", short(r.base), short(r.head), res.err), StatusError, vocab.CauseDetectorError)}
+	}
+	scan := res.scan
+	var out []Check
+	var found []string
+	var locs []Location
+	for _, m := range skips {
+		found = append(found, m.String())
+		locs = append(locs, m.loc)
+	}
+	if nskip > len(skips) {
+		found = append(found, fmt.Sprintf("and %d more", nskip-len(skips)))
+	}
+	for _, d := range ig.drops {
+		found = append(found, fmt.Sprintf("%s: %s (listed in tests.may_change)", d.what, d.drop))
+		locs = append(locs, Location{Path: d.file})
+	}
+	note := ""
+	if len(scan.Binary) > 0 {
+		note = fmt.Sprintf("; %d binary files not scanned: %s", len(scan.Binary), joinLimited(scan.Binary, 10))
+	}
+	if len(found) > 0 {
+		ch := failCheck(1, "tests_weakened", testsWeakenedText, fmt.Sprintf("%d weakening findings in %s..%s: %s%s", nskip+len(ig.drops), short(r.base), short(r.head), strings.Join(found, "; "), note), StatusFail, vocab.CauseTestsWeakened)
+		ch.Locations = locs
+		out = append(out, ch)
+	} else {
+		out = append(out, passCheck(1, "tests_weakened", testsWeakenedText, fmt.Sprintf("no weakening marker in %d added lines of %d text files%s", scan.Lines, scan.Files, note)))
+	}
+	if nsup > 0 {
+		var list []string
+		var slocs []Location
+		for _, m := range suppressions {
+			list = append(list, m.String())
+			slocs = append(slocs, m.loc)
+		}
+		if nsup > len(suppressions) {
+			list = append(list, fmt.Sprintf("and %d more", nsup-len(suppressions)))
+		}
+		ch := warnCheck(1, "suppressions_added", "no linter or type-checker suppression marker is added", fmt.Sprintf("%d suppression markers added: %s", nsup, strings.Join(list, "; ")), vocab.CauseSuppressionAdded)
+		ch.Locations = slocs
+		out = append(out, ch)
+	}
+	return out
+}

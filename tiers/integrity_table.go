@@ -1,0 +1,293 @@
+package tiers
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The test-integrity tables of SPEC §5.2a: which files are protected checks, and the markers the
+// added lines are scanned for. They are data: the policy's tests.protected replaces
+// defaultProtected, and tests.markers replaces a language's list; docs/contract.md documents the
+// defaults.
+
+// defaultProtected are the test files by convention (Go, Python, JavaScript/TypeScript, Rust,
+// Java/Kotlin, Ruby, shell) and the test-runner configuration files. Globs match the path relative
+// to the project root, case-insensitively (a case-insensitive file system finds Test/x_test.go for
+// test/x_test.go).
+var defaultProtected = []string{
+	"**/*_test.go", "**/test_*.py", "**/*_test.py", "**/conftest.py",
+	"**/tests/**", "**/test/**", "**/__tests__/**", "**/*.test.*", "**/*.spec.*",
+	"**/src/test/**", "**/spec/**", "**/testdata/**", "**/*_spec.rb", "**/*.bats",
+	"**/pytest.ini", "**/tox.ini", "**/jest.config.*", "**/vitest.config.*", "**/.mocharc*",
+	"**/karma.conf.*", "**/phpunit.xml*", "**/.nycrc*", "**/codecov.yml",
+}
+
+// runnerConfig are the test-runner configuration paths that are protected as paths: adding one the
+// base does not have changes how the tests run (a conftest.py that monkeypatches, a jest.config
+// that narrows testMatch), so it is a change to a protected check too.
+var runnerConfig = []string{
+	"**/conftest.py", "**/pytest.ini", "**/tox.ini", "**/jest.config.*", "**/vitest.config.*",
+	"**/.mocharc*", "**/karma.conf.*", "**/phpunit.xml*", "**/.nycrc*", "**/codecov.yml",
+}
+
+// Languages of the marker tables, by file name.
+const (
+	langGo           = "go"
+	langPython       = "python"
+	langJS           = "javascript"
+	langRust         = "rust"
+	langJava         = "java"
+	langRuby         = "ruby"
+	langShell        = "shell"
+	langPytestConfig = "pytest-config"
+)
+
+// markerLanguages are the languages a policy's tests.markers may name.
+var markerLanguages = []string{langGo, langPython, langJS, langRust, langJava, langRuby, langShell, langPytestConfig}
+
+// languageOf names the marker language of a file by its name ("" for none).
+func languageOf(p string) string {
+	base := strings.ToLower(path.Base(p))
+	switch base {
+	case "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml":
+		return langPytestConfig
+	}
+	switch path.Ext(base) {
+	case ".go":
+		return langGo
+	case ".py":
+		return langPython
+	case ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts":
+		return langJS
+	case ".rs":
+		return langRust
+	case ".java", ".kt", ".kts":
+		return langJava
+	case ".rb":
+		return langRuby
+	case ".sh", ".bash", ".bats", ".zsh":
+		return langShell
+	}
+	return ""
+}
+
+// skipEverywhere are the languages whose skip markers count in every file, not only test files:
+// Rust's unit tests live beside the code (#[cfg(test)] in src/), and a pytest configuration is
+// whatever file pytest reads it from.
+var skipEverywhere = map[string]bool{langRust: true, langPytestConfig: true}
+
+// defaultSkipMarkers are, per language, the markers that skip, focus or end tests early: one added
+// in a test file is a fail (tests_weakened). They are case-sensitive regular expressions (Go
+// syntax) matched at word boundaries (see markerSet.find). A build constraint added to a Go test
+// file is a marker: `//go:build ignore` takes the file out of `go test`.
+var defaultSkipMarkers = map[string][]string{
+	langGo: {`Skip(f|Now)?`, `//\s*go:build`, `//\s*\+build`, `os\.Exit\(\s*0\s*\)`},
+	langPython: {`skip(If|Unless|Test|if)?`, `SkipTest`, `xfail`, `__unittest_skip__`,
+		`sys\.exit`, `os\._exit`},
+	langJS: {`\.(skip|only|todo|skipIf|runIf)`, `xit`, `xdescribe`, `xtest`, `fit`, `fdescribe`,
+		`(skip|only|todo)\s*:`, `process\.exit`},
+	langRust:         {`#\[\s*ignore`, `#\[\s*cfg\(\s*(any\(\s*\)|not\(\s*test\s*\))`},
+	langJava:         {`@Disabled`, `@Ignore`, `assume(True|False|That)`, `System\.exit\(\s*0\s*\)`},
+	langRuby:         {`skip`, `pending`, `xit`, `xdescribe`, `xcontext`, `xspecify`, `fit`, `fdescribe`, `fcontext`, `focus`},
+	langShell:        {`skip`},
+	langPytestConfig: {`(^|[\s"'=\[,])-k`, `--deselect`, `--ignore(-glob)?`},
+}
+
+// defaultSuppressMarkers silence a linter or a type checker; one added anywhere is a warning.
+var defaultSuppressMarkers = []string{
+	`//\s*nolint`, `#\s*noqa`, `#\s*type:\s*ignore`, `eslint-disable(-next-line|-line)?`,
+	`@ts-ignore`, `@ts-expect-error`, `@ts-nocheck`, `#!?\[\s*allow\(`, `@SuppressWarnings`,
+	`pylint:\s*disable`, `rubocop:disable`, `shellcheck\s+disable`,
+}
+
+// defaultAssertMarkers are, per language, the assertion-like lines counted at the base and the
+// head of a changed protected file: a net drop in a may-change file is a fail.
+var defaultAssertMarkers = map[string][]string{
+	langGo:     {`t\.(Error|Errorf|Fatal|Fatalf|Fail|FailNow)`, `(assert|require)\.\w+`, `cmp\.Diff`},
+	langPython: {`assert\w*`, `(self\.)?fail\w*\(`, `pytest\.raises`},
+	langJS:     {`assert\w*`, `expect\s*\(`, `should`},
+	langRust:   {`assert\w*!`, `#\[\s*test\s*\]`, `#\[\s*should_panic`},
+	langJava:   {`assert\w*`, `@Test`, `verify\s*\(`},
+	langRuby:   {`assert\w*`, `expect\s*[({]`, `should`, `refute\w*`},
+	langShell:  {`\[\[?\s`, `test\s+-\w`, `grep\s+-\w*q`, `assert\w*`},
+}
+
+// markerSet is one compiled marker list.
+type markerSet struct {
+	exprs []string
+	res   []*regexp.Regexp
+	any   *regexp.Regexp // all of them, for the first pass over a line
+	// lits are lowercase ASCII literals of which every match on an ASCII line holds one (the stub
+	// matcher's pre-filter, requiredLiterals); filter is false when some marker has none.
+	lits   [][]byte
+	filter bool
+}
+
+func compileMarkers(exprs []string) (*markerSet, error) {
+	m := &markerSet{exprs: exprs}
+	for _, e := range exprs {
+		re, err := regexp.Compile(e)
+		if err != nil {
+			return nil, fmt.Errorf("bad regex %q: %w", e, err)
+		}
+		// Leftmost-longest: of `Fatal|Fatalf`, the match that can end at a word boundary.
+		re.Longest()
+		if re.MatchString("") {
+			return nil, fmt.Errorf("regex %q matches the empty string", e)
+		}
+		m.res = append(m.res, re)
+	}
+	m.filter = true
+	for _, e := range exprs {
+		lits, ok := requiredLiterals(e)
+		if !ok || strings.Contains(e, `\Q`) {
+			m.filter = false
+		}
+		m.lits = append(m.lits, lits...)
+	}
+	m.lits = minimalLiterals(m.lits)
+	if len(exprs) > 0 {
+		any, err := regexp.Compile("(?:" + strings.Join(exprs, ")|(?:") + ")")
+		if err != nil { // a \Q without \E quotes the joining parentheses: try one by one
+			any = nil
+		}
+		m.any = any
+	}
+	return m, nil
+}
+
+// mayMatch is the pre-filter: false only for an ASCII line that holds none of the literals,
+// compared case-insensitively (which only widens it for case-sensitive markers).
+func (m *markerSet) mayMatch(line string) bool {
+	if !m.filter {
+		return true
+	}
+	var stack [256]byte
+	buf := stack[:0]
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		if c >= utf8.RuneSelf {
+			return true
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf = append(buf, c)
+	}
+	for _, lit := range m.lits {
+		if bytes.Contains(buf, lit) {
+			return true
+		}
+	}
+	return false
+}
+
+// find returns the first marker that occurs in line at word boundaries: a match whose first
+// character is a letter, digit or underscore must not follow one, and one whose last character is
+// must not be followed by one, so that `xit` is not found in `exit` nor `skip` in `skipped`. A
+// marker inside a string or a comment counts: the scan reads lines, not programs (SPEC §5.2a).
+func (m *markerSet) find(line string) (string, bool) {
+	if m == nil || len(m.res) == 0 || !m.mayMatch(line) || m.any != nil && !m.any.MatchString(line) {
+		return "", false
+	}
+	for i, re := range m.res {
+		// Look again after each rejected start: "skipped; skip" finds the bounded "skip".
+		for start := 0; start < len(line); {
+			loc := re.FindStringIndex(line[start:])
+			if loc == nil {
+				break
+			}
+			a, b := start+loc[0], start+loc[1]
+			if atWordBoundaries(line, a, b) {
+				return m.exprs[i], true
+			}
+			_, size := utf8.DecodeRuneInString(line[a:])
+			start = a + max(size, 1)
+		}
+	}
+	return "", false
+}
+
+func isWordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+func atWordBoundaries(line string, a, b int) bool {
+	first, _ := utf8.DecodeRuneInString(line[a:])
+	last, _ := utf8.DecodeLastRuneInString(line[:b])
+	if isWordRune(first) && a > 0 {
+		if before, _ := utf8.DecodeLastRuneInString(line[:a]); isWordRune(before) {
+			return false
+		}
+	}
+	if isWordRune(last) && b < len(line) {
+		if after, _ := utf8.DecodeRuneInString(line[b:]); isWordRune(after) {
+			return false
+		}
+	}
+	return true
+}
+
+// count returns how many lines of text have a marker.
+func (m *markerSet) count(text string) int {
+	n := 0
+	for line := range strings.Lines(text) {
+		if _, ok := m.find(strings.TrimRight(line, "\r\n")); ok {
+			n++
+		}
+	}
+	return n
+}
+
+// markerTables are the compiled marker tables of a policy.
+type markerTables struct {
+	skip     map[string]*markerSet
+	assert   map[string]*markerSet
+	suppress *markerSet
+}
+
+// defaultMarkerTables are compiled once a process.
+var defaultMarkerTables = sync.OnceValue(func() *markerTables {
+	t, err := buildMarkerTables(nil, nil, nil)
+	if err != nil {
+		panic(err)
+	}
+	return t
+})
+
+// buildMarkerTables compiles the default tables with the lists a policy replaces (nil: not set).
+func buildMarkerTables(skip, assert map[string][]string, suppress []string) (*markerTables, error) {
+	t := &markerTables{skip: map[string]*markerSet{}, assert: map[string]*markerSet{}}
+	for _, lang := range markerLanguages {
+		exprs, ok := skip[lang]
+		if !ok {
+			exprs = defaultSkipMarkers[lang]
+		}
+		m, err := compileMarkers(exprs)
+		if err != nil {
+			return nil, fmt.Errorf("skip/%s: %w", lang, err)
+		}
+		t.skip[lang] = m
+		exprs, ok = assert[lang]
+		if !ok {
+			exprs = defaultAssertMarkers[lang]
+		}
+		if m, err = compileMarkers(exprs); err != nil {
+			return nil, fmt.Errorf("assert/%s: %w", lang, err)
+		}
+		t.assert[lang] = m
+	}
+	if suppress == nil {
+		suppress = defaultSuppressMarkers
+	}
+	m, err := compileMarkers(suppress)
+	if err != nil {
+		return nil, fmt.Errorf("suppress: %w", err)
+	}
+	t.suppress = m
+	return t, nil
+}
