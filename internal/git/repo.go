@@ -153,6 +153,7 @@ func (r *Repo) commitGraph() *commitGraph {
 // abbreviated ids. Anything else (reflog @{...}, :path, ranges) and anything that names a tree or
 // a blob is a *RevisionError.
 func (r *Repo) Resolve(rev string) (string, error) {
+	defer r.readingFor("resolving the revision " + rev)()
 	h, err := r.resolve(rev)
 	if err != nil {
 		return "", &RevisionError{Rev: rev, Err: err}
@@ -298,6 +299,9 @@ func (r *Repo) resolvePrefix(prefix string) (plumbing.Hash, error) {
 			continue // the odd last hex digit differs
 		}
 		commit, err := r.peelToCommit(c)
+		if ce := (*CorruptError)(nil); errors.As(err, &ce) {
+			return plumbing.ZeroHash, err // a forged candidate is no answer either way
+		}
 		if err != nil {
 			continue // a tree or a blob: not a candidate for a commit-ish
 		}
@@ -347,6 +351,7 @@ func (r *Repo) peelToCommit(h plumbing.Hash) (plumbing.Hash, error) {
 // `git merge-base --is-ancestor base head` does. base and head are full SHAs of commits (from
 // Resolve). Commits listed in .git/shallow are treated as having no parents, as git does.
 func (r *Repo) IsAncestor(base, head string) (bool, error) {
+	defer r.readingFor("the ancestry of " + short12(base) + " in " + short12(head))()
 	b, err := r.commitHash("base", base)
 	if err != nil {
 		return false, err
@@ -512,6 +517,7 @@ func (r *Repo) commitHash(what, sha string) (plumbing.Hash, error) {
 // yields both paths. base and head are full SHAs; the paths are slash-separated, sorted, unique,
 // byte for byte as in the trees.
 func (r *Repo) ChangedFiles(base, head string) ([]string, error) {
+	defer r.readingFor("the diff " + short12(base) + ".." + short12(head))()
 	changes, err := r.treeChanges(base, head)
 	if err != nil {
 		return nil, err
