@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/geas-dev/geas/internal/git"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // scanAddedLines confirms the stubs on the lines the diff base..head adds (SPEC §5.3 D): every
@@ -30,6 +31,10 @@ func (r *run) scanAddedLines(add func(stub)) {
 	})
 	if err != nil {
 		r.stubErr = fmt.Sprintf("cannot scan the lines added in %s..%s for stubs: %v", short(r.base), short(r.head), err)
+		r.stubErrCause = vocab.CauseDetectorError
+		if isCorrupt(err) {
+			r.stubErrCause = vocab.CauseRepositoryCorrupt
+		}
 		return
 	}
 	scan.Lines, scan.Files = lines, files // what was scanned for stubs: the work, not the bookkeeping

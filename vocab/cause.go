@@ -79,6 +79,15 @@ const (
 	CauseHistoryFull CauseCode = "history_full"
 )
 
+// Cause codes of the repository the agents can write (SPEC §5.1, "nothing in it is taken on
+// trust").
+const (
+	// CauseRepositoryCorrupt: an object a verdict depends on does not hash to its id (or sha1cd
+	// detected a collision attack in it), or a commit-graph names parents its commit object does
+	// not; the object's id and what it was read for are named.
+	CauseRepositoryCorrupt CauseCode = "repository_corrupt"
+)
+
 // Codes of warnings: a check that warns never holds the gate, but its code names what it found.
 const (
 	// CauseProviderUnknown: an evaluator's, a judge's or an accepting agent's provider is not known,
@@ -139,6 +148,7 @@ func Causes() []CauseCode {
 		CauseCheckoutFailed,
 		CauseResultTooLarge,
 		CauseHistoryFull,
+		CauseRepositoryCorrupt,
 		CauseProviderUnknown,
 		CauseStubConfirmed,
 		CauseBaseUnpinned,

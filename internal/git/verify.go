@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash"
 	"strconv"
-	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	githash "github.com/go-git/go-git/v5/plumbing/hash"
@@ -109,15 +108,6 @@ func (s *lazyStore) corruption(h plumbing.Hash, detail string) *CorruptError {
 // "not this candidate" cannot make the forgery go unreported.
 func (r *Repo) Corrupt() []*CorruptError {
 	return r.store.corrupt
-}
-
-// CorruptSummary names the corrupt objects found so far in one line, or "" when there are none.
-func (r *Repo) CorruptSummary() string {
-	var parts []string
-	for _, e := range r.store.corrupt {
-		parts = append(parts, e.Error())
-	}
-	return strings.Join(parts, "; ")
 }
 
 // readingFor sets what the reads until the returned function is called are for, named in the
