@@ -41,6 +41,10 @@ func TestScripts(t *testing.T) {
 			"status":    cmdStatus,
 			"setjson":   cmdSetJSON,
 			"rechain":   cmdRechain,
+			// forged objects and commit-graphs (forge_script_test.go)
+			"forgeloose": cmdForgeLoose,
+			"forgepack":  cmdForgePack,
+			"forgegraph": cmdForgeGraph,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("GEAS_EXAMPLE", exampleDir(t))
