@@ -503,8 +503,8 @@ func (s *lazyStore) readCommitHeader(h plumbing.Hash) (commitHeader, error) {
 		switch e.typ {
 		case plumbing.CommitObject:
 			data, err := s.inflatePackedInto(s.hbuf, pi, off, e)
-			if data != nil {
-				s.hbuf = data
+			if data != nil && cap(data) <= keepScratchMax {
+				s.hbuf = data // kept for the next commit, unless one huge commit grew it
 			}
 			if err == nil {
 				err = s.verify(h, plumbing.CommitObject, data)
