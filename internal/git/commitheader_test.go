@@ -14,7 +14,8 @@ import (
 // TestReadCommitHeaderMatchesGit reads every commit of a packed repository (plain commits, an
 // octopus merge of 24 branches, a committer name longer than the first inflate, a commit with an
 // extra header before the committer) with readCommitHeader, and requires git's parents and
-// committer time and the whole read's parse.
+// committer time, the whole read's parse, readCommitStart's answer, and both the header-only path
+// and its fall-back to have been taken.
 func TestReadCommitHeaderMatchesGit(t *testing.T) {
 	t.Parallel()
 	r := newGitRepo(t)
@@ -54,6 +55,7 @@ func TestReadCommitHeaderMatchesGit(t *testing.T) {
 	r.git("repack", "-a", "-d", "-q")
 
 	s := r.open().store
+	prefixOK, fellBack := 0, 0
 	lines := strings.Split(r.git("rev-list", "--all", "--parents", "--format=%ct"), "\n")
 	require.Len(t, lines, 2*(mark+1))
 	for i := 0; i < len(lines); i += 2 {
@@ -74,10 +76,53 @@ func TestReadCommitHeaderMatchesGit(t *testing.T) {
 		whole, err := parseCommitHeader(data)
 		require.NoError(t, err)
 		assert.Equal(t, whole, got)
+		start, err := s.readCommitStart(id)
+		require.NoError(t, err)
+		assert.Equal(t, whole, start, "the walk's read of the start")
 
+		pi, off, ok, err := s.locate(id)
+		require.NoError(t, err)
+		require.True(t, ok)
+		e, err := parsePackEntry(s.packs[pi].pack, off)
+		require.NoError(t, err)
+		if e.typ != plumbing.CommitObject {
+			continue
+		}
+		pack := s.packs[pi].pack
+		if c, ok := s.commitHeaderPrefix(pack[e.dataOff:len(pack)-packTrailerLen], e.size); ok {
+			prefixOK++
+			assert.Equal(t, whole, c)
+		} else {
+			fellBack++
+		}
 	}
+	assert.Positive(t, prefixOK, "commits read from the start of their stream")
+	assert.Positive(t, fellBack, "commits whose header needs more than the first inflate")
 
 	tree := plumbing.NewHash(r.git("rev-parse", "main^{tree}"))
 	_, err = s.readCommitHeader(tree)
 	assert.ErrorIs(t, err, plumbing.ErrObjectNotFound, "a tree is not a commit")
+}
+
+// TestHeaderEnds checks where a commit's start is enough for parseCommitHeader.
+func TestHeaderEnds(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		data string
+		ends bool
+	}{
+		{"tree x\nparent y\ncommitter A <a> 1 +0000\n", true},
+		{"tree x\nparent y\ncommitter A <a> 1 +00", false},
+		{"tree x\nparent y\ncommitter A <a> 1", false},
+		{"tree x\nparent y\ncommit", false},
+		{"tree x\nparent y\n", false},
+		{"committer A <a> 1 +0000\n", true},
+		{"committer A <a> 1 +0000", false},
+		{"tree x\n\nmessage", true},
+		{"\nmessage", true},
+		{"tree x\nparent y\nauthor committer A\n", false},
+		{"", false},
+	} {
+		assert.Equal(t, c.ends, headerEnds([]byte(c.data)), "%q", c.data)
+	}
 }

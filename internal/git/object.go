@@ -526,3 +526,91 @@ func (s *lazyStore) readCommitHeader(h plumbing.Hash) (commitHeader, error) {
 	}
 	return parseCommitHeader(data)
 }
+
+// commitHeaderInput is how many compressed bytes of an undeltified commit readCommitStart
+// inflates first: enough for the tree, parent, author and committer lines of most commits.
+const commitHeaderInput = 256
+
+// readCommitStart reads the parents and committer time of commit h for a walk that reads many
+// commits and confirms the few its answer rests on (reachableByWalk): for an undeltified commit in
+// a pack it inflates only the start of the entry, and stops there when that holds the header
+// lines the parse stops at; that answer is NOT verified against h (the content was not read
+// whole), and the caller must confirm it with readCommitHeader before it decides anything.
+// Otherwise (a longer header, a deltified or loose commit) it reads the commit whole, verified. An
+// object of another type is plumbing.ErrObjectNotFound, as from EncodedObject.
+func (s *lazyStore) readCommitStart(h plumbing.Hash) (commitHeader, error) {
+	pi, off, ok, err := s.locate(h)
+	if err != nil {
+		return commitHeader{}, err
+	}
+	if ok {
+		pack, err := s.packs[pi].mapPack()
+		if err != nil {
+			return commitHeader{}, err
+		}
+		e, err := parsePackEntry(pack, off)
+		if err != nil {
+			return commitHeader{}, fmt.Errorf("read %s from %s: %w", h, s.packs[pi].name, err)
+		}
+		switch e.typ {
+		case plumbing.CommitObject:
+			src := pack[e.dataOff : len(pack)-packTrailerLen]
+			c, ok := s.commitHeaderPrefix(src, e.size)
+			s.touch(pi, off, e.dataOff-off+int64(min(len(src), commitHeaderInput)))
+			if ok {
+				return c, nil
+			}
+		case plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
+			return commitHeader{}, plumbing.ErrObjectNotFound
+		}
+	}
+	typ, data, err := s.readObject(h)
+	if err != nil {
+		return commitHeader{}, err
+	}
+	if typ != plumbing.CommitObject {
+		return commitHeader{}, plumbing.ErrObjectNotFound
+	}
+	return parseCommitHeader(data)
+}
+
+// commitHeaderPrefix inflates the first commitHeaderInput bytes of src, the zlib stream of a
+// commit of size bytes, and parses the header from what they give. ok is false when that is not
+// enough to be sure of the answer: a whole read then decides (and reports any damage).
+func (s *lazyStore) commitHeaderPrefix(src []byte, size int64) (commitHeader, bool) {
+	if s.hbuf == nil {
+		s.hbuf = make([]byte, 4096)
+	}
+	data, how, _, err := s.inf.inflate(src[:min(len(src), commitHeaderInput)], s.hbuf[:0], false)
+	switch {
+	case int64(len(data)) > size:
+		return commitHeader{}, false
+	case err == nil && how == zlibEnded: // the whole stream, its checksum verified
+		if int64(len(data)) != size {
+			return commitHeader{}, false
+		}
+	case err != nil && !errors.Is(err, errInputEnd): // not merely the input cut short
+		return commitHeader{}, false
+	}
+	if !headerEnds(data) {
+		return commitHeader{}, false
+	}
+	c, err := parseCommitHeader(data)
+	return c, err == nil
+}
+
+// headerEnds reports whether data, the start of a commit, holds a whole line at which
+// parseCommitHeader stops (an empty line, or a committer line), so that the parse of data gives
+// the parse of the whole commit.
+func headerEnds(data []byte) bool {
+	if bytes.HasPrefix(data, []byte("\n")) || bytes.Contains(data, []byte("\n\n")) {
+		return true
+	}
+	start := -1
+	if bytes.HasPrefix(data, []byte("committer ")) {
+		start = 0
+	} else if i := bytes.Index(data, []byte("\ncommitter ")); i >= 0 {
+		start = i + 1
+	}
+	return start >= 0 && bytes.IndexByte(data[start:], '\n') >= 0
+}

@@ -14,7 +14,8 @@ import (
 var fuzzBase = []byte("tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\nauthor A <a@b> 1 +0000\ncommitter A <a@b> 1700000000 +0000\n\nthe base\n")
 
 // FuzzPackEntry parses and reads an entry placed after one good object in a pack: never a panic
-// or an allocation beyond the bounds; an entry that reads, reads the same twice.
+// or an allocation beyond the bounds; an entry that reads, reads the same twice; the header-only
+// commit reader agrees with the whole read whenever it answers.
 func FuzzPackEntry(f *testing.F) {
 	seed := newTestPack(f)
 	_, baseOff := seed.object(plumbing.CommitObject, fuzzBase)
@@ -60,6 +61,14 @@ func FuzzPackEntry(f *testing.F) {
 		typ2, data2, err := s.readPacked(0, entryOff)
 		if err != nil || typ2 != typ || !bytes.Equal(data, data2) {
 			t.Fatalf("second read differs: %v", err)
+		}
+		if typ != plumbing.CommitObject || e.typ != plumbing.CommitObject {
+			return
+		}
+		want, werr := parseCommitHeader(data)
+		got, ok := s.commitHeaderPrefix(pack[e.dataOff:len(pack)-packTrailerLen], e.size)
+		if ok && (werr != nil || got.when != want.when || !slices.Equal(got.parents, want.parents)) {
+			t.Fatalf("header-only read %+v, whole read %+v (%v)", got, want, werr)
 		}
 	})
 }

@@ -406,7 +406,9 @@ func (r *Repo) reachable(base, head plumbing.Hash) (bool, error) {
 
 // reachableByWalk is reachable without a commit-graph: the walk from head and base at once,
 // newest commit first, that stops when nothing reached from head alone is left to explore.
-// Commits in shallow have no parents.
+// Commits in shallow have no parents. It reads each commit only as far as its parents
+// (readCommitStart); when it reaches base, the commits of the path from head are read whole,
+// verified, and must name the same parents (confirmWalkPath).
 func (r *Repo) reachableByWalk(base, head plumbing.Hash, shallow map[plumbing.Hash]bool) (bool, error) {
 	const fromHead, fromBase = 1, 2
 	type node struct {
@@ -414,6 +416,7 @@ func (r *Repo) reachableByWalk(base, head plumbing.Hash, shallow map[plumbing.Ha
 		when    int64
 		flags   uint8
 		queued  bool
+		child   plumbing.Hash // the commit through which the walk from head reached this one
 	}
 	nodes := map[plumbing.Hash]*node{}
 	queue := &commitQueue{}
@@ -424,13 +427,15 @@ func (r *Repo) reachableByWalk(base, head plumbing.Hash, shallow map[plumbing.Ha
 		}
 		return 0
 	}
-	// mark adds flags to commit h and queues it when they are news.
-	mark := func(h plumbing.Hash, flags uint8) error {
+	// mark adds flags to commit h, a parent of child (ZeroHash for head and base), and queues it
+	// when they are news. The commits are read by their start (readCommitStart): the path the
+	// answer rests on is confirmed at the end.
+	mark := func(h plumbing.Hash, flags uint8, child plumbing.Hash) error {
 		n, ok := nodes[h]
 		if !ok {
-			c, err := r.readCommit(h)
+			c, err := r.store.readCommitStart(h)
 			if err != nil {
-				return err
+				return fmt.Errorf("read commit %s: %w", h, err)
 			}
 			n = &node{when: c.when}
 			if !shallow[h] {
@@ -442,6 +447,9 @@ func (r *Repo) reachableByWalk(base, head plumbing.Hash, shallow map[plumbing.Ha
 			return nil
 		}
 		live -= isLive(n)
+		if flags&fromHead != 0 && n.flags&fromHead == 0 {
+			n.child = child
+		}
 		n.flags |= flags
 		if !n.queued {
 			n.queued = true
@@ -451,10 +459,10 @@ func (r *Repo) reachableByWalk(base, head plumbing.Hash, shallow map[plumbing.Ha
 		return nil
 	}
 
-	if err := mark(head, fromHead); err != nil {
+	if err := mark(head, fromHead, plumbing.ZeroHash); err != nil {
 		return false, err
 	}
-	if err := mark(base, fromBase); err != nil {
+	if err := mark(base, fromBase, plumbing.ZeroHash); err != nil {
 		return false, err
 	}
 	for live > 0 {
@@ -464,14 +472,42 @@ func (r *Repo) reachableByWalk(base, head plumbing.Hash, shallow map[plumbing.Ha
 		n.queued = false
 		for _, p := range n.parents {
 			if p == base && n.flags&fromHead != 0 {
-				return true, nil
+				return true, r.confirmWalkPath(h, head, func(c plumbing.Hash) (plumbing.Hash, []plumbing.Hash) {
+					return nodes[c].child, nodes[c].parents
+				})
 			}
-			if err := mark(p, n.flags); err != nil {
+			if err := mark(p, n.flags, h); err != nil {
 				return false, err
 			}
 		}
 	}
 	return false, nil
+}
+
+// confirmWalkPath confirms the path reachableByWalk found, from last (whose parent is base) back
+// to head through the children the walk recorded (step gives a commit's child on the path and the
+// parents the walk used): each commit of it is read whole, verified against its id, and must name
+// the parents the walk read from its start. A "not an ancestor" answer rests on no path and is
+// not confirmed: a forgery can only make the gate refuse, never pass.
+func (r *Repo) confirmWalkPath(last, head plumbing.Hash, step func(plumbing.Hash) (plumbing.Hash, []plumbing.Hash)) error {
+	for c := last; ; {
+		child, parents := step(c)
+		got, err := r.readCommit(c)
+		if err != nil {
+			return err
+		}
+		if !slices.Equal(got.parents, parents) {
+			return r.store.corruption(c, fmt.Sprintf("its start names the parents [%s], the whole object [%s]",
+				joinHashes(parents), joinHashes(got.parents)))
+		}
+		if c == head {
+			return nil
+		}
+		if child.IsZero() {
+			return fmt.Errorf("the walk's path from %s does not lead back to head %s", last, head)
+		}
+		c = child
+	}
 }
 
 // queuedCommit is a commit waiting in the reachability walk.
