@@ -278,3 +278,54 @@ func TestTheObjectHashDetectsCollisionAttacks(t *testing.T) {
 	_, ok = checkSum(h, plumbing.BlobObject, int64(len(data)), plumbing.NewHash("ce013625030ba8dba906f756967f9e9ca394464a"))
 	assert.True(t, ok, "git hash-object of hello")
 }
+
+// TestAForgedCommitOnTheWalkIsCaught packs a history by hand in which the entry of head's parent
+// holds a commit naming a side commit as its parent: the walk without a commit-graph, which reads
+// each commit by its start, reaches the side commit, and the confirmation of its path reads that
+// entry whole and refuses it. The honest pack answers "not an ancestor".
+func TestAForgedCommitOnTheWalkIsCaught(t *testing.T) {
+	t.Parallel()
+	commit := func(msg string, when int, parents ...plumbing.Hash) []byte {
+		var b bytes.Buffer
+		b.WriteString("tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n")
+		for _, p := range parents {
+			fmt.Fprintf(&b, "parent %s\n", p)
+		}
+		fmt.Fprintf(&b, "author A <a@b> %d +0000\ncommitter A <a@b> %d +0000\n\n%s\n", fixtureEpoch+when, fixtureEpoch+when, msg)
+		return b.Bytes()
+	}
+	id := func(c []byte) plumbing.Hash { return plumbing.ComputeHash(plumbing.CommitObject, c) }
+	root := commit("root", 0)
+	side := commit("side", 1, id(root))
+	m1 := commit("m1", 2, id(root))
+	m2 := commit("m2", 3, id(m1))
+	forged := commit("m2", 3, id(side))
+	head := commit("head", 4, id(m2))
+	for _, forge := range []bool{false, true} {
+		dir := newGitDir(t)
+		p := newTestPack(t)
+		for _, c := range [][]byte{root, side, m1} {
+			p.object(plumbing.CommitObject, c)
+		}
+		if forge {
+			p.raw(id(m2), slices2(entryHeader(plumbing.CommitObject, int64(len(forged))), deflate(t, forged)))
+		} else {
+			p.object(plumbing.CommitObject, m2)
+		}
+		p.object(plumbing.CommitObject, head)
+		p.write(filepath.Join(dir, ".git", "objects", "pack"))
+		repo, err := Open(dir)
+		require.NoError(t, err)
+		ok, err := repo.IsAncestor(id(side).String(), id(head).String())
+		if !forge {
+			require.NoError(t, err)
+			assert.False(t, ok, "the side commit is not an ancestor")
+		} else {
+			var ce *CorruptError
+			require.ErrorAs(t, err, &ce, "the forged parent was believed: %v", ok)
+			assert.Equal(t, id(m2).String(), ce.ID)
+			assert.Contains(t, ce.For, "the ancestry of")
+		}
+		require.NoError(t, repo.Close())
+	}
+}
