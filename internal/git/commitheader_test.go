@@ -78,7 +78,8 @@ func TestReadCommitHeaderMatchesGit(t *testing.T) {
 		assert.Equal(t, whole, got)
 		start, err := s.readCommitStart(id)
 		require.NoError(t, err)
-		assert.Equal(t, whole, start, "the walk's read of the start")
+		assert.Equal(t, whole.parents, start.parents, "the walk's read of the start")
+		assert.Equal(t, whole.when, start.when, "the walk's read of the start")
 
 		pi, off, ok, err := s.locate(id)
 		require.NoError(t, err)
@@ -89,7 +90,7 @@ func TestReadCommitHeaderMatchesGit(t *testing.T) {
 			continue
 		}
 		pack := s.packs[pi].pack
-		if c, ok := s.commitHeaderPrefix(pack[e.dataOff:len(pack)-packTrailerLen], e.size); ok {
+		if c, _, ok := s.commitHeaderPrefix(pack[e.dataOff:len(pack)-packTrailerLen], e.size); ok {
 			prefixOK++
 			assert.Equal(t, whole, c)
 		} else {

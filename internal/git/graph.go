@@ -197,6 +197,9 @@ func joinHashes(ids []plumbing.Hash) string {
 type commitHeader struct {
 	parents []plumbing.Hash
 	when    int64 // committer time, unix seconds; 0 if unreadable (it only orders the walk)
+	// verified: the whole commit was read and hashes to its id (readCommitStart answers some
+	// commits from their start alone)
+	verified bool
 }
 
 // readCommit reads a commit's parents and committer time, verified against h, without decoding

@@ -555,8 +555,14 @@ func (s *lazyStore) readCommitStart(h plumbing.Hash) (commitHeader, error) {
 		switch e.typ {
 		case plumbing.CommitObject:
 			src := pack[e.dataOff : len(pack)-packTrailerLen]
-			c, ok := s.commitHeaderPrefix(src, e.size)
+			c, whole, ok := s.commitHeaderPrefix(src, e.size)
 			s.touch(pi, off, e.dataOff-off+int64(min(len(src), commitHeaderInput)))
+			if ok && whole != nil { // the prefix held the whole commit: verify it at once
+				if err := s.verify(h, plumbing.CommitObject, whole); err != nil {
+					return commitHeader{}, fmt.Errorf("read %s from %s: entry at offset %d: %w", h, s.packs[pi].name, off, err)
+				}
+				c.verified = true
+			}
 			if ok {
 				return c, nil
 			}
@@ -571,32 +577,37 @@ func (s *lazyStore) readCommitStart(h plumbing.Hash) (commitHeader, error) {
 	if typ != plumbing.CommitObject {
 		return commitHeader{}, plumbing.ErrObjectNotFound
 	}
-	return parseCommitHeader(data)
+	c, err := parseCommitHeader(data)
+	c.verified = err == nil
+	return c, err
 }
 
 // commitHeaderPrefix inflates the first commitHeaderInput bytes of src, the zlib stream of a
 // commit of size bytes, and parses the header from what they give. ok is false when that is not
-// enough to be sure of the answer: a whole read then decides (and reports any damage).
-func (s *lazyStore) commitHeaderPrefix(src []byte, size int64) (commitHeader, bool) {
+// enough to be sure of the answer: a whole read then decides (and reports any damage). whole is
+// the commit's content when the prefix held all of it (the stream ended there, its checksum
+// verified, at the declared size), valid until the store's next read; else nil.
+func (s *lazyStore) commitHeaderPrefix(src []byte, size int64) (c commitHeader, whole []byte, ok bool) {
 	if s.hbuf == nil {
 		s.hbuf = make([]byte, 4096)
 	}
 	data, how, _, err := s.inf.inflate(src[:min(len(src), commitHeaderInput)], s.hbuf[:0], false)
 	switch {
 	case int64(len(data)) > size:
-		return commitHeader{}, false
+		return commitHeader{}, nil, false
 	case err == nil && how == zlibEnded: // the whole stream, its checksum verified
 		if int64(len(data)) != size {
-			return commitHeader{}, false
+			return commitHeader{}, nil, false
 		}
+		whole = data
 	case err != nil && !errors.Is(err, errInputEnd): // not merely the input cut short
-		return commitHeader{}, false
+		return commitHeader{}, nil, false
 	}
 	if !headerEnds(data) {
-		return commitHeader{}, false
+		return commitHeader{}, nil, false
 	}
-	c, err := parseCommitHeader(data)
-	return c, err == nil
+	c, err = parseCommitHeader(data)
+	return c, whole, err == nil
 }
 
 // headerEnds reports whether data, the start of a commit, holds a whole line at which

@@ -417,6 +417,7 @@ func (r *Repo) reachableByWalk(base, head plumbing.Hash, shallow map[plumbing.Ha
 		flags   uint8
 		queued  bool
 		child   plumbing.Hash // the commit through which the walk from head reached this one
+		checked bool          // read whole and verified already: its parents need no confirmation
 	}
 	nodes := map[plumbing.Hash]*node{}
 	queue := &commitQueue{}
@@ -437,7 +438,7 @@ func (r *Repo) reachableByWalk(base, head plumbing.Hash, shallow map[plumbing.Ha
 			if err != nil {
 				return fmt.Errorf("read commit %s: %w", h, err)
 			}
-			n = &node{when: c.when}
+			n = &node{when: c.when, checked: c.verified}
 			if !shallow[h] {
 				n.parents = c.parents
 			}
@@ -472,8 +473,8 @@ func (r *Repo) reachableByWalk(base, head plumbing.Hash, shallow map[plumbing.Ha
 		n.queued = false
 		for _, p := range n.parents {
 			if p == base && n.flags&fromHead != 0 {
-				return true, r.confirmWalkPath(h, head, func(c plumbing.Hash) (plumbing.Hash, []plumbing.Hash) {
-					return nodes[c].child, nodes[c].parents
+				return true, r.confirmWalkPath(h, head, func(c plumbing.Hash) (plumbing.Hash, []plumbing.Hash, bool) {
+					return nodes[c].child, nodes[c].parents, nodes[c].checked
 				})
 			}
 			if err := mark(p, n.flags, h); err != nil {
@@ -485,20 +486,23 @@ func (r *Repo) reachableByWalk(base, head plumbing.Hash, shallow map[plumbing.Ha
 }
 
 // confirmWalkPath confirms the path reachableByWalk found, from last (whose parent is base) back
-// to head through the children the walk recorded (step gives a commit's child on the path and the
-// parents the walk used): each commit of it is read whole, verified against its id, and must name
-// the parents the walk read from its start. A "not an ancestor" answer rests on no path and is
-// not confirmed: a forgery can only make the gate refuse, never pass.
-func (r *Repo) confirmWalkPath(last, head plumbing.Hash, step func(plumbing.Hash) (plumbing.Hash, []plumbing.Hash)) error {
+// to head through the children the walk recorded (step gives a commit's child on the path, the
+// parents the walk used and whether the walk read it whole, verified): each commit of it that the
+// walk read only by its start is read whole, verified against its id, and must name the parents
+// the walk used. A "not an ancestor" answer rests on no path and is not confirmed: a forgery can
+// only make the gate refuse, never pass.
+func (r *Repo) confirmWalkPath(last, head plumbing.Hash, step func(plumbing.Hash) (plumbing.Hash, []plumbing.Hash, bool)) error {
 	for c := last; ; {
-		child, parents := step(c)
-		got, err := r.readCommit(c)
-		if err != nil {
-			return err
-		}
-		if !slices.Equal(got.parents, parents) {
-			return r.store.corruption(c, fmt.Sprintf("its start names the parents [%s], the whole object [%s]",
-				joinHashes(parents), joinHashes(got.parents)))
+		child, parents, checked := step(c)
+		if !checked {
+			got, err := r.readCommit(c)
+			if err != nil {
+				return err
+			}
+			if !slices.Equal(got.parents, parents) {
+				return r.store.corruption(c, fmt.Sprintf("its start names the parents [%s], the whole object [%s]",
+					joinHashes(parents), joinHashes(got.parents)))
+			}
 		}
 		if c == head {
 			return nil

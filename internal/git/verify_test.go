@@ -280,11 +280,26 @@ func TestTheObjectHashDetectsCollisionAttacks(t *testing.T) {
 }
 
 // TestAForgedCommitOnTheWalkIsCaught packs a history by hand in which the entry of head's parent
-// holds a commit naming a side commit as its parent: the walk without a commit-graph, which reads
-// each commit by its start, reaches the side commit, and the confirmation of its path reads that
-// entry whole and refuses it. The honest pack answers "not an ancestor".
+// holds a commit naming a side commit as its parent: the walk without a commit-graph reads each
+// commit by its start, and verifies at once a commit the start holds whole (a short message);
+// one with a long message it does not read whole, so it reaches the side commit, and the
+// confirmation of its path reads that entry whole and refuses it. The honest pack answers "not an
+// ancestor".
 func TestAForgedCommitOnTheWalkIsCaught(t *testing.T) {
 	t.Parallel()
+	for _, long := range []bool{false, true} {
+		t.Run(fmt.Sprintf("long message %v", long), func(t *testing.T) {
+			t.Parallel()
+			forgedCommitOnTheWalk(t, long)
+		})
+	}
+}
+
+func forgedCommitOnTheWalk(t *testing.T, long bool) {
+	message := "m2"
+	if long {
+		message = string(sampleText(4000, "a long message"))
+	}
 	commit := func(msg string, when int, parents ...plumbing.Hash) []byte {
 		var b bytes.Buffer
 		b.WriteString("tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n")
@@ -298,8 +313,8 @@ func TestAForgedCommitOnTheWalkIsCaught(t *testing.T) {
 	root := commit("root", 0)
 	side := commit("side", 1, id(root))
 	m1 := commit("m1", 2, id(root))
-	m2 := commit("m2", 3, id(m1))
-	forged := commit("m2", 3, id(side))
+	m2 := commit(message, 3, id(m1))
+	forged := commit(message, 3, id(side))
 	head := commit("head", 4, id(m2))
 	for _, forge := range []bool{false, true} {
 		dir := newGitDir(t)
