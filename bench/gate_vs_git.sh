@@ -109,8 +109,10 @@ for t in near:$near far:$far unmerged:$unmerged; do
 done
 echo "$(nproc) cores, $(git --version), $(go version | cut -d' ' -f3); $pairs interleaved pairs a case"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-8s %-8s %-24s %-12s | %-17s | %-17s | %8s %8s %8s %8s | %7s %7s\n' task graph "gate verdict (exit)" "git work" \
-	"CPU gate/git m,lo,hi" "wall gate/git m,lo,hi" "git cpu" "gatecpu" "git wall" "gatewall" "git RSS" "gateRSS"
+a=git
+if [[ -n ${BEFORE:-} ]]; then a=old; fi
+printf '%-8s %-8s %-24s %-12s | %-17s | %-17s | %8s %8s %8s %8s | %7s %7s\n' task graph "gate verdict (exit)" "$a work" \
+	"CPU gate/$a m,lo,hi" "wall gate/$a m,lo,hi" "$a cpu" "gatecpu" "$a wall" "gatewall" "$a RSS" "gateRSS"
 
 for graph in none written; do
 	rm -rf "$repo/.git/objects/info/commit-graph" "$repo/.git/objects/info/commit-graphs"
