@@ -47,7 +47,7 @@ var causeDescriptions = map[CauseCode]string{
 	CauseCheckoutFailed:      "the isolated checkout (or a re-check's checkout) could not be made",
 	CauseResultTooLarge:      "the result would take record.json past its limit; recorded in compact form",
 	CauseHistoryFull:         "the history entry would take the history past its limit; nothing is recorded",
-	CauseRepositoryCorrupt:   "an object a verdict depends on does not hash to its id, or a commit-graph names parents its commit object does not: the object's id and what it was read for are named",
+	CauseRepositoryCorrupt:   "an object a verdict depends on does not hash to its id (SHA-1 with collision detection, as git checks it), or a commit-graph names parents its commit object does not: the object's id and what it was read for are named",
 	CauseProviderUnknown:     "a judge's or the builder's provider is not known, so independence could not be compared (under enforce)",
 	CauseStubConfirmed:       "confirmed stubs within the cap; they cap feature_completeness/output_completeness at 2",
 	CauseBaseUnpinned:        "base_snapshot is HEAD or a branch name, not a full commit SHA; the resolved SHA is recorded",

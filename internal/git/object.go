@@ -588,7 +588,7 @@ func (s *lazyStore) readCommitStart(h plumbing.Hash) (commitHeader, error) {
 // the commit's content when the prefix held all of it (the stream ended there, its checksum
 // verified, at the declared size), valid until the store's next read; else nil.
 func (s *lazyStore) commitHeaderPrefix(src []byte, size int64) (c commitHeader, whole []byte, ok bool) {
-	if s.hbuf == nil {
+	if cap(s.hbuf) < 4096 { // readCommitHeader may have left a buffer of one small commit's size
 		s.hbuf = make([]byte, 4096)
 	}
 	data, how, _, err := s.inf.inflate(src[:min(len(src), commitHeaderInput)], s.hbuf[:0], false)
