@@ -22,6 +22,10 @@
 # check, the same comparison; issue 12's figures are without it) and deletes or writes REPO's
 # commit-graph. Prints per task and graph the gate/git ratios of CPU and wall time (median,
 # min, max over PAIRS pairs, default 21), the medians in ms and both peak RSS.
+#
+# BEFORE=COMMIT times geas built at COMMIT (git archive of this repository, built in the work
+# directory) in place of the git side, on the same tasks: the ratios are then this tree's gate
+# against COMMIT's.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=${1:-/tmp/geas-gate-bench}
@@ -53,6 +57,12 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 (cd "$here/.." && go build -o "$work" ./cmd/geas ./bench/pairtime)
 bin=$work/geas
+if [[ -n ${BEFORE:-} ]]; then
+	mkdir -p "$work/before/src"
+	git -C "$here/.." archive "$BEFORE" | tar -x -C "$work/before/src"
+	(cd "$work/before/src" && go build -o "$work/before" ./cmd/geas)
+	echo "old: geas at $BEFORE in place of the git processes; gate: this tree"
+fi
 
 # One mission, one task per base; none has an eval command: the gate's cost is its own.
 rm -rf "$repo/.geas"
@@ -99,8 +109,10 @@ for t in near:$near far:$far unmerged:$unmerged; do
 done
 echo "$(nproc) cores, $(git --version), $(go version | cut -d' ' -f3); $pairs interleaved pairs a case"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-8s %-8s %-24s %-12s | %-17s | %-17s | %8s %8s %8s %8s | %7s %7s\n' task graph "gate verdict (exit)" "git work" \
-	"CPU gate/git m,lo,hi" "wall gate/git m,lo,hi" "git cpu" "gatecpu" "git wall" "gatewall" "git RSS" "gateRSS"
+a=git
+if [[ -n ${BEFORE:-} ]]; then a=old; fi
+printf '%-8s %-8s %-24s %-12s | %-17s | %-17s | %8s %8s %8s %8s | %7s %7s\n' task graph "gate verdict (exit)" "$a work" \
+	"CPU gate/$a m,lo,hi" "wall gate/$a m,lo,hi" "$a cpu" "gatecpu" "$a wall" "gatewall" "$a RSS" "gateRSS"
 
 for graph in none written; do
 	rm -rf "$repo/.git/objects/info/commit-graph" "$repo/.git/objects/info/commit-graphs"
@@ -121,6 +133,10 @@ for graph in none written; do
 		rc=0
 		verdict=$("$bin" -C "$repo" --format json gate --task "$name" --dry-run |
 			awk -F'"' '/"verdict"/ { print $4; exit }') || rc=$?
+		if [[ -n ${BEFORE:-} ]]; then
+			gitcmds=("$work/before/geas" -C "$repo" gate --task "$name" --dry-run)
+			work_desc="old gate"
+		fi
 		"$work/pairtime" -exit 3 "$pairs" "${gitcmds[@]}" == "$bin" -C "$repo" gate --task "$name" --dry-run >"$work/times"
 		awk -v task="$name" -v graph="$graph" -v verdict="$verdict ($rc)" -v wd="$work_desc" '
 			function sortv(a, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t } }

@@ -24,6 +24,10 @@
 # directory (`git index-pack --rev-index -o`), never next to REPO's pack. KEEP=1 keeps the copy.
 # For git/git use a clone (the reference copy is the bare mirror /work/.mirror/git+git/repo);
 # for the generated repository bench/mkbigrepo.sh.
+#
+# BEFORE=COMMIT times bench/gitfacts built at COMMIT (git archive of this repository, built in the
+# work directory) in place of the git side: the ratios are then this tree's against COMMIT's, the
+# way a change's cost is measured (the answers are still checked against git first).
 set -euo pipefail
 if [[ $# -lt 1 || $# -gt 2 ]]; then
 	echo "usage: $0 REPO [PAIRS]" >&2
@@ -59,6 +63,13 @@ g config --unset core.worktree || true
 
 (cd "$here/.." && go build -o "$work/bin" ./bench/gitfacts ./bench/pairtime)
 facts=$work/bin/gitfacts
+a_name=git
+if [[ -n ${BEFORE:-} ]]; then
+	mkdir -p "$work/before/src"
+	git -C "$here/.." archive "$BEFORE" | tar -x -C "$work/before/src"
+	(cd "$work/before/src" && go build -o "$work/before" ./bench/gitfacts)
+	a_name=old
+fi
 
 # The .rev files: REPO's are set aside (they are links), missing ones generated beside them.
 shopt -s nullglob
@@ -108,8 +119,9 @@ for c in "${cases[@]}"; do
 done
 echo "$(nproc) cores, $(git --version), $(go version | cut -d' ' -f3); $pairs interleaved pairs a case"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [[ -n ${BEFORE:-} ]]; then echo "old: bench/gitfacts at $BEFORE in place of git; go: this tree"; fi
 printf '%-7s %-5s %-28s | %-17s | %-17s | %8s %8s %8s %8s | %7s %7s\n' graph .rev case \
-	"CPU go/git med,min,max" "wall go/git med,min,max" "git cpu" "go cpu" "git wall" "go wall" "git RSS" "go RSS"
+	"CPU go/$a_name med,min,max" "wall go/$a_name med,min,max" "$a_name cpu" "go cpu" "$a_name wall" "go wall" "$a_name RSS" "go RSS"
 
 # check LABEL BASE HEAD: both sides must give the same answers before they are timed.
 check() {
@@ -137,10 +149,15 @@ for graph in none written; do
 		for c in "${cases[@]}"; do
 			IFS='|' read -r label b h <<<"$c"
 			check "$label" "$b" "$h"
-			"$work/bin/pairtime" "$pairs" \
-				git --git-dir="$copy" merge-base --is-ancestor "$b" "$h" -- \
-				git --git-dir="$copy" diff --name-only --no-renames "$b" "$h" == \
-				"$facts" -z "$work/repo" "$b" "$h" >"$work/times"
+			if [[ -n ${BEFORE:-} ]]; then
+				"$work/bin/pairtime" "$pairs" "$work/before/gitfacts" -z "$work/repo" "$b" "$h" == \
+					"$facts" -z "$work/repo" "$b" "$h" >"$work/times"
+			else
+				"$work/bin/pairtime" "$pairs" \
+					git --git-dir="$copy" merge-base --is-ancestor "$b" "$h" -- \
+					git --git-dir="$copy" diff --name-only --no-renames "$b" "$h" == \
+					"$facts" -z "$work/repo" "$b" "$h" >"$work/times"
+			fi
 			awk -v graph="$graph" -v rev="$rev" -v label="$label" '
 				function sortv(a, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t } }
 				function med(a, n) { sortv(a, n); return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }

@@ -42,6 +42,10 @@ func TestScripts(t *testing.T) {
 			"status":    cmdStatus,
 			"setjson":   cmdSetJSON,
 			"rechain":   cmdRechain,
+			// forged objects and commit-graphs (forge_script_test.go)
+			"forgeloose": cmdForgeLoose,
+			"forgepack":  cmdForgePack,
+			"forgegraph": cmdForgeGraph,
 		},
 		Condition: scriptCondition,
 		Setup: func(env *testscript.Env) error {

@@ -161,8 +161,9 @@ type run struct {
 	stubCount    int
 	stubCap      int
 	stubErr      string
-	stubScan     *git.AddedScan // what the added-line stub scan read (tier2_stubscan.go)
-	added        *addedScan     // the one pass over the added lines (scanAdded)
+	stubErrCause vocab.CauseCode // the code of stubErr when it is not detector_error
+	stubScan     *git.AddedScan  // what the added-line stub scan read (tier2_stubscan.go)
+	added        *addedScan      // the one pass over the added lines (scanAdded)
 	tier1Ran     bool
 	tier0End     int // checks[:tier0End] are tier 0's
 
@@ -249,6 +250,7 @@ func Evaluate(ctx context.Context, in *Input, opts Options) (*Result, error) {
 			r.checks[i].Advisory = true
 		}
 	}
+	r.repositoryIntact()
 	r.inputsUnchanged(st.advisory >= 0 && st.advisory <= r.tier0End)
 	res := r.result(profile, st.stopped)
 	res.FinishedAt = record.Timestamp(time.Now())

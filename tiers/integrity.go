@@ -65,7 +65,7 @@ func (r *run) testIntegrity() {
 	}
 	ig := r.newIntegrity()
 	if err := ig.resolveNamed(); err != nil {
-		r.checks = append(r.checks, failCheck(1, "tests_modified", testsModifiedText, "cannot read what the eval commands name at the base: "+err.Error(), StatusError, vocab.CauseDetectorError))
+		r.checks = append(r.checks, gitFailCheck(1, "tests_modified", testsModifiedText, "cannot read what the eval commands name at the base: "+err.Error(), err, StatusError, vocab.CauseDetectorError))
 		return
 	}
 	r.checks = append(r.checks, ig.modified())
@@ -250,7 +250,7 @@ func (ig *integrity) modified() Check {
 	r := ig.r
 	changes, err := r.repo.FileChanges(r.base, r.head)
 	if err != nil {
-		return failCheck(1, "tests_modified", testsModifiedText, fmt.Sprintf("cannot diff %s..%s: %v", short(r.base), short(r.head), err), StatusError, vocab.CauseDetectorError)
+		return gitFailCheck(1, "tests_modified", testsModifiedText, fmt.Sprintf("cannot diff %s..%s: %v", short(r.base), short(r.head), err), err, StatusError, vocab.CauseDetectorError)
 	}
 	byPath := map[string]git.FileChange{}
 	var findings []finding
@@ -262,7 +262,7 @@ func (ig *integrity) modified() Check {
 		byPath[p] = c
 		f, err := ig.fileFinding(p, c)
 		if err != nil {
-			return failCheck(1, "tests_modified", testsModifiedText, err.Error(), StatusError, vocab.CauseDetectorError)
+			return gitFailCheck(1, "tests_modified", testsModifiedText, err.Error(), err, StatusError, vocab.CauseDetectorError)
 		}
 		if f != nil {
 			findings = append(findings, *f)
@@ -278,7 +278,7 @@ func (ig *integrity) modified() Check {
 		}
 		f, err := ig.keyFinding(k, c)
 		if err != nil {
-			return failCheck(1, "tests_modified", testsModifiedText, err.Error(), StatusError, vocab.CauseDetectorError)
+			return gitFailCheck(1, "tests_modified", testsModifiedText, err.Error(), err, StatusError, vocab.CauseDetectorError)
 		}
 		if f != nil {
 			findings = append(findings, *f)
@@ -649,7 +649,7 @@ func (ig *integrity) weakened() []Check {
 		}
 	})
 	if res.err != nil {
-		return []Check{failCheck(1, "tests_weakened", testsWeakenedText, fmt.Sprintf("cannot scan the lines added in %s..%s for weakening markers: %v", short(r.base), short(r.head), res.err), StatusError, vocab.CauseDetectorError)}
+		return []Check{gitFailCheck(1, "tests_weakened", testsWeakenedText, fmt.Sprintf("cannot scan the lines added in %s..%s for weakening markers: %v", short(r.base), short(r.head), res.err), res.err, StatusError, vocab.CauseDetectorError)}
 	}
 	scan := res.scan
 	var out []Check

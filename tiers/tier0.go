@@ -186,7 +186,7 @@ func (r *run) baseline(add func(Check)) {
 	}
 	head, err := repo.Resolve(headRev)
 	if err != nil {
-		add(failCheck(0, "baseline", text, fmt.Sprintf("integration head %s: %v", headRev, err), StatusBlock, vocab.CauseBaselineMismatch))
+		add(gitFailCheck(0, "baseline", text, fmt.Sprintf("integration head %s: %v", headRev, err), err, StatusBlock, vocab.CauseBaselineMismatch))
 		return
 	}
 	// The base as the inputs' read resolved it, which the rules hold (SPEC §4.4): one resolution
@@ -196,14 +196,14 @@ func (r *run) baseline(add func(Check)) {
 		base, err = repo.Resolve(c.BaseSnapshot)
 	}
 	if err != nil {
-		add(failCheck(0, "baseline", text, fmt.Sprintf("base_snapshot %s: %v", c.BaseSnapshot, err), StatusBlock, vocab.CauseBaselineMismatch))
+		add(gitFailCheck(0, "baseline", text, fmt.Sprintf("base_snapshot %s: %v", c.BaseSnapshot, err), err, StatusBlock, vocab.CauseBaselineMismatch))
 		return
 	}
 	r.head, r.base = head, base
 	ok, err := repo.IsAncestor(base, head)
 	switch {
 	case err != nil:
-		add(failCheck(0, "baseline", text, fmt.Sprintf("ancestry of %s in %s: %v", short(base), short(head), err), StatusError, vocab.CauseBaselineMismatch))
+		add(gitFailCheck(0, "baseline", text, fmt.Sprintf("ancestry of %s in %s: %v", short(base), short(head), err), err, StatusError, vocab.CauseBaselineMismatch))
 		return
 	case !ok:
 		add(failCheck(0, "baseline", text, fmt.Sprintf("base %s (%s) is not an ancestor of head %s (%s)", short(base), c.BaseSnapshot, short(head), headRev), StatusBlock, vocab.CauseBaselineMismatch))

@@ -48,7 +48,7 @@ func (r *run) oneCommit(add func(Check)) {
 			why = "a re-check of a pass"
 		}
 		if err := r.makeCheckout(); err != nil {
-			add(failCheck(0, "worktree", wtText, fmt.Sprintf("%s: cannot check out %s: %v", why, short(r.head), err), StatusError, vocab.CauseCheckoutFailed))
+			add(gitFailCheck(0, "worktree", wtText, fmt.Sprintf("%s: cannot check out %s: %v", why, short(r.head), err), err, StatusError, vocab.CauseCheckoutFailed))
 			return
 		}
 		add(skippedCheck(0, "worktree", wtText, fmt.Sprintf("%s: tier 1 and the detectors run in a checkout of %s (%s) made for this run, so the working tree is not compared", why, short(r.head), headName)))
@@ -79,7 +79,7 @@ func (r *run) emptyChange(text, headName string) *Check {
 	}
 	files, err := r.repo.ChangedFiles(r.base, r.head)
 	if err != nil {
-		ch := failCheck(0, "empty_change", text, fmt.Sprintf("diff %s..%s: %v", short(r.base), short(r.head), err), StatusError, vocab.CauseBaselineMismatch)
+		ch := gitFailCheck(0, "empty_change", text, fmt.Sprintf("diff %s..%s: %v", short(r.base), short(r.head), err), err, StatusError, vocab.CauseBaselineMismatch)
 		return &ch
 	}
 	var work []string
@@ -121,7 +121,7 @@ func (r *run) worktreeCheck(tier int, name, text, headName, after string) *Check
 	}
 	rep, err := r.repo.CheckWorktree(r.head, exempt)
 	if err != nil {
-		ch := failCheck(tier, name, text, "cannot compare the working tree: "+err.Error(), StatusError, vocab.CauseWorktreeMismatch)
+		ch := gitFailCheck(tier, name, text, "cannot compare the working tree: "+err.Error(), err, StatusError, vocab.CauseWorktreeMismatch)
 		return &ch
 	}
 	if rep.Clean(r.head) {

@@ -182,7 +182,11 @@ func (r *run) checkStubCap(stubs []stub) {
 	}
 	switch {
 	case r.stubErr != "":
-		r.checks = append(r.checks, failCheck(2, "stubs", text, r.stubErr, StatusError, vocab.CauseDetectorError))
+		code := vocab.CauseDetectorError
+		if r.stubErrCause != "" {
+			code = r.stubErrCause
+		}
+		r.checks = append(r.checks, failCheck(2, "stubs", text, r.stubErr, StatusError, code))
 	case len(stubs) > r.stubCap:
 		ch := failCheck(2, "stubs", text, fmt.Sprintf("%d confirmed stubs > cap %d: %s", len(stubs), r.stubCap, joinLimited(locs, 10)), StatusBlock, vocab.CauseStubCapExceeded)
 		ch.Locations = where

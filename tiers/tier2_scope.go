@@ -89,7 +89,7 @@ func (r *run) partB() {
 		return
 	}
 	if err != nil {
-		r.checks = append(r.checks, failCheck(2, "scope", text, "cannot list changed files: "+err.Error(), StatusError, vocab.CauseScopeViolation))
+		r.checks = append(r.checks, gitFailCheck(2, "scope", text, "cannot list changed files: "+err.Error(), err, StatusError, vocab.CauseScopeViolation))
 		return
 	}
 	if len(files) == 0 {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/geas-dev/geas/internal/git"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // scanAddedLines confirms the stubs on the lines the diff base..head adds (SPEC §5.3 D): every
@@ -16,6 +17,10 @@ func (r *run) scanAddedLines(add func(stub)) {
 	res := r.scanAdded(nil)
 	if res.err != nil {
 		r.stubErr = fmt.Sprintf("cannot scan the lines added in %s..%s for stubs: %v", short(r.base), short(r.head), res.err)
+		r.stubErrCause = vocab.CauseDetectorError
+		if isCorrupt(res.err) {
+			r.stubErrCause = vocab.CauseRepositoryCorrupt
+		}
 		return
 	}
 	for _, s := range res.stubs {

@@ -118,6 +118,15 @@ const (
 	CauseSuppressionAdded CauseCode = "suppression_added"
 )
 
+// Cause codes of the repository the agents can write (SPEC §5.1, "nothing in it is taken on
+// trust").
+const (
+	// CauseRepositoryCorrupt: an object a verdict depends on does not hash to its id (or sha1cd
+	// detected a collision attack in it), or a commit-graph names parents its commit object does
+	// not; the object's id and what it was read for are named.
+	CauseRepositoryCorrupt CauseCode = "repository_corrupt"
+)
+
 // Codes of warnings: a check that warns never holds the gate, but its code names what it found.
 const (
 	// CauseProviderUnknown: an evaluator's, a judge's or an accepting agent's provider is not known,
@@ -194,6 +203,7 @@ func Causes() []CauseCode {
 		CauseTestsModified,
 		CauseTestsWeakened,
 		CauseSuppressionAdded,
+		CauseRepositoryCorrupt,
 		CauseProviderUnknown,
 		CauseStubConfirmed,
 		CauseBaseUnpinned,

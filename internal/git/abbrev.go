@@ -7,6 +7,7 @@ import "strings"
 // cannot stand in for the commit they abbreviate. An abbreviation that matches several objects is
 // an error, as in git.
 func (r *Repo) ResolveAbbrev(prefix string) (string, error) {
+	defer r.readingFor("resolving the abbreviated id " + prefix)()
 	prefix = strings.ToLower(prefix)
 	if len(prefix) < 4 || len(prefix) > 40 || !isHex(prefix) {
 		return "", &RevisionError{Rev: prefix, Err: errRevNotFound}

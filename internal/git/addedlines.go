@@ -56,6 +56,7 @@ type AddedScan struct {
 // Submodules and deleted files have no lines. An error from fn stops the scan and is returned. The
 // tree diff is the one ChangedFiles reads (made once a pair).
 func (r *Repo) ScanAdded(base, head string, fn func(AddedLine) error) (*AddedScan, error) {
+	defer r.readingFor("the added-line scan of " + short12(base) + ".." + short12(head))()
 	changes, err := r.scanChanges(base, head)
 	if err != nil {
 		return nil, err
@@ -354,7 +355,7 @@ type blobSource struct {
 }
 
 // open opens the content and reports whether git would call it binary (a NUL in the first 8000
-// bytes).
+// bytes). A binary stream is read to its end, which verifies it.
 func (s *blobSource) open() (binary bool, err error) {
 	if s.b, err = s.r.openBlob(s.path, s.h, s.streamAbove); err != nil {
 		return false, err
@@ -372,7 +373,16 @@ func (s *blobSource) open() (binary bool, err error) {
 		io.Reader
 		io.Closer
 	}{br, s.b.rc}
-	return bytes.IndexByte(head, 0) >= 0, nil
+	if bytes.IndexByte(head, 0) < 0 {
+		return false, nil
+	}
+	// Binary: not scanned, but read to its end all the same, where the stream is verified against
+	// the blob's id. A forged blob must not pass for binary to keep its lines from the scan.
+	if _, err := io.Copy(io.Discard, s.b.rc); err != nil {
+		return false, fmt.Errorf("read %s (%s): %w", s.path, s.h, err)
+	}
+	s.used = true
+	return true, nil
 }
 
 // whole reports whether the content was read whole.

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"path/filepath"
@@ -43,7 +44,8 @@ func (b *blobContent) close() error {
 // bytes read are page cache, not the process's memory; a loose object is inflated from its file;
 // an object in an alternate store is go-git's stream. A deltified entry is read whole, delta chain
 // applied (git does not deltify a blob over core.bigFileThreshold, 512 MiB by default). A stream
-// checks the declared size and the zlib checksum when it reaches the end.
+// checks the declared size, the zlib checksum and the blob's id when it reaches the end; what is
+// read whole is verified before it is returned.
 func (r *Repo) openBlob(path string, h plumbing.Hash, streamAbove int64) (blobContent, error) {
 	b, err := r.store.openBlob(h, streamAbove)
 	if err != nil {
@@ -60,12 +62,10 @@ func (s *lazyStore) openBlob(h plumbing.Hash, streamAbove int64) (blobContent, e
 	var typ plumbing.ObjectType
 	var data []byte
 	if ok {
-		if b, streamed, err := s.streamPacked(pi, off, streamAbove); streamed || err != nil {
+		if b, streamed, err := s.streamPacked(h, pi, off, streamAbove); streamed || err != nil {
 			return b, err
 		}
-		if typ, data, err = s.readPacked(pi, off); err != nil {
-			err = fmt.Errorf("read from %s: %w", s.packs[pi].name, err)
-		}
+		typ, data, err = s.readPackedAs(h, pi, off)
 	} else {
 		if b, found, err := s.streamLoose(h, streamAbove); found || err != nil {
 			return b, err
@@ -78,9 +78,10 @@ func (s *lazyStore) openBlob(h plumbing.Hash, streamAbove int64) (blobContent, e
 	return blobContent{size: int64(len(data)), data: data}, err
 }
 
-// streamPacked streams the entry at off in pack pi when it is an undeltified blob of more than
-// streamAbove bytes; ok is false when it is not (the caller reads it whole).
-func (s *lazyStore) streamPacked(pi int, off, streamAbove int64) (b blobContent, ok bool, err error) {
+// streamPacked streams the entry at off in pack pi, object h, when it is an undeltified blob of
+// more than streamAbove bytes; ok is false when it is not (the caller reads it whole). The stream
+// is hashed as it is read and verified against h at its end.
+func (s *lazyStore) streamPacked(h plumbing.Hash, pi int, off, streamAbove int64) (b blobContent, ok bool, err error) {
 	p := s.packs[pi]
 	pack, err := p.mapPack()
 	if err != nil {
@@ -103,7 +104,7 @@ func (s *lazyStore) streamPacked(pi int, off, streamAbove int64) (b blobContent,
 		_ = f.Close()
 		return blobContent{}, false, fmt.Errorf("entry at offset %d of %s: inflate: %w", off, p.name, err)
 	}
-	return blobContent{size: e.size, rc: &sizedStream{r: zr, left: e.size, size: e.size, closers: []io.Closer{zr, f}}}, true, nil
+	return blobContent{size: e.size, rc: s.newSizedStream(zr, h, e.size, zr, f)}, true, nil
 }
 
 // streamLoose streams loose object h when it is a blob of more than streamAbove bytes, and else
@@ -126,7 +127,7 @@ func (s *lazyStore) streamLoose(h plumbing.Hash, streamAbove int64) (b blobConte
 		closeAll()
 		return blobContent{}, false, fmt.Errorf("read loose object %s: %w", h, err)
 	}
-	rc := &sizedStream{r: zr, left: size, size: size, closers: []io.Closer{zr, f}}
+	rc := s.newSizedStream(zr, h, size, zr, f)
 	switch {
 	case typ != plumbing.BlobObject:
 		closeAll()
@@ -166,13 +167,24 @@ func looseHeader(zr io.Reader) (plumbing.ObjectType, int64, error) {
 	return typ, size, nil
 }
 
-// sizedStream hands on exactly size bytes of an inflated stream and then requires its end (where
-// zlib checks the checksum): fewer or more bytes than the header declares are an error.
+// sizedStream hands on exactly size bytes of an inflated stream, the content of blob id, and then
+// requires its end (where zlib checks the checksum): fewer or more bytes than the header declares
+// are an error, and so is content that does not hash to id (a *CorruptError, at the end: a reader
+// must read to io.EOF to know that what it read is the blob).
 type sizedStream struct {
 	r           io.Reader
 	left, size  int64
 	closers     []io.Closer
 	errAtTheEnd error
+	id          plumbing.Hash
+	sum         hash.Hash // the blob's header and the content handed on so far
+	store       *lazyStore
+}
+
+// newSizedStream streams the size-byte content of blob id from r, closing closers on Close.
+func (s *lazyStore) newSizedStream(r io.Reader, id plumbing.Hash, size int64, closers ...io.Closer) *sizedStream {
+	return &sizedStream{r: r, left: size, size: size, closers: closers, id: id,
+		sum: newObjectHash(plumbing.BlobObject, size), store: s}
 }
 
 func (z *sizedStream) Read(p []byte) (int, error) {
@@ -187,6 +199,7 @@ func (z *sizedStream) Read(p []byte) (int, error) {
 	}
 	n, err := z.r.Read(p)
 	z.left -= int64(n)
+	_, _ = z.sum.Write(p[:n])
 	switch {
 	case errors.Is(err, io.EOF) && z.left > 0:
 		return n, fmt.Errorf("inflate: %d bytes, the header says %d", z.size-z.left, z.size)
@@ -198,7 +211,8 @@ func (z *sizedStream) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// checkEnd reads past the declared size: the stream must end there, its checksum verified.
+// checkEnd reads past the declared size: the stream must end there, its checksum verified, and
+// what it held must hash to the blob's id.
 func (z *sizedStream) checkEnd() error {
 	var one [1]byte
 	for {
@@ -207,6 +221,9 @@ func (z *sizedStream) checkEnd() error {
 		case n > 0:
 			return fmt.Errorf("inflate: more than the %d bytes the header says", z.size)
 		case errors.Is(err, io.EOF):
+			if detail, ok := checkSum(z.sum, plumbing.BlobObject, z.size, z.id); !ok {
+				return z.store.corruption(z.id, detail)
+			}
 			return io.EOF
 		case err != nil:
 			return fmt.Errorf("inflate: %w", err)

@@ -14,8 +14,8 @@ import (
 // TestReadCommitHeaderMatchesGit reads every commit of a packed repository (plain commits, an
 // octopus merge of 24 branches, a committer name longer than the first inflate, a commit with an
 // extra header before the committer) with readCommitHeader, and requires git's parents and
-// committer time, the whole read's parse, and both the header-only path and its fall-back to
-// have been taken.
+// committer time, the whole read's parse, readCommitStart's answer, and both the header-only path
+// and its fall-back to have been taken.
 func TestReadCommitHeaderMatchesGit(t *testing.T) {
 	t.Parallel()
 	r := newGitRepo(t)
@@ -76,6 +76,10 @@ func TestReadCommitHeaderMatchesGit(t *testing.T) {
 		whole, err := parseCommitHeader(data)
 		require.NoError(t, err)
 		assert.Equal(t, whole, got)
+		start, err := s.readCommitStart(id)
+		require.NoError(t, err)
+		assert.Equal(t, whole.parents, start.parents, "the walk's read of the start")
+		assert.Equal(t, whole.when, start.when, "the walk's read of the start")
 
 		pi, off, ok, err := s.locate(id)
 		require.NoError(t, err)
@@ -86,7 +90,7 @@ func TestReadCommitHeaderMatchesGit(t *testing.T) {
 			continue
 		}
 		pack := s.packs[pi].pack
-		if c, ok := s.commitHeaderPrefix(pack[e.dataOff:len(pack)-packTrailerLen], e.size); ok {
+		if c, _, ok := s.commitHeaderPrefix(pack[e.dataOff:len(pack)-packTrailerLen], e.size); ok {
 			prefixOK++
 			assert.Equal(t, whole, c)
 		} else {

@@ -139,16 +139,16 @@ func TestCommitGraphParse(t *testing.T) {
 		}
 		_, ok := g.lookup(testHash(8))
 		assert.False(t, ok, "a commit outside the graph")
-		var r *Repo // the walk needs no object store when head is in the graph
+		var r *Repo // the walk needs no object store when head is in the graph (the confirmation does)
 		for _, tc := range []struct {
 			base, head int
 			want       bool
 		}{{1, 5, true}, {4, 6, true}, {0, 3, true}, {4, 3, false}, {1, 0, false}, {6, 5, false}, {2, 4, false}, {7, 6, false}} {
-			got, err := r.reachableByGraph(g, testHash(tc.base), testHash(tc.head))
+			got, _, err := r.graphPath(g, testHash(tc.base), testHash(tc.head))
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, got, "%d reaches %d (v2 %v)", tc.head, tc.base, v2)
 		}
-		got, err := r.reachableByGraph(g, testHash(9), testHash(6))
+		got, _, err := r.graphPath(g, testHash(9), testHash(6))
 		require.NoError(t, err)
 		assert.False(t, got, "no commit of a graph reaches a commit outside it")
 	}
@@ -274,7 +274,7 @@ func TestCommitGraphInconsistentIsRefusedInTheWalk(t *testing.T) {
 			require.NoError(t, err, "only the walk sees it")
 			var r *Repo
 			// 7 is reached by nothing: the walk reads every commit above level 1.
-			_, err = r.reachableByGraph(g, testHash(7), testHash(6))
+			_, _, err = r.graphPath(g, testHash(7), testHash(6))
 			require.Error(t, err)
 			assert.ErrorIs(t, err, errBadGraph)
 		})
@@ -391,7 +391,7 @@ func FuzzCommitGraph(f *testing.F) {
 		}
 		var r *Repo
 		for _, pair := range [][2]uint32{{0, n - 1}, {n - 1, 0}, {n / 2, n - 1}} {
-			got, err := r.reachableByGraph(g, g.hashAt(pair[0]), g.hashAt(pair[1]))
+			got, _, err := r.graphPath(g, g.hashAt(pair[0]), g.hashAt(pair[1]))
 			want, consistent := plainReach(g, pair[0], pair[1])
 			if err != nil {
 				require.ErrorIs(t, err, errBadGraph)

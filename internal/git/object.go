@@ -24,20 +24,36 @@ func (r *Repo) readObject(h plumbing.Hash) (plumbing.ObjectType, []byte, error) 
 // readObject returns the type and content of object h: from a mapped pack (the entry parsed in
 // place, its delta chain applied by pack offset), else from a loose file, else from an alternate
 // object store through go-git. The bytes may be shared with the store's cache: never modify them.
-// The pack index names the object, so nothing is hashed.
+// Whatever the source, the content is verified against h (verify.go): an object that does not
+// hash to its id is a *CorruptError.
 func (s *lazyStore) readObject(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
 	pi, off, ok, err := s.locate(h)
 	if err != nil {
 		return plumbing.InvalidObject, nil, err
 	}
 	if ok {
-		typ, data, err := s.readPacked(pi, off)
-		if err != nil {
-			return plumbing.InvalidObject, nil, fmt.Errorf("read %s from %s: %w", h, s.packs[pi].name, err)
-		}
-		return typ, data, nil
+		return s.readPackedAs(h, pi, off)
 	}
 	return s.readUnpacked(h)
+}
+
+// readPackedAs reads the entry at off in pack pi as object h, which the pack's index places
+// there, and verifies it: the resolved object, for a delta. A cached entry already verified as h
+// is not hashed again; one cached as a delta base, or as another id, is.
+func (s *lazyStore) readPackedAs(h plumbing.Hash, pi int, off int64) (plumbing.ObjectType, []byte, error) {
+	key := objectKey{pack: pi, off: off}
+	if o, ok := s.objects.get(key); ok && o.id == h {
+		return o.typ, o.data, nil
+	}
+	typ, data, err := s.readPacked(pi, off)
+	if err != nil {
+		return plumbing.InvalidObject, nil, fmt.Errorf("read %s from %s: %w", h, s.packs[pi].name, err)
+	}
+	if err := s.verify(h, typ, data); err != nil {
+		return plumbing.InvalidObject, nil, fmt.Errorf("read %s from %s: %w", h, s.packs[pi].name, err)
+	}
+	s.objects.setID(key, h)
+	return typ, data, nil
 }
 
 // locate returns the pack (an index into s.packs) and offset of object h; ok is false when no
@@ -70,7 +86,11 @@ func (s *lazyStore) readUnpacked(h plumbing.Hash) (plumbing.ObjectType, []byte, 
 	if err != nil {
 		return plumbing.InvalidObject, nil, err
 	}
+	if err := s.verify(h, typ, data); err != nil {
+		return plumbing.InvalidObject, nil, fmt.Errorf("read loose object %s: %w", h, err)
+	}
 	s.objects.put(key, typ, data) // commits too: a loose read costs a file open and an inflate
+	s.objects.setID(key, h)
 	return typ, data, nil
 }
 
@@ -90,6 +110,9 @@ func (s *lazyStore) alternate(h plumbing.Hash) (plumbing.ObjectType, []byte, err
 	defer rd.Close()
 	data := make([]byte, obj.Size())
 	if _, err := io.ReadFull(rd, data); err != nil {
+		return plumbing.InvalidObject, nil, fmt.Errorf("read %s from an alternate: %w", h, err)
+	}
+	if err := s.verify(h, obj.Type(), data); err != nil { // go-git does not hash what it reads
 		return plumbing.InvalidObject, nil, fmt.Errorf("read %s from an alternate: %w", h, err)
 	}
 	return obj.Type(), data, nil
@@ -411,6 +434,7 @@ type cachedObject struct {
 	key  objectKey
 	typ  plumbing.ObjectType
 	data []byte
+	id   plumbing.Hash // the id data was verified against; zero for a delta base not read by id
 }
 
 // objectCache keeps recently read objects, delta bases above all, up to a number of bytes of
@@ -434,6 +458,13 @@ func (c *objectCache) get(k objectKey) (*cachedObject, bool) {
 	return e.Value.(*cachedObject), true
 }
 
+// setID records that the entry of k, if cached, was verified as object id.
+func (c *objectCache) setID(k objectKey, id plumbing.Hash) {
+	if e, ok := c.entries[k]; ok {
+		e.Value.(*cachedObject).id = id
+	}
+}
+
 func (c *objectCache) put(k objectKey, typ plumbing.ObjectType, data []byte) {
 	if len(data) > c.max/4 {
 		return
@@ -451,14 +482,10 @@ func (c *objectCache) put(k objectKey, typ plumbing.ObjectType, data []byte) {
 	c.used += len(data)
 }
 
-// commitHeaderInput is how many compressed bytes of an undeltified commit readCommitHeader
-// inflates first: enough for the tree, parent, author and committer lines of most commits.
-const commitHeaderInput = 256
-
-// readCommitHeader reads the parents and committer time of commit h. For an undeltified commit in
-// a pack it inflates only the start of the entry, and stops there when that holds the header
-// lines the parse stops at; otherwise (a longer header, a deltified or loose commit) it reads the
-// commit whole. An object of another type is plumbing.ErrObjectNotFound, as from EncodedObject.
+// readCommitHeader reads the parents and committer time of commit h, verified against h. An
+// undeltified commit in a pack is inflated into the store's reused buffer (a walk reads thousands
+// of commits, each once); any other is read as readObject reads it. An object of another type is
+// plumbing.ErrObjectNotFound, as from EncodedObject.
 func (s *lazyStore) readCommitHeader(h plumbing.Hash) (commitHeader, error) {
 	pi, off, ok, err := s.locate(h)
 	if err != nil {
@@ -475,12 +502,17 @@ func (s *lazyStore) readCommitHeader(h plumbing.Hash) (commitHeader, error) {
 		}
 		switch e.typ {
 		case plumbing.CommitObject:
-			src := pack[e.dataOff : len(pack)-packTrailerLen]
-			c, ok := s.commitHeaderPrefix(src, e.size)
-			s.touch(pi, off, e.dataOff-off+int64(min(len(src), commitHeaderInput)))
-			if ok {
-				return c, nil
+			data, err := s.inflatePackedInto(s.hbuf, pi, off, e)
+			if data != nil && cap(data) <= keepScratchMax {
+				s.hbuf = data // kept for the next commit, unless one huge commit grew it
 			}
+			if err == nil {
+				err = s.verify(h, plumbing.CommitObject, data)
+			}
+			if err != nil {
+				return commitHeader{}, fmt.Errorf("read %s from %s: entry at offset %d: %w", h, s.packs[pi].name, off, err)
+			}
+			return parseCommitHeader(data)
 		case plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
 			return commitHeader{}, plumbing.ErrObjectNotFound
 		}
@@ -495,29 +527,87 @@ func (s *lazyStore) readCommitHeader(h plumbing.Hash) (commitHeader, error) {
 	return parseCommitHeader(data)
 }
 
+// commitHeaderInput is how many compressed bytes of an undeltified commit readCommitStart
+// inflates first: enough for the tree, parent, author and committer lines of most commits.
+const commitHeaderInput = 256
+
+// readCommitStart reads the parents and committer time of commit h for a walk that reads many
+// commits and confirms the few its answer rests on (reachableByWalk): for an undeltified commit in
+// a pack it inflates only the start of the entry, and stops there when that holds the header
+// lines the parse stops at; that answer is NOT verified against h (the content was not read
+// whole), and the caller must confirm it with readCommitHeader before it decides anything.
+// Otherwise (a longer header, a deltified or loose commit) it reads the commit whole, verified. An
+// object of another type is plumbing.ErrObjectNotFound, as from EncodedObject.
+func (s *lazyStore) readCommitStart(h plumbing.Hash) (commitHeader, error) {
+	pi, off, ok, err := s.locate(h)
+	if err != nil {
+		return commitHeader{}, err
+	}
+	if ok {
+		pack, err := s.packs[pi].mapPack()
+		if err != nil {
+			return commitHeader{}, err
+		}
+		e, err := parsePackEntry(pack, off)
+		if err != nil {
+			return commitHeader{}, fmt.Errorf("read %s from %s: %w", h, s.packs[pi].name, err)
+		}
+		switch e.typ {
+		case plumbing.CommitObject:
+			src := pack[e.dataOff : len(pack)-packTrailerLen]
+			c, whole, ok := s.commitHeaderPrefix(src, e.size)
+			s.touch(pi, off, e.dataOff-off+int64(min(len(src), commitHeaderInput)))
+			if ok && whole != nil { // the prefix held the whole commit: verify it at once
+				if err := s.verify(h, plumbing.CommitObject, whole); err != nil {
+					return commitHeader{}, fmt.Errorf("read %s from %s: entry at offset %d: %w", h, s.packs[pi].name, off, err)
+				}
+				c.verified = true
+			}
+			if ok {
+				return c, nil
+			}
+		case plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
+			return commitHeader{}, plumbing.ErrObjectNotFound
+		}
+	}
+	typ, data, err := s.readObject(h)
+	if err != nil {
+		return commitHeader{}, err
+	}
+	if typ != plumbing.CommitObject {
+		return commitHeader{}, plumbing.ErrObjectNotFound
+	}
+	c, err := parseCommitHeader(data)
+	c.verified = err == nil
+	return c, err
+}
+
 // commitHeaderPrefix inflates the first commitHeaderInput bytes of src, the zlib stream of a
 // commit of size bytes, and parses the header from what they give. ok is false when that is not
-// enough to be sure of the answer: a whole read then decides (and reports any damage).
-func (s *lazyStore) commitHeaderPrefix(src []byte, size int64) (commitHeader, bool) {
-	if s.hbuf == nil {
+// enough to be sure of the answer: a whole read then decides (and reports any damage). whole is
+// the commit's content when the prefix held all of it (the stream ended there, its checksum
+// verified, at the declared size), valid until the store's next read; else nil.
+func (s *lazyStore) commitHeaderPrefix(src []byte, size int64) (c commitHeader, whole []byte, ok bool) {
+	if cap(s.hbuf) < 4096 { // readCommitHeader may have left a buffer of one small commit's size
 		s.hbuf = make([]byte, 4096)
 	}
 	data, how, _, err := s.inf.inflate(src[:min(len(src), commitHeaderInput)], s.hbuf[:0], false)
 	switch {
 	case int64(len(data)) > size:
-		return commitHeader{}, false
+		return commitHeader{}, nil, false
 	case err == nil && how == zlibEnded: // the whole stream, its checksum verified
 		if int64(len(data)) != size {
-			return commitHeader{}, false
+			return commitHeader{}, nil, false
 		}
+		whole = data
 	case err != nil && !errors.Is(err, errInputEnd): // not merely the input cut short
-		return commitHeader{}, false
+		return commitHeader{}, nil, false
 	}
 	if !headerEnds(data) {
-		return commitHeader{}, false
+		return commitHeader{}, nil, false
 	}
-	c, err := parseCommitHeader(data)
-	return c, err == nil
+	c, err = parseCommitHeader(data)
+	return c, whole, err == nil
 }
 
 // headerEnds reports whether data, the start of a commit, holds a whole line at which

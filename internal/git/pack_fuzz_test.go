@@ -66,7 +66,7 @@ func FuzzPackEntry(f *testing.F) {
 			return
 		}
 		want, werr := parseCommitHeader(data)
-		got, ok := s.commitHeaderPrefix(pack[e.dataOff:len(pack)-packTrailerLen], e.size)
+		got, _, ok := s.commitHeaderPrefix(pack[e.dataOff:len(pack)-packTrailerLen], e.size)
 		if ok && (werr != nil || got.when != want.when || !slices.Equal(got.parents, want.parents)) {
 			t.Fatalf("header-only read %+v, whole read %+v (%v)", got, want, werr)
 		}

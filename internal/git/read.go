@@ -18,6 +18,7 @@ import (
 // no such file. A file larger than maxBytes, a symlink, a submodule or a directory at name is an
 // error: the caller asked for a regular file's content and must not be handed something else.
 func (r *Repo) ReadFileAt(commit, name string, maxBytes int64) (data []byte, ok bool, err error) {
+	defer r.readingFor("reading " + name + " at " + short12(commit))()
 	h, err := r.commitHash("commit", commit)
 	if err != nil {
 		return nil, false, err

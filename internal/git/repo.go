@@ -153,6 +153,7 @@ func (r *Repo) commitGraph() *commitGraph {
 // abbreviated ids. Anything else (reflog @{...}, :path, ranges) and anything that names a tree or
 // a blob is a *RevisionError.
 func (r *Repo) Resolve(rev string) (string, error) {
+	defer r.readingFor("resolving the revision " + rev)()
 	h, err := r.resolve(rev)
 	if err != nil {
 		return "", &RevisionError{Rev: rev, Err: err}
@@ -298,6 +299,9 @@ func (r *Repo) resolvePrefix(prefix string) (plumbing.Hash, error) {
 			continue // the odd last hex digit differs
 		}
 		commit, err := r.peelToCommit(c)
+		if ce := (*CorruptError)(nil); errors.As(err, &ce) {
+			return plumbing.ZeroHash, err // a forged candidate is no answer either way
+		}
 		if err != nil {
 			continue // a tree or a blob: not a candidate for a commit-ish
 		}
@@ -347,6 +351,7 @@ func (r *Repo) peelToCommit(h plumbing.Hash) (plumbing.Hash, error) {
 // `git merge-base --is-ancestor base head` does. base and head are full SHAs of commits (from
 // Resolve). Commits listed in .git/shallow are treated as having no parents, as git does.
 func (r *Repo) IsAncestor(base, head string) (bool, error) {
+	defer r.readingFor("the ancestry of " + short12(base) + " in " + short12(head))()
 	b, err := r.commitHash("base", base)
 	if err != nil {
 		return false, err
@@ -401,7 +406,9 @@ func (r *Repo) reachable(base, head plumbing.Hash) (bool, error) {
 
 // reachableByWalk is reachable without a commit-graph: the walk from head and base at once,
 // newest commit first, that stops when nothing reached from head alone is left to explore.
-// Commits in shallow have no parents.
+// Commits in shallow have no parents. It reads each commit only as far as its parents
+// (readCommitStart); when it reaches base, the commits of the path from head are read whole,
+// verified, and must name the same parents (confirmWalkPath).
 func (r *Repo) reachableByWalk(base, head plumbing.Hash, shallow map[plumbing.Hash]bool) (bool, error) {
 	const fromHead, fromBase = 1, 2
 	type node struct {
@@ -409,6 +416,8 @@ func (r *Repo) reachableByWalk(base, head plumbing.Hash, shallow map[plumbing.Ha
 		when    int64
 		flags   uint8
 		queued  bool
+		child   plumbing.Hash // the commit through which the walk from head reached this one
+		checked bool          // read whole and verified already: its parents need no confirmation
 	}
 	nodes := map[plumbing.Hash]*node{}
 	queue := &commitQueue{}
@@ -419,15 +428,17 @@ func (r *Repo) reachableByWalk(base, head plumbing.Hash, shallow map[plumbing.Ha
 		}
 		return 0
 	}
-	// mark adds flags to commit h and queues it when they are news.
-	mark := func(h plumbing.Hash, flags uint8) error {
+	// mark adds flags to commit h, a parent of child (ZeroHash for head and base), and queues it
+	// when they are news. The commits are read by their start (readCommitStart): the path the
+	// answer rests on is confirmed at the end.
+	mark := func(h plumbing.Hash, flags uint8, child plumbing.Hash) error {
 		n, ok := nodes[h]
 		if !ok {
-			c, err := r.readCommit(h)
+			c, err := r.store.readCommitStart(h)
 			if err != nil {
-				return err
+				return fmt.Errorf("read commit %s: %w", h, err)
 			}
-			n = &node{when: c.when}
+			n = &node{when: c.when, checked: c.verified}
 			if !shallow[h] {
 				n.parents = c.parents
 			}
@@ -437,6 +448,9 @@ func (r *Repo) reachableByWalk(base, head plumbing.Hash, shallow map[plumbing.Ha
 			return nil
 		}
 		live -= isLive(n)
+		if flags&fromHead != 0 && n.flags&fromHead == 0 {
+			n.child = child
+		}
 		n.flags |= flags
 		if !n.queued {
 			n.queued = true
@@ -446,10 +460,10 @@ func (r *Repo) reachableByWalk(base, head plumbing.Hash, shallow map[plumbing.Ha
 		return nil
 	}
 
-	if err := mark(head, fromHead); err != nil {
+	if err := mark(head, fromHead, plumbing.ZeroHash); err != nil {
 		return false, err
 	}
-	if err := mark(base, fromBase); err != nil {
+	if err := mark(base, fromBase, plumbing.ZeroHash); err != nil {
 		return false, err
 	}
 	for live > 0 {
@@ -459,14 +473,45 @@ func (r *Repo) reachableByWalk(base, head plumbing.Hash, shallow map[plumbing.Ha
 		n.queued = false
 		for _, p := range n.parents {
 			if p == base && n.flags&fromHead != 0 {
-				return true, nil
+				return true, r.confirmWalkPath(h, head, func(c plumbing.Hash) (plumbing.Hash, []plumbing.Hash, bool) {
+					return nodes[c].child, nodes[c].parents, nodes[c].checked
+				})
 			}
-			if err := mark(p, n.flags); err != nil {
+			if err := mark(p, n.flags, h); err != nil {
 				return false, err
 			}
 		}
 	}
 	return false, nil
+}
+
+// confirmWalkPath confirms the path reachableByWalk found, from last (whose parent is base) back
+// to head through the children the walk recorded (step gives a commit's child on the path, the
+// parents the walk used and whether the walk read it whole, verified): each commit of it that the
+// walk read only by its start is read whole, verified against its id, and must name the parents
+// the walk used. A "not an ancestor" answer rests on no path and is not confirmed: a forgery can
+// only make the gate refuse, never pass.
+func (r *Repo) confirmWalkPath(last, head plumbing.Hash, step func(plumbing.Hash) (plumbing.Hash, []plumbing.Hash, bool)) error {
+	for c := last; ; {
+		child, parents, checked := step(c)
+		if !checked {
+			got, err := r.readCommit(c)
+			if err != nil {
+				return err
+			}
+			if !slices.Equal(got.parents, parents) {
+				return r.store.corruption(c, fmt.Sprintf("its start names the parents [%s], the whole object [%s]",
+					joinHashes(parents), joinHashes(got.parents)))
+			}
+		}
+		if c == head {
+			return nil
+		}
+		if child.IsZero() {
+			return fmt.Errorf("the walk's path from %s does not lead back to head %s", last, head)
+		}
+		c = child
+	}
 }
 
 // queuedCommit is a commit waiting in the reachability walk.
@@ -512,6 +557,7 @@ func (r *Repo) commitHash(what, sha string) (plumbing.Hash, error) {
 // yields both paths. base and head are full SHAs; the paths are slash-separated, sorted, unique,
 // byte for byte as in the trees.
 func (r *Repo) ChangedFiles(base, head string) ([]string, error) {
+	defer r.readingFor("the diff " + short12(base) + ".." + short12(head))()
 	changes, err := r.treeChanges(base, head)
 	if err != nil {
 		return nil, err

@@ -72,8 +72,8 @@ func TestResolveFirstParentsThroughTheCommitGraph(t *testing.T) {
 					require.NoError(t, err, rev)
 					require.Equal(t, want, got, rev)
 					if pos, ok := withGraph.commitGraph().lookup(plumbing.NewHash(s)); ok && n > 0 {
-						if a, ok := withGraph.commitGraph().firstParentAncestor(pos, n); ok {
-							require.Equal(t, want, a.String(), "%s from the graph", rev)
+						if path, ok := withGraph.commitGraph().firstParentPath(pos, n); ok {
+							require.Equal(t, want, withGraph.commitGraph().hashAt(path[n]).String(), "%s from the graph", rev)
 							fromGraph++
 						}
 					}
@@ -88,11 +88,12 @@ func TestResolveFirstParentsThroughTheCommitGraph(t *testing.T) {
 	}
 }
 
-// TestResolveFirstParentsUsesTheGraphUnlessShallow makes the commit-graph lie (the tip's first
-// parent is the root, a valid position of a lower generation): Resolve answers tip~1 from it, so
-// the graph is what answers; once .git/shallow lists a commit, the graph is not used (as by
+// TestAForgedGraphDoesNotMoveAFirstParentStep makes the commit-graph lie (the tip's first parent
+// is the root, a valid position of a lower generation): Resolve finds tip~1 in the graph, then
+// reads the tip's commit object, which names another parent, so the answer is a *CorruptError
+// naming the tip, never the root; once .git/shallow lists a commit, the graph is not used (as by
 // IsAncestor and git) and the objects answer.
-func TestResolveFirstParentsUsesTheGraphUnlessShallow(t *testing.T) {
+func TestAForgedGraphDoesNotMoveAFirstParentStep(t *testing.T) {
 	t.Parallel()
 	r := newGitRepo(t)
 	var sha []string
@@ -102,15 +103,22 @@ func TestResolveFirstParentsUsesTheGraphUnlessShallow(t *testing.T) {
 	r.git("commit-graph", "write", "--reachable", "--no-progress")
 	g := r.open().commitGraph()
 	require.NotNil(t, g)
+	got, err := r.open().Resolve(sha[4] + "~1")
+	require.NoError(t, err)
+	assert.Equal(t, sha[3], got, "the honest graph")
 	tip, ok, root, ok2 := lookup2(g, sha[4], sha[0])
 	require.True(t, ok && ok2)
 	patchFile(t, filepath.Join(r.dir, ".git", "objects", "info", "commit-graph"), func(b []byte) {
 		e := b[chunkAt(t, b, "CDAT")+int(tip)*graphCDATWidth+graphHashLen:]
 		e[0], e[1], e[2], e[3] = byte(root>>24), byte(root>>16), byte(root>>8), byte(root)
 	})
-	got, err := r.open().Resolve(sha[4] + "~1")
-	require.NoError(t, err)
-	assert.Equal(t, sha[0], got, "the (lying) graph answers")
+	repo := r.open()
+	got, err = repo.Resolve(sha[4] + "~1")
+	var ce *CorruptError
+	require.ErrorAs(t, err, &ce, "the lying graph answered %s", got)
+	assert.Equal(t, sha[4], ce.ID)
+	assert.Contains(t, ce.Detail, "the commit-graph gives it the parents ["+sha[0]+"]")
+	assert.Len(t, repo.Corrupt(), 1)
 
 	require.NoError(t, os.WriteFile(filepath.Join(r.dir, ".git", "shallow"), []byte(sha[0]+"\n"), 0o644))
 	got, err = r.open().Resolve(sha[4] + "~1")

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"math"
 	"os"
@@ -45,6 +46,10 @@ type lazyStore struct {
 	scratch chainScratch  // applyChain's reused buffers
 	hbuf    []byte        // readCommitHeader's buffer
 	pages   pageBudget    // pack pages touched, released past a budget (pagebudget.go)
+
+	hasher  hash.Hash       // verify's SHA-1 (sha1cd), reset for each object
+	corrupt []*CorruptError // the objects found corrupt, for Repo.Corrupt
+	purpose string          // what the reads under way are for (Repo.readingFor)
 }
 
 // openLazyStore maps the pack indexes under objectsDir. st serves everything but objects.

@@ -65,6 +65,7 @@ func (r *Repo) Top() string { return r.top }
 // compared by running the same check in it against the commit the gitlink names, when it is
 // checked out.
 func (r *Repo) CheckWorktree(head string, exempt []string) (*WorktreeReport, error) {
+	defer r.readingFor("the working-tree check against " + short12(head))()
 	h, err := r.commitHash("head", head)
 	if err != nil {
 		return nil, err
@@ -762,6 +763,7 @@ type Checkout struct {
 // an os.Root of the directory, so a tree entry cannot write outside it. The caller removes it with
 // RemoveCheckout.
 func (r *Repo) Checkout(head string) (*Checkout, error) {
+	defer r.readingFor("the isolated checkout of " + short12(head))()
 	h, err := r.commitHash("head", head)
 	if err != nil {
 		return nil, err
