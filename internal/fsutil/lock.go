@@ -153,7 +153,7 @@ func Acquire(ctx context.Context, root *os.Root, name, shown string) (*Lock, err
 				_ = f.Close()
 				f = nil
 				if time.Since(start) >= wait.Timeout {
-					return nil, fmt.Errorf("lock %s: %w", name, err)
+					return nil, fmt.Errorf("lock %s: gave up after %s: the lock file kept changing: %v", shown, wait.Timeout, err)
 				}
 				continue
 			}

@@ -1,0 +1,161 @@
+//go:build unix
+
+package gate
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/geas-dev/geas/internal/tierstest"
+	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/tiers"
+	"github.com/geas-dev/geas/vocab"
+)
+
+// holdFirstRun makes the fixture's task fail in tier 1 with an eval command that, in the first
+// run only, says it started and then waits while the file hold exists (both outside the project,
+// so the working tree stays clean). It returns the started and hold paths.
+func holdFirstRun(t *testing.T, f *fixture) (started, hold string) {
+	ctl := t.TempDir()
+	started, hold = filepath.Join(ctl, "started"), filepath.Join(ctl, "hold")
+	script := fmt.Sprintf(`if mkdir '%[1]s/first' 2>/dev/null; then : > '%[2]s'; while [ -f '%[3]s' ]; do sleep 0.02; done; fi; exit 1`, ctl, started, hold)
+	f.Contract(func(m map[string]any) {
+		m["eval_commands"] = []any{map[string]any{"run": script}}
+		m["retry_budget"] = 5
+	})
+	f.Commit("the eval command fails")
+	require.NoError(t, os.WriteFile(hold, nil, 0o644))
+	return started, hold
+}
+
+func waitFor(t *testing.T, path string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never appeared", path)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// history reads the task's gate history and checks its chain.
+func (f *fixture) history(t *testing.T) []record.HistoryEntry {
+	t.Helper()
+	r, err := record.LoadPath(f.Path(tierstest.TaskFile("record.json")))
+	require.NoError(t, err)
+	h := r.History()
+	require.NoError(t, record.VerifyChain(h), "the history verifies")
+	return h
+}
+
+// TestARemovedLockLosesNoRunAndSpendsEachRetry: run A holds the task lock and is evaluating when
+// the lock file is removed or replaced; run B then locks what the path names now and records a
+// fail. A notices before its commit point, records nothing of the run it made under the lost
+// lock, and runs again under a lock it holds: one history entry per run, distinct run ids, the
+// budget spent twice (5 -> 4 -> 3), and a history that verifies. The control (lock untouched)
+// serializes A and B the ordinary way and gives the same figures.
+func TestARemovedLockLosesNoRunAndSpendsEachRetry(t *testing.T) {
+	lockPath := func(f *fixture) string { return f.Path(tierstest.TaskFile("record.lock")) }
+	cases := map[string]func(t *testing.T, f *fixture){
+		"untouched (control)": nil,
+		"removed":             func(t *testing.T, f *fixture) { require.NoError(t, os.Remove(lockPath(f))) },
+		"renamed over": func(t *testing.T, f *fixture) {
+			other := f.Path(tierstest.TaskFile("other.lock"))
+			require.NoError(t, os.WriteFile(other, []byte("1\n"), 0o644))
+			require.NoError(t, os.Rename(other, lockPath(f)))
+		},
+		"symlink": func(t *testing.T, f *fixture) {
+			require.NoError(t, os.Remove(lockPath(f)))
+			require.NoError(t, os.Symlink("record.json", lockPath(f)))
+		},
+		"directory": func(t *testing.T, f *fixture) {
+			require.NoError(t, os.Remove(lockPath(f)))
+			require.NoError(t, os.Mkdir(lockPath(f), 0o755))
+		},
+	}
+	for name, replace := range cases {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, true)
+			started, hold := holdFirstRun(t, f)
+			task := Task{Project: f.Open(), Mission: testMission, ID: testTask, Dir: testTaskDir}
+
+			type outcome struct {
+				res *tiers.Result
+				err error
+			}
+			a := make(chan outcome, 1)
+			go func() {
+				res, err := Run(t.Context(), task, Options{})
+				a <- outcome{res, err}
+			}()
+			waitFor(t, started) // A holds the lock and runs its eval command
+
+			var bRes *tiers.Result
+			if replace != nil {
+				replace(t, f)
+				res, err := Run(t.Context(), Task{Project: f.Open(), Mission: testMission, ID: testTask, Dir: testTaskDir}, Options{})
+				require.NoError(t, err)
+				bRes = res
+				// A new attempt for A's second run, so that what is measured is the lock, not
+				// whether two runs of one attempt spend one retry.
+				f.Evidence("qa-engineer.json", func(m map[string]any) { m["summary"] = "ran it again" })
+				require.NoError(t, os.Remove(hold))
+			} else {
+				b := make(chan outcome, 1)
+				go func() {
+					res, err := Run(t.Context(), Task{Project: f.Open(), Mission: testMission, ID: testTask, Dir: testTaskDir}, Options{})
+					b <- outcome{res, err}
+				}()
+				select {
+				case o := <-b:
+					t.Fatalf("control: B ran while A held the lock: %+v", o)
+				case <-time.After(200 * time.Millisecond):
+				}
+				require.NoError(t, os.Remove(hold))
+				o := <-b
+				require.NoError(t, o.err)
+				bRes = o.res
+			}
+			o := <-a
+			require.NoError(t, o.err)
+			aRes := o.res
+
+			assert.Equal(t, vocab.VerdictFail, aRes.Verdict)
+			assert.Equal(t, vocab.VerdictFail, bRes.Verdict)
+			assert.NotEqual(t, aRes.RunID, bRes.RunID, "no run id twice")
+			h := f.history(t)
+			require.Len(t, h, 2, "one history entry per run")
+			ids := map[string]bool{h[0].RunID: true, h[1].RunID: true}
+			assert.Equal(t, map[string]bool{"gate-1": true, "gate-2": true}, ids)
+			require.NotNil(t, h[0].RetryBudgetBefore)
+			require.NotNil(t, h[1].RetryBudgetAfter)
+			assert.Equal(t, 5, *h[0].RetryBudgetBefore)
+			assert.Equal(t, 4, *h[0].RetryBudgetAfter)
+			assert.Equal(t, 4, *h[1].RetryBudgetBefore)
+			assert.Equal(t, 3, *h[1].RetryBudgetAfter, "the budget is spent twice")
+			if replace != nil {
+				assert.Equal(t, "gate-1", bRes.RunID, "B ran while A was cut off")
+				assert.Contains(t, fmt.Sprint(aRes.Notes), "recorded nothing and was started again")
+				fi, err := os.Lstat(lockPath(f))
+				require.NoError(t, err)
+				assert.True(t, fi.Mode().IsRegular(), "the lock file is a regular file again")
+			}
+			// A later run builds on the history: it verifies, nothing is history_tampered.
+			res, err := Run(t.Context(), task, Options{DryRun: true})
+			require.NoError(t, err)
+			for _, c := range res.Causes {
+				assert.NotEqual(t, vocab.CauseHistoryTampered, c.Code, "%s", c.Detail)
+			}
+		})
+	}
+}
