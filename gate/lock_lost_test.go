@@ -4,6 +4,7 @@ package gate
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/internal/tierstest"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
@@ -157,5 +159,100 @@ func TestARemovedLockLosesNoRunAndSpendsEachRetry(t *testing.T) {
 				assert.NotEqual(t, vocab.CauseHistoryTampered, c.Code, "%s", c.Detail)
 			}
 		})
+	}
+}
+
+// TestRunsRecordOnceEachUnderRandomLockReplacement: several runs of one task at once, while the
+// lock file is removed or replaced at random; afterwards the history verifies, every run that
+// answered is in it exactly once under a run id of its own, and the budget figures chain (each
+// entry's before is the previous entry's after): nothing lost, nothing counted twice.
+func TestRunsRecordOnceEachUnderRandomLockReplacement(t *testing.T) {
+	f := newFixture(t, true)
+	f.Contract(func(m map[string]any) {
+		m["eval_commands"] = []any{map[string]any{"run": "sleep 0.0$(($$ % 5)); exit 1"}}
+		m["retry_budget"] = 100
+	})
+	f.Commit("the eval command fails")
+	lock := f.Path(tierstest.TaskFile("record.lock"))
+	dir := filepath.Dir(lock)
+
+	stop := make(chan struct{})
+	vandal := make(chan int)
+	go func() {
+		n := 0
+		r := rand.New(rand.NewPCG(3, 4))
+		for i := 0; ; i++ {
+			wait := time.Duration(10+r.IntN(150)) * time.Millisecond
+			if i >= 12 {
+				wait = time.Hour // the runs left then finish undisturbed
+			}
+			select {
+			case <-stop:
+				vandal <- n
+				return
+			case <-time.After(wait):
+			}
+			tmp := filepath.Join(dir, fmt.Sprintf("vandal-%d", i))
+			switch r.IntN(4) {
+			case 0:
+				_ = os.Remove(lock)
+			case 1:
+				_ = os.WriteFile(tmp, nil, 0o644)
+				_ = os.Rename(tmp, lock)
+			case 2:
+				_ = os.Symlink("record.json", tmp)
+				_ = os.Rename(tmp, lock)
+			case 3:
+				if os.Remove(lock) == nil {
+					_ = os.Mkdir(lock, 0o755)
+				}
+			}
+			n++
+		}
+	}()
+
+	const runs = 6
+	results := make(chan *tiers.Result, runs)
+	errs := make(chan error, runs)
+	for range runs {
+		go func() {
+			res, err := Run(t.Context(), Task{Project: f.Open(), Mission: testMission, ID: testTask, Dir: testTaskDir}, Options{})
+			if err != nil {
+				errs <- err
+				return
+			}
+			results <- res
+		}()
+	}
+	ids := map[string]int{}
+	answered := 0
+	for range runs {
+		select {
+		case res := <-results:
+			answered++
+			ids[res.RunID]++
+			assert.Equal(t, vocab.VerdictFail, res.Verdict, "%v", res.Causes)
+		case err := <-errs:
+			// Only a run that lost its lock every time it tried may give up, and it wrote nothing.
+			assert.ErrorIs(t, err, fsutil.ErrLockLost)
+		}
+	}
+	close(stop)
+	t.Logf("%d runs answered, %d lock files removed or replaced", answered, <-vandal)
+	require.Positive(t, answered, "control: runs get through")
+
+	h := f.history(t)
+	seen := map[string]bool{}
+	for i, e := range h {
+		assert.False(t, seen[e.RunID], "run id %s recorded twice", e.RunID)
+		seen[e.RunID] = true
+		assert.Equal(t, 1, ids[e.RunID], "entry %s is the answer of exactly one run", e.RunID)
+		if i > 0 {
+			assert.Equal(t, *h[i-1].RetryBudgetAfter, *e.RetryBudgetBefore, "entry %s starts from the budget the one before left", e.RunID)
+		}
+		assert.Equal(t, *e.RetryBudgetBefore-1, *e.RetryBudgetAfter, "entry %s spent one retry", e.RunID)
+	}
+	for id := range ids {
+		assert.True(t, seen[id], "the answer %s is in the history", id)
 	}
 }
