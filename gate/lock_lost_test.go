@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -254,5 +255,55 @@ func TestRunsRecordOnceEachUnderRandomLockReplacement(t *testing.T) {
 	}
 	for id := range ids {
 		assert.True(t, seen[id], "the answer %s is in the history", id)
+	}
+}
+
+// TestALockLostBetweenEvaluationAndCommitRecordsNothing: the lock file is removed or replaced
+// after run A evaluated, right before it writes its result or appends its history entry, and run
+// B runs to the end in between. A must not append on top of what it read (B's entry is there
+// now): it records nothing of that run and runs again, after B.
+func TestALockLostBetweenEvaluationAndCommitRecordsNothing(t *testing.T) {
+	for _, step := range []string{"result.json", record.HistoryFile} {
+		for _, how := range []string{"removed", "symlink"} {
+			t.Run(step+"/"+how, func(t *testing.T) {
+				f := newFixture(t, true)
+				f.Contract(func(m map[string]any) {
+					m["eval_commands"] = []any{map[string]any{"run": "exit 1"}}
+					m["retry_budget"] = 5
+				})
+				f.Commit("the eval command fails")
+				task := Task{Project: f.Open(), Mission: testMission, ID: testTask, Dir: testTaskDir}
+				lock := f.Path(tierstest.TaskFile("record.lock"))
+				fired := false
+				var bRes *tiers.Result
+				fsutil.TestHook = func(s string) error {
+					if fired || !strings.HasSuffix(s, step) {
+						return nil
+					}
+					fired = true
+					require.NoError(t, os.Remove(lock))
+					if how == "symlink" {
+						require.NoError(t, os.Symlink("record.json", lock))
+					}
+					res, err := Run(t.Context(), Task{Project: f.Open(), Mission: testMission, ID: testTask, Dir: testTaskDir}, Options{})
+					require.NoError(t, err)
+					bRes = res
+					f.Evidence("qa-engineer.json", func(m map[string]any) { m["summary"] = "ran it again" })
+					return nil
+				}
+				t.Cleanup(func() { fsutil.TestHook = nil })
+				aRes, err := Run(t.Context(), task, Options{})
+				require.NoError(t, err)
+				require.True(t, fired, "control: the step was reached")
+				require.NotNil(t, bRes)
+				assert.Equal(t, "gate-1", bRes.RunID)
+				assert.Equal(t, "gate-2", aRes.RunID)
+				assert.Contains(t, fmt.Sprint(aRes.Notes), "recorded nothing and was started again")
+				h := f.history(t)
+				require.Len(t, h, 2)
+				assert.Equal(t, []string{"gate-1", "gate-2"}, []string{h[0].RunID, h[1].RunID})
+				assert.Equal(t, 3, *h[1].RetryBudgetAfter)
+			})
+		}
 	}
 }

@@ -446,7 +446,16 @@ func (r *Record) writeSiblings(root *os.Root, dir string) error {
 		if err := r.stillHeld("write " + hist); err != nil {
 			return err
 		}
-		if err := fsutil.WriteFileAtomic(root, hist, data, 0o644); err != nil {
+		write := fsutil.WriteFileAtomic
+		if !r.store.haveHist {
+			// Read as absent: one that exists now was written by another run while the task
+			// was locked (its lock file replaced), and is never overwritten.
+			write = fsutil.CreateFileAtomic
+		}
+		if err := write(root, hist, data, 0o644); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return fmt.Errorf("write %s: nothing written: it was created by another writer while the task was locked: %w", hist, fsutil.ErrLockLost)
+			}
 			return err
 		}
 		r.store.haveHist, r.store.rewrite, r.store.torn = true, false, false
