@@ -48,7 +48,7 @@ func Lock(ctx context.Context, t Task) (*fsutil.Lock, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	notes, err := Complete(t.Project, t.Mission, t.ID, t.Dir, time.Now())
+	notes, err := Complete(t.Project, t.Mission, t.ID, t.Dir, time.Now(), lock.Held)
 	if err != nil {
 		lock.Unlock()
 		return nil, notes, fmt.Errorf("task %s: complete the last recorded entry: %w", t.ID, err)

@@ -567,6 +567,19 @@ func (r *Record) CutTornHistory(root *os.Root, name string) error {
 		return fmt.Errorf("truncate %s: %w", hist, err)
 	}
 	defer f.Close()
+	// Under the history file's lock, and only the file as read: a line another run is appending
+	// (its lock file replaced under it) is not a torn line to cut.
+	if err := fsutil.LockExclusive(f); err != nil {
+		return fmt.Errorf("truncate %s: lock: %w", hist, err)
+	}
+	if st, err := f.Stat(); err != nil {
+		return fmt.Errorf("truncate %s: %w", hist, err)
+	} else if st.Size() != r.store.size {
+		return fmt.Errorf("truncate %s: nothing cut: the file has %d bytes, %d were read: another writer changed it while the task was locked: %w", hist, st.Size(), r.store.size, fsutil.ErrLockLost)
+	}
+	if err := r.stillHeld("truncate " + hist); err != nil {
+		return err
+	}
 	if err := f.Truncate(r.store.valid); err != nil {
 		return fmt.Errorf("truncate %s: %w", hist, err)
 	}
