@@ -202,7 +202,6 @@ func TestPaddedEvidenceNeverTurnsAFailIntoAnError(t *testing.T) {
 					f := newFixture(t, true)
 					tc.fail(f)
 					pad(f)
-					f.commit("padded")
 					in, res, escalate := f.evaluate(Options{DryRun: false, Now: testNow, KeepGoing: tc.keepGoing})
 					raw, err := res.JSON()
 					require.NoError(t, err)
