@@ -25,9 +25,6 @@ const (
 	maxFamilyBytes        = 32 << 10
 	// maxSummedNamed is how many checks a summed check names.
 	maxSummedNamed = 10
-	// maxNotes and maxNoteBytes bound the run's notes.
-	maxNotes     = 50
-	maxNoteBytes = 2 << 10
 )
 
 // cutText returns s cut to at most n bytes (at a UTF-8 boundary), saying how much was left out.
@@ -207,20 +204,4 @@ func (s *summed) check() Check {
 	}
 	c.Evidence = cutText(ev, maxCheckEvidenceBytes)
 	return c
-}
-
-// boundNotes cuts the run's notes to the bounds.
-func boundNotes(notes []string) []string {
-	if len(notes) == 0 {
-		return notes
-	}
-	out := make([]string, 0, min(len(notes), maxNotes+1))
-	for i, n := range notes {
-		if i == maxNotes {
-			out = append(out, fmt.Sprintf("… and %d more notes", len(notes)-maxNotes))
-			break
-		}
-		out = append(out, cutText(n, maxNoteBytes))
-	}
-	return out
 }
