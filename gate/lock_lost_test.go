@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -84,6 +85,10 @@ func TestARemovedLockLosesNoRunAndSpendsEachRetry(t *testing.T) {
 		"directory": func(t *testing.T, f *fixture) {
 			require.NoError(t, os.Remove(lockPath(f)))
 			require.NoError(t, os.Mkdir(lockPath(f), 0o755))
+		},
+		"fifo": func(t *testing.T, f *fixture) {
+			require.NoError(t, os.Remove(lockPath(f)))
+			require.NoError(t, syscall.Mkfifo(lockPath(f), 0o644))
 		},
 	}
 	for name, replace := range cases {
