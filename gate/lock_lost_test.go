@@ -312,3 +312,39 @@ func TestALockLostBetweenEvaluationAndCommitRecordsNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestALockLostWhileGatheringRunsNothing: a run that finds its lock lost once it has read its
+// inputs (the lock file replaced between acquisition and gather) starts no eval command and
+// writes nothing, not even its log directory; the control, whose lock holds, records its run.
+func TestALockLostWhileGatheringRunsNothing(t *testing.T) {
+	for _, lost := range []bool{false, true} {
+		t.Run(fmt.Sprintf("lost=%v", lost), func(t *testing.T) {
+			f := newFixture(t, true)
+			ran := filepath.Join(t.TempDir(), "ran")
+			f.Contract(func(m map[string]any) {
+				m["eval_commands"] = []any{map[string]any{"run": fmt.Sprintf(": > '%s'; exit 1", ran)}}
+			})
+			f.Commit("the eval command fails")
+			held := func() error { return nil }
+			if lost {
+				held = func() error { return fmt.Errorf("record.lock was removed while locked: %w", fsutil.ErrLockLost) }
+			}
+			task := Task{Project: f.Open(), Mission: testMission, ID: testTask, Dir: testTaskDir}
+			res, err := run(t.Context(), task, Options{}, held)
+			_, ranErr := os.Stat(ran)
+			_, logErr := os.Stat(f.Path(tierstest.TaskFile("gate-logs")))
+			_, histErr := os.Stat(f.Path(tierstest.TaskFile(record.HistoryFile)))
+			if !lost {
+				require.NoError(t, err)
+				assert.Equal(t, vocab.VerdictFail, res.Verdict)
+				assert.NoError(t, ranErr, "control: the eval command ran")
+				assert.NoError(t, histErr, "control: the run is recorded")
+				return
+			}
+			require.ErrorIs(t, err, fsutil.ErrLockLost)
+			assert.ErrorIs(t, ranErr, os.ErrNotExist, "no eval command ran")
+			assert.ErrorIs(t, logErr, os.ErrNotExist, "no log directory was made")
+			assert.ErrorIs(t, histErr, os.ErrNotExist, "nothing was recorded")
+		})
+	}
+}
