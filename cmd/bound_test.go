@@ -15,11 +15,12 @@ import (
 	"github.com/geas-dev/geas/record"
 )
 
-// TestTheGateNeverWritesWhatItCannotRead (SPEC §2 invariant 9, §7.3; issue 10 item 3): a run with
-// 100,000 acceptance criteria that nobody verified has a result far over record.json's 4 MiB
-// limit. It is recorded in compact form as an error (result_too_large, exit 3, no retry spent),
-// and record.json stays within what every reader reads: task show, budget grant and the next gate
-// run all read the task.
+// TestTheGateNeverWritesWhatItCannotRead (SPEC §2 invariant 9, §7.1, §7.3): a run with 100,000
+// acceptance criteria that nobody verified would quote far more than record.json's 4 MiB limit.
+// Its checks are bounded (the criteria past the bound summed in one check that blocks as they
+// would), so it is recorded as what it found — block, criterion_unverified, exit 2, no retry
+// spent — never turned into an error, and record.json stays within what every reader reads: task
+// show, budget grant and the next gate run all read the task.
 func TestTheGateNeverWritesWhatItCannotRead(t *testing.T) {
 	if testing.Short() {
 		t.Skip("100,000 criteria: skipped in -short mode")
@@ -40,28 +41,32 @@ func TestTheGateNeverWritesWhatItCannotRead(t *testing.T) {
 
 	for run := 1; run <= 2; run++ {
 		code, res := gateTask(t, dir)
-		assert.Equal(t, 3, code, "run %d: the exit code is the recorded verdict, error", run)
-		assert.Equal(t, "error", res["verdict"], "run %d", run)
+		assert.Equal(t, 2, code, "run %d: the exit code is the recorded verdict, block", run)
+		assert.Equal(t, "block", res["verdict"], "run %d", run)
 		causes, _ := res["causes"].([]any)
 		require.NotEmpty(t, causes, "run %d", run)
-		first, _ := causes[0].(map[string]any)
-		assert.Equal(t, "result_too_large", first["code"], "run %d: the first cause", run)
-		assert.Contains(t, first["detail"], "over its limit of 4194304 bytes (max_record_bytes)")
-		// The example's tester binds one criterion; the other 99,999 are unverified.
-		assert.Contains(t, first["detail"], fmt.Sprintf("the checks found verdict block with causes criterion_unverified ×%d", n-1), "the original causes are summarized")
-		assert.Equal(t, res["retry_budget_before"], res["retry_budget_after"], "run %d: an error spends no retry", run)
+		var codes []any
+		for _, c := range causes {
+			codes = append(codes, c.(map[string]any)["code"])
+		}
+		assert.NotContains(t, codes, "result_too_large", "run %d", run)
+		assert.Contains(t, codes, "criterion_unverified", "run %d", run)
+		// The example's tester binds one criterion; the other 99,999 are unverified, and those
+		// past the bound are counted in one check.
+		assert.Contains(t, fmt.Sprint(causes), "criterion_unverified ×", "run %d: the summed check counts them", run)
+		assert.Equal(t, res["retry_budget_before"], res["retry_budget_after"], "run %d: a block spends no retry", run)
 		checks, _ := res["checks"].([]any)
-		assert.LessOrEqual(t, len(checks), 101, "run %d: the checks are cut down", run)
+		assert.LessOrEqual(t, len(checks), 200, "run %d: the checks are bounded", run)
 
 		st, err := os.Stat(filepath.Join(dir, taskDir, "record.json"))
 		require.NoError(t, err)
 		assert.LessOrEqual(t, st.Size(), int64(record.DefaultMaxBytes), "run %d: record.json is within the read limit", run)
 		rec := loadRecord(t, dir)
 		raw, ok := rec.GateResult()
-		require.True(t, ok, "run %d: the compact result is recorded", run)
+		require.True(t, ok, "run %d: the result is recorded", run)
 		var stored map[string]any
 		require.NoError(t, json.Unmarshal(raw, &stored))
-		assert.Equal(t, "error", stored["verdict"])
+		assert.Equal(t, "block", stored["verdict"])
 		runs := 0
 		for _, e := range rec.History() {
 			if e.Kind == record.KindGateRun {
@@ -72,7 +77,7 @@ func TestTheGateNeverWritesWhatItCannotRead(t *testing.T) {
 
 		out, err := exec.Command("geas", "-C", dir, "--format", "json", "task", "show", "--task", "t1").CombinedOutput()
 		require.NoError(t, err, "task show reads the task: %s", out)
-		assert.Contains(t, string(out), `"last_verdict": "error"`)
+		assert.Contains(t, string(out), `"last_verdict": "block"`)
 		out, err = exec.Command("geas", "-C", dir, "task", "budget", "grant", "--task", "t1", "--retries", "1",
 			"--by", "orchestration-authority", "--reason", "test: the record is still readable").CombinedOutput()
 		require.NoError(t, err, "budget grant reads and writes the task: %s", out)

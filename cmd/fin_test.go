@@ -71,11 +71,12 @@ func TestTheHookTrustsNoStateItDidNotVerify(t *testing.T) {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, taskDir, "gate-logs"), []byte("x"), 0o644))
 		}, want{true, false, "gate-logs"}},
 		{"record.lock is a directory", func(t *testing.T, dir string) {
-			require.NoError(t, os.Mkdir(filepath.Join(dir, taskDir, "record.lock"), 0o755))
+			// with an entry: an empty directory is not a lock and is replaced by a lock file
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, taskDir, "record.lock", "kept"), 0o755))
 		}, want{true, false, "record.lock"}},
 		{"verified, record.lock is a directory", func(t *testing.T, dir string) {
 			setStatus(t, dir, "verified")
-			require.NoError(t, os.Mkdir(filepath.Join(dir, taskDir, "record.lock"), 0o755))
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, taskDir, "record.lock", "kept"), 0o755))
 		}, want{true, false, "record.lock"}},
 		{"task directory is a symlink", func(t *testing.T, dir string) {
 			real := filepath.Join(dir, ".geas/missions/m1/tasks/real")

@@ -76,6 +76,7 @@ func runTaskIntegrate(c *cobra.Command, g *globalOptions, o taskIntegrateOptions
 	case bad != nil:
 		fmt.Fprintf(g.stderr, "geas: task %s: replacing an integration.json that cannot be read: %v\n", t.task, bad)
 	}
+	rec.Guard(t.lock.Held) // SPEC §7.3: nothing is written once the lock file is replaced
 	if err := rec.SetIntegration(record.Integration{Status: o.status, Branch: o.branch, Commit: sha}, now); err != nil {
 		return err
 	}

@@ -52,6 +52,7 @@ func runTaskRecordAdd(c *cobra.Command, g *globalOptions, o taskRecordAddOptions
 	if err != nil {
 		return err
 	}
+	rec.Guard(t.lock.Held) // SPEC §7.3: nothing is written once the lock file is replaced
 	if !json.Valid(payload) {
 		return fmt.Errorf("section %s: payload is not valid JSON", o.section)
 	}

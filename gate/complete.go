@@ -31,12 +31,18 @@ const maxResultBytes = record.MaxBytes
 // first. It builds on nothing that does not verify: a history whose chain (or, with the key,
 // whose signatures) fail is left to the gate's history check, and a result.json that does not
 // match its entry is not used. It returns what it did, as notes.
-func Complete(p *project.Project, mission, task, taskDir string, now time.Time) ([]string, error) {
+//
+// held, when not nil, says whether the caller's task lock is still held (fsutil.Lock.Held): the
+// record's writes ask it first (record.Record.Guard).
+func Complete(p *project.Project, mission, task, taskDir string, now time.Time, held func() error) ([]string, error) {
 	geas := p.Geas
 	name := taskDir + "/record.json"
 	rec, err := record.Load(geas, name)
 	if err != nil {
 		return nil, nil // nothing readable to complete; the command reports the record itself
+	}
+	if held != nil {
+		rec.Guard(held)
 	}
 	var notes []string
 	if rec.HistoryTorn() {

@@ -45,6 +45,7 @@ func GrantRetries(ctx context.Context, t Task, g Grant) (*Granted, error) {
 	if err != nil {
 		return out, err
 	}
+	rec.Guard(lock.Held) // SPEC §7.3: nothing is written once the lock file is replaced
 	// A grant builds on the history: a history that does not verify gives no budget to add to.
 	if problems := HistoryProblems(t, rec); len(problems) > 0 {
 		return out, errTampered(t, problems)

@@ -50,6 +50,7 @@ func ResetHistory(ctx context.Context, t Task, r Reset) (*ResetDone, error) {
 	if err != nil {
 		return out, fmt.Errorf("task %s: record.json cannot be read, so its history cannot be reset: %w", t.ID, err)
 	}
+	rec.Guard(lock.Held) // SPEC §7.3: nothing is written once the lock file is replaced
 	if out.Problems = HistoryProblems(t, rec); len(out.Problems) == 0 {
 		return out, fmt.Errorf("task %s: the gate history verifies (%d entries); there is nothing to reset", t.ID, len(rec.History()))
 	}

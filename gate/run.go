@@ -2,6 +2,7 @@ package gate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -47,7 +48,7 @@ func Lock(ctx context.Context, t Task) (*fsutil.Lock, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	notes, err := Complete(t.Project, t.Mission, t.ID, t.Dir, time.Now())
+	notes, err := Complete(t.Project, t.Mission, t.ID, t.Dir, time.Now(), lock.Held)
 	if err != nil {
 		lock.Unlock()
 		return nil, notes, fmt.Errorf("task %s: complete the last recorded entry: %w", t.ID, err)
@@ -60,28 +61,53 @@ func Lock(ctx context.Context, t Task) (*fsutil.Lock, []string, error) {
 // instead (Recheck, still under the lock), which writes nothing whatever o.DryRun says. An
 // error means the gate could not run at all (exit 3), for instance tiers.ErrInterrupted;
 // verdicts, even error, come back as results.
+//
+// A run whose task lock is lost before its commit point (the lock file removed or replaced, so
+// that another run may have locked the task meanwhile: fsutil.ErrLockLost) has written nothing;
+// it starts again from the lock, reading everything afresh, at most maxLockLostRuns times, and
+// says so in a note. The run it then makes may be a repeat of the other run's attempt (SPEC §7.1).
 func Run(ctx context.Context, t Task, o Options) (*tiers.Result, error) {
 	if err := record.SigningKeyErr(); err != nil {
 		return nil, err // a key that cannot be read is never taken for no key
 	}
+	var lost []string
+	for i := 1; ; i++ {
+		res, err := runOnce(ctx, t, o)
+		if err == nil || !errors.Is(err, fsutil.ErrLockLost) || o.DryRun || i >= maxLockLostRuns {
+			if res != nil && len(lost) > 0 {
+				res.Notes = append(lost, res.Notes...)
+			}
+			return res, err
+		}
+		lost = append(lost, fmt.Sprintf("run %d of this gate recorded nothing and was started again: %v", i, err))
+	}
+}
+
+// maxLockLostRuns bounds how often Run starts again after losing its task lock: an agent that
+// keeps removing the lock file gets an error, not an endless loop.
+const maxLockLostRuns = 3
+
+// runOnce is one attempt of Run.
+func runOnce(ctx context.Context, t Task, o Options) (*tiers.Result, error) {
 	var completed []string
+	var held func() error
 	if !o.DryRun {
 		lock, notes, err := Lock(ctx, t)
 		if err != nil {
 			return nil, err
 		}
 		defer lock.Unlock()
-		completed = notes
+		completed, held = notes, lock.Held
 	}
-	res, err := run(ctx, t, o)
+	res, err := run(ctx, t, o, held)
 	if res != nil && len(completed) > 0 {
 		res.Notes = append(slices.Clone(completed), res.Notes...)
 	}
 	return res, err
 }
 
-// run is Run once the lock is held (or not needed).
-func run(ctx context.Context, t Task, o Options) (*tiers.Result, error) {
+// run is Run once the lock is held (or not needed); held checks that it still is (nil: no lock).
+func run(ctx context.Context, t Task, o Options, held func() error) (*tiers.Result, error) {
 	p := t.Project
 	k := o.contract
 	if k == nil {
@@ -95,8 +121,14 @@ func run(ctx context.Context, t Task, o Options) (*tiers.Result, error) {
 	in := tiers.GatherLoaded(p, t.Mission, t.ID, t.Dir, *k) // the contract read once
 	defer in.Release()                                      // the repository, unless Evaluate took it
 	in.Events = o.events
+	in.Held = held
 	opts := tiers.Options{RunID: tiers.NextRunID(in.Record), DryRun: o.DryRun, Now: start, Progress: o.Progress, KeepGoing: o.KeepGoing}
 	logDir := ""
+	if held != nil {
+		if err := held(); err != nil { // lost while gathering: start again before running anything
+			return nil, fmt.Errorf("task %s: %w", t.ID, err)
+		}
+	}
 	if !o.DryRun {
 		if in.Record == nil {
 			opts.RunID = "gate-" + start.UTC().Format("20060102T150405")

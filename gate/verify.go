@@ -205,7 +205,7 @@ func revoke(ctx context.Context, t Task, events *record.EventIndex) (Verified, e
 	case VerifyTampered:
 		vt.Applied = &Revocation{Note: "tampered records are never changed by --apply: investigate them"}
 	case VerifyRevoked:
-		vt.Applied, err = applyRevocation(t, rep, time.Now())
+		vt.Applied, err = applyRevocation(t, rep, time.Now(), lock.Held)
 	}
 	return vt, err
 }
@@ -213,13 +213,17 @@ func revoke(ctx context.Context, t Task, events *record.EventIndex) (Verified, e
 // applyRevocation records a revocation and moves a verified task back to its gate state. The
 // caller holds the task lock. Writes go record, contract, events, each atomic, as a gate run's do
 // (tiers.Apply): the entry appended is the commit point (SPEC §7.3), and what fails after it is a
-// note, completed by the next command on the task (Complete).
-func applyRevocation(t Task, rep *VerifyReport, now time.Time) (*Revocation, error) {
+// note, completed by the next command on the task (Complete). held says whether the lock is still
+// held (nil: not checked); nothing is written once it fails.
+func applyRevocation(t Task, rep *VerifyReport, now time.Time, held func() error) (*Revocation, error) {
 	res := rep.Result
 	recName := t.Dir + "/record.json"
 	rec, err := record.Load(t.Project.Geas, recName)
 	if err != nil {
 		return nil, err
+	}
+	if held != nil {
+		rec.Guard(held)
 	}
 	// A passed task stays passed, so a second --apply would record the same revocation again.
 	hist := rec.History()

@@ -46,6 +46,27 @@ type Record struct {
 	history        []HistoryEntry
 
 	store taskFiles // where history and integration live, and what is already written there
+
+	// held, when set (Guard), is asked before each file Write writes: nil while the task lock
+	// the record was read under is still held.
+	held func() error
+}
+
+// Guard makes every file Write writes from now on ask held first, and write nothing once it
+// fails: held is the task lock's Held (SPEC §7.3), which fails once the lock file was removed or
+// replaced and another run may have locked the task. For the history it is asked right before
+// the append (the commit point), under the history file's own lock.
+func (r *Record) Guard(held func() error) { r.held = held }
+
+// stillHeld is nil when no guard is set or the guard says the lock is held.
+func (r *Record) stillHeld(what string) error {
+	if r.held == nil {
+		return nil
+	}
+	if err := r.held(); err != nil {
+		return fmt.Errorf("%s: nothing written: %w", what, err)
+	}
+	return nil
 }
 
 // SelfCheck is the implementer's self_check section: its own view of the work. The gate treats it
@@ -164,6 +185,9 @@ func (r *Record) Write(root *os.Root, name string) error {
 		return fmt.Errorf("write %s: nothing written: %w", name, &fsutil.TooLargeError{Name: name, Size: n, Limit: limits.record})
 	}
 	if err := r.writeSiblings(root, path.Dir(name)); err != nil {
+		return err
+	}
+	if err := r.stillHeld("write " + name); err != nil {
 		return err
 	}
 	if err := fsutil.WriteFileAtomic(root, name, b, 0o644); err != nil {

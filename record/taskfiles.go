@@ -48,6 +48,7 @@ type taskFiles struct {
 	haveInteg  bool            // integration.json exists
 	stored     int             // history entries already in gate-history.jsonl
 	valid      int64           // bytes of its complete lines
+	size       int64           // its size as read (valid, plus a torn last line)
 	torn       bool            // its last line has no newline: a crash mid-append, ignored
 	rewrite    bool            // ResetHistory: Write replaces the file whole
 	integRaw   json.RawMessage // integration's JSON as read or set
@@ -77,6 +78,7 @@ func (r *Record) loadSiblings(src files, dir string) error {
 		}
 		r.history = entries
 		r.store.haveHist, r.store.stored, r.store.valid, r.store.torn = true, len(entries), valid, torn
+		r.store.size = int64(len(data))
 	}
 	integ := path.Join(dir, IntegrationFile)
 	data, err = src.readOptional(integ, maxIntegrationBytes)
@@ -441,11 +443,23 @@ func (r *Record) writeSiblings(root *os.Root, dir string) error {
 		if n := int64(len(data)); n > limits.history {
 			return fmt.Errorf("write %s: nothing written: %w", hist, &fsutil.TooLargeError{Name: hist, Size: n, Limit: limits.history})
 		}
-		if err := fsutil.WriteFileAtomic(root, hist, data, 0o644); err != nil {
+		if err := r.stillHeld("write " + hist); err != nil {
+			return err
+		}
+		write := fsutil.WriteFileAtomic
+		if !r.store.haveHist {
+			// Read as absent: one that exists now was written by another run while the task
+			// was locked (its lock file replaced), and is never overwritten.
+			write = fsutil.CreateFileAtomic
+		}
+		if err := write(root, hist, data, 0o644); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return fmt.Errorf("write %s: nothing written: it was created by another writer while the task was locked: %w", hist, fsutil.ErrLockLost)
+			}
 			return err
 		}
 		r.store.haveHist, r.store.rewrite, r.store.torn = true, false, false
-		r.store.stored, r.store.valid = len(r.history), int64(len(data))
+		r.store.stored, r.store.valid, r.store.size = len(r.history), int64(len(data)), int64(len(data))
 	} else if len(r.history) > r.store.stored {
 		if err := r.appendHistory(root, hist, r.history[r.store.stored:]); err != nil {
 			return err
@@ -456,6 +470,9 @@ func (r *Record) writeSiblings(root *os.Root, dir string) error {
 		if n := int64(len(data)); n > maxIntegrationBytes {
 			return fmt.Errorf("write %s: nothing written: %w", IntegrationFile, &fsutil.TooLargeError{Name: IntegrationFile, Size: n, Limit: maxIntegrationBytes})
 		}
+		if err := r.stillHeld("write " + IntegrationFile); err != nil {
+			return err
+		}
 		if err := fsutil.WriteFileAtomic(root, path.Join(dir, IntegrationFile), data, 0o644); err != nil {
 			return err
 		}
@@ -465,8 +482,11 @@ func (r *Record) writeSiblings(root *os.Root, dir string) error {
 }
 
 // appendHistory appends entries to the history file and fsyncs it: the commit point of SPEC §7.3.
-// A torn last line is cut first; a file shorter than what was read (cut behind the lock's back)
-// is an error, never appended to.
+// A torn last line is cut first. The append holds the history file's own lock, and appends only
+// to the file exactly as it was read: one shorter (cut behind the task lock's back) or longer
+// (appended to by another run, which happens only when the task lock was removed or replaced
+// under a run) is an error, never appended to, so that no entry is lost and no run id recorded
+// twice. Under that lock the guard (Guard) is asked last, right before the write.
 func (r *Record) appendHistory(root *os.Root, name string, entries []HistoryEntry) error {
 	data, err := historyLines(entries)
 	if err != nil {
@@ -493,9 +513,22 @@ func (r *Record) appendHistory(root *os.Root, name string, entries []HistoryEntr
 	if !st.Mode().IsRegular() {
 		return fmt.Errorf("append %s: not a regular file (%s)", name, st.Mode().Type())
 	}
+	if err := fsutil.LockExclusive(f); err != nil {
+		return fmt.Errorf("append %s: lock: %w", name, err)
+	}
+	if st, err = f.Stat(); err != nil {
+		return fmt.Errorf("append %s: %w", name, err)
+	}
 	switch {
-	case st.Size() < r.store.valid:
-		return fmt.Errorf("append %s: the file has %d bytes, %d were read: it was cut while the task was locked", name, st.Size(), r.store.valid)
+	case st.Size() < r.store.size:
+		return fmt.Errorf("append %s: the file has %d bytes, %d were read: it was cut while the task was locked", name, st.Size(), r.store.size)
+	case st.Size() > r.store.size:
+		return fmt.Errorf("append %s: nothing written: the file has %d bytes, %d were read: another writer appended to it while the task was locked: %w", name, st.Size(), r.store.size, fsutil.ErrLockLost)
+	}
+	if err := r.stillHeld("append " + name); err != nil {
+		return err
+	}
+	switch {
 	case st.Size() > r.store.valid:
 		if err := f.Truncate(r.store.valid); err != nil {
 			return fmt.Errorf("append %s: cut the torn last line: %w", name, err)
@@ -515,6 +548,7 @@ func (r *Record) appendHistory(root *os.Root, name string, entries []HistoryEntr
 	r.store.haveHist, r.store.torn = true, false
 	r.store.stored += len(entries)
 	r.store.valid += int64(len(data))
+	r.store.size = r.store.valid
 	return f.Close()
 }
 
@@ -533,13 +567,26 @@ func (r *Record) CutTornHistory(root *os.Root, name string) error {
 		return fmt.Errorf("truncate %s: %w", hist, err)
 	}
 	defer f.Close()
+	// Under the history file's lock, and only the file as read: a line another run is appending
+	// (its lock file replaced under it) is not a torn line to cut.
+	if err := fsutil.LockExclusive(f); err != nil {
+		return fmt.Errorf("truncate %s: lock: %w", hist, err)
+	}
+	if st, err := f.Stat(); err != nil {
+		return fmt.Errorf("truncate %s: %w", hist, err)
+	} else if st.Size() != r.store.size {
+		return fmt.Errorf("truncate %s: nothing cut: the file has %d bytes, %d were read: another writer changed it while the task was locked: %w", hist, st.Size(), r.store.size, fsutil.ErrLockLost)
+	}
+	if err := r.stillHeld("truncate " + hist); err != nil {
+		return err
+	}
 	if err := f.Truncate(r.store.valid); err != nil {
 		return fmt.Errorf("truncate %s: %w", hist, err)
 	}
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("truncate %s: %w", hist, err)
 	}
-	r.store.torn = false
+	r.store.torn, r.store.size = false, r.store.valid
 	return f.Close()
 }
 

@@ -61,6 +61,15 @@ func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
 	if err := in.Record.SetGateSections(raw, append(in.Record.History(), entry), now); err != nil {
 		return fmt.Errorf("record the gate result: %w", err)
 	}
+	// SPEC §7.3: a run whose task lock was removed or replaced may share the task with another
+	// run that locked the new file; it records nothing (the history append checks again, under
+	// the history file's lock, right before the commit point).
+	if err := in.stillHeld(); err != nil {
+		return fmt.Errorf("record the run: nothing written: %w", err)
+	}
+	if in.Held != nil {
+		in.Record.Guard(in.Held)
+	}
 	resultRoot, resultName := in.Geas, ResultFile(in.TaskDir, res.RunID)
 	if in.logRoot != nil {
 		resultRoot, resultName = in.logRoot, "result.json"
@@ -79,7 +88,7 @@ func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
 	}
 	// The task's first recorded run pins what it read (SPEC §4.4); the history entry just
 	// written is the pin, the copy names the fields a later change touches.
-	if !pinned && res.RulesSHA256 != "" {
+	if !pinned && res.RulesSHA256 != "" && in.stillHeld() == nil {
 		if err := WritePinned(in, "gate run "+res.RunID, now); err != nil {
 			res.Notes = append(res.Notes, fmt.Sprintf("write %s: %v", PinnedFile, err))
 		}
@@ -97,6 +106,15 @@ func afterCommit(in *Input, res *Result, escalate bool, decisionID string, now t
 	if skip == nil {
 		skip = map[string]bool{}
 	}
+	if err := in.stillHeld(); err != nil {
+		// Recorded, but the lock is gone: another run may hold the task now, and what follows
+		// from the entry is left to the next command that takes the lock (Complete).
+		if res.Hash != "" {
+			res.Notes = append(res.Notes, fmt.Sprintf("the run is recorded, but the rest of its writes were not made (%v): the next command on the task completes them", err))
+			return nil
+		}
+		return fmt.Errorf("log the run's events: nothing written: %w", err)
+	}
 	if t := res.Transition; t != nil && in.Contract != nil {
 		if err := WriteTransition(in, t, now); err != nil {
 			res.Notes = append(res.Notes, fmt.Sprintf("the task's state was not moved %s -> %s (%v): the next command on the task completes it", t.From, t.To, err))
@@ -107,6 +125,10 @@ func afterCommit(in *Input, res *Result, escalate bool, decisionID string, now t
 		}
 	}
 	if escalate {
+		if err := in.stillHeld(); err != nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("the escalation decision and the events were not written (%v): the next command on the task completes them", err))
+			return nil
+		}
 		if err := WriteEscalation(in, res, decisionID, now); err != nil && !errors.Is(err, fs.ErrExist) {
 			res.Notes = append(res.Notes, fmt.Sprintf("the escalation decision was not written (%v): the next command on the task completes it", err))
 			skip["escalation"] = true
@@ -256,4 +278,12 @@ func GateState(profile vocab.Profile) vocab.State {
 		return vocab.Integrated
 	}
 	return vocab.Reviewed
+}
+
+// stillHeld is nil when the run's task lock is still held, or the run took none.
+func (in *Input) stillHeld() error {
+	if in.Held == nil {
+		return nil
+	}
+	return in.Held()
 }

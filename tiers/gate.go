@@ -444,6 +444,7 @@ func (r *run) defaultTimeout() time.Duration {
 // stopped gives, per tier, why it was not reached.
 func (r *run) result(profile vocab.Profile, stopped map[int]string) *Result {
 	in := r.in
+	r.checks = boundChecks(r.checks) // SPEC §7.1: nothing agents write makes the result too large
 	binding := make([]Check, 0, len(r.checks))
 	var advisoryCauses []Cause
 	for _, c := range r.checks {

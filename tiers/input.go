@@ -31,6 +31,10 @@ type Input struct {
 	// is parsed once a run (record.EventIndex); nil: each check reads the log.
 	Events *record.EventIndex
 
+	// Held, when set, says whether the task lock the run took is still held (fsutil.Lock.Held):
+	// Apply asks it before each write and writes nothing more once it fails (SPEC §7.3).
+	Held func() error
+
 	ProjectDir string   // absolute project root
 	Root       *os.Root // the project root
 	Geas       *os.Root // .geas

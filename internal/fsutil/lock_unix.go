@@ -9,6 +9,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// lockOpenFlags are added to the lock file's open: a FIFO swapped in at its name after the check
+// of openLockFile must not block the open.
+const lockOpenFlags = unix.O_NONBLOCK | unix.O_NOFOLLOW
+
 // errHeld is tryLock's error when another holder has the lock.
 var errHeld = unix.EWOULDBLOCK
 

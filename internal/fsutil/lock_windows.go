@@ -6,6 +6,9 @@ import (
 	"golang.org/x/sys/windows"
 )
 
+// lockOpenFlags are added to the lock file's open; opening a file on Windows does not block.
+const lockOpenFlags = 0
+
 // errHeld is tryLock's error when another holder has the lock.
 var errHeld = windows.ERROR_LOCK_VIOLATION
 
