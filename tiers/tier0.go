@@ -185,12 +185,12 @@ func (r *run) baseline(add func(Check)) {
 	}
 	head, err := repo.Resolve(headRev)
 	if err != nil {
-		add(failCheck(0, "baseline", text, fmt.Sprintf("integration head %s: %v", headRev, err), StatusBlock, vocab.CauseBaselineMismatch))
+		add(failCheck(0, "baseline", text, fmt.Sprintf("integration head %s: %v", headRev, err), resolveStatus(err), vocab.CauseBaselineMismatch))
 		return
 	}
 	base, err := repo.Resolve(c.BaseSnapshot)
 	if err != nil {
-		add(failCheck(0, "baseline", text, fmt.Sprintf("base_snapshot %s: %v", c.BaseSnapshot, err), StatusBlock, vocab.CauseBaselineMismatch))
+		add(failCheck(0, "baseline", text, fmt.Sprintf("base_snapshot %s: %v", c.BaseSnapshot, err), resolveStatus(err), vocab.CauseBaselineMismatch))
 		return
 	}
 	r.head, r.base = head, base
@@ -208,6 +208,17 @@ func (r *run) baseline(add func(Check)) {
 	if !fullSHA().MatchString(c.BaseSnapshot) {
 		add(warnCheck(0, "base_pinned", "base_snapshot is a full commit SHA", fmt.Sprintf("base_snapshot %q is not pinned; it resolved to %s", c.BaseSnapshot, base), vocab.CauseBaseUnpinned))
 	}
+}
+
+// resolveStatus is the status of a revision that does not resolve: block (something is missing),
+// but error when a file of the repository was refused as not regular (a named pipe at a ref): the
+// gate could not look, which says nothing about the revision.
+func resolveStatus(err error) Status {
+	var nr *git.NotRegularError
+	if errors.As(err, &nr) {
+		return StatusError
+	}
+	return StatusBlock
 }
 
 func short(sha string) string {

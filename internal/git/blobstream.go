@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 
@@ -93,7 +92,7 @@ func (s *lazyStore) streamPacked(pi int, off, streamAbove int64) (b blobContent,
 	if e.typ != plumbing.BlobObject || e.size <= streamAbove {
 		return blobContent{}, false, nil
 	}
-	f, err := os.Open(filepath.Join(p.packDir, p.name+".pack"))
+	f, _, err := openRegular(filepath.Join(p.packDir, p.name+".pack"))
 	if err != nil {
 		return blobContent{}, false, fmt.Errorf("open pack %s: %w", p.name, err)
 	}
@@ -111,7 +110,7 @@ func (s *lazyStore) streamPacked(pi int, off, streamAbove int64) (b blobContent,
 // alternate store may have the object).
 func (s *lazyStore) streamLoose(h plumbing.Hash, streamAbove int64) (b blobContent, ok bool, err error) {
 	hx := h.String()
-	f, err := os.Open(filepath.Join(s.objectsDir, hx[:2], hx[2:]))
+	f, _, err := openRegular(filepath.Join(s.objectsDir, hx[:2], hx[2:]))
 	if err != nil {
 		return blobContent{}, false, nil // absent (an alternate may have it) or unreadable: the whole read says which
 	}
