@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -103,13 +104,34 @@ func runHookClaudeStop(ctx context.Context, g *globalOptions, o hookOptions) err
 	if err != nil {
 		return err
 	}
+	out, err := withHookWatchdog(o.timeout, func() (*claudeStopOutput, error) { return decideClaudeStop(ctx, g, o, in) },
+		func(err error) *claudeStopOutput { return claudeStopCannotRun(hookWhat(o), err, in.StopHookActive) })
+	if err != nil || out == nil {
+		return err
+	}
+	return writeJSON(g.stdout, out)
+}
+
+// hookWhat names the task a hook gates before it has read the project: --task, else GEAS_TASK.
+func hookWhat(o hookOptions) string {
+	if o.task != "" {
+		return "task " + o.task
+	}
+	if env := os.Getenv(envHookTask); env != "" {
+		return "task " + env
+	}
+	return "the hook's task"
+}
+
+// decideClaudeStop is the Stop hook's answer (nil: the agent may stop), or a usage error.
+func decideClaudeStop(ctx context.Context, g *globalOptions, o hookOptions, in hookInput) (*claudeStopOutput, error) {
 	// A hook configured with an id that can never be valid (--task, GEAS_TASK, --mission,
 	// GEAS_MISSION) is a setup mistake that no agent can cause by writing files: a usage error.
 	// Everything after this point reads the project, which agents write, so a failure there holds
 	// the first stop (claudeStopCannotRun).
 	target, err := g.selectHookTask(o, in, false)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var out *claudeStopOutput
 	switch {
@@ -124,10 +146,7 @@ func runHookClaudeStop(ctx context.Context, g *globalOptions, o hookOptions) err
 			out = &claudeStopOutput{SystemMessage: fmt.Sprintf("geas gate: task %s passes, so the stop is allowed. %s", target.task, runJSONPinText)}
 		}
 	}
-	if out == nil {
-		return nil
-	}
-	return writeJSON(g.stdout, out)
+	return out, nil
 }
 
 // runJSONPinText follows a pass of a task that a hook chose from run.json: agents write run.json,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/gate"
+	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -76,9 +77,34 @@ func runHookClaudeTaskCompleted(ctx context.Context, g *globalOptions, o hookOpt
 	if err != nil {
 		return err
 	}
-	target, err := g.selectHookTask(o, in, true)
+	a, err := withHookWatchdog(o.timeout, func() (completionAnswer, error) { return decideTaskCompleted(ctx, g, o, in) },
+		func(err error) completionAnswer {
+			what := hookWhat(o)
+			if o.task == "" && project.IsID(in.TaskID) {
+				what = "task " + in.TaskID
+			}
+			return completionAnswer{message: fmt.Sprintf("geas gate could not run on %s, so it is not verified and may not be marked completed yet: %v.\n"+
+				"Remove the cause if it is in your reach (a file under .git or .geas that is not what it should be), then mark the task "+
+				"completed again. If you cannot, leave the task open and say so.", what, err)}
+		})
 	if err != nil {
 		return err
+	}
+	if a.allow {
+		if a.message == "" {
+			return nil
+		}
+		return writeJSON(g.stdout, &claudeStopOutput{SystemMessage: a.message})
+	}
+	fmt.Fprintln(g.stderr, a.message)
+	return &exitError{code: exitHookBlock, silent: true}
+}
+
+// decideTaskCompleted is the TaskCompleted hook's answer, or a usage error.
+func decideTaskCompleted(ctx context.Context, g *globalOptions, o hookOptions, in hookInput) (completionAnswer, error) {
+	target, err := g.selectHookTask(o, in, true)
+	if err != nil {
+		return completionAnswer{}, err
 	}
 	var a completionAnswer
 	switch {
@@ -94,14 +120,7 @@ func runHookClaudeTaskCompleted(ctx context.Context, g *globalOptions, o hookOpt
 	default:
 		a = taskCompleted(ctx, g, target, o.timeout)
 	}
-	if a.allow {
-		if a.message == "" {
-			return nil
-		}
-		return writeJSON(g.stdout, &claudeStopOutput{SystemMessage: a.message})
-	}
-	fmt.Fprintln(g.stderr, a.message)
-	return &exitError{code: exitHookBlock, silent: true}
+	return a, nil
 }
 
 // taskCompleted gates the target as the Stop hook does (SPEC §9: a verified or passed task is
