@@ -78,15 +78,7 @@ func runHookClaudeTaskCompleted(ctx context.Context, g *globalOptions, o hookOpt
 		return err
 	}
 	a, err := withHookWatchdog(o.timeout, func() (completionAnswer, error) { return decideTaskCompleted(ctx, g, o, in) },
-		func(err error) completionAnswer {
-			what := hookWhat(o)
-			if o.task == "" && project.IsID(in.TaskID) {
-				what = "task " + in.TaskID
-			}
-			return completionAnswer{message: fmt.Sprintf("geas gate could not run on %s, so it is not verified and may not be marked completed yet: %v.\n"+
-				"Remove the cause if it is in your reach (a file under .git or .geas that is not what it should be), then mark the task "+
-				"completed again. If you cannot, leave the task open and say so.", what, err)}
-		})
+		func(err error) completionAnswer { return completionNotRun(o, in, err) })
 	if err != nil {
 		return err
 	}
@@ -102,6 +94,9 @@ func runHookClaudeTaskCompleted(ctx context.Context, g *globalOptions, o hookOpt
 
 // decideTaskCompleted is the TaskCompleted hook's answer, or a usage error.
 func decideTaskCompleted(ctx context.Context, g *globalOptions, o hookOptions, in hookInput) (completionAnswer, error) {
+	if err := g.pinHookProject(in); err != nil {
+		return completionNotRun(o, in, err), nil
+	}
 	target, err := g.selectHookTask(o, in, true)
 	if err != nil {
 		return completionAnswer{}, err
@@ -183,6 +178,17 @@ func taskCompleted(ctx context.Context, g *globalOptions, target hookTarget, tim
 	}
 	b.WriteString(notesText(target.notes))
 	return completionAnswer{message: b.String()}
+}
+
+// completionNotRun refuses the completion when the gate did not run before the task was chosen
+// (the project refused, or the watchdog answered): fail closed.
+func completionNotRun(o hookOptions, in hookInput, err error) completionAnswer {
+	what := hookWhat(o)
+	if o.task == "" && project.IsID(in.TaskID) {
+		what = "task " + in.TaskID
+	}
+	return completionAnswer{message: fmt.Sprintf("geas gate could not run on %s, so it is not verified and may not be marked completed yet: %v.\n"+
+		"Remove the cause if it is in your reach, then mark the task completed again. If you cannot, leave the task open and say so.", what, err)}
 }
 
 // completionCannotRun refuses the completion when the gate cannot run at all: fail closed.
