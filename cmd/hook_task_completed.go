@@ -40,7 +40,9 @@ answers:
   no task to gate                          exit 0 with {"systemMessage":...} saying the gate did not
                                            run
 
-The task is --task if given; else the hook input's task_id when it is a valid geas id and
+The project is chosen as the Stop hook chooses it ($CLAUDE_PROJECT_DIR's, never a .geas below the
+repository root found by walking up; see geas hook claude-stop --help). The task is --task if
+given; else the hook input's task_id when it is a valid geas id and
 .geas/missions/M/tasks/<task_id> exists (a task_id such as ../x is not a task: the hook says so and
 goes on); else $GEAS_TASK; else current_task_id of .geas/state/run.json (agents write it: a pass of a task
 chosen from it is allowed with a systemMessage naming the task). The mission is --mission, else
