@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,6 +92,7 @@ type fifoCase struct {
 	at      string
 	needed  bool
 	name    string
+	kind    string // what is planted: "" a named pipe, "socket" a unix socket, "zero" a link to /dev/zero
 }
 
 var fifoFixtures = map[string]fifoFixture{
@@ -142,6 +144,12 @@ var fifoCases = []fifoCase{
 	{fixture: "linked", at: "$GIT/commondir", needed: true},
 	{fixture: "linked", at: "$COMMON/config", needed: true},
 	{fixture: "linked", at: "$COMMON/info/exclude", needed: true},
+	// Other special files: a socket, a device (through a link, as an agent cannot mknod).
+	{fixture: "loose", at: "$GIT/config", needed: true, kind: "socket"},
+	{fixture: "loose", at: "$GIT/HEAD", needed: true, kind: "zero"},
+	{fixture: "loose", at: "$GIT/index", needed: true, kind: "zero", name: "index"},
+	{fixture: "packed", at: "$GIT/packed-refs", needed: true, kind: "zero"},
+	{fixture: "loose", at: "$DIR/" + taskDir + "/record.json", needed: true, kind: "zero"},
 	// The project's own files under .geas.
 	{fixture: "loose", at: "$DIR/.geas/state/run.json", needed: true},
 	{fixture: "loose", at: "$DIR/.geas/state/events.jsonl", needed: true},
@@ -178,7 +186,7 @@ func TestNothingInTheRepositoryHangsTheGate(t *testing.T) {
 		})
 	}
 	for _, c := range fifoCases {
-		t.Run(c.fixture+"/"+strings.NewReplacer("$", "", "/", "_").Replace(c.at), func(t *testing.T) {
+		t.Run(c.fixture+"/"+c.kind+strings.NewReplacer("$", "", "/", "_").Replace(c.at), func(t *testing.T) {
 			t.Parallel()
 			sem <- struct{}{}
 			defer func() { <-sem }()
@@ -190,11 +198,13 @@ func TestNothingInTheRepositoryHangsTheGate(t *testing.T) {
 				at = matches[0]
 			}
 			require.False(t, strings.ContainsAny(at, "*?"), "nothing matches %s", c.at)
-			plantFIFO(t, at)
+			plantSpecial(t, at, c.kind)
 			code, out := gateWithin(t, dir)
+			hookOut := hookWithin(t, dir)
 			if !c.needed {
 				return // answered in time
 			}
+			require.Contains(t, hookOut, `"decision": "block"`, "the Stop hook holds the stop")
 			name := strings.NewReplacer("$HEADFILE", head[2:], "$HEADDIR", head[:2]).Replace(c.name)
 			if name == "" {
 				name = filepath.Base(at)
@@ -205,12 +215,40 @@ func TestNothingInTheRepositoryHangsTheGate(t *testing.T) {
 	}
 }
 
-// plantFIFO replaces whatever is at path (a file or a directory) with a named pipe.
-func plantFIFO(t *testing.T, path string) {
+// plantSpecial replaces whatever is at path (a file or a directory) with a named pipe, a unix
+// socket (kind "socket", listening until the test ends) or a link to /dev/zero (kind "zero").
+func plantSpecial(t *testing.T, path, kind string) {
 	t.Helper()
 	require.NoError(t, os.RemoveAll(path))
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-	require.NoError(t, syscall.Mkfifo(path, 0o644))
+	switch kind {
+	case "":
+		require.NoError(t, syscall.Mkfifo(path, 0o644))
+	case "socket":
+		l, err := net.Listen("unix", path)
+		require.NoError(t, err)
+		t.Cleanup(func() { l.Close() })
+	case "zero":
+		require.NoError(t, os.Symlink("/dev/zero", path))
+	default:
+		t.Fatalf("unknown kind %q", kind)
+	}
+}
+
+// hookWithin runs the Stop hook on the example task in dir, as a first stop, and returns its
+// output; a hook that has not answered within specialFileDeadline fails the test as hung.
+func hookWithin(t *testing.T, dir string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), specialFileDeadline)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "geas", "-C", dir, "hook", "claude-stop", "--task", "t1")
+	cmd.Stdin = strings.NewReader(`{"hook_event_name": "Stop", "stop_hook_active": false}`)
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("geas hook claude-stop hung: no answer within %s\n%s", specialFileDeadline, out)
+	}
+	require.NoError(t, err, "%s", out)
+	return string(out)
 }
 
 // gateWithin runs geas gate on the example task in dir and returns its exit code and output; a
