@@ -92,7 +92,7 @@ type fifoCase struct {
 	at      string
 	needed  bool
 	name    string
-	kind    string // what is planted: "" a named pipe, "socket" a unix socket, "zero" a link to /dev/zero
+	kind    string // what is planted: "" a named pipe, "socket" a unix socket, "zero" a link to /dev/zero, "huge" a sparse 8 GiB file
 }
 
 var fifoFixtures = map[string]fifoFixture{
@@ -150,6 +150,9 @@ var fifoCases = []fifoCase{
 	{fixture: "loose", at: "$GIT/index", needed: true, kind: "zero", name: "index"},
 	{fixture: "packed", at: "$GIT/packed-refs", needed: true, kind: "zero"},
 	{fixture: "loose", at: "$DIR/" + taskDir + "/record.json", needed: true, kind: "zero"},
+	{fixture: "loose", at: "$GIT/HEAD", needed: true, kind: "huge"},
+	{fixture: "loose", at: "$GIT/config", needed: true, kind: "huge"},
+	{fixture: "loose", at: "$GIT/refs/heads/main", needed: true, kind: "huge"},
 	// The project's own files under .geas.
 	{fixture: "loose", at: "$DIR/.geas/state/run.json", needed: true},
 	{fixture: "loose", at: "$DIR/.geas/state/events.jsonl", needed: true},
@@ -216,7 +219,8 @@ func TestNothingInTheRepositoryHangsTheGate(t *testing.T) {
 }
 
 // plantSpecial replaces whatever is at path (a file or a directory) with a named pipe, a unix
-// socket (kind "socket", listening until the test ends) or a link to /dev/zero (kind "zero").
+// socket (kind "socket", listening until the test ends), a link to /dev/zero (kind "zero") or a
+// sparse file of 8 GiB (kind "huge").
 func plantSpecial(t *testing.T, path, kind string) {
 	t.Helper()
 	require.NoError(t, os.RemoveAll(path))
@@ -230,6 +234,11 @@ func plantSpecial(t *testing.T, path, kind string) {
 		t.Cleanup(func() { l.Close() })
 	case "zero":
 		require.NoError(t, os.Symlink("/dev/zero", path))
+	case "huge":
+		f, err := os.Create(path)
+		require.NoError(t, err)
+		require.NoError(t, f.Truncate(8<<30)) // sparse: no disk used
+		require.NoError(t, f.Close())
 	default:
 		t.Fatalf("unknown kind %q", kind)
 	}

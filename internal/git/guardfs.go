@@ -3,6 +3,7 @@ package git
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,12 +80,35 @@ func (g guardFS) OpenFile(name string, flag int, _ os.FileMode) (billy.File, err
 	if err != nil {
 		return nil, err
 	}
-	f, _, err := openRegular(p)
+	f, fi, err := openRegular(p)
+	if err == nil {
+		if limit := guardLimit(name); fi.Size() > limit {
+			_ = f.Close()
+			err = &NotRegularError{Path: p, Mode: fi.Mode(), Size: fi.Size(), Limit: limit}
+		}
+	}
 	if err != nil {
 		g.seen.note(err)
 		return nil, err
 	}
 	return &guardFile{File: f, name: name}, nil
+}
+
+// guardLimit bounds the size of a file go-git reads whole or line by line: HEAD and a loose ref are
+// a line (4 MiB), config a few KiB (64 MiB, as a configuration padded past the 4 MiB that
+// filtersConfigured reads must still open), packed-refs and shallow grow with the repository
+// (1 GiB), objects (of alternates) are not bounded here. A sparse file of terabytes is never read.
+func guardLimit(name string) int64 {
+	switch base := filepath.Base(filepath.FromSlash(name)); {
+	case strings.Contains(filepath.ToSlash(name), "objects/"):
+		return math.MaxInt64
+	case base == "packed-refs" || base == "shallow":
+		return 1 << 30
+	case strings.HasPrefix(base, "config"):
+		return 64 << 20
+	default:
+		return 4 << 20
+	}
 }
 
 // Create is refused.

@@ -18,14 +18,20 @@ import (
 // the path, never read. On a regular file or a directory O_NONBLOCK changes nothing.
 
 // NotRegularError reports a path that the gate reads as a file (or lists as a directory) but that
-// holds a named pipe, a socket, a device, or a directory (a file).
+// holds a named pipe, a socket, a device, or a directory (a file); or a regular file larger than
+// the gate reads at that path.
 type NotRegularError struct {
 	Path    string
 	Mode    os.FileMode // the type bits found
 	WantDir bool        // a directory was wanted
+	// Size and Limit, when Limit is set: a regular file larger than the gate reads there.
+	Size, Limit int64
 }
 
 func (e *NotRegularError) Error() string {
+	if e.Limit > 0 {
+		return fmt.Sprintf("%s has %d bytes, more than the %d the gate reads there: refused, never read", e.Path, e.Size, e.Limit)
+	}
 	if e.WantDir {
 		return fmt.Sprintf("%s is not a directory (%s): refused, never read", e.Path, typeName(e.Mode))
 	}
