@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -73,27 +74,36 @@ func watchdogGrace(timeout time.Duration) time.Duration {
 // the hook's output; the caller writes the answer returned. A timeout of 0 means no limit.
 func withHookWatchdog[T any](timeout time.Duration, decide func() (T, error), onTimeout func(error) T) (T, error) {
 	type answer struct {
-		v   T
-		err error
+		v        T
+		err      error
+		panicked any // a panic of decide, with its stack, raised again on the caller's goroutine
 	}
 	done := make(chan answer, 1) // buffered: a decision that comes too late is dropped, not blocked on
 	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- answer{panicked: fmt.Sprintf("%v\n%s", r, debug.Stack())}
+			}
+		}()
 		if hookStall != nil {
 			hookStall()
 		}
 		v, err := decide()
-		done <- answer{v, err}
+		done <- answer{v: v, err: err}
 	}()
-	if timeout <= 0 {
-		a := <-done
-		return a.v, a.err
+	var timeoutC <-chan time.Time
+	if timeout > 0 {
+		timer := time.NewTimer(timeout + watchdogGrace(timeout))
+		defer timer.Stop()
+		timeoutC = timer.C
 	}
-	timer := time.NewTimer(timeout + watchdogGrace(timeout))
-	defer timer.Stop()
 	select {
 	case a := <-done:
+		if a.panicked != nil {
+			panic(a.panicked) // Main's exitOnPanic reports it, as when the hook ran on its goroutine
+		}
 		return a.v, a.err
-	case <-timer.C:
+	case <-timeoutC:
 		return onTimeout(errHookWatchdog{timeout}), nil
 	}
 }
