@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -34,6 +35,9 @@ func newHookClaudeStopCmd(g *globalOptions) *cobra.Command {
 hook's JSON from stdin, picks the task, runs the gate on it (a recorded run, as geas gate does), and
 answers Claude Code on stdout, always with exit 0.
 
+The project is -C's, else $GEAS_PROJECT_DIR's, else the one $CLAUDE_PROJECT_DIR names (Claude Code
+sets it for every hook); only without them is it found by walking up from the hook input's cwd, and
+then a .geas below the root of the git repository is refused (it may be a copy an agent planted).
 The task is --task if given, else $GEAS_TASK, else current_task_id of .geas/state/run.json; the
 mission is --mission, else $GEAS_MISSION, else the project's default. With no task at all the stop
 is allowed with a systemMessage saying that the gate did not run. Agents write run.json, so an agent
@@ -103,13 +107,37 @@ func runHookClaudeStop(ctx context.Context, g *globalOptions, o hookOptions) err
 	if err != nil {
 		return err
 	}
+	out, err := withHookWatchdog(o.timeout, func() (*claudeStopOutput, error) { return decideClaudeStop(ctx, g, o, in) },
+		func(err error) *claudeStopOutput { return claudeStopCannotRun(hookWhat(o), err, in.StopHookActive) })
+	if err != nil || out == nil {
+		return err
+	}
+	return writeJSON(g.stdout, out)
+}
+
+// hookWhat names the task a hook gates before it has read the project: --task, else GEAS_TASK.
+func hookWhat(o hookOptions) string {
+	if o.task != "" {
+		return "task " + o.task
+	}
+	if env := os.Getenv(envHookTask); env != "" {
+		return "task " + env
+	}
+	return "the hook's task"
+}
+
+// decideClaudeStop is the Stop hook's answer (nil: the agent may stop), or a usage error.
+func decideClaudeStop(ctx context.Context, g *globalOptions, o hookOptions, in hookInput) (*claudeStopOutput, error) {
+	if err := g.pinHookProject(in); err != nil {
+		return claudeStopCannotRun(hookWhat(o), err, in.StopHookActive), nil
+	}
 	// A hook configured with an id that can never be valid (--task, GEAS_TASK, --mission,
 	// GEAS_MISSION) is a setup mistake that no agent can cause by writing files: a usage error.
 	// Everything after this point reads the project, which agents write, so a failure there holds
 	// the first stop (claudeStopCannotRun).
 	target, err := g.selectHookTask(o, in, false)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var out *claudeStopOutput
 	switch {
@@ -124,10 +152,7 @@ func runHookClaudeStop(ctx context.Context, g *globalOptions, o hookOptions) err
 			out = &claudeStopOutput{SystemMessage: fmt.Sprintf("geas gate: task %s passes, so the stop is allowed. %s", target.task, runJSONPinText)}
 		}
 	}
-	if out == nil {
-		return nil
-	}
-	return writeJSON(g.stdout, out)
+	return out, nil
 }
 
 // runJSONPinText follows a pass of a task that a hook chose from run.json: agents write run.json,

@@ -76,14 +76,31 @@ func runHookClaudePreToolUse(g *globalOptions) error {
 	if !guardedTools[in.ToolName] || len(in.ToolPaths) == 0 {
 		return nil
 	}
-	p, err := g.openProject()
-	if err != nil {
-		return nil // no .geas: nothing here is the gate's
+	// The project the hooks gate (pinHookProject); when it is refused there, a copy may have been
+	// planted, so the gate's files of every .geas from there up are guarded.
+	_ = g.pinHookProject(in)
+	var geasDirs []string
+	if p, err := g.openProject(); err == nil {
+		geasDirs = append(geasDirs, resolveExisting(filepath.Join(p.Dir, ".geas")))
+		p.Close()
 	}
-	defer p.Close()
-	geasDir := resolveExisting(filepath.Join(p.Dir, ".geas"))
+	start, _ := filepath.Abs(g.dir)
+	for d := start; d != ""; d = filepath.Dir(d) {
+		if isDirPath(filepath.Join(d, ".geas")) {
+			geasDirs = append(geasDirs, resolveExisting(filepath.Join(d, ".geas")))
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
 	for _, path := range in.ToolPaths {
-		if what := gateOwned(geasDir, absHookPath(path, in.Cwd)); what != "" {
+		what := ""
+		for _, geasDir := range geasDirs {
+			if what = gateOwned(geasDir, absHookPath(path, in.Cwd)); what != "" {
+				break
+			}
+		}
+		if what != "" {
 			return writeJSON(g.stdout, &preToolUseOutput{preToolUseDecision{
 				HookEventName:      "PreToolUse",
 				PermissionDecision: "deny",

@@ -10,6 +10,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/gate"
+	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -39,7 +40,9 @@ answers:
   no task to gate                          exit 0 with {"systemMessage":...} saying the gate did not
                                            run
 
-The task is --task if given; else the hook input's task_id when it is a valid geas id and
+The project is chosen as the Stop hook chooses it ($CLAUDE_PROJECT_DIR's, never a .geas below the
+repository root found by walking up; see geas hook claude-stop --help). The task is --task if
+given; else the hook input's task_id when it is a valid geas id and
 .geas/missions/M/tasks/<task_id> exists (a task_id such as ../x is not a task: the hook says so and
 goes on); else $GEAS_TASK; else current_task_id of .geas/state/run.json (agents write it: a pass of a task
 chosen from it is allowed with a systemMessage naming the task). The mission is --mission, else
@@ -76,9 +79,29 @@ func runHookClaudeTaskCompleted(ctx context.Context, g *globalOptions, o hookOpt
 	if err != nil {
 		return err
 	}
-	target, err := g.selectHookTask(o, in, true)
+	a, err := withHookWatchdog(o.timeout, func() (completionAnswer, error) { return decideTaskCompleted(ctx, g, o, in) },
+		func(err error) completionAnswer { return completionNotRun(o, in, err) })
 	if err != nil {
 		return err
+	}
+	if a.allow {
+		if a.message == "" {
+			return nil
+		}
+		return writeJSON(g.stdout, &claudeStopOutput{SystemMessage: a.message})
+	}
+	fmt.Fprintln(g.stderr, a.message)
+	return &exitError{code: exitHookBlock, silent: true}
+}
+
+// decideTaskCompleted is the TaskCompleted hook's answer, or a usage error.
+func decideTaskCompleted(ctx context.Context, g *globalOptions, o hookOptions, in hookInput) (completionAnswer, error) {
+	if err := g.pinHookProject(in); err != nil {
+		return completionNotRun(o, in, err), nil
+	}
+	target, err := g.selectHookTask(o, in, true)
+	if err != nil {
+		return completionAnswer{}, err
 	}
 	var a completionAnswer
 	switch {
@@ -94,14 +117,7 @@ func runHookClaudeTaskCompleted(ctx context.Context, g *globalOptions, o hookOpt
 	default:
 		a = taskCompleted(ctx, g, target, o.timeout)
 	}
-	if a.allow {
-		if a.message == "" {
-			return nil
-		}
-		return writeJSON(g.stdout, &claudeStopOutput{SystemMessage: a.message})
-	}
-	fmt.Fprintln(g.stderr, a.message)
-	return &exitError{code: exitHookBlock, silent: true}
+	return a, nil
 }
 
 // taskCompleted gates the target as the Stop hook does (SPEC §9: a verified or passed task is
@@ -164,6 +180,17 @@ func taskCompleted(ctx context.Context, g *globalOptions, target hookTarget, tim
 	}
 	b.WriteString(notesText(target.notes))
 	return completionAnswer{message: b.String()}
+}
+
+// completionNotRun refuses the completion when the gate did not run before the task was chosen
+// (the project refused, or the watchdog answered): fail closed.
+func completionNotRun(o hookOptions, in hookInput, err error) completionAnswer {
+	what := hookWhat(o)
+	if o.task == "" && project.IsID(in.TaskID) {
+		what = "task " + in.TaskID
+	}
+	return completionAnswer{message: fmt.Sprintf("geas gate could not run on %s, so it is not verified and may not be marked completed yet: %v.\n"+
+		"Remove the cause if it is in your reach, then mark the task completed again. If you cannot, leave the task open and say so.", what, err)}
 }
 
 // completionCannotRun refuses the completion when the gate cannot run at all: fail closed.

@@ -13,13 +13,17 @@ import (
 // The environment of the geas this test binary runs as (TestMain): only this file reads it, and
 // only in the test binary, so no geas built from the module can be killed or faulted through it.
 const (
-	envStepsLog = "GEAS_TEST_STEPS_LOG" // a file each durable write step's name is appended to
-	envKillAt   = "GEAS_TEST_KILL_AT"   // N: SIGKILL the process at its Nth write step, before the write
-	envFailAt   = "GEAS_TEST_FAIL_AT"   // TEXT: every write step whose name contains TEXT fails with ENOSPC
+	envStepsLog = "GEAS_TEST_STEPS_LOG"  // a file each durable write step's name is appended to
+	envKillAt   = "GEAS_TEST_KILL_AT"    // N: SIGKILL the process at its Nth write step, before the write
+	envFailAt   = "GEAS_TEST_FAIL_AT"    // TEXT: every write step whose name contains TEXT fails with ENOSPC
+	envStall    = "GEAS_TEST_HOOK_STALL" // 1: a hook's decision blocks for ever, in a way nothing cancels
 )
 
 // installTestHook sets fsutil.TestHook from the environment, for the kill-point and fault tests.
 func installTestHook() {
+	if os.Getenv(envStall) == "1" {
+		hookStall = func() { select {} }
+	}
 	logFile, failAt := os.Getenv(envStepsLog), os.Getenv(envFailAt)
 	killAt, _ := strconv.Atoi(os.Getenv(envKillAt))
 	if logFile == "" && failAt == "" && killAt <= 0 {

@@ -130,7 +130,7 @@ func isDir(p string) bool {
 // mainCheckout reports the main working tree of the linked git worktree rooted at dir: dir/.git is a
 // file "gitdir: X", X/commondir names the common git dir, whose parent is the main checkout.
 func mainCheckout(dir string) (string, bool) {
-	b, err := os.ReadFile(filepath.Join(dir, ".git"))
+	b, err := readSmall(dir, ".git")
 	if err != nil {
 		return "", false // absent, or a directory: not a linked worktree
 	}
@@ -143,7 +143,7 @@ func mainCheckout(dir string) (string, bool) {
 	if !filepath.IsAbs(gitdir) {
 		gitdir = filepath.Join(dir, gitdir)
 	}
-	c, err := os.ReadFile(filepath.Join(gitdir, "commondir"))
+	c, err := readSmall(gitdir, "commondir")
 	if err != nil {
 		return "", false
 	}
@@ -156,6 +156,17 @@ func mainCheckout(dir string) (string, bool) {
 		return "", false // a bare repository has no main checkout
 	}
 	return filepath.Dir(common), true
+}
+
+// readSmall reads the small file name of directory dir (a .git file, a commondir) without
+// blocking: agents write .git, and a named pipe there is refused, never waited on.
+func readSmall(dir, name string) ([]byte, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return fsutil.ReadLimited(root, name, 64<<10)
 }
 
 // ErrNoMission means no --mission was given, .geas/state/run.json names none, and .geas/missions/

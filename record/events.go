@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/geas-dev/geas/internal/fsutil"
@@ -52,11 +53,16 @@ func AppendEvent(root *os.Root, ev Event) error {
 	if err := root.MkdirAll("state", 0o755); err != nil {
 		return fmt.Errorf("append event: %w", err)
 	}
-	f, err := root.OpenFile(EventsFile, os.O_APPEND|os.O_CREATE|os.O_RDWR, 0o644)
+	// O_NONBLOCK and the check below: a named pipe in its place is refused, never written to (a
+	// write blocks once the pipe's buffer is full).
+	f, err := root.OpenFile(EventsFile, os.O_APPEND|os.O_CREATE|os.O_RDWR|syscall.O_NONBLOCK, 0o644)
 	if err != nil {
 		return fmt.Errorf("append event: %w", err)
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return fmt.Errorf("append event: %s is not a regular file", EventsFile)
+	}
 	if err := fsutil.LockExclusive(f); err != nil {
 		return fmt.Errorf("append event: lock %s: %w", EventsFile, err)
 	}

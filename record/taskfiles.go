@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/geas-dev/geas/internal/fsutil"
@@ -501,7 +502,9 @@ func (r *Record) appendHistory(root *os.Root, name string, entries []HistoryEntr
 	if err := root.MkdirAll(path.Dir(name), 0o755); err != nil {
 		return fmt.Errorf("append %s: %w", name, err)
 	}
-	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE, 0o644)
+	// O_NONBLOCK: a named pipe put in its place since it was read is refused (ENXIO, or not
+	// regular below), not waited on for a reader.
+	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|syscall.O_NONBLOCK, 0o644)
 	if err != nil {
 		return fmt.Errorf("append %s: %w", name, err)
 	}
@@ -562,7 +565,7 @@ func (r *Record) CutTornHistory(root *os.Root, name string) error {
 	if err := fsutil.BeforeWrite("truncate " + hist); err != nil {
 		return fmt.Errorf("truncate %s: %w", hist, err)
 	}
-	f, err := root.OpenFile(hist, os.O_WRONLY, 0)
+	f, err := root.OpenFile(hist, os.O_WRONLY|syscall.O_NONBLOCK, 0) // a named pipe is refused, not waited on
 	if err != nil {
 		return fmt.Errorf("truncate %s: %w", hist, err)
 	}
@@ -574,6 +577,8 @@ func (r *Record) CutTornHistory(root *os.Root, name string) error {
 	}
 	if st, err := f.Stat(); err != nil {
 		return fmt.Errorf("truncate %s: %w", hist, err)
+	} else if !st.Mode().IsRegular() {
+		return fmt.Errorf("truncate %s: not a regular file", hist)
 	} else if st.Size() != r.store.size {
 		return fmt.Errorf("truncate %s: nothing cut: the file has %d bytes, %d were read: another writer changed it while the task was locked: %w", hist, st.Size(), r.store.size, fsutil.ErrLockLost)
 	}

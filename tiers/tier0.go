@@ -186,7 +186,7 @@ func (r *run) baseline(add func(Check)) {
 	}
 	head, err := repo.Resolve(headRev)
 	if err != nil {
-		add(gitFailCheck(0, "baseline", text, fmt.Sprintf("integration head %s: %v", headRev, err), err, StatusBlock, vocab.CauseBaselineMismatch))
+		add(gitFailCheck(0, "baseline", text, fmt.Sprintf("integration head %s: %v", headRev, err), err, resolveStatus(err), vocab.CauseBaselineMismatch))
 		return
 	}
 	// The base as the inputs' read resolved it, which the rules hold (SPEC §4.4): one resolution
@@ -196,7 +196,7 @@ func (r *run) baseline(add func(Check)) {
 		base, err = repo.Resolve(c.BaseSnapshot)
 	}
 	if err != nil {
-		add(gitFailCheck(0, "baseline", text, fmt.Sprintf("base_snapshot %s: %v", c.BaseSnapshot, err), err, StatusBlock, vocab.CauseBaselineMismatch))
+		add(gitFailCheck(0, "baseline", text, fmt.Sprintf("base_snapshot %s: %v", c.BaseSnapshot, err), err, resolveStatus(err), vocab.CauseBaselineMismatch))
 		return
 	}
 	r.head, r.base = head, base
@@ -214,6 +214,17 @@ func (r *run) baseline(add func(Check)) {
 	if !fullSHA().MatchString(c.BaseSnapshot) {
 		add(warnCheck(0, "base_pinned", "base_snapshot is a full commit SHA", fmt.Sprintf("base_snapshot %q is not pinned; it resolved to %s", c.BaseSnapshot, base), vocab.CauseBaseUnpinned))
 	}
+}
+
+// resolveStatus is the status of a revision that does not resolve: block (something is missing),
+// but error when a file of the repository was refused as not regular (a named pipe at a ref): the
+// gate could not look, which says nothing about the revision.
+func resolveStatus(err error) Status {
+	var nr *git.NotRegularError
+	if errors.As(err, &nr) {
+		return StatusError
+	}
+	return StatusBlock
 }
 
 func short(sha string) string {

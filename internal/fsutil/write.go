@@ -110,7 +110,7 @@ const staleTempAge = 10 * time.Minute
 // removeStaleTemps deletes the temporary files a writer killed mid-write left next to base (SIGKILL
 // between create and rename). It is best effort: a failure leaves a harmless file.
 func removeStaleTemps(root *os.Root, dir, base string, now time.Time) {
-	d, err := root.Open(dir)
+	d, err := OpenDir(root, dir) // a named pipe in its place is refused, not waited on
 	if err != nil {
 		return
 	}
@@ -155,7 +155,7 @@ func createTemp(root *os.Root, dir, base string, perm os.FileMode) (*os.File, st
 // SyncDir makes a rename in dir durable: without it a crash can forget the rename even though the
 // file's data reached the disk.
 func SyncDir(root *os.Root, dir string) error {
-	d, err := root.Open(dir)
+	d, err := OpenDir(root, dir) // a named pipe in its place is refused, not waited on
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 
@@ -94,7 +93,7 @@ func (s *lazyStore) streamPacked(h plumbing.Hash, pi int, off, streamAbove int64
 	if e.typ != plumbing.BlobObject || e.size <= streamAbove {
 		return blobContent{}, false, nil
 	}
-	f, err := os.Open(filepath.Join(p.packDir, p.name+".pack"))
+	f, _, err := openRegular(filepath.Join(p.packDir, p.name+".pack"))
 	if err != nil {
 		return blobContent{}, false, fmt.Errorf("open pack %s: %w", p.name, err)
 	}
@@ -112,7 +111,7 @@ func (s *lazyStore) streamPacked(h plumbing.Hash, pi int, off, streamAbove int64
 // alternate store may have the object).
 func (s *lazyStore) streamLoose(h plumbing.Hash, streamAbove int64) (b blobContent, ok bool, err error) {
 	hx := h.String()
-	f, err := os.Open(filepath.Join(s.objectsDir, hx[:2], hx[2:]))
+	f, _, err := openRegular(filepath.Join(s.objectsDir, hx[:2], hx[2:]))
 	if err != nil {
 		return blobContent{}, false, nil // absent (an alternate may have it) or unreadable: the whole read says which
 	}

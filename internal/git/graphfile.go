@@ -65,7 +65,7 @@ func openCommitGraph(objectsDir string) (*commitGraph, error) {
 		return openGraphFiles([]string{single}, nil)
 	}
 	dir := filepath.Join(objectsDir, "info", "commit-graphs")
-	chainData, err := os.ReadFile(filepath.Join(dir, "commit-graph-chain"))
+	chainData, err := readRegular(filepath.Join(dir, "commit-graph-chain"), maxSmallFileBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -115,7 +115,7 @@ func openGraphFiles(paths []string, chain []plumbing.Hash) (*commitGraph, error)
 		d, err := mmapFile(p)
 		if err != nil {
 			release()
-			return nil, fmt.Errorf("%w: map %s: %v", errBadGraph, p, err)
+			return nil, fmt.Errorf("%w: map %s: %w", errBadGraph, p, err)
 		}
 		datas = append(datas, d)
 	}

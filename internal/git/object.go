@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -323,7 +324,7 @@ func (s *lazyStore) resetZlib(src []byte) error {
 // loose reads a loose object: a zlib stream of "type size\0" and the content.
 func (s *lazyStore) loose(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
 	hx := h.String()
-	file, err := os.ReadFile(filepath.Join(s.objectsDir, hx[:2], hx[2:]))
+	file, err := readRegular(filepath.Join(s.objectsDir, hx[:2], hx[2:]), math.MaxInt64/2) // a named pipe is refused
 	if errors.Is(err, os.ErrNotExist) {
 		return plumbing.InvalidObject, nil, plumbing.ErrObjectNotFound
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,12 +14,15 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-git/go-billy/v5"
+	"github.com/go-git/go-billy/v5/osfs"
 	gogit "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
@@ -63,6 +67,11 @@ type Repo struct {
 	graph       *commitGraph // nil without a usable commit-graph
 	graphErr    error        // why the commit-graph present is not used; nil if none or used
 
+	// refused notes the files refused as not regular, whatever go-git or the graph made of the
+	// error (a loose ref taken as absent, an unusable commit-graph): Resolve and IsAncestor answer
+	// with it.
+	refused *refusals
+
 	// diffs memoizes tree diffs without rename detection by [base, head]: the gate asks for the
 	// changed files and for the added lines of the same pair, and the tree walk is most of both.
 	diffs map[[2]string][]treeChange
@@ -71,47 +80,104 @@ type Repo struct {
 // Open opens the repository that holds dir: dir itself, or the nearest parent with a .git
 // entry. Linked worktrees work (their objects and refs come from the common directory, HEAD from
 // the worktree). When there is no repository the error wraps ErrNoRepository.
+//
+// It finds the repository as go-git's PlainOpen with DetectDotGit and EnableDotGitCommonDir
+// does, but reads the .git file and commondir itself and gives go-git's storage a guardFS: every
+// file of the repository is opened without blocking and refused unless it is a regular file
+// (SPEC §2 invariant 9), which go-git's own opens do not do.
 func Open(dir string) (*Repo, error) {
-	if _, err := os.Stat(dir); err != nil {
-		return nil, fmt.Errorf("open git repository: %w", err)
+	top, gitDir, err := findGitDir(dir)
+	if err != nil {
+		return nil, err
 	}
-	probe, err := gogit.PlainOpenWithOptions(dir, &gogit.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
-	if errors.Is(err, gogit.ErrRepositoryNotExists) {
-		return nil, fmt.Errorf("open git repository: %w in %s or its parents", ErrNoRepository, dir)
-	}
+	objectsDir, err := objectsDirOf(gitDir)
 	if err != nil {
 		return nil, fmt.Errorf("open git repository in %s: %w", dir, err)
 	}
-	// PlainOpenWithOptions cannot ask for KeepDescriptors, and without it every object read
-	// reopens its pack file. Reuse the .git filesystem it found (common dir included) under a
-	// storage that keeps them open, for the references; objects are read by a lazyStore.
-	probed, ok := probe.Storer.(*filesystem.Storage)
-	if !ok {
-		return nil, fmt.Errorf("open git repository in %s: unexpected storage %T", dir, probe.Storer)
+	seen := &refusals{}
+	dot := guard(osfs.New(gitDir), seen)
+	var common billy.Filesystem
+	if commonDir := filepath.Dir(objectsDir); commonDir != filepath.Clean(gitDir) {
+		if fi, err := os.Stat(commonDir); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("open git repository in %s: the common directory %s that %s names is not a directory", dir, commonDir, filepath.Join(gitDir, "commondir"))
+		}
+		common = guard(osfs.New(commonDir), seen)
 	}
-	objectsDir, err := objectsDirOf(probed.Filesystem().Root())
-	if err != nil {
+	// KeepDescriptors: without it every object read through go-git reopens its pack file. Objects
+	// are read by a lazyStore; go-git's storage serves the references, config and shallow, and
+	// objects of alternates (AlternatesFS: absolute alternate paths are paths of the OS).
+	st := filesystem.NewStorageWithOptions(dotgit.NewRepositoryFilesystem(dot, common), cache.NewObjectLRU(cache.MiByte),
+		filesystem.Options{KeepDescriptors: true, AlternatesFS: guard(osfs.New(string(filepath.Separator)), seen)})
+	wt := guard(osfs.New(top), seen)
+	if _, err := gogit.Open(st, wt); err != nil { // HEAD present, config readable, extensions known
+		_ = st.Close()
+		if refused := seen.err(); refused != nil {
+			return nil, fmt.Errorf("open git repository in %s: %w", dir, refused)
+		}
+		if errors.Is(err, gogit.ErrRepositoryNotExists) {
+			return nil, fmt.Errorf("open git repository: %w in %s or its parents", ErrNoRepository, dir)
+		}
 		return nil, fmt.Errorf("open git repository in %s: %w", dir, err)
 	}
-	st := filesystem.NewStorageWithOptions(probed.Filesystem(), cache.NewObjectLRU(cache.MiByte),
-		filesystem.Options{KeepDescriptors: true})
 	store, err := openLazyStore(st, objectsDir)
 	if err != nil {
 		_ = st.Close()
 		return nil, fmt.Errorf("open git repository in %s: %w", dir, err)
 	}
-	top := ""
-	if wt, err := probe.Worktree(); err == nil {
-		top = wt.Filesystem.Root()
+	return &Repo{store: store, top: wt.Root(), gitDir: dot.Root(), commonDir: filepath.Dir(objectsDir), refused: seen}, nil
+}
+
+// findGitDir returns the working tree's top that holds dir (dir or its nearest parent with a
+// .git entry) and its git directory: top/.git, or the directory a .git file's "gitdir: " line
+// names. The .git file is read without blocking (readRegular).
+func findGitDir(dir string) (top, gitDir string, err error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return "", "", fmt.Errorf("open git repository: %w", err)
 	}
-	gitDir := probed.Filesystem().Root()
-	return &Repo{store: store, top: top, gitDir: gitDir, commonDir: filepath.Dir(objectsDir)}, nil
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", "", fmt.Errorf("open git repository: %w", err)
+	}
+	if !fi.IsDir() {
+		abs = filepath.Dir(abs)
+	}
+	for {
+		dotGit := filepath.Join(abs, ".git")
+		fi, err := os.Stat(dotGit)
+		if err == nil {
+			if fi.IsDir() {
+				return abs, dotGit, nil
+			}
+			b, err := readRegular(dotGit, maxSmallFileBytes)
+			if err != nil {
+				return "", "", fmt.Errorf("open git repository in %s: read .git: %w", dir, err)
+			}
+			line, _, _ := strings.Cut(string(b), "\n")
+			target, ok := strings.CutPrefix(line, "gitdir: ")
+			if !ok {
+				return "", "", fmt.Errorf("open git repository in %s: %s has no gitdir: prefix", dir, dotGit)
+			}
+			if target = strings.TrimSpace(target); !filepath.IsAbs(target) {
+				target = filepath.Join(abs, target)
+			}
+			return abs, target, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", "", fmt.Errorf("open git repository in %s: %w", dir, err)
+		}
+		parent := filepath.Dir(abs)
+		if parent == abs {
+			return "", "", fmt.Errorf("open git repository: %w in %s or its parents", ErrNoRepository, dir)
+		}
+		abs = parent
+	}
 }
 
 // objectsDirOf returns the object directory of the git directory gitDir: the common directory's
 // when gitDir belongs to a linked worktree (it has a commondir file), as git resolves it.
 func objectsDirOf(gitDir string) (string, error) {
-	common, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+	common, err := readRegular(filepath.Join(gitDir, "commondir"), maxSmallFileBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return filepath.Join(gitDir, "objects"), nil
 	}
@@ -141,6 +207,7 @@ func (r *Repo) Close() error {
 func (r *Repo) commitGraph() *commitGraph {
 	if !r.graphOpened {
 		r.graph, r.graphErr = openCommitGraph(r.store.objectsDir)
+		r.refused.note(r.graphErr) // a special file: an error, not a graph to do without
 		r.graphOpened = true
 	}
 	return r.graph
@@ -155,6 +222,9 @@ func (r *Repo) commitGraph() *commitGraph {
 func (r *Repo) Resolve(rev string) (string, error) {
 	defer r.readingFor("resolving the revision " + rev)()
 	h, err := r.resolve(rev)
+	if refused := r.refused.err(); refused != nil {
+		return "", &RevisionError{Rev: rev, Err: refused}
+	}
 	if err != nil {
 		return "", &RevisionError{Rev: rev, Err: err}
 	}
@@ -360,7 +430,11 @@ func (r *Repo) IsAncestor(base, head string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return r.reachable(b, h)
+	ok, err := r.reachable(b, h)
+	if refused := r.refused.err(); refused != nil {
+		return false, refused
+	}
+	return ok, err
 }
 
 // reachable decides exactly whether base is reachable from head, walking from both commits at

@@ -60,7 +60,7 @@ func openLazyStore(st *filesystem.Storage, objectsDir string) (*lazyStore, error
 		s.alternates = true
 	}
 	packDir := filepath.Join(objectsDir, "pack")
-	entries, err := os.ReadDir(packDir)
+	entries, err := readDirectory(packDir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("list packs: %w", err)
 	}
@@ -147,7 +147,7 @@ func (s *lazyStore) HashesWithPrefix(prefix []byte) ([]plumbing.Hash, error) {
 	}
 	hexPrefix := hex.EncodeToString(prefix)
 	for _, d := range dirs {
-		entries, err := os.ReadDir(filepath.Join(s.objectsDir, d))
+		entries, err := readDirectory(filepath.Join(s.objectsDir, d))
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
@@ -350,15 +350,11 @@ func (p *packIndex) offset(i int) (int64, error) {
 
 // mmapFile maps a whole file read-only; an empty file maps to an empty, non-nil slice.
 func mmapFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, st, err := openRegular(path) // a named pipe is refused, not waited on
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	if st.Size() == 0 {
 		return nil, fmt.Errorf("%s is empty", path)
 	}

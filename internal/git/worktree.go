@@ -207,7 +207,7 @@ func (c *wtCheck) compareDisk(root []gitignore.Pattern) error {
 // it with the file's mtime, against which racily clean entries are judged. A missing index is
 // empty.
 func readIndex(path string) (*index.Index, time.Time, error) {
-	f, err := os.Open(path)
+	f, fi, err := openRegular(path) // a named pipe is refused, not waited on
 	if errors.Is(err, fs.ErrNotExist) {
 		return &index.Index{Version: 2}, time.Time{}, nil
 	}
@@ -215,11 +215,7 @@ func readIndex(path string) (*index.Index, time.Time, error) {
 		return nil, time.Time{}, fmt.Errorf("read the git index: %w", err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, time.Time{}, fmt.Errorf("read the git index: %w", err)
-	}
-	if !fi.Mode().IsRegular() || fi.Size() > maxIndexBytes {
+	if fi.Size() > maxIndexBytes {
 		return nil, time.Time{}, fmt.Errorf("read the git index: %s is not a regular file of at most %d bytes", path, maxIndexBytes)
 	}
 	// Sized up front from the stat, so that reading does not grow and copy the buffer; a file that
@@ -367,7 +363,7 @@ func (c *wtCheck) isExempt(p string, dir bool) bool {
 
 // rootPatterns reads .git/info/exclude (absent is empty).
 func (c *wtCheck) rootPatterns(exclude string) ([]gitignore.Pattern, error) {
-	data, err := os.ReadFile(exclude)
+	data, err := readRegular(exclude, 1<<20)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -420,7 +416,7 @@ func (c *wtCheck) walk(dir string, patterns []gitignore.Pattern, ignored bool) {
 	defer wd.close()
 	// A tracked .gitignore adds its rules for this directory and below.
 	if e, ok := c.entries[wd.prefix+".gitignore"]; ok && e.Mode.IsFile() {
-		data, err := readLimited(filepath.Join(wd.abs, ".gitignore"), 1<<20)
+		data, err := readRegular(filepath.Join(wd.abs, ".gitignore"), 1<<20)
 		if err == nil {
 			patterns = append(slices.Clip(patterns), parseIgnore(data, splitPath(dir))...)
 		} // unreadable or missing: the entry itself is reported below
@@ -625,18 +621,15 @@ func blobHash(path string, mode filemode.FileMode) (plumbing.Hash, error) {
 		}
 		return plumbing.ComputeHash(plumbing.BlobObject, []byte(target)), nil
 	}
-	f, err := os.Open(path)
+	f, fi, err := openRegular(path) // without blocking: the file may be replaced by a named pipe since lstat
+	var notRegular *NotRegularError
+	if errors.As(err, &notRegular) {
+		return plumbing.ZeroHash, nil // replaced while being read: differs
+	}
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("hash %s: %w", path, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("hash %s: %w", path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return plumbing.ZeroHash, nil // replaced while being read: differs
-	}
 	h := plumbing.NewHasher(plumbing.BlobObject, fi.Size())
 	n, err := io.Copy(h, f)
 	if err != nil {
@@ -648,30 +641,12 @@ func blobHash(path string, mode filemode.FileMode) (plumbing.Hash, error) {
 	return h.Sum(), nil
 }
 
-// readLimited reads the file at path; one of more than limit bytes is an error, never its first
-// limit bytes (a rule or a setting past them would go unseen).
-func readLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var b bytes.Buffer
-	if _, err = io.Copy(&b, io.LimitReader(f, limit+1)); err != nil {
-		return nil, err
-	}
-	if int64(b.Len()) > limit {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
-	}
-	return b.Bytes(), nil
-}
-
 // checkSubmodule compares a checked-out submodule with the commit its gitlink names.
 func (c *wtCheck) checkSubmodule(e *wtEntry) error {
 	dir := filepath.Join(c.top, filepath.FromSlash(e.Name))
 	if _, err := os.Lstat(filepath.Join(dir, ".git")); err != nil {
 		// Not checked out (git leaves an empty directory): nothing there can be read by a command.
-		list, _ := os.ReadDir(dir)
+		list, _ := readDirectory(dir)
 		if len(list) > 0 {
 			c.add(e.Name + "/")
 		}
@@ -731,7 +706,7 @@ func filtersConfigured(gitDir, commonDir string) bool {
 		}
 	}
 	for _, f := range files {
-		data, err := readLimited(f, 4<<20)
+		data, err := readRegular(f, 4<<20)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

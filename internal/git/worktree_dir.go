@@ -26,7 +26,7 @@ type fileDir struct {
 
 // openFileDir opens the directory abs as an os.File.
 func openFileDir(abs string) (dirHandle, error) {
-	f, err := os.Open(abs)
+	f, err := openDirectory(abs)
 	if err != nil {
 		return nil, err
 	}
