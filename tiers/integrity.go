@@ -56,7 +56,9 @@ type integrity struct {
 func (r *run) testIntegrity() {
 	pol := r.in.Policy.Tests
 	if pol.Off {
-		r.checks = append(r.checks, skippedCheck(1, "test_integrity", "test integrity off: protected checks and weakening markers are not checked", "test integrity off (policy tests.integrity: off)"))
+		// A warning, so that every output shows it: the run is never silent about judging without
+		// the tests' integrity (SPEC §5.2a).
+		r.checks = append(r.checks, warnCheck(1, "test_integrity", "test integrity off: protected checks and weakening markers are not checked", "test integrity off (policy tests.integrity: off)", vocab.CauseTestIntegrityOff))
 		return
 	}
 	if !r.haveBase || r.repo == nil {
@@ -70,6 +72,10 @@ func (r *run) testIntegrity() {
 	}
 	r.checks = append(r.checks, ig.modified())
 	r.checks = append(r.checks, ig.weakened()...)
+	if w := r.submoduleWarning("tests_weakened", "scanned for weakening markers"); w != nil {
+		w.Tier = 1
+		r.checks = append(r.checks, *w)
+	}
 }
 
 func (r *run) newIntegrity() *integrity {
@@ -296,7 +302,7 @@ func (ig *integrity) modified() Check {
 	}
 	base := fmt.Sprintf("%d protected named by the eval commands; table of %d globs", len(ig.named), len(ig.globs))
 	if len(bad) > 0 {
-		ev := fmt.Sprintf("%d protected checks changed in %s..%s: %s", len(bad), short(r.base), short(r.head), joinLimited(bad, maxIntegrityFindings))
+		ev := fmt.Sprintf("%d protected %s changed in %s..%s: %s", len(bad), pluralChecks(len(bad)), short(r.base), short(r.head), joinLimited(bad, maxIntegrityFindings))
 		if len(ok) > 0 {
 			ev += fmt.Sprintf("; allowed: %s", joinLimited(ok, maxIntegrityFindings))
 		}
@@ -309,7 +315,7 @@ func (ig *integrity) modified() Check {
 	}
 	ev := fmt.Sprintf("no protected check changed in %s..%s (%s)", short(r.base), short(r.head), base)
 	if len(ok) > 0 {
-		ev = fmt.Sprintf("%d protected checks changed as allowed in %s..%s: %s (%s)", len(ok), short(r.base), short(r.head), joinLimited(ok, maxIntegrityFindings), base)
+		ev = fmt.Sprintf("%d protected %s changed as allowed in %s..%s: %s (%s)", len(ok), pluralChecks(len(ok)), short(r.base), short(r.head), joinLimited(ok, maxIntegrityFindings), base)
 	}
 	return passCheck(1, "tests_modified", testsModifiedText, ev)
 }
@@ -692,4 +698,12 @@ func (ig *integrity) weakened() []Check {
 		out = append(out, ch)
 	}
 	return out
+}
+
+// pluralChecks is "check" or "checks" for n of them.
+func pluralChecks(n int) string {
+	if n == 1 {
+		return "check"
+	}
+	return "checks"
 }

@@ -35,7 +35,7 @@ func (r *run) linksCheck(add func(Check)) {
 	}
 	rep, err := r.repo.CheckLinks(r.head, fenced)
 	if err != nil {
-		add(failCheck(0, name, text, fmt.Sprintf("cannot read the symbolic links of %s: %v", short(r.head), err), StatusError, vocab.CauseBaselineMismatch))
+		add(gitFailCheck(0, name, text, fmt.Sprintf("cannot read the symbolic links of %s: %v", short(r.head), err), err, StatusError, vocab.CauseBaselineMismatch))
 		return
 	}
 	escapes := append(slices.Clip(rep.Escapes), r.danglingIntoTheWorktree(rep.Dangling)...)

@@ -110,7 +110,7 @@ func (r *run) partB() {
 	for _, f := range files {
 		in, err := surf.covers(f)
 		if err != nil {
-			r.checks = append(r.checks, failCheck(2, "scope", text, fmt.Sprintf("cannot tell whether %s is inside the surfaces: %v", f, err), StatusError, vocab.CauseScopeViolation))
+			r.checks = append(r.checks, gitFailCheck(2, "scope", text, fmt.Sprintf("cannot tell whether %s is inside the surfaces: %v", f, err), err, StatusError, vocab.CauseScopeViolation))
 			return
 		}
 		switch {

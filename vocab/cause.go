@@ -116,6 +116,9 @@ const (
 	CauseTestsWeakened CauseCode = "tests_weakened"
 	// CauseSuppressionAdded: a linter or type-checker suppression marker added (a warning).
 	CauseSuppressionAdded CauseCode = "suppression_added"
+	// CauseTestIntegrityOff: the policy turned test integrity off (tests.integrity: off); a
+	// warning on every run, so that no run is silent about it.
+	CauseTestIntegrityOff CauseCode = "test_integrity_off"
 )
 
 // Cause codes of the repository the agents can write (SPEC §5.1, "nothing in it is taken on
@@ -203,6 +206,7 @@ func Causes() []CauseCode {
 		CauseTestsModified,
 		CauseTestsWeakened,
 		CauseSuppressionAdded,
+		CauseTestIntegrityOff,
 		CauseRepositoryCorrupt,
 		CauseProviderUnknown,
 		CauseStubConfirmed,
