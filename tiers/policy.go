@@ -57,6 +57,9 @@ type Policy struct {
 type TestsPolicy struct {
 	// Off is tests.integrity "off": the test-integrity checks do not run, and every run says so.
 	Off bool
+	// CompareBase is tests.compare_base: the eval commands that declare results also run at the
+	// base, and every test that passed there must pass at the head (baseline.go).
+	CompareBase bool
 	// Protected is the protected table: tests.protected, or defaultProtected.
 	Protected []string
 	// Markers are the compiled marker tables: the defaults with the languages tests.markers lists
@@ -171,9 +174,10 @@ type policyDocument struct {
 
 // policyTests is the policy's tests object as its schema describes it.
 type policyTests struct {
-	Integrity string         `json:"integrity"`
-	Protected []string       `json:"protected"`
-	Markers   *policyMarkers `json:"markers"`
+	Integrity   string         `json:"integrity"`
+	CompareBase bool           `json:"compare_base"`
+	Protected   []string       `json:"protected"`
+	Markers     *policyMarkers `json:"markers"`
 }
 
 type policyMarkers struct {
@@ -241,6 +245,7 @@ func (p *Policy) setTests(file string, t *policyTests) error {
 		return nil
 	}
 	p.Tests.Off = t.Integrity == "off"
+	p.Tests.CompareBase = t.CompareBase
 	if t.Protected != nil {
 		for i, g := range t.Protected {
 			if !doublestar.ValidatePattern(strings.ToLower(g)) {

@@ -118,6 +118,14 @@ const (
 	CauseSuppressionAdded CauseCode = "suppression_added"
 )
 
+// Cause code of the comparison with the base (SPEC §5.2a): nothing that passed at the base is
+// lost. A base run that cannot run at all is checkout_failed or eval_unstartable (an error).
+const (
+	// CauseTestsDropped: a test that passed at the base is missing, skipped or failing at the head
+	// (policy tests.compare_base).
+	CauseTestsDropped CauseCode = "tests_dropped"
+)
+
 // Cause codes of the repository the agents can write (SPEC §5.1, "nothing in it is taken on
 // trust").
 const (
@@ -203,6 +211,7 @@ func Causes() []CauseCode {
 		CauseTestsModified,
 		CauseTestsWeakened,
 		CauseSuppressionAdded,
+		CauseTestsDropped,
 		CauseRepositoryCorrupt,
 		CauseProviderUnknown,
 		CauseStubConfirmed,
