@@ -126,6 +126,14 @@ const (
 	CauseTestsDropped CauseCode = "tests_dropped"
 )
 
+// Cause code of the held-out checks (SPEC §5.2a): checks the agents cannot read or write, run on
+// the head.
+const (
+	// CauseHoldoutFailed: a held-out command failed on the head with the held-out files laid over
+	// it (a fail), or the held-out checks could not be read or run (an error).
+	CauseHoldoutFailed CauseCode = "holdout_failed"
+)
+
 // Cause codes of the repository the agents can write (SPEC §5.1, "nothing in it is taken on
 // trust").
 const (
@@ -212,6 +220,7 @@ func Causes() []CauseCode {
 		CauseTestsWeakened,
 		CauseSuppressionAdded,
 		CauseTestsDropped,
+		CauseHoldoutFailed,
 		CauseRepositoryCorrupt,
 		CauseProviderUnknown,
 		CauseStubConfirmed,
