@@ -304,6 +304,7 @@ func (st *stages) run(ctx context.Context, profile vocab.Profile) error {
 	}
 	r.testIntegrity() // after the eval commands, in tier 1 (SPEC §5.2a); every profile with a base
 	r.compareBase(ctx, profile, mark)
+	r.holdout(ctx, profile, mark)
 	if ctx.Err() != nil {
 		return ErrInterrupted
 	}
