@@ -197,8 +197,22 @@ func holdoutTests(run EvalRun) string {
 
 // insideProject reports whether p is inside the project or its repository, or holds either.
 func (r *run) insideProject(p string) bool {
+	return insideAny(p, r.projectDirs())
+}
+
+// projectDirs are the directories the agents write: the project and its repository's top.
+func (r *run) projectDirs() []string {
+	dirs := []string{r.in.ProjectDir}
+	if r.repo != nil {
+		dirs = append(dirs, r.repo.Top())
+	}
+	return dirs
+}
+
+// insideAny reports whether p is inside one of dirs, or holds it.
+func insideAny(p string, dirs []string) bool {
 	p = evalDir(p)
-	for _, d := range []string{r.in.ProjectDir, r.repo.Top()} {
+	for _, d := range dirs {
 		d = evalDir(d)
 		if within(p, d) || within(d, p) {
 			return true
@@ -216,10 +230,15 @@ func within(p, d string) bool {
 // readHoldoutDir reads every file of the holdout directory, bounded: a symbolic link or a special
 // file in it is refused (nothing is followed out of it), and so is a directory inside the project.
 func (r *run) readHoldoutDir(dir string) ([]holdoutFile, error) {
+	return r.readHoldoutDirIn(dir, r.projectDirs())
+}
+
+// readHoldoutDirIn is readHoldoutDir with the directories the agents write.
+func (r *run) readHoldoutDirIn(dir string, agents []string) ([]holdoutFile, error) {
 	if !filepath.IsAbs(dir) {
 		return nil, fmt.Errorf("the holdout dir %s is not absolute", dir)
 	}
-	if r.insideProject(dir) {
+	if insideAny(dir, agents) {
 		return nil, fmt.Errorf("the holdout dir %s is inside the project or its repository (or holds it), where the agents can read and write it", dir)
 	}
 	root, err := os.OpenRoot(dir)
