@@ -213,9 +213,14 @@ func (r *run) readBaseline(name string, key []byte) (*baselinePayload, error) {
 	return &p, nil
 }
 
+// baselineMACDomain prefixes what the MAC covers, so that no other MAC made with the same key
+// (a history entry's) can be taken for a baseline's.
+const baselineMACDomain = "geas baseline v1\n"
+
 // baselineMAC is the HMAC-SHA256 of a payload's bytes.
 func baselineMAC(key, payload []byte) []byte {
 	m := hmac.New(sha256.New, key)
+	m.Write([]byte(baselineMACDomain))
 	m.Write(payload)
 	return m.Sum(nil)
 }
