@@ -57,6 +57,13 @@ func (r *run) holdout(ctx context.Context, profile vocab.Profile, mark int) {
 		return
 	}
 	r.checks = append(r.checks, ch)
+	// The held-out commands run the work's code, which could copy the held-out files into the
+	// project while they are laid out: the project must be as the head left it.
+	if r.haveBase && !r.wtDirty && r.repo != nil {
+		if c := r.afterCode(1, "worktree_after_holdout", "the held-out commands leave the working tree at the integration head", "the held-out commands"); c != nil {
+			r.checks = append(r.checks, *c)
+		}
+	}
 }
 
 // holdoutError is the error check of held-out checks that cannot be read or run.
