@@ -303,6 +303,11 @@ func (st *stages) run(ctx context.Context, profile vocab.Profile) error {
 		return ErrInterrupted
 	}
 	r.testIntegrity() // after the eval commands, in tier 1 (SPEC §5.2a); every profile with a base
+	r.compareBase(ctx, profile, mark)
+	r.holdout(ctx, profile, mark)
+	if ctx.Err() != nil {
+		return ErrInterrupted
+	}
 	st.stop(mark, "tier 1 failed")
 	if st.reason != "" && st.stopped[2] == "" {
 		st.stopped[2] = "not run: " + st.reason

@@ -51,12 +51,27 @@ type Policy struct {
 	MaxHistoryBytes       int64
 	// Tests are the test-integrity settings (SPEC §5.2a, integrity.go).
 	Tests TestsPolicy
+	// Holdout is the held-out checks (SPEC §5.2a, holdout.go); no commands: none.
+	Holdout HoldoutPolicy
+}
+
+// HoldoutPolicy is the policy's holdout object: files outside the agents' reach (a directory, or
+// a ref of another repository) and the commands run on the head with those files laid over it.
+type HoldoutPolicy struct {
+	Dir      string // an absolute directory, or ""
+	Repo     string // with Ref: another repository
+	Ref      string
+	Commands []contract.EvalCommand
+	Timeout  time.Duration // 0: the policy's eval_timeout
 }
 
 // TestsPolicy is the policy's tests object (SPEC §5.2a).
 type TestsPolicy struct {
 	// Off is tests.integrity "off": the test-integrity checks do not run, and every run says so.
 	Off bool
+	// CompareBase is tests.compare_base: the eval commands that declare results also run at the
+	// base, and every test that passed there must pass at the head (baseline.go).
+	CompareBase bool
 	// Protected is the protected table: tests.protected, or defaultProtected.
 	Protected []string
 	// Markers are the compiled marker tables: the defaults with the languages tests.markers lists
@@ -167,13 +182,26 @@ type policyDocument struct {
 	MaxRecordBytes        int64               `json:"max_record_bytes"`
 	MaxHistoryBytes       int64               `json:"max_history_bytes"`
 	Tests                 *policyTests        `json:"tests"`
+	Holdout               *policyHoldout      `json:"holdout,omitempty"`
+}
+
+// policyHoldout is the policy's holdout object as its schema describes it.
+type policyHoldout struct {
+	Dir string `json:"dir"`
+	Ref *struct {
+		Repo string `json:"repo"`
+		Ref  string `json:"ref"`
+	} `json:"ref"`
+	Commands []contract.EvalCommand `json:"commands"`
+	Timeout  string                 `json:"timeout"`
 }
 
 // policyTests is the policy's tests object as its schema describes it.
 type policyTests struct {
-	Integrity string         `json:"integrity"`
-	Protected []string       `json:"protected"`
-	Markers   *policyMarkers `json:"markers"`
+	Integrity   string         `json:"integrity"`
+	CompareBase bool           `json:"compare_base"`
+	Protected   []string       `json:"protected"`
+	Markers     *policyMarkers `json:"markers"`
 }
 
 type policyMarkers struct {
@@ -230,6 +258,9 @@ func ParsePolicy(file string, data []byte) (Policy, error) {
 	if err := p.setTests(file, raw.Tests); err != nil {
 		return p, err
 	}
+	if err := p.setHoldout(file, raw.Holdout); err != nil {
+		return p, err
+	}
 	return p, nil
 }
 
@@ -241,6 +272,7 @@ func (p *Policy) setTests(file string, t *policyTests) error {
 		return nil
 	}
 	p.Tests.Off = t.Integrity == "off"
+	p.Tests.CompareBase = t.CompareBase
 	if t.Protected != nil {
 		for i, g := range t.Protected {
 			if !doublestar.ValidatePattern(strings.ToLower(g)) {
@@ -256,6 +288,26 @@ func (p *Policy) setTests(file string, t *policyTests) error {
 		}
 		p.Tests.Markers = m
 	}
+	return nil
+}
+
+// setHoldout applies the policy's holdout object (nil: none).
+func (p *Policy) setHoldout(file string, h *policyHoldout) error {
+	if h == nil {
+		return nil
+	}
+	hp := HoldoutPolicy{Dir: h.Dir, Commands: h.Commands}
+	if h.Ref != nil {
+		hp.Repo, hp.Ref = h.Ref.Repo, h.Ref.Ref
+	}
+	if h.Timeout != "" {
+		d, err := time.ParseDuration(h.Timeout)
+		if err != nil || d <= 0 {
+			return policyProblem(file, "/holdout/timeout", fmt.Sprintf("bad duration %q", h.Timeout))
+		}
+		hp.Timeout = d
+	}
+	p.Holdout = hp
 	return nil
 }
 

@@ -65,5 +65,6 @@ func (p Policy) clone() Policy {
 	c.StubCap = maps.Clone(p.StubCap)
 	c.StubPatterns = slices.Clone(p.StubPatterns)
 	c.SharedGlobs = slices.Clone(p.SharedGlobs)
+	c.Holdout.Commands = slices.Clone(p.Holdout.Commands)
 	return c
 }

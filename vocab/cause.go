@@ -121,6 +121,22 @@ const (
 	CauseTestIntegrityOff CauseCode = "test_integrity_off"
 )
 
+// Cause code of the comparison with the base (SPEC §5.2a): nothing that passed at the base is
+// lost. A base run that cannot run at all is checkout_failed or eval_unstartable (an error).
+const (
+	// CauseTestsDropped: a test that passed at the base is missing, skipped or failing at the head
+	// (policy tests.compare_base).
+	CauseTestsDropped CauseCode = "tests_dropped"
+)
+
+// Cause code of the held-out checks (SPEC §5.2a): checks the agents cannot read or write, run on
+// the head.
+const (
+	// CauseHoldoutFailed: a held-out command failed on the head with the held-out files laid over
+	// it (a fail), or the held-out checks could not be read or run (an error).
+	CauseHoldoutFailed CauseCode = "holdout_failed"
+)
+
 // Cause codes of the repository the agents can write (SPEC §5.1, "nothing in it is taken on
 // trust").
 const (
@@ -207,6 +223,8 @@ func Causes() []CauseCode {
 		CauseTestsWeakened,
 		CauseSuppressionAdded,
 		CauseTestIntegrityOff,
+		CauseTestsDropped,
+		CauseHoldoutFailed,
 		CauseRepositoryCorrupt,
 		CauseProviderUnknown,
 		CauseStubConfirmed,

@@ -1,0 +1,365 @@
+package tiers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/geas-dev/geas/internal/fsutil"
+	"github.com/geas-dev/geas/internal/git"
+	"github.com/geas-dev/geas/vocab"
+)
+
+// The held-out checks (SPEC §5.2a.6): policy holdout names files the agents cannot read or
+// write, in a directory outside the project and its repository, and commands. The gate checks
+// the head out into a directory of its own, lays those files over it (replacing whatever the work
+// put at their paths), and runs the commands there; they count as a blocking tier-1 check
+// (holdout_failed). What the agents can read — the check's evidence, the result, the record, the
+// terminal — says counts and test names only: never the files' content nor the commands' output,
+// whose logs go outside the project (GEAS_HOLDOUT_LOGS, else the user cache directory).
+
+// HoldoutLogsEnv names the directory the held-out commands' logs are kept under.
+const HoldoutLogsEnv = "GEAS_HOLDOUT_LOGS"
+
+const (
+	holdoutText = "the held-out checks pass on the head with the held-out files laid over it (policy holdout)"
+	// maxHoldoutFiles and maxHoldoutBytes bound what a holdout directory may hold.
+	maxHoldoutFiles = 10_000
+	maxHoldoutBytes = 256 << 20
+)
+
+// holdoutFile is one held-out file, to be laid over the checkout.
+type holdoutFile struct {
+	path string // slash-separated, relative to the project root
+	exec bool
+	data []byte
+}
+
+// holdout runs the held-out checks, when the policy names some, after the rest of tier 1 passed.
+func (r *run) holdout(ctx context.Context, profile vocab.Profile, mark int) {
+	h := r.in.Policy.Holdout
+	if len(h.Commands) == 0 || profile != vocab.ImplementationChange {
+		return
+	}
+	if notPassedSince(r.checks, mark) {
+		r.checks = append(r.checks, skippedCheck(1, "holdout", holdoutText, "not run: tier 1 failed"))
+		return
+	}
+	ch := r.runHoldout(ctx)
+	if ctx.Err() != nil {
+		return
+	}
+	r.checks = append(r.checks, ch)
+	// The held-out commands run the work's code, which could copy the held-out files into the
+	// project while they are laid out: the project must be as the head left it.
+	if r.haveBase && !r.wtDirty && r.repo != nil {
+		if c := r.afterCode(1, "worktree_after_holdout", "the held-out commands leave the working tree at the integration head", "the held-out commands"); c != nil {
+			r.checks = append(r.checks, *c)
+		}
+	}
+}
+
+// holdoutError is the error check of held-out checks that cannot be read or run.
+func holdoutError(ev string) Check {
+	return failCheck(1, "holdout", holdoutText, ev, StatusError, vocab.CauseHoldoutFailed)
+}
+
+func (r *run) runHoldout(ctx context.Context) Check {
+	h := r.in.Policy.Holdout
+	if r.repo == nil || r.head == "" {
+		return holdoutError("no head commit to check out: the held-out checks cannot run")
+	}
+	var files []holdoutFile
+	var err error
+	switch {
+	case h.Dir != "":
+		files, err = r.readHoldoutDir(h.Dir)
+	default:
+		if r.insideProject(h.Repo) {
+			err = fmt.Errorf("the holdout repository %s is inside the project or its repository (or holds it), where the agents can read and write it", h.Repo)
+		} else {
+			err = git.ReadTreeFiles(h.Repo, h.Ref, maxHoldoutFiles, maxHoldoutBytes, func(p string, exec bool, data []byte) {
+				files = append(files, holdoutFile{path: p, exec: exec, data: data})
+			})
+		}
+	}
+	if err != nil {
+		return holdoutError("cannot read the held-out files: " + err.Error())
+	}
+	co, err := r.repo.Checkout(r.head)
+	if err != nil {
+		c := gitFailCheck(1, "holdout", holdoutText, fmt.Sprintf("cannot check out the head %s for the held-out checks: %v", short(r.head), err), err, StatusError, vocab.CauseHoldoutFailed)
+		return c
+	}
+	defer func() { _ = git.RemoveCheckout(co.Dir) }()
+	dir := filepath.Join(co.Dir, filepath.FromSlash(r.projectPrefix()))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return holdoutError("cannot make the checkout of the head: " + err.Error())
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return holdoutError("cannot open the checkout of the head: " + err.Error())
+	}
+	defer root.Close()
+	replaced := 0
+	for _, f := range files {
+		had, err := overlay(root, f)
+		if err != nil {
+			return holdoutError(fmt.Sprintf("cannot lay the held-out files over the checkout: %v", err))
+		}
+		if had {
+			replaced++
+		}
+	}
+	if u := r.exec.runAs; u != nil {
+		if err := chownTree(co.Dir, u.UID, u.GID); err != nil {
+			return holdoutError(fmt.Sprintf("cannot give the checkout to eval_user %s: %v", u, err))
+		}
+	}
+	logRoot, logDir, logNote := r.holdoutLogs()
+	if logRoot != nil {
+		defer logRoot.Close()
+	}
+	timeout := h.Timeout
+	if timeout <= 0 {
+		timeout = r.defaultTimeout()
+	}
+	// No progress: the terminal is read by the agents too.
+	checks, runs, _ := tier1(ctx, tier1Input{
+		Commands: h.Commands, DefaultTimeout: timeout, ProjectDir: dir, Root: root,
+		LogRoot: logRoot, LogDirName: logDir, TailBytes: r.in.Policy.OutputTailBytes, RunAs: r.exec.runAs,
+	})
+	if ctx.Err() != nil {
+		return holdoutError("interrupted")
+	}
+	what := fmt.Sprintf("%d held-out files laid over a checkout of %s (%d of them replacing the work's)", len(files), short(r.head), replaced)
+	for i, c := range checks {
+		if c.Status == StatusPass || i >= len(runs) {
+			continue
+		}
+		run := runs[i]
+		ev := fmt.Sprintf("held-out command %d of %d ", i+1, len(h.Commands))
+		status := StatusFail
+		switch {
+		case c.Status == StatusError && c.Code == vocab.CauseEvalUnstartable:
+			ev += "could not start"
+			status = StatusError
+		case run.TimedOut:
+			ev += fmt.Sprintf("timed out after %s", tier1Duration(run.DurationMS))
+		case run.ExitCode != nil && *run.ExitCode != h.Commands[i].ExpectExit:
+			ev += fmt.Sprintf("exited %d (want %d) in %s", *run.ExitCode, h.Commands[i].ExpectExit, tier1Duration(run.DurationMS))
+		case run.ExitCode != nil:
+			ev += fmt.Sprintf("exited %d in %s but its results did not pass", *run.ExitCode, tier1Duration(run.DurationMS))
+		default:
+			ev += "did not pass"
+		}
+		ev += holdoutTests(run) + "; " + what + "; " + logNote
+		return failCheck(1, "holdout", holdoutText, ev, status, vocab.CauseHoldoutFailed)
+	}
+	var tests []string
+	for _, run := range runs {
+		if t := holdoutTests(run); t != "" {
+			tests = append(tests, strings.TrimPrefix(t, "; "))
+		}
+	}
+	ev := fmt.Sprintf("%d held-out commands passed", len(runs))
+	if len(tests) > 0 {
+		ev += " (" + strings.Join(tests, "; ") + ")"
+	}
+	return passCheck(1, "holdout", holdoutText, ev+"; "+what+"; "+logNote)
+}
+
+// holdoutTests is a held-out run's declared results in counts and failing names only.
+func holdoutTests(run EvalRun) string {
+	t := run.Tests
+	switch {
+	case t == nil:
+		return ""
+	case t.Error != "":
+		return "; its results cannot be read"
+	}
+	s := fmt.Sprintf("; tests: %d passed, %d failed, %d skipped", t.Passed, t.Failed, t.Skipped)
+	if t.Passed+t.Failed == 0 {
+		s += " (no test ran)"
+	}
+	if len(t.Failing) > 0 {
+		q := make([]string, len(t.Failing))
+		for i, n := range t.Failing {
+			q[i] = strconv.Quote(n)
+		}
+		s += "; failing: " + strings.Join(q, ", ")
+		if more := t.Failed - len(t.Failing); more > 0 {
+			s += fmt.Sprintf(" and %d more", more)
+		}
+	}
+	return s
+}
+
+// insideProject reports whether p is inside the project or its repository, or holds either.
+func (r *run) insideProject(p string) bool {
+	return insideAny(p, r.projectDirs())
+}
+
+// projectDirs are the directories the agents write: the project and its repository's top.
+func (r *run) projectDirs() []string {
+	dirs := []string{r.in.ProjectDir}
+	if r.repo != nil {
+		dirs = append(dirs, r.repo.Top())
+	}
+	return dirs
+}
+
+// insideAny reports whether p is inside one of dirs, or holds it.
+func insideAny(p string, dirs []string) bool {
+	p = evalDir(p)
+	for _, d := range dirs {
+		d = evalDir(d)
+		if within(p, d) || within(d, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether p is d or below it.
+func within(p, d string) bool {
+	rel, err := filepath.Rel(d, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// readHoldoutDir reads every file of the holdout directory, bounded: a symbolic link or a special
+// file in it is refused (nothing is followed out of it), and so is a directory inside the project.
+func (r *run) readHoldoutDir(dir string) ([]holdoutFile, error) {
+	return r.readHoldoutDirIn(dir, r.projectDirs())
+}
+
+// readHoldoutDirIn is readHoldoutDir with the directories the agents write.
+func (r *run) readHoldoutDirIn(dir string, agents []string) ([]holdoutFile, error) {
+	if !filepath.IsAbs(dir) {
+		return nil, fmt.Errorf("the holdout dir %s is not absolute", dir)
+	}
+	if insideAny(dir, agents) {
+		return nil, fmt.Errorf("the holdout dir %s is inside the project or its repository (or holds it), where the agents can read and write it", dir)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	var files []holdoutFile
+	var total int64
+	err = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			return nil
+		case d.Type()&fs.ModeSymlink != 0:
+			return fmt.Errorf("%s is a symbolic link: refused", p)
+		case !d.Type().IsRegular():
+			return fmt.Errorf("%s is not a regular file: refused", p)
+		case len(files) >= maxHoldoutFiles:
+			return fmt.Errorf("more than %d files", maxHoldoutFiles)
+		}
+		data, err := fsutil.ReadLimited(root, p, maxHoldoutBytes-total)
+		if err != nil {
+			return fmt.Errorf("%s: %w (at most %d bytes in all)", p, err, maxHoldoutBytes)
+		}
+		total += int64(len(data))
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		files = append(files, holdoutFile{path: p, exec: fi.Mode()&0o111 != 0, data: data})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("the holdout dir %s holds no file", dir)
+	}
+	return files, nil
+}
+
+// overlay writes f into root, replacing whatever is at its path or in the way of it (a file where
+// a directory is needed, a symbolic link anywhere on the path). It reports whether something was
+// there.
+func overlay(root *os.Root, f holdoutFile) (bool, error) {
+	parts := strings.Split(f.path, "/")
+	for i := 1; i < len(parts); i++ {
+		d := path.Join(parts[:i]...)
+		fi, err := root.Lstat(d)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return false, err
+		case fi.IsDir():
+			continue
+		default:
+			if err := root.RemoveAll(d); err != nil {
+				return false, err
+			}
+		}
+		if err := root.Mkdir(d, 0o755); err != nil {
+			return false, err
+		}
+	}
+	had := false
+	if _, err := root.Lstat(f.path); err == nil {
+		had = true
+		if err := root.RemoveAll(f.path); err != nil {
+			return false, err
+		}
+	}
+	mode := os.FileMode(0o644)
+	if f.exec {
+		mode = 0o755
+	}
+	w, err := root.OpenFile(f.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return had, err
+	}
+	_, err = w.Write(f.data)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	return had, err
+}
+
+// holdoutLogs opens the directory the held-out commands' logs go to, outside the project: under
+// GEAS_HOLDOUT_LOGS, else the user cache directory. A run that writes nothing (a dry run, a
+// re-check) keeps no logs. note says where they are, or why there are none.
+func (r *run) holdoutLogs() (*os.Root, string, string) {
+	if r.opts.LogRoot == nil || r.opts.DryRun || r.opts.Verify {
+		return nil, "", "no logs kept (a run that writes nothing)"
+	}
+	base := os.Getenv(HoldoutLogsEnv)
+	if base == "" {
+		c, err := os.UserCacheDir()
+		if err != nil {
+			return nil, "", "no logs kept: " + err.Error()
+		}
+		base = filepath.Join(c, "geas", "holdout-logs")
+	}
+	if !filepath.IsAbs(base) || r.insideProject(base) {
+		return nil, "", fmt.Sprintf("no logs kept: %s is not an absolute directory outside the project", base)
+	}
+	dir := filepath.Join(base, fmt.Sprintf("%s-%s-%s-%d", r.in.Mission, r.in.Task, r.opts.RunID, time.Now().UnixNano()))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, "", "no logs kept: " + err.Error()
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, "", "no logs kept: " + err.Error()
+	}
+	return root, dir, "logs outside the project in " + dir
+}
