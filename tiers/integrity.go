@@ -99,6 +99,9 @@ func (r *run) newIntegrity() *integrity {
 // Makefile a make command would read.
 func (ig *integrity) resolveNamed() error {
 	ig.named = map[string]string{}
+	if err := ig.followScripts(); err != nil {
+		return err
+	}
 	words := make([]string, 0, len(ig.names.Words))
 	for w := range ig.names.Words {
 		words = append(words, w)
@@ -113,6 +116,15 @@ func (ig *integrity) resolveNamed() error {
 			ig.named[w] = ig.names.Words[w]
 		}
 	}
+	for f, why := range ig.names.Shadows {
+		kind, err := ig.r.repo.EntryKindAt(ig.r.base, ig.prefix+f)
+		if err != nil {
+			return err
+		}
+		if kind != git.Absent && kind != git.Directory {
+			ig.named[f] = why
+		}
+	}
 	for f, why := range ig.names.Makefiles {
 		kind, err := ig.r.repo.EntryKindAt(ig.r.base, ig.prefix+f)
 		if err != nil {
@@ -120,6 +132,61 @@ func (ig *integrity) resolveNamed() error {
 		}
 		if kind != git.Absent && kind != git.Directory {
 			ig.named[f] = why + " (make)"
+		}
+	}
+	return nil
+}
+
+// followScripts reads, at the base, what the eval commands hand to another runner: the
+// package.json scripts npm, pnpm or yarn run and the recipes of the make targets, and reads those
+// as commands of their own (SPEC §5.2a.1 b: the script an eval command runs is protected, and a
+// script that `npm test` or `make check` runs is run by the eval command all the same). Files that
+// make includes are protected like the Makefile.
+func (ig *integrity) followScripts() error {
+	n := ig.names
+	read := func(p string) ([]byte, bool, error) {
+		kind, err := ig.r.repo.EntryKindAt(ig.r.base, ig.prefix+p)
+		if err != nil || kind != git.File && kind != git.Executable {
+			return nil, false, err
+		}
+		return ig.r.repo.ReadFileAt(ig.r.base, ig.prefix+p, maxPolicyBytes)
+	}
+	seen := map[string]bool{}
+	budget := maxNamedWords
+	for done := 0; done < len(n.Keys) || len(n.Makes) > 0; {
+		for ; done < len(n.Keys); done++ {
+			k := n.Keys[done]
+			name, ok := strings.CutPrefix(k.Key, "scripts.")
+			if !ok || path.Base(k.File) != "package.json" || seen[k.File+"#"+k.Key] {
+				continue
+			}
+			seen[k.File+"#"+k.Key] = true
+			data, found, err := read(k.File)
+			if err != nil {
+				return err
+			}
+			if v, ok, bad := jsonValue(data, []string{"scripts", name}, ""); found && ok && bad == "" {
+				n.read(v, path.Dir(k.File), fmt.Sprintf("%s (%s#%s)", k.Why, k.File, k.Key), &budget, 1)
+			}
+		}
+		makes := n.Makes
+		n.Makes = nil
+		for _, m := range makes {
+			id := fmt.Sprint(m.Dir, m.Files, m.Targets)
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			f, err := followMake(m, read)
+			if err != nil {
+				return err
+			}
+			for _, inc := range f.Includes {
+				n.Words[inc] = m.Why + " (included by the Makefile)"
+			}
+			for _, line := range f.Recipes {
+				n.read(line, m.Dir, m.Why+" (a recipe of the Makefile)", &budget, 1)
+			}
 		}
 	}
 	return nil
@@ -342,6 +409,9 @@ func (ig *integrity) fileFinding(p string, c git.FileChange) (*finding, error) {
 	why, whole := ig.named[p]
 	config := runnerConfigTable().match(p)
 	if c.From.Kind == git.Absent {
+		if shadow, ok := ig.shadow(p); ok {
+			return ig.judge(&finding{what: p, file: p, change: "added: " + shadow + " would run it in place of the module"}), nil
+		}
 		if !config {
 			return nil, nil // a new test file is a check the work adds
 		}
@@ -377,6 +447,18 @@ func (ig *integrity) fileFinding(p string, c git.FileChange) (*finding, error) {
 		}
 	}
 	return ig.judge(f), nil
+}
+
+// shadow says which command a path added by the work would take the place of (python -m MOD),
+// compared in lower case as a case-insensitive file system finds it.
+func (ig *integrity) shadow(p string) (string, bool) {
+	lp := strings.ToLower(p)
+	for s, why := range ig.names.Shadows {
+		if strings.ToLower(s) == lp {
+			return strings.TrimPrefix(why, "named by "), true
+		}
+	}
+	return "", false
 }
 
 // judge applies may_change to a finding, and for an allowed change compares assertion counts.

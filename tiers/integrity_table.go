@@ -26,6 +26,7 @@ var defaultProtected = []string{
 	"**/src/test/**", "**/spec/**", "**/testdata/**", "**/*_spec.rb", "**/*.bats",
 	"**/pytest.ini", "**/tox.ini", "**/jest.config.*", "**/vitest.config.*", "**/.mocharc*",
 	"**/karma.conf.*", "**/phpunit.xml*", "**/.nycrc*", "**/codecov.yml",
+	"**/.pytest.ini", "**/.npmrc", "**/.yarnrc", "**/.yarnrc.yml",
 }
 
 // runnerConfig are the test-runner configuration paths that are protected as paths: adding one the
@@ -34,6 +35,9 @@ var defaultProtected = []string{
 var runnerConfig = []string{
 	"**/conftest.py", "**/pytest.ini", "**/tox.ini", "**/jest.config.*", "**/vitest.config.*",
 	"**/.mocharc*", "**/karma.conf.*", "**/phpunit.xml*", "**/.nycrc*", "**/codecov.yml",
+	// pytest reads .pytest.ini before pyproject.toml; npm and yarn read their rc files for every
+	// script they run (script-shell=true makes `npm test` run nothing, node-options a preload).
+	"**/.pytest.ini", "**/.npmrc", "**/.yarnrc", "**/.yarnrc.yml",
 }
 
 // Languages of the marker tables, by file name.
@@ -55,7 +59,7 @@ var markerLanguages = []string{langGo, langPython, langJS, langRust, langJava, l
 func languageOf(p string) string {
 	base := strings.ToLower(path.Base(p))
 	switch base {
-	case "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml":
+	case "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml":
 		return langPytestConfig
 	}
 	switch path.Ext(base) {

@@ -30,10 +30,11 @@ func TestTheProtectedTableCoversEachLanguagesTests(t *testing.T) {
 	for _, p := range []string{"greet.go", "greet.py", "src/greet.ts", "src/lib.rs", "src/main/java/Greet.java", "lib/greet.rb", "greet.sh", "testing.go", "contest.py", "latest/x.go"} {
 		assert.False(t, matchTable(p, defaultProtected), "%s is code, not a protected check", p)
 	}
-	for _, p := range []string{"conftest.py", "a/Conftest.py", "jest.config.ts", ".mocharc.js", "tox.ini"} {
+	for _, p := range []string{"conftest.py", "a/Conftest.py", "jest.config.ts", ".mocharc.js", "tox.ini", "py/.pytest.ini", "web/.npmrc", ".yarnrc", ".yarnrc.yml"} {
 		assert.True(t, matchTable(p, runnerConfig), "%s is runner configuration", p)
 	}
 	assert.False(t, matchTable("tests/test_a.py", runnerConfig), "a test file is not runner configuration")
+	assert.Equal(t, langPytestConfig, languageOf("py/.pytest.ini"), "a hidden pytest.ini is scanned for -k and --deselect")
 }
 
 // TestSkipMarkersOfEachLanguage: the default skip, focus and early-exit markers of each language
