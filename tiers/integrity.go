@@ -278,6 +278,13 @@ func (ig *integrity) isTestFile(p string) bool {
 	return named || ig.table.match(p)
 }
 
+// isPackageInit reports whether p is a Python package's __init__.py: test discovery imports it
+// before the package's tests, and a load_tests hook or a skip there decides which of them run, so
+// its added lines are scanned like a test file's.
+func isPackageInit(p string) bool {
+	return strings.EqualFold(path.Base(p), "__init__.py")
+}
+
 // mayChange reports whether the contract lists p (a path, glob or FILE#KEY) in tests.may_change.
 func (ig *integrity) mayChange(p string) bool {
 	for _, m := range ig.mayList {
@@ -495,6 +502,12 @@ func (ig *integrity) contentChange(p string, c git.FileChange) (string, bool, er
 		}
 	}
 	appended := bytes.HasPrefix(cur, old) && (len(old) == 0 || old[len(old)-1] == '\n')
+	if appended {
+		if why := appendRebinds(languageOf(p), string(old), string(cur[len(old):])); why != "" {
+			change += "; the appended lines " + why
+			appended = false
+		}
+	}
 	return change, appended, nil
 }
 
@@ -706,7 +719,7 @@ func (ig *integrity) weakened() []Check {
 			last, skip = l.Path, nil
 			var p string
 			if p, inProject = ig.rel(l.Path); inProject {
-				if lang := languageOf(p); lang != "" && (skipEverywhere[lang] || ig.isTestFile(p)) {
+				if lang := languageOf(p); lang != "" && (skipEverywhere[lang] || ig.isTestFile(p) || isPackageInit(p)) {
 					skip = ig.tables.skip[lang]
 				}
 			}

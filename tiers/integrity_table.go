@@ -93,7 +93,7 @@ var skipEverywhere = map[string]bool{langRust: true, langPytestConfig: true}
 var defaultSkipMarkers = map[string][]string{
 	langGo: {`Skip(f|Now)?`, `//\s*go:build`, `//\s*\+build`, `os\.Exit\(\s*0\s*\)`},
 	langPython: {`skip(If|Unless|Test|if)?`, `SkipTest`, `xfail`, `__unittest_skip__`,
-		`sys\.exit`, `os\._exit`},
+		`sys\.exit`, `os\._exit`, `load_tests`},
 	langJS: {`\.(skip|only|todo|skipIf|runIf)`, `xit`, `xdescribe`, `xtest`, `fit`, `fdescribe`,
 		`(skip|only|todo)\s*:`, `process\.exit`},
 	langRust:         {`#\[\s*ignore`, `#\[\s*cfg\(\s*(any\(\s*\)|not\(\s*test\s*\))`},

@@ -44,7 +44,7 @@ func TestSkipMarkersOfEachLanguage(t *testing.T) {
 	tables := defaultMarkerTables()
 	found := map[string][]string{
 		langGo:           {`	t.Skip("flaky")`, `t.Skipf("x %d", 1)`, `	b.SkipNow()`, `t .Skip()`, `//go:build ignore`, `// +build ignore`, `os.Exit( 0 )`},
-		langPython:       {`@unittest.skip("x")`, `@pytest.mark.skip`, `@pytest.mark.skipif(True, reason="x")`, `self.skipTest("x")`, `@pytest.mark.xfail`, `raise unittest.SkipTest("x")`, `sys.exit(0)`, `os._exit(0)`},
+		langPython:       {`@unittest.skip("x")`, `@pytest.mark.skip`, `@pytest.mark.skipif(True, reason="x")`, `self.skipTest("x")`, `@pytest.mark.xfail`, `raise unittest.SkipTest("x")`, `sys.exit(0)`, `os._exit(0)`, `def load_tests(loader, tests, pattern):`},
 		langJS:           {`it.skip("x", () => {})`, `describe.only("x", () => {})`, `test.only(`, `xit("x")`, `xdescribe(`, `fit("x")`, `test("x", { skip: true }, () => {})`, `t.skip()`, `process.exit(0)`, `it.todo("x")`},
 		langRust:         {`#[ignore]`, `#[ignore = "slow"]`, `#[cfg(any())]`, `#[cfg(not(test))]`},
 		langJava:         {`@Disabled`, `@Ignore("x")`, `assumeTrue(false);`, `System.exit(0);`},
@@ -61,7 +61,7 @@ func TestSkipMarkersOfEachLanguage(t *testing.T) {
 	notFound := map[string][]string{
 		// A look-alike (Cyrillic Ѕ) is another identifier: not a marker, and it skips nothing.
 		langGo:           {`if err != nil { os.Exit(1) }`, `skipped := 3`, `os.Exit(m.Run())`, `SkipList{}`, `t.Log("ok")`, `t.Ѕkip()`, `filepath.SkipDir`},
-		langPython:       {`skipped = 0`, `self.assertEqual(a, b)`, `sys.exits`},
+		langPython:       {`skipped = 0`, `self.assertEqual(a, b)`, `sys.exits`, `reload_tests()`},
 		langJS:           {`exit()`, `const only = 1`, `it("x", () => {})`, `profit("x")`, `skipped.push(1)`},
 		langRust:         {`#[test]`, `#[cfg(test)]`},
 		langJava:         {`@Test`, `@Ignored2`},
