@@ -50,6 +50,9 @@ type integrity struct {
 	pinnedBy string
 	// drops are the may-change files whose assertion-like lines dropped (tests_weakened).
 	drops []finding
+	// helpers are the changed files that are test helpers by their base content (modified
+	// finds them; weakened scans them as test files).
+	helpers map[string]bool
 }
 
 // testIntegrity runs tests_modified and tests_weakened (SPEC §5.2a.2, .3).
@@ -275,7 +278,27 @@ var runnerConfigTable = sync.OnceValue(func() *globTable { return newGlobTable(r
 // isTestFile reports whether p is a test file: in the protected table or named by an eval command.
 func (ig *integrity) isTestFile(p string) bool {
 	_, named := ig.named[p]
-	return named || ig.table.match(p)
+	return named || ig.helpers[p] || ig.table.match(p)
+}
+
+// isHelper reports whether the base version of p is a test helper by its content (testHelper):
+// a file the tests import to check with, wherever it lives. Such a file is a protected check, and
+// its added lines are scanned for markers. A version that cannot be read is judged as code: the
+// object checks of tier 0 and the diff answer for it.
+func (ig *integrity) isHelper(p string, from git.FileSide) bool {
+	re := testHelper[languageOf(p)]
+	if re == nil || from.Kind != git.File && from.Kind != git.Executable {
+		return false
+	}
+	data, err := ig.r.repo.ReadBlob(from.ID, maxProtectedBlobBytes)
+	if err != nil || !re.Match(data) {
+		return false
+	}
+	if ig.helpers == nil {
+		ig.helpers = map[string]bool{}
+	}
+	ig.helpers[p] = true
+	return true
 }
 
 // isPackageInit reports whether p is a Python package's __init__.py: test discovery imports it
@@ -431,6 +454,8 @@ func (ig *integrity) fileFinding(p string, c git.FileChange) (*finding, error) {
 		whole = true
 	case ig.table.match(p):
 		why = "test file"
+	case ig.isHelper(p, c.From):
+		why = "test helper"
 	default:
 		return nil, nil
 	}

@@ -40,6 +40,20 @@ var runnerConfig = []string{
 	"**/.pytest.ini", "**/.npmrc", "**/.yarnrc", "**/.yarnrc.yml",
 }
 
+// testHelper are, per language, what makes a file of the base a test helper wherever it lives: it
+// imports the language's test framework (Go's testing or testify, Python's unittest or pytest, a
+// JavaScript test runner or assertion library, minitest or RSpec), or, in shell, defines an
+// assert, expect or refute function. Code under test rarely does; a helper that a test calls to
+// check (checks.Equal(t, got, want), assert_eq "$got" "$want") is the test's assertion, and
+// emptying it is the same cheat as emptying the test.
+var testHelper = map[string]*regexp.Regexp{
+	langGo:     regexp.MustCompile(`(?m)^\s*(?:import\s+)?(?:[\w.]+\s+)?"(?:testing|testing/\w+|github\.com/stretchr/testify/\w+)"`),
+	langPython: regexp.MustCompile(`(?m)^\s*(?:import|from)\s+(?:unittest|pytest)\b`),
+	langJS:     regexp.MustCompile(`(?:require\(\s*|from\s+|import\s+)["'](?:node:test|chai|vitest|@jest/globals|mocha|tap|uvu)["'/]`),
+	langRuby:   regexp.MustCompile(`(?m)^\s*require\s*\(?\s*["'](?:minitest|rspec|test/unit)`),
+	langShell:  regexp.MustCompile(`(?m)^\s*(?:function\s+)?(?:assert|expect|refute)\w*\s*(?:\(\s*\)|\{)`),
+}
+
 // Languages of the marker tables, by file name.
 const (
 	langGo           = "go"

@@ -190,3 +190,33 @@ func TestTheCompiledTableMatchesAsDoublestar(t *testing.T) {
 		assert.Equal(t, want, table.match(p), p)
 	}
 }
+
+// TestTestHelpersAreKnownByTheirContent: a file that imports its language's test framework (or, in
+// shell, defines an assertion) is a test helper; code that merely mentions testing is not.
+func TestTestHelpersAreKnownByTheirContent(t *testing.T) {
+	t.Parallel()
+	helpers := map[string][]string{
+		langGo:     {"package checks\n\nimport \"testing\"\n", "import (\n\t\"fmt\"\n\t\"testing\"\n)\n", "import (\n\tassert \"github.com/stretchr/testify/assert\"\n)\n", "import \"testing/fstest\"\n"},
+		langPython: {"import unittest\n", "from pytest import raises\n", "  import pytest\n"},
+		langJS:     {"const test = require(\"node:test\");\n", "import { expect } from 'chai';\n", "import { vi } from \"vitest\";\n"},
+		langRuby:   {"require \"minitest/autorun\"\n", "require 'rspec'\n"},
+		langShell:  {"assert_eq() { [ \"$1\" = \"$2\" ]; }\n", "function expect_output {\n", "  refute() {\n"},
+	}
+	code := map[string][]string{
+		langGo:     {"package greeter\n\n// testing is done elsewhere\nimport \"fmt\"\n", "var s = \"testing\"\n"},
+		langPython: {"import os\n# uses unittest elsewhere\n", "from myunittest import x\n"},
+		langJS:     {"const assert = require(\"assert\");\n", "const x = require('./test');\n"},
+		langRuby:   {"require 'json'\n"},
+		langShell:  {"fail() { echo \"$*\"; exit 1; }\n", "check_deps() {\n", "echo assert_eq\n"},
+	}
+	for lang, texts := range helpers {
+		for _, s := range texts {
+			assert.True(t, testHelper[lang].MatchString(s), "%s: %q is a test helper", lang, s)
+		}
+	}
+	for lang, texts := range code {
+		for _, s := range texts {
+			assert.False(t, testHelper[lang].MatchString(s), "%s: %q is code", lang, s)
+		}
+	}
+}
