@@ -50,6 +50,8 @@ type integrity struct {
 	pinnedBy string
 	// drops are the may-change files whose assertion-like lines dropped (tests_weakened).
 	drops []finding
+	// added are the files the work adds (modified finds them; weakened judges their skips).
+	added map[string]bool
 	// helpers are the changed files that are test helpers by their base content (modified
 	// finds them; weakened scans them as test files).
 	helpers map[string]bool
@@ -357,6 +359,12 @@ func (ig *integrity) modified() Check {
 			continue
 		}
 		byPath[p] = c
+		if c.From.Kind == git.Absent {
+			if ig.added == nil {
+				ig.added = map[string]bool{}
+			}
+			ig.added[p] = true
+		}
 		f, err := ig.fileFinding(p, c)
 		if err != nil {
 			return gitFailCheck(1, "tests_modified", testsModifiedText, err.Error(), err, StatusError, vocab.CauseDetectorError)
@@ -734,17 +742,18 @@ func (m marker) String() string {
 // (and in every file of the languages of skipEverywhere), suppression markers anywhere.
 func (ig *integrity) weakened() []Check {
 	r := ig.r
-	var skips, suppressions []marker
-	nskip, nsup := 0, 0
+	var skips, suppressions, own []marker
+	nskip, nsup, nown := 0, 0, 0
 	// Lines come file by file: what a file is, is judged once a file.
-	last, inProject := "", false
+	last, inProject, lang, added := "", false, "", false
 	var skip *markerSet
 	res := r.scanAdded(func(l git.AddedLine) {
 		if l.Path != last {
 			last, skip = l.Path, nil
 			var p string
 			if p, inProject = ig.rel(l.Path); inProject {
-				if lang := languageOf(p); lang != "" && (skipEverywhere[lang] || ig.isTestFile(p) || isPackageInit(p)) {
+				lang, added = languageOf(p), ig.added[p]
+				if lang != "" && (skipEverywhere[lang] || ig.isTestFile(p) || isPackageInit(p)) {
 					skip = ig.tables.skip[lang]
 				}
 			}
@@ -754,7 +763,12 @@ func (ig *integrity) weakened() []Check {
 		}
 		p := strings.TrimPrefix(l.Path, ig.prefix)
 		if skip != nil {
-			if pat, ok := skip.find(l.Text); ok {
+			if pat, ok := skip.find(l.Text); ok && added && onlySkips(lang, l.Text, skip) {
+				nown++
+				if len(own) < maxIntegrityFindings {
+					own = append(own, marker{Location{Path: p, Line: l.Line}, pat, l.Text})
+				}
+			} else if ok {
 				nskip++
 				if len(skips) < maxIntegrityFindings {
 					skips = append(skips, marker{Location{Path: p, Line: l.Line}, pat, l.Text})
@@ -796,6 +810,20 @@ func (ig *integrity) weakened() []Check {
 		out = append(out, ch)
 	} else {
 		out = append(out, passCheck(1, "tests_weakened", testsWeakenedText, fmt.Sprintf("no weakening marker in %d added lines of %d text files%s", scan.Lines, scan.Files, note)))
+	}
+	if nown > 0 {
+		var list []string
+		var olocs []Location
+		for _, m := range own {
+			list = append(list, m.String())
+			olocs = append(olocs, m.loc)
+		}
+		if nown > len(own) {
+			list = append(list, fmt.Sprintf("and %d more", nown-len(own)))
+		}
+		ch := warnCheck(1, "skips_added", "every test the work adds runs", fmt.Sprintf("%d skips in test files the work adds, each skipping only its own test: %s", nown, strings.Join(list, "; ")), vocab.CauseSkipAdded)
+		ch.Locations = olocs
+		out = append(out, ch)
 	}
 	if nsup > 0 {
 		var list []string

@@ -118,6 +118,13 @@ const (
 	CauseSuppressionAdded CauseCode = "suppression_added"
 )
 
+// Cause code of a skip the work adds to its own tests (SPEC §5.2a.3).
+const (
+	// CauseSkipAdded: a skip marker in a test file the work adds that skips only the test it is
+	// in (a warning): it lowers no check of the base.
+	CauseSkipAdded CauseCode = "skip_added"
+)
+
 // Cause codes of the repository the agents can write (SPEC §5.1, "nothing in it is taken on
 // trust").
 const (
@@ -203,6 +210,7 @@ func Causes() []CauseCode {
 		CauseTestsModified,
 		CauseTestsWeakened,
 		CauseSuppressionAdded,
+		CauseSkipAdded,
 		CauseRepositoryCorrupt,
 		CauseProviderUnknown,
 		CauseStubConfirmed,
