@@ -50,6 +50,8 @@ type integrity struct {
 	pinnedBy string
 	// drops are the may-change files whose assertion-like lines dropped (tests_weakened).
 	drops []finding
+	// addedByID are the files the work adds, by blob id (a Go test file renamed in its package).
+	addedByID map[string][]addedFile
 	// added are the files the work adds (modified finds them; weakened judges their skips).
 	added map[string]bool
 	// helpers are the changed files that are test helpers by their base content (modified
@@ -353,6 +355,12 @@ func (ig *integrity) modified() Check {
 	}
 	byPath := map[string]git.FileChange{}
 	var findings []finding
+	ig.addedByID = map[string][]addedFile{}
+	for _, c := range changes {
+		if p, ok := ig.rel(c.Path); ok && c.From.Kind == git.Absent && c.To.ID != "" {
+			ig.addedByID[c.To.ID] = append(ig.addedByID[c.To.ID], addedFile{p, c.To.Kind})
+		}
+	}
 	for _, c := range changes {
 		p, ok := ig.rel(c.Path)
 		if !ok {
@@ -471,6 +479,10 @@ func (ig *integrity) fileFinding(p string, c git.FileChange) (*finding, error) {
 	switch {
 	case c.To.Kind == git.Absent:
 		f.change = "deleted (or renamed away)"
+		if q := ig.goTestRenamed(p, why, whole, c.From); q != "" {
+			f.change = "renamed to " + q
+			f.allowed = "a Go test file renamed in its package, content unchanged: go test runs it as before"
+		}
 	case c.From.Kind != c.To.Kind:
 		f.change = fmt.Sprintf("%s → %s", c.From.Kind, c.To.Kind)
 		if c.From.ID != c.To.ID {
@@ -499,6 +511,55 @@ func (ig *integrity) shadow(p string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// addedFile is a file the work adds.
+type addedFile struct {
+	path string
+	kind git.EntryKind
+}
+
+// goTestRenamed is the new name of a Go test file of the table that the work renamed in its
+// directory with its content and mode unchanged ("" for none): go test compiles every *_test.go
+// of a package, so the same tests run. The new name must be one go test builds everywhere (not
+// _x_test.go or .x_test.go, no GOOS or GOARCH suffix), and a file an eval command names, or a
+// rename in letter case only, is never one.
+func (ig *integrity) goTestRenamed(p, why string, whole bool, from git.FileSide) string {
+	if why != "test file" || whole || !strings.HasSuffix(p, "_test.go") {
+		return ""
+	}
+	for _, q := range ig.addedByID[from.ID] {
+		if q.kind == from.Kind && !strings.EqualFold(p, q.path) && path.Dir(p) == path.Dir(q.path) && goBuildsTestFile(path.Base(q.path)) {
+			return q.path
+		}
+	}
+	return ""
+}
+
+// goBuildsTestFile reports whether go test builds a test file of this name on every platform.
+func goBuildsTestFile(name string) bool {
+	stem, ok := strings.CutSuffix(name, "_test.go")
+	if !ok || stem == "" || strings.HasPrefix(name, "_") || strings.HasPrefix(name, ".") {
+		return false
+	}
+	parts := strings.Split(stem, "_")
+	if n := len(parts); n > 1 && (knownGOOS[parts[n-1]] || knownGOARCH[parts[n-1]]) {
+		return false
+	}
+	return true
+}
+
+var (
+	knownGOOS   = setOf("aix", "android", "darwin", "dragonfly", "freebsd", "hurd", "illumos", "ios", "js", "linux", "nacl", "netbsd", "openbsd", "plan9", "solaris", "wasip1", "windows", "zos")
+	knownGOARCH = setOf("386", "amd64", "amd64p32", "arm", "armbe", "arm64", "arm64be", "loong64", "mips", "mipsle", "mips64", "mips64le", "mips64p32", "mips64p32le", "ppc", "ppc64", "ppc64le", "riscv", "riscv64", "s390", "s390x", "sparc", "sparc64", "wasm")
+)
+
+func setOf(xs ...string) map[string]bool {
+	m := make(map[string]bool, len(xs))
+	for _, x := range xs {
+		m[x] = true
+	}
+	return m
 }
 
 // judge applies may_change to a finding, and for an allowed change compares assertion counts.

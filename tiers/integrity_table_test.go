@@ -220,3 +220,15 @@ func TestTestHelpersAreKnownByTheirContent(t *testing.T) {
 		}
 	}
 }
+
+// TestGoBuildsTestFilesByName: go test builds every *_test.go of a package except names it
+// ignores (_x, .x) and names that carry a GOOS or GOARCH suffix.
+func TestGoBuildsTestFilesByName(t *testing.T) {
+	t.Parallel()
+	for _, n := range []string{"greet_test.go", "greet_unix_test.go", "a_b_test.go", "linux_test.go"} {
+		assert.True(t, goBuildsTestFile(n), n)
+	}
+	for _, n := range []string{"_greet_test.go", ".greet_test.go", "greet_windows_test.go", "greet_arm64_test.go", "greet_linux_amd64_test.go", "greet.go", "_test.go", "greet_test.go.bak"} {
+		assert.False(t, goBuildsTestFile(n), n)
+	}
+}
