@@ -656,6 +656,9 @@ func (ig *integrity) keyFinding(k protectedKey, c git.FileChange) (*finding, err
 		if !aok && oldErr == "" && !k.AsPath {
 			return nil, nil // a script the base does not have is not a check of the base
 		}
+	} else if path.Base(k.File) == "go.mod" {
+		a, aok = goModReplaces(old)
+		b, bok = goModReplaces(cur)
 	} else {
 		a, aok = sectionText(old, k.Key)
 		b, bok = sectionText(cur, k.Key)
@@ -680,8 +683,11 @@ func (ig *integrity) keyFinding(k protectedKey, c git.FileChange) (*finding, err
 }
 
 func showText(s string) string {
-	b, _ := json.Marshal(truncate(s, 120))
-	return string(b)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // `=> ./fake`, `> out.txt` read as written
+	_ = enc.Encode(truncate(s, 120))
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // jsonValue is the value at keyPath of a JSON object (a string as itself, anything else as compact
@@ -722,6 +728,9 @@ var runnerKeys = map[string][]string{
 	"package.json":   {"jest", "mocha", "ava", "vitest", "nyc", "c8"},
 	"pyproject.toml": {"tool.pytest.ini_options"},
 	"setup.cfg":      {"tool:pytest"},
+	// A replace directive decides which code a test's imports are: pointed at a fake testify or
+	// a fake helper module, every assertion through it holds.
+	"go.mod": {"replace"},
 }
 
 // keysOf is every protected key of the changed files: what the eval commands name, the test
@@ -756,6 +765,35 @@ func (ig *integrity) keysOf(byPath map[string]git.FileChange) []protectedKey {
 		}
 	}
 	return out
+}
+
+// goModReplaces is the replace directives of a go.mod as text, one a line with white space
+// collapsed (a single line or a block); ok is false when there is none.
+func goModReplaces(data []byte) (string, bool) {
+	if data == nil {
+		return "", false
+	}
+	var out strings.Builder
+	in := false
+	for line := range strings.Lines(string(data)) {
+		t, _, _ := strings.Cut(line, "//")
+		f := strings.Fields(t)
+		switch {
+		case in && len(f) == 1 && f[0] == ")":
+			in = false
+		case in:
+			if len(f) > 0 {
+				out.WriteString("replace " + strings.Join(f, " ") + "\n")
+			}
+		case len(f) > 0 && f[0] == "replace":
+			if len(f) == 2 && f[1] == "(" {
+				in = true
+			} else {
+				out.WriteString(strings.Join(f, " ") + "\n")
+			}
+		}
+	}
+	return out.String(), out.Len() > 0
 }
 
 // sectionText is a pytest configuration table as text: the lines of the [KEY] section (a TOML

@@ -26,7 +26,7 @@ var defaultProtected = []string{
 	"**/src/test/**", "**/spec/**", "**/testdata/**", "**/*_spec.rb", "**/*.bats",
 	"**/pytest.ini", "**/tox.ini", "**/jest.config.*", "**/vitest.config.*", "**/.mocharc*",
 	"**/karma.conf.*", "**/phpunit.xml*", "**/.nycrc*", "**/codecov.yml",
-	"**/.pytest.ini", "**/.npmrc", "**/.yarnrc", "**/.yarnrc.yml",
+	"**/.pytest.ini", "**/.npmrc", "**/.yarnrc", "**/.yarnrc.yml", "**/go.work",
 }
 
 // runnerConfig are the test-runner configuration paths that are protected as paths: adding one the
@@ -38,6 +38,8 @@ var runnerConfig = []string{
 	// pytest reads .pytest.ini before pyproject.toml; npm and yarn read their rc files for every
 	// script they run (script-shell=true makes `npm test` run nothing, node-options a preload).
 	"**/.pytest.ini", "**/.npmrc", "**/.yarnrc", "**/.yarnrc.yml",
+	// go.work decides which module a test's imports resolve to, like go.mod's replace.
+	"**/go.work",
 }
 
 // testHelper are, per language, what makes a file of the base a test helper wherever it lives: it
