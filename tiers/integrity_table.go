@@ -107,7 +107,7 @@ var skipEverywhere = map[string]bool{langRust: true, langPytestConfig: true}
 // syntax) matched at word boundaries (see markerSet.find). A build constraint added to a Go test
 // file is a marker: `//go:build ignore` takes the file out of `go test`.
 var defaultSkipMarkers = map[string][]string{
-	langGo: {`Skip(f|Now)?`, `//\s*go:build`, `//\s*\+build`, `os\.Exit\(\s*0\s*\)`, `flag\.Set\(\s*"test\.`},
+	langGo: {`Skip(f|Now)?`, `//\s*go:build`, `//\s*\+build`, `os\.Exit\(\s*0\s*\)`, `(syscall|unix)\.Exit\(`, `flag\.Set\(\s*"test\.`},
 	langPython: {`skip(If|Unless|Test|if)?`, `SkipTest`, `xfail`, `__unittest_skip__`,
 		`sys\.exit`, `os\._exit`, `load_tests`},
 	langJS: {`\.(skip|only|todo|skipIf|runIf)`, `xit`, `xdescribe`, `xtest`, `fit`, `fdescribe`,

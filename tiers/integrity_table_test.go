@@ -43,7 +43,7 @@ func TestSkipMarkersOfEachLanguage(t *testing.T) {
 	t.Parallel()
 	tables := defaultMarkerTables()
 	found := map[string][]string{
-		langGo:           {`	t.Skip("flaky")`, `t.Skipf("x %d", 1)`, `	b.SkipNow()`, `t .Skip()`, `//go:build ignore`, `// +build ignore`, `os.Exit( 0 )`, `	flag.Set("test.run", "TestNew")`, `flag.Set( "test.skip", "TestFarewell")`},
+		langGo:           {`	t.Skip("flaky")`, `t.Skipf("x %d", 1)`, `	b.SkipNow()`, `t .Skip()`, `//go:build ignore`, `// +build ignore`, `os.Exit( 0 )`, `	flag.Set("test.run", "TestNew")`, `flag.Set( "test.skip", "TestFarewell")`, `func init() { syscall.Exit(0) }`, `unix.Exit(code)`},
 		langPython:       {`@unittest.skip("x")`, `@pytest.mark.skip`, `@pytest.mark.skipif(True, reason="x")`, `self.skipTest("x")`, `@pytest.mark.xfail`, `raise unittest.SkipTest("x")`, `sys.exit(0)`, `os._exit(0)`, `def load_tests(loader, tests, pattern):`},
 		langJS:           {`it.skip("x", () => {})`, `describe.only("x", () => {})`, `test.only(`, `xit("x")`, `xdescribe(`, `fit("x")`, `test("x", { skip: true }, () => {})`, `t.skip()`, `process.exit(0)`, `it.todo("x")`},
 		langRust:         {`#[ignore]`, `#[ignore = "slow"]`, `#[cfg(any())]`, `#[cfg(not(test))]`},
