@@ -191,6 +191,9 @@ func (ig *integrity) followScripts() error {
 			for _, inc := range f.Includes {
 				n.Words[inc] = m.Why + " (included by the Makefile)"
 			}
+			for _, g := range f.IncludeGlobs {
+				n.IncludeGlobs[strings.ToLower(g)] = m.Why + " (included by the Makefile)"
+			}
 			for _, line := range f.Recipes {
 				n.read(line, m.Dir, m.Why+" (a recipe of the Makefile)", &budget, 1)
 			}
@@ -454,7 +457,13 @@ var appendSafe = map[string]bool{langGo: true, langPython: true, langRuby: true,
 func (ig *integrity) fileFinding(p string, c git.FileChange) (*finding, error) {
 	why, whole := ig.named[p]
 	config := runnerConfigTable().match(p)
+	if inc, ok := ig.includedBy(p); ok && why == "" {
+		why, whole = inc, true
+	}
 	if c.From.Kind == git.Absent {
+		if _, ok := ig.includedBy(p); ok {
+			return ig.judge(&finding{what: p, file: p, change: "added: a makefile the Makefile includes by pattern"}), nil
+		}
 		if shadow, ok := ig.shadow(p); ok {
 			return ig.judge(&finding{what: p, file: p, change: "added: " + shadow + " would run it in place of the module"}), nil
 		}
@@ -499,6 +508,18 @@ func (ig *integrity) fileFinding(p string, c git.FileChange) (*finding, error) {
 		}
 	}
 	return ig.judge(f), nil
+}
+
+// includedBy says which make run includes p through a pattern (include *.mk), compared in lower
+// case as a case-insensitive file system finds it.
+func (ig *integrity) includedBy(p string) (string, bool) {
+	lp := strings.ToLower(p)
+	for g, why := range ig.names.IncludeGlobs {
+		if ok, _ := doublestar.Match(g, lp); ok {
+			return why, true
+		}
+	}
+	return "", false
 }
 
 // shadow says which command a path added by the work would take the place of (python -m MOD),

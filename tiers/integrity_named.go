@@ -39,6 +39,8 @@ type commandNames struct {
 	// Makes are the make runs of the commands: what the gate reads at the base to follow the
 	// recipes of the targets they run (followMake).
 	Makes []makeRun
+	// IncludeGlobs are the makefile patterns a Makefile includes (followMake fills them in).
+	IncludeGlobs map[string]string
 	// Shadows are paths that would take the place of a module a command runs (python -m MOD finds
 	// MOD.py or MOD/ in its directory before the standard library's): protected as paths, so that
 	// adding one is a change, as for a test-runner configuration.
@@ -58,7 +60,7 @@ var envAssign = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
 
 // namesOf reads the eval commands (run, workdir) for what they name.
 func namesOf(cmds [][2]string) *commandNames {
-	n := &commandNames{Words: map[string]string{}, Makefiles: map[string]string{}, Shadows: map[string]string{}}
+	n := &commandNames{Words: map[string]string{}, Makefiles: map[string]string{}, Shadows: map[string]string{}, IncludeGlobs: map[string]string{}}
 	for i, c := range cmds {
 		why := "named by eval command " + strconv.Itoa(i+1)
 		budget := maxNamedWords
@@ -440,7 +442,10 @@ const maxMakeIncludes = 4
 // command runs, with their prerequisites, which the gate reads as commands of their own.
 type makeFollow struct {
 	Includes []string // relative to the project root
-	Recipes  []string
+	// IncludeGlobs are the patterns make includes by (include *.mk, $(wildcard conf/*.mk)):
+	// every file that matches is a makefile of the run, an added one too.
+	IncludeGlobs []string
+	Recipes      []string
 }
 
 // followMake reads a make run's makefiles through read (a path relative to the project root; ok
@@ -472,7 +477,13 @@ func followMake(m makeRun, read func(string) ([]byte, bool, error)) (makeFollow,
 			}
 			if w := strings.Fields(t); w[0] == "include" || w[0] == "-include" || w[0] == "sinclude" {
 				current = nil
-				for _, inc := range w[1:] {
+				for _, inc := range includeWords(w[1:]) {
+					if strings.ContainsAny(inc, "*?[") {
+						if g := cleanRel(path.Join(m.Dir, inc)); g != "" {
+							out.IncludeGlobs = append(out.IncludeGlobs, g)
+						}
+						continue
+					}
 					if strings.Contains(inc, "$") || depth >= maxMakeIncludes {
 						continue
 					}
@@ -544,6 +555,29 @@ func followMake(m makeRun, read func(string) ([]byte, bool, error)) (makeFollow,
 		todo = append(todo, deps[t]...)
 	}
 	return out, nil
+}
+
+// includeWords are the words of an include directive with $(wildcard …) opened into its patterns.
+func includeWords(words []string) []string {
+	var out []string
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if strings.HasPrefix(w, "$(wildcard") || strings.HasPrefix(w, "${wildcard") {
+			for ; i < len(words); i++ {
+				p := strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(words[i], "$(wildcard"), "${wildcard"), " ")
+				end := strings.ContainsAny(p, ")}")
+				if p = strings.TrimRight(p, ")}"); p != "" {
+					out = append(out, p)
+				}
+				if end {
+					break
+				}
+			}
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 // makeLines splits a makefile into logical lines, a backslash-newline joining two.

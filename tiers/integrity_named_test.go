@@ -115,7 +115,7 @@ func TestPackageJSONKeysAreReadAsJSON(t *testing.T) {
 func TestMakeRecipesOfTheTargetAreFollowed(t *testing.T) {
 	t.Parallel()
 	files := map[string]string{
-		"sub/Makefile": "CC := cc\ninclude rules.mk\n-include $(DEPS) missing.mk\n.PHONY: check\nbuild:\n\tsh build.sh\n",
+		"sub/Makefile": "CC := cc\ninclude rules.mk\n-include $(DEPS) missing.mk\nsinclude *.mk $(wildcard conf/*.mk ../x/*.mk)\n.PHONY: check\nbuild:\n\tsh build.sh\n",
 		"sub/rules.mk": "check: lint unit ; @sh inline.sh\nlint:\n\t-sh lint.sh \\\n\t  --strict\nunit: build\n\t+python3 -m unittest\n%.o: %.c\n\tsh pattern.sh\n",
 	}
 	read := func(p string) ([]byte, bool, error) {
@@ -125,6 +125,7 @@ func TestMakeRecipesOfTheTargetAreFollowed(t *testing.T) {
 	f, err := followMake(makeRun{Dir: "sub", Targets: []string{"check"}}, read)
 	assert.NoError(t, err)
 	assert.Equal(t, []string{"sub/rules.mk"}, f.Includes)
+	assert.Equal(t, []string{"sub/*.mk", "sub/conf/*.mk", "x/*.mk"}, f.IncludeGlobs, "make includes every file a pattern matches")
 	want := []string{"sh inline.sh", "sh lint.sh --strict", "python3 -m unittest", "sh build.sh"}
 	assert.Equal(t, want, trimAll(f.Recipes))
 	f, err = followMake(makeRun{Dir: "sub"}, read)
