@@ -50,6 +50,13 @@ type integrity struct {
 	pinnedBy string
 	// drops are the may-change files whose assertion-like lines dropped (tests_weakened).
 	drops []finding
+	// addedByID are the files the work adds, by blob id (a Go test file renamed in its package).
+	addedByID map[string][]addedFile
+	// added are the files the work adds (modified finds them; weakened judges their skips).
+	added map[string]bool
+	// helpers are the changed files that are test helpers by their base content (modified
+	// finds them; weakened scans them as test files).
+	helpers map[string]bool
 }
 
 // testIntegrity runs tests_modified and tests_weakened (SPEC §5.2a.2, .3).
@@ -105,6 +112,9 @@ func (r *run) newIntegrity() *integrity {
 // Makefile a make command would read.
 func (ig *integrity) resolveNamed() error {
 	ig.named = map[string]string{}
+	if err := ig.followScripts(); err != nil {
+		return err
+	}
 	words := make([]string, 0, len(ig.names.Words))
 	for w := range ig.names.Words {
 		words = append(words, w)
@@ -119,6 +129,15 @@ func (ig *integrity) resolveNamed() error {
 			ig.named[w] = ig.names.Words[w]
 		}
 	}
+	for f, why := range ig.names.Shadows {
+		kind, err := ig.r.repo.EntryKindAt(ig.r.base, ig.prefix+f)
+		if err != nil {
+			return err
+		}
+		if kind != git.Absent && kind != git.Directory {
+			ig.named[f] = why
+		}
+	}
 	for f, why := range ig.names.Makefiles {
 		kind, err := ig.r.repo.EntryKindAt(ig.r.base, ig.prefix+f)
 		if err != nil {
@@ -126,6 +145,64 @@ func (ig *integrity) resolveNamed() error {
 		}
 		if kind != git.Absent && kind != git.Directory {
 			ig.named[f] = why + " (make)"
+		}
+	}
+	return nil
+}
+
+// followScripts reads, at the base, what the eval commands hand to another runner: the
+// package.json scripts npm, pnpm or yarn run and the recipes of the make targets, and reads those
+// as commands of their own (SPEC §5.2a.1 b: the script an eval command runs is protected, and a
+// script that `npm test` or `make check` runs is run by the eval command all the same). Files that
+// make includes are protected like the Makefile.
+func (ig *integrity) followScripts() error {
+	n := ig.names
+	read := func(p string) ([]byte, bool, error) {
+		kind, err := ig.r.repo.EntryKindAt(ig.r.base, ig.prefix+p)
+		if err != nil || kind != git.File && kind != git.Executable {
+			return nil, false, err
+		}
+		return ig.r.repo.ReadFileAt(ig.r.base, ig.prefix+p, maxPolicyBytes)
+	}
+	seen := map[string]bool{}
+	budget := maxNamedWords
+	for done := 0; done < len(n.Keys) || len(n.Makes) > 0; {
+		for ; done < len(n.Keys); done++ {
+			k := n.Keys[done]
+			name, ok := strings.CutPrefix(k.Key, "scripts.")
+			if !ok || path.Base(k.File) != "package.json" || seen[k.File+"#"+k.Key] {
+				continue
+			}
+			seen[k.File+"#"+k.Key] = true
+			data, found, err := read(k.File)
+			if err != nil {
+				return err
+			}
+			if v, ok, bad := jsonValue(data, []string{"scripts", name}, ""); found && ok && bad == "" {
+				n.read(v, path.Dir(k.File), fmt.Sprintf("%s (%s#%s)", k.Why, k.File, k.Key), &budget, 1)
+			}
+		}
+		makes := n.Makes
+		n.Makes = nil
+		for _, m := range makes {
+			id := fmt.Sprint(m.Dir, m.Files, m.Targets)
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			f, err := followMake(m, read)
+			if err != nil {
+				return err
+			}
+			for _, inc := range f.Includes {
+				n.Words[inc] = m.Why + " (included by the Makefile)"
+			}
+			for _, g := range f.IncludeGlobs {
+				n.IncludeGlobs[strings.ToLower(g)] = m.Why + " (included by the Makefile)"
+			}
+			for _, line := range f.Recipes {
+				n.read(line, m.Dir, m.Why+" (a recipe of the Makefile)", &budget, 1)
+			}
 		}
 	}
 	return nil
@@ -214,7 +291,34 @@ var runnerConfigTable = sync.OnceValue(func() *globTable { return newGlobTable(r
 // isTestFile reports whether p is a test file: in the protected table or named by an eval command.
 func (ig *integrity) isTestFile(p string) bool {
 	_, named := ig.named[p]
-	return named || ig.table.match(p)
+	return named || ig.helpers[p] || ig.table.match(p)
+}
+
+// isHelper reports whether the base version of p is a test helper by its content (testHelper):
+// a file the tests import to check with, wherever it lives. Such a file is a protected check, and
+// its added lines are scanned for markers. A version that cannot be read is judged as code: the
+// object checks of tier 0 and the diff answer for it.
+func (ig *integrity) isHelper(p string, from git.FileSide) bool {
+	re := testHelper[languageOf(p)]
+	if re == nil || from.Kind != git.File && from.Kind != git.Executable {
+		return false
+	}
+	data, err := ig.r.repo.ReadBlob(from.ID, maxProtectedBlobBytes)
+	if err != nil || !re.Match(data) {
+		return false
+	}
+	if ig.helpers == nil {
+		ig.helpers = map[string]bool{}
+	}
+	ig.helpers[p] = true
+	return true
+}
+
+// isPackageInit reports whether p is a Python package's __init__.py: test discovery imports it
+// before the package's tests, and a load_tests hook or a skip there decides which of them run, so
+// its added lines are scanned like a test file's.
+func isPackageInit(p string) bool {
+	return strings.EqualFold(path.Base(p), "__init__.py")
 }
 
 // mayChange reports whether the contract lists p (a path, glob or FILE#KEY) in tests.may_change.
@@ -260,12 +364,24 @@ func (ig *integrity) modified() Check {
 	}
 	byPath := map[string]git.FileChange{}
 	var findings []finding
+	ig.addedByID = map[string][]addedFile{}
+	for _, c := range changes {
+		if p, ok := ig.rel(c.Path); ok && c.From.Kind == git.Absent && c.To.ID != "" {
+			ig.addedByID[c.To.ID] = append(ig.addedByID[c.To.ID], addedFile{p, c.To.Kind})
+		}
+	}
 	for _, c := range changes {
 		p, ok := ig.rel(c.Path)
 		if !ok {
 			continue
 		}
 		byPath[p] = c
+		if c.From.Kind == git.Absent {
+			if ig.added == nil {
+				ig.added = map[string]bool{}
+			}
+			ig.added[p] = true
+		}
 		f, err := ig.fileFinding(p, c)
 		if err != nil {
 			return gitFailCheck(1, "tests_modified", testsModifiedText, err.Error(), err, StatusError, vocab.CauseDetectorError)
@@ -347,7 +463,16 @@ var appendSafe = map[string]bool{langGo: true, langPython: true, langRuby: true,
 func (ig *integrity) fileFinding(p string, c git.FileChange) (*finding, error) {
 	why, whole := ig.named[p]
 	config := runnerConfigTable().match(p)
+	if inc, ok := ig.includedBy(p); ok && why == "" {
+		why, whole = inc, true
+	}
 	if c.From.Kind == git.Absent {
+		if _, ok := ig.includedBy(p); ok {
+			return ig.judge(&finding{what: p, file: p, change: "added: a makefile the Makefile includes by pattern"}), nil
+		}
+		if shadow, ok := ig.shadow(p); ok {
+			return ig.judge(&finding{what: p, file: p, change: "added: " + shadow + " would run it in place of the module"}), nil
+		}
 		if !config {
 			return nil, nil // a new test file is a check the work adds
 		}
@@ -360,6 +485,8 @@ func (ig *integrity) fileFinding(p string, c git.FileChange) (*finding, error) {
 		whole = true
 	case ig.table.match(p):
 		why = "test file"
+	case ig.isHelper(p, c.From):
+		why = "test helper"
 	default:
 		return nil, nil
 	}
@@ -367,6 +494,10 @@ func (ig *integrity) fileFinding(p string, c git.FileChange) (*finding, error) {
 	switch {
 	case c.To.Kind == git.Absent:
 		f.change = "deleted (or renamed away)"
+		if q := ig.goTestRenamed(p, why, whole, c.From); q != "" {
+			f.change = "renamed to " + q
+			f.allowed = "a Go test file renamed in its package, content unchanged: go test runs it as before"
+		}
 	case c.From.Kind != c.To.Kind:
 		f.change = fmt.Sprintf("%s → %s", c.From.Kind, c.To.Kind)
 		if c.From.ID != c.To.ID {
@@ -383,6 +514,79 @@ func (ig *integrity) fileFinding(p string, c git.FileChange) (*finding, error) {
 		}
 	}
 	return ig.judge(f), nil
+}
+
+// includedBy says which make run includes p through a pattern (include *.mk), compared in lower
+// case as a case-insensitive file system finds it.
+func (ig *integrity) includedBy(p string) (string, bool) {
+	lp := strings.ToLower(p)
+	for g, why := range ig.names.IncludeGlobs {
+		if ok, _ := doublestar.Match(g, lp); ok {
+			return why, true
+		}
+	}
+	return "", false
+}
+
+// shadow says which command a path added by the work would take the place of (python -m MOD),
+// compared in lower case as a case-insensitive file system finds it.
+func (ig *integrity) shadow(p string) (string, bool) {
+	lp := strings.ToLower(p)
+	for s, why := range ig.names.Shadows {
+		if strings.ToLower(s) == lp {
+			return strings.TrimPrefix(why, "named by "), true
+		}
+	}
+	return "", false
+}
+
+// addedFile is a file the work adds.
+type addedFile struct {
+	path string
+	kind git.EntryKind
+}
+
+// goTestRenamed is the new name of a Go test file of the table that the work renamed in its
+// directory with its content and mode unchanged ("" for none): go test compiles every *_test.go
+// of a package, so the same tests run. The new name must be one go test builds everywhere (not
+// _x_test.go or .x_test.go, no GOOS or GOARCH suffix), and a file an eval command names, or a
+// rename in letter case only, is never one.
+func (ig *integrity) goTestRenamed(p, why string, whole bool, from git.FileSide) string {
+	if why != "test file" || whole || !strings.HasSuffix(p, "_test.go") {
+		return ""
+	}
+	for _, q := range ig.addedByID[from.ID] {
+		if q.kind == from.Kind && !strings.EqualFold(p, q.path) && path.Dir(p) == path.Dir(q.path) && goBuildsTestFile(path.Base(q.path)) {
+			return q.path
+		}
+	}
+	return ""
+}
+
+// goBuildsTestFile reports whether go test builds a test file of this name on every platform.
+func goBuildsTestFile(name string) bool {
+	stem, ok := strings.CutSuffix(name, "_test.go")
+	if !ok || stem == "" || strings.HasPrefix(name, "_") || strings.HasPrefix(name, ".") {
+		return false
+	}
+	parts := strings.Split(stem, "_")
+	if n := len(parts); n > 1 && (knownGOOS[parts[n-1]] || knownGOARCH[parts[n-1]]) {
+		return false
+	}
+	return true
+}
+
+var (
+	knownGOOS   = setOf("aix", "android", "darwin", "dragonfly", "freebsd", "hurd", "illumos", "ios", "js", "linux", "nacl", "netbsd", "openbsd", "plan9", "solaris", "wasip1", "windows", "zos")
+	knownGOARCH = setOf("386", "amd64", "amd64p32", "arm", "armbe", "arm64", "arm64be", "loong64", "mips", "mipsle", "mips64", "mips64le", "mips64p32", "mips64p32le", "ppc", "ppc64", "ppc64le", "riscv", "riscv64", "s390", "s390x", "sparc", "sparc64", "wasm")
+)
+
+func setOf(xs ...string) map[string]bool {
+	m := make(map[string]bool, len(xs))
+	for _, x := range xs {
+		m[x] = true
+	}
+	return m
 }
 
 // judge applies may_change to a finding, and for an allowed change compares assertion counts.
@@ -419,6 +623,12 @@ func (ig *integrity) contentChange(p string, c git.FileChange) (string, bool, er
 		}
 	}
 	appended := bytes.HasPrefix(cur, old) && (len(old) == 0 || old[len(old)-1] == '\n')
+	if appended {
+		if why := appendRebinds(languageOf(p), string(old), string(cur[len(old):])); why != "" {
+			change += "; the appended lines " + why
+			appended = false
+		}
+	}
 	return change, appended, nil
 }
 
@@ -473,6 +683,9 @@ func (ig *integrity) keyFinding(k protectedKey, c git.FileChange) (*finding, err
 		if !aok && oldErr == "" && !k.AsPath {
 			return nil, nil // a script the base does not have is not a check of the base
 		}
+	} else if path.Base(k.File) == "go.mod" {
+		a, aok = goModReplaces(old)
+		b, bok = goModReplaces(cur)
 	} else {
 		a, aok = sectionText(old, k.Key)
 		b, bok = sectionText(cur, k.Key)
@@ -497,8 +710,11 @@ func (ig *integrity) keyFinding(k protectedKey, c git.FileChange) (*finding, err
 }
 
 func showText(s string) string {
-	b, _ := json.Marshal(truncate(s, 120))
-	return string(b)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // `=> ./fake`, `> out.txt` read as written
+	_ = enc.Encode(truncate(s, 120))
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // jsonValue is the value at keyPath of a JSON object (a string as itself, anything else as compact
@@ -539,6 +755,9 @@ var runnerKeys = map[string][]string{
 	"package.json":   {"jest", "mocha", "ava", "vitest", "nyc", "c8"},
 	"pyproject.toml": {"tool.pytest.ini_options"},
 	"setup.cfg":      {"tool:pytest"},
+	// A replace directive decides which code a test's imports are: pointed at a fake testify or
+	// a fake helper module, every assertion through it holds.
+	"go.mod": {"replace"},
 }
 
 // keysOf is every protected key of the changed files: what the eval commands name, the test
@@ -573,6 +792,35 @@ func (ig *integrity) keysOf(byPath map[string]git.FileChange) []protectedKey {
 		}
 	}
 	return out
+}
+
+// goModReplaces is the replace directives of a go.mod as text, one a line with white space
+// collapsed (a single line or a block); ok is false when there is none.
+func goModReplaces(data []byte) (string, bool) {
+	if data == nil {
+		return "", false
+	}
+	var out strings.Builder
+	in := false
+	for line := range strings.Lines(string(data)) {
+		t, _, _ := strings.Cut(line, "//")
+		f := strings.Fields(t)
+		switch {
+		case in && len(f) == 1 && f[0] == ")":
+			in = false
+		case in:
+			if len(f) > 0 {
+				out.WriteString("replace " + strings.Join(f, " ") + "\n")
+			}
+		case len(f) > 0 && f[0] == "replace":
+			if len(f) == 2 && f[1] == "(" {
+				in = true
+			} else {
+				out.WriteString(strings.Join(f, " ") + "\n")
+			}
+		}
+	}
+	return out.String(), out.Len() > 0
 }
 
 // sectionText is a pytest configuration table as text: the lines of the [KEY] section (a TOML
@@ -620,17 +868,18 @@ func (m marker) String() string {
 // (and in every file of the languages of skipEverywhere), suppression markers anywhere.
 func (ig *integrity) weakened() []Check {
 	r := ig.r
-	var skips, suppressions []marker
-	nskip, nsup := 0, 0
+	var skips, suppressions, own []marker
+	nskip, nsup, nown := 0, 0, 0
 	// Lines come file by file: what a file is, is judged once a file.
-	last, inProject := "", false
+	last, inProject, lang, added := "", false, "", false
 	var skip *markerSet
 	res := r.scanAdded(func(l git.AddedLine) {
 		if l.Path != last {
 			last, skip = l.Path, nil
 			var p string
 			if p, inProject = ig.rel(l.Path); inProject {
-				if lang := languageOf(p); lang != "" && (skipEverywhere[lang] || ig.isTestFile(p)) {
+				lang, added = languageOf(p), ig.added[p]
+				if lang != "" && (skipEverywhere[lang] || ig.isTestFile(p) || isPackageInit(p)) {
 					skip = ig.tables.skip[lang]
 				}
 			}
@@ -640,7 +889,12 @@ func (ig *integrity) weakened() []Check {
 		}
 		p := strings.TrimPrefix(l.Path, ig.prefix)
 		if skip != nil {
-			if pat, ok := skip.find(l.Text); ok {
+			if pat, ok := skip.find(l.Text); ok && added && onlySkips(lang, l.Text, skip) {
+				nown++
+				if len(own) < maxIntegrityFindings {
+					own = append(own, marker{Location{Path: p, Line: l.Line}, pat, l.Text})
+				}
+			} else if ok {
 				nskip++
 				if len(skips) < maxIntegrityFindings {
 					skips = append(skips, marker{Location{Path: p, Line: l.Line}, pat, l.Text})
@@ -682,6 +936,20 @@ func (ig *integrity) weakened() []Check {
 		out = append(out, ch)
 	} else {
 		out = append(out, passCheck(1, "tests_weakened", testsWeakenedText, fmt.Sprintf("no weakening marker in %d added lines of %d text files%s", scan.Lines, scan.Files, note)))
+	}
+	if nown > 0 {
+		var list []string
+		var olocs []Location
+		for _, m := range own {
+			list = append(list, m.String())
+			olocs = append(olocs, m.loc)
+		}
+		if nown > len(own) {
+			list = append(list, fmt.Sprintf("and %d more", nown-len(own)))
+		}
+		ch := warnCheck(1, "skips_added", "every test the work adds runs", fmt.Sprintf("%d skips in test files the work adds, each skipping only its own test: %s", nown, strings.Join(list, "; ")), vocab.CauseSkipAdded)
+		ch.Locations = olocs
+		out = append(out, ch)
 	}
 	if nsup > 0 {
 		var list []string

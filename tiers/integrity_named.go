@@ -36,13 +36,31 @@ type commandNames struct {
 	// Makefiles are the Makefile paths a make command reads (the first the base has counts).
 	Makefiles map[string]string
 	Keys      []protectedKey
+	// Makes are the make runs of the commands: what the gate reads at the base to follow the
+	// recipes of the targets they run (followMake).
+	Makes []makeRun
+	// IncludeGlobs are the makefile patterns a Makefile includes (followMake fills them in).
+	IncludeGlobs map[string]string
+	// Shadows are paths that would take the place of a module a command runs (python -m MOD finds
+	// MOD.py or MOD/ in its directory before the standard library's): protected as paths, so that
+	// adding one is a change, as for a test-runner configuration.
+	Shadows map[string]string
+}
+
+// makeRun is one make command: its directory, its -f files ("" for the default Makefile) and the
+// targets it names (none: the default target).
+type makeRun struct {
+	Dir     string
+	Files   []string
+	Targets []string
+	Why     string
 }
 
 var envAssign = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
 
 // namesOf reads the eval commands (run, workdir) for what they name.
 func namesOf(cmds [][2]string) *commandNames {
-	n := &commandNames{Words: map[string]string{}, Makefiles: map[string]string{}}
+	n := &commandNames{Words: map[string]string{}, Makefiles: map[string]string{}, Shadows: map[string]string{}, IncludeGlobs: map[string]string{}}
 	for i, c := range cmds {
 		why := "named by eval command " + strconv.Itoa(i+1)
 		budget := maxNamedWords
@@ -235,15 +253,27 @@ func (n *commandNames) runner(cmd string, args []string, dir, why string) {
 	switch {
 	case cmd == "make" || cmd == "gmake":
 		mdir := dir
-		for i := 0; i+1 < len(args); i++ {
-			if args[i] == "-C" {
-				mdir = cleanRel(path.Join(dir, args[i+1]))
+		var files, targets []string
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			switch {
+			case (a == "-C" || a == "-f" || a == "--file" || a == "--makefile" || a == "-I" || a == "-o" || a == "-W") && i+1 < len(args):
+				i++
+				if a == "-C" {
+					mdir = cleanRel(path.Join(mdir, args[i]))
+				} else if a != "-I" && a != "-o" && a != "-W" {
+					files = append(files, args[i])
+				}
+			case strings.HasPrefix(a, "-") || strings.Contains(a, "="):
+			default:
+				targets = append(targets, a)
 			}
 		}
 		if mdir != "" {
 			for _, f := range []string{"GNUmakefile", "makefile", "Makefile"} {
 				n.Makefiles[cleanRel(path.Join(mdir, f))] = why
 			}
+			n.Makes = append(n.Makes, makeRun{Dir: mdir, Files: files, Targets: targets, Why: why})
 		}
 	case cmd == "npm" || cmd == "pnpm" || cmd == "yarn":
 		if name := scriptName(cmd, args); name != "" {
@@ -251,15 +281,54 @@ func (n *commandNames) runner(cmd string, args []string, dir, why string) {
 				n.Keys = append(n.Keys, protectedKey{File: join("package.json"), Key: "scripts." + k, Why: why})
 			}
 		}
-	case cmd == "pytest" || cmd == "py.test" || isPython(cmd) && len(args) >= 2 && args[0] == "-m" && args[1] == "pytest":
-		n.Keys = append(n.Keys,
-			protectedKey{File: join("pyproject.toml"), Key: "tool.pytest.ini_options", Why: why, AsPath: true},
-			protectedKey{File: join("setup.cfg"), Key: "tool:pytest", Why: why, AsPath: true})
-		if dir != "." { // pytest looks for its configuration up to the root
-			n.Keys = append(n.Keys,
-				protectedKey{File: "pyproject.toml", Key: "tool.pytest.ini_options", Why: why, AsPath: true},
-				protectedKey{File: "setup.cfg", Key: "tool:pytest", Why: why, AsPath: true})
+	case isPython(cmd) && pythonModuleRun(args) != "":
+		// The command's directory comes first on sys.path: a MOD.py or MOD/ there is what runs.
+		mod := strings.ReplaceAll(pythonModuleRun(args), ".", "/")
+		for _, f := range []string{mod + ".py", mod + "/__init__.py", mod + "/__main__.py"} {
+			if p := join(f); p != "" {
+				n.Shadows[p] = why + " (python -m " + pythonModuleRun(args) + ")"
+			}
 		}
+		if top, _, _ := strings.Cut(mod, "/"); top != mod {
+			if p := join(top + "/__init__.py"); p != "" {
+				n.Shadows[p] = why + " (python -m " + pythonModuleRun(args) + ")"
+			}
+		}
+		if pythonModuleRun(args) == "pytest" {
+			n.pytestKeys(dir, join, why)
+		}
+	case cmd == "pytest" || cmd == "py.test":
+		n.pytestKeys(dir, join, why)
+	}
+}
+
+// pythonModuleRun is the module of python [OPTIONS] -m MOD ("" for none).
+func pythonModuleRun(args []string) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-m" && i+1 < len(args):
+			return args[i+1]
+		case strings.HasPrefix(a, "-m") && !strings.HasPrefix(a, "--"):
+			return a[2:] // python -munittest
+		case a == "-X" || a == "-W":
+			i++
+		case a == "-c" || !strings.HasPrefix(a, "-"):
+			return ""
+		}
+	}
+	return ""
+}
+
+// pytestKeys are pytest's configuration tables, in the command's directory and at the root.
+func (n *commandNames) pytestKeys(dir string, join func(string) string, why string) {
+	n.Keys = append(n.Keys,
+		protectedKey{File: join("pyproject.toml"), Key: "tool.pytest.ini_options", Why: why, AsPath: true},
+		protectedKey{File: join("setup.cfg"), Key: "tool:pytest", Why: why, AsPath: true})
+	if dir != "." { // pytest looks for its configuration up to the root
+		n.Keys = append(n.Keys,
+			protectedKey{File: "pyproject.toml", Key: "tool.pytest.ini_options", Why: why, AsPath: true},
+			protectedKey{File: "setup.cfg", Key: "tool:pytest", Why: why, AsPath: true})
 	}
 }
 
@@ -363,4 +432,157 @@ func splitCommands(s string) [][]string {
 	}
 	flushCmd()
 	return out
+}
+
+// maxMakeIncludes bounds how deep make's includes are followed.
+const maxMakeIncludes = 4
+
+// makeFollow is what a make run reads and runs, as the base has it: the included makefiles (a
+// protected check like the Makefile that includes them) and the recipe lines of the targets the
+// command runs, with their prerequisites, which the gate reads as commands of their own.
+type makeFollow struct {
+	Includes []string // relative to the project root
+	// IncludeGlobs are the patterns make includes by (include *.mk, $(wildcard conf/*.mk)):
+	// every file that matches is a makefile of the run, an added one too.
+	IncludeGlobs []string
+	Recipes      []string
+}
+
+// followMake reads a make run's makefiles through read (a path relative to the project root; ok
+// false when the base has no such file). The first of GNUmakefile, makefile, Makefile that exists
+// is the makefile unless -f names others. Recipes of pattern rules and words holding a variable are
+// not followed: the reading is make's in the common cases, not make.
+func followMake(m makeRun, read func(string) ([]byte, bool, error)) (makeFollow, error) {
+	var out makeFollow
+	rules := map[string][]string{} // target -> recipe lines
+	deps := map[string][]string{}
+	first := ""
+	var parse func(file string, depth int) (bool, error)
+	parse = func(file string, depth int) (bool, error) {
+		data, ok, err := read(file)
+		if err != nil || !ok {
+			return ok, err
+		}
+		var current []string
+		for _, line := range makeLines(string(data)) {
+			if strings.HasPrefix(line, "\t") {
+				for _, t := range current {
+					rules[t] = append(rules[t], strings.TrimLeft(strings.TrimSpace(line), "@-+"))
+				}
+				continue
+			}
+			t := strings.TrimSpace(line)
+			if t == "" || strings.HasPrefix(t, "#") {
+				continue
+			}
+			if w := strings.Fields(t); w[0] == "include" || w[0] == "-include" || w[0] == "sinclude" {
+				current = nil
+				for _, inc := range includeWords(w[1:]) {
+					if strings.ContainsAny(inc, "*?[") {
+						if g := cleanRel(path.Join(m.Dir, inc)); g != "" {
+							out.IncludeGlobs = append(out.IncludeGlobs, g)
+						}
+						continue
+					}
+					if strings.Contains(inc, "$") || depth >= maxMakeIncludes {
+						continue
+					}
+					p := cleanRel(path.Join(m.Dir, inc))
+					if p == "" {
+						continue
+					}
+					found, err := parse(p, depth+1)
+					if err != nil {
+						return false, err
+					}
+					if found {
+						out.Includes = append(out.Includes, p)
+					}
+				}
+				continue
+			}
+			colon := strings.IndexByte(t, ':')
+			eq := strings.IndexByte(t, '=')
+			if colon < 0 || eq >= 0 && eq < colon || strings.HasPrefix(t[colon:], ":=") || strings.HasPrefix(t[colon:], "::=") {
+				current = nil // an assignment or a directive
+				continue
+			}
+			rest := strings.TrimLeft(t[colon+1:], ":")
+			rest, inline, hasInline := strings.Cut(rest, ";")
+			current = strings.Fields(t[:colon])
+			for _, tg := range current {
+				deps[tg] = append(deps[tg], strings.Fields(rest)...)
+				if hasInline {
+					rules[tg] = append(rules[tg], strings.TrimLeft(strings.TrimSpace(inline), "@-+"))
+				}
+				if first == "" && !strings.HasPrefix(tg, ".") && !strings.Contains(tg, "%") {
+					first = tg
+				}
+			}
+		}
+		return true, nil
+	}
+	files := m.Files
+	if len(files) == 0 {
+		files = []string{"GNUmakefile", "makefile", "Makefile"}
+	}
+	for _, f := range files {
+		p := cleanRel(path.Join(m.Dir, f))
+		if p == "" {
+			continue
+		}
+		found, err := parse(p, 0)
+		if err != nil {
+			return out, err
+		}
+		if found && len(m.Files) == 0 {
+			break // make reads the first default makefile it finds
+		}
+	}
+	todo := slices.Clone(m.Targets)
+	if len(todo) == 0 && first != "" {
+		todo = []string{first}
+	}
+	seen := map[string]bool{}
+	for len(todo) > 0 {
+		t := todo[0]
+		todo = todo[1:]
+		if seen[t] || len(seen) >= maxNamedWords {
+			continue
+		}
+		seen[t] = true
+		out.Recipes = append(out.Recipes, rules[t]...)
+		todo = append(todo, deps[t]...)
+	}
+	return out, nil
+}
+
+// includeWords are the words of an include directive with $(wildcard …) opened into its patterns.
+func includeWords(words []string) []string {
+	var out []string
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if strings.HasPrefix(w, "$(wildcard") || strings.HasPrefix(w, "${wildcard") {
+			for ; i < len(words); i++ {
+				p := strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(words[i], "$(wildcard"), "${wildcard"), " ")
+				end := strings.ContainsAny(p, ")}")
+				if p = strings.TrimRight(p, ")}"); p != "" {
+					out = append(out, p)
+				}
+				if end {
+					break
+				}
+			}
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// makeLines splits a makefile into logical lines, a backslash-newline joining two.
+func makeLines(s string) []string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.ReplaceAll(s, "\\\n", " ")
+	return strings.Split(s, "\n")
 }

@@ -1,6 +1,7 @@
 package tiers
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -106,4 +107,51 @@ func TestPackageJSONKeysAreReadAsJSON(t *testing.T) {
 	_, ok, bad = jsonValue([]byte(`{"scripts": "x"}`), []string{"scripts", "test"}, "")
 	assert.False(t, ok)
 	assert.Empty(t, bad)
+}
+
+// TestMakeRecipesOfTheTargetAreFollowed: a make run's targets (the first one by default) and their
+// prerequisites give their recipe lines, the makefiles it includes are named, and the recipes of
+// other targets and pattern rules are not followed.
+func TestMakeRecipesOfTheTargetAreFollowed(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{
+		"sub/Makefile": "CC := cc\ninclude rules.mk\n-include $(DEPS) missing.mk\nsinclude *.mk $(wildcard conf/*.mk ../x/*.mk)\n.PHONY: check\nbuild:\n\tsh build.sh\n",
+		"sub/rules.mk": "check: lint unit ; @sh inline.sh\nlint:\n\t-sh lint.sh \\\n\t  --strict\nunit: build\n\t+python3 -m unittest\n%.o: %.c\n\tsh pattern.sh\n",
+	}
+	read := func(p string) ([]byte, bool, error) {
+		s, ok := files[p]
+		return []byte(s), ok, nil
+	}
+	f, err := followMake(makeRun{Dir: "sub", Targets: []string{"check"}}, read)
+	assert.NoError(t, err)
+	assert.Equal(t, []string{"sub/rules.mk"}, f.Includes)
+	assert.Equal(t, []string{"sub/*.mk", "sub/conf/*.mk", "x/*.mk"}, f.IncludeGlobs, "make includes every file a pattern matches")
+	want := []string{"sh inline.sh", "sh lint.sh --strict", "python3 -m unittest", "sh build.sh"}
+	assert.Equal(t, want, trimAll(f.Recipes))
+	f, err = followMake(makeRun{Dir: "sub"}, read)
+	assert.NoError(t, err)
+	assert.Equal(t, want, trimAll(f.Recipes), "the first target read (in the included file) is the default")
+	files["sub/Makefile"] = "build:\n\tsh build.sh\ninclude rules.mk\n"
+	f, err = followMake(makeRun{Dir: "sub"}, read)
+	assert.NoError(t, err)
+	assert.Equal(t, []string{"sh build.sh"}, f.Recipes, "the first target is the default")
+}
+
+func trimAll(s []string) []string {
+	out := make([]string, len(s))
+	for i, x := range s {
+		out[i] = strings.Join(strings.Fields(x), " ")
+	}
+	return out
+}
+
+// TestPythonModuleRunsNameTheirShadows: python -m MOD runs MOD.py or MOD/ of its directory before
+// the standard library's, so those paths are protected as paths.
+func TestPythonModuleRunsNameTheirShadows(t *testing.T) {
+	t.Parallel()
+	n := namesOf([][2]string{{"cd py && python3 -X dev -m unittest discover -s tests", ""}, {"python -m pkg.runner", "svc"}, {"python3 check.py; python3 -c 'import x' -m y", ""}, {"python3 -munittest", "z"}})
+	for _, p := range []string{"py/unittest.py", "py/unittest/__init__.py", "py/unittest/__main__.py", "svc/pkg/runner.py", "svc/pkg/__init__.py", "z/unittest.py"} {
+		assert.Contains(t, n.Shadows, p)
+	}
+	assert.Len(t, n.Shadows, 10)
 }

@@ -26,6 +26,7 @@ var defaultProtected = []string{
 	"**/src/test/**", "**/spec/**", "**/testdata/**", "**/*_spec.rb", "**/*.bats",
 	"**/pytest.ini", "**/tox.ini", "**/jest.config.*", "**/vitest.config.*", "**/.mocharc*",
 	"**/karma.conf.*", "**/phpunit.xml*", "**/.nycrc*", "**/codecov.yml",
+	"**/.pytest.ini", "**/.npmrc", "**/.yarnrc", "**/.yarnrc.yml", "**/go.work",
 }
 
 // runnerConfig are the test-runner configuration paths that are protected as paths: adding one the
@@ -34,6 +35,25 @@ var defaultProtected = []string{
 var runnerConfig = []string{
 	"**/conftest.py", "**/pytest.ini", "**/tox.ini", "**/jest.config.*", "**/vitest.config.*",
 	"**/.mocharc*", "**/karma.conf.*", "**/phpunit.xml*", "**/.nycrc*", "**/codecov.yml",
+	// pytest reads .pytest.ini before pyproject.toml; npm and yarn read their rc files for every
+	// script they run (script-shell=true makes `npm test` run nothing, node-options a preload).
+	"**/.pytest.ini", "**/.npmrc", "**/.yarnrc", "**/.yarnrc.yml",
+	// go.work decides which module a test's imports resolve to, like go.mod's replace.
+	"**/go.work",
+}
+
+// testHelper are, per language, what makes a file of the base a test helper wherever it lives: it
+// imports the language's test framework (Go's testing or testify, Python's unittest or pytest, a
+// JavaScript test runner or assertion library, minitest or RSpec), or, in shell, defines an
+// assert, expect or refute function. Code under test rarely does; a helper that a test calls to
+// check (checks.Equal(t, got, want), assert_eq "$got" "$want") is the test's assertion, and
+// emptying it is the same cheat as emptying the test.
+var testHelper = map[string]*regexp.Regexp{
+	langGo:     regexp.MustCompile(`(?m)^\s*(?:import\s+)?(?:[\w.]+\s+)?"(?:testing|testing/\w+|github\.com/stretchr/testify/\w+)"`),
+	langPython: regexp.MustCompile(`(?m)^\s*(?:import|from)\s+(?:unittest|pytest)\b`),
+	langJS:     regexp.MustCompile(`(?:require\(\s*|from\s+|import\s+)["'](?:node:test|chai|vitest|@jest/globals|mocha|tap|uvu)["'/]`),
+	langRuby:   regexp.MustCompile(`(?m)^\s*require\s*\(?\s*["'](?:minitest|rspec|test/unit)`),
+	langShell:  regexp.MustCompile(`(?m)^\s*(?:function\s+)?(?:assert|expect|refute)\w*\s*(?:\(\s*\)|\{)`),
 }
 
 // Languages of the marker tables, by file name.
@@ -55,7 +75,7 @@ var markerLanguages = []string{langGo, langPython, langJS, langRust, langJava, l
 func languageOf(p string) string {
 	base := strings.ToLower(path.Base(p))
 	switch base {
-	case "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml":
+	case "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml":
 		return langPytestConfig
 	}
 	switch path.Ext(base) {
@@ -87,9 +107,9 @@ var skipEverywhere = map[string]bool{langRust: true, langPytestConfig: true}
 // syntax) matched at word boundaries (see markerSet.find). A build constraint added to a Go test
 // file is a marker: `//go:build ignore` takes the file out of `go test`.
 var defaultSkipMarkers = map[string][]string{
-	langGo: {`Skip(f|Now)?`, `//\s*go:build`, `//\s*\+build`, `os\.Exit\(\s*0\s*\)`},
+	langGo: {`Skip(f|Now)?`, `//\s*go:build`, `//\s*\+build`, `os\.Exit\(\s*0\s*\)`, `(syscall|unix)\.Exit\(`, `flag\.Set\(\s*"test\.`},
 	langPython: {`skip(If|Unless|Test|if)?`, `SkipTest`, `xfail`, `__unittest_skip__`,
-		`sys\.exit`, `os\._exit`},
+		`sys\.exit`, `os\._exit`, `load_tests`},
 	langJS: {`\.(skip|only|todo|skipIf|runIf)`, `xit`, `xdescribe`, `xtest`, `fit`, `fdescribe`,
 		`(skip|only|todo)\s*:`, `process\.exit`},
 	langRust:         {`#\[\s*ignore`, `#\[\s*cfg\(\s*(any\(\s*\)|not\(\s*test\s*\))`},

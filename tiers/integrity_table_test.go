@@ -30,10 +30,11 @@ func TestTheProtectedTableCoversEachLanguagesTests(t *testing.T) {
 	for _, p := range []string{"greet.go", "greet.py", "src/greet.ts", "src/lib.rs", "src/main/java/Greet.java", "lib/greet.rb", "greet.sh", "testing.go", "contest.py", "latest/x.go"} {
 		assert.False(t, matchTable(p, defaultProtected), "%s is code, not a protected check", p)
 	}
-	for _, p := range []string{"conftest.py", "a/Conftest.py", "jest.config.ts", ".mocharc.js", "tox.ini"} {
+	for _, p := range []string{"conftest.py", "a/Conftest.py", "jest.config.ts", ".mocharc.js", "tox.ini", "py/.pytest.ini", "web/.npmrc", ".yarnrc", ".yarnrc.yml"} {
 		assert.True(t, matchTable(p, runnerConfig), "%s is runner configuration", p)
 	}
 	assert.False(t, matchTable("tests/test_a.py", runnerConfig), "a test file is not runner configuration")
+	assert.Equal(t, langPytestConfig, languageOf("py/.pytest.ini"), "a hidden pytest.ini is scanned for -k and --deselect")
 }
 
 // TestSkipMarkersOfEachLanguage: the default skip, focus and early-exit markers of each language
@@ -42,8 +43,8 @@ func TestSkipMarkersOfEachLanguage(t *testing.T) {
 	t.Parallel()
 	tables := defaultMarkerTables()
 	found := map[string][]string{
-		langGo:           {`	t.Skip("flaky")`, `t.Skipf("x %d", 1)`, `	b.SkipNow()`, `t .Skip()`, `//go:build ignore`, `// +build ignore`, `os.Exit( 0 )`},
-		langPython:       {`@unittest.skip("x")`, `@pytest.mark.skip`, `@pytest.mark.skipif(True, reason="x")`, `self.skipTest("x")`, `@pytest.mark.xfail`, `raise unittest.SkipTest("x")`, `sys.exit(0)`, `os._exit(0)`},
+		langGo:           {`	t.Skip("flaky")`, `t.Skipf("x %d", 1)`, `	b.SkipNow()`, `t .Skip()`, `//go:build ignore`, `// +build ignore`, `os.Exit( 0 )`, `	flag.Set("test.run", "TestNew")`, `flag.Set( "test.skip", "TestFarewell")`, `func init() { syscall.Exit(0) }`, `unix.Exit(code)`},
+		langPython:       {`@unittest.skip("x")`, `@pytest.mark.skip`, `@pytest.mark.skipif(True, reason="x")`, `self.skipTest("x")`, `@pytest.mark.xfail`, `raise unittest.SkipTest("x")`, `sys.exit(0)`, `os._exit(0)`, `def load_tests(loader, tests, pattern):`},
 		langJS:           {`it.skip("x", () => {})`, `describe.only("x", () => {})`, `test.only(`, `xit("x")`, `xdescribe(`, `fit("x")`, `test("x", { skip: true }, () => {})`, `t.skip()`, `process.exit(0)`, `it.todo("x")`},
 		langRust:         {`#[ignore]`, `#[ignore = "slow"]`, `#[cfg(any())]`, `#[cfg(not(test))]`},
 		langJava:         {`@Disabled`, `@Ignore("x")`, `assumeTrue(false);`, `System.exit(0);`},
@@ -60,7 +61,7 @@ func TestSkipMarkersOfEachLanguage(t *testing.T) {
 	notFound := map[string][]string{
 		// A look-alike (Cyrillic Ѕ) is another identifier: not a marker, and it skips nothing.
 		langGo:           {`if err != nil { os.Exit(1) }`, `skipped := 3`, `os.Exit(m.Run())`, `SkipList{}`, `t.Log("ok")`, `t.Ѕkip()`, `filepath.SkipDir`},
-		langPython:       {`skipped = 0`, `self.assertEqual(a, b)`, `sys.exits`},
+		langPython:       {`skipped = 0`, `self.assertEqual(a, b)`, `sys.exits`, `reload_tests()`},
 		langJS:           {`exit()`, `const only = 1`, `it("x", () => {})`, `profit("x")`, `skipped.push(1)`},
 		langRust:         {`#[test]`, `#[cfg(test)]`},
 		langJava:         {`@Test`, `@Ignored2`},
@@ -187,5 +188,47 @@ func TestTheCompiledTableMatchesAsDoublestar(t *testing.T) {
 			}
 		}
 		assert.Equal(t, want, table.match(p), p)
+	}
+}
+
+// TestTestHelpersAreKnownByTheirContent: a file that imports its language's test framework (or, in
+// shell, defines an assertion) is a test helper; code that merely mentions testing is not.
+func TestTestHelpersAreKnownByTheirContent(t *testing.T) {
+	t.Parallel()
+	helpers := map[string][]string{
+		langGo:     {"package checks\n\nimport \"testing\"\n", "import (\n\t\"fmt\"\n\t\"testing\"\n)\n", "import (\n\tassert \"github.com/stretchr/testify/assert\"\n)\n", "import \"testing/fstest\"\n"},
+		langPython: {"import unittest\n", "from pytest import raises\n", "  import pytest\n"},
+		langJS:     {"const test = require(\"node:test\");\n", "import { expect } from 'chai';\n", "import { vi } from \"vitest\";\n"},
+		langRuby:   {"require \"minitest/autorun\"\n", "require 'rspec'\n"},
+		langShell:  {"assert_eq() { [ \"$1\" = \"$2\" ]; }\n", "function expect_output {\n", "  refute() {\n"},
+	}
+	code := map[string][]string{
+		langGo:     {"package greeter\n\n// testing is done elsewhere\nimport \"fmt\"\n", "var s = \"testing\"\n"},
+		langPython: {"import os\n# uses unittest elsewhere\n", "from myunittest import x\n"},
+		langJS:     {"const assert = require(\"assert\");\n", "const x = require('./test');\n"},
+		langRuby:   {"require 'json'\n"},
+		langShell:  {"fail() { echo \"$*\"; exit 1; }\n", "check_deps() {\n", "echo assert_eq\n"},
+	}
+	for lang, texts := range helpers {
+		for _, s := range texts {
+			assert.True(t, testHelper[lang].MatchString(s), "%s: %q is a test helper", lang, s)
+		}
+	}
+	for lang, texts := range code {
+		for _, s := range texts {
+			assert.False(t, testHelper[lang].MatchString(s), "%s: %q is code", lang, s)
+		}
+	}
+}
+
+// TestGoBuildsTestFilesByName: go test builds every *_test.go of a package except names it
+// ignores (_x, .x) and names that carry a GOOS or GOARCH suffix.
+func TestGoBuildsTestFilesByName(t *testing.T) {
+	t.Parallel()
+	for _, n := range []string{"greet_test.go", "greet_unix_test.go", "a_b_test.go", "linux_test.go"} {
+		assert.True(t, goBuildsTestFile(n), n)
+	}
+	for _, n := range []string{"_greet_test.go", ".greet_test.go", "greet_windows_test.go", "greet_arm64_test.go", "greet_linux_amd64_test.go", "greet.go", "_test.go", "greet_test.go.bak"} {
+		assert.False(t, goBuildsTestFile(n), n)
 	}
 }

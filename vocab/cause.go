@@ -137,6 +137,13 @@ const (
 	CauseHoldoutFailed CauseCode = "holdout_failed"
 )
 
+// Cause code of a skip the work adds to its own tests (SPEC §5.2a.3).
+const (
+	// CauseSkipAdded: a skip marker in a test file the work adds that skips only the test it is
+	// in (a warning): it lowers no check of the base.
+	CauseSkipAdded CauseCode = "skip_added"
+)
+
 // Cause codes of the repository the agents can write (SPEC §5.1, "nothing in it is taken on
 // trust").
 const (
@@ -225,6 +232,7 @@ func Causes() []CauseCode {
 		CauseTestIntegrityOff,
 		CauseTestsDropped,
 		CauseHoldoutFailed,
+		CauseSkipAdded,
 		CauseRepositoryCorrupt,
 		CauseProviderUnknown,
 		CauseStubConfirmed,
