@@ -65,7 +65,12 @@ func (r *Repo) Checkout(head string) (*Checkout, error) {
 	defer root.Close()
 	co := &Checkout{Dir: dir}
 	w := &treeWriter{r: r, co: co}
-	if err := w.tree(root, tree, "", 0); err != nil {
+	top, err := openCheckoutDir(root)
+	if err == nil {
+		defer top.close()
+		err = w.tree(top, tree, "", 0)
+	}
+	if err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("check out %s: %w", head, err)
 	}
@@ -174,7 +179,7 @@ func (w *treeWriter) readTree(h plumbing.Hash) ([]treeEntry, error) {
 
 // tree writes tree h into dir, which is the checkout's directory prefix ("" for the top, else
 // ending in "/").
-func (w *treeWriter) tree(dir *os.Root, h plumbing.Hash, prefix string, depth int) error {
+func (w *treeWriter) tree(dir ckDir, h plumbing.Hash, prefix string, depth int) error {
 	if depth > maxTreeDepth {
 		return fmt.Errorf("tree %s: nested too deep", h)
 	}
@@ -193,24 +198,21 @@ func (w *treeWriter) tree(dir *os.Root, h plumbing.Hash, prefix string, depth in
 }
 
 // entry writes tree entry e as name in dir, the checkout's directory prefix.
-func (w *treeWriter) entry(dir *os.Root, name, prefix string, e treeEntry, depth int) error {
+func (w *treeWriter) entry(dir ckDir, name, prefix string, e treeEntry, depth int) error {
 	full := prefix + name
 	if !validIndexPath(full) {
 		return fmt.Errorf("tree entry %q cannot be checked out", full)
 	}
 	switch e.mode {
 	case filemode.Dir:
-		if err := dir.Mkdir(name, 0o755); err != nil {
-			return err
-		}
-		sub, err := dir.OpenRoot(name)
+		sub, err := dir.mkdir(name, true)
 		if err != nil {
 			return err
 		}
-		defer sub.Close()
+		defer sub.close()
 		return w.tree(sub, e.hash, full+"/", depth+1)
 	case filemode.Submodule:
-		if err := dir.Mkdir(name, 0o755); err != nil {
+		if _, err := dir.mkdir(name, false); err != nil {
 			return err
 		}
 		w.record(&index.Entry{Name: full, Mode: e.mode, Hash: e.hash})
@@ -224,7 +226,7 @@ func (w *treeWriter) entry(dir *os.Root, name, prefix string, e treeEntry, depth
 }
 
 // symlink makes the symlink name in dir, its target blob h.
-func (w *treeWriter) symlink(dir *os.Root, name, full string, h plumbing.Hash) error {
+func (w *treeWriter) symlink(dir ckDir, name, full string, h plumbing.Hash) error {
 	typ, target, err := w.r.readObject(h)
 	switch {
 	case err != nil:
@@ -234,20 +236,17 @@ func (w *treeWriter) symlink(dir *os.Root, name, full string, h plumbing.Hash) e
 	case len(target) > maxSymlinkTarget:
 		return fmt.Errorf("%s: blob %s is %d bytes, more than %d", full, h, len(target), maxSymlinkTarget)
 	}
-	if err := dir.Symlink(string(target), name); err != nil {
-		return err
-	}
-	fi, err := dir.Lstat(name)
+	st, err := dir.symlink(string(target), name)
 	if err != nil {
 		return err
 	}
-	w.record(statEntry(full, filemode.Symlink, h, fi))
+	w.record(statEntry(full, filemode.Symlink, h, st))
 	return nil
 }
 
 // file writes the regular file name in dir, entry e, in one write (a blob read whole) or streamed,
 // and takes its stat data from the open file.
-func (w *treeWriter) file(dir *os.Root, name, full string, e treeEntry) error {
+func (w *treeWriter) file(dir ckDir, name, full string, e treeEntry) error {
 	perm := os.FileMode(0o644)
 	if e.mode == filemode.Executable {
 		perm = 0o755
@@ -257,14 +256,59 @@ func (w *treeWriter) file(dir *os.Root, name, full string, e treeEntry) error {
 		return err
 	}
 	defer b.close()
-	f, err := dir.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	st, err := dir.writeFile(name, perm, b.data, b.rc) // a stream's last read verifies the blob's id
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", full, err)
 	}
-	if b.rc != nil {
-		_, err = io.Copy(f, b.rc) // the stream's last read verifies the blob's id
+	w.record(statEntry(full, e.mode, e.hash, st))
+	return nil
+}
+
+// statEntry is the index entry of a file just written, with its stat data.
+func statEntry(name string, mode filemode.FileMode, h plumbing.Hash, st fileStat) *index.Entry {
+	e := &index.Entry{Name: name, Mode: mode, Hash: h, Size: uint32(st.size), ModifiedAt: st.mtime}
+	if st.full {
+		e.Inode, e.CreatedAt = uint32(st.ino), st.ctime
+	}
+	return e
+}
+
+// ckDir is a directory of a checkout being written: every name is one path component, created
+// where nothing is (a symlink is never followed).
+type ckDir interface {
+	// mkdir makes the directory name and, when open, opens it.
+	mkdir(name string, open bool) (ckDir, error)
+	// writeFile creates the file name with perm and writes data, or rc when it is not nil, and
+	// returns the stat data of the open file.
+	writeFile(name string, perm os.FileMode, data []byte, rc io.Reader) (fileStat, error)
+	// symlink makes the symlink name to target and returns its lstat.
+	symlink(target, name string) (fileStat, error)
+	close()
+}
+
+// rootDir is the portable ckDir, an os.Root.
+type rootDir struct{ r *os.Root }
+
+func (d rootDir) mkdir(name string, open bool) (ckDir, error) {
+	if err := d.r.Mkdir(name, 0o755); err != nil || !open {
+		return nil, err
+	}
+	sub, err := d.r.OpenRoot(name)
+	if err != nil {
+		return nil, err
+	}
+	return rootDir{sub}, nil
+}
+
+func (d rootDir) writeFile(name string, perm os.FileMode, data []byte, rc io.Reader) (fileStat, error) {
+	f, err := d.r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return fileStat{}, err
+	}
+	if rc != nil {
+		_, err = io.Copy(f, rc)
 	} else {
-		_, err = f.Write(b.data)
+		_, err = f.Write(data)
 	}
 	var fi fs.FileInfo
 	if err == nil {
@@ -274,21 +318,23 @@ func (w *treeWriter) file(dir *os.Root, name, full string, e treeEntry) error {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", full, err)
+		return fileStat{}, err
 	}
-	w.record(statEntry(full, e.mode, e.hash, fi))
-	return nil
+	return fileStatOf(fi), nil
 }
 
-// statEntry is the index entry of a file just written, with its stat data.
-func statEntry(name string, mode filemode.FileMode, h plumbing.Hash, fi fs.FileInfo) *index.Entry {
-	st := fileStatOf(fi)
-	e := &index.Entry{Name: name, Mode: mode, Hash: h, Size: uint32(st.size), ModifiedAt: st.mtime}
-	if st.full {
-		e.Inode, e.CreatedAt = uint32(st.ino), st.ctime
+func (d rootDir) symlink(target, name string) (fileStat, error) {
+	if err := d.r.Symlink(target, name); err != nil {
+		return fileStat{}, err
 	}
-	return e
+	fi, err := d.r.Lstat(name)
+	if err != nil {
+		return fileStat{}, err
+	}
+	return fileStatOf(fi), nil
 }
+
+func (d rootDir) close() { _ = d.r.Close() }
 
 // overlay makes path p of the checkout what it is in tree (Overlay).
 func (w *treeWriter) overlay(root *os.Root, tree plumbing.Hash, p string) error {
@@ -313,12 +359,14 @@ func (w *treeWriter) overlay(root *os.Root, tree plumbing.Hash, p string) error 
 	if !found {
 		return nil
 	}
-	dir := root
+	dir := rootDir{root}
 	if parent != "" {
-		if dir, err = root.OpenRoot(strings.TrimSuffix(parent, "/")); err != nil {
+		sub, err := root.OpenRoot(strings.TrimSuffix(parent, "/"))
+		if err != nil {
 			return err
 		}
-		defer dir.Close()
+		defer sub.Close()
+		dir = rootDir{sub}
 	}
 	return w.entry(dir, parts[len(parts)-1], parent, want, 0)
 }
