@@ -40,9 +40,10 @@ type Checkout struct {
 // symlinks, a submodule is an empty directory; there is no .git. Every object is read through the
 // repository's own store and verified against its id (verify.go): a blob over
 // checkoutStreamAbove is streamed and verified at its end, and a forged one fails the checkout.
-// Every write goes through an os.Root of its directory, one path component at a time, so a tree
-// entry cannot write outside the checkout. The stat data of each file is taken from the open file
-// before it is closed (one fstat, no lstat of the path afterwards). The caller removes the
+// Every write is relative to its directory, opened once (a bare descriptor on linux and darwin,
+// an os.Root elsewhere), one path component at a time, O_EXCL and never through a symlink, so a
+// tree entry cannot write outside the checkout. The stat data of each file is taken from the open
+// file before it is closed (one fstat, no lstat of the path afterwards). The caller removes the
 // checkout with RemoveCheckout.
 //
 // The whole tree is written: the commands run in a checkout may read any file of it, and nothing
