@@ -3,10 +3,11 @@
 // wall time and the CPU time (user + system, from each process's rusage) in microseconds, and
 // the largest peak RSS of the side's processes in KiB. The side that runs first alternates. A
 // process may exit 0 to MAX (default 1: git merge-base --is-ancestor answers with 1; 3 for a gate,
-// whose exit code is its verdict); any other exit stops it. bench/gitgit.sh and
-// bench/gate_vs_git.sh use it.
+// whose exit code is its verdict); any other exit stops it. -between SCRIPT runs `sh -c SCRIPT`,
+// untimed, after each side (bench/checkout.sh removes the checkout a side made).
+// bench/gitgit.sh and bench/gate_vs_git.sh use it.
 //
-//	pairtime [-exit MAX] PAIRS A1 ARGS... [-- A2 ARGS...] == B1 ARGS... [-- B2 ARGS...]
+//	pairtime [-exit MAX] [-between SCRIPT] PAIRS A1 ARGS... [-- A2 ARGS...] == B1 ARGS... [-- B2 ARGS...]
 package main
 
 import (
@@ -35,6 +36,9 @@ type sample struct {
 // maxExit is the largest exit code a timed process may end with.
 var maxExit = 1
 
+// between is the shell script run, untimed, after each side; "" for none.
+var between string
+
 func run(args []string) error {
 	if len(args) > 2 && args[0] == "-exit" {
 		n, err := strconv.Atoi(args[1])
@@ -43,8 +47,11 @@ func run(args []string) error {
 		}
 		maxExit, args = n, args[2:]
 	}
+	if len(args) > 2 && args[0] == "-between" {
+		between, args = args[1], args[2:]
+	}
 	if len(args) < 4 {
-		return fmt.Errorf("usage: pairtime [-exit MAX] PAIRS A1 ARGS... [-- A2 ARGS...] == B1 ARGS... [-- B2 ARGS...]")
+		return fmt.Errorf("usage: pairtime [-exit MAX] [-between SCRIPT] PAIRS A1 ARGS... [-- A2 ARGS...] == B1 ARGS... [-- B2 ARGS...]")
 	}
 	pairs, err := strconv.Atoi(args[0])
 	if err != nil || pairs < 1 {
@@ -66,6 +73,11 @@ func run(args []string) error {
 			s := (p + k) % 2 // A first in even pairs, B first in odd ones
 			if got[s], err = runSide(sides[s], devnull); err != nil {
 				return err
+			}
+			if between != "" {
+				if _, _, err := runOne([]string{"sh", "-c", between}, devnull); err != nil {
+					return err
+				}
 			}
 		}
 		fmt.Printf("%d %d %d %d %d %d\n", got[0].wall.Microseconds(), got[0].cpu.Microseconds(), got[0].rssKiB,

@@ -55,7 +55,7 @@ func ReadTreeFiles(dir, rev string, maxFiles int, maxBytes int64, fn func(path s
 				if files > maxFiles {
 					return fmt.Errorf("more than %d files", maxFiles)
 				}
-				data, err := r.blobBytes(e.Hash, maxBytes-total)
+				data, err := r.ReadBlob(e.Hash.String(), maxBytes-total)
 				if err != nil {
 					return fmt.Errorf("%s: %w (at most %d bytes in all)", name, err, maxBytes)
 				}
