@@ -706,6 +706,12 @@ func filtersConfigured(gitDir, commonDir string) bool {
 		}
 	}
 	for _, f := range files {
+		if f == os.DevNull {
+			// GIT_CONFIG_GLOBAL=/dev/null, the usual way to run git without a user's
+			// configuration, names an empty configuration (git reads it so): it is not a special
+			// file of the repository, and refusing it would hash every entry of every run.
+			continue
+		}
 		data, err := readRegular(f, 4<<20)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue

@@ -205,6 +205,14 @@ func TestCheckWorktreeSeesAFilterDefinedFarIntoTheConfig(t *testing.T) {
 		t.Skip("/etc/gitconfig mentions a filter or an include")
 	}
 	assert.False(t, filtersConfigured(gitDir, gitDir), "no filter anywhere")
+	// GIT_CONFIG_GLOBAL=/dev/null is git's empty configuration, not one that cannot be read
+	// (refusing it hashed every entry of every run that CI or a bench started that way).
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	assert.False(t, filtersConfigured(gitDir, gitDir), "/dev/null is an empty configuration")
+	// Any other special file there still may hold anything.
+	t.Setenv("GIT_CONFIG_GLOBAL", gitDir)
+	assert.True(t, filtersConfigured(gitDir, gitDir), "a directory as the global configuration cannot be read")
+	t.Setenv("GIT_CONFIG_GLOBAL", "")
 	require.NoError(t, os.Mkdir(filepath.Join(gitDir, "config.worktree"), 0o755))
 	assert.True(t, filtersConfigured(gitDir, gitDir), "a configuration that cannot be read may hold one")
 }
