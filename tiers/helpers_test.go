@@ -86,10 +86,10 @@ func (f *fixture) policyInBase(policy string) {
 	f.git("checkout", "-q", "-B", "main")
 	f.contract(func(m map[string]any) { m["base_snapshot"] = base })
 }
-func (f *fixture) commit(msg string) string  { f.t.Helper(); return f.Commit(msg) }
-func (f *fixture) open() *project.Project    { f.t.Helper(); return f.Open() }
-func (f *fixture) events() []string          { f.t.Helper(); return f.Events() }
-func (f *fixture) status() string            { f.t.Helper(); return f.Status() }
+func (f *fixture) commit(msg string) string { f.t.Helper(); return f.Commit(msg) }
+func (f *fixture) open() *project.Project   { f.t.Helper(); return f.Open() }
+func (f *fixture) events() []string         { f.t.Helper(); return f.Events() }
+func (f *fixture) status() string           { f.t.Helper(); return f.Status() }
 func (f *fixture) rewriteHistory(fn func([]record.HistoryEntry) []record.HistoryEntry) {
 	f.t.Helper()
 	f.RewriteHistory(fn)
