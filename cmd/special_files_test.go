@@ -155,6 +155,27 @@ var fifoCases = []fifoCase{
 	{fixture: "loose", at: "$GIT/HEAD", needed: true, kind: "huge"},
 	{fixture: "loose", at: "$GIT/config", needed: true, kind: "huge"},
 	{fixture: "loose", at: "$GIT/refs/heads/main", needed: true, kind: "huge"},
+	// Files git itself may read that the gate has no use for (a replace ref, grafts, attributes,
+	// the reflog, pack side files, the pack list, a loose fan-out directory of no object the run
+	// needs): an answer in time, whatever it is.
+	{fixture: "loose", at: "$GIT/refs/replace/$HEADFULL"},
+	{fixture: "loose", at: "$GIT/refs/tags/v1"},
+	{fixture: "loose", at: "$GIT/refs/heads/other"},
+	{fixture: "loose", at: "$GIT/info/grafts"},
+	{fixture: "loose", at: "$GIT/info/attributes"},
+	{fixture: "loose", at: "$GIT/logs/HEAD"},
+	{fixture: "loose", at: "$GIT/MERGE_HEAD"},
+	{fixture: "loose", at: "$GIT/objects/info/packs"},
+	{fixture: "loose", at: "$GIT/objects/info/commit-graphs"},
+	{fixture: "loose", at: "$GIT/objects/00"},
+	{fixture: "loose", at: "$GIT/modules"},
+	{fixture: "loose", at: "$DIR/.gitattributes"},
+	{fixture: "loose", at: "$DIR/greeter/.gitattributes"},
+	{fixture: "packed", at: "$GIT/objects/pack/pack-0000000000000000000000000000000000000000.keep"},
+	{fixture: "packed", at: "$GIT/objects/pack/pack-0000000000000000000000000000000000000000.promisor"},
+	{fixture: "packed", at: "$GIT/objects/pack/pack-0000000000000000000000000000000000000000.idx"},
+	{fixture: "packed", at: "$GIT/objects/pack/pack-1111111111111111111111111111111111111111.pack"},
+	{fixture: "packed", at: "$GIT/objects/info/packs"},
 	// The project's own files under .geas.
 	{fixture: "loose", at: "$DIR/.geas/state/run.json", needed: true},
 	{fixture: "loose", at: "$DIR/.geas/state/events.jsonl", needed: true},
@@ -197,7 +218,7 @@ func TestNothingInTheRepositoryHangsTheGate(t *testing.T) {
 			defer func() { <-sem }()
 			dir, gitDir, commonDir := fifoFixtures[c.fixture](t)
 			head := gitIn(t, dir, "rev-parse", "HEAD")
-			at := strings.NewReplacer("$DIR", dir, "$GIT", gitDir, "$COMMON", commonDir,
+			at := strings.NewReplacer("$DIR", dir, "$GIT", gitDir, "$COMMON", commonDir, "$HEADFULL", head,
 				"$HEADDIR", head[:2], "$HEAD", head[:2]+"/"+head[2:]).Replace(c.at)
 			if matches, _ := filepath.Glob(at); len(matches) > 0 {
 				at = matches[0]

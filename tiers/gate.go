@@ -162,10 +162,12 @@ type run struct {
 	stubCap      int
 	stubErr      string
 	stubErrCause vocab.CauseCode // the code of stubErr when it is not detector_error
-	stubScan     *git.AddedScan  // what the added-line stub scan read (tier2_stubscan.go)
-	added        *addedScan      // the one pass over the added lines (scanAdded)
-	tier1Ran     bool
-	tier0End     int // checks[:tier0End] are tier 0's
+	// stubUnread names the builder's possible stubs the gate did not read (tier2_rubric.go).
+	stubUnread []string
+	stubScan   *git.AddedScan // what the added-line stub scan read (tier2_stubscan.go)
+	added      *addedScan     // the one pass over the added lines (scanAdded)
+	tier1Ran   bool
+	tier0End   int // checks[:tier0End] are tier 0's
 
 	// boundResults and boundJudgments are, per criterion, the evidence entries bound to it
 	// (bindCriteria, SPEC §5.3 A).

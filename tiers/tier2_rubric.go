@@ -198,6 +198,10 @@ func (r *run) checkStubCap(stubs []stub) {
 	case r.stubScan != nil:
 		r.checks = append(r.checks, passCheck(2, "stubs", text, fmt.Sprintf("no confirmed stub in %d added lines of %d text files (cap %d)", r.stubScan.Lines, r.stubScan.Files, r.stubCap)))
 	}
+	if n := len(r.checks); len(r.stubUnread) > 0 && n > 0 && r.checks[n-1].Name == "stubs" {
+		r.checks[n-1].Evidence += fmt.Sprintf("; %d of self_check.possible_stubs not read, so not confirmed: %s",
+			len(r.stubUnread), joinLimited(r.stubUnread, 5))
+	}
 	if w := r.submoduleWarning("stubs", "scanned for stubs"); w != nil {
 		r.checks = append(r.checks, *w)
 	}
@@ -225,8 +229,10 @@ func (r *run) stubs() []stub {
 		}
 	}
 	if sc, ok := r.in.Record.SelfCheck(); ok {
+		files := map[string][]byte{}
+		budget := r.in.Policy.MaxTotalEvidenceBytes
 		for _, loc := range sc.PossibleStubs {
-			r.confirmStub(loc, add)
+			r.confirmStub(loc, files, &budget, add)
 		}
 	}
 	if r.haveBase {
@@ -237,13 +243,31 @@ func (r *run) stubs() []stub {
 
 // confirmStub reads a possible stub location in the working tree (through the project root, so it
 // cannot leave the project) and confirms it when its line (or, without a line, any line) matches.
-func (r *run) confirmStub(loc record.StubLocation, add func(stub)) {
-	data, err := fsutil.ReadLimited(r.workRoot(), loc.Path, r.in.Policy.MaxEvidenceBytes)
-	if errors.Is(err, fs.ErrNotExist) {
-		return // a stub in a file that no longer exists is not a stub
+// A possible stub is the builder's own claim about its work: one the gate cannot read (a
+// directory, a named pipe, a link out of the project, a file over the evidence limit) is not
+// confirmed, and noted, never an error, which would turn the run's fail into an error that spends
+// no retry (SPEC §7.1). files keeps each file read, so that a path named many times is read once;
+// budget bounds the bytes read for all of them together (the total evidence limit), so that
+// thousands of names (hard links cost no disk) of a large file cannot make the run take hours.
+func (r *run) confirmStub(loc record.StubLocation, files map[string][]byte, budget *int64, add func(stub)) {
+	data, seen := files[loc.Path]
+	if !seen && *budget <= 0 { // (ReadLimited reads without a bound at a limit of 0)
+		r.stubUnread = append(r.stubUnread, fmt.Sprintf("%s (past the %d bytes read for possible stubs)", loc.Path, r.in.Policy.MaxTotalEvidenceBytes))
+		return
 	}
-	if err != nil {
-		r.stubErr = fmt.Sprintf("possible stub %s: %v", loc.Path, err)
+	if !seen {
+		var err error
+		data, err = fsutil.ReadLimited(r.workRoot(), loc.Path, min(r.in.Policy.MaxEvidenceBytes, *budget))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			// a stub in a file that no longer exists is not a stub
+		case err != nil:
+			r.stubUnread = append(r.stubUnread, fmt.Sprintf("%s (%v)", loc.Path, err))
+		}
+		*budget -= int64(len(data))
+		files[loc.Path] = data
+	}
+	if data == nil {
 		return
 	}
 	for i, line := range strings.Split(string(data), "\n") {
