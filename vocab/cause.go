@@ -166,6 +166,9 @@ const (
 	CauseScopeShared CauseCode = "scope_shared"
 	// CauseUndeclaredChange: a changed file is not declared in the implementer's files_changed.
 	CauseUndeclaredChange CauseCode = "undeclared_change"
+	// CausePolicyNotInBase: a task with a base has a .geas/gate-policy.json that its base commit
+	// does not hold (the work added it, or it is kept out of git): the built-in defaults judge.
+	CausePolicyNotInBase CauseCode = "policy_not_in_base"
 )
 
 // Codes of test integrity's measured claims (SPEC §5.2a.7).
@@ -239,6 +242,7 @@ func Causes() []CauseCode {
 		CauseBaseUnpinned,
 		CauseScopeShared,
 		CauseUndeclaredChange,
+		CausePolicyNotInBase,
 		CauseClaimContradicted,
 	}
 }
