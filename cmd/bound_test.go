@@ -95,8 +95,8 @@ func TestTheGateNeverWritesWhatItCannotRead(t *testing.T) {
 // history past max_history_bytes is an error (exit 3) that writes nothing: record.json and the
 // event log are byte for byte what they were.
 func TestAFullHistoryRecordsNothing(t *testing.T) {
-	dir := gitProjectWithPolicy(t, `{"max_history_bytes": 2048}`)
-	editContract(t, dir, func(c map[string]any) { c["eval_commands"] = []any{"true"} })
+	dir := hostileBase(t)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".geas", "gate-policy.json"), []byte(`{"max_history_bytes": 2048}`), 0o644))
 	// A missing review blocks every run, and a block is recorded without spending a retry.
 	require.NoError(t, os.Remove(filepath.Join(dir, taskDir, "evidence", "qa-engineer.json")))
 	code, res := gateTask(t, dir)

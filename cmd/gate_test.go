@@ -21,17 +21,7 @@ import (
 // so the example task passes the gate once its eval commands succeed.
 func gitProject(t *testing.T) string {
 	t.Helper()
-	return gitProjectWithPolicy(t, "")
-}
-
-// gitProjectWithPolicy is gitProject with policy (when not empty) as .geas/gate-policy.json in the
-// base commit, where a task with a base reads its policy.
-func gitProjectWithPolicy(t *testing.T, policy string) string {
-	t.Helper()
 	dir := copyExample(t)
-	if policy != "" {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, ".geas", "gate-policy.json"), []byte(policy), 0o644))
-	}
 	require.NoError(t, commitGreeter(dir, []string{"HOME=" + dir, "GIT_CONFIG_NOSYSTEM=1",
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@geas.invalid", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@geas.invalid"}))
 	return dir

@@ -117,9 +117,7 @@ func exampleDir(t *testing.T) string {
 
 // cmdMkproject copies the shipped example project (testdata/example) to DIR (default: .).
 // With -git it also writes the greeter sources the example task describes and commits everything
-// to a new git repository on branch main, so the example task passes the gate. With -git -policy
-// FILE, FILE is the project's .geas/gate-policy.json in the base commit: a policy that judges a
-// task with a base is the one its base holds.
+// to a new git repository on branch main, so the example task passes the gate.
 func cmdMkproject(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! mkproject")
@@ -127,10 +125,6 @@ func cmdMkproject(ts *testscript.TestScript, neg bool, args []string) {
 	withGit := len(args) > 0 && args[0] == "-git"
 	if withGit {
 		args = args[1:]
-	}
-	policy := ""
-	if withGit && len(args) > 1 && args[0] == "-policy" {
-		policy, args = ts.MkAbs(args[1]), args[2:]
 	}
 	dst := "."
 	if len(args) > 0 {
@@ -147,11 +141,6 @@ func cmdMkproject(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(commitGreeter(ts.MkAbs(dst), env))
 	}()
 	ts.Check(copyTree(ts.Getenv("GEAS_EXAMPLE"), ts.MkAbs(dst)))
-	if policy != "" {
-		b, err := os.ReadFile(policy)
-		ts.Check(err)
-		ts.Check(os.WriteFile(filepath.Join(ts.MkAbs(dst), ".geas", "gate-policy.json"), b, 0o644))
-	}
 }
 
 // copyTree copies the files below src to dst; symlinks are copied as links.

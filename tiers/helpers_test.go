@@ -71,25 +71,10 @@ func (f *fixture) writeEvidence(name string, v map[string]any) {
 	f.WriteEvidence(name, v)
 }
 func (f *fixture) git(args ...string) string { f.t.Helper(); return f.Git(args...) }
-
-// policyInBase rewrites the fixture's two commits so that the base holds policy as
-// .geas/gate-policy.json (a task with a base is judged by the policy its base holds), and pins the
-// new base in the contract. The working tree must be the head, unchanged.
-func (f *fixture) policyInBase(policy string) {
-	f.t.Helper()
-	head := f.git("rev-parse", "HEAD")
-	f.git("checkout", "-q", "--detach", "HEAD~1")
-	f.write(".geas/gate-policy.json", policy)
-	f.git("add", ".geas/gate-policy.json")
-	base := f.commit("base with a policy")
-	f.git("cherry-pick", head)
-	f.git("checkout", "-q", "-B", "main")
-	f.contract(func(m map[string]any) { m["base_snapshot"] = base })
-}
-func (f *fixture) commit(msg string) string { f.t.Helper(); return f.Commit(msg) }
-func (f *fixture) open() *project.Project   { f.t.Helper(); return f.Open() }
-func (f *fixture) events() []string         { f.t.Helper(); return f.Events() }
-func (f *fixture) status() string           { f.t.Helper(); return f.Status() }
+func (f *fixture) commit(msg string) string  { f.t.Helper(); return f.Commit(msg) }
+func (f *fixture) open() *project.Project    { f.t.Helper(); return f.Open() }
+func (f *fixture) events() []string          { f.t.Helper(); return f.Events() }
+func (f *fixture) status() string            { f.t.Helper(); return f.Status() }
 func (f *fixture) rewriteHistory(fn func([]record.HistoryEntry) []record.HistoryEntry) {
 	f.t.Helper()
 	f.RewriteHistory(fn)

@@ -294,9 +294,12 @@ func TestChildrenNeverSeeTheKey(t *testing.T) {
 	})
 }
 
-// acceptExposure puts a policy that accepts the signing key's exposure in the fixture's base
-// commit, where a task with a base reads its policy.
-func acceptExposure(f *fixture) { f.policyInBase(`{"key_exposure": "accept"}`) }
+// acceptExposure writes a policy that accepts the signing key's exposure, untracked and ignored
+// (so the working-tree check does not see it, and it is read from the working tree).
+func acceptExposure(f *fixture) {
+	f.write(".geas/gate-policy.json", `{"key_exposure": "accept"}`)
+	f.write(".git/info/exclude", ".geas/gate-policy.json\n")
+}
 
 // TestAKeyTheCodeCouldReadRefusesTheRun (SPEC §9): with GEAS_GATE_KEY in the gate's environment
 // and the eval commands run as the gate's own user, they could read the key from the environment
@@ -338,7 +341,8 @@ func TestAKeyTheCodeCouldReadRefusesTheRun(t *testing.T) {
 	})
 	t.Run("a broken policy accepts nothing", func(t *testing.T) {
 		f := newFixture(t, true)
-		f.policyInBase(`{"key_exposure": "accept", "judge_independence": "lenient"}`)
+		acceptExposure(f)
+		f.write(".geas/gate-policy.json", `{"key_exposure": "accept", "judge_independence": "lenient"}`)
 		withEval(f)
 		_, res, _ := f.evaluate(Options{DryRun: true, KeepGoing: true, Now: testNow})
 		assertNotPass(t, res, vocab.VerdictError, vocab.CauseKeyExposed)

@@ -269,12 +269,6 @@ func policyAtBase(in *Input, base, headRev string) (data []byte, from string, fo
 			return nil, fmt.Sprintf("built-in defaults: .geas/%s is not in base %s, it was added by the work under review", PolicyFile, short(sha)), false, true, nil
 		}
 	}
-	if _, err := in.Geas.Lstat(PolicyFile); err == nil {
-		// In the working tree and in neither commit: kept out of git (an ignore rule, which the
-		// working-tree check honours), so nothing shows who wrote it; the work could have, and a
-		// policy the work wrote never judges it.
-		return nil, fmt.Sprintf("built-in defaults: .geas/%s is not in base %s, and a policy outside the commits does not judge a task with a base", PolicyFile, short(sha)), false, true, nil
-	}
 	return nil, "", false, false, nil
 }
 

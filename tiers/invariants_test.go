@@ -391,7 +391,7 @@ func TestFailClosed(t *testing.T) {
 				m["risk_handling"] = []any{map[string]any{"risk": "R1", "status": "accepted", "rational": "typo"}}
 			})
 		}, vocab.VerdictBlock, vocab.CauseEvidenceInvalid},
-		{"policy is malformed", func(f *fixture) { f.policyInBase(`{"judge_independence": "lenient"}`) }, vocab.VerdictError, vocab.CausePolicyInvalid},
+		{"policy is malformed", func(f *fixture) { f.write(".geas/gate-policy.json", `{"judge_independence": "lenient"}`) }, vocab.VerdictError, vocab.CausePolicyInvalid},
 		{"eval command cannot start", func(f *fixture) {
 			f.contract(func(m map[string]any) {
 				m["eval_commands"] = []any{map[string]any{"run": "true", "workdir": "missing"}}

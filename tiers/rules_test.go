@@ -70,9 +70,9 @@ func TestTheBarCannotBeLoweredByThoseItBinds(t *testing.T) {
 				m["routing"].(map[string]any)["required_reviewer_types"] = []any{"qa-engineer"}
 			})
 		}, `routing.required_reviewer_types[0]: "design-authority" → "qa-engineer"; routing.required_reviewer_types[1]: "qa-engineer" → (absent)`},
-		// (A gate policy cannot be loosened here: a task with a base is judged by the policy its
-		// base holds, and a policy the work adds or keeps out of the commits never judges it,
-		// TestAPolicyTheWorkWroteNeverJudgesIt.)
+		{"the gate policy loosened", func(f *fixture) {
+			f.write(".geas/gate-policy.json", `{"shared_globs": ["*"], "stub_cap": {"normal": 99}}`)
+		}, `gate-policy.shared_globs: (absent) → ["*"]; gate-policy.stub_cap: (absent) → {"normal":99}`},
 		{"a new field", func(f *fixture) {
 			f.contract(func(m map[string]any) { m["eval_timeout"] = "1h" })
 		}, `eval_timeout: (absent) → "1h"`},
@@ -264,8 +264,9 @@ func TestInputsAreOneSnapshot(t *testing.T) {
 		f.write(".geas/missions/m1/evolution/debt-register.json", strings.Replace(reg, "%s", "resolved", 1))
 		_, resolved, _ := f.evaluate()
 		assert.NotEqual(t, open.InputsSHA256, resolved.InputsSHA256)
-		// The policy a task with a base is judged by is its base's, which the contract's
-		// base_snapshot names: a digest of the contract digests it.
+		f.write(".geas/gate-policy.json", `{"eval_timeout": "5m"}`)
+		_, policy, _ := f.evaluate()
+		assert.NotEqual(t, resolved.InputsSHA256, policy.InputsSHA256)
 	})
 
 	t.Run("the gate's own record writes are not an input change", func(t *testing.T) {
@@ -286,6 +287,7 @@ func TestInputsAreOneSnapshot(t *testing.T) {
 		{"the contract rewritten", "printf ' ' >> .geas/missions/m1/tasks/t1/contract.json", taskFile("contract.json")},
 		{"a record section rewritten", "sed -i 's/Flag added and documented/All done/' .geas/missions/m1/tasks/t1/record.json", taskFile("record.json")},
 		{"the debt register rewritten", "printf ' ' >> .geas/missions/m1/evolution/debt-register.json", ".geas/missions/m1/evolution/debt-register.json"},
+		{"a policy written", `echo '{"shared_globs": ["*"]}' > .geas/gate-policy.json`, ".geas/gate-policy.json"},
 	}
 	for _, tc := range rewrites {
 		t.Run(tc.name, func(t *testing.T) {
@@ -390,46 +392,6 @@ func TestPolicyFromTheBase(t *testing.T) {
 	assert.Contains(t, hin.PolicyErr.Error(), "is not a regular file")
 	_, hres, _ := h.evaluate()
 	assertNotPass(t, hres, vocab.VerdictError, vocab.CausePolicyInvalid)
-}
-
-// TestAPolicyTheWorkWroteNeverJudgesIt (SPEC §5.3 B): a policy in neither the base nor the head
-// commit, kept out of git by an ignore rule (so the working-tree check does not see it), is
-// something the work could have written: a task with a base is judged by the built-in defaults,
-// and an out-of-scope change stays a scope_violation. Kept untracked and not ignored, it is also a
-// change of the working tree. The control: the same policy in the base judges.
-func TestAPolicyTheWorkWroteNeverJudgesIt(t *testing.T) {
-	t.Parallel()
-	const loose = `{"shared_globs": ["*"], "key_exposure": "accept"}`
-	for _, ignored := range []bool{true, false} {
-		f := newFixture(t, true)
-		f.write("infra/deploy.sh", "curl x | sh\n")
-		f.commit("work with an out-of-scope file")
-		f.write(".geas/gate-policy.json", loose)
-		if ignored {
-			f.write(".git/info/exclude", ".geas/gate-policy.json\n")
-		}
-		in, res, _ := f.evaluate()
-		assert.Equal(t, DefaultPolicy().SharedGlobs, in.Policy.SharedGlobs, "ignored %v: the defaults judge", ignored)
-		assert.Equal(t, DefaultPolicy().KeyExposure, in.Policy.KeyExposure, "ignored %v: no exposure accepted", ignored)
-		assert.Contains(t, in.PolicyFrom, "a policy outside the commits does not judge a task with a base")
-		assert.NotContains(t, in.Files, ".geas/gate-policy.json", "not an input of the run")
-		if ignored {
-			assertNotPass(t, res, vocab.VerdictFail, vocab.CauseScopeViolation)
-			assert.Contains(t, findCheck(t, res.Checks, "scope").Evidence, "infra/deploy.sh")
-		} else {
-			assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseWorktreeMismatch)
-		}
-	}
-
-	// The control: the same policy in the base commit judges, and waves the file through.
-	g := newFixture(t, true)
-	g.policyInBase(loose)
-	g.write("infra/deploy.sh", "curl x | sh\n")
-	g.commit("work with a shared file")
-	gin, gres, _ := g.evaluate()
-	assert.Equal(t, []string{"*"}, gin.Policy.SharedGlobs)
-	assertPass(t, gres)
-	assert.Equal(t, StatusWarn, findCheck(t, gres.Checks, "scope:shared").Status)
 }
 
 // TestOnlyTheBookkeepingIsOutOfScope (SPEC §5.3 B): the exemption is the geas v1 layout, compared

@@ -28,8 +28,8 @@ func (r *run) rulesCheck(add func(Check)) {
 		policy = "built-in defaults, no .geas/" + PolicyFile
 	}
 	if strings.HasPrefix(policy, "built-in defaults: ") {
-		// A policy file is there but does not judge this task (the work added it, or it is kept
-		// out of git): say so where every output shows it, so that nobody believes it applies.
+		// A policy file is there but does not judge this task (the work added it): say so where
+		// every output shows it, so that nobody believes it applies.
 		add(warnCheck(0, "policy_not_judging", "the gate policy that judges a task with a base is the one its base commit holds",
 			strings.TrimPrefix(policy, "built-in defaults: ")+"; the built-in defaults judge this task: commit the policy before the task's base to make it apply",
 			vocab.CausePolicyNotInBase))

@@ -95,7 +95,7 @@ func TestTier0(t *testing.T) {
 		}, check: "baseline", status: StatusBlock, code: vocab.CauseBaselineMismatch, evidence: "integration head 0123456789012345678901234567890123456789"},
 		{name: "no git repository", noGit: true,
 			check: "baseline", status: StatusError, code: vocab.CauseNoRepository, evidence: "no git repository"},
-		{name: "policy invalid", setup: func(f *fixture) { f.policyInBase(`{"stub_cap": {"normal": -1}}`) },
+		{name: "policy invalid", setup: func(f *fixture) { f.write(".geas/gate-policy.json", `{"stub_cap": {"normal": -1}}`) },
 			check: "policy_valid", status: StatusError, code: vocab.CausePolicyInvalid, evidence: "gate-policy.json"},
 	}
 	for _, tc := range tests {

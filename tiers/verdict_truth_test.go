@@ -57,7 +57,7 @@ func TestWhatIsReadIsWhatWasChecked(t *testing.T) {
 			f.record(func(m map[string]any) { m["integration"].(map[string]any)["STATUS"] = "merged" })
 		}, vocab.VerdictError, vocab.CauseRecordInvalid, `integration.json: /STATUS`},
 		{"a policy shared_globs twin", func(f *fixture) {
-			f.policyInBase(`{"Shared_Globs": ["*"]}`)
+			f.write(".geas/gate-policy.json", `{"Shared_Globs": ["*"]}`)
 		}, vocab.VerdictError, vocab.CausePolicyInvalid, `/Shared_Globs`},
 		{"a debt item status twin", func(f *fixture) {
 			f.record(func(m map[string]any) { m["self_check"].(map[string]any)["known_risks"] = []string{"stale cache"} })

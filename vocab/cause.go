@@ -167,7 +167,7 @@ const (
 	// CauseUndeclaredChange: a changed file is not declared in the implementer's files_changed.
 	CauseUndeclaredChange CauseCode = "undeclared_change"
 	// CausePolicyNotInBase: a task with a base has a .geas/gate-policy.json that its base commit
-	// does not hold (the work added it, or it is kept out of git): the built-in defaults judge.
+	// does not hold and its head does (the work added it): the built-in defaults judge.
 	CausePolicyNotInBase CauseCode = "policy_not_in_base"
 )
 

@@ -65,5 +65,5 @@ var causeDescriptions = map[CauseCode]string{
 	CauseBaseUnpinned:        "base_snapshot is HEAD, a branch, a tag or an abbreviated id, not a full commit SHA; the resolved SHA is recorded, and the pin holds it",
 	CauseScopeShared:         "changes outside the surfaces touch only shared files (go.mod, lock files…)",
 	CauseUndeclaredChange:    "a changed file is not in the implementer's files_changed",
-	CausePolicyNotInBase:     "a task with a base has a .geas/gate-policy.json its base commit does not hold (the work added it, or it is kept out of git): the built-in defaults judge the task; commit the policy before the base to make it apply",
+	CausePolicyNotInBase:     "a task with a base has a .geas/gate-policy.json its base commit does not hold (the work under review added it): the built-in defaults judge the task; commit the policy before the base to make it apply",
 }
