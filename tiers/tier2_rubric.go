@@ -198,9 +198,13 @@ func (r *run) checkStubCap(stubs []stub) {
 	case r.stubScan != nil:
 		r.checks = append(r.checks, passCheck(2, "stubs", text, fmt.Sprintf("no confirmed stub in %d added lines of %d text files (cap %d)", r.stubScan.Lines, r.stubScan.Files, r.stubCap)))
 	}
-	if n := len(r.checks); len(r.stubUnread) > 0 && n > 0 && r.checks[n-1].Name == "stubs" {
-		r.checks[n-1].Evidence += fmt.Sprintf("; %d of self_check.possible_stubs not read, so not confirmed: %s",
-			len(r.stubUnread), joinLimited(r.stubUnread, 5))
+	if len(r.stubUnread) > 0 {
+		// The builder named places the gate cannot read: its own claim cannot be checked. A fail
+		// (it spends a retry, as the run's other failures do), never an error that would stand in
+		// for them (SPEC §7.1), and never a silent pass.
+		r.checks = append(r.checks, failCheck(2, "stubs:unread", "every self_check.possible_stubs location is a file of the commit the gate can read",
+			fmt.Sprintf("%d of self_check.possible_stubs cannot be read, so the builder's claim cannot be checked: %s; name files of the commit, with their lines",
+				len(r.stubUnread), joinLimited(r.stubUnread, 5)), StatusFail, vocab.CauseStubUnreadable))
 	}
 	if w := r.submoduleWarning("stubs", "scanned for stubs"); w != nil {
 		r.checks = append(r.checks, *w)
@@ -245,8 +249,8 @@ func (r *run) stubs() []stub {
 // cannot leave the project) and confirms it when its line (or, without a line, any line) matches.
 // A possible stub is the builder's own claim about its work: one the gate cannot read (a
 // directory, a named pipe, a link out of the project, a file over the evidence limit) is not
-// confirmed, and noted, never an error, which would turn the run's fail into an error that spends
-// no retry (SPEC §7.1). files keeps each file read, so that a path named many times is read once;
+// confirmed and is a fail of its own (stub_unreadable), never an error, which would turn the run's
+// fail into an error that spends no retry (SPEC §7.1). files keeps each file read, so that a path named many times is read once;
 // budget bounds the bytes read for all of them together (the total evidence limit), so that
 // thousands of names (hard links cost no disk) of a large file cannot make the run take hours.
 func (r *run) confirmStub(loc record.StubLocation, files map[string][]byte, budget *int64, add func(stub)) {

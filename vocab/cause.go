@@ -166,6 +166,10 @@ const (
 	CauseScopeShared CauseCode = "scope_shared"
 	// CauseUndeclaredChange: a changed file is not declared in the implementer's files_changed.
 	CauseUndeclaredChange CauseCode = "undeclared_change"
+	// CauseStubUnreadable: a self_check.possible_stubs location the gate cannot read (a
+	// directory, a special file, a path out of the project, past the read budget): the builder's
+	// claim cannot be checked. A fail, never an error that would stand in for the run's fail.
+	CauseStubUnreadable CauseCode = "stub_unreadable"
 	// CausePolicyNotInBase: a task with a base has a .geas/gate-policy.json that its base commit
 	// does not hold and its head does (the work added it): the built-in defaults judge.
 	CausePolicyNotInBase CauseCode = "policy_not_in_base"
@@ -243,6 +247,7 @@ func Causes() []CauseCode {
 		CauseScopeShared,
 		CauseUndeclaredChange,
 		CausePolicyNotInBase,
+		CauseStubUnreadable,
 		CauseClaimContradicted,
 	}
 }
