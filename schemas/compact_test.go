@@ -51,7 +51,7 @@ var partName = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
 // its own that the rest refers to by "$ref" ("record-defs-evalRun.json",
 // "record-properties-gate_result.json"), its internal references rewritten to match. A $ref is the
 // same as the schema in its place (JSON Schema 2020-12 §8.2.3.1), so every document validates and
-// fails exactly as its source does (TestBareDraftCompilesTheSameSchemas, TestCompactSchemasAgree);
+// fails exactly as its source does (TestRunTimeSchemasCompileAsTheSources, TestCompactSchemasAgree);
 // the library's compile, which is quadratic in a document's subschemas, has less to do.
 func compactSources() (map[string][]byte, error) {
 	entries, err := files.ReadDir(".")
@@ -384,7 +384,7 @@ func TestTheGeneratorRefusesWhatItCannotKeep(t *testing.T) {
 	}}, docs)
 }
 
-// TestCompactSchemasAgree: beyond the fixtures (TestBareDraftCompilesTheSameSchemas), every document
+// TestCompactSchemasAgree: beyond the fixtures (TestRunTimeSchemasCompileAsTheSources), every document
 // of ../testdata mutated at every position (a member dropped, a value replaced by each JSON type, an
 // unknown member added) passes or fails alike against the compact schemas and against the sources
 // compiled the stock way, with the same problems reported.

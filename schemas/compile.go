@@ -5,10 +5,8 @@ import (
 	"embed"
 	"fmt"
 	"io"
-	"reflect"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
@@ -31,13 +29,10 @@ var compiler = sync.OnceValue(newCompiler)
 
 func newCompiler() *lockedCompiler {
 	c := jsonschema.NewCompiler()
-	// The compact files name no draft: they are compiled under c.Draft, the draft without its
-	// metaschema when the library lets us clear it, else the stock draft (slower, never less
-	// strict).
+	// The compact files name no draft: they are compiled under c.Draft, the stock draft 2020-12.
+	// Its metaschema check of each schema is part of the library's compile cost; jsonschema v5
+	// has no option to skip it, and geas uses the library through its public API only.
 	c.Draft = jsonschema.Draft2020
-	if bare := bareDraft2020(); bare != nil {
-		c.Draft = bare
-	}
 	c.LoadURL = func(url string) (io.ReadCloser, error) {
 		name, ok := strings.CutPrefix(url, baseURL)
 		b, err := compactFiles.ReadFile("compact/" + name)
@@ -71,26 +66,6 @@ func (lc *lockedCompiler) compile(k Kind) (s *jsonschema.Schema, err error) {
 		return nil, fmt.Errorf("compile schema %s: %w", k, err)
 	}
 	return s, nil
-}
-
-// bareDraft2020 returns a copy of jsonschema.Draft2020 without its metaschema, so that compiling
-// does not validate each schema against the 2020-12 metaschema: that was 60 % of a process's
-// schema compile, for schemas that are ours, embedded, and checked against the metaschema by
-// TestEverySchemaMatchesItsMetaschema instead. jsonschema v5 has no option for it; the copy's
-// unexported meta field is cleared through reflect. When the library no longer has that field it
-// returns nil and the schemas are compiled the stock way (slower, never less strict).
-//
-// A root schema without a metaschema counts every vocabulary as in use; the only difference that
-// makes for draft 2020-12 is that "format" asserts, and the embedded schemas use no "format"
-// (TestBareDraftCompilesTheSameSchemas compares both compilers on every fixture).
-func bareDraft2020() *jsonschema.Draft {
-	d := *jsonschema.Draft2020
-	f := reflect.ValueOf(&d).Elem().FieldByName("meta")
-	if !f.IsValid() || f.Type() != reflect.TypeFor[*jsonschema.Schema]() {
-		return nil
-	}
-	reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Set(reflect.Zero(f.Type()))
-	return &d
 }
 
 // kindSchemas holds the compiled schema of each kind, in the order of Kinds, compiled once on
