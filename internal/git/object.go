@@ -488,19 +488,11 @@ func (c *objectCache) put(k objectKey, typ plumbing.ObjectType, data []byte) {
 // of commits, each once); any other is read as readObject reads it. An object of another type is
 // plumbing.ErrObjectNotFound, as from EncodedObject.
 func (s *lazyStore) readCommitHeader(h plumbing.Hash) (commitHeader, error) {
-	pi, off, ok, err := s.locate(h)
+	pi, off, _, e, ok, err := s.packEntryOf(h)
 	if err != nil {
 		return commitHeader{}, err
 	}
 	if ok {
-		pack, err := s.packs[pi].mapPack()
-		if err != nil {
-			return commitHeader{}, err
-		}
-		e, err := parsePackEntry(pack, off)
-		if err != nil {
-			return commitHeader{}, fmt.Errorf("read %s from %s: %w", h, s.packs[pi].name, err)
-		}
 		switch e.typ {
 		case plumbing.CommitObject:
 			data, err := s.inflatePackedInto(s.hbuf, pi, off, e)
@@ -518,6 +510,27 @@ func (s *lazyStore) readCommitHeader(h plumbing.Hash) (commitHeader, error) {
 			return commitHeader{}, plumbing.ErrObjectNotFound
 		}
 	}
+	return s.readCommitWhole(h)
+}
+
+// packEntryOf locates h in the packs and parses its entry header: ok is false when no pack holds
+// it (it is loose, in an alternate, or absent).
+func (s *lazyStore) packEntryOf(h plumbing.Hash) (pi int, off int64, pack []byte, e packEntry, ok bool, err error) {
+	if pi, off, ok, err = s.locate(h); err != nil || !ok {
+		return pi, off, nil, packEntry{}, false, err
+	}
+	if pack, err = s.packs[pi].mapPack(); err != nil {
+		return pi, off, nil, packEntry{}, false, err
+	}
+	if e, err = parsePackEntry(pack, off); err != nil {
+		return pi, off, nil, packEntry{}, false, fmt.Errorf("read %s from %s: %w", h, s.packs[pi].name, err)
+	}
+	return pi, off, pack, e, true, nil
+}
+
+// readCommitWhole reads commit h as readObject reads it (verified) and parses its header; an
+// object of another type is plumbing.ErrObjectNotFound.
+func (s *lazyStore) readCommitWhole(h plumbing.Hash) (commitHeader, error) {
 	typ, data, err := s.readObject(h)
 	if err != nil {
 		return commitHeader{}, err
@@ -540,19 +553,11 @@ const commitHeaderInput = 256
 // Otherwise (a longer header, a deltified or loose commit) it reads the commit whole, verified. An
 // object of another type is plumbing.ErrObjectNotFound, as from EncodedObject.
 func (s *lazyStore) readCommitStart(h plumbing.Hash) (commitHeader, error) {
-	pi, off, ok, err := s.locate(h)
+	pi, off, pack, e, ok, err := s.packEntryOf(h)
 	if err != nil {
 		return commitHeader{}, err
 	}
 	if ok {
-		pack, err := s.packs[pi].mapPack()
-		if err != nil {
-			return commitHeader{}, err
-		}
-		e, err := parsePackEntry(pack, off)
-		if err != nil {
-			return commitHeader{}, fmt.Errorf("read %s from %s: %w", h, s.packs[pi].name, err)
-		}
 		switch e.typ {
 		case plumbing.CommitObject:
 			src := pack[e.dataOff : len(pack)-packTrailerLen]
@@ -571,14 +576,7 @@ func (s *lazyStore) readCommitStart(h plumbing.Hash) (commitHeader, error) {
 			return commitHeader{}, plumbing.ErrObjectNotFound
 		}
 	}
-	typ, data, err := s.readObject(h)
-	if err != nil {
-		return commitHeader{}, err
-	}
-	if typ != plumbing.CommitObject {
-		return commitHeader{}, plumbing.ErrObjectNotFound
-	}
-	c, err := parseCommitHeader(data)
+	c, err := s.readCommitWhole(h)
 	c.verified = err == nil
 	return c, err
 }
