@@ -913,15 +913,7 @@ func (ig *integrity) weakened() []Check {
 	}
 	scan := res.scan
 	var out []Check
-	var found []string
-	var locs []Location
-	for _, m := range skips {
-		found = append(found, m.String())
-		locs = append(locs, m.loc)
-	}
-	if nskip > len(skips) {
-		found = append(found, fmt.Sprintf("and %d more", nskip-len(skips)))
-	}
+	found, locs := markerList(skips, nskip)
 	for _, d := range ig.drops {
 		found = append(found, fmt.Sprintf("%s: %s (listed in tests.may_change)", d.what, d.drop))
 		locs = append(locs, Location{Path: d.file})
@@ -938,34 +930,33 @@ func (ig *integrity) weakened() []Check {
 		out = append(out, passCheck(1, "tests_weakened", testsWeakenedText, fmt.Sprintf("no weakening marker in %d added lines of %d text files%s", scan.Lines, scan.Files, note)))
 	}
 	if nown > 0 {
-		var list []string
-		var olocs []Location
-		for _, m := range own {
-			list = append(list, m.String())
-			olocs = append(olocs, m.loc)
-		}
-		if nown > len(own) {
-			list = append(list, fmt.Sprintf("and %d more", nown-len(own)))
-		}
+		list, olocs := markerList(own, nown)
 		ch := warnCheck(1, "skips_added", "every test the work adds runs", fmt.Sprintf("%d skips in test files the work adds, each skipping only its own test: %s", nown, strings.Join(list, "; ")), vocab.CauseSkipAdded)
 		ch.Locations = olocs
 		out = append(out, ch)
 	}
 	if nsup > 0 {
-		var list []string
-		var slocs []Location
-		for _, m := range suppressions {
-			list = append(list, m.String())
-			slocs = append(slocs, m.loc)
-		}
-		if nsup > len(suppressions) {
-			list = append(list, fmt.Sprintf("and %d more", nsup-len(suppressions)))
-		}
+		list, slocs := markerList(suppressions, nsup)
 		ch := warnCheck(1, "suppressions_added", "no linter or type-checker suppression marker is added", fmt.Sprintf("%d suppression markers added: %s", nsup, strings.Join(list, "; ")), vocab.CauseSuppressionAdded)
 		ch.Locations = slocs
 		out = append(out, ch)
 	}
 	return out
+}
+
+// markerList shows the markers kept (at most maxIntegrityFindings of total found), saying how many
+// more there were, with their locations.
+func markerList(kept []marker, total int) ([]string, []Location) {
+	var list []string
+	var locs []Location
+	for _, m := range kept {
+		list = append(list, m.String())
+		locs = append(locs, m.loc)
+	}
+	if total > len(kept) {
+		list = append(list, fmt.Sprintf("and %d more", total-len(kept)))
+	}
+	return list, locs
 }
 
 // pluralChecks is "check" or "checks" for n of them.
