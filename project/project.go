@@ -332,26 +332,12 @@ func (p *Project) TaskEntries(mission string) ([]TaskEntry, error) {
 			target, _ := p.Geas.Readlink(dir + "/" + e.Name())
 			te.Problem = fmt.Sprintf(".geas/%s/%s is a symbolic link (to %q), not a task directory", dir, e.Name(), target)
 		case !typ.IsDir():
-			te.Problem = fmt.Sprintf(".geas/%s/%s is not a directory (%s)", dir, e.Name(), typeName(typ))
+			te.Problem = fmt.Sprintf(".geas/%s/%s is not a directory (%s)", dir, e.Name(), "a "+fsutil.ModeName(typ))
 		}
 		out = append(out, te)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
-}
-
-func typeName(m fs.FileMode) string {
-	switch {
-	case m.IsRegular():
-		return "a regular file"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "mode " + m.String()
 }
 
 // Tasks lists the task ids of a mission (directories under tasks/ with a valid id), sorted.

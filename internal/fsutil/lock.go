@@ -216,7 +216,7 @@ func openLockFile(root *os.Root, name, shown string) (*os.File, error) {
 				return nil, fmt.Errorf("lock task: %s changed while it was replaced: %w", shown, err)
 			}
 			if err = root.Remove(name); err != nil {
-				return nil, &lockPathError{fmt.Errorf("lock task: %s is a %s, not a lock file, and cannot be removed: %w", shown, describeMode(fi.Mode()), err)}
+				return nil, &lockPathError{fmt.Errorf("lock task: %s is a %s, not a lock file, and cannot be removed: %w", shown, ModeName(fi.Mode()), err)}
 			}
 		}
 	}
@@ -267,30 +267,11 @@ func sameLockFile(root *os.Root, name, shown string, f *os.File) error {
 	case err != nil:
 		return fmt.Errorf("%s: %w: %w", shown, ErrLockLost, err)
 	case !now.Mode().IsRegular():
-		return fmt.Errorf("%s was replaced by a %s while locked: %w", shown, describeMode(now.Mode()), ErrLockLost)
+		return fmt.Errorf("%s was replaced by a %s while locked: %w", shown, ModeName(now.Mode()), ErrLockLost)
 	case !held.Mode().IsRegular() || !os.SameFile(held, now):
 		return fmt.Errorf("%s was replaced by another file while locked: %w", shown, ErrLockLost)
 	}
 	return nil
-}
-
-// describeMode names a file type for a message.
-func describeMode(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "symbolic link"
-	case m.IsDir():
-		return "directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "named pipe"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	case m.IsRegular():
-		return "regular file"
-	}
-	return "special file"
 }
 
 // Held reports whether the lock is still the task's lock: nil while its file is what the lock

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/geas-dev/geas/internal/fsutil"
 )
 
 // Everything the gate reads from a repository goes through openRegular or openDirectory: agents
@@ -33,28 +35,9 @@ func (e *NotRegularError) Error() string {
 		return fmt.Sprintf("%s has %d bytes, more than the %d the gate reads there: refused, never read", e.Path, e.Size, e.Limit)
 	}
 	if e.WantDir {
-		return fmt.Sprintf("%s is not a directory (%s): refused, never read", e.Path, typeName(e.Mode))
+		return fmt.Sprintf("%s is not a directory (%s): refused, never read", e.Path, "a "+fsutil.ModeName(e.Mode))
 	}
-	return fmt.Sprintf("%s is not a regular file (%s): refused, never read", e.Path, typeName(e.Mode))
-}
-
-// typeName names a file type for the messages.
-func typeName(m os.FileMode) string {
-	switch {
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeCharDevice != 0:
-		return "a character device"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	case m.IsDir():
-		return "a directory"
-	case m&os.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return m.Type().String()
+	return fmt.Sprintf("%s is not a regular file (%s): refused, never read", e.Path, "a "+fsutil.ModeName(e.Mode))
 }
 
 // openRegular opens path for reading without blocking and returns it with its fstat, or an error
