@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/geas-dev/geas/internal/tierstest"
+	"github.com/geas-dev/geas/internal/testfixture"
 	"github.com/geas-dev/geas/project"
 )
 
@@ -20,7 +20,7 @@ func BenchmarkDryRunManyCriteria(b *testing.B) {
 	for _, n := range []int{1000, 8000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			dir := b.TempDir()
-			for name, content := range tierstest.ExampleFiles {
+			for name, content := range testfixture.ExampleFiles {
 				p := filepath.Join(dir, filepath.FromSlash(name))
 				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 					b.Fatal(err)
