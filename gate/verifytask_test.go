@@ -198,7 +198,7 @@ func TestTheGateCanTakeDoneBackOnVerify(t *testing.T) {
 	assert.Equal(t, VerifyIntact, f.verify().Status)
 }
 
-// TestSignedHistoryDetectsForgery (issue 5): with GEAS_GATE_KEY set, an entry edited and re-chained
+// TestSignedHistoryDetectsForgery: with GEAS_GATE_KEY set, an entry edited and re-chained
 // with correct hashes is tampered; without the key only the chain is checked, and such a forgery
 // goes unseen. An entry edited without re-chaining is tampered either way.
 func TestSignedHistoryDetectsForgery(t *testing.T) {

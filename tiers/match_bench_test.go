@@ -12,7 +12,7 @@ import (
 )
 
 // BenchmarkDryRunManyCriteria is one dry run of a task with n acceptance criteria and one tester
-// file with n criteria_results (issue 8: 8,000 x 8,000 took ~35 s when every criterion scanned
+// file with n criteria_results (8,000 x 8,000 took ~35 s when every criterion scanned
 // every entry). Matching builds its maps once, so the run grows linearly with n (SPEC §5.3 A).
 //
 //	go test -run '^$' -bench BenchmarkDryRunManyCriteria -benchtime 3x ./tiers
