@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # floors.sh [REPO] [PAIRS]
 #
-# What bounds issue 12's whole-gate and --all goals from below, each measured as CPU time (user +
+# What bounds the whole-gate and --all figures from below, each measured as CPU time (user +
 # system, from rusage) of whole processes interleaved pair by pair with bench/pairtime (median over
 # PAIRS pairs, default 21):
 #   empty        a Go program that does nothing (bench/startcost/empty): process start and exit
