@@ -16,7 +16,7 @@
 #                bench/gate_vs_git.sh's, which must exist and have main checked out)
 #   validate     `go test -bench BenchmarkValidateExampleTask ./schemas`: the schema validation of
 #                one gated task of bench/gate_all.sh's mission, in-process, ns a task
-# bench/README.md ("What the misses are made of") sets these against the goals.
+# bench/README.md ("Floors") sets these beside the whole-gate figures.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=${1:-/tmp/geas-gate-bench}
