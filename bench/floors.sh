@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # floors.sh [REPO] [PAIRS]
 #
-# What bounds issue 12's whole-gate and --all goals from below, each measured as CPU time (user +
+# What bounds the whole-gate and --all figures from below, each measured as CPU time (user +
 # system, from rusage) of whole processes interleaved pair by pair with bench/pairtime (median over
 # PAIRS pairs, default 21):
 #   empty        a Go program that does nothing (bench/startcost/empty): process start and exit
@@ -16,7 +16,7 @@
 #                bench/gate_vs_git.sh's, which must exist and have main checked out)
 #   validate     `go test -bench BenchmarkValidateExampleTask ./schemas`: the schema validation of
 #                one gated task of bench/gate_all.sh's mission, in-process, ns a task
-# bench/README.md ("What the misses are made of") sets these against the goals.
+# bench/README.md ("Floors") sets these beside the whole-gate figures.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=${1:-/tmp/geas-gate-bench}

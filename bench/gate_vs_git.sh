@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gate_vs_git.sh [REPO] [PAIRS]
 #
-# The whole gate against the git CLI (issue 12's whole-gate acceptance): `geas gate --dry-run` on
+# The whole gate against the git CLI: `geas gate --dry-run` on
 # tasks without eval commands, interleaved pair by pair (bench/pairtime: wall, user+system CPU
 # and peak RSS from rusage) with the git processes that do the same git work:
 #   git merge-base --is-ancestor BASE HEAD
@@ -19,7 +19,7 @@
 # unmerged commit (a loose object, fixed dates: the same SHA every time), checks main out (the
 # gate's tier 0 compares the working tree with the head: work git does not do here, unless
 # STATUS=1, which adds `git status --porcelain` to the git side of the tasks that reach that
-# check, the same comparison; issue 12's figures are without it) and deletes or writes REPO's
+# check, the same comparison; the default figures are without it) and deletes or writes REPO's
 # commit-graph. Prints per task and graph the gate/git ratios of CPU and wall time (median,
 # min, max over PAIRS pairs, default 21), the medians in ms and both peak RSS.
 #

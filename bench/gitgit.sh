@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gitgit.sh REPO [PAIRS]
 #
-# The gate's git facts against the git CLI on any local repository (issue 12's acceptance): for
+# The gate's git facts against the git CLI on any local repository: for
 # each case, PAIRS (default 11, at least 11 for a figure) interleaved pairs of
 #   git  git merge-base --is-ancestor BASE HEAD; git diff --name-only --no-renames BASE HEAD
 #   go   bench/gitfacts -z (git.Open, Resolve x2, IsAncestor, ChangedFiles, Close)

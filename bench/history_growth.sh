@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/history_growth.sh [RUNS] — how a run's time grows with the task's history (issue 10: run
+# bench/history_growth.sh [RUNS] — how a run's time grows with the task's history (goal: run
 # 1,000 within 1.5x of run 1). Builds the demo project, gives its failing task a budget that does
 # not run out, and gates it RUNS times (default 1000), one recorded run after another; prints the
 # median wall time of the first and the last twenty runs and their ratio. Needs only geas and git.

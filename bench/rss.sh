@@ -1,7 +1,7 @@
 #!/bin/sh
-# rss.sh: memory bounds of geas, measured on a normal build (SPEC §2 invariant 9, §10; issue 10
-# items 5 and 7). Peak RSS is not asserted inside `go test -race`, whose race detector multiplies
-# memory; this script checks it where it means something.
+# rss.sh: memory bounds of geas, measured on a normal build (SPEC §2 invariant 9, §10). Peak RSS
+# is not asserted inside `go test -race`, whose race detector multiplies memory; this script
+# checks it where it means something.
 #
 #   bench/rss.sh            the hostile cases that carry a maxrss bound, then the evidence cases below
 #

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # schema_compile.sh [N] [OLD]
 #
-# A process's schema compile (issue 12: at most 4 ms): bench/schemacompile, run N times (default
+# A process's schema compile (goal: at most 4 ms): bench/schemacompile, run N times (default
 # 41), each in a fresh process, prints the CPU time of compiling what a dry gate run compiles.
 # Prints the median, minimum and maximum in µs. With OLD, a git revision, the same program built at
 # that revision (schemacompile.go copied into a worktree of it) runs interleaved with this one, run

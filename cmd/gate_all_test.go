@@ -84,7 +84,7 @@ func gateAll(t *testing.T, dir string, args ...string) (int, gate.Mission) {
 }
 
 // TestGateAllJobsAgree: gating a mission of 200 tasks four at a time gives each task the verdict
-// it gets one at a time (issue 4), in the same order. Dry runs, so both see the same inputs.
+// it gets one at a time, in the same order. Dry runs, so both see the same inputs.
 func TestGateAllJobsAgree(t *testing.T) {
 	t.Parallel()
 	const n = 200

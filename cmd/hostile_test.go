@@ -241,8 +241,8 @@ func runHostileCase(t *testing.T, base, file string) {
 		rss = ru.Maxrss / 1024 // kilobytes on Linux
 	}
 	if raceEnabled {
-		// The race detector multiplies memory (issue 10 item 7: 285 MB and 208 MB for cases bound
-		// at 150 and 100): the bound is about geas, so bench/rss.sh checks it on a normal build.
+		// The race detector multiplies memory (285 MB and 208 MB measured for cases
+		// bound at 150 and 100): the bound is about geas, so bench/rss.sh checks it on a normal build.
 		t.Logf("peak RSS %d MB not checked against %d MB: built with -race (see bench/rss.sh)", rss, hc.maxRSSMB)
 	} else {
 		assert.LessOrEqual(t, rss, hc.maxRSSMB, "peak RSS %d MB over the case's bound", rss)

@@ -60,7 +60,7 @@ func holdLock(t *testing.T, dir string) int {
 	return cmd.Process.Pid
 }
 
-// TestALockWaitIsReported (SPEC §7.3, issue 10 item 6): a run that waits for a task lock held by
+// TestALockWaitIsReported (SPEC §7.3): a run that waits for a task lock held by
 // another process says so on stderr, naming the holder's pid, and gives up after --lock-timeout
 // (or $GEAS_LOCK_TIMEOUT) with exit 3 and a message that says what happened; nothing is recorded.
 // Only the outcome is asserted, never how long anything took.

@@ -7,33 +7,33 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/geas-dev/geas/internal/tierstest"
+	"github.com/geas-dev/geas/internal/testfixture"
 	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
 )
 
-// The example task of internal/tierstest, which the tests of VerifyTask and Recheck judge.
+// The example task of internal/testfixture, which the tests of VerifyTask and Recheck judge.
 const (
-	testMission = tierstest.Mission
-	testTask    = tierstest.Task
-	testTaskDir = tierstest.TaskDir
+	testMission = testfixture.Mission
+	testTask    = testfixture.Task
+	testTaskDir = testfixture.TaskDir
 )
 
-var testNow = tierstest.Now
+var testNow = testfixture.Now
 
-// fixture is the example project of internal/tierstest with the runs these tests make on it.
-type fixture struct{ *tierstest.Fixture }
+// fixture is the example project of internal/testfixture with the runs these tests make on it.
+type fixture struct{ *testfixture.Fixture }
 
 // newFixture makes the example task (passing the gate) in a temporary directory, in git when
 // withGit.
 func newFixture(t *testing.T, withGit bool) *fixture {
 	t.Helper()
-	return &fixture{tierstest.New(t, withGit)}
+	return &fixture{testfixture.New(t, withGit)}
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	tierstest.RemoveTemplate()
+	testfixture.RemoveTemplate()
 	os.Exit(code)
 }
 

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/geas-dev/geas/internal/fsutil"
-	"github.com/geas-dev/geas/internal/tierstest"
+	"github.com/geas-dev/geas/internal/testfixture"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
@@ -55,7 +55,7 @@ func waitFor(t *testing.T, path string) {
 // history reads the task's gate history and checks its chain.
 func (f *fixture) history(t *testing.T) []record.HistoryEntry {
 	t.Helper()
-	r, err := record.LoadPath(f.Path(tierstest.TaskFile("record.json")))
+	r, err := record.LoadPath(f.Path(testfixture.TaskFile("record.json")))
 	require.NoError(t, err)
 	h := r.History()
 	require.NoError(t, record.VerifyChain(h), "the history verifies")
@@ -69,12 +69,12 @@ func (f *fixture) history(t *testing.T) []record.HistoryEntry {
 // budget spent twice (5 -> 4 -> 3), and a history that verifies. The control (lock untouched)
 // serializes A and B the ordinary way and gives the same figures.
 func TestARemovedLockLosesNoRunAndSpendsEachRetry(t *testing.T) {
-	lockPath := func(f *fixture) string { return f.Path(tierstest.TaskFile("record.lock")) }
+	lockPath := func(f *fixture) string { return f.Path(testfixture.TaskFile("record.lock")) }
 	cases := map[string]func(t *testing.T, f *fixture){
 		"untouched (control)": nil,
 		"removed":             func(t *testing.T, f *fixture) { require.NoError(t, os.Remove(lockPath(f))) },
 		"renamed over": func(t *testing.T, f *fixture) {
-			other := f.Path(tierstest.TaskFile("other.lock"))
+			other := f.Path(testfixture.TaskFile("other.lock"))
 			require.NoError(t, os.WriteFile(other, []byte("1\n"), 0o644))
 			require.NoError(t, os.Rename(other, lockPath(f)))
 		},
@@ -179,7 +179,7 @@ func TestRunsRecordOnceEachUnderRandomLockReplacement(t *testing.T) {
 		m["retry_budget"] = 100
 	})
 	f.Commit("the eval command fails")
-	lock := f.Path(tierstest.TaskFile("record.lock"))
+	lock := f.Path(testfixture.TaskFile("record.lock"))
 	dir := filepath.Dir(lock)
 
 	stop := make(chan struct{})
@@ -278,7 +278,7 @@ func TestALockLostBetweenEvaluationAndCommitRecordsNothing(t *testing.T) {
 				})
 				f.Commit("the eval command fails")
 				task := Task{Project: f.Open(), Mission: testMission, ID: testTask, Dir: testTaskDir}
-				lock := f.Path(tierstest.TaskFile("record.lock"))
+				lock := f.Path(testfixture.TaskFile("record.lock"))
 				fired := false
 				var bRes *tiers.Result
 				fsutil.TestHook = func(s string) error {
@@ -332,8 +332,8 @@ func TestALockLostWhileGatheringRunsNothing(t *testing.T) {
 			task := Task{Project: f.Open(), Mission: testMission, ID: testTask, Dir: testTaskDir}
 			res, err := run(t.Context(), task, Options{}, held)
 			_, ranErr := os.Stat(ran)
-			_, logErr := os.Stat(f.Path(tierstest.TaskFile("gate-logs")))
-			_, histErr := os.Stat(f.Path(tierstest.TaskFile(record.HistoryFile)))
+			_, logErr := os.Stat(f.Path(testfixture.TaskFile("gate-logs")))
+			_, histErr := os.Stat(f.Path(testfixture.TaskFile(record.HistoryFile)))
 			if !lost {
 				require.NoError(t, err)
 				assert.Equal(t, vocab.VerdictFail, res.Verdict)

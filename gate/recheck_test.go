@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/geas-dev/geas/internal/tierstest"
+	"github.com/geas-dev/geas/internal/testfixture"
 	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -30,7 +30,7 @@ func TestAFinishedTaskIsRecheckedNotRegated(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, true)
 		failThenPass(f)
-		before := f.Read(tierstest.TaskFile("record.json"))
+		before := f.Read(testfixture.TaskFile("record.json"))
 		res := f.recheck()
 		assertPass(t, res)
 		assert.Equal(t, 0, ExitCode(res))
@@ -39,14 +39,14 @@ func TestAFinishedTaskIsRecheckedNotRegated(t *testing.T) {
 		assert.Equal(t, tiers.StatusPass, findCheck(t, res.Checks, "recorded_pass").Status)
 		assert.Equal(t, intp(2), res.RetryBudgetBefore, "shown as it stands: the fail spent one")
 		assert.Equal(t, res.RetryBudgetBefore, res.RetryBudgetAfter, "a recheck spends nothing")
-		assert.Equal(t, string(before), string(f.Read(tierstest.TaskFile("record.json"))))
+		assert.Equal(t, string(before), string(f.Read(testfixture.TaskFile("record.json"))))
 		assert.Equal(t, "verified", f.Status())
 	})
 	t.Run("revoked", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, true)
 		failThenPass(f)
-		f.Remove(tierstest.TaskFile("evidence/qa-engineer.json"))
+		f.Remove(testfixture.TaskFile("evidence/qa-engineer.json"))
 		res := f.recheck()
 		assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseMissingReview)
 		assert.Equal(t, 1, ExitCode(res), "a recheck that does not hold exits 1, whatever the fresh verdict")

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/geas-dev/geas/internal/tierstest"
+	"github.com/geas-dev/geas/internal/testfixture"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -24,12 +24,12 @@ func (f *fixture) verify() *VerifyReport {
 // then, with the evidence fixed, a pass. The history is [gate-1 fail, gate-2 pass].
 func failThenPass(f *fixture) {
 	f.T.Helper()
-	qa := f.Read(tierstest.TaskFile("evidence/qa-engineer.json"))
+	qa := f.Read(testfixture.TaskFile("evidence/qa-engineer.json"))
 	f.Evidence("qa-engineer.json", func(m map[string]any) {
 		m["criteria_results"] = []any{map[string]any{"criterion": "AC1", "passed": false, "details": "prints nothing"}}
 	})
 	require.Equal(f.T, vocab.VerdictFail, f.gate().Verdict)
-	f.Write(tierstest.TaskFile("evidence/qa-engineer.json"), string(qa))
+	f.Write(testfixture.TaskFile("evidence/qa-engineer.json"), string(qa))
 	assertPass(f.T, f.gate())
 	require.Equal(f.T, "verified", f.Status())
 }
@@ -51,11 +51,11 @@ func TestVerifyTask(t *testing.T) {
 		}, status: VerifyIntact},
 		{name: "deleting the review revokes the pass", setup: func(f *fixture) {
 			assertPass(f.T, f.gate())
-			f.Remove(tierstest.TaskFile("evidence/qa-engineer.json"))
+			f.Remove(testfixture.TaskFile("evidence/qa-engineer.json"))
 		}, status: VerifyRevoked, cause: vocab.CauseMissingReview},
 		{name: "an edited history verdict is tampered", setup: func(f *fixture) {
 			failThenPass(f)
-			f.Record(func(m map[string]any) { tierstest.History(m)[0].(map[string]any)["verdict"] = "pass" })
+			f.Record(func(m map[string]any) { testfixture.History(m)[0].(map[string]any)["verdict"] = "pass" })
 		}, status: VerifyTampered, problems: []string{"gate_history entry 1 gate-1: hash", "does not match its content"}},
 		{name: "a gate_result set to pass by hand after a fail is tampered", setup: func(f *fixture) {
 			f.Evidence("qa-engineer.json", func(m map[string]any) {
@@ -78,16 +78,16 @@ func TestVerifyTask(t *testing.T) {
 		}, status: VerifyTampered, problems: []string{"task is verified but gate_history records no gate run"}},
 		{name: "a deleted first entry is tampered", setup: func(f *fixture) {
 			failThenPass(f)
-			f.Record(func(m map[string]any) { m["gate_history"] = tierstest.History(m)[1:] })
+			f.Record(func(m map[string]any) { m["gate_history"] = testfixture.History(m)[1:] })
 		}, status: VerifyTampered, problems: []string{"gate_history entry 1 gate-2: prev_hash"}},
 		{name: "a deleted last entry is tampered", setup: func(f *fixture) {
 			failThenPass(f)
-			f.Record(func(m map[string]any) { m["gate_history"] = tierstest.History(m)[:1] })
+			f.Record(func(m map[string]any) { m["gate_history"] = testfixture.History(m)[:1] })
 		}, status: VerifyTampered, problems: []string{"gate_result.hash", "gate_result.run_id \"gate-2\" does not match the latest gate run, gate_history entry 1 gate-1"}},
 		{name: "reordered entries are tampered", setup: func(f *fixture) {
 			failThenPass(f)
 			f.Record(func(m map[string]any) {
-				h := tierstest.History(m)
+				h := testfixture.History(m)
 				h[0], h[1] = h[1], h[0]
 			})
 		}, status: VerifyTampered, problems: []string{"gate_history entry 1 gate-2: prev_hash"}},
@@ -97,8 +97,8 @@ func TestVerifyTask(t *testing.T) {
 		}, status: VerifyTampered, problems: []string{"no gate_result, but gate_history entry 1 gate-1 is a gate run"}},
 		{name: "tampering wins over a revoked evaluation", setup: func(f *fixture) {
 			failThenPass(f)
-			f.Record(func(m map[string]any) { tierstest.History(m)[0].(map[string]any)["verdict"] = "pass" })
-			f.Remove(tierstest.TaskFile("evidence/qa-engineer.json"))
+			f.Record(func(m map[string]any) { testfixture.History(m)[0].(map[string]any)["verdict"] = "pass" })
+			f.Remove(testfixture.TaskFile("evidence/qa-engineer.json"))
 		}, status: VerifyTampered, problems: []string{"does not match its content"}},
 		{name: "a gate run refused as state_ineligible after the pass does not count against it", setup: func(f *fixture) {
 			assertPass(f.T, f.gate())
@@ -108,7 +108,7 @@ func TestVerifyTask(t *testing.T) {
 		}, status: VerifyIntact},
 		{name: "an unreadable contract revokes a recorded pass", setup: func(f *fixture) {
 			assertPass(f.T, f.gate())
-			f.Write(tierstest.TaskFile("contract.json"), "{")
+			f.Write(testfixture.TaskFile("contract.json"), "{")
 		}, status: VerifyRevoked, cause: vocab.CauseContractInvalid},
 	}
 	for _, tc := range tests {
@@ -116,8 +116,8 @@ func TestVerifyTask(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t, true)
 			tc.setup(f)
-			recBefore := f.Read(tierstest.TaskFile("record.json"))
-			contractBefore := f.Read(tierstest.TaskFile("contract.json"))
+			recBefore := f.Read(testfixture.TaskFile("record.json"))
+			contractBefore := f.Read(testfixture.TaskFile("contract.json"))
 			eventsBefore := f.Events()
 
 			rep := f.verify()
@@ -143,8 +143,8 @@ func TestVerifyTask(t *testing.T) {
 				assert.NotEmpty(t, rep.Problems)
 			}
 			// VerifyTask never writes.
-			assert.Equal(t, string(recBefore), string(f.Read(tierstest.TaskFile("record.json"))))
-			assert.Equal(t, string(contractBefore), string(f.Read(tierstest.TaskFile("contract.json"))))
+			assert.Equal(t, string(recBefore), string(f.Read(testfixture.TaskFile("record.json"))))
+			assert.Equal(t, string(contractBefore), string(f.Read(testfixture.TaskFile("contract.json"))))
 			assert.Equal(t, eventsBefore, f.Events())
 		})
 	}
@@ -170,7 +170,7 @@ func TestVerifyTaskOnlyAppliesToPassedTasks(t *testing.T) {
 	t.Run("unreadable contract without a recorded pass", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, false)
-		f.Write(tierstest.TaskFile("contract.json"), "{")
+		f.Write(testfixture.TaskFile("contract.json"), "{")
 		_, err := VerifyTask(t.Context(), f.Open(), testMission, testTask, testTaskDir)
 		require.ErrorIs(t, err, ErrNotPassed)
 	})
@@ -182,11 +182,11 @@ func TestVerifyTaskOnlyAppliesToPassedTasks(t *testing.T) {
 func TestTheGateCanTakeDoneBackOnVerify(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, true)
-	qa := f.Read(tierstest.TaskFile("evidence/qa-engineer.json"))
+	qa := f.Read(testfixture.TaskFile("evidence/qa-engineer.json"))
 	assertPass(t, f.gate())
 	assert.Equal(t, VerifyIntact, f.verify().Status)
 
-	f.Remove(tierstest.TaskFile("evidence/qa-engineer.json"))
+	f.Remove(testfixture.TaskFile("evidence/qa-engineer.json"))
 	rep := f.verify()
 	assert.Equal(t, VerifyRevoked, rep.Status)
 	assert.Contains(t, causeCodes(rep.Causes), vocab.CauseMissingReview)
@@ -194,11 +194,11 @@ func TestTheGateCanTakeDoneBackOnVerify(t *testing.T) {
 	assert.Equal(t, "review:qa-engineer", c.Check)
 	assert.Contains(t, c.Detail, "no evidence file of agent qa-engineer")
 
-	f.Write(tierstest.TaskFile("evidence/qa-engineer.json"), string(qa))
+	f.Write(testfixture.TaskFile("evidence/qa-engineer.json"), string(qa))
 	assert.Equal(t, VerifyIntact, f.verify().Status)
 }
 
-// TestSignedHistoryDetectsForgery (issue 5): with GEAS_GATE_KEY set, an entry edited and re-chained
+// TestSignedHistoryDetectsForgery: with GEAS_GATE_KEY set, an entry edited and re-chained
 // with correct hashes is tampered; without the key only the chain is checked, and such a forgery
 // goes unseen. An entry edited without re-chaining is tampered either way.
 func TestSignedHistoryDetectsForgery(t *testing.T) {
@@ -264,7 +264,7 @@ func TestSignedHistoryDetectsForgery(t *testing.T) {
 	})
 	t.Run("edited without re-chaining", func(t *testing.T) {
 		f := setup(t)
-		f.Record(func(m map[string]any) { tierstest.History(m)[0].(map[string]any)["retry_budget_after"] = 9 })
+		f.Record(func(m map[string]any) { testfixture.History(m)[0].(map[string]any)["retry_budget_after"] = 9 })
 		for _, k := range []string{key, ""} {
 			t.Setenv(record.SigningKeyEnv, k)
 			rep := f.verify()

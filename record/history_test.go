@@ -94,7 +94,7 @@ func TestHMACRoundTrip(t *testing.T) {
 	assert.NotContains(t, string(raw), "hmac", "omitted when empty")
 }
 
-// TestSignedHistoryDetectsAForgedEntry (issue 5): an entry forged and re-chained with correct
+// TestSignedHistoryDetectsAForgedEntry: an entry forged and re-chained with correct
 // hashes passes VerifyChain, so without the key it is not detected; with the key its hmac does not
 // verify. An entry edited without re-chaining is caught by the chain, key or no key.
 func TestSignedHistoryDetectsAForgedEntry(t *testing.T) {

@@ -12,50 +12,50 @@ import (
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/internal/fsutil"
-	"github.com/geas-dev/geas/internal/tierstest"
+	"github.com/geas-dev/geas/internal/testfixture"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
 
 // testNow is the fixed clock of every test that stamps something.
-var testNow = tierstest.Now
+var testNow = testfixture.Now
 
 const (
-	testMission = tierstest.Mission
-	testTask    = tierstest.Task
-	testTaskDir = tierstest.TaskDir // relative to .geas
+	testMission = testfixture.Mission
+	testTask    = testfixture.Task
+	testTaskDir = testfixture.TaskDir // relative to .geas
 )
 
 // ---------------------------------------------------------------------------------------------
 // Fixture: a real project on disk, read by Gather and judged by Evaluate.
 
-// fixture is the example project of internal/tierstest (task t1 of mission m1, passing the gate),
+// fixture is the example project of internal/testfixture (task t1 of mission m1, passing the gate),
 // with the runs of tiers on top: gather, evaluate, gate. The lower-case methods below are
-// tierstest's, so that the tests here read as they did when the fixture lived in this file.
+// testfixture's, so that the tests here read as they did when the fixture lived in this file.
 type fixture struct {
-	*tierstest.Fixture
+	*testfixture.Fixture
 	t   *testing.T
 	dir string // absolute project root
 }
 
-// newFixture makes the example task in a temporary directory (tierstest.New), with a git
+// newFixture makes the example task in a temporary directory (testfixture.New), with a git
 // repository when withGit.
 func newFixture(t *testing.T, withGit bool) *fixture {
 	t.Helper()
-	f := tierstest.New(t, withGit)
+	f := testfixture.New(t, withGit)
 	return &fixture{Fixture: f, t: t, dir: f.Dir}
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	tierstest.RemoveTemplate()
+	testfixture.RemoveTemplate()
 	os.Exit(code)
 }
 
 func (f *fixture) path(rel string) string { return f.Path(rel) }
-func taskFile(name string) string         { return tierstest.TaskFile(name) }
-func history(m map[string]any) []any      { return tierstest.History(m) }
+func taskFile(name string) string         { return testfixture.TaskFile(name) }
+func history(m map[string]any) []any      { return testfixture.History(m) }
 
 func (f *fixture) write(rel, content string)        { f.t.Helper(); f.Write(rel, content) }
 func (f *fixture) remove(rel string)                { f.t.Helper(); f.Remove(rel) }

@@ -396,7 +396,7 @@ func TestAKeyTheCodeCouldReadRefusesTheRun(t *testing.T) {
 	})
 }
 
-// TestLogsNeverLeaveTheProject (SPEC §3, issue 8 item 17, issue 9 item 15) lives in exec_test.go
+// TestLogsNeverLeaveTheProject (SPEC §3) lives in exec_test.go
 // (TestRunProcessLogErrors) for the runner and in testdata/script/hist_logs.txtar end to end.
 
 func checkNamed(checks []Check, name string) *Check {

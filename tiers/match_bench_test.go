@@ -7,12 +7,12 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/geas-dev/geas/internal/tierstest"
+	"github.com/geas-dev/geas/internal/testfixture"
 	"github.com/geas-dev/geas/project"
 )
 
 // BenchmarkDryRunManyCriteria is one dry run of a task with n acceptance criteria and one tester
-// file with n criteria_results (issue 8: 8,000 x 8,000 took ~35 s when every criterion scanned
+// file with n criteria_results (8,000 x 8,000 took ~35 s when every criterion scanned
 // every entry). Matching builds its maps once, so the run grows linearly with n (SPEC §5.3 A).
 //
 //	go test -run '^$' -bench BenchmarkDryRunManyCriteria -benchtime 3x ./tiers
@@ -20,7 +20,7 @@ func BenchmarkDryRunManyCriteria(b *testing.B) {
 	for _, n := range []int{1000, 8000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			dir := b.TempDir()
-			for name, content := range tierstest.ExampleFiles {
+			for name, content := range testfixture.ExampleFiles {
 				p := filepath.Join(dir, filepath.FromSlash(name))
 				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 					b.Fatal(err)

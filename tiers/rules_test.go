@@ -23,7 +23,7 @@ func failingRun(t *testing.T, f *fixture) {
 	require.FileExists(t, f.path(taskFile(PinnedFile)))
 }
 
-// TestTheBarCannotBeLoweredByThoseItBinds (SPEC §4.4, issue 8 item 16): after a failing run, the
+// TestTheBarCannotBeLoweredByThoseItBinds (SPEC §4.4): after a failing run, the
 // agents the contract binds cannot make the next run pass by rewriting the contract or the gate
 // policy; each change blocks (rules_changed), naming the field with its pinned and current value,
 // until an authority approves the new rules.
@@ -232,7 +232,7 @@ func TestRulesDiff(t *testing.T) {
 	assert.NotContains(t, d[0], "\uFFFD")
 }
 
-// TestInputsAreOneSnapshot (SPEC §2 inv. 7, §7.4, issue 9 item 1): every input is read once before
+// TestInputsAreOneSnapshot (SPEC §2 inv. 7, §7.4): every input is read once before
 // tier 1 and digested with framing; an eval command that rewrites an input makes the run an error
 // (inputs_changed) naming the file; part C judges the debt register as it was read.
 func TestInputsAreOneSnapshot(t *testing.T) {
@@ -350,7 +350,7 @@ func TestInputsAreOneSnapshot(t *testing.T) {
 	})
 }
 
-// TestPolicyFromTheBase (SPEC §5.3 B, issue 9 item 5): a policy the work under review changed or
+// TestPolicyFromTheBase (SPEC §5.3 B): a policy the work under review changed or
 // added never judges that work.
 func TestPolicyFromTheBase(t *testing.T) {
 	t.Parallel()

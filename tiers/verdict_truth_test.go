@@ -10,8 +10,8 @@ import (
 	"github.com/geas-dev/geas/vocab"
 )
 
-// The tests in this file are named after SPEC §2 invariants 1 and 8 as issue 8 and 9 sharpened
-// them: what is read is what was checked; a refusal is not approval; the builder cannot handle its
+// The tests in this file are named after SPEC §2 invariants 1 and 8, in the sharper form the
+// attacks on them called for: what is read is what was checked; a refusal is not approval; the builder cannot handle its
 // own risk; one result binds one criterion; stale evidence does not count.
 
 // TestWhatIsReadIsWhatWasChecked (SPEC §2.8): every input is decoded exactly as its schema

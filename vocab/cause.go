@@ -31,12 +31,12 @@ const (
 	CausePolicyInvalid       CauseCode = "policy_invalid"
 	CauseInterrupted         CauseCode = "interrupted"
 
-	// The gate history and the budget (helper h3: SPEC §5.1, §7.1).
+	// The gate history and the budget (SPEC §5.1, §7.1).
 	CauseHistoryTampered CauseCode = "history_tampered"
 	CauseBudgetSpent     CauseCode = "budget_spent"
 )
 
-// Cause codes of re-gating finished tasks, the Stop hook and --all (h5: SPEC §7.2, §9).
+// Cause codes of re-gating finished tasks, the Stop hook and --all (SPEC §7.2, §9).
 const (
 	// CauseStateUnverified: a task's state says verified or passed, but the records do not back it.
 	CauseStateUnverified CauseCode = "state_unverified"
@@ -46,8 +46,7 @@ const (
 	CauseGateRunFailed CauseCode = "gate_run_failed"
 )
 
-// Cause codes of reviews and evidence freshness (SPEC §5.1, §5.3 A; issue 8 items 2, 5; issue 9
-// items 6, 8).
+// Cause codes of reviews and evidence freshness (SPEC §5.1, §5.3 A).
 const (
 	CauseReviewRejected  CauseCode = "review_rejected"
 	CauseReviewBlocked   CauseCode = "review_blocked"
@@ -80,7 +79,7 @@ const (
 	CauseSubmoduleUnscanned CauseCode = "submodule_unscanned"
 )
 
-// Cause codes of the size bounds (h7: SPEC §2 invariant 9, §7.3, §10; issue 10 items 3, 5).
+// Cause codes of the size bounds (SPEC §2 invariant 9, §7.3, §10).
 const (
 	// CauseResultTooLarge: the run's result would make record.json larger than the gate reads
 	// back; it is recorded in compact form as an error instead.

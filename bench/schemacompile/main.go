@@ -1,6 +1,6 @@
-// Command schemacompile measures, in its own fresh process, what issue 12 calls a process's schema
-// compile: the CPU time (user + system, from getrusage) of compiling the schemas a dry gate run
-// compiles (contract, evidence, record), by validating one small document of each kind. A Go
+// Command schemacompile measures, in its own fresh process, a process's schema compile: the CPU
+// time (user + system, from getrusage) of compiling the schemas a dry gate run compiles
+// (contract, evidence, record), by validating one small document of each kind. A Go
 // benchmark loops the compile and so also pays the collector for earlier iterations' garbage; a
 // gate process compiles once on a fresh heap and runs no collection (GODEBUG=gctrace=1 prints none
 // on the bench task), which this measures. bench/schema_compile.sh runs it many times.

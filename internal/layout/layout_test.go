@@ -1,6 +1,7 @@
 // Package layout holds TestImportRules, the test that keeps STYLE.md's dependency rules true: who
 // may import go-git, os/exec, cobra and the MCP SDK, that nothing imports cmd, that contract,
-// evidence and record do not import each other, and that no package imports one on a higher floor.
+// evidence and record do not import each other, that no package imports one on a higher floor, and
+// that the test fixtures are imported by tests only.
 package layout
 
 import (
@@ -24,7 +25,7 @@ var floors = map[string]int{
 	"internal/testresults": 0,
 	"internal/git":         1, "schemas": 1,
 	"project":  2,
-	"contract": 3, "evidence": 3, "record": 3, "internal/demo": 3, "internal/tierstest": 3,
+	"contract": 3, "evidence": 3, "record": 3, "internal/demo": 3, "internal/testfixture": 3,
 	"tiers": 4,
 	"gate":  5, "report": 5,
 	"cmd": 6, "bench/gitfacts": 6, "bench/difffacts": 6, "bench/wtcheck": 6, "bench/pairtime": 6,
@@ -46,6 +47,9 @@ var only = map[string][]string{
 	"github.com/modelcontextprotocol/go-sdk": {"cmd"},
 	"github.com/google/jsonschema-go":        {"cmd"}, // the MCP tools' output schemas
 }
+
+// testOnly are the packages only _test.go files may import: fixtures, never linked into geas.
+var testOnly = []string{"internal/testfixture"}
 
 // importsCmd are the commands that may import cmd: geas, and the reference generator.
 var importsCmd = []string{"cmd/geas", "cmd/geasdocs"}
@@ -85,6 +89,9 @@ func importProblems(p string, floor int, imp string) []string {
 	}
 	if rel == "cmd" && !slices.Contains(importsCmd, p) {
 		problems = append(problems, fmt.Sprintf("%s imports cmd: nothing but %s imports cmd", p, strings.Join(importsCmd, " and ")))
+	}
+	if slices.Contains(testOnly, rel) {
+		problems = append(problems, fmt.Sprintf("%s imports %s: only _test.go files may", p, rel))
 	}
 	if f, known := floors[rel]; known && f > floor {
 		problems = append(problems, fmt.Sprintf("%s (floor %d) imports %s (floor %d): dependencies point down", p, floor, rel, f))
@@ -150,6 +157,7 @@ func TestImportRulesCatchABreak(t *testing.T) {
 		{"importing cmd", map[string][]string{"bench/wtcheck": {module + "/cmd"}}, "imports cmd: nothing but"},
 		{"a higher floor", map[string][]string{"record": {module + "/tiers"}}, "record (floor 3) imports tiers (floor 4)"},
 		{"record and contract", map[string][]string{"record": {module + "/contract"}}, "do not import each other"},
+		{"a test fixture in production code", map[string][]string{"gate": {module + "/internal/testfixture"}}, "gate imports internal/testfixture: only _test.go files may"},
 		{"an unknown package", map[string][]string{"newpkg": {"fmt"}}, "newpkg has no floor"},
 	}
 	for _, tc := range tests {

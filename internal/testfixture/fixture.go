@@ -1,9 +1,14 @@
-// Package tierstest is the test fixture that the tests of tiers and gate share: the example
+// Package testfixture is the test fixture that the tests of tiers and gate share: the example
 // task of testdata/example (task t1 of mission m1: add --verbose to the greeter) as a real project
 // on disk, optionally in a git repository, and the hand edits tests make to it (files, JSON
 // documents, the task's record and gate history). It never calls tiers: each package's tests add
 // their own runs (Gather, Evaluate, Apply, or gate's commands) on top.
-package tierstest
+//
+// It is for tests only: nothing but _test.go files imports it (TestImportRules in internal/layout
+// fails otherwise), so it is never linked into geas. It stands on record's floor and imports no
+// package above it: record for the names of the task's files and for EntryHash, the one definition
+// of a history entry's hash, which RewriteHistory needs to forge a history as a keyless writer can.
+package testfixture
 
 import (
 	"context"

@@ -210,7 +210,7 @@ func durRuns(t *testing.T, sc durScenario) (fresh func() string, noRun, withRun 
 	return fresh, noRun, withRun, strings.Split(strings.TrimSpace(string(b)), "\n")
 }
 
-// TestNothingIsLostAtAnyKillPoint (SPEC §2.6, §7.3, issue 10): the gate (a fail that spends the
+// TestNothingIsLostAtAnyKillPoint (SPEC §2.6, §7.3): the gate (a fail that spends the
 // last retry and escalates, and a pass), gate verify --apply, task budget grant and task approve are SIGKILLed
 // at every durable write step in turn (a test hook of this binary, before the write). After one
 // more command on the task, the state — contract status, history, gate_result, events, pending

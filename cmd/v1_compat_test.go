@@ -29,7 +29,7 @@ func geasV1RecordSchema(t *testing.T) *jsonschema.Schema {
 	return s
 }
 
-// TestGeasV1CanCloseWhatTheGateVerified (SPEC §3 "geas v1 round trip", issue 10 item 1): after
+// TestGeasV1CanCloseWhatTheGateVerified (SPEC §3 "geas v1 round trip"): after
 // every command of a pass — the first of which migrates a record written in the earlier layout
 // — record.json validates against geas v1.0's record schema with no superset, and the v1
 // sections a pipeline writes after the gate (verdict, closure, retrospective) still go in.

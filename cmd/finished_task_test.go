@@ -41,7 +41,7 @@ func setStatus(t *testing.T, dir, status string) {
 }
 
 // TestTheHookTrustsNoStateItDidNotVerify: the Stop hook lets an agent stop only on a state it
-// verified (SPEC §9, issue 9 item 13). A verified or passed state set by hand with no gate pass is
+// verified (SPEC §9). A verified or passed state set by hand with no gate pass is
 // re-checked and held; escalated, blocked or cancelled set by hand are held on the first stop; a
 // gate that cannot run holds the first stop with its error and allows the next (never a loop).
 // Every answer is exit 0 (Claude Code reads the decision, not the exit code), and none of these
@@ -145,7 +145,7 @@ func TestTheHookTrustsNoStateItDidNotVerify(t *testing.T) {
 }
 
 // TestAllLeavesNoTaskOut: geas gate --all lists every entry of the tasks directory with an
-// outcome (SPEC §7.2, issue 9 item 14): a failing task hand-set to verified is re-checked and
+// outcome (SPEC §7.2): a failing task hand-set to verified is re-checked and
 // fails, a symlinked task directory, a deleted contract, a file and a bad name are errors, a
 // hand-set cancelled is not taken on trust, a drafted task is not_ready; only a cancelled task
 // that geas task transition cancelled is left out of the count, and the mission fails.

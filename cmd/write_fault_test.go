@@ -13,7 +13,7 @@ import (
 	"github.com/geas-dev/geas/record"
 )
 
-// TestTheExitCodeIsTheRecordedVerdict (SPEC §7.3, issue 10 item 2): an events append that fails
+// TestTheExitCodeIsTheRecordedVerdict (SPEC §7.3): an events append that fails
 // after the commit point (ENOSPC from the test hook) does not turn a recorded fail into an
 // error: the exit code is the verdict recorded, the output says what was not written, and the
 // next command on the task logs the missing events.
@@ -91,7 +91,7 @@ func TestTheExitCodeIsTheRecordedVerdict(t *testing.T) {
 	})
 }
 
-// TestAFullDiskLosesNothing (SPEC §7.3, issue 10): each file the gate writes on a fail that
+// TestAFullDiskLosesNothing (SPEC §7.3): each file the gate writes on a fail that
 // escalates fails in turn with ENOSPC. Before the commit point the run is an error that records
 // nothing; from the commit point on, the exit code is the recorded fail, and the next command on
 // the task leaves exactly an uninterrupted run's state.
