@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/geas-dev/geas/tiers"
+	"github.com/geas-dev/geas/gate"
 )
 
 // guardedTools are the file tools whose writes the PreToolUse guard checks (hooks reference,
@@ -166,7 +166,7 @@ func gateOwned(geasDir, path string) string {
 		return ""
 	case name == "gate-history.jsonl":
 		return "the gate history of task " + task
-	case name == tiers.PinnedFile:
+	case name == gate.PinnedFile:
 		return "the pinned rules of task " + task
 	case name == "record.lock":
 		return "the lock of task " + task
