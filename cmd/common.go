@@ -1,23 +1,17 @@
 package cmd
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 
-	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/gate"
-	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
-	"github.com/geas-dev/geas/schemas"
 )
 
 // maxPayloadBytes bounds a --file or --data payload (the gate's evidence limit).
-const maxPayloadBytes = evidence.DefaultMaxBytes
+const maxPayloadBytes = gate.MaxPayloadBytes
 
 // openProject finds the project from -C or the working directory.
 func (g *globalOptions) openProject() (*project.Project, error) {
@@ -38,7 +32,6 @@ type taskRef struct {
 	mission string
 	task    string
 	dir     string // task directory relative to .geas
-	lock    *fsutil.Lock
 }
 
 // ref is the task as package gate names it.
@@ -86,32 +79,9 @@ func (g *globalOptions) openTask(missionFlag, task string) (*taskRef, error) {
 	return &taskRef{p: p, mission: mission, task: task, dir: dir}, nil
 }
 
-// Close releases the task's lock, if it holds one, and the project.
+// Close releases the project.
 func (t *taskRef) Close() error {
-	var err error
-	if t.lock != nil {
-		err = t.lock.Unlock()
-	}
-	return errors.Join(err, t.p.Close())
-}
-
-// openLockedTask is openTask plus the task's exclusive lock, held until Close: every
-// read-modify-write of a task happens under it.
-func (g *globalOptions) openLockedTask(ctx context.Context, missionFlag, task string) (*taskRef, error) {
-	t, err := g.openTask(missionFlag, task)
-	if err != nil {
-		return nil, err
-	}
-	// SPEC §7.3: a command that takes the lock first completes what the task's latest recorded
-	// entry implies (a run, a revocation or a grant cut short by a crash or a failed write).
-	lock, notes, err := gate.Lock(ctx, t.ref())
-	g.printNotes(t.task, notes)
-	if err != nil {
-		t.Close()
-		return nil, err
-	}
-	t.lock = lock
-	return t, nil
+	return t.p.Close()
 }
 
 // printNotes prints what a command completed or could not write, one line per note.
@@ -156,22 +126,7 @@ func (g *globalOptions) readPayload(file, data string) ([]byte, error) {
 
 // payloadObject decodes a payload that must be one JSON object, keeping its values raw.
 func payloadObject(name string, b []byte) (map[string]json.RawMessage, error) {
-	// One well-formed UTF-8 value without duplicate keys: a map would silently keep the last of two.
-	if _, err := schemas.Decode(name, b); err != nil {
-		return nil, fmt.Errorf("%s: payload must be a JSON object: %w", name, err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	var obj map[string]json.RawMessage
-	if err := dec.Decode(&obj); err != nil || obj == nil {
-		if err == nil {
-			err = errors.New("null")
-		}
-		return nil, fmt.Errorf("%s: payload must be a JSON object: %v", name, err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("%s: data after the JSON object", name)
-	}
-	return obj, nil
+	return gate.PayloadObject(name, b)
 }
 
 // writeJSON prints v as indented JSON followed by a newline.

@@ -5,8 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/geas-dev/geas/contract"
-	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/schemas"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -34,8 +33,8 @@ func registerCompletions(root *cobra.Command, g *globalOptions) {
 		"role":     fixed(roleNames()...),
 		"profile":  fixed(string(vocab.ImplementationChange), string(vocab.ArtifactOnly), string(vocab.ClosureReady)),
 		"risk":     fixed(string(vocab.RiskLow), string(vocab.RiskNormal), string(vocab.RiskHigh), string(vocab.RiskCritical)),
-		"reviewer": fixed(evidence.GeasAgentTypes...),
-		"worker":   fixed(evidence.GeasAgentTypes...),
+		"reviewer": fixed(gate.AgentTypes...),
+		"worker":   fixed(gate.AgentTypes...),
 		"kind":     fixed(kindNames(schemas.Kinds())...),
 	}
 	var walk func(c *cobra.Command)
@@ -108,8 +107,8 @@ func (g *globalOptions) completeStates(c *cobra.Command, _ []string, toComplete 
 	}
 	mission, _ := c.Flags().GetString("mission")
 	if t, err := g.openTask(mission, task); err == nil {
-		if k, err := contract.Load(t.p.Geas, t.dir+"/contract.json"); err == nil {
-			states = vocab.Allowed(k.Status)
+		if state, err := gate.TaskState(t.ref()); err == nil {
+			states = vocab.Allowed(state)
 		}
 		t.Close()
 	}

@@ -1,17 +1,13 @@
 package cmd
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/project"
-	"github.com/geas-dev/geas/record"
 )
 
 func newDecisionCmd(g *globalOptions) *cobra.Command {
@@ -62,36 +58,12 @@ func runDecisionWrite(g *globalOptions, o decisionWriteOptions) error {
 		return err
 	}
 	defer p.Close()
-	now := time.Now()
-	defaults := map[string]any{
-		"version":       "1.0",
-		"artifact_type": "decision_record",
-		"created_at":    record.Timestamp(now),
-		"artifact_id":   newDecisionID(now),
-	}
-	for k, v := range defaults {
-		if _, ok := obj[k]; !ok {
-			obj[k], _ = json.Marshal(v)
-		}
-	}
-	b, err := marshalOrdered(obj, []string{"version", "artifact_type", "artifact_id", "producer_type"})
+	done, err := gate.WriteDecision(p, mission, obj)
 	if err != nil {
 		return err
 	}
-	name, err := record.WriteDecision(p.Geas, mission, b)
-	if err != nil {
-		return err
-	}
-	var id string
-	_ = json.Unmarshal(obj["artifact_id"], &id)
-	out := map[string]string{"mission_id": mission, "artifact_id": id, "file": ".geas/" + name}
+	out := map[string]string{"mission_id": mission, "artifact_id": done.ID, "file": ".geas/" + done.File}
 	return g.output(out, func(w io.Writer) {
-		fmt.Fprintf(w, "wrote .geas/%s\n", name)
+		fmt.Fprintf(w, "wrote .geas/%s\n", done.File)
 	})
-}
-
-func newDecisionID(now time.Time) string {
-	var b [3]byte
-	_, _ = rand.Read(b[:])
-	return "dec-" + now.UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:])
 }

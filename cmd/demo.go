@@ -13,7 +13,6 @@ import (
 
 	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/internal/demo"
-	"github.com/geas-dev/geas/tiers"
 )
 
 type demoOptions struct {
@@ -46,11 +45,11 @@ Exits 0 when the five verdicts are exactly pass, fail, block, error and fail, 1 
 
 // demoOutcome is a task's line of the --format json report.
 type demoOutcome struct {
-	Task     string        `json:"task"`
-	Want     string        `json:"expected"`
-	Verdict  string        `json:"verdict"`
-	ExitCode int           `json:"exit_code"`
-	Causes   []tiers.Cause `json:"causes"`
+	Task     string       `json:"task"`
+	Want     string       `json:"expected"`
+	Verdict  string       `json:"verdict"`
+	ExitCode int          `json:"exit_code"`
+	Causes   []gate.Cause `json:"causes"`
 }
 
 func runDemo(ctx context.Context, g *globalOptions, o demoOptions) error {
@@ -65,7 +64,7 @@ func runDemo(ctx context.Context, g *globalOptions, o demoOptions) error {
 type demoRun struct {
 	task demo.Task
 	head string
-	res  *tiers.Result
+	res  *gate.Result
 }
 
 // runDemoTasks builds the demo project with tasks, gates each and explains the verdicts. It fails
@@ -196,8 +195,8 @@ func demoDir(keep string) (dir string, cleanup func(), err error) {
 }
 
 // demoOutcomeLine is what the run recorded: budget, transition and next action.
-func demoOutcomeLine(res *tiers.Result) string {
-	line := fmt.Sprintf("%d of %d blocking checks passed; retry budget %s -> %s", res.Summary.Passed, res.Summary.Total, tiers.BudgetText(res.RetryBudgetBefore), tiers.BudgetText(res.RetryBudgetAfter))
+func demoOutcomeLine(res *gate.Result) string {
+	line := fmt.Sprintf("%d of %d blocking checks passed; retry budget %s -> %s", res.Summary.Passed, res.Summary.Total, gate.BudgetText(res.RetryBudgetBefore), gate.BudgetText(res.RetryBudgetAfter))
 	if t := res.Transition; t != nil {
 		line += fmt.Sprintf("; task moved %s -> %s", t.From, t.To)
 	}

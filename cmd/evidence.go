@@ -1,20 +1,14 @@
 package cmd
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/gate"
-	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
-	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -77,79 +71,13 @@ func runEvidenceAdd(c *cobra.Command, g *globalOptions, o evidenceAddOptions) er
 		return err
 	}
 	defer t.Close()
-	obj, err := payloadObject("evidence", payload)
+	done, err := gate.AddEvidence(c.Context(), t.ref(), gate.EvidenceOptions{Agent: o.agent, Role: o.role, Name: o.name, Payload: payload})
+	g.printNotes(t.task, done.Notes)
 	if err != nil {
 		return err
 	}
-	for key, want := range map[string]string{"agent": o.agent, "task_id": t.task, "role": o.role} {
-		if raw, ok := obj[key]; ok {
-			var got string
-			if json.Unmarshal(raw, &got) != nil || got != want {
-				return fmt.Errorf("evidence payload has %s %s but the flags say %q: remove it from the payload or fix the flag", key, raw, want)
-			}
-		}
-		obj[key], _ = json.Marshal(want)
-	}
-	if _, ok := obj["version"]; !ok {
-		obj["version"] = json.RawMessage(`"1.0"`)
-	}
-	if _, ok := obj["created_at"]; !ok {
-		obj["created_at"], _ = json.Marshal(record.Timestamp(time.Now()))
-	}
-	b, err := marshalOrdered(obj, []string{"version", "agent", "task_id", "role"})
-	if err != nil {
-		return err
-	}
-	name := t.dir + "/evidence/" + o.name + ".json"
-	if _, err := evidence.Parse(name, b); err != nil {
-		return err
-	}
-	// SPEC §7.3: what the task's latest recorded entry implies is completed first.
-	lock, notes, err := gate.Lock(c.Context(), t.ref())
-	g.printNotes(t.task, notes)
-	if err != nil {
-		return err
-	}
-	defer lock.Unlock()
-	if err := fsutil.WriteFileAtomic(t.p.Geas, name, b, 0o644); err != nil {
-		return err
-	}
-	out := map[string]string{"mission_id": t.mission, "task_id": t.task, "agent": o.agent, "role": o.role, "file": ".geas/" + name}
+	out := map[string]string{"mission_id": t.mission, "task_id": t.task, "agent": o.agent, "role": o.role, "file": ".geas/" + done.File}
 	return g.output(out, func(w io.Writer) {
-		fmt.Fprintf(w, "wrote .geas/%s\n", name)
+		fmt.Fprintf(w, "wrote .geas/%s\n", done.File)
 	})
-}
-
-// marshalOrdered writes obj as indented JSON with the keys of first leading, then the rest sorted.
-func marshalOrdered(obj map[string]json.RawMessage, first []string) ([]byte, error) {
-	keys := make([]string, 0, len(obj))
-	for _, k := range first {
-		if _, ok := obj[k]; ok {
-			keys = append(keys, k)
-		}
-	}
-	rest := make([]string, 0, len(obj))
-	for k := range obj {
-		if !slices.Contains(first, k) {
-			rest = append(rest, k)
-		}
-	}
-	slices.Sort(rest)
-	keys = append(keys, rest...)
-	var buf bytes.Buffer
-	buf.WriteString("{\n")
-	for i, k := range keys {
-		kb, _ := json.Marshal(k)
-		var vb bytes.Buffer
-		if err := json.Indent(&vb, obj[k], "  ", "  "); err != nil {
-			return nil, fmt.Errorf("field %s: %w", k, err)
-		}
-		fmt.Fprintf(&buf, "  %s: %s", kb, vb.Bytes())
-		if i < len(keys)-1 {
-			buf.WriteString(",")
-		}
-		buf.WriteString("\n")
-	}
-	buf.WriteString("}\n")
-	return buf.Bytes(), nil
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/geas-dev/geas/internal/fsutil"
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/report"
 )
 
@@ -190,19 +190,10 @@ func (g *globalOptions) writeOutputs(render func(r report.Renderer, w, diag io.W
 			err = g.outsideGeas(o.path)
 		}
 		if err == nil {
-			err = writeOutputFile(o.path, buf.Bytes())
+			err = gate.WriteOutputFile(o.path, buf.Bytes())
 		}
 		if err != nil {
 			fmt.Fprintf(g.stderr, "geas: -o %s=%s was not written: %v\n", o.format, o.shown, err)
 		}
 	}
-}
-
-func writeOutputFile(abs string, data []byte) error {
-	root, err := os.OpenRoot(filepath.Dir(abs))
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	return fsutil.WriteFileAtomic(root, filepath.Base(abs), data, 0o644)
 }

@@ -4,7 +4,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/geas-dev/geas/gate"
-	"github.com/geas-dev/geas/tiers"
 )
 
 type gateOptions struct {
@@ -97,7 +96,7 @@ func runGate(c *cobra.Command, g *globalOptions, o gateOptions) error {
 	if err != nil {
 		return &exitError{code: ExitError, err: err}
 	}
-	if err := g.writeGate([]*tiers.Result{res}); err != nil {
+	if err := g.writeGate([]*gate.Result{res}); err != nil {
 		return err
 	}
 	return &exitError{code: gate.ExitCode(res), silent: true}

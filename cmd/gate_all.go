@@ -11,7 +11,6 @@ import (
 
 	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/report"
-	"github.com/geas-dev/geas/tiers"
 )
 
 // runGateAll is geas gate --all: every entry of the mission's tasks directory accounted for
@@ -35,12 +34,12 @@ func runGateAll(c *cobra.Command, g *globalOptions, o gateOptions) error {
 	defer p.Close()
 	defer tuneGCForAll()()
 	// Live output of one task's eval commands is useful; several tasks' interleaved is not.
-	var progress tiers.Progress
+	var progress gate.Progress
 	if o.jobs == 1 {
 		progress = g.progress(o.quiet)
 	}
 	m, err := gate.All(c.Context(), p, mission, gate.AllOptions{Jobs: o.jobs, DryRun: o.dryRun, MinPassRate: o.minPassRate,
-		Progress: func(task string) tiers.Progress { return labeled(progress, task) }})
+		Progress: func(task string) gate.Progress { return labeled(progress, task) }})
 	if errors.As(err, new(*gate.UnknownMissionError)) {
 		return err // a usage error
 	} else if err != nil {

@@ -6,8 +6,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/report"
-	"github.com/geas-dev/geas/tiers"
 )
 
 // renderer is the report renderer of --format (checkFormats has refused what is not one).
@@ -22,7 +22,7 @@ func (g *globalOptions) renderer() (report.Renderer, error) {
 // writeGate prints gate results in the chosen format: text (the compact report of each), json (the
 // result document; one object for one task), junit, github or sarif, and writes each -o file. With
 // github, when $GITHUB_STEP_SUMMARY is set, a Markdown report is also appended to that file.
-func (g *globalOptions) writeGate(results []*tiers.Result) error {
+func (g *globalOptions) writeGate(results []*gate.Result) error {
 	r, err := g.renderer()
 	if err != nil {
 		return err
@@ -69,7 +69,7 @@ const stepSummaryEnv = "GITHUB_STEP_SUMMARY"
 
 // stepSummary appends the Markdown job summary of results to $GITHUB_STEP_SUMMARY with
 // --format github when that is set (the runner gives each step its own file).
-func (g *globalOptions) stepSummary(results []*tiers.Result) {
+func (g *globalOptions) stepSummary(results []*gate.Result) {
 	g.appendSummary(func(w io.Writer) error { return report.WriteGitHubSummary(w, results) })
 }
 

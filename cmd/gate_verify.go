@@ -9,7 +9,6 @@ import (
 	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/report"
-	"github.com/geas-dev/geas/tiers"
 )
 
 type gateVerifyOptions struct {
@@ -71,7 +70,7 @@ func runGateVerify(ctx context.Context, g *globalOptions, o gateVerifyOptions) e
 	}
 	defer p.Close()
 	out, err := gate.Verify(ctx, p, mission, o.task, o.apply)
-	if errors.Is(err, tiers.ErrInterrupted) || errors.As(err, new(*gate.RefusedError)) {
+	if errors.Is(err, gate.ErrInterrupted) || errors.As(err, new(*gate.RefusedError)) {
 		return &exitError{code: ExitError, err: err}
 	} else if err != nil {
 		return err

@@ -9,9 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/gate"
-	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -181,32 +179,18 @@ func claudeStop(ctx context.Context, g *globalOptions, o hookOptions, active boo
 		return claudeStopCannotRun("task "+o.task, err, active)
 	}
 	defer t.Close()
-	// An unreadable contract is gated anyway: the run reports it as an error verdict with its cause.
-	c, contractErr := contract.Load(t.p.Geas, t.dir+"/contract.json")
-	if contractErr == nil {
-		switch state := c.Status; state {
-		case vocab.Escalated, vocab.Blocked, vocab.Cancelled:
-			in := tiers.Gather(t.p, t.mission, t.task, t.dir)
-			ok, why := gate.StateBacking(in, state)
-			if !ok {
-				return claudeStopUnbacked(t.task, state, why, active)
-			}
-			return &claudeStopOutput{SystemMessage: notGatedMessage(t, state) + " Backed: " + why + "."}
-		}
-	}
-	// gate.Run re-checks a verified or passed task (nothing written) and gates any other.
-	res, err := runHookGate(ctx, t, o.timeout)
-	if err != nil {
+	h, err := gate.HookGate(ctx, t.ref(), gate.HookOptions{Timeout: o.timeout})
+	switch {
+	case err != nil:
 		return claudeStopCannotRun("task "+t.task, err, active)
+	case h.NotGated && !h.Backed:
+		return claudeStopUnbacked(t.task, h.State, h.Why, active)
+	case h.NotGated:
+		return &claudeStopOutput{SystemMessage: notGatedMessage(t, h.State) + " Backed: " + h.Why + "."}
+	case h.Result.Recheck:
+		return claudeStopRecheck(h.Result, h.RecheckState(), active)
 	}
-	if res.Recheck {
-		state := string(vocab.Verified)
-		if contractErr == nil {
-			state = string(c.Status)
-		}
-		return claudeStopRecheck(res, state, active)
-	}
-	return claudeStopDecision(res, active, contractErr != nil)
+	return claudeStopDecision(h.Result, active, h.ContractErr != nil)
 }
 
 // claudeStopCannotRun answers when the gate cannot run at all (a task that cannot be opened, a
@@ -249,7 +233,7 @@ func claudeStopUnbacked(task string, state vocab.State, why string, active bool)
 // whose budget ends the loop. A passed task (terminal: no geas command moves it back) and a fresh
 // block are held on the first stop only, as a block is, so that what the agent cannot lift does
 // not loop; the systemMessage of the allowed stop says the pass is not valid.
-func claudeStopRecheck(res *tiers.Result, state string, active bool) *claudeStopOutput {
+func claudeStopRecheck(res *gate.Result, state string, active bool) *claudeStopOutput {
 	if res.Verdict.IsPass() {
 		return nil
 	}
@@ -277,7 +261,7 @@ func claudeStopRecheck(res *tiers.Result, state string, active bool) *claudeStop
 // fail and error block: a fail spends a retry, so the loop ends in escalation, and three errors with
 // one cause move the task to blocked. A block spends nothing and may wait on something the agent
 // cannot supply (a human review), so it blocks only the first stop.
-func claudeStopDecision(res *tiers.Result, stopHookActive, contractUnreadable bool) *claudeStopOutput {
+func claudeStopDecision(res *gate.Result, stopHookActive, contractUnreadable bool) *claudeStopOutput {
 	if res.Verdict.IsPass() {
 		return nil
 	}
@@ -303,7 +287,7 @@ func claudeStopDecision(res *tiers.Result, stopHookActive, contractUnreadable bo
 }
 
 // hookReport is the verdict, each cause with its evidence, the next action and the budget left.
-func hookReport(res *tiers.Result) string {
+func hookReport(res *gate.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Verdict: %s (run %s, task %s, mission %s).\n", res.Verdict, res.RunID, res.TaskID, res.MissionID)
 	if len(res.Causes) > 0 {
@@ -317,22 +301,22 @@ func hookReport(res *tiers.Result) string {
 	}
 	fmt.Fprintf(&b, "Next action: %s.\n", hookNextAction(res))
 	fmt.Fprintf(&b, "Retry budget left: %s (this run: %s -> %s; a fail spends one, at 0 the task escalates).",
-		tiers.BudgetText(res.RetryBudgetAfter), tiers.BudgetText(res.RetryBudgetBefore), tiers.BudgetText(res.RetryBudgetAfter))
+		gate.BudgetText(res.RetryBudgetAfter), gate.BudgetText(res.RetryBudgetBefore), gate.BudgetText(res.RetryBudgetAfter))
 	if res.Escalation != "" {
 		fmt.Fprintf(&b, "\nEscalation: %s.", res.Escalation)
 	}
 	return b.String()
 }
 
-func hookNextAction(res *tiers.Result) string {
+func hookNextAction(res *gate.Result) string {
 	switch res.NextAction {
-	case tiers.NextFix:
+	case gate.NextFix:
 		return "fix: address the causes above"
-	case tiers.NextEscalate:
+	case gate.NextEscalate:
 		return "escalate: the retry budget is spent; an authority decides (see the pending decision)"
-	case tiers.NextResolveBlock:
+	case gate.NextResolveBlock:
 		return "resolve_block: supply what is missing (no retry spent)"
-	case tiers.NextInvestigateErr:
+	case gate.NextInvestigateErr:
 		return "investigate_error: the gate could not decide; fix the cause (no retry spent; 3 errors in a row with one cause block the task)"
 	case gate.NextRevoke:
 		return fmt.Sprintf("revoke: the pass no longer holds; geas gate verify --apply --task %s records that (and moves a verified task back), then fix the causes", res.TaskID)
@@ -349,7 +333,7 @@ func notGatedMessage(t *taskRef, state vocab.State) string {
 	}[state]
 	msg := fmt.Sprintf("geas gate: task %s is %s, so the hook did not gate it and the agent may stop: %s.", t.task, state, why)
 	if st, err := loadTaskStatus(t); err == nil {
-		msg += fmt.Sprintf(" Last verdict: %s; retry budget left: %s", orDefault(st.LastVerdict, "none"), tiers.BudgetText(st.BudgetLeft))
+		msg += fmt.Sprintf(" Last verdict: %s; retry budget left: %s", orDefault(st.LastVerdict, "none"), gate.BudgetText(st.BudgetLeft))
 		if st.ConsecutiveErrors > 0 {
 			msg += fmt.Sprintf("; %d errors in a row (%s)", st.ConsecutiveErrors, st.ConsecutiveErrorCause)
 		}

@@ -1,15 +1,12 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/geas-dev/geas/tiers"
+	"github.com/geas-dev/geas/gate"
 )
 
 // guardedTools are the file tools whose writes the PreToolUse guard checks (hooks reference,
@@ -81,13 +78,13 @@ func runHookClaudePreToolUse(g *globalOptions) error {
 	_ = g.pinHookProject(in)
 	var geasDirs []string
 	if p, err := g.openProject(); err == nil {
-		geasDirs = append(geasDirs, resolveExisting(filepath.Join(p.Dir, ".geas")))
+		geasDirs = append(geasDirs, gate.ResolveExisting(filepath.Join(p.Dir, ".geas")))
 		p.Close()
 	}
 	start, _ := filepath.Abs(g.dir)
 	for d := start; d != ""; d = filepath.Dir(d) {
 		if isDirPath(filepath.Join(d, ".geas")) {
-			geasDirs = append(geasDirs, resolveExisting(filepath.Join(d, ".geas")))
+			geasDirs = append(geasDirs, gate.ResolveExisting(filepath.Join(d, ".geas")))
 		}
 		if filepath.Dir(d) == d {
 			break
@@ -96,7 +93,7 @@ func runHookClaudePreToolUse(g *globalOptions) error {
 	for _, path := range in.ToolPaths {
 		what := ""
 		for _, geasDir := range geasDirs {
-			if what = gateOwned(geasDir, absHookPath(path, in.Cwd)); what != "" {
+			if what = gate.OwnedFile(geasDir, absHookPath(path, in.Cwd)); what != "" {
 				break
 			}
 		}
@@ -123,68 +120,4 @@ func absHookPath(path, cwd string) string {
 		return abs
 	}
 	return filepath.Clean(path)
-}
-
-// resolveExisting resolves the symbolic links of the longest existing prefix of path and joins
-// the rest: where a write to path would land.
-func resolveExisting(path string) string {
-	rest := ""
-	for dir := path; ; dir = filepath.Dir(dir) {
-		if r, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(r, rest)
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return path
-		}
-		if filepath.Dir(dir) == dir {
-			return path
-		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-	}
-}
-
-// gateOwned names what a path inside .geas is when only geas writes it, or returns "": in a task
-// directory the gate history, the gate logs, the pinned rules, the task lock, and the record and
-// history files geas task history reset kept aside. Each name is compared with its letter case
-// folded and as Windows resolves it (windowsName), so that no spelling reaches the same file.
-func gateOwned(geasDir, path string) string {
-	rel, err := filepath.Rel(strings.ToLower(geasDir), strings.ToLower(resolveExisting(path)))
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return ""
-	}
-	parts := strings.Split(filepath.ToSlash(rel), "/")
-	for i := range parts {
-		parts[i] = windowsName(parts[i])
-	}
-	if len(parts) < 5 || parts[0] != "missions" || parts[2] != "tasks" {
-		return ""
-	}
-	task, name := parts[3], parts[4]
-	switch {
-	case name == "gate-logs":
-		return "a gate log of task " + task
-	case len(parts) > 5:
-		return ""
-	case name == "gate-history.jsonl":
-		return "the gate history of task " + task
-	case name == tiers.PinnedFile:
-		return "the pinned rules of task " + task
-	case name == "record.lock":
-		return "the lock of task " + task
-	case strings.HasPrefix(name, "gate-history.jsonl.reset-") || strings.HasPrefix(name, "record.json.reset-"):
-		return "a file geas task history reset kept aside for task " + task
-	}
-	return ""
-}
-
-// windowsName is a path element as Windows opens it: up to an NTFS stream name (name:stream or
-// name::$DATA write the file itself), without trailing dots and spaces. Elsewhere these are other
-// names, which the guard then denies too: harmless, since no geas file is named so.
-func windowsName(s string) string {
-	if i := strings.IndexByte(s, ':'); i >= 0 {
-		s = s[:i]
-	}
-	if t := strings.TrimRight(s, ". "); t != "" {
-		return t
-	}
-	return s
 }

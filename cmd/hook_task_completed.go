@@ -8,10 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/project"
-	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -130,25 +128,21 @@ func taskCompleted(ctx context.Context, g *globalOptions, target hookTarget, tim
 		return completionCannotRun(target, err)
 	}
 	defer t.Close()
-	c, contractErr := contract.Load(t.p.Geas, t.dir+"/contract.json")
-	if contractErr == nil {
-		switch state := c.Status; state {
-		case vocab.Escalated, vocab.Blocked, vocab.Cancelled:
-			ok, why := gate.StateBacking(tiers.Gather(t.p, t.mission, t.task, t.dir), state)
-			backing := "backed: " + why
-			if !ok {
-				backing = "and nothing the gate or geas recorded backs that state: " + why
-			}
-			return completionAnswer{message: fmt.Sprintf(
-				"geas gate: task %s%s is %s, so it is not done and may not be marked completed; the gate did not run (%s).\n"+
-					"Leave the task open and say so; an authority decides what happens to a task in this state.%s",
-				t.task, sourceSuffix(target), state, backing, notesText(target.notes))}
-		}
-	}
-	res, err := runHookGate(ctx, t, timeout)
+	h, err := gate.HookGate(ctx, t.ref(), gate.HookOptions{Timeout: timeout})
 	if err != nil {
 		return completionCannotRun(target, err)
 	}
+	if h.NotGated {
+		backing := "backed: " + h.Why
+		if !h.Backed {
+			backing = "and nothing the gate or geas recorded backs that state: " + h.Why
+		}
+		return completionAnswer{message: fmt.Sprintf(
+			"geas gate: task %s%s is %s, so it is not done and may not be marked completed; the gate did not run (%s).\n"+
+				"Leave the task open and say so; an authority decides what happens to a task in this state.%s",
+			t.task, sourceSuffix(target), h.State, backing, notesText(target.notes))}
+	}
+	res := h.Result
 	if res.Verdict.IsPass() {
 		pin := ""
 		if target.source == sourceRunJSON {
@@ -161,10 +155,7 @@ func taskCompleted(ctx context.Context, g *globalOptions, target hookTarget, tim
 	}
 	head := fmt.Sprintf("geas gate: task %s%s is not done, so it may not be marked completed.", t.task, sourceSuffix(target))
 	if res.Recheck {
-		state := string(vocab.Verified)
-		if contractErr == nil {
-			state = string(c.Status)
-		}
+		state := h.RecheckState()
 		head = fmt.Sprintf("geas gate re-checked task %s%s, which is %s, and the pass does not hold, so it may not be marked completed.",
 			t.task, sourceSuffix(target), state)
 	}

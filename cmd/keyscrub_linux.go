@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/gate"
 )
 
 // scrubSigningKey keeps GEAS_GATE_KEY from the processes the gate runs by way of the gate's own
@@ -24,11 +24,11 @@ import (
 // non-dumpable then as well. It is best effort: without /proc there is nothing to read the key
 // from either.
 func scrubSigningKey() {
-	if src, _ := record.SigningKeySource(); src == record.KeyNone {
+	if !gate.SigningKeySet() {
 		return
 	}
 	defer func() { _ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0) }()
-	if os.Getenv(record.SigningKeyEnv) == "" {
+	if os.Getenv(gate.SigningKeyEnv) == "" {
 		return
 	}
 	start, end, ok := environBounds()
@@ -44,7 +44,7 @@ func scrubSigningKey() {
 	if n, err := mem.ReadAt(block, start); err != nil || n != len(block) {
 		return
 	}
-	prefix := []byte(record.SigningKeyEnv + "=")
+	prefix := []byte(gate.SigningKeyEnv + "=")
 	for off := 0; off < len(block); {
 		n := bytes.IndexByte(block[off:], 0)
 		if n < 0 {

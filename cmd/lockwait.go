@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/geas-dev/geas/internal/fsutil"
+	"github.com/geas-dev/geas/gate"
 )
 
 // lockTimeoutEnv sets the lock timeout when --lock-timeout is not given (SPEC §10).
@@ -19,7 +19,7 @@ const lockTimeoutEnv = "GEAS_LOCK_TIMEOUT"
 // the hooks) waits the same way: it says so on stderr after a second, naming the holder's pid,
 // and gives up after --lock-timeout (or $GEAS_LOCK_TIMEOUT, default 10m) with exit 3.
 func (g *globalOptions) setLockWait(c *cobra.Command) error {
-	timeout := fsutil.DefaultLockTimeout
+	timeout := gate.DefaultLockTimeout
 	source := "default"
 	if v := os.Getenv(lockTimeoutEnv); v != "" {
 		d, err := time.ParseDuration(v)
@@ -36,7 +36,7 @@ func (g *globalOptions) setLockWait(c *cobra.Command) error {
 	}
 	stderr := g.stderr
 	var mu sync.Mutex // gate --all waits in several workers at once
-	c.SetContext(fsutil.WithLockWait(c.Context(), fsutil.LockWait{
+	c.SetContext(gate.WithLockWait(c.Context(), gate.LockWait{
 		Timeout: timeout,
 		Waiting: func(name string, holder int) {
 			who := "another process"

@@ -15,7 +15,6 @@ import (
 	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/report"
-	"github.com/geas-dev/geas/tiers"
 )
 
 // The MCP tools. An agent may ask the gate for a verdict but never write one, so every tool only
@@ -87,7 +86,7 @@ type mcpVerifyArgs struct {
 
 // newMCPServer is the server with its tools, each declaring the schema of its structured result.
 func newMCPServer(g *globalOptions) (*mcp.Server, error) {
-	evalSchema, err := mcpOutputSchema[tiers.Result]()
+	evalSchema, err := mcpOutputSchema[gate.Result]()
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +112,7 @@ func newMCPServer(g *globalOptions) (*mcp.Server, error) {
 			"is the re-check geas gate does (\"recheck\": true): a pass while the pass still holds, else the causes.",
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true},
 		OutputSchema: evalSchema,
-	}, func(ctx context.Context, req *mcp.CallToolRequest, in mcpTaskArgs) (*mcp.CallToolResult, *tiers.Result, error) {
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in mcpTaskArgs) (*mcp.CallToolResult, *gate.Result, error) {
 		return g.mcpEvaluate(ctx, req, in)
 	})
 	mcp.AddTool(s, &mcp.Tool{
@@ -146,7 +145,7 @@ func newMCPServer(g *globalOptions) (*mcp.Server, error) {
 // report followed by the same JSON as text content (for clients that ignore structured content).
 // When the request carries a progress token, the run's eval commands are reported as
 // notifications/progress while it is under way (mcpProgress).
-func (g *globalOptions) mcpEvaluate(ctx context.Context, req *mcp.CallToolRequest, in mcpTaskArgs) (*mcp.CallToolResult, *tiers.Result, error) {
+func (g *globalOptions) mcpEvaluate(ctx context.Context, req *mcp.CallToolRequest, in mcpTaskArgs) (*mcp.CallToolResult, *gate.Result, error) {
 	t, err := g.openTask(in.Mission, in.Task)
 	if err != nil {
 		return nil, nil, err
@@ -159,7 +158,7 @@ func (g *globalOptions) mcpEvaluate(ctx context.Context, req *mcp.CallToolReques
 		return nil, nil, fmt.Errorf("the gate could not run: %w", err)
 	}
 	var textReport bytes.Buffer
-	if err := report.For(report.Text).Gate(&textReport, []*tiers.Result{res}); err != nil {
+	if err := report.For(report.Text).Gate(&textReport, []*gate.Result{res}); err != nil {
 		return nil, nil, err
 	}
 	raw, err := res.JSON()

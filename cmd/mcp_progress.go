@@ -12,7 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/geas-dev/geas/tiers"
+	"github.com/geas-dev/geas/gate"
 )
 
 // mcpProgressEvery is the least time between two notifications that no eval command's start or
@@ -25,7 +25,7 @@ const mcpProgressEvery = 500 * time.Millisecond
 const mcpProgressLine = 200
 
 // mcpProgress sends notifications/progress for one tool call whose request carried
-// _meta.progressToken. It is the gate's tiers.Progress (the hook the CLI's stderr progress uses):
+// _meta.progressToken. It is the gate's gate.Progress (the hook the CLI's stderr progress uses):
 // a notification when an eval command starts and when it ends, and between them, every
 // mcpProgressEvery to 1.5 times that, one quoting the command's latest output line; when no command runs (the
 // gate's other stages, a recheck, a verify) the ticker still says the call is under way. The
@@ -114,9 +114,9 @@ func (p *mcpProgress) Close() {
 	<-p.done
 }
 
-// tracker is the reporter as a tiers.Progress; a nil reporter is no progress (a nil interface,
+// tracker is the reporter as a gate.Progress; a nil reporter is no progress (a nil interface,
 // not a typed nil the gate would call).
-func (p *mcpProgress) tracker() tiers.Progress {
+func (p *mcpProgress) tracker() gate.Progress {
 	if p == nil {
 		return nil
 	}
@@ -172,7 +172,7 @@ func (p *mcpProgress) Write(b []byte) (int, error) {
 
 // Finish announces the command's end: its status and exit code (or why there is none) and
 // duration.
-func (p *mcpProgress) Finish(run tiers.EvalRun) {
+func (p *mcpProgress) Finish(run gate.EvalRun) {
 	p.mu.Lock()
 	label := p.label
 	p.label, p.tail = "", p.tail[:0]

@@ -7,7 +7,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/geas-dev/geas/gate"
-	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -37,7 +36,7 @@ func mcpTypeSchemas() map[reflect.Type]*jsonschema.Schema {
 		states = append(states, string(s))
 	}
 	statuses := []any{}
-	for _, s := range []tiers.Status{tiers.StatusPass, tiers.StatusFail, tiers.StatusBlock, tiers.StatusError, tiers.StatusWarn, tiers.StatusSkipped} {
+	for _, s := range []gate.Status{gate.StatusPass, gate.StatusFail, gate.StatusBlock, gate.StatusError, gate.StatusWarn, gate.StatusSkipped} {
 		statuses = append(statuses, string(s))
 	}
 	verify := []any{}
@@ -49,7 +48,7 @@ func mcpTypeSchemas() map[reflect.Type]*jsonschema.Schema {
 			Description: "the contract's gate_profile; null when the contract could not be read"},
 		reflect.TypeFor[vocab.Verdict]():     {Type: "string", Enum: []any{"pass", string(vocab.VerdictFail), string(vocab.VerdictBlock), string(vocab.VerdictError)}},
 		reflect.TypeFor[vocab.State]():       {Type: "string", Enum: states},
-		reflect.TypeFor[tiers.Status]():      {Type: "string", Enum: statuses},
+		reflect.TypeFor[gate.Status]():       {Type: "string", Enum: statuses},
 		reflect.TypeFor[gate.VerifyStatus](): {Type: "string", Enum: verify},
 	}
 }

@@ -9,14 +9,14 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/geas-dev/geas/tiers"
+	"github.com/geas-dev/geas/gate"
 )
 
 // progress returns the live progress reporter for eval commands on stderr, or nil when quiet.
 // On a terminal each process's output streams under its header line; otherwise (CI logs, a fix
 // loop capturing stderr) only the header and finish lines are written, so stderr stays short.
 // stdout is never touched: it holds the report (the JSON document with --format json).
-func (g *globalOptions) progress(quiet bool) tiers.Progress {
+func (g *globalOptions) progress(quiet bool) gate.Progress {
 	if quiet {
 		return nil
 	}
@@ -70,7 +70,7 @@ func (p *progressWriter) Write(b []byte) (int, error) {
 }
 
 // Finish writes the finish line: exit code (or why there is none) and duration.
-func (p *progressWriter) Finish(run tiers.EvalRun) {
+func (p *progressWriter) Finish(run gate.EvalRun) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.midLine {
@@ -79,7 +79,7 @@ func (p *progressWriter) Finish(run tiers.EvalRun) {
 	}
 	d := progressDuration(time.Duration(run.DurationMS) * time.Millisecond)
 	mark := "✘"
-	if run.Status == tiers.StatusPass {
+	if run.Status == gate.StatusPass {
 		mark = "✔"
 	}
 	switch {
@@ -107,14 +107,14 @@ func progressDuration(d time.Duration) string {
 
 // taskLabeled names the task in each header line, for a run over several tasks.
 type taskLabeled struct {
-	tiers.Progress
+	gate.Progress
 	task string
 }
 
 func (p taskLabeled) Start(label string) { p.Progress.Start(p.task + ": " + label) }
 
 // labeled wraps progress so its headers name the task; nil stays nil (no progress).
-func labeled(progress tiers.Progress, task string) tiers.Progress {
+func labeled(progress gate.Progress, task string) gate.Progress {
 	if progress == nil {
 		return nil
 	}

@@ -16,9 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/geas-dev/geas/gate"
-	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
-	"github.com/geas-dev/geas/record"
 )
 
 // Exit codes shared by every command, and the gate's verdict codes (SPEC §2.4): pass 0, fail 1,
@@ -35,7 +33,7 @@ const (
 
 // Main runs geas with the process's arguments and standard streams and returns the exit code.
 func Main() (code int) {
-	_ = record.LoadSigningKey() // read once, at start; an error is every keyed command's refusal
+	_ = gate.LoadSigningKey() // read once, at start; an error is every keyed command's refusal
 	scrubSigningKey()
 	defer tuneGC()()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -162,11 +160,11 @@ itself, and answers pass, fail, block or error. The companion commands read and 
 	return root
 }
 
-// keyUsable refuses a command while the signing key cannot be read (record.SigningKeyErr): a key
+// keyUsable refuses a command while the signing key cannot be read (gate.SigningKeyErr): a key
 // that is set but unreadable is never taken for no key. The hooks are exempt here: they answer
 // for themselves, and a gate run refuses the same error, which holds the stop (cmd/hook.go).
 func keyUsable(c *cobra.Command) error {
-	err := record.SigningKeyErr()
+	err := gate.SigningKeyErr()
 	if err == nil {
 		return nil
 	}
@@ -206,14 +204,15 @@ func (e *exitError) Unwrap() error { return e.err }
 func exitCode(err error) int {
 	var ee *exitError
 	var ue *usageError
+	var ie *gate.InputError
 	var idErr *project.InvalidIDError
 	var nf *project.NotFoundError
 	switch {
 	case errors.As(err, &ee):
 		return ee.code
-	case errors.As(err, new(*fsutil.LockTimeoutError)):
+	case errors.As(err, new(*gate.LockTimeoutError)):
 		return ExitError // SPEC §7.3: a lock wait that gives up is an error of the run
-	case errors.As(err, &ue), errors.As(err, &idErr), errors.As(err, &nf),
+	case errors.As(err, &ue), errors.As(err, &ie), errors.As(err, &idErr), errors.As(err, &nf),
 		errors.Is(err, project.ErrNoTask), errors.Is(err, project.ErrNoMission), errors.As(err, new(*gate.UnknownMissionError)):
 		return ExitUsage
 	}

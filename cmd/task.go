@@ -1,19 +1,13 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/geas-dev/geas/contract"
-	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/gate"
-	"github.com/geas-dev/geas/record"
 )
 
 func newTaskCmd(g *globalOptions) *cobra.Command {
@@ -41,27 +35,8 @@ func newTaskShowCmd(g *globalOptions) *cobra.Command {
 	return c
 }
 
-type taskStatus struct {
-	MissionID             string   `json:"mission_id"`
-	TaskID                string   `json:"task_id"`
-	Title                 string   `json:"title"`
-	Status                string   `json:"status"`
-	GateProfile           string   `json:"gate_profile"`
-	RiskLevel             string   `json:"risk_level"`
-	RetryBudget           int      `json:"retry_budget"`
-	BudgetLeft            *int     `json:"budget_left"` // null when the history does not verify
-	ConsecutiveErrors     int      `json:"consecutive_errors"`
-	ConsecutiveErrorCause string   `json:"consecutive_error_cause,omitempty"`
-	LastVerdict           string   `json:"last_verdict"`
-	GateRuns              int      `json:"gate_runs"`
-	RecordSections        []string `json:"record_sections"`
-	Evidence              []string `json:"evidence"`
-	InvalidEvidence       []string `json:"invalid_evidence,omitempty"`
-	HistoryProblems       []string `json:"history_problems,omitempty"`
-	// ClaimsContradicted counts, per agent, the claims of its evidence that the gate's own
-	// measurements contradicted over the task's history (SPEC §5.2a.7).
-	ClaimsContradicted record.ClaimTally `json:"claims_contradicted,omitempty"`
-}
+// taskStatus is what geas task show prints and the MCP tool geas_task_status returns.
+type taskStatus = gate.TaskStatus
 
 func runTaskShow(g *globalOptions, o taskShowOptions) error {
 	t, err := g.openTask(o.mission, o.task)
@@ -107,48 +82,7 @@ func runTaskShow(g *globalOptions, o taskShowOptions) error {
 // loadTaskStatus reads what geas task show prints (and the MCP tool geas_task_status returns)
 // for an opened task. It only reads.
 func loadTaskStatus(t *taskRef) (taskStatus, error) {
-	c, err := contract.Load(t.p.Geas, t.dir+"/contract.json")
-	if err != nil {
-		return taskStatus{}, err
-	}
-	st := taskStatus{
-		MissionID: t.mission, TaskID: t.task, Title: c.Title, Status: string(c.Status),
-		GateProfile: string(c.GateProfile), RiskLevel: string(c.RiskLevel), RetryBudget: c.RetryBudget,
-		BudgetLeft: &c.RetryBudget, RecordSections: []string{}, Evidence: []string{},
-	}
-	rec, err := record.Load(t.p.Geas, t.dir+"/record.json")
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		// No record: the task's events must still not name gate runs (a deleted record).
-		st.HistoryProblems = gate.HistoryProblems(t.ref(), record.New(t.task, time.Now()))
-		if len(st.HistoryProblems) > 0 {
-			st.BudgetLeft = nil
-		}
-	case err != nil:
-		return taskStatus{}, err
-	default:
-		left := record.BudgetLeft(c.RetryBudget, rec)
-		st.BudgetLeft = &left
-		if st.HistoryProblems = gate.HistoryProblems(t.ref(), rec); len(st.HistoryProblems) > 0 {
-			st.BudgetLeft = nil
-		}
-		st.ConsecutiveErrors, st.ConsecutiveErrorCause = record.ConsecutiveErrors(rec)
-		st.LastVerdict = record.LastVerdict(rec)
-		st.GateRuns = len(rec.History())
-		st.RecordSections = rec.Sections()
-		st.ClaimsContradicted = record.ContradictedClaims(rec.History())
-	}
-	ok, bad, err := evidence.LoadAll(t.p.Geas, t.dir+"/evidence", 0)
-	if err != nil {
-		return taskStatus{}, err
-	}
-	for _, e := range ok {
-		st.Evidence = append(st.Evidence, e.Name)
-	}
-	for _, e := range bad {
-		st.InvalidEvidence = append(st.InvalidEvidence, e.Error())
-	}
-	return st, nil
+	return gate.LoadTaskStatus(t.ref())
 }
 
 func orNone(s []string) string {

@@ -4,13 +4,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/geas-dev/geas/gate"
-	"github.com/geas-dev/geas/record"
-	"github.com/geas-dev/geas/tiers"
 )
 
 type taskApproveOptions struct {
@@ -52,51 +49,25 @@ func runTaskApprove(c *cobra.Command, g *globalOptions, o taskApproveOptions) er
 	if err := checkAuthority(o.by, "approve a task's rules"); err != nil {
 		return err
 	}
-	t, err := g.openLockedTask(c.Context(), o.mission, o.task)
+	t, err := g.openTask(o.mission, o.task)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
-	in := tiers.Gather(t.p, t.mission, t.task, t.dir)
-	switch {
-	case in.ContractErr != nil:
-		return fmt.Errorf("cannot approve the rules: %w", in.ContractErr)
-	case in.PolicyErr != nil:
-		return fmt.Errorf("cannot approve the rules: %w", in.PolicyErr)
-	case in.RecordErr != nil:
-		return fmt.Errorf("cannot approve the rules: %w", in.RecordErr)
-	}
-	// A signed history takes only signed entries: an approval without the key would be refused as
-	// forged by every later run, so say so now.
-	if record.SigningKey() == nil {
-		for _, e := range in.Record.History() {
-			if e.HMAC != "" {
-				return fmt.Errorf("the gate history of task %s is signed: approving its rules needs %s", t.task, record.SigningKeyEnv)
-			}
-		}
-	}
-	prev, hadPin := record.PinnedRules(in.Record)
-	now := time.Now()
-	entry, err := tiers.Approve(in, o.by, o.reason, now)
+	done, err := gate.Approve(c.Context(), t.ref(), gate.Approval{By: o.by, Reason: o.reason})
+	g.printNotes(t.task, done.Notes)
 	if err != nil {
-		return err
-	}
-	ev, err := gate.ApprovalEvent(t.mission, t.task, entry)
-	if err != nil {
-		return err
-	}
-	if err := record.AppendEvent(t.p.Geas, ev); err != nil {
 		return err
 	}
 	out := map[string]any{"mission_id": t.mission, "task_id": t.task, "by": o.by, "reason": o.reason,
-		"rules_sha256": in.RulesSHA256, "pinned": ".geas/" + t.dir + "/" + tiers.PinnedFile, "hash": entry.Hash}
-	if hadPin {
-		out["previous_rules_sha256"] = prev.RulesSHA256
+		"rules_sha256": done.RulesSHA256, "pinned": ".geas/" + done.Pinned, "hash": done.Hash}
+	if done.HadPin {
+		out["previous_rules_sha256"] = done.Previous
 	}
 	return g.output(out, func(w io.Writer) {
-		fmt.Fprintf(w, "task %s: rules pinned at rules_sha256 %s (approved by %s)\n", t.task, in.RulesSHA256, o.by)
-		if hadPin && prev.RulesSHA256 != in.RulesSHA256 {
-			fmt.Fprintf(w, "  replaces the pin %s (%s)\n", prev.RulesSHA256, prev.By)
+		fmt.Fprintf(w, "task %s: rules pinned at rules_sha256 %s (approved by %s)\n", t.task, done.RulesSHA256, o.by)
+		if done.HadPin && done.Previous != done.RulesSHA256 {
+			fmt.Fprintf(w, "  replaces the pin %s (%s)\n", done.Previous, done.PreviousBy)
 		}
 	})
 }

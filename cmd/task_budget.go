@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/geas-dev/geas/gate"
-	"github.com/geas-dev/geas/record"
 )
 
 type taskBudgetGrantOptions struct {
@@ -42,8 +41,8 @@ state is not changed: move an escalated task back with geas task transition.`,
 
 func runTaskBudgetGrant(c *cobra.Command, g *globalOptions, o taskBudgetGrantOptions) error {
 	switch {
-	case o.retries < 1 || o.retries > record.MaxGrant:
-		return usagef("--retries must be 1..%d, not %d", record.MaxGrant, o.retries)
+	case o.retries < 1 || o.retries > gate.MaxGrant:
+		return usagef("--retries must be 1..%d, not %d", gate.MaxGrant, o.retries)
 	case strings.TrimSpace(o.reason) == "":
 		return usagef("--reason is required")
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/project"
-	"github.com/geas-dev/geas/record"
 )
 
 type taskHistoryResetOptions struct {
@@ -65,8 +64,8 @@ func runTaskHistoryReset(c *cobra.Command, g *globalOptions, o taskHistoryResetO
 	switch {
 	case o.task == "":
 		return usagef("--task is required")
-	case o.retries < 0 || o.retries > record.MaxGrant:
-		return usagef("--retries must be 0..%d, not %d", record.MaxGrant, o.retries)
+	case o.retries < 0 || o.retries > gate.MaxGrant:
+		return usagef("--retries must be 0..%d, not %d", gate.MaxGrant, o.retries)
 	case strings.TrimSpace(o.reason) == "":
 		return usagef("--reason is required")
 	}

@@ -1,18 +1,14 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/geas-dev/geas/internal/git"
-	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/gate"
 )
 
 type taskIntegrateOptions struct {
@@ -44,46 +40,26 @@ func runTaskIntegrate(c *cobra.Command, g *globalOptions, o taskIntegrateOptions
 	if o.commit == "" {
 		return usagef("--commit is required")
 	}
-	if !slices.Contains(record.IntegrationStatuses, o.status) {
-		return usagef("--status %q: want one of %s", o.status, strings.Join(record.IntegrationStatuses, ", "))
+	if !slices.Contains(gate.IntegrationStatuses, o.status) {
+		return usagef("--status %q: want one of %s", o.status, strings.Join(gate.IntegrationStatuses, ", "))
 	}
 	if o.branch != strings.TrimSpace(o.branch) || strings.ContainsAny(o.branch, "\x00\n\r") {
 		return usagef("--branch %q: a branch name has no surrounding white space or control characters", o.branch)
 	}
-	t, err := g.openLockedTask(c.Context(), o.mission, o.task)
+	t, err := g.openTask(o.mission, o.task)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
-	repo, err := git.Open(t.p.Dir)
+	done, err := gate.Integrate(c.Context(), t.ref(), gate.Integration{Commit: o.commit, Branch: o.branch, Status: o.status})
+	g.printNotes(t.task, done.Notes)
+	if done.Replaced != nil {
+		fmt.Fprintf(g.stderr, "geas: task %s: replacing an integration.json that cannot be read: %v\n", t.task, done.Replaced)
+	}
 	if err != nil {
-		return fmt.Errorf("task %s: the integration commit is resolved in the project's git repository: %w", t.task, err)
-	}
-	sha, err := repo.Resolve(o.commit)
-	repo.Close()
-	if err != nil {
-		return fmt.Errorf("task %s: --commit %q: %w", t.task, o.commit, err)
-	}
-	now := time.Now()
-	// An integration.json that cannot be read is replaced, not a dead end: this command is its writer.
-	name := t.dir + "/record.json"
-	rec, bad, err := record.LoadToReplaceIntegration(t.p.Geas, name)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		rec = record.New(t.task, now)
-	case err != nil:
-		return err
-	case bad != nil:
-		fmt.Fprintf(g.stderr, "geas: task %s: replacing an integration.json that cannot be read: %v\n", t.task, bad)
-	}
-	rec.Guard(t.lock.Held) // SPEC §7.3: nothing is written once the lock file is replaced
-	if err := rec.SetIntegration(record.Integration{Status: o.status, Branch: o.branch, Commit: sha}, now); err != nil {
 		return err
 	}
-	if err := rec.Write(t.p.Geas, name); err != nil {
-		return err
-	}
-	file := ".geas/" + t.dir + "/" + record.IntegrationFile
+	sha, file := done.Commit, ".geas/"+done.File
 	out := map[string]string{"mission_id": t.mission, "task_id": t.task, "status": o.status, "branch": o.branch, "commit": sha, "file": file}
 	return g.output(out, func(w io.Writer) {
 		fmt.Fprintf(w, "task %s: integration %s at %s", t.task, o.status, sha)

@@ -3,10 +3,8 @@ package cmd
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"regexp"
 	"strconv"
@@ -16,9 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/geas-dev/geas/contract"
-	"github.com/geas-dev/geas/internal/fsutil"
-	"github.com/geas-dev/geas/internal/git"
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -62,10 +58,10 @@ contract holds one placeholder criterion that nothing satisfies until you replac
 	f.StringArrayVar(&o.criteria, "criterion", nil, "an acceptance criterion (repeatable)")
 	f.StringArrayVar(&o.evals, "eval", nil, "an eval command, run with sh -c in the project root (repeatable)")
 	f.StringArrayVar(&o.surfaces, "surface", nil, "a scope surface: a glob, or a directory ending in / (repeatable)")
-	f.StringArrayVar(&o.reviewers, "reviewer", nil, "a required reviewer's agent type (repeatable; default "+contract.DefaultSkeletonReviewer+")")
+	f.StringArrayVar(&o.reviewers, "reviewer", nil, "a required reviewer's agent type (repeatable; default "+gate.DefaultReviewer+")")
 	f.StringArrayVar(&o.dimensions, "dimension", nil, "a rubric dimension NAME=THRESHOLD, threshold 1..5 (repeatable; default code_quality=3, output_quality=3 for artifacts)")
-	f.StringVar(&o.worker, "worker", contract.DefaultSkeletonWorker, "routing.primary_worker_type: the implementer's agent type")
-	f.IntVar(&o.retryBudget, "retry-budget", contract.DefaultSkeletonBudget, "retry_budget: fails allowed before the task escalates")
+	f.StringVar(&o.worker, "worker", gate.DefaultWorker, "routing.primary_worker_type: the implementer's agent type")
+	f.IntVar(&o.retryBudget, "retry-budget", gate.DefaultBudget, "retry_budget: fails allowed before the task escalates")
 	f.StringVar(&o.base, "base", "HEAD", "the revision base_snapshot pins (recorded as its full SHA)")
 	f.StringVar(&o.from, "from", "", "a markdown file whose list items are added as acceptance criteria")
 	return c
@@ -93,32 +89,13 @@ func runTaskNew(g *globalOptions, o taskNewOptions) error {
 	}
 	defer p.Close()
 	res := taskNewResult{MissionID: mission, TaskID: o.task, Status: string(vocab.Drafted), GateProfile: string(s.Profile), Notes: []string{}}
-	dir := project.TaskDir(mission, o.task)
-	res.Contract = ".geas/" + dir + "/contract.json"
-	if _, err := p.Geas.Lstat(dir + "/contract.json"); err == nil {
-		return fmt.Errorf("task %s exists in mission %s (%s); nothing was overwritten", o.task, mission, res.Contract)
-	}
-	base, note, err := resolveBase(p.Dir, o.base, s.Profile)
+	created, err := gate.CreateTask(p, mission, s, o.base)
 	if err != nil {
 		return err
 	}
-	s.Base, res.BaseSnapshot = base, base
-	if note != "" {
-		res.Notes = append(res.Notes, note)
-	}
-	data, err := s.Build(res.Contract)
-	if err != nil {
-		return &usageError{err: err}
-	}
-	if err := createTaskDir(p, dir); err != nil {
-		return err
-	}
-	if err := fsutil.CreateFileAtomic(p.Geas, dir+"/contract.json", data, 0o644); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("task %s exists in mission %s (%s); nothing was overwritten", o.task, mission, res.Contract)
-		}
-		return err
-	}
+	base := created.Base
+	res.Contract, res.BaseSnapshot = created.Contract, base
+	res.Notes = append(res.Notes, created.Notes...)
 	res.Notes = append(res.Notes, skeletonNotes(o)...)
 	return g.output(res, func(w io.Writer) {
 		fmt.Fprintf(w, "created %s: task %s of mission %s, %s, state drafted", res.Contract, o.task, mission, s.Profile)
@@ -134,16 +111,16 @@ func runTaskNew(g *globalOptions, o taskNewOptions) error {
 	})
 }
 
-// skeleton checks the flags and turns them into a contract.Skeleton (ids, profile, risk and
+// skeleton checks the flags and turns them into a gate.Skeleton (ids, profile, risk and
 // dimensions are usage errors; the rest is checked by the contract's own validation).
-func (o taskNewOptions) skeleton() (contract.Skeleton, error) {
+func (o taskNewOptions) skeleton() (gate.Skeleton, error) {
 	if o.task == "" {
-		return contract.Skeleton{}, usagef("--task is required")
+		return gate.Skeleton{}, usagef("--task is required")
 	}
 	if err := project.ValidateID("task", o.task); err != nil {
-		return contract.Skeleton{}, err
+		return gate.Skeleton{}, err
 	}
-	s := contract.Skeleton{
+	s := gate.Skeleton{
 		TaskID: o.task, Title: o.title, Goal: o.goal, Profile: vocab.Profile(o.profile), Risk: vocab.Risk(o.risk),
 		Criteria: o.criteria, Evals: o.evals, Surfaces: o.surfaces, Worker: o.worker, Reviewers: o.reviewers,
 		RetryBudget: o.retryBudget, CreatedAt: time.Now(),
@@ -164,7 +141,7 @@ func (o taskNewOptions) skeleton() (contract.Skeleton, error) {
 		if !ok || name == "" || err != nil || th < 1 || th > 5 {
 			return s, usagef("--dimension %q: want NAME=THRESHOLD with a threshold 1..5, e.g. code_quality=3", d)
 		}
-		s.Dimensions = append(s.Dimensions, contract.Dimension{Name: name, Threshold: th})
+		s.Dimensions = append(s.Dimensions, gate.Dimension{Name: name, Threshold: th})
 	}
 	if o.from != "" {
 		title, items, err := readCriteriaFile(o.from)
@@ -177,45 +154,6 @@ func (o taskNewOptions) skeleton() (contract.Skeleton, error) {
 		}
 	}
 	return s, nil
-}
-
-// resolveBase resolves rev in the project's repository to a full SHA. Without a repository or a
-// commit, an implementation_change task is refused; another profile gets no base and a note.
-func resolveBase(dir, rev string, profile vocab.Profile) (sha, note string, err error) {
-	repo, err := git.Open(dir)
-	if err == nil {
-		sha, err = repo.Resolve(rev)
-		repo.Close()
-		if err == nil {
-			return sha, "", nil
-		}
-	}
-	why := fmt.Sprintf("--base %s does not name a commit (%v)", rev, err)
-	if errors.Is(err, git.ErrNoRepository) {
-		why = fmt.Sprintf("%s is not in a git repository", dir)
-	}
-	if profile == vocab.ImplementationChange {
-		return "", "", fmt.Errorf("%s: an implementation_change task's base_snapshot is the commit its change starts from (git init and commit first, or --profile artifact_only)", why)
-	}
-	if rev != "HEAD" {
-		return "", "", fmt.Errorf("%s", why)
-	}
-	return "", why + ": written without base_snapshot; the gate will judge the implementer's files_changed", nil
-}
-
-// createTaskDir makes the task's directory under .geas, refusing one that is a symbolic link.
-func createTaskDir(p *project.Project, dir string) error {
-	if err := p.Geas.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create .geas/%s: %w", dir, err)
-	}
-	fi, err := p.Geas.Lstat(dir)
-	if err != nil {
-		return err
-	}
-	if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
-		return &project.SymlinkTaskError{Dir: dir}
-	}
-	return nil
 }
 
 // skeletonNotes say which fields still hold a placeholder or are empty.

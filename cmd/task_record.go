@@ -1,10 +1,8 @@
 package cmd
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -42,28 +40,18 @@ func runTaskRecordAdd(c *cobra.Command, g *globalOptions, o taskRecordAddOptions
 	if err != nil {
 		return err
 	}
-	t, err := g.openLockedTask(c.Context(), o.mission, o.task)
+	t, err := g.openTask(o.mission, o.task)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
-	now := time.Now()
-	name, rec, err := gate.LoadRecord(t.ref(), now)
+	done, err := gate.SetSection(c.Context(), t.ref(), gate.Section{Name: o.section, Payload: payload})
+	g.printNotes(t.task, done.Notes)
 	if err != nil {
 		return err
 	}
-	rec.Guard(t.lock.Held) // SPEC §7.3: nothing is written once the lock file is replaced
-	if !json.Valid(payload) {
-		return fmt.Errorf("section %s: payload is not valid JSON", o.section)
-	}
-	if err := rec.SetSection(o.section, payload, now); err != nil {
-		return err
-	}
-	if err := rec.Write(t.p.Geas, name); err != nil {
-		return err
-	}
-	out := map[string]string{"mission_id": t.mission, "task_id": t.task, "section": o.section, "record": ".geas/" + name}
+	out := map[string]string{"mission_id": t.mission, "task_id": t.task, "section": o.section, "record": ".geas/" + done.Record}
 	return g.output(out, func(w io.Writer) {
-		fmt.Fprintf(w, "wrote section %s of .geas/%s\n", o.section, name)
+		fmt.Fprintf(w, "wrote section %s of .geas/%s\n", o.section, done.Record)
 	})
 }

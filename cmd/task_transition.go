@@ -1,19 +1,12 @@
 package cmd
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/gate"
-	"github.com/geas-dev/geas/internal/fsutil"
-	"github.com/geas-dev/geas/record"
-	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -75,26 +68,17 @@ func runTaskTransition(c *cobra.Command, g *globalOptions, o taskTransitionOptio
 		}
 		path[i] = to
 	}
-	t, err := g.openLockedTask(c.Context(), o.mission, o.task)
+	t, err := g.openTask(o.mission, o.task)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
-	name := t.dir + "/contract.json"
-	k, err := contract.Load(t.p.Geas, name)
+	done, err := gate.Transition(c.Context(), t.ref(), gate.TransitionOptions{To: path, Agent: o.agent, Reason: o.reason})
+	g.printNotes(t.task, done.Notes)
 	if err != nil {
 		return err
 	}
-	steps, err := checkTransitionPath(t, vocab.State(k.Status), path)
-	if err != nil {
-		return err
-	}
-	raw := k.Raw
-	for _, st := range steps {
-		if raw, err = writeTransition(t, name, raw, st, o); err != nil {
-			return err
-		}
-	}
+	steps := done.Steps
 	return g.output(transitionOutput(t, steps), func(w io.Writer) {
 		for _, st := range steps {
 			fmt.Fprintf(w, "task %s: %s -> %s\n", t.task, st.From, st.To)
@@ -102,62 +86,9 @@ func runTaskTransition(c *cobra.Command, g *globalOptions, o taskTransitionOptio
 	})
 }
 
-// transitionStep is one edge of the state machine a transition walks.
-type transitionStep struct {
-	From vocab.State `json:"from"`
-	To   vocab.State `json:"to"`
-}
-
-// checkTransitionPath checks every edge of from -> path[0] -> path[1] ... before anything is
-// written; verified -> passed only over the gate's own pass (SPEC §8): a verified set by hand, a
-// revoked pass or a forged gate_result is refused.
-func checkTransitionPath(t *taskRef, from vocab.State, path []vocab.State) ([]transitionStep, error) {
-	steps := make([]transitionStep, 0, len(path))
-	for _, to := range path {
-		if err := vocab.CheckTransition(from, to, false); err != nil {
-			return nil, fmt.Errorf("task %s: %w", t.task, err)
-		}
-		if to == vocab.Passed {
-			in := &tiers.Input{ProjectDir: t.p.Dir, Root: t.p.Root, Geas: t.p.Geas, Mission: t.mission, Task: t.task, TaskDir: t.dir}
-			_, in.Record, in.RecordErr = gate.LoadRecord(t.ref(), time.Now())
-			if problems := tiers.PassProblems(in, record.SigningKey()); len(problems) > 0 {
-				return nil, fmt.Errorf("task %s: %s -> passed refused: %s", t.task, from, strings.Join(problems, "; "))
-			}
-		}
-		steps = append(steps, transitionStep{from, to})
-		from = to
-	}
-	return steps, nil
-}
-
-// writeTransition writes one step: the contract's status (atomically), then its event. It
-// returns the contract as written, for the next step.
-func writeTransition(t *taskRef, name string, raw []byte, st transitionStep, o taskTransitionOptions) ([]byte, error) {
-	updated, err := record.SetContractStatus(raw, st.To, time.Now())
-	if err != nil {
-		return nil, err
-	}
-	if err := fsutil.WriteFileAtomic(t.p.Geas, name, updated, 0o644); err != nil {
-		return nil, err
-	}
-	data, _ := json.Marshal(struct {
-		From   vocab.State `json:"from"`
-		To     vocab.State `json:"to"`
-		By     string      `json:"by,omitempty"`
-		Reason string      `json:"reason,omitempty"`
-	}{st.From, st.To, o.agent, o.reason})
-	if err := record.AppendEvent(t.p.Geas, record.Event{
-		EventType: "task_transition", MissionID: t.mission, TaskID: t.task,
-		Agent: o.agent, Data: data,
-	}); err != nil {
-		return nil, fmt.Errorf("task moved to %s but the event was not logged: %w", st.To, err)
-	}
-	return updated, nil
-}
-
 // transitionOutput is the JSON document of a transition: from and to of the whole walk, and its
 // steps when there are several.
-func transitionOutput(t *taskRef, steps []transitionStep) map[string]any {
+func transitionOutput(t *taskRef, steps []gate.TransitionStep) map[string]any {
 	out := map[string]any{"mission_id": t.mission, "task_id": t.task,
 		"from": string(steps[0].From), "to": string(steps[len(steps)-1].To)}
 	if len(steps) > 1 {

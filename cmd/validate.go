@@ -1,19 +1,14 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/geas-dev/geas/contract"
-	"github.com/geas-dev/geas/evidence"
-	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/schemas"
-	"github.com/geas-dev/geas/tiers"
 )
 
 type validateOptions struct {
@@ -66,7 +61,7 @@ func runValidate(g *globalOptions, o validateOptions, files []string) error {
 	allValid := true
 	for i, f := range files {
 		r := fileValidation{File: f, Kind: string(kinds[i]), Valid: true}
-		if err := validateFile(kinds[i], f); err != nil {
+		if err := gate.ValidateFile(kinds[i], f); err != nil {
 			r.Valid, allValid = false, false
 			r.Errors = strings.Split(err.Error(), "\n")
 		}
@@ -91,36 +86,4 @@ func runValidate(g *globalOptions, o validateOptions, files []string) error {
 		return &exitError{code: ExitRefused, silent: true}
 	}
 	return nil
-}
-
-func validateFile(k schemas.Kind, file string) error {
-	f, err := os.Open(file)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, evidence.DefaultMaxBytes+1))
-	if err != nil {
-		return err
-	}
-	if len(data) > evidence.DefaultMaxBytes {
-		return fmt.Errorf("%s: larger than %d bytes", file, evidence.DefaultMaxBytes)
-	}
-	switch k {
-	case schemas.Contract:
-		_, err = contract.Parse(file, data)
-	case schemas.Evidence:
-		_, err = evidence.Parse(file, data)
-	case schemas.Record:
-		_, err = record.Parse(file, data)
-	case schemas.GatePolicy:
-		_, err = tiers.ParsePolicy(file, data) // the gate's own checks too: globs, regexes, durations
-	default:
-		err = schemas.Validate(k, file, data)
-	}
-	var fe *evidence.FileError
-	if errors.As(err, &fe) {
-		err = fe.Err
-	}
-	return err
 }

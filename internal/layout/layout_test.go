@@ -51,6 +51,11 @@ var only = map[string][]string{
 // testOnly are the packages only _test.go files may import: fixtures, never linked into geas.
 var testOnly = []string{"internal/testfixture"}
 
+// cmdImports are the only module packages cmd may import (STYLE.md "Commands are thin"): a
+// command parses its flags, makes one call into gate and renders the result with report; the
+// domain packages under gate reach it only through gate.
+var cmdImports = []string{"gate", "report", "vocab", "project", "schemas", "internal/demo"}
+
 // importsCmd are the commands that may import cmd: geas, and the reference generator.
 var importsCmd = []string{"cmd/geas", "cmd/geasdocs"}
 
@@ -92,6 +97,9 @@ func importProblems(p string, floor int, imp string) []string {
 	}
 	if slices.Contains(testOnly, rel) {
 		problems = append(problems, fmt.Sprintf("%s imports %s: only _test.go files may", p, rel))
+	}
+	if p == "cmd" && !slices.Contains(cmdImports, rel) {
+		problems = append(problems, fmt.Sprintf("cmd imports %s: cmd imports of this module only %s", rel, strings.Join(cmdImports, ", ")))
 	}
 	if f, known := floors[rel]; known && f > floor {
 		problems = append(problems, fmt.Sprintf("%s (floor %d) imports %s (floor %d): dependencies point down", p, floor, rel, f))
@@ -159,6 +167,8 @@ func TestImportRulesCatchABreak(t *testing.T) {
 		{"record and contract", map[string][]string{"record": {module + "/contract"}}, "do not import each other"},
 		{"a test fixture in production code", map[string][]string{"gate": {module + "/internal/testfixture"}}, "gate imports internal/testfixture: only _test.go files may"},
 		{"an unknown package", map[string][]string{"newpkg": {"fmt"}}, "newpkg has no floor"},
+		{"cmd past gate", map[string][]string{"cmd": {module + "/tiers"}}, "cmd imports tiers: cmd imports of this module only"},
+		{"cmd past gate to a helper", map[string][]string{"cmd": {module + "/internal/fsutil"}}, "cmd imports internal/fsutil"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -168,7 +178,8 @@ func TestImportRulesCatchABreak(t *testing.T) {
 			}
 		})
 	}
-	if p := importRuleProblems(map[string][]string{"gate": {module + "/tiers", "os"}, "internal/git": {"github.com/go-git/go-git/v5"}}); len(p) > 0 {
+	if p := importRuleProblems(map[string][]string{"gate": {module + "/tiers", "os"}, "internal/git": {"github.com/go-git/go-git/v5"},
+		"cmd": {module + "/gate", module + "/report", "github.com/spf13/cobra"}}); len(p) > 0 {
 		t.Errorf("allowed imports reported: %q", p)
 	}
 }

@@ -1,0 +1,75 @@
+package gate
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/tiers"
+)
+
+// Approval is an authority's approval of a task's rules (geas task approve).
+type Approval struct {
+	By, Reason string // the authority, and why the rules are (re)pinned
+}
+
+// Approved is what Approve recorded.
+type Approved struct {
+	RulesSHA256 string // the digest of the rules pinned
+	Pinned      string // the pinned copy, relative to .geas
+	Hash        string // the approval entry's hash
+	// HadPin says that the approval replaced a pin: Previous is its digest, PreviousBy its approver.
+	HadPin               bool
+	Previous, PreviousBy string
+	Notes                []string // what taking the task's lock completed or could not write
+}
+
+// Approve pins the task's rules (the contract without status and timestamps, plus the effective
+// gate policy) under its lock: an approval entry in the gate history, the pinned copy beside the
+// contract, and an approval event. Only an authority approves; a signed history takes only a
+// signed approval. The result is never nil: its notes stand also with an error.
+func Approve(ctx context.Context, t Task, a Approval) (*Approved, error) {
+	out := &Approved{}
+	lock, notes, err := lockAs(ctx, t, a.By, "approve a task's rules")
+	out.Notes = notes
+	if err != nil {
+		return out, err
+	}
+	defer lock.Unlock()
+	in := tiers.Gather(t.Project, t.Mission, t.ID, t.Dir)
+	switch {
+	case in.ContractErr != nil:
+		return out, fmt.Errorf("cannot approve the rules: %w", in.ContractErr)
+	case in.PolicyErr != nil:
+		return out, fmt.Errorf("cannot approve the rules: %w", in.PolicyErr)
+	case in.RecordErr != nil:
+		return out, fmt.Errorf("cannot approve the rules: %w", in.RecordErr)
+	}
+	// A signed history takes only signed entries: an approval without the key would be refused as
+	// forged by every later run, so say so now.
+	if record.SigningKey() == nil {
+		for _, e := range in.Record.History() {
+			if e.HMAC != "" {
+				return out, fmt.Errorf("the gate history of task %s is signed: approving its rules needs %s", t.ID, record.SigningKeyEnv)
+			}
+		}
+	}
+	prev, hadPin := record.PinnedRules(in.Record)
+	entry, err := tiers.Approve(in, a.By, a.Reason, time.Now())
+	if err != nil {
+		return out, err
+	}
+	ev, err := ApprovalEvent(t.Mission, t.ID, entry)
+	if err != nil {
+		return out, err
+	}
+	if err := record.AppendEvent(t.Project.Geas, ev); err != nil {
+		return out, err
+	}
+	out.RulesSHA256, out.Pinned, out.Hash = in.RulesSHA256, t.Dir+"/"+tiers.PinnedFile, entry.Hash
+	if hadPin {
+		out.HadPin, out.Previous, out.PreviousBy = true, prev.RulesSHA256, prev.By
+	}
+	return out, nil
+}

@@ -1,0 +1,72 @@
+package gate
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/internal/fsutil"
+	"github.com/geas-dev/geas/record"
+)
+
+// EvidenceOptions are an agent's evidence file as geas evidence add writes it.
+type EvidenceOptions struct {
+	Agent, Role string
+	// Name is the file name without .json.
+	Name string
+	// Payload is the evidence as given: a JSON object.
+	Payload []byte
+}
+
+// EvidenceWritten is what AddEvidence wrote.
+type EvidenceWritten struct {
+	// File is the evidence file, relative to .geas.
+	File string
+	// Notes are what taking the task's lock completed or could not write (SPEC §7.3).
+	Notes []string
+}
+
+// AddEvidence writes the task's evidence/{Name}.json: agent, task_id and role come from o (a
+// payload that names different values is refused), version "1.0" and created_at are filled in
+// when absent, and the file is validated against the evidence schema before it is written
+// atomically under the task's lock. It returns a non-nil *EvidenceWritten with the lock's notes
+// even when it fails.
+func AddEvidence(ctx context.Context, t Task, o EvidenceOptions) (*EvidenceWritten, error) {
+	out := &EvidenceWritten{File: t.Dir + "/evidence/" + o.Name + ".json"}
+	obj, err := PayloadObject("evidence", o.Payload)
+	if err != nil {
+		return out, err
+	}
+	for key, want := range map[string]string{"agent": o.Agent, "task_id": t.ID, "role": o.Role} {
+		if raw, ok := obj[key]; ok {
+			var got string
+			if json.Unmarshal(raw, &got) != nil || got != want {
+				return out, fmt.Errorf("evidence payload has %s %s but the flags say %q: remove it from the payload or fix the flag", key, raw, want)
+			}
+		}
+		obj[key], _ = json.Marshal(want)
+	}
+	if _, ok := obj["version"]; !ok {
+		obj["version"] = json.RawMessage(`"1.0"`)
+	}
+	if _, ok := obj["created_at"]; !ok {
+		obj["created_at"], _ = json.Marshal(record.Timestamp(time.Now()))
+	}
+	b, err := marshalOrdered(obj, []string{"version", "agent", "task_id", "role"})
+	if err != nil {
+		return out, err
+	}
+	if _, err := evidence.Parse(out.File, b); err != nil {
+		return out, err
+	}
+	// SPEC §7.3: what the task's latest recorded entry implies is completed first.
+	lock, notes, err := Lock(ctx, t)
+	out.Notes = notes
+	if err != nil {
+		return out, err
+	}
+	defer lock.Unlock()
+	return out, fsutil.WriteFileAtomic(t.Project.Geas, out.File, b, 0o644)
+}

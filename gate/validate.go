@@ -1,0 +1,49 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/schemas"
+	"github.com/geas-dev/geas/tiers"
+)
+
+// ValidateFile validates the file against the schema of kind (geas validate), with the checks
+// the schema cannot express where the gate makes them: a contract's durations, regexes and paths,
+// a policy's globs, regexes and durations, evidence and record as the gate parses them.
+func ValidateFile(k schemas.Kind, file string) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, evidence.DefaultMaxBytes+1))
+	if err != nil {
+		return err
+	}
+	if len(data) > evidence.DefaultMaxBytes {
+		return fmt.Errorf("%s: larger than %d bytes", file, evidence.DefaultMaxBytes)
+	}
+	switch k {
+	case schemas.Contract:
+		_, err = contract.Parse(file, data)
+	case schemas.Evidence:
+		_, err = evidence.Parse(file, data)
+	case schemas.Record:
+		_, err = record.Parse(file, data)
+	case schemas.GatePolicy:
+		_, err = tiers.ParsePolicy(file, data) // the gate's own checks too: globs, regexes, durations
+	default:
+		err = schemas.Validate(k, file, data)
+	}
+	var fe *evidence.FileError
+	if errors.As(err, &fe) {
+		err = fe.Err
+	}
+	return err
+}
