@@ -15,7 +15,7 @@ import (
 
 // baselineRun is a run with what the cached base run is bound to: its task, base, rules and
 // commands, and a .geas root in a temporary directory.
-func baselineRun(t *testing.T) *run {
+func baselineRun(t *testing.T) *Pass {
 	t.Helper()
 	dir := t.TempDir()
 	root, err := os.OpenRoot(dir)
@@ -25,13 +25,14 @@ func baselineRun(t *testing.T) *run {
 		{Run: "make build"},
 		{Run: "go test -json ./...", Results: &contract.Results{Format: "go-test-json"}},
 	}}
-	return &run{
+	return &Pass{
+		env:  DefaultEnv(),
 		in:   &Input{Geas: root, TaskDir: "missions/m1/tasks/t1", Mission: "m1", Task: "t1", RulesSHA256: "ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12", Contract: c},
 		base: "1111111111111111111111111111111111111111",
 	}
 }
 
-func samplePayload(r *run) *baselinePayload {
+func samplePayload(r *Pass) *baselinePayload {
 	return &baselinePayload{Version: baselineVersion, Task: "m1/t1", Base: r.base, RulesSHA256: r.in.RulesSHA256,
 		Commands: []baselineCommand{{Command: "go test -json ./...", Results: "go-test-json", Passed: 2, Pass: []string{"p.TestA", "p.TestB"}}}}
 }

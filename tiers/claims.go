@@ -25,12 +25,12 @@ const maxContradictionsShown = 20
 
 // contradict records that e's claim is contradicted by measurement. From then on, e's
 // criteria_results and rubric_scores do not count in this run (setAside).
-func (r *run) contradict(e *evidence.Evidence, claim, measurement string) {
-	if r.setAside == nil {
-		r.setAside = map[*evidence.Evidence]bool{}
+func (pass *Pass) contradict(e *evidence.Evidence, claim, measurement string) {
+	if pass.setAside == nil {
+		pass.setAside = map[*evidence.Evidence]bool{}
 	}
-	r.setAside[e] = true
-	r.contradictions = append(r.contradictions, Contradiction{
+	pass.setAside[e] = true
+	pass.contradictions = append(pass.contradictions, Contradiction{
 		Agent: e.Agent, Evidence: e.Name, Claim: truncate(claim, 200), Measurement: truncate(measurement, 300),
 	})
 }
@@ -38,7 +38,7 @@ func (r *run) contradict(e *evidence.Evidence, claim, measurement string) {
 // contradictTesters records every independent tester whose verdict says the work passes as
 // contradicted when an eval command of this run failed (a fail or a timeout: a command that
 // could not start measured nothing).
-func (r *run) contradictTesters(runs []EvalRun) {
+func (pass *Pass) contradictTesters(runs []EvalRun) {
 	for i, run := range runs {
 		if run.Status != StatusFail {
 			continue
@@ -47,9 +47,9 @@ func (r *run) contradictTesters(runs []EvalRun) {
 		if run.TimedOut {
 			measured = fmt.Sprintf("eval command %d `%s` timed out", i+1, truncate(run.Command, 120))
 		}
-		for _, e := range r.independent() {
+		for _, e := range pass.independent() {
 			if e.Role == vocab.Tester && e.Verdict == testerPassVerdict {
-				r.contradict(e, "verdict pass", measured)
+				pass.contradict(e, "verdict pass", measured)
 			}
 		}
 		return
@@ -59,41 +59,41 @@ func (r *run) contradictTesters(runs []EvalRun) {
 // contradictByDetector records, for a criterion whose detector failed (c), every independent
 // criteria_results entry that claims the criterion passed, and every independent metric that
 // satisfies the threshold the measured value did not.
-func (r *run) contradictByDetector(idx int, cr contract.Criterion, c Check) {
+func (pass *Pass) contradictByDetector(idx int, cr contract.Criterion, c Check) {
 	if c.Status != StatusFail || c.Code != vocab.CauseCriterionFailed {
 		return
 	}
 	label := criterionLabel(idx, cr)
 	measured := fmt.Sprintf("the %s detector of %s failed: %s", cr.Check.Type, label, truncate(c.Evidence, 200))
-	for _, br := range r.boundResults[idx-1] {
-		if br.res.Passed && !r.isBuilder(br.e) && !r.setAside[br.e] {
-			r.contradict(br.e, fmt.Sprintf("criteria_results %s passed", label), measured)
+	for _, br := range pass.boundResults[idx-1] {
+		if br.res.Passed && !pass.isBuilder(br.e) && !pass.setAside[br.e] {
+			pass.contradict(br.e, fmt.Sprintf("criteria_results %s passed", label), measured)
 		}
 	}
 	d := cr.Check
 	if d.Type != contract.DetectThreshold {
 		return
 	}
-	measuredVal, measuredOK := r.metrics[d.Metric]
-	for _, e := range r.independent() {
+	measuredVal, measuredOK := pass.metrics[d.Metric]
+	for _, e := range pass.independent() {
 		v, ok := e.Metrics[d.Metric]
-		if !ok || !measuredOK || r.setAside[e] {
+		if !ok || !measuredOK || pass.setAside[e] {
 			continue // without a measurement the evidence metric itself was judged: nothing contradicts it
 		}
 		if holds, err := compare(v, d.Op, d.Value); err != nil || !holds {
 			continue
 		}
 		m := fmt.Sprintf("the fresh run measured %s = %s", d.Metric, fmtNum(measuredVal))
-		r.contradict(e, fmt.Sprintf("metric %s = %s (%s %s %s)", d.Metric, fmtNum(v), d.Metric, opSymbol(d.Op), fmtNum(d.Value)), m)
+		pass.contradict(e, fmt.Sprintf("metric %s = %s (%s %s %s)", d.Metric, fmtNum(v), d.Metric, opSymbol(d.Op), fmtNum(d.Value)), m)
 	}
 }
 
 // contradictionChecks are the claim_contradicted warnings of the contradictions found since the
 // last call, in tier tier: one each up to maxContradictionsShown in the run.
-func (r *run) contradictionChecks(tier int) []Check {
+func (pass *Pass) contradictionChecks(tier int) []Check {
 	var out []Check
-	for ; r.claimsWarned < len(r.contradictions) && r.claimsWarned < maxContradictionsShown; r.claimsWarned++ {
-		c := r.contradictions[r.claimsWarned]
+	for ; pass.claimsWarned < len(pass.contradictions) && pass.claimsWarned < maxContradictionsShown; pass.claimsWarned++ {
+		c := pass.contradictions[pass.claimsWarned]
 		out = append(out, warnCheck(tier, "claims:"+c.Evidence, claimsText,
 			fmt.Sprintf("%s (agent %s) claims %s, but %s; its criteria_results and rubric_scores are not counted in this run", c.Evidence, c.Agent, c.Claim, c.Measurement),
 			vocab.CauseClaimContradicted))
@@ -103,22 +103,22 @@ func (r *run) contradictionChecks(tier int) []Check {
 
 // moreContradictions is the one warning that counts the contradictions past maxContradictionsShown,
 // or nil.
-func (r *run) moreContradictions() []Check {
-	if len(r.contradictions) <= maxContradictionsShown {
+func (pass *Pass) moreContradictions() []Check {
+	if len(pass.contradictions) <= maxContradictionsShown {
 		return nil
 	}
 	return []Check{warnCheck(2, "claims:more", claimsText,
-		fmt.Sprintf("and %d more contradicted claims", len(r.contradictions)-maxContradictionsShown), vocab.CauseClaimContradicted)}
+		fmt.Sprintf("and %d more contradicted claims", len(pass.contradictions)-maxContradictionsShown), vocab.CauseClaimContradicted)}
 }
 
 const claimsText = "independent evidence agrees with the gate's own measurements"
 
 // shownContradictions is the bounded list a result carries.
-func (r *run) shownContradictions() []Contradiction {
-	if len(r.contradictions) > maxContradictionsShown {
-		return r.contradictions[:maxContradictionsShown]
+func (pass *Pass) shownContradictions() []Contradiction {
+	if len(pass.contradictions) > maxContradictionsShown {
+		return pass.contradictions[:maxContradictionsShown]
 	}
-	return r.contradictions
+	return pass.contradictions
 }
 
 // maxTallyAgents bounds the agents a history entry's tally names; the rest are counted under

@@ -142,9 +142,11 @@ const (
 	NextInvestigateErr = "investigate_error"
 )
 
-// run is the state of one evaluation.
-type run struct {
+// Pass is the state of one evaluation: its inputs, its environment and options, and what its
+// stages found.
+type Pass struct {
 	in   *Input
+	env  Env
 	opts Options
 
 	known      []string
@@ -195,29 +197,37 @@ type run struct {
 	exec execution
 }
 
-// Evaluate runs the pipeline on fresh inputs and returns the result with its verdict, budget and
-// next action computed (nothing is written: see Apply). It returns ErrInterrupted when ctx is
-// cancelled during the run.
+// Evaluate is EvaluateWith in the default environment (DefaultEnv).
+//
+// Deprecated: transitional, removed after the merge; call EvaluateWith.
 func Evaluate(ctx context.Context, in *Input, opts Options) (*Result, error) {
+	return EvaluateWith(ctx, in, DefaultEnv(), opts)
+}
+
+// EvaluateWith runs the pipeline on fresh inputs in env and returns the result with its verdict,
+// budget and next action computed (nothing is written: see Apply). It returns ErrInterrupted when
+// ctx is cancelled during the run.
+func EvaluateWith(ctx context.Context, in *Input, env Env, opts Options) (*Result, error) {
 	if err := record.SigningKeyErr(); err != nil {
 		return nil, err // a key that cannot be read is never taken for no key
 	}
+	env = env.withDefaults()
 	if opts.Now.IsZero() {
-		opts.Now = time.Now()
+		opts.Now = env.Now()
 	}
 	// Room for a run's checks (about thirty): grown by append, each Check (136 bytes) was copied
 	// four or five times.
-	r := &run{in: in, opts: opts, metrics: map[string]float64{}, checks: make([]Check, 0, 48)}
+	pass := &Pass{in: in, env: env, opts: opts, metrics: map[string]float64{}, checks: make([]Check, 0, 48)}
 	in.logRoot = opts.LogRoot
 	if in.Contract != nil {
-		r.known = evidence.KnownTypes(append([]string{in.Contract.Routing.PrimaryWorkerType}, in.Contract.Routing.RequiredReviewerTypes...)...)
+		pass.known = evidence.KnownTypes(append([]string{in.Contract.Routing.PrimaryWorkerType}, in.Contract.Routing.RequiredReviewerTypes...)...)
 	} else {
-		r.known = evidence.KnownTypes()
+		pass.known = evidence.KnownTypes()
 	}
 	defer func() {
-		r.removeCheckout()
-		if r.repo != nil {
-			r.repo.Close()
+		pass.removeCheckout()
+		if pass.repo != nil {
+			pass.repo.Close()
 		}
 	}()
 
@@ -226,37 +236,37 @@ func Evaluate(ctx context.Context, in *Input, opts Options) (*Result, error) {
 		profile = in.Contract.GateProfile
 	}
 	// Before anything else: whether the code the run would start could read the signing key.
-	r.exec = r.planExecution(ctx)
-	r.checks = append(r.checks, r.exec.checks...)
-	if r.exec.refused {
-		r.tier0End = len(r.checks)
+	pass.exec = pass.planExecution(ctx)
+	pass.checks = append(pass.checks, pass.exec.checks...)
+	if pass.exec.refused {
+		pass.tier0End = len(pass.checks)
 		notRun := "not run: the run was refused before anything ran"
-		res := r.result(profile, map[int]string{1: notRun, 2: notRun})
+		res := pass.result(profile, map[int]string{1: notRun, 2: notRun})
 		res.Notes = append(res.Notes, "the run was refused before anything ran: nothing is recorded and no retry is spent")
-		res.FinishedAt = record.Timestamp(time.Now())
-		res.DurationMS = time.Since(opts.Now).Milliseconds()
+		res.FinishedAt = record.Timestamp(env.Now())
+		res.DurationMS = env.Now().Sub(opts.Now).Milliseconds()
 		return res, nil
 	}
-	r.tier0()
-	r.tier0End = len(r.checks)
+	pass.tier0()
+	pass.tier0End = len(pass.checks)
 	// An accepted exposure of the key is accepted under the pinned rules only: when tier 0 does
 	// not pass (a policy changed since the pin is one way), --keep-going runs no code.
-	keep := opts.KeepGoing && in.Contract != nil && in.Record != nil && !(r.exec.accepted && notPassedSince(r.checks, 0))
-	st := &stages{r: r, keep: keep, advisory: -1, stopped: map[int]string{}}
+	keep := opts.KeepGoing && in.Contract != nil && in.Record != nil && !(pass.exec.accepted && notPassedSince(pass.checks, 0))
+	st := &stages{pass: pass, keep: keep, advisory: -1, stopped: map[int]string{}}
 	if err := st.run(ctx, profile); err != nil {
 		return nil, err
 	}
-	r.checks = append(r.checks, r.moreContradictions()...)
+	pass.checks = append(pass.checks, pass.moreContradictions()...)
 	if st.advisory >= 0 {
-		for i := st.advisory; i < len(r.checks); i++ {
-			r.checks[i].Advisory = true
+		for i := st.advisory; i < len(pass.checks); i++ {
+			pass.checks[i].Advisory = true
 		}
 	}
-	r.repositoryIntact()
-	r.inputsUnchanged(st.advisory >= 0 && st.advisory <= r.tier0End)
-	res := r.result(profile, st.stopped)
-	res.FinishedAt = record.Timestamp(time.Now())
-	res.DurationMS = time.Since(opts.Now).Milliseconds()
+	pass.repositoryIntact()
+	pass.inputsUnchanged(st.advisory >= 0 && st.advisory <= pass.tier0End)
+	res := pass.result(profile, st.stopped)
+	res.FinishedAt = record.Timestamp(env.Now())
+	res.DurationMS = env.Now().Sub(opts.Now).Milliseconds()
 	return res, nil
 }
 
@@ -264,7 +274,7 @@ func Evaluate(ctx context.Context, in *Input, opts Options) (*Result, error) {
 // 1, tier 2 part A, then parts B, C and D. The first stage that does not pass decides; --keep-going
 // (keep) runs the stages not reached anyway and marks what they find advisory.
 type stages struct {
-	r        *run
+	pass     *Pass
 	keep     bool
 	reason   string         // why the first stage that did not pass stopped the run; "" while all pass
 	advisory int            // the checks from this index on are advisory; -1: none
@@ -274,7 +284,7 @@ type stages struct {
 // stop records why as the reason the run stops when a blocking check from index from on did not
 // pass, unless an earlier stage already stopped it.
 func (st *stages) stop(from int, why string) {
-	if st.reason == "" && notPassedSince(st.r.checks, from) {
+	if st.reason == "" && notPassedSince(st.pass.checks, from) {
 		st.reason = why
 	}
 }
@@ -283,7 +293,7 @@ func (st *stages) stop(from int, why string) {
 // the advisory checks.
 func (st *stages) enter() bool {
 	if st.reason != "" && st.advisory < 0 && st.keep {
-		st.advisory = len(st.r.checks)
+		st.advisory = len(st.pass.checks)
 	}
 	return st.reason == "" || st.keep
 }
@@ -291,7 +301,7 @@ func (st *stages) enter() bool {
 // run runs tier 1 and tier 2 as far as tier 0 and each stage let it. It returns ErrInterrupted
 // when ctx is cancelled.
 func (st *stages) run(ctx context.Context, profile vocab.Profile) error {
-	r := st.r
+	pass := st.pass
 	st.stop(0, "tier 0 did not pass")
 	if st.reason != "" {
 		st.stopped[1], st.stopped[2] = "not run: "+st.reason, "not run: "+st.reason
@@ -299,14 +309,14 @@ func (st *stages) run(ctx context.Context, profile vocab.Profile) error {
 	if !st.enter() {
 		return nil
 	}
-	mark := len(r.checks)
-	r.tier1(ctx, profile)
+	mark := len(pass.checks)
+	pass.tier1(ctx, profile)
 	if ctx.Err() != nil {
 		return ErrInterrupted
 	}
-	r.testIntegrity() // after the eval commands, in tier 1 (SPEC §5.2a); every profile with a base
-	r.compareBase(ctx, profile, mark)
-	r.holdout(ctx, profile, mark)
+	pass.testIntegrity() // after the eval commands, in tier 1 (SPEC §5.2a); every profile with a base
+	pass.compareBase(ctx, profile, mark)
+	pass.holdout(ctx, profile, mark)
 	if ctx.Err() != nil {
 		return ErrInterrupted
 	}
@@ -314,14 +324,14 @@ func (st *stages) run(ctx context.Context, profile vocab.Profile) error {
 	if st.reason != "" && st.stopped[2] == "" {
 		st.stopped[2] = "not run: " + st.reason
 		if !st.keep {
-			r.checks = append(r.checks, skippedCheck(2, "tier_2", "tier 2: acceptance criteria, scope, known risks, rubric", "not run: "+st.reason))
+			pass.checks = append(pass.checks, skippedCheck(2, "tier_2", "tier 2: acceptance criteria, scope, known risks, rubric", "not run: "+st.reason))
 		}
 	}
 	if !st.enter() {
 		return nil
 	}
-	mark = len(r.checks)
-	r.partA(ctx)
+	mark = len(pass.checks)
+	pass.partA(ctx)
 	if ctx.Err() != nil {
 		return ErrInterrupted
 	}
@@ -330,14 +340,14 @@ func (st *stages) run(ctx context.Context, profile vocab.Profile) error {
 	}
 	st.stop(mark, "part A did not pass")
 	if st.reason == "part A did not pass" && !st.keep {
-		r.checks = append(r.checks, skippedCheck(2, "parts_bcd", "tier 2 parts B, C, D: scope, known risks, rubric", "not run: "+st.reason))
+		pass.checks = append(pass.checks, skippedCheck(2, "parts_bcd", "tier 2 parts B, C, D: scope, known risks, rubric", "not run: "+st.reason))
 	}
 	if !st.enter() {
 		return nil
 	}
-	r.partB()
-	r.partC()
-	r.partD()
+	pass.partB()
+	pass.partC()
+	pass.partD()
 	if ctx.Err() != nil {
 		return ErrInterrupted
 	}
@@ -364,12 +374,12 @@ func notPassedSince(checks []Check, from int) bool {
 // A verify run (geas gate verify) takes no lock and writes nothing: other commands may write the
 // task's files meanwhile, and its verdict is about the snapshot it digested, so it does not
 // re-check.
-func (r *run) inputsUnchanged(onlyAdvisory bool) {
-	if len(r.checks) == r.tier0End || r.opts.Verify {
+func (pass *Pass) inputsUnchanged(onlyAdvisory bool) {
+	if len(pass.checks) == pass.tier0End || pass.opts.Verify {
 		return
 	}
 	tier := -1 // the last tier that ran a check
-	for _, c := range r.checks[r.tier0End:] {
+	for _, c := range pass.checks[pass.tier0End:] {
 		if c.Status != StatusSkipped && c.Tier > tier {
 			tier = c.Tier
 		}
@@ -377,84 +387,85 @@ func (r *run) inputsUnchanged(onlyAdvisory bool) {
 	if tier < 0 {
 		return
 	}
-	changed := r.in.changedInputs()
+	changed := pass.in.changedInputs()
 	if len(changed) == 0 {
 		return // nothing to report: a passing re-check must not count as a blocking check that ran
 	}
 	text := "the inputs judged (contract, record sections, evidence, debt register, policy) did not change during the run"
 	c := failCheck(tier, "inputs_unchanged", text, fmt.Sprintf("changed while the run was under way (by an eval command or a detector): %s; the run judged the snapshot read before tier 1", joinLimited(changed, 20)), StatusError, vocab.CauseInputsChanged)
 	c.Advisory = onlyAdvisory
-	r.checks = append(r.checks, c)
+	pass.checks = append(pass.checks, c)
 }
 
 // testerPassVerdict is the geas evidence verdict by which a tester claims the work passes. It is a
 // claim read from evidence, not a gate verdict: only decide builds one of those (SPEC §2.2).
 var testerPassVerdict = string(StatusPass)
 
-func (r *run) tier1(ctx context.Context, profile vocab.Profile) {
+func (pass *Pass) tier1(ctx context.Context, profile vocab.Profile) {
 	if profile != vocab.ImplementationChange {
-		r.checks = append(r.checks, skippedCheck(1, "eval_commands", "run the contract's eval commands", "profile does not require mechanical verification"))
+		pass.checks = append(pass.checks, skippedCheck(1, "eval_commands", "run the contract's eval commands", "profile does not require mechanical verification"))
 		return
 	}
 	var claimed []string
-	for _, e := range r.independent() {
+	for _, e := range pass.independent() {
 		if e.Role == vocab.Tester && e.Verdict == testerPassVerdict {
 			claimed = append(claimed, e.Name)
 		}
 	}
 	checks, runs, metrics := tier1(ctx, tier1Input{
-		Commands:       r.in.Contract.EvalCommands,
-		DefaultTimeout: r.defaultTimeout(),
-		ProjectDir:     r.workDir(),
-		Root:           r.workRoot(),
-		After:          r.afterEval,
-		LogRoot:        r.opts.LogRoot,
-		LogDirName:     r.opts.LogDirName,
-		TailBytes:      r.in.Policy.OutputTailBytes,
+		Commands:       pass.in.Contract.EvalCommands,
+		DefaultTimeout: pass.defaultTimeout(),
+		ProjectDir:     pass.workDir(),
+		Root:           pass.workRoot(),
+		After:          pass.afterEval,
+		LogRoot:        pass.opts.LogRoot,
+		LogDirName:     pass.opts.LogDirName,
+		TailBytes:      pass.in.Policy.OutputTailBytes,
 		ClaimedPass:    claimed,
-		Progress:       r.opts.Progress,
-		RunAs:          r.exec.runAs,
+		Progress:       pass.opts.Progress,
+		RunAs:          pass.exec.runAs,
+		Start:          pass.env.Start,
 	})
-	r.tier1Ran = true
-	r.checks = append(r.checks, checks...)
-	r.evalRuns = append(r.evalRuns, runs...)
-	r.contradictTesters(runs)
-	r.checks = append(r.checks, r.contradictionChecks(1)...)
+	pass.tier1Ran = true
+	pass.checks = append(pass.checks, checks...)
+	pass.evalRuns = append(pass.evalRuns, runs...)
+	pass.contradictTesters(runs)
+	pass.checks = append(pass.checks, pass.contradictionChecks(1)...)
 	for k, v := range metrics {
-		r.metrics[k] = v
+		pass.metrics[k] = v
 	}
 	for _, run := range runs {
 		for k, lo := range run.MetricLow {
 			hi := run.MetricHigh[k]
-			if r.metricSpread == nil {
-				r.metricSpread = map[string][2]float64{}
+			if pass.metricSpread == nil {
+				pass.metricSpread = map[string][2]float64{}
 			}
-			if sp, ok := r.metricSpread[k]; ok {
+			if sp, ok := pass.metricSpread[k]; ok {
 				lo, hi = min(lo, sp[0]), max(hi, sp[1])
 			}
-			r.metricSpread[k] = [2]float64{lo, hi}
+			pass.metricSpread[k] = [2]float64{lo, hi}
 		}
 	}
 }
 
 // defaultTimeout is the contract's eval_timeout when it sets one, else the policy's. Only a
 // top-level key counts: an env variable or a metric named eval_timeout is not the setting.
-func (r *run) defaultTimeout() time.Duration {
-	if r.in.Contract.EvalTimeoutSet {
-		return r.in.Contract.EvalTimeout
+func (pass *Pass) defaultTimeout() time.Duration {
+	if pass.in.Contract.EvalTimeoutSet {
+		return pass.in.Contract.EvalTimeout
 	}
-	return r.in.Policy.EvalTimeout
+	return pass.in.Policy.EvalTimeout
 }
 
 // result folds the checks into the verdict and the result document (budget not yet applied).
 // Advisory checks are listed but take no part in the verdict; their causes are advisory_causes.
 // stopped gives, per tier, why it was not reached.
-func (r *run) result(profile vocab.Profile, stopped map[int]string) *Result {
-	in := r.in
-	r.checks = boundChecks(r.checks) // SPEC §7.1: nothing agents write makes the result too large
-	binding := make([]Check, 0, len(r.checks))
+func (pass *Pass) result(profile vocab.Profile, stopped map[int]string) *Result {
+	in := pass.in
+	pass.checks = boundChecks(pass.checks) // SPEC §7.1: nothing agents write makes the result too large
+	binding := make([]Check, 0, len(pass.checks))
 	var advisoryCauses []Cause
-	for _, c := range r.checks {
+	for _, c := range pass.checks {
 		if !c.Advisory {
 			binding = append(binding, c)
 			continue
@@ -468,12 +479,12 @@ func (r *run) result(profile vocab.Profile, stopped map[int]string) *Result {
 		}
 	}
 	res := &Result{
-		RunID: r.opts.RunID, MissionID: in.Mission, TaskID: in.Task, GateProfile: profile, Checks: r.checks,
-		RubricScores: r.rubric, BlockingDimensions: r.blockingDims, EvalRuns: r.evalRuns,
-		StubCount: r.stubCount, StubCap: r.stubCap, Head: r.head,
-		StartedAt: record.Timestamp(r.opts.Now), DryRun: r.opts.DryRun,
+		RunID: pass.opts.RunID, MissionID: in.Mission, TaskID: in.Task, GateProfile: profile, Checks: pass.checks,
+		RubricScores: pass.rubric, BlockingDimensions: pass.blockingDims, EvalRuns: pass.evalRuns,
+		StubCount: pass.stubCount, StubCap: pass.stubCap, Head: pass.head,
+		StartedAt: record.Timestamp(pass.opts.Now), DryRun: pass.opts.DryRun,
 		RulesSHA256: in.RulesSHA256, AdvisoryCauses: advisoryCauses,
-		ClaimsContradicted: r.shownContradictions(), claimTally: contradictionTally(r.contradictions),
+		ClaimsContradicted: pass.shownContradictions(), claimTally: contradictionTally(pass.contradictions),
 	}
 	if res.Checks == nil {
 		res.Checks = []Check{}
@@ -489,12 +500,12 @@ func (r *run) result(profile vocab.Profile, stopped map[int]string) *Result {
 	}
 	if in.Contract != nil {
 		res.BaseSnapshot = in.Contract.BaseSnapshot
-		if r.base != "" {
-			res.BaseSnapshot = r.base
+		if pass.base != "" {
+			res.BaseSnapshot = pass.base
 		}
 	}
 	fold(res, binding, stopped)
-	res.InputsSHA256 = inputsDigest(in, r.head)
+	res.InputsSHA256 = inputsDigest(in, pass.head)
 	return res
 }
 

@@ -43,25 +43,25 @@ type holdoutFile struct {
 }
 
 // holdout runs the held-out checks, when the policy names some, after the rest of tier 1 passed.
-func (r *run) holdout(ctx context.Context, profile vocab.Profile, mark int) {
-	h := r.in.Policy.Holdout
+func (pass *Pass) holdout(ctx context.Context, profile vocab.Profile, mark int) {
+	h := pass.in.Policy.Holdout
 	if len(h.Commands) == 0 || profile != vocab.ImplementationChange {
 		return
 	}
-	if notPassedSince(r.checks, mark) {
-		r.checks = append(r.checks, skippedCheck(1, "holdout", holdoutText, "not run: tier 1 failed"))
+	if notPassedSince(pass.checks, mark) {
+		pass.checks = append(pass.checks, skippedCheck(1, "holdout", holdoutText, "not run: tier 1 failed"))
 		return
 	}
-	ch := r.runHoldout(ctx)
+	ch := pass.runHoldout(ctx)
 	if ctx.Err() != nil {
 		return
 	}
-	r.checks = append(r.checks, ch)
+	pass.checks = append(pass.checks, ch)
 	// The held-out commands run the work's code, which could copy the held-out files into the
 	// project while they are laid out: the project must be as the head left it.
-	if r.haveBase && !r.wtDirty && r.repo != nil {
-		if c := r.afterCode(1, "worktree_after_holdout", "the held-out commands leave the working tree at the integration head", "the held-out commands"); c != nil {
-			r.checks = append(r.checks, *c)
+	if pass.haveBase && !pass.wtDirty && pass.repo != nil {
+		if c := pass.afterCode(1, "worktree_after_holdout", "the held-out commands leave the working tree at the integration head", "the held-out commands"); c != nil {
+			pass.checks = append(pass.checks, *c)
 		}
 	}
 }
@@ -71,18 +71,18 @@ func holdoutError(ev string) Check {
 	return failCheck(1, "holdout", holdoutText, ev, StatusError, vocab.CauseHoldoutFailed)
 }
 
-func (r *run) runHoldout(ctx context.Context) Check {
-	h := r.in.Policy.Holdout
-	if r.repo == nil || r.head == "" {
+func (pass *Pass) runHoldout(ctx context.Context) Check {
+	h := pass.in.Policy.Holdout
+	if pass.repo == nil || pass.head == "" {
 		return holdoutError("no head commit to check out: the held-out checks cannot run")
 	}
 	var files []holdoutFile
 	var err error
 	switch {
 	case h.Dir != "":
-		files, err = r.readHoldoutDir(h.Dir)
+		files, err = pass.readHoldoutDir(h.Dir)
 	default:
-		if r.insideProject(h.Repo) {
+		if pass.insideProject(h.Repo) {
 			err = fmt.Errorf("the holdout repository %s is inside the project or its repository (or holds it), where the agents can read and write it", h.Repo)
 		} else {
 			err = git.ReadTreeFiles(h.Repo, h.Ref, maxHoldoutFiles, maxHoldoutBytes, func(p string, exec bool, data []byte) {
@@ -93,13 +93,13 @@ func (r *run) runHoldout(ctx context.Context) Check {
 	if err != nil {
 		return holdoutError("cannot read the held-out files: " + err.Error())
 	}
-	co, err := r.repo.Checkout(r.head)
+	co, err := pass.repo.Checkout(pass.head)
 	if err != nil {
-		c := gitFailCheck(1, "holdout", holdoutText, fmt.Sprintf("cannot check out the head %s for the held-out checks: %v", short(r.head), err), err, StatusError, vocab.CauseHoldoutFailed)
+		c := gitFailCheck(1, "holdout", holdoutText, fmt.Sprintf("cannot check out the head %s for the held-out checks: %v", short(pass.head), err), err, StatusError, vocab.CauseHoldoutFailed)
 		return c
 	}
 	defer func() { _ = git.RemoveCheckout(co.Dir) }()
-	dir := filepath.Join(co.Dir, filepath.FromSlash(r.projectPrefix()))
+	dir := filepath.Join(co.Dir, filepath.FromSlash(pass.projectPrefix()))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return holdoutError("cannot make the checkout of the head: " + err.Error())
 	}
@@ -118,28 +118,28 @@ func (r *run) runHoldout(ctx context.Context) Check {
 			replaced++
 		}
 	}
-	if u := r.exec.runAs; u != nil {
+	if u := pass.exec.runAs; u != nil {
 		if err := chownTree(co.Dir, u.UID, u.GID); err != nil {
 			return holdoutError(fmt.Sprintf("cannot give the checkout to eval_user %s: %v", u, err))
 		}
 	}
-	logRoot, logDir, logNote := r.holdoutLogs()
+	logRoot, logDir, logNote := pass.holdoutLogs()
 	if logRoot != nil {
 		defer logRoot.Close()
 	}
 	timeout := h.Timeout
 	if timeout <= 0 {
-		timeout = r.defaultTimeout()
+		timeout = pass.defaultTimeout()
 	}
 	// No progress: the terminal is read by the agents too.
 	checks, runs, _ := tier1(ctx, tier1Input{
 		Commands: h.Commands, DefaultTimeout: timeout, ProjectDir: dir, Root: root,
-		LogRoot: logRoot, LogDirName: logDir, TailBytes: r.in.Policy.OutputTailBytes, RunAs: r.exec.runAs,
+		LogRoot: logRoot, LogDirName: logDir, TailBytes: pass.in.Policy.OutputTailBytes, RunAs: pass.exec.runAs, Start: pass.env.Start,
 	})
 	if ctx.Err() != nil {
 		return holdoutError("interrupted")
 	}
-	what := fmt.Sprintf("%d held-out files laid over a checkout of %s (%d of them replacing the work's)", len(files), short(r.head), replaced)
+	what := fmt.Sprintf("%d held-out files laid over a checkout of %s (%d of them replacing the work's)", len(files), short(pass.head), replaced)
 	for i, c := range checks {
 		if c.Status == StatusPass || i >= len(runs) {
 			continue
@@ -203,15 +203,15 @@ func holdoutTests(run EvalRun) string {
 }
 
 // insideProject reports whether p is inside the project or its repository, or holds either.
-func (r *run) insideProject(p string) bool {
-	return insideAny(p, r.projectDirs())
+func (pass *Pass) insideProject(p string) bool {
+	return insideAny(p, pass.projectDirs())
 }
 
 // projectDirs are the directories the agents write: the project and its repository's top.
-func (r *run) projectDirs() []string {
-	dirs := []string{r.in.ProjectDir}
-	if r.repo != nil {
-		dirs = append(dirs, r.repo.Top())
+func (pass *Pass) projectDirs() []string {
+	dirs := []string{pass.in.ProjectDir}
+	if pass.repo != nil {
+		dirs = append(dirs, pass.repo.Top())
 	}
 	return dirs
 }
@@ -236,12 +236,12 @@ func within(p, d string) bool {
 
 // readHoldoutDir reads every file of the holdout directory, bounded: a symbolic link or a special
 // file in it is refused (nothing is followed out of it), and so is a directory inside the project.
-func (r *run) readHoldoutDir(dir string) ([]holdoutFile, error) {
-	return r.readHoldoutDirIn(dir, r.projectDirs())
+func (pass *Pass) readHoldoutDir(dir string) ([]holdoutFile, error) {
+	return pass.readHoldoutDirIn(dir, pass.projectDirs())
 }
 
 // readHoldoutDirIn is readHoldoutDir with the directories the agents write.
-func (r *run) readHoldoutDirIn(dir string, agents []string) ([]holdoutFile, error) {
+func (pass *Pass) readHoldoutDirIn(dir string, agents []string) ([]holdoutFile, error) {
 	if !filepath.IsAbs(dir) {
 		return nil, fmt.Errorf("the holdout dir %s is not absolute", dir)
 	}
@@ -338,8 +338,8 @@ func overlay(root *os.Root, f holdoutFile) (bool, error) {
 // holdoutLogs opens the directory the held-out commands' logs go to, outside the project: under
 // GEAS_HOLDOUT_LOGS, else the user cache directory. A run that writes nothing (a dry run, a
 // re-check) keeps no logs. note says where they are, or why there are none.
-func (r *run) holdoutLogs() (*os.Root, string, string) {
-	if r.opts.LogRoot == nil || r.opts.DryRun || r.opts.Verify {
+func (pass *Pass) holdoutLogs() (*os.Root, string, string) {
+	if pass.opts.LogRoot == nil || pass.opts.DryRun || pass.opts.Verify {
 		return nil, "", "no logs kept (a run that writes nothing)"
 	}
 	base := os.Getenv(HoldoutLogsEnv)
@@ -350,10 +350,10 @@ func (r *run) holdoutLogs() (*os.Root, string, string) {
 		}
 		base = filepath.Join(c, "geas", "holdout-logs")
 	}
-	if !filepath.IsAbs(base) || r.insideProject(base) {
+	if !filepath.IsAbs(base) || pass.insideProject(base) {
 		return nil, "", fmt.Sprintf("no logs kept: %s is not an absolute directory outside the project", base)
 	}
-	dir := filepath.Join(base, fmt.Sprintf("%s-%s-%s-%d", r.in.Mission, r.in.Task, r.opts.RunID, time.Now().UnixNano()))
+	dir := filepath.Join(base, fmt.Sprintf("%s-%s-%s-%d", pass.in.Mission, pass.in.Task, pass.opts.RunID, time.Now().UnixNano()))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, "", "no logs kept: " + err.Error()
 	}

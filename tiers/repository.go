@@ -38,15 +38,15 @@ const maxCorruptNamed = 5
 // abbreviation's candidates, the policy at the base, a stale-evidence check) must not let the
 // forgery go unreported. Nothing is added when the repository was never read or nothing was
 // found.
-func (r *run) repositoryIntact() {
-	repo := r.repo
+func (pass *Pass) repositoryIntact() {
+	repo := pass.repo
 	if repo == nil {
-		repo = r.in.repo
+		repo = pass.in.repo
 	}
 	if repo == nil || len(repo.Corrupt()) == 0 {
 		return
 	}
-	for _, c := range r.checks {
+	for _, c := range pass.checks {
 		if c.Code == vocab.CauseRepositoryCorrupt && !c.Advisory {
 			return
 		}
@@ -61,5 +61,5 @@ func (r *run) repositoryIntact() {
 		named = named[:maxCorruptNamed]
 	}
 	text := "every git object the run read hashes to its id, and every commit-graph path it used is the commit objects'"
-	r.checks = append(r.checks, failCheck(0, "repository_intact", text, strings.Join(named, "; ")+more, StatusError, vocab.CauseRepositoryCorrupt))
+	pass.checks = append(pass.checks, failCheck(0, "repository_intact", text, strings.Join(named, "; ")+more, StatusError, vocab.CauseRepositoryCorrupt))
 }

@@ -36,7 +36,7 @@ func TestACorruptObjectNoCheckReportedIsStillAnError(t *testing.T) {
 		t.Cleanup(func() { _ = repo.Close() })
 		return repo
 	}
-	r := &run{in: &Input{}, repo: open()}
+	r := &Pass{in: &Input{}, repo: open()}
 	_, _, err := r.repo.ReadFileAt(head, "notes.txt", 1<<20)
 	require.NoError(t, err)
 	r.repositoryIntact()
@@ -51,7 +51,7 @@ func TestACorruptObjectNoCheckReportedIsStillAnError(t *testing.T) {
 	require.NoError(t, os.Chmod(path, 0o644))
 	require.NoError(t, os.WriteFile(path, z.Bytes(), 0o444))
 
-	r = &run{in: &Input{}, repo: open()}
+	r = &Pass{in: &Input{}, repo: open()}
 	_, _, _ = r.repo.ReadFileAt(head, "notes.txt", 1<<20) // the error, swallowed
 	r.repositoryIntact()
 	require.Len(t, r.checks, 1)

@@ -15,12 +15,12 @@ const budgetText = "the retry budget is not spent: a task whose budget is 0 re-e
 // budget_grant entry, which raises the latest budget above 0, does. It is not computed over a
 // history that does not verify (that run is history_tampered), nor for geas gate verify, which
 // re-checks a pass and spends nothing.
-func (r *run) budgetCheck(add func(Check)) {
-	in := r.in
-	if in.Record == nil || in.Contract == nil || r.opts.Verify {
+func (pass *Pass) budgetCheck(add func(Check)) {
+	in := pass.in
+	if in.Record == nil || in.Contract == nil || pass.opts.Verify {
 		return
 	}
-	if historyTampered(r.checks) {
+	if historyTampered(pass.checks) {
 		add(skippedCheck(0, "budget", budgetText, "not computed: the gate history does not verify"))
 		return
 	}

@@ -16,8 +16,8 @@ const historyText = "the gate history verifies (hash chain, HMAC when GEAS_GATE_
 // history only when that history verifies. When it does not, the run is an error, nothing is
 // appended and no budget is computed (see Budget and Apply), until an authority resets the
 // history with geas task history reset.
-func (r *run) historyCheck(add func(Check)) {
-	in := r.in
+func (pass *Pass) historyCheck(add func(Check)) {
+	in := pass.in
 	if in.Record == nil {
 		return // record_valid already errors: there is no history to judge
 	}

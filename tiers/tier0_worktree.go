@@ -21,8 +21,8 @@ const maxNamedFiles = 20
 // oneCommit runs the tier-0 checks of invariant 7 (SPEC §5.1) after baseline: empty_change and
 // worktree_mismatch, or, with eval_checkout isolated, the checkout of the head that tier 1 and
 // the detectors then run in.
-func (r *run) oneCommit(add func(Check)) {
-	c := r.in.Contract
+func (pass *Pass) oneCommit(add func(Check)) {
+	c := pass.in.Contract
 	const emptyText = "the change is not empty: the base differs from the integration head"
 	const wtText = "the working tree is the integration head"
 	if c.GateProfile != vocab.ImplementationChange && c.BaseSnapshot == "" {
@@ -30,39 +30,39 @@ func (r *run) oneCommit(add func(Check)) {
 		add(skippedCheck(0, "worktree", wtText, why))
 		return
 	}
-	if !r.haveBase {
+	if !pass.haveBase {
 		return // baseline did not pass, and says why; there is no commit to compare with
 	}
-	headName := r.headName()
+	headName := pass.headName()
 	if c.GateProfile == vocab.ImplementationChange {
-		if ch := r.emptyChange(emptyText, headName); ch != nil {
+		if ch := pass.emptyChange(emptyText, headName); ch != nil {
 			add(*ch)
 		}
 	}
 	// A re-check of a pass (geas gate verify, re-gating a finished task, the hook) always judges
 	// the commit the pass named in a checkout of its own: the working tree has moved on with the
 	// mission's later work, and the pass is about that commit, not about what HEAD is now.
-	if r.in.Policy.EvalCheckout == EvalCheckoutIsolated || r.opts.Verify {
+	if pass.in.Policy.EvalCheckout == EvalCheckoutIsolated || pass.opts.Verify {
 		why := "eval_checkout is isolated"
-		if r.opts.Verify {
+		if pass.opts.Verify {
 			why = "a re-check of a pass"
 		}
-		if err := r.makeCheckout(); err != nil {
-			add(gitFailCheck(0, "worktree", wtText, fmt.Sprintf("%s: cannot check out %s: %v", why, short(r.head), err), err, StatusError, vocab.CauseCheckoutFailed))
+		if err := pass.makeCheckout(); err != nil {
+			add(gitFailCheck(0, "worktree", wtText, fmt.Sprintf("%s: cannot check out %s: %v", why, short(pass.head), err), err, StatusError, vocab.CauseCheckoutFailed))
 			return
 		}
-		add(skippedCheck(0, "worktree", wtText, fmt.Sprintf("%s: tier 1 and the detectors run in a checkout of %s (%s) made for this run, so the working tree is not compared", why, short(r.head), headName)))
+		add(skippedCheck(0, "worktree", wtText, fmt.Sprintf("%s: tier 1 and the detectors run in a checkout of %s (%s) made for this run, so the working tree is not compared", why, short(pass.head), headName)))
 		return
 	}
-	if ch := r.worktreeCheck(0, "worktree", wtText, headName, ""); ch != nil {
+	if ch := pass.worktreeCheck(0, "worktree", wtText, headName, ""); ch != nil {
 		add(*ch)
 	}
 }
 
 // headName says where the integration head came from.
-func (r *run) headName() string {
-	if r.in.Record != nil {
-		if integ, ok := r.in.Record.Integration(); ok && integ.Commit != "" {
+func (pass *Pass) headName() string {
+	if pass.in.Record != nil {
+		if integ, ok := pass.in.Record.Integration(); ok && integ.Commit != "" {
 			return "integration.commit " + integ.Commit
 		}
 	}
@@ -71,15 +71,15 @@ func (r *run) headName() string {
 
 // emptyChange is the empty_change check: an implementation_change whose head is its base, or whose
 // diff holds nothing but bookkeeping files, changed nothing that could be judged.
-func (r *run) emptyChange(text, headName string) *Check {
-	base := fmt.Sprintf("base %s (base_snapshot %s)", short(r.base), r.in.Contract.BaseSnapshot)
-	if r.base == r.head {
-		ch := failCheck(0, "empty_change", text, fmt.Sprintf("%s is the integration head %s (%s): the diff is empty, there is no change to judge", base, short(r.head), headName), StatusBlock, vocab.CauseEmptyChange)
+func (pass *Pass) emptyChange(text, headName string) *Check {
+	base := fmt.Sprintf("base %s (base_snapshot %s)", short(pass.base), pass.in.Contract.BaseSnapshot)
+	if pass.base == pass.head {
+		ch := failCheck(0, "empty_change", text, fmt.Sprintf("%s is the integration head %s (%s): the diff is empty, there is no change to judge", base, short(pass.head), headName), StatusBlock, vocab.CauseEmptyChange)
 		return &ch
 	}
-	files, err := r.repo.ChangedFiles(r.base, r.head)
+	files, err := pass.repo.ChangedFiles(pass.base, pass.head)
 	if err != nil {
-		ch := gitFailCheck(0, "empty_change", text, fmt.Sprintf("diff %s..%s: %v", short(r.base), short(r.head), err), err, StatusError, vocab.CauseBaselineMismatch)
+		ch := gitFailCheck(0, "empty_change", text, fmt.Sprintf("diff %s..%s: %v", short(pass.base), short(pass.head), err), err, StatusError, vocab.CauseBaselineMismatch)
 		return &ch
 	}
 	var work []string
@@ -90,13 +90,13 @@ func (r *run) emptyChange(text, headName string) *Check {
 	}
 	switch {
 	case len(files) == 0:
-		ch := failCheck(0, "empty_change", text, fmt.Sprintf("%s and the integration head %s (%s) have the same tree: the diff is empty", base, short(r.head), headName), StatusBlock, vocab.CauseEmptyChange)
+		ch := failCheck(0, "empty_change", text, fmt.Sprintf("%s and the integration head %s (%s) have the same tree: the diff is empty", base, short(pass.head), headName), StatusBlock, vocab.CauseEmptyChange)
 		return &ch
 	case len(work) == 0:
-		ch := failCheck(0, "empty_change", text, fmt.Sprintf("%s..%s changes only bookkeeping files (%s): nothing of the work is in the diff", short(r.base), short(r.head), joinLimited(files, 10)), StatusBlock, vocab.CauseEmptyChange)
+		ch := failCheck(0, "empty_change", text, fmt.Sprintf("%s..%s changes only bookkeeping files (%s): nothing of the work is in the diff", short(pass.base), short(pass.head), joinLimited(files, 10)), StatusBlock, vocab.CauseEmptyChange)
 		return &ch
 	}
-	ch := passCheck(0, "empty_change", text, fmt.Sprintf("%s..%s changes %d files", short(r.base), short(r.head), len(work)))
+	ch := passCheck(0, "empty_change", text, fmt.Sprintf("%s..%s changes %d files", short(pass.base), short(pass.head), len(work)))
 	return &ch
 }
 
@@ -113,32 +113,32 @@ func isBookkeeping(p string) bool {
 // worktreeCheck compares the working tree with the head. after names the eval command that ran
 // just before ("" before tier 1). It returns nil when nothing is to be said (after tier 1, a
 // clean tree).
-func (r *run) worktreeCheck(tier int, name, text, headName, after string) *Check {
-	prefix := r.projectPrefix()
+func (pass *Pass) worktreeCheck(tier int, name, text, headName, after string) *Check {
+	prefix := pass.projectPrefix()
 	exempt := make([]string, len(bookkeepingPaths))
 	for i, b := range bookkeepingPaths {
 		exempt[i] = prefix + b
 	}
-	rep, err := r.repo.CheckWorktree(r.head, exempt)
+	rep, err := pass.repo.CheckWorktree(pass.head, exempt)
 	if err != nil {
 		ch := gitFailCheck(tier, name, text, "cannot compare the working tree: "+err.Error(), err, StatusError, vocab.CauseWorktreeMismatch)
 		return &ch
 	}
-	if rep.Clean(r.head) {
+	if rep.Clean(pass.head) {
 		if after != "" {
 			return nil
 		}
-		ch := passCheck(tier, name, text, fmt.Sprintf("HEAD is %s (%s); the %d tracked files outside the bookkeeping paths match it (%d hashed) and no untracked file is outside the ignore rules", short(r.head), headName, rep.Entries, rep.Hashed))
+		ch := passCheck(tier, name, text, fmt.Sprintf("HEAD is %s (%s); the %d tracked files outside the bookkeeping paths match it (%d hashed) and no untracked file is outside the ignore rules", short(pass.head), headName, rep.Entries, rep.Hashed))
 		return &ch
 	}
 	var parts []string
 	switch {
 	case rep.HEADErr != "":
-		parts = append(parts, fmt.Sprintf("HEAD does not resolve (%s), the integration head is %s (%s)", rep.HEADErr, short(r.head), headName))
-	case rep.HEAD != r.head:
-		parts = append(parts, fmt.Sprintf("HEAD is %s, the integration head is %s (%s)", short(rep.HEAD), short(r.head), headName))
+		parts = append(parts, fmt.Sprintf("HEAD does not resolve (%s), the integration head is %s (%s)", rep.HEADErr, short(pass.head), headName))
+	case rep.HEAD != pass.head:
+		parts = append(parts, fmt.Sprintf("HEAD is %s, the integration head is %s (%s)", short(rep.HEAD), short(pass.head), headName))
 	default:
-		parts = append(parts, fmt.Sprintf("HEAD is the integration head %s (%s)", short(r.head), headName))
+		parts = append(parts, fmt.Sprintf("HEAD is the integration head %s (%s)", short(pass.head), headName))
 	}
 	if n := len(rep.Paths); n > 0 {
 		named := rep.Paths
@@ -168,8 +168,8 @@ func (r *run) worktreeCheck(tier int, name, text, headName, after string) *Check
 
 // projectPrefix is the project root relative to the repository's top directory, with a trailing
 // slash ("" when they are the same directory).
-func (r *run) projectPrefix() string {
-	top, dir := evalDir(r.repo.Top()), evalDir(r.in.ProjectDir)
+func (pass *Pass) projectPrefix() string {
+	top, dir := evalDir(pass.repo.Top()), evalDir(pass.in.ProjectDir)
 	rel, err := filepath.Rel(top, dir)
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
 		return ""
@@ -191,12 +191,12 @@ func evalDir(p string) string {
 // In an isolated checkout the same holds for the checkout: it is compared with the stat data the
 // gate recorded when it wrote it, so an eval command cannot rewrite what the detectors read there
 // either.
-func (r *run) afterEval(n int, command string) *Check {
-	if !r.haveBase || r.wtDirty || r.repo == nil {
+func (pass *Pass) afterEval(n int, command string) *Check {
+	if !pass.haveBase || pass.wtDirty || pass.repo == nil {
 		return nil
 	}
 	const name, text = "worktree_after_eval", "the eval commands leave the working tree at the integration head"
-	return r.afterCode(1, name, text, fmt.Sprintf("eval command %d `%s`", n, command))
+	return pass.afterCode(1, name, text, fmt.Sprintf("eval command %d `%s`", n, command))
 }
 
 // afterDetector is called by part A after a script detector ran: a script detector runs code
@@ -204,32 +204,32 @@ func (r *run) afterEval(n int, command string) *Check {
 // tracked file, or left an untracked one, makes the run worktree_mismatch, naming it; the
 // detectors after it that read files or run code are not run (readsTree). It returns the check
 // once, for the first detector that changed the tree.
-func (r *run) afterDetector(label, command string) *Check {
-	if !r.haveBase || r.wtDirty || r.repo == nil {
+func (pass *Pass) afterDetector(label, command string) *Check {
+	if !pass.haveBase || pass.wtDirty || pass.repo == nil {
 		return nil
 	}
 	const name, text = "worktree_after_detector", "the script detectors leave the working tree at the integration head"
-	return r.afterCode(2, name, text, fmt.Sprintf("the script detector of %s `%s`", label, command))
+	return pass.afterCode(2, name, text, fmt.Sprintf("the script detector of %s `%s`", label, command))
 }
 
 // afterCode compares the working tree (or the isolated checkout) with the head after code ran;
 // after names what ran. It sets wtDirty when the tree changed.
-func (r *run) afterCode(tier int, name, text, after string) *Check {
+func (pass *Pass) afterCode(tier int, name, text, after string) *Check {
 	var ch *Check
-	if r.co != nil {
-		ch = r.checkoutCheck(tier, name, text, after)
+	if pass.co != nil {
+		ch = pass.checkoutCheck(tier, name, text, after)
 	} else {
-		ch = r.worktreeCheck(tier, name, text, r.headName(), after)
+		ch = pass.worktreeCheck(tier, name, text, pass.headName(), after)
 	}
 	if ch != nil {
-		r.wtDirty, r.wtChangedBy = true, after
+		pass.wtDirty, pass.wtChangedBy = true, after
 	}
 	return ch
 }
 
 // checkoutCheck compares the isolated checkout with what the gate wrote.
-func (r *run) checkoutCheck(tier int, name, text, after string) *Check {
-	paths, err := r.co.Changed()
+func (pass *Pass) checkoutCheck(tier int, name, text, after string) *Check {
+	paths, err := pass.co.Changed()
 	if err != nil {
 		ch := failCheck(tier, name, text, "cannot compare the isolated checkout: "+err.Error(), StatusError, vocab.CauseWorktreeMismatch)
 		return &ch
@@ -242,39 +242,39 @@ func (r *run) checkoutCheck(tier int, name, text, after string) *Check {
 	if len(paths) > maxNamedFiles {
 		list += fmt.Sprintf(" and %d more", len(paths)-maxNamedFiles)
 	}
-	ch := failCheck(tier, name, text, fmt.Sprintf("%s changed the isolated checkout of %s: %d files differ from it: %s", after, short(r.head), len(paths), list), StatusBlock, vocab.CauseWorktreeMismatch)
+	ch := failCheck(tier, name, text, fmt.Sprintf("%s changed the isolated checkout of %s: %d files differ from it: %s", after, short(pass.head), len(paths), list), StatusBlock, vocab.CauseWorktreeMismatch)
 	return &ch
 }
 
 // workDir is where tier 1 and the detectors run: the isolated checkout, or the project root.
-func (r *run) workDir() string {
-	if r.checkout != "" {
-		return r.checkout
+func (pass *Pass) workDir() string {
+	if pass.checkout != "" {
+		return pass.checkout
 	}
-	return r.in.ProjectDir
+	return pass.in.ProjectDir
 }
 
 // workRoot is workDir opened as a root.
-func (r *run) workRoot() *os.Root {
-	if r.checkoutRoot != nil {
-		return r.checkoutRoot
+func (pass *Pass) workRoot() *os.Root {
+	if pass.checkoutRoot != nil {
+		return pass.checkoutRoot
 	}
-	return r.in.Root
+	return pass.in.Root
 }
 
 // makeCheckout checks the head out into a temporary directory for tier 1 and the detectors; the
 // project root is at the same place inside it as in the repository.
-func (r *run) makeCheckout() error {
-	co, err := r.repo.Checkout(r.head)
+func (pass *Pass) makeCheckout() error {
+	co, err := pass.repo.Checkout(pass.head)
 	if err != nil {
 		return err
 	}
-	r.co, r.checkoutTop = co, co.Dir
-	dir := filepath.Join(co.Dir, filepath.FromSlash(r.projectPrefix()))
+	pass.co, pass.checkoutTop = co, co.Dir
+	dir := filepath.Join(co.Dir, filepath.FromSlash(pass.projectPrefix()))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if u := r.exec.runAs; u != nil {
+	if u := pass.exec.runAs; u != nil {
 		// The checkout is the gate's own copy, made for this run: the eval user gets it, as the
 		// agents have the working tree (the gate changes no permission in the project itself).
 		if err := chownTree(co.Dir, u.UID, u.GID); err != nil {
@@ -285,7 +285,7 @@ func (r *run) makeCheckout() error {
 	if err != nil {
 		return err
 	}
-	r.checkout, r.checkoutRoot = dir, root
+	pass.checkout, pass.checkoutRoot = dir, root
 	return nil
 }
 
@@ -300,13 +300,13 @@ func chownTree(dir string, uid, gid uint32) error {
 }
 
 // removeCheckout removes the isolated checkout, if the run made one.
-func (r *run) removeCheckout() {
-	if r.checkoutRoot != nil {
-		_ = r.checkoutRoot.Close()
-		r.checkoutRoot = nil
+func (pass *Pass) removeCheckout() {
+	if pass.checkoutRoot != nil {
+		_ = pass.checkoutRoot.Close()
+		pass.checkoutRoot = nil
 	}
-	if r.checkoutTop != "" {
-		_ = git.RemoveCheckout(r.checkoutTop)
-		r.checkoutTop, r.checkout, r.co = "", "", nil
+	if pass.checkoutTop != "" {
+		_ = git.RemoveCheckout(pass.checkoutTop)
+		pass.checkoutTop, pass.checkout, pass.co = "", "", nil
 	}
 }

@@ -35,6 +35,8 @@ type tier1Input struct {
 	ClaimedPass    []string   // tester evidence files that claim the build/tests pass; used in evidence text
 	Progress       Progress   // live output, or nil
 	RunAs          *proc.User // the policy's eval_user, or nil for the gate's own user
+	// Start runs each command (Env.Start); nil runs it through internal/proc.
+	Start func(context.Context, proc.Spec) proc.Result
 	// After, when set, is called after each command that passed; a check it returns is added
 	// and stops the commands (the working-tree check of SPEC §5.1).
 	After func(n int, command string) *Check
@@ -87,7 +89,7 @@ func tier1(ctx context.Context, in tier1Input) (checks []Check, runs []EvalRun, 
 		}
 		before := in.resultsBefore(ec.Results)
 		started := time.Now()
-		run := runProcess(ctx, spec, in.Progress, stream)
+		run := runProcess(ctx, in.Start, spec, in.Progress, stream)
 		var tests *tier1Tests
 		if ec.Results != nil && ctx.Err() == nil && run.Status != StatusError {
 			tests = in.readResults(ec.Results, stream, before, started, time.Now())
@@ -224,10 +226,13 @@ func (in tier1Input) spec(n int, ec contract.EvalCommand) (proc.Spec, error) {
 	return spec, nil
 }
 
-// runProcess runs spec through proc with the signing key withheld from the child (SPEC §9);
-// progress, when set, brackets the run and receives its output as it arrives, and so does
-// results, the reader of the test results a command declares in its output.
-func runProcess(ctx context.Context, spec proc.Spec, progress Progress, results testresults.Stream) EvalRun {
+// runProcess runs spec through start (nil: internal/proc) with the signing key withheld from the
+// child (SPEC §9); progress, when set, brackets the run and receives its output as it arrives, and
+// so does results, the reader of the test results a command declares in its output.
+func runProcess(ctx context.Context, start func(context.Context, proc.Spec) proc.Result, spec proc.Spec, progress Progress, results testresults.Stream) EvalRun {
+	if start == nil {
+		start = proc.Run
+	}
 	spec.Withhold = []string{record.SigningKeyEnv, record.SigningKeyFileEnv}
 	if progress != nil {
 		progress.Start(spec.Label)
@@ -240,7 +245,7 @@ func runProcess(ctx context.Context, spec proc.Spec, progress Progress, results 
 	case results != nil:
 		spec.Output = results
 	}
-	r := proc.Run(ctx, spec)
+	r := start(ctx, spec)
 	run := EvalRun{
 		Command: r.Command, Status: Status(r.Status), ExitCode: r.ExitCode, DurationMS: r.DurationMS,
 		OutputTail: r.OutputTail, OutputSHA256: r.OutputSHA256, OutputBytes: r.OutputBytes, Log: r.Log,

@@ -29,38 +29,38 @@ type boundJudgment struct {
 // The detectors run first, in criterion order: a detector that fails contradicts every independent
 // file that claims the criterion passed, and a contradicted file's entries do not count for the
 // criteria judged by evidence (SPEC §5.2a.7). The checks are listed in criterion order.
-func (r *run) partA(ctx context.Context) {
-	warns := r.bindCriteria()
-	crs := r.in.Contract.AcceptanceCriteria
+func (pass *Pass) partA(ctx context.Context) {
+	warns := pass.bindCriteria()
+	crs := pass.in.Contract.AcceptanceCriteria
 	byCriterion := make([][]Check, len(crs))
 	for i, cr := range crs {
 		idx := i + 1
 		if cr.Check == nil {
 			continue
 		}
-		if r.wtDirty && readsTree(cr.Check.Type) {
+		if pass.wtDirty && readsTree(cr.Check.Type) {
 			byCriterion[i] = []Check{skippedCheck(2, "criterion:"+criterionLabel(idx, cr),
 				fmt.Sprintf("%s %q: %s detector", criterionLabel(idx, cr), cr.Criterion, cr.Check.Type),
-				"not run: "+r.wtChangedBy+" changed the working tree, so what this detector reads is not the commit's")}
+				"not run: "+pass.wtChangedBy+" changed the working tree, so what this detector reads is not the commit's")}
 			continue
 		}
-		c, dw := r.detect(ctx, idx, cr)
-		r.contradictByDetector(idx, cr, c)
+		c, dw := pass.detect(ctx, idx, cr)
+		pass.contradictByDetector(idx, cr, c)
 		byCriterion[i] = append([]Check{c}, dw...)
 		if cr.Check.Type == contract.DetectScript {
-			if ch := r.afterDetector(criterionLabel(idx, cr), scriptLabel(cr.Check)); ch != nil {
+			if ch := pass.afterDetector(criterionLabel(idx, cr), scriptLabel(cr.Check)); ch != nil {
 				byCriterion[i] = append(byCriterion[i], *ch)
 			}
 		}
 	}
 	for i, cr := range crs {
 		if cr.Check == nil {
-			byCriterion[i] = []Check{r.criterionByEvidence(i+1, cr)}
+			byCriterion[i] = []Check{pass.criterionByEvidence(i+1, cr)}
 		}
-		r.checks = append(r.checks, byCriterion[i]...)
+		pass.checks = append(pass.checks, byCriterion[i]...)
 	}
-	r.checks = append(r.checks, warns...)
-	r.checks = append(r.checks, r.contradictionChecks(2)...)
+	pass.checks = append(pass.checks, warns...)
+	pass.checks = append(pass.checks, pass.contradictionChecks(2)...)
 }
 
 // readsTree reports whether a detector of type t reads the working tree or runs code in it: after
@@ -73,11 +73,11 @@ func readsTree(t string) bool {
 // bindCriteria binds every criteria_results entry and every judgment of every evidence file to
 // the criterion the rules of SPEC §5.3 A name, once per run, and returns an ambiguous_result
 // warning for each entry that one rule would bind to two criteria (it binds to none).
-func (r *run) bindCriteria() []Check {
-	crs := r.in.Contract.AcceptanceCriteria
+func (pass *Pass) bindCriteria() []Check {
+	crs := pass.in.Contract.AcceptanceCriteria
 	b := newBinder("AC", criteriaItems(crs))
-	r.boundResults = make([][]boundResult, len(crs))
-	r.boundJudgments = make([][]boundJudgment, len(crs))
+	pass.boundResults = make([][]boundResult, len(crs))
+	pass.boundJudgments = make([][]boundJudgment, len(crs))
 	label := func(i int) string { return criterionLabel(i+1, crs[i]) }
 	var warns []Check
 	ambiguous := func(e *evidence.Evidence, field string, k int, shown string, bd binding) {
@@ -85,12 +85,12 @@ func (r *run) bindCriteria() []Check {
 			"an evidence entry binds to at most one criterion",
 			fmt.Sprintf("%s %s[%d] %q: %s", e.Name, field, k, truncate(shown, 80), b.ambiguity(bd, label)), vocab.CauseAmbiguousResult))
 	}
-	for _, e := range r.in.Evidence {
+	for _, e := range pass.in.Evidence {
 		for k, res := range e.CriteriaResults {
 			bd := b.bind(res.ID, res.Criterion)
 			switch {
 			case bd.item >= 0:
-				r.boundResults[bd.item] = append(r.boundResults[bd.item], boundResult{e, res})
+				pass.boundResults[bd.item] = append(pass.boundResults[bd.item], boundResult{e, res})
 			case len(bd.ambiguous) > 0:
 				shown := res.Criterion
 				if res.ID != "" {
@@ -103,7 +103,7 @@ func (r *run) bindCriteria() []Check {
 			bd := b.bind("", j.Check)
 			switch {
 			case bd.item >= 0:
-				r.boundJudgments[bd.item] = append(r.boundJudgments[bd.item], boundJudgment{e, j})
+				pass.boundJudgments[bd.item] = append(pass.boundJudgments[bd.item], boundJudgment{e, j})
 			case len(bd.ambiguous) > 0:
 				ambiguous(e, "judgments", k, j.Check, bd)
 			}
@@ -112,14 +112,14 @@ func (r *run) bindCriteria() []Check {
 	return warns
 }
 
-func (r *run) criterionByEvidence(idx int, cr contract.Criterion) Check {
+func (pass *Pass) criterionByEvidence(idx int, cr contract.Criterion) Check {
 	label := criterionLabel(idx, cr)
 	name := "criterion:" + label
 	text := fmt.Sprintf("%s %q is confirmed by independent evidence", label, cr.Criterion)
 	var passed, failed, own, setAside []string
-	for _, br := range r.boundResults[idx-1] {
+	for _, br := range pass.boundResults[idx-1] {
 		e, res := br.e, br.res
-		if r.setAside[e] {
+		if pass.setAside[e] {
 			setAside = append(setAside, e.Name)
 			continue
 		}
@@ -132,7 +132,7 @@ func (r *run) criterionByEvidence(idx int, cr contract.Criterion) Check {
 			entry += " (" + oneLine(res.Details) + ")"
 		}
 		switch {
-		case r.isBuilder(e):
+		case pass.isBuilder(e):
 			own = append(own, entry)
 		case res.Passed:
 			passed = append(passed, entry)

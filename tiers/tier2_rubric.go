@@ -27,16 +27,16 @@ type RubricScore struct {
 var stubCapped = []string{"feature_completeness", "output_completeness"}
 
 // partD scores the rubric (SPEC §5.3 Part D) after confirming stubs.
-func (r *run) partD() {
-	stubs := r.stubs()
+func (pass *Pass) partD() {
+	stubs := pass.stubs()
 	confidence := 0
-	if sc, ok := r.in.Record.SelfCheck(); ok {
+	if sc, ok := pass.in.Record.SelfCheck(); ok {
 		confidence = sc.Confidence
 	}
-	for _, dim := range r.in.Contract.Rubric.Dimensions {
-		r.scoreDimension(dim, confidence, len(stubs))
+	for _, dim := range pass.in.Contract.Rubric.Dimensions {
+		pass.scoreDimension(dim, confidence, len(stubs))
 	}
-	r.checkStubCap(stubs)
+	pass.checkStubCap(stubs)
 }
 
 // dimensionScores is what the evidence says about one rubric dimension.
@@ -54,7 +54,7 @@ type dimensionScores struct {
 // scoreDimension checks one rubric dimension: the minimum of its independent evaluators' scores
 // reaches its threshold, raised by one when the self-check's confidence is 1 or 2; with stubs
 // confirmed (nStubs > 0) the completeness dimensions are capped at 2.
-func (r *run) scoreDimension(dim contract.Dimension, confidence, nStubs int) {
+func (pass *Pass) scoreDimension(dim contract.Dimension, confidence, nStubs int) {
 	name := "rubric:" + dim.Name
 	threshold := dim.Threshold
 	raised := ""
@@ -64,7 +64,7 @@ func (r *run) scoreDimension(dim contract.Dimension, confidence, nStubs int) {
 	}
 	evaluators := dim.Evaluators
 	if len(evaluators) == 0 {
-		evaluators = r.in.Policy.Evaluators[dim.Name]
+		evaluators = pass.in.Policy.Evaluators[dim.Name]
 	}
 	who := "any independent evaluator"
 	if len(evaluators) > 0 {
@@ -72,7 +72,7 @@ func (r *run) scoreDimension(dim contract.Dimension, confidence, nStubs int) {
 	}
 	text := fmt.Sprintf("%s scored by %s reaches threshold %d", dim.Name, who, threshold)
 
-	ds := r.collectScores(dim.Name, name, evaluators)
+	ds := pass.collectScores(dim.Name, name, evaluators)
 	note := ""
 	if len(ds.notes) > 0 {
 		note = "; " + strings.Join(ds.notes, "; ")
@@ -84,17 +84,17 @@ func (r *run) scoreDimension(dim contract.Dimension, confidence, nStubs int) {
 	case len(ds.files) == 0 && len(ds.setAside) > 0:
 		// A measurement of this run failed (it contradicted the evaluator): a fail, never the
 		// milder block that setting the evaluator aside would give.
-		r.blockingDims = append(r.blockingDims, dim.Name)
-		r.checks = append(r.checks, failCheck(2, name, text, fmt.Sprintf("no counted evidence from %s%s", who, note), StatusFail, vocab.CauseMissingReview))
+		pass.blockingDims = append(pass.blockingDims, dim.Name)
+		pass.checks = append(pass.checks, failCheck(2, name, text, fmt.Sprintf("no counted evidence from %s%s", who, note), StatusFail, vocab.CauseMissingReview))
 		return
 	case len(ds.refused) > 0:
-		r.checks = append(r.checks, failCheck(2, name, text, strings.Join(ds.refused, "; ")+note, StatusBlock, vocab.CauseJudgeNotIndependent))
+		pass.checks = append(pass.checks, failCheck(2, name, text, strings.Join(ds.refused, "; ")+note, StatusBlock, vocab.CauseJudgeNotIndependent))
 		return
 	case len(ds.files) == 0:
-		r.checks = append(r.checks, failCheck(2, name, text, fmt.Sprintf("no evidence from %s%s", who, note), StatusBlock, vocab.CauseMissingReview))
+		pass.checks = append(pass.checks, failCheck(2, name, text, fmt.Sprintf("no evidence from %s%s", who, note), StatusBlock, vocab.CauseMissingReview))
 		return
 	case !ds.have:
-		r.checks = append(r.checks, failCheck(2, name, text, fmt.Sprintf("%s gives no score for %s%s", strings.Join(ds.files, ", "), dim.Name, note), StatusBlock, vocab.CauseScoreMissing))
+		pass.checks = append(pass.checks, failCheck(2, name, text, fmt.Sprintf("%s gives no score for %s%s", strings.Join(ds.files, ", "), dim.Name, note), StatusBlock, vocab.CauseScoreMissing))
 		return
 	}
 	score := ds.score
@@ -104,24 +104,24 @@ func (r *run) scoreDimension(dim contract.Dimension, confidence, nStubs int) {
 		score = 2
 	}
 	passed := score >= float64(threshold)
-	r.rubric = append(r.rubric, RubricScore{Dimension: dim.Name, Score: score, Threshold: threshold, Passed: passed, Evaluators: ds.files})
+	pass.rubric = append(pass.rubric, RubricScore{Dimension: dim.Name, Score: score, Threshold: threshold, Passed: passed, Evaluators: ds.files})
 	ev := fmt.Sprintf("score %s (minimum of %s)%s", fmtNum(score), strings.Join(ds.scored, ", "), capNote)
 	if !passed {
-		r.blockingDims = append(r.blockingDims, dim.Name)
-		r.checks = append(r.checks, failCheck(2, name, text, fmt.Sprintf("score %s < threshold %d%s (minimum of %s)%s%s", fmtNum(score), threshold, raised, strings.Join(ds.scored, ", "), capNote, note), StatusFail, vocab.CauseBelowThreshold))
+		pass.blockingDims = append(pass.blockingDims, dim.Name)
+		pass.checks = append(pass.checks, failCheck(2, name, text, fmt.Sprintf("score %s < threshold %d%s (minimum of %s)%s%s", fmtNum(score), threshold, raised, strings.Join(ds.scored, ", "), capNote, note), StatusFail, vocab.CauseBelowThreshold))
 		return
 	}
-	r.checks = append(r.checks, passCheck(2, name, text, ev+note))
+	pass.checks = append(pass.checks, passCheck(2, name, text, ev+note))
 }
 
 // collectScores reads the scores of dimension dim from the evidence of its evaluators (any
 // non-builder when evaluators is empty). A builder's own score is noted, not counted; an
 // evaluator who is not independent of the builder is refused, and one whose provider is unknown
 // adds a warning check (named check+":independence").
-func (r *run) collectScores(dim, check string, evaluators []string) dimensionScores {
+func (pass *Pass) collectScores(dim, check string, evaluators []string) dimensionScores {
 	var ds dimensionScores
-	for _, e := range r.in.Evidence {
-		if r.isBuilder(e) {
+	for _, e := range pass.in.Evidence {
+		if pass.isBuilder(e) {
 			for _, s := range e.RubricScores {
 				if s.Dimension == dim {
 					ds.notes = append(ds.notes, fmt.Sprintf("%s's own score %s is not counted", e.Name, fmtNum(s.Score)))
@@ -129,10 +129,10 @@ func (r *run) collectScores(dim, check string, evaluators []string) dimensionSco
 			}
 			continue
 		}
-		if len(evaluators) > 0 && !slices.Contains(evaluators, r.agentType(e)) {
+		if len(evaluators) > 0 && !slices.Contains(evaluators, pass.agentType(e)) {
 			continue
 		}
-		if r.setAside[e] {
+		if pass.setAside[e] {
 			ds.setAside = append(ds.setAside, e.Name)
 			continue
 		}
@@ -146,13 +146,13 @@ func (r *run) collectScores(dim, check string, evaluators []string) dimensionSco
 		if len(mine) == 0 {
 			continue
 		}
-		ind := r.judgeIndependence(e.ProviderID, e.Name)
+		ind := pass.judgeIndependence(e.ProviderID, e.Name)
 		if ind.refused {
 			ds.refused = append(ds.refused, ind.detail)
 			continue
 		}
 		if ind.warn != "" {
-			r.checks = append(r.checks, warnCheck(2, check+":independence", "evaluator and builder ran on different providers", ind.warn, "provider_unknown"))
+			pass.checks = append(pass.checks, warnCheck(2, check+":independence", "evaluator and builder ran on different providers", ind.warn, "provider_unknown"))
 		}
 		for _, s := range mine {
 			ds.scored = append(ds.scored, fmt.Sprintf("%s %s", e.Name, fmtNum(s.Score)))
@@ -166,14 +166,14 @@ func (r *run) collectScores(dim, check string, evaluators []string) dimensionSco
 
 // checkStubCap checks that the confirmed stubs do not exceed the cap of the task's risk level
 // (the contract's stub_cap overrides the policy's).
-func (r *run) checkStubCap(stubs []stub) {
-	c := r.in.Contract
-	r.stubCap = r.in.Policy.stubCap(c.RiskLevel)
+func (pass *Pass) checkStubCap(stubs []stub) {
+	c := pass.in.Contract
+	pass.stubCap = pass.in.Policy.stubCap(c.RiskLevel)
 	if c.StubCap != nil {
-		r.stubCap = *c.StubCap
+		pass.stubCap = *c.StubCap
 	}
-	r.stubCount = len(stubs)
-	text := fmt.Sprintf("confirmed stubs do not exceed the cap of %d (risk %s)", r.stubCap, c.RiskLevel) + r.stubScanNote()
+	pass.stubCount = len(stubs)
+	text := fmt.Sprintf("confirmed stubs do not exceed the cap of %d (risk %s)", pass.stubCap, c.RiskLevel) + pass.stubScanNote()
 	var locs []string
 	var where []Location
 	for _, s := range stubs {
@@ -181,33 +181,33 @@ func (r *run) checkStubCap(stubs []stub) {
 		where = append(where, s.Location)
 	}
 	switch {
-	case r.stubErr != "":
+	case pass.stubErr != "":
 		code := vocab.CauseDetectorError
-		if r.stubErrCause != "" {
-			code = r.stubErrCause
+		if pass.stubErrCause != "" {
+			code = pass.stubErrCause
 		}
-		r.checks = append(r.checks, failCheck(2, "stubs", text, r.stubErr, StatusError, code))
-	case len(stubs) > r.stubCap:
-		ch := failCheck(2, "stubs", text, fmt.Sprintf("%d confirmed stubs > cap %d: %s", len(stubs), r.stubCap, joinLimited(locs, 10)), StatusBlock, vocab.CauseStubCapExceeded)
+		pass.checks = append(pass.checks, failCheck(2, "stubs", text, pass.stubErr, StatusError, code))
+	case len(stubs) > pass.stubCap:
+		ch := failCheck(2, "stubs", text, fmt.Sprintf("%d confirmed stubs > cap %d: %s", len(stubs), pass.stubCap, joinLimited(locs, 10)), StatusBlock, vocab.CauseStubCapExceeded)
 		ch.Locations = where
-		r.checks = append(r.checks, ch)
+		pass.checks = append(pass.checks, ch)
 	case len(stubs) > 0:
-		ch := warnCheck(2, "stubs", text, fmt.Sprintf("%d confirmed stubs (cap %d): %s", len(stubs), r.stubCap, joinLimited(locs, 10)), vocab.CauseStubConfirmed)
+		ch := warnCheck(2, "stubs", text, fmt.Sprintf("%d confirmed stubs (cap %d): %s", len(stubs), pass.stubCap, joinLimited(locs, 10)), vocab.CauseStubConfirmed)
 		ch.Locations = where
-		r.checks = append(r.checks, ch)
-	case r.stubScan != nil:
-		r.checks = append(r.checks, passCheck(2, "stubs", text, fmt.Sprintf("no confirmed stub in %d added lines of %d text files (cap %d)", r.stubScan.Lines, r.stubScan.Files, r.stubCap)))
+		pass.checks = append(pass.checks, ch)
+	case pass.stubScan != nil:
+		pass.checks = append(pass.checks, passCheck(2, "stubs", text, fmt.Sprintf("no confirmed stub in %d added lines of %d text files (cap %d)", pass.stubScan.Lines, pass.stubScan.Files, pass.stubCap)))
 	}
-	if len(r.stubUnread) > 0 {
+	if len(pass.stubUnread) > 0 {
 		// The builder named places the gate cannot read: its own claim cannot be checked. A fail
 		// (it spends a retry, as the run's other failures do), never an error that would stand in
 		// for them (SPEC §7.1), and never a silent pass.
-		r.checks = append(r.checks, failCheck(2, "stubs:unread", "every self_check.possible_stubs location is a file of the commit the gate can read",
+		pass.checks = append(pass.checks, failCheck(2, "stubs:unread", "every self_check.possible_stubs location is a file of the commit the gate can read",
 			fmt.Sprintf("%d of self_check.possible_stubs cannot be read, so the builder's claim cannot be checked: %s; name files of the commit, with their lines",
-				len(r.stubUnread), joinLimited(r.stubUnread, 5)), StatusFail, vocab.CauseStubUnreadable))
+				len(pass.stubUnread), joinLimited(pass.stubUnread, 5)), StatusFail, vocab.CauseStubUnreadable))
 	}
-	if w := r.submoduleWarning("stubs", "scanned for stubs"); w != nil {
-		r.checks = append(r.checks, *w)
+	if w := pass.submoduleWarning("stubs", "scanned for stubs"); w != nil {
+		pass.checks = append(pass.checks, *w)
 	}
 }
 
@@ -223,7 +223,7 @@ func (s stub) String() string {
 
 // stubs confirms stubs: a self_check.possible_stubs location whose line matches a stub pattern,
 // and every added line of the diff that does. Each place counts once.
-func (r *run) stubs() []stub {
+func (pass *Pass) stubs() []stub {
 	var out []stub
 	seen := map[Location]bool{}
 	add := func(s stub) {
@@ -232,15 +232,15 @@ func (r *run) stubs() []stub {
 			out = append(out, s)
 		}
 	}
-	if sc, ok := r.in.Record.SelfCheck(); ok {
+	if sc, ok := pass.in.Record.SelfCheck(); ok {
 		files := map[string][]byte{}
-		budget := r.in.Policy.MaxTotalEvidenceBytes
+		budget := pass.in.Policy.MaxTotalEvidenceBytes
 		for _, loc := range sc.PossibleStubs {
-			r.confirmStub(loc, files, &budget, add)
+			pass.confirmStub(loc, files, &budget, add)
 		}
 	}
-	if r.haveBase {
-		r.scanAddedLines(add)
+	if pass.haveBase {
+		pass.scanAddedLines(add)
 	}
 	return out
 }
@@ -253,20 +253,20 @@ func (r *run) stubs() []stub {
 // fail into an error that spends no retry (SPEC §7.1). files keeps each file read, so that a path named many times is read once;
 // budget bounds the bytes read for all of them together (the total evidence limit), so that
 // thousands of names (hard links cost no disk) of a large file cannot make the run take hours.
-func (r *run) confirmStub(loc record.StubLocation, files map[string][]byte, budget *int64, add func(stub)) {
+func (pass *Pass) confirmStub(loc record.StubLocation, files map[string][]byte, budget *int64, add func(stub)) {
 	data, seen := files[loc.Path]
 	if !seen && *budget <= 0 { // (ReadLimited reads without a bound at a limit of 0)
-		r.stubUnread = append(r.stubUnread, fmt.Sprintf("%s (past the %d bytes read for possible stubs)", loc.Path, r.in.Policy.MaxTotalEvidenceBytes))
+		pass.stubUnread = append(pass.stubUnread, fmt.Sprintf("%s (past the %d bytes read for possible stubs)", loc.Path, pass.in.Policy.MaxTotalEvidenceBytes))
 		return
 	}
 	if !seen {
 		var err error
-		data, err = fsutil.ReadLimited(r.workRoot(), loc.Path, min(r.in.Policy.MaxEvidenceBytes, *budget))
+		data, err = fsutil.ReadLimited(pass.workRoot(), loc.Path, min(pass.in.Policy.MaxEvidenceBytes, *budget))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			// a stub in a file that no longer exists is not a stub
 		case err != nil:
-			r.stubUnread = append(r.stubUnread, fmt.Sprintf("%s (%v)", loc.Path, err))
+			pass.stubUnread = append(pass.stubUnread, fmt.Sprintf("%s (%v)", loc.Path, err))
 		}
 		*budget -= int64(len(data))
 		files[loc.Path] = data
@@ -279,7 +279,7 @@ func (r *run) confirmStub(loc record.StubLocation, files map[string][]byte, budg
 		if loc.Line > 0 && n != loc.Line {
 			continue
 		}
-		if p, ok := r.in.Policy.isStub(line); ok {
+		if p, ok := pass.in.Policy.isStub(line); ok {
 			add(stub{Location: Location{Path: loc.Path, Line: n}, Pattern: p, Text: line})
 		}
 	}

@@ -13,20 +13,20 @@ import (
 // A file git would call binary is not scanned and is counted (stubScanNote); a scan that cannot
 // run is an error of the stubs check, never a silent zero. The lines are read once a run
 // (scanAdded): tier 1's marker scan already read them when test integrity ran.
-func (r *run) scanAddedLines(add func(stub)) {
-	res := r.scanAdded(nil)
+func (pass *Pass) scanAddedLines(add func(stub)) {
+	res := pass.scanAdded(nil)
 	if res.err != nil {
-		r.stubErr = fmt.Sprintf("cannot scan the lines added in %s..%s for stubs: %v", short(r.base), short(r.head), res.err)
-		r.stubErrCause = vocab.CauseDetectorError
+		pass.stubErr = fmt.Sprintf("cannot scan the lines added in %s..%s for stubs: %v", short(pass.base), short(pass.head), res.err)
+		pass.stubErrCause = vocab.CauseDetectorError
 		if isCorrupt(res.err) {
-			r.stubErrCause = vocab.CauseRepositoryCorrupt
+			pass.stubErrCause = vocab.CauseRepositoryCorrupt
 		}
 		return
 	}
 	for _, s := range res.stubs {
 		add(s)
 	}
-	r.stubScan = res.scan
+	pass.stubScan = res.scan
 }
 
 // addedScan is the one pass over the lines base..head adds: the stubs it confirmed and what it
@@ -41,19 +41,19 @@ type addedScan struct {
 // also (nil: none) on the way: the marker scan of test integrity (SPEC §5.2a.3) and the stub scan
 // (§5.3 D) read the same lines, and the diff is most of their cost. A later caller with also gets
 // its own pass.
-func (r *run) scanAdded(also func(git.AddedLine)) *addedScan {
-	if r.added != nil {
+func (pass *Pass) scanAdded(also func(git.AddedLine)) *addedScan {
+	if pass.added != nil {
 		if also != nil {
-			scan, err := r.repo.ScanAdded(r.base, r.head, func(l git.AddedLine) error { also(l); return nil })
+			scan, err := pass.repo.ScanAdded(pass.base, pass.head, func(l git.AddedLine) error { also(l); return nil })
 			return &addedScan{scan: scan, err: err}
 		}
-		return r.added
+		return pass.added
 	}
-	prefix := r.projectPrefix()
+	prefix := pass.projectPrefix()
 	lines, files, last := 0, 0, ""
-	stubs := newStubMatcher(r.in.Policy.StubPatterns) // compiled once for the whole scan
+	stubs := newStubMatcher(pass.in.Policy.StubPatterns) // compiled once for the whole scan
 	res := &addedScan{}
-	scan, err := r.repo.ScanAdded(r.base, r.head, func(l git.AddedLine) error {
+	scan, err := pass.repo.ScanAdded(pass.base, pass.head, func(l git.AddedLine) error {
 		if also != nil {
 			also(l)
 		}
@@ -75,14 +75,14 @@ func (r *run) scanAdded(also func(git.AddedLine)) *addedScan {
 		scan.Lines, scan.Files = lines, files // what was scanned for stubs: the work, not the bookkeeping
 		res.scan = scan
 	}
-	r.added = res
+	pass.added = res
 	return res
 }
 
 // stubScanNote is what the stubs check text says about files the scan skipped.
-func (r *run) stubScanNote() string {
-	if r.stubScan == nil || len(r.stubScan.Binary) == 0 {
+func (pass *Pass) stubScanNote() string {
+	if pass.stubScan == nil || len(pass.stubScan.Binary) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; %d binary files not scanned: %s", len(r.stubScan.Binary), joinLimited(r.stubScan.Binary, 10))
+	return fmt.Sprintf("; %d binary files not scanned: %s", len(pass.stubScan.Binary), joinLimited(pass.stubScan.Binary, 10))
 }
