@@ -89,39 +89,50 @@ func (pass *Pass) resultCommands() []contract.EvalCommand {
 	return out
 }
 
-// compareBase is the tests_dropped check. It runs in tier 1 after the eval commands and the
-// integrity checks, and only when they all passed: a failing tier 1 stops the run anyway.
-func (pass *Pass) compareBase(ctx context.Context, profile vocab.Profile, mark int) {
+// baseOutcome is what the comparison with the base found before the head is compared: done is
+// the check when there is nothing to compare (skipped, or the base could not run); else base is
+// the base run and how says where it came from, and store, when set, asks the run to cache it.
+// Neither set: the run was interrupted.
+type baseOutcome struct {
+	done  *Check
+	base  *baselinePayload
+	how   string
+	store *baselineStore
+}
+
+// baselineStore is where and with what key the run caches a base run it made.
+type baselineStore struct {
+	name string
+	key  []byte
+}
+
+// compareBase prepares the tests_dropped check. It runs in tier 1 after the eval commands and the
+// integrity checks, and only when they all passed (tier1Passed): a failing tier 1 stops the run
+// anyway. The run caches a fresh base run (writeBaseline) and compares (dropped).
+func compareBase(ctx context.Context, pass *Pass, profile vocab.Profile, tier1Passed bool) baseOutcome {
 	pol := pass.in.Policy.Tests
 	if pol.Off || !pol.CompareBase || profile != vocab.ImplementationChange {
-		return
+		return baseOutcome{}
+	}
+	skip := func(why string) baseOutcome {
+		c := skippedCheck(1, "tests_dropped", testsDroppedText, why)
+		return baseOutcome{done: &c}
 	}
 	switch {
 	case !pass.haveBase || pass.repo == nil:
-		pass.checks = append(pass.checks, skippedCheck(1, "tests_dropped", testsDroppedText, "no base to compare with"))
-		return
+		return skip("no base to compare with")
 	case len(pass.resultCommands()) == 0:
-		pass.checks = append(pass.checks, skippedCheck(1, "tests_dropped", testsDroppedText, "no eval command declares its results: nothing to compare by name"))
-		return
-	case notPassedSince(pass.checks, mark):
-		pass.checks = append(pass.checks, skippedCheck(1, "tests_dropped", testsDroppedText, "not run: tier 1 failed"))
-		return
+		return skip("no eval command declares its results: nothing to compare by name")
+	case !tier1Passed:
+		return skip("not run: tier 1 failed")
 	}
-	base, how, ch := pass.baseRun(ctx)
-	if ch != nil {
-		pass.checks = append(pass.checks, *ch)
-		return
-	}
-	if ctx.Err() != nil {
-		return
-	}
-	pass.checks = append(pass.checks, pass.dropped(base, how))
+	return baseRun(ctx, pass)
 }
 
-// baseRun returns the base run: the cached one when it can be trusted, else a fresh one (stored
-// when the run writes and a key signs it). how says which, for the evidence. A check is returned
-// when the base could not run at all.
-func (pass *Pass) baseRun(ctx context.Context) (*baselinePayload, string, *Check) {
+// baseRun returns the base run: the cached one when it can be trusted, else a fresh one (to be
+// stored when the run writes and a key signs it). how says which, for the evidence. The check is
+// returned when the base could not run at all.
+func baseRun(ctx context.Context, pass *Pass) baseOutcome {
 	key := record.SigningKey()
 	name := pass.baselineName()
 	var why string
@@ -130,23 +141,22 @@ func (pass *Pass) baseRun(ctx context.Context) (*baselinePayload, string, *Check
 	} else {
 		p, err := pass.readBaseline(name, key)
 		if err == nil {
-			return p, fmt.Sprintf("run cached in .geas/%s (signed; the base run took %s)", name, tier1Duration(p.DurationMS)), nil
+			return baseOutcome{base: p, how: fmt.Sprintf("run cached in .geas/%s (signed; the base run took %s)", name, tier1Duration(p.DurationMS))}
 		}
 		why = "cache not used: " + err.Error()
 	}
-	p, ch := pass.runBase(ctx)
-	if ch != nil || ctx.Err() != nil {
-		return nil, "", ch
+	p, ch := runBase(ctx, pass)
+	if ch != nil {
+		return baseOutcome{done: ch}
 	}
-	how := fmt.Sprintf("run now on a checkout of the base in %s; %s", tier1Duration(p.DurationMS), why)
+	if ctx.Err() != nil {
+		return baseOutcome{}
+	}
+	out := baseOutcome{base: p, how: fmt.Sprintf("run now on a checkout of the base in %s; %s", tier1Duration(p.DurationMS), why)}
 	if key != nil && pass.opts.LogRoot != nil && !pass.opts.DryRun && !pass.opts.Verify {
-		if err := pass.writeBaseline(name, key, p); err != nil {
-			how += "; not cached: " + err.Error()
-		} else {
-			how += "; cached in .geas/" + name
-		}
+		out.store = &baselineStore{name: name, key: key}
 	}
-	return p, how, nil
+	return out
 }
 
 // baselineName is the cached file of this base and rules digest, relative to .geas.
@@ -225,9 +235,9 @@ func baselineMAC(key, payload []byte) []byte {
 	return m.Sum(nil)
 }
 
-// writeBaseline stores p, signed with key, as name: written to a new file and renamed into place,
-// in a directory that must be a real directory (not a link).
-func (pass *Pass) writeBaseline(name string, key []byte, p *baselinePayload) error {
+// writeBaseline stores p, signed with key, as name under geas: written to a new file (named after
+// now) and renamed into place, in a directory that must be a real directory (not a link).
+func writeBaseline(geas *os.Root, name string, key []byte, p *baselinePayload, now func() time.Time) error {
 	payload, err := json.Marshal(p)
 	if err != nil {
 		return err
@@ -240,11 +250,11 @@ func (pass *Pass) writeBaseline(name string, key []byte, p *baselinePayload) err
 		return fmt.Errorf("%d bytes, more than the %d it could be read back with", len(data), maxBaselineBytes)
 	}
 	dir := path.Dir(name)
-	if err := pass.in.Geas.MkdirAll(dir, 0o755); err != nil {
+	if err := geas.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	for _, d := range []string{path.Dir(dir), dir} {
-		fi, err := pass.in.Geas.Lstat(d)
+		fi, err := geas.Lstat(d)
 		if err != nil {
 			return err
 		}
@@ -252,8 +262,8 @@ func (pass *Pass) writeBaseline(name string, key []byte, p *baselinePayload) err
 			return fmt.Errorf(".geas/%s is not a directory", d)
 		}
 	}
-	tmp := fmt.Sprintf("%s.%d.tmp", name, time.Now().UnixNano())
-	f, err := pass.in.Geas.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	tmp := fmt.Sprintf("%s.%d.tmp", name, now().UnixNano())
+	f, err := geas.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
 	}
@@ -262,10 +272,10 @@ func (pass *Pass) writeBaseline(name string, key []byte, p *baselinePayload) err
 		err = cerr
 	}
 	if err == nil {
-		err = pass.in.Geas.Rename(tmp, name)
+		err = geas.Rename(tmp, name)
 	}
 	if err != nil {
-		_ = pass.in.Geas.Remove(tmp)
+		_ = geas.Remove(tmp)
 	}
 	return err
 }
@@ -273,8 +283,8 @@ func (pass *Pass) writeBaseline(name string, key []byte, p *baselinePayload) err
 // runBase runs the eval commands that declare results on an isolated checkout of the base, each
 // one whatever the others did (a test failing at the base is what a task may fix). A checkout
 // that cannot be made, or a command that cannot start, is an error check.
-func (pass *Pass) runBase(ctx context.Context) (*baselinePayload, *Check) {
-	started := time.Now()
+func runBase(ctx context.Context, pass *Pass) (*baselinePayload, *Check) {
+	started := pass.env.Now()
 	co, err := pass.repo.Checkout(pass.base)
 	if err != nil {
 		ch := gitFailCheck(1, "tests_dropped", testsDroppedText, fmt.Sprintf("cannot check out the base %s to run the eval commands there: %v", short(pass.base), err), err, StatusError, vocab.CauseCheckoutFailed)
@@ -323,7 +333,7 @@ func (pass *Pass) runBase(ctx context.Context) (*baselinePayload, *Check) {
 		}
 		p.Commands = append(p.Commands, baseCommand(ec, runs[0]))
 	}
-	p.DurationMS = time.Since(started).Milliseconds()
+	p.DurationMS = pass.env.Now().Sub(started).Milliseconds()
 	return p, nil
 }
 
@@ -347,7 +357,7 @@ func baseCommand(ec contract.EvalCommand, run EvalRun) baselineCommand {
 
 // dropped compares the head's results with the base run: each test that passed at the base must
 // pass at the head, in any of the commands that declare results.
-func (pass *Pass) dropped(base *baselinePayload, how string) Check {
+func dropped(pass *Pass, base *baselinePayload, how string) Check {
 	head := map[string]testresults.Outcome{}
 	headTruncated := false
 	for _, run := range pass.evalRuns {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -41,7 +42,7 @@ func TestACachedBaseRunIsBelievedOnlyWithItsKeyAndBinding(t *testing.T) {
 	key := []byte("k1")
 	r := baselineRun(t)
 	name := r.baselineName()
-	require.NoError(t, r.writeBaseline(name, key, samplePayload(r)))
+	require.NoError(t, writeBaseline(r.in.Geas, name, key, samplePayload(r), time.Now))
 
 	// The honest control: read back with its key, bound to this task, base, rules and commands.
 	p, err := r.readBaseline(name, key)
@@ -77,13 +78,13 @@ func TestACachedBaseRunIsBelievedOnlyWithItsKeyAndBinding(t *testing.T) {
 	} {
 		p := samplePayload(r)
 		edit(p)
-		require.NoError(t, r.writeBaseline(name, key, p))
+		require.NoError(t, writeBaseline(r.in.Geas, name, key, p, time.Now))
 		_, err := r.readBaseline(name, key)
 		assert.Error(t, err, what)
 	}
 
 	// A symlink to a genuine file, a directory, or a file past the bound: not read.
-	require.NoError(t, r.writeBaseline(name+".real", key, samplePayload(r)))
+	require.NoError(t, writeBaseline(r.in.Geas, name+".real", key, samplePayload(r), time.Now))
 	require.NoError(t, os.Remove(path))
 	require.NoError(t, os.Symlink(filepath.Base(path)+".real", path))
 	_, err = r.readBaseline(name, key)
@@ -112,19 +113,19 @@ func TestABaseTestNotPassingAtTheHeadIsDropped(t *testing.T) {
 
 	// The honest control: every base test passes, and a new one.
 	head(map[string]testresults.Outcome{"p.TestA": "pass", "p.TestB": "pass", "p.TestC": "pass", "p.TestD": "pass"})
-	c := r.dropped(base, "cached")
+	c := dropped(r, base, "cached")
 	assert.Equal(t, StatusPass, c.Status, c.Evidence)
 	assert.Contains(t, c.Evidence, "the 3 tests that passed at the base")
 
 	// Missing, skipped and failing at the head, each named.
 	head(map[string]testresults.Outcome{"p.TestA": "pass", "p.TestB": "skip", "p.TestC": "fail", "p.TestD": "pass"})
-	c = r.dropped(base, "cached")
+	c = dropped(r, base, "cached")
 	assert.Equal(t, StatusFail, c.Status)
 	assert.Contains(t, c.Evidence, `2 of the 3 tests`)
 	assert.Contains(t, c.Evidence, `"p.TestB" skipped`)
 	assert.Contains(t, c.Evidence, `"p.TestC" failing`)
 	head(map[string]testresults.Outcome{"p.TestA": "pass", "p.TestB": "pass", "p.testc": "pass", "p.TestC ": "pass"})
-	c = r.dropped(base, "cached")
+	c = dropped(r, base, "cached")
 	assert.Equal(t, StatusFail, c.Status, "names compare exactly: a case or space variant is another test")
 	assert.Contains(t, c.Evidence, `"p.TestC" missing`)
 
@@ -134,6 +135,6 @@ func TestABaseTestNotPassingAtTheHeadIsDropped(t *testing.T) {
 		base.Commands[0].Pass = append(base.Commands[0].Pass, "p.T"+string(rune('a'+i)))
 	}
 	head(map[string]testresults.Outcome{})
-	c = r.dropped(base, "cached")
+	c = dropped(r, base, "cached")
 	assert.Contains(t, c.Evidence, "and 5 more")
 }

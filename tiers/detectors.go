@@ -19,9 +19,10 @@ import (
 )
 
 // detect runs a criterion's detector (SPEC §5.5). Every detector fails when its input is missing;
-// a detector that cannot run is an error, never a pass. It returns the criterion's check and any
-// non-blocking warnings.
-func (pass *Pass) detect(ctx context.Context, idx int, cr contract.Criterion) (Check, []Check) {
+// a detector that cannot run is an error, never a pass. It returns the criterion's check, any
+// non-blocking warnings, and the run of a script detector. bound is the run's binding of the
+// evidence to the criteria (nil: the judge detector binds on its own).
+func detect(ctx context.Context, pass *Pass, bound *criteriaBinding, idx int, cr contract.Criterion) (Check, []Check, *EvalRun) {
 	d := cr.Check
 	dc := detection{
 		name: "criterion:" + criterionLabel(idx, cr),
@@ -29,17 +30,19 @@ func (pass *Pass) detect(ctx context.Context, idx int, cr contract.Criterion) (C
 	}
 	switch d.Type {
 	case contract.DetectScript:
-		return pass.detectScript(ctx, idx, cr, dc), nil
+		c, run := detectScript(ctx, pass, idx, cr, dc)
+		return c, nil, &run
 	case contract.DetectFileExists:
-		return pass.detectFileExists(d, dc), nil
+		return detectFileExists(pass, d, dc), nil, nil
 	case contract.DetectRegexMatch:
-		return pass.detectRegexMatch(d, dc), nil
+		return detectRegexMatch(pass, d, dc), nil, nil
 	case contract.DetectThreshold:
-		return pass.detectThreshold(d, dc), nil
+		return detectThreshold(pass, d, dc), nil, nil
 	case contract.DetectJudge:
-		return pass.judge(idx, cr, dc.name, dc.text)
+		c, warns := judge(pass, bound, idx, cr, dc.name, dc.text)
+		return c, warns, nil
 	}
-	return dc.broken(fmt.Sprintf("unknown detector type %q", d.Type)), nil
+	return dc.broken(fmt.Sprintf("unknown detector type %q", d.Type)), nil, nil
 }
 
 // detection is the check a criterion's detector makes: its name and text, and the three outcomes.
@@ -54,8 +57,8 @@ func (dc detection) broken(ev string) Check {
 }
 
 // detectScript runs the criterion's command (in the working tree, with the policy's eval timeout
-// unless the detector sets its own) and passes when it exits as expected.
-func (pass *Pass) detectScript(ctx context.Context, idx int, cr contract.Criterion, dc detection) Check {
+// unless the detector sets its own) and passes when it exits as expected. It returns the run too.
+func detectScript(ctx context.Context, pass *Pass, idx int, cr contract.Criterion, dc detection) (Check, EvalRun) {
 	d := cr.Check
 	timeout := pass.in.Policy.EvalTimeout
 	if d.Timeout != "" {
@@ -75,17 +78,16 @@ func (pass *Pass) detectScript(ctx context.Context, idx int, cr contract.Criteri
 		spec.LogName = pass.opts.LogDirName + "/" + base
 	}
 	run := runProcess(ctx, pass.env.Start, spec, pass.opts.Progress, nil)
-	pass.evalRuns = append(pass.evalRuns, run)
 	switch run.Status {
 	case StatusPass:
-		return dc.pass(fmt.Sprintf("`%s` exited %d as expected in %s", label, d.ExpectExit, tier1Duration(run.DurationMS)))
+		return dc.pass(fmt.Sprintf("`%s` exited %d as expected in %s", label, d.ExpectExit, tier1Duration(run.DurationMS))), run
 	case StatusError:
-		return dc.broken(fmt.Sprintf("`%s` could not run: %s", label, run.Error))
+		return dc.broken(fmt.Sprintf("`%s` could not run: %s", label, run.Error)), run
 	}
 	if run.TimedOut {
-		return dc.fail(fmt.Sprintf("`%s` %s", label, run.Error))
+		return dc.fail(fmt.Sprintf("`%s` %s", label, run.Error)), run
 	}
-	return dc.fail(fmt.Sprintf("`%s` exited %s (want %d); last output: %s", label, exitText(run.ExitCode, run.Error), d.ExpectExit, tier1LastOutput(run.OutputTail)))
+	return dc.fail(fmt.Sprintf("`%s` exited %s (want %d); last output: %s", label, exitText(run.ExitCode, run.Error), d.ExpectExit, tier1LastOutput(run.OutputTail))), run
 }
 
 // scriptLabel is a script detector's command line as the checks show it.
@@ -95,7 +97,7 @@ func scriptLabel(d *contract.Detector) string {
 
 // detectFileExists passes when the path exists in the working tree (and, with non_empty, is a
 // non-empty file or directory).
-func (pass *Pass) detectFileExists(d *contract.Detector, dc detection) Check {
+func detectFileExists(pass *Pass, d *contract.Detector, dc detection) Check {
 	fi, err := pass.workRoot().Stat(d.Path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -120,7 +122,7 @@ func (pass *Pass) detectFileExists(d *contract.Detector, dc detection) Check {
 }
 
 // detectRegexMatch passes when the pattern matches the artifact in the working tree.
-func (pass *Pass) detectRegexMatch(d *contract.Detector, dc detection) Check {
+func detectRegexMatch(pass *Pass, d *contract.Detector, dc detection) Check {
 	re, err := regexp.Compile(d.Pattern)
 	if err != nil {
 		return dc.broken(fmt.Sprintf("bad regex %q: %v", d.Pattern, err))
@@ -141,7 +143,7 @@ func (pass *Pass) detectRegexMatch(d *contract.Detector, dc detection) Check {
 }
 
 // detectThreshold passes when every reported value of the metric satisfies the threshold.
-func (pass *Pass) detectThreshold(d *contract.Detector, dc detection) Check {
+func detectThreshold(pass *Pass, d *contract.Detector, dc detection) Check {
 	reports := pass.metricReports(d.Metric)
 	if len(reports) == 0 {
 		return dc.fail(fmt.Sprintf("metric %s was not reported (not captured by an eval command, not in independent evidence)", d.Metric))
@@ -232,18 +234,19 @@ func (pass *Pass) metricReports(name string) []metricReport {
 
 // judge applies the judge detector: independent judgments for this criterion; any judgment whose
 // provider equals the builder's is refused outright (one self-judgment poisons the check).
-func (pass *Pass) judge(idx int, cr contract.Criterion, name, text string) (Check, []Check) {
+func judge(pass *Pass, binding *criteriaBinding, idx int, cr contract.Criterion, name, text string) (Check, []Check) {
 	var warns []Check
 	var refused, notes []string
 	var scores []float64
 	var passedAll = true
 	pool := 0
-	if pass.boundJudgments == nil {
-		_ = pass.bindCriteria() // a detector run on its own; partA reports the ambiguity warnings
+	if binding == nil {
+		b := bindCriteria(pass) // a detector run on its own; partA reports the ambiguity warnings
+		binding = &b
 	}
 	var bound []boundJudgment
-	if idx-1 < len(pass.boundJudgments) {
-		bound = pass.boundJudgments[idx-1]
+	if idx-1 < len(binding.judgments) {
+		bound = binding.judgments[idx-1]
 	}
 	for _, bj := range bound {
 		e, j := bj.e, bj.j

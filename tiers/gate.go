@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"time"
 
@@ -142,59 +143,53 @@ const (
 	NextInvestigateErr = "investigate_error"
 )
 
-// Pass is the state of one evaluation: its inputs, its environment and options, and what its
-// stages found.
+// Pass is what a stage of one evaluation reads: the inputs, the environment and options, and
+// the facts the stages before it produced (as a golang.org/x/tools analyzer reads an
+// analysis.Pass). A stage never changes it: it returns its checks and facts, and the run
+// (EvaluateWith) records the facts here before the next stage.
 type Pass struct {
-	in   *Input
-	env  Env
-	opts Options
-
-	known      []string
-	repo       *git.Repo
-	base, head string
-	haveBase   bool
-	metrics    map[string]float64
-	// metricSpread is, per captured metric, the lowest and highest value tier 1 captured.
-	metricSpread map[string][2]float64
-	evalRuns     []EvalRun
-	checks       []Check
-	rubric       []RubricScore
-	blockingDims []string
-	stubCount    int
-	stubCap      int
-	stubErr      string
-	stubErrCause vocab.CauseCode // the code of stubErr when it is not detector_error
-	// stubUnread names the builder's possible stubs the gate did not read (tier2_rubric.go).
-	stubUnread []string
-	stubScan   *git.AddedScan // what the added-line stub scan read (tier2_stubscan.go)
-	added      *addedScan     // the one pass over the added lines (scanAdded)
-	tier1Ran   bool
-	tier0End   int // checks[:tier0End] are tier 0's
-
-	// boundResults and boundJudgments are, per criterion, the evidence entries bound to it
-	// (bindCriteria, SPEC §5.3 A).
-	boundResults   [][]boundResult
-	boundJudgments [][]boundJudgment
-
-	// Invariant 7 (tier0_worktree.go): the isolated checkout tier 1 and the detectors run in, and
-	// whether an eval command or a script detector has changed the working tree (wtChangedBy
-	// names which).
-	checkout, checkoutTop string
-	checkoutRoot          *os.Root
-	co                    *git.Checkout
-	wtDirty               bool
-	wtChangedBy           string
-
-	// contradictions are the claims of independent evidence the run's own measurements
-	// contradict; setAside holds their files, whose criteria_results and rubric_scores no longer
-	// count (claims.go, SPEC §5.2a.7).
-	contradictions []Contradiction
-	setAside       map[*evidence.Evidence]bool
-	claimsWarned   int // contradictions[:claimsWarned] have their warning check
+	in    *Input
+	env   Env
+	opts  Options
+	known []string // the agent types evidence names resolve to
 
 	// exec is who the run's processes run as, and whether the signing key's exposure lets them
 	// run at all (keyexposure.go).
 	exec execution
+
+	// What tier 0's baseline resolved (gitFacts): the repository, the base and the head.
+	repo       *git.Repo
+	base, head string
+	haveBase   bool
+
+	// work is the isolated checkout the run made for tier 1 and the detectors (invariant 7,
+	// tier0_worktree.go); nil: they run in the working tree.
+	work *checkout
+
+	// What tier 1 measured: the metrics its eval commands captured (metricSpread: per metric,
+	// the lowest and highest value printed) and its runs.
+	metrics      map[string]float64
+	metricSpread map[string][2]float64
+	evalRuns     []EvalRun
+	// changedBy names the code (an eval command, the held-out commands, a script detector) that
+	// changed the working tree or the checkout; "" while none did.
+	changedBy string
+	// claims are the contradicted claims of independent evidence so far (claims.go).
+	claims claims
+	// added is the one pass over the lines base..head adds, made by test integrity and reused by
+	// the stub scan (tier2_stubscan.go); nil until then.
+	added *addedScan
+}
+
+// evaluation is what the stages of one run returned, in order: the material of the result.
+type evaluation struct {
+	checks       []Check
+	tier0End     int // checks[:tier0End] are tier 0's
+	evalRuns     []EvalRun
+	rubric       []RubricScore
+	blockingDims []string
+	stubCount    int
+	stubCap      int
 }
 
 // Evaluate is EvaluateWith in the default environment (DefaultEnv).
@@ -215,9 +210,10 @@ func EvaluateWith(ctx context.Context, in *Input, env Env, opts Options) (*Resul
 	if opts.Now.IsZero() {
 		opts.Now = env.Now()
 	}
+	pass := &Pass{in: in, env: env, opts: opts, metrics: map[string]float64{}}
 	// Room for a run's checks (about thirty): grown by append, each Check (136 bytes) was copied
 	// four or five times.
-	pass := &Pass{in: in, env: env, opts: opts, metrics: map[string]float64{}, checks: make([]Check, 0, 48)}
+	ev := &evaluation{checks: make([]Check, 0, 48)}
 	in.logRoot = opts.LogRoot
 	if in.Contract != nil {
 		pass.known = evidence.KnownTypes(append([]string{in.Contract.Routing.PrimaryWorkerType}, in.Contract.Routing.RequiredReviewerTypes...)...)
@@ -225,7 +221,7 @@ func EvaluateWith(ctx context.Context, in *Input, env Env, opts Options) (*Resul
 		pass.known = evidence.KnownTypes()
 	}
 	defer func() {
-		pass.removeCheckout()
+		pass.work.remove()
 		if pass.repo != nil {
 			pass.repo.Close()
 		}
@@ -236,35 +232,46 @@ func EvaluateWith(ctx context.Context, in *Input, env Env, opts Options) (*Resul
 		profile = in.Contract.GateProfile
 	}
 	// Before anything else: whether the code the run would start could read the signing key.
-	pass.exec = pass.planExecution(ctx)
-	pass.checks = append(pass.checks, pass.exec.checks...)
+	pass.exec = planExecution(ctx, pass)
+	ev.checks = append(ev.checks, pass.exec.checks...)
 	if pass.exec.refused {
-		pass.tier0End = len(pass.checks)
+		ev.tier0End = len(ev.checks)
 		notRun := "not run: the run was refused before anything ran"
-		res := pass.result(profile, map[int]string{1: notRun, 2: notRun})
+		res := result(pass, ev, profile, map[int]string{1: notRun, 2: notRun})
 		res.Notes = append(res.Notes, "the run was refused before anything ran: nothing is recorded and no retry is spent")
 		res.FinishedAt = record.Timestamp(env.Now())
 		res.DurationMS = env.Now().Sub(opts.Now).Milliseconds()
 		return res, nil
 	}
-	pass.tier0()
-	pass.tier0End = len(pass.checks)
+	checks, g := tier0(pass, ev.checks)
+	ev.checks = append(ev.checks, checks...)
+	pass.repo, pass.base, pass.head, pass.haveBase = g.repo, g.base, g.head, g.haveBase
+	var coErr error
+	if needsCheckout(pass) {
+		pass.work, coErr = makeCheckout(pass)
+	}
+	ev.checks = append(ev.checks, tier0Tree(pass, coErr)...)
+	ev.tier0End = len(ev.checks)
 	// An accepted exposure of the key is accepted under the pinned rules only: when tier 0 does
 	// not pass (a policy changed since the pin is one way), --keep-going runs no code.
-	keep := opts.KeepGoing && in.Contract != nil && in.Record != nil && !(pass.exec.accepted && notPassedSince(pass.checks, 0))
-	st := &stages{pass: pass, keep: keep, advisory: -1, stopped: map[int]string{}}
+	keep := opts.KeepGoing && in.Contract != nil && in.Record != nil && !(pass.exec.accepted && notPassedSince(ev.checks, 0))
+	st := &stages{pass: pass, ev: ev, keep: keep, advisory: -1, stopped: map[int]string{}}
 	if err := st.run(ctx, profile); err != nil {
 		return nil, err
 	}
-	pass.checks = append(pass.checks, pass.moreContradictions()...)
+	ev.checks = append(ev.checks, pass.claims.more()...)
 	if st.advisory >= 0 {
-		for i := st.advisory; i < len(pass.checks); i++ {
-			pass.checks[i].Advisory = true
+		for i := st.advisory; i < len(ev.checks); i++ {
+			ev.checks[i].Advisory = true
 		}
 	}
-	pass.repositoryIntact()
-	pass.inputsUnchanged(st.advisory >= 0 && st.advisory <= pass.tier0End)
-	res := pass.result(profile, st.stopped)
+	if c := repositoryIntact(pass, ev.checks); c != nil {
+		ev.checks = append(ev.checks, *c)
+	}
+	if c := inputsUnchanged(pass, ev.checks[ev.tier0End:], st.advisory >= 0 && st.advisory <= ev.tier0End); c != nil {
+		ev.checks = append(ev.checks, *c)
+	}
+	res := result(pass, ev, profile, st.stopped)
 	res.FinishedAt = record.Timestamp(env.Now())
 	res.DurationMS = env.Now().Sub(opts.Now).Milliseconds()
 	return res, nil
@@ -272,9 +279,11 @@ func EvaluateWith(ctx context.Context, in *Input, env Env, opts Options) (*Resul
 
 // stages runs the stages after tier 0. Stages stop where the seed stops (SPEC §5): tier 0, tier
 // 1, tier 2 part A, then parts B, C and D. The first stage that does not pass decides; --keep-going
-// (keep) runs the stages not reached anyway and marks what they find advisory.
+// (keep) runs the stages not reached anyway and marks what they find advisory. After each stage it
+// records the stage's checks in ev and its facts in pass, for the stages after it.
 type stages struct {
 	pass     *Pass
+	ev       *evaluation
 	keep     bool
 	reason   string         // why the first stage that did not pass stopped the run; "" while all pass
 	advisory int            // the checks from this index on are advisory; -1: none
@@ -284,7 +293,7 @@ type stages struct {
 // stop records why as the reason the run stops when a blocking check from index from on did not
 // pass, unless an earlier stage already stopped it.
 func (st *stages) stop(from int, why string) {
-	if st.reason == "" && notPassedSince(st.pass.checks, from) {
+	if st.reason == "" && notPassedSince(st.ev.checks, from) {
 		st.reason = why
 	}
 }
@@ -293,15 +302,18 @@ func (st *stages) stop(from int, why string) {
 // the advisory checks.
 func (st *stages) enter() bool {
 	if st.reason != "" && st.advisory < 0 && st.keep {
-		st.advisory = len(st.pass.checks)
+		st.advisory = len(st.ev.checks)
 	}
 	return st.reason == "" || st.keep
 }
 
+// add records checks in the run's result.
+func (st *stages) add(checks ...Check) { st.ev.checks = append(st.ev.checks, checks...) }
+
 // run runs tier 1 and tier 2 as far as tier 0 and each stage let it. It returns ErrInterrupted
 // when ctx is cancelled.
 func (st *stages) run(ctx context.Context, profile vocab.Profile) error {
-	pass := st.pass
+	pass, ev := st.pass, st.ev
 	st.stop(0, "tier 0 did not pass")
 	if st.reason != "" {
 		st.stopped[1], st.stopped[2] = "not run: "+st.reason, "not run: "+st.reason
@@ -309,14 +321,24 @@ func (st *stages) run(ctx context.Context, profile vocab.Profile) error {
 	if !st.enter() {
 		return nil
 	}
-	mark := len(pass.checks)
-	pass.tier1(ctx, profile)
+	mark := len(ev.checks)
+	t1 := runTier1(ctx, pass, profile)
+	st.add(t1.checks...)
+	ev.evalRuns = append(ev.evalRuns, t1.runs...)
+	pass.evalRuns, pass.metrics, pass.metricSpread, pass.claims = t1.runs, t1.metrics, t1.spread, t1.claims
+	pass.changedBy = t1.changedBy
 	if ctx.Err() != nil {
 		return ErrInterrupted
 	}
-	pass.testIntegrity() // after the eval commands, in tier 1 (SPEC §5.2a); every profile with a base
-	pass.compareBase(ctx, profile, mark)
-	pass.holdout(ctx, profile, mark)
+	ti := testIntegrity(pass) // after the eval commands, in tier 1 (SPEC §5.2a); every profile with a base
+	st.add(ti.checks...)
+	pass.added = ti.added
+	st.add(st.compareBase(ctx, profile, mark)...)
+	ho := holdout(ctx, pass, profile, !notPassedSince(ev.checks, mark))
+	st.add(ho.checks...)
+	if ho.changedBy != "" {
+		pass.changedBy = ho.changedBy
+	}
 	if ctx.Err() != nil {
 		return ErrInterrupted
 	}
@@ -324,14 +346,17 @@ func (st *stages) run(ctx context.Context, profile vocab.Profile) error {
 	if st.reason != "" && st.stopped[2] == "" {
 		st.stopped[2] = "not run: " + st.reason
 		if !st.keep {
-			pass.checks = append(pass.checks, skippedCheck(2, "tier_2", "tier 2: acceptance criteria, scope, known risks, rubric", "not run: "+st.reason))
+			st.add(skippedCheck(2, "tier_2", "tier 2: acceptance criteria, scope, known risks, rubric", "not run: "+st.reason))
 		}
 	}
 	if !st.enter() {
 		return nil
 	}
-	mark = len(pass.checks)
-	pass.partA(ctx)
+	mark = len(ev.checks)
+	pa := partA(ctx, pass)
+	st.add(pa.checks...)
+	ev.evalRuns = append(ev.evalRuns, pa.runs...)
+	pass.claims, pass.changedBy = pa.claims, pa.changedBy
 	if ctx.Err() != nil {
 		return ErrInterrupted
 	}
@@ -340,18 +365,42 @@ func (st *stages) run(ctx context.Context, profile vocab.Profile) error {
 	}
 	st.stop(mark, "part A did not pass")
 	if st.reason == "part A did not pass" && !st.keep {
-		pass.checks = append(pass.checks, skippedCheck(2, "parts_bcd", "tier 2 parts B, C, D: scope, known risks, rubric", "not run: "+st.reason))
+		st.add(skippedCheck(2, "parts_bcd", "tier 2 parts B, C, D: scope, known risks, rubric", "not run: "+st.reason))
 	}
 	if !st.enter() {
 		return nil
 	}
-	pass.partB()
-	pass.partC()
-	pass.partD()
+	st.add(partB(pass)...)
+	st.add(partC(pass)...)
+	pd := partD(pass)
+	st.add(pd.checks...)
+	ev.rubric, ev.blockingDims, ev.stubCount, ev.stubCap = pd.rubric, pd.blockingDims, pd.stubCount, pd.stubCap
 	if ctx.Err() != nil {
 		return ErrInterrupted
 	}
 	return nil
+}
+
+// compareBase runs the tests_dropped check (baseline.go) and, when the base ran now and the run
+// writes, stores the base run in the task's cache, signed: the check judges, the run writes.
+func (st *stages) compareBase(ctx context.Context, profile vocab.Profile, mark int) []Check {
+	pass := st.pass
+	bo := compareBase(ctx, pass, profile, !notPassedSince(st.ev.checks, mark))
+	if bo.done != nil {
+		return []Check{*bo.done}
+	}
+	if bo.base == nil {
+		return nil // interrupted
+	}
+	how := bo.how
+	if bo.store != nil {
+		if err := writeBaseline(pass.in.Geas, bo.store.name, bo.store.key, bo.base, pass.env.Now); err != nil {
+			how += "; not cached: " + err.Error()
+		} else {
+			how += "; cached in .geas/" + bo.store.name
+		}
+	}
+	return []Check{dropped(pass, bo.base, how)}
 }
 
 // notPassedSince reports whether a blocking check from index from on did not pass (warnings and
@@ -368,43 +417,59 @@ func notPassedSince(checks []Check, from int) bool {
 // inputsUnchanged re-reads every input after tier 1 and the detectors (SPEC §2.7, §7.4): when an
 // eval command or a script detector rewrote evidence, the contract, the record, the debt
 // register or the policy, the run did not judge one snapshot and is an error (inputs_changed).
-// Nothing ran past tier 0 when it stopped there, so there is nothing to re-check; when only
-// advisory stages ran, the finding is advisory too.
+// after are the checks after tier 0's: nothing ran past tier 0 when there are none, so there is
+// nothing to re-check; when only advisory stages ran, the finding is advisory too. Nil when
+// nothing is to be said.
 //
 // A verify run (geas gate verify) takes no lock and writes nothing: other commands may write the
 // task's files meanwhile, and its verdict is about the snapshot it digested, so it does not
 // re-check.
-func (pass *Pass) inputsUnchanged(onlyAdvisory bool) {
-	if len(pass.checks) == pass.tier0End || pass.opts.Verify {
-		return
+func inputsUnchanged(pass *Pass, after []Check, onlyAdvisory bool) *Check {
+	if len(after) == 0 || pass.opts.Verify {
+		return nil
 	}
 	tier := -1 // the last tier that ran a check
-	for _, c := range pass.checks[pass.tier0End:] {
+	for _, c := range after {
 		if c.Status != StatusSkipped && c.Tier > tier {
 			tier = c.Tier
 		}
 	}
 	if tier < 0 {
-		return
+		return nil
 	}
 	changed := pass.in.changedInputs()
 	if len(changed) == 0 {
-		return // nothing to report: a passing re-check must not count as a blocking check that ran
+		return nil // nothing to report: a passing re-check must not count as a blocking check that ran
 	}
 	text := "the inputs judged (contract, record sections, evidence, debt register, policy) did not change during the run"
 	c := failCheck(tier, "inputs_unchanged", text, fmt.Sprintf("changed while the run was under way (by an eval command or a detector): %s; the run judged the snapshot read before tier 1", joinLimited(changed, 20)), StatusError, vocab.CauseInputsChanged)
 	c.Advisory = onlyAdvisory
-	pass.checks = append(pass.checks, c)
+	return &c
 }
 
 // testerPassVerdict is the geas evidence verdict by which a tester claims the work passes. It is a
 // claim read from evidence, not a gate verdict: only decide builds one of those (SPEC §2.2).
 var testerPassVerdict = string(StatusPass)
 
-func (pass *Pass) tier1(ctx context.Context, profile vocab.Profile) {
+// tier1Facts is what tier 1 found: its checks, its runs, the metrics they captured (spread: per
+// metric, the lowest and highest value printed), the claims its failures contradict, and the
+// eval command that changed the working tree ("" when none did).
+type tier1Facts struct {
+	checks    []Check
+	runs      []EvalRun
+	metrics   map[string]float64
+	spread    map[string][2]float64
+	claims    claims
+	changedBy string
+}
+
+// runTier1 runs the contract's eval commands (tier1.go) in the run's working directory, comparing
+// the working tree (or the checkout) with the head after each one (SPEC §5.1).
+func runTier1(ctx context.Context, pass *Pass, profile vocab.Profile) tier1Facts {
+	f := tier1Facts{metrics: map[string]float64{}, claims: pass.claims}
 	if profile != vocab.ImplementationChange {
-		pass.checks = append(pass.checks, skippedCheck(1, "eval_commands", "run the contract's eval commands", "profile does not require mechanical verification"))
-		return
+		f.checks = []Check{skippedCheck(1, "eval_commands", "run the contract's eval commands", "profile does not require mechanical verification")}
+		return f
 	}
 	var claimed []string
 	for _, e := range pass.independent() {
@@ -412,12 +477,30 @@ func (pass *Pass) tier1(ctx context.Context, profile vocab.Profile) {
 			claimed = append(claimed, e.Name)
 		}
 	}
+	// afterEval is called after eval command n passed: an eval command that changed a tracked
+	// file or left an untracked one makes the run worktree_mismatch, naming it (SPEC §5.1); the
+	// check is returned once, for the first command that changed the tree. In an isolated
+	// checkout the same holds for the checkout: it is compared with the stat data the gate
+	// recorded when it wrote it, so an eval command cannot rewrite what the detectors read there
+	// either.
+	afterEval := func(n int, command string) *Check {
+		if !pass.haveBase || f.changedBy != "" || pass.changedBy != "" || pass.repo == nil {
+			return nil
+		}
+		const name, text = "worktree_after_eval", "the eval commands leave the working tree at the integration head"
+		after := fmt.Sprintf("eval command %d `%s`", n, command)
+		ch := afterCode(pass, 1, name, text, after)
+		if ch != nil {
+			f.changedBy = after
+		}
+		return ch
+	}
 	checks, runs, metrics := tier1(ctx, tier1Input{
 		Commands:       pass.in.Contract.EvalCommands,
 		DefaultTimeout: pass.defaultTimeout(),
 		ProjectDir:     pass.workDir(),
 		Root:           pass.workRoot(),
-		After:          pass.afterEval,
+		After:          afterEval,
 		LogRoot:        pass.opts.LogRoot,
 		LogDirName:     pass.opts.LogDirName,
 		TailBytes:      pass.in.Policy.OutputTailBytes,
@@ -426,26 +509,24 @@ func (pass *Pass) tier1(ctx context.Context, profile vocab.Profile) {
 		RunAs:          pass.exec.runAs,
 		Start:          pass.env.Start,
 	})
-	pass.tier1Ran = true
-	pass.checks = append(pass.checks, checks...)
-	pass.evalRuns = append(pass.evalRuns, runs...)
-	pass.contradictTesters(runs)
-	pass.checks = append(pass.checks, pass.contradictionChecks(1)...)
-	for k, v := range metrics {
-		pass.metrics[k] = v
-	}
+	f.checks, f.runs = checks, runs
+	f.claims = pass.claims.clone()
+	f.claims.contradictTesters(pass, runs)
+	f.checks = append(f.checks, f.claims.warnings(1)...)
+	maps.Copy(f.metrics, metrics)
 	for _, run := range runs {
 		for k, lo := range run.MetricLow {
 			hi := run.MetricHigh[k]
-			if pass.metricSpread == nil {
-				pass.metricSpread = map[string][2]float64{}
+			if f.spread == nil {
+				f.spread = map[string][2]float64{}
 			}
-			if sp, ok := pass.metricSpread[k]; ok {
+			if sp, ok := f.spread[k]; ok {
 				lo, hi = min(lo, sp[0]), max(hi, sp[1])
 			}
-			pass.metricSpread[k] = [2]float64{lo, hi}
+			f.spread[k] = [2]float64{lo, hi}
 		}
 	}
+	return f
 }
 
 // defaultTimeout is the contract's eval_timeout when it sets one, else the policy's. Only a
@@ -457,15 +538,15 @@ func (pass *Pass) defaultTimeout() time.Duration {
 	return pass.in.Policy.EvalTimeout
 }
 
-// result folds the checks into the verdict and the result document (budget not yet applied).
-// Advisory checks are listed but take no part in the verdict; their causes are advisory_causes.
-// stopped gives, per tier, why it was not reached.
-func (pass *Pass) result(profile vocab.Profile, stopped map[int]string) *Result {
+// result folds a run's checks into the verdict and the result document (budget not yet
+// applied). Advisory checks are listed but take no part in the verdict; their causes are
+// advisory_causes. stopped gives, per tier, why it was not reached.
+func result(pass *Pass, ev *evaluation, profile vocab.Profile, stopped map[int]string) *Result {
 	in := pass.in
-	pass.checks = boundChecks(pass.checks) // SPEC §7.1: nothing agents write makes the result too large
-	binding := make([]Check, 0, len(pass.checks))
+	checks := boundChecks(ev.checks) // SPEC §7.1: nothing agents write makes the result too large
+	binding := make([]Check, 0, len(checks))
 	var advisoryCauses []Cause
-	for _, c := range pass.checks {
+	for _, c := range checks {
 		if !c.Advisory {
 			binding = append(binding, c)
 			continue
@@ -479,12 +560,12 @@ func (pass *Pass) result(profile vocab.Profile, stopped map[int]string) *Result 
 		}
 	}
 	res := &Result{
-		RunID: pass.opts.RunID, MissionID: in.Mission, TaskID: in.Task, GateProfile: profile, Checks: pass.checks,
-		RubricScores: pass.rubric, BlockingDimensions: pass.blockingDims, EvalRuns: pass.evalRuns,
-		StubCount: pass.stubCount, StubCap: pass.stubCap, Head: pass.head,
+		RunID: pass.opts.RunID, MissionID: in.Mission, TaskID: in.Task, GateProfile: profile, Checks: checks,
+		RubricScores: ev.rubric, BlockingDimensions: ev.blockingDims, EvalRuns: ev.evalRuns,
+		StubCount: ev.stubCount, StubCap: ev.stubCap, Head: pass.head,
 		StartedAt: record.Timestamp(pass.opts.Now), DryRun: pass.opts.DryRun,
 		RulesSHA256: in.RulesSHA256, AdvisoryCauses: advisoryCauses,
-		ClaimsContradicted: pass.shownContradictions(), claimTally: contradictionTally(pass.contradictions),
+		ClaimsContradicted: pass.claims.shown(), claimTally: contradictionTally(pass.claims.list),
 	}
 	if res.Checks == nil {
 		res.Checks = []Check{}

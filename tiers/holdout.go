@@ -42,28 +42,40 @@ type holdoutFile struct {
 	data []byte
 }
 
-// holdout runs the held-out checks, when the policy names some, after the rest of tier 1 passed.
-func (pass *Pass) holdout(ctx context.Context, profile vocab.Profile, mark int) {
+// holdoutFacts is what the held-out checks found: their checks, and the held-out commands when
+// they changed the working tree (changedBy; "" when they did not).
+type holdoutFacts struct {
+	checks    []Check
+	changedBy string
+}
+
+// holdout runs the held-out checks, when the policy names some, after the rest of tier 1 passed
+// (tier1Passed).
+func holdout(ctx context.Context, pass *Pass, profile vocab.Profile, tier1Passed bool) holdoutFacts {
+	var f holdoutFacts
 	h := pass.in.Policy.Holdout
 	if len(h.Commands) == 0 || profile != vocab.ImplementationChange {
-		return
+		return f
 	}
-	if notPassedSince(pass.checks, mark) {
-		pass.checks = append(pass.checks, skippedCheck(1, "holdout", holdoutText, "not run: tier 1 failed"))
-		return
+	if !tier1Passed {
+		f.checks = []Check{skippedCheck(1, "holdout", holdoutText, "not run: tier 1 failed")}
+		return f
 	}
-	ch := pass.runHoldout(ctx)
+	ch := runHoldout(ctx, pass)
 	if ctx.Err() != nil {
-		return
+		return f
 	}
-	pass.checks = append(pass.checks, ch)
+	f.checks = []Check{ch}
 	// The held-out commands run the work's code, which could copy the held-out files into the
 	// project while they are laid out: the project must be as the head left it.
-	if pass.haveBase && !pass.wtDirty && pass.repo != nil {
-		if c := pass.afterCode(1, "worktree_after_holdout", "the held-out commands leave the working tree at the integration head", "the held-out commands"); c != nil {
-			pass.checks = append(pass.checks, *c)
+	if pass.haveBase && pass.changedBy == "" && pass.repo != nil {
+		const after = "the held-out commands"
+		if c := afterCode(pass, 1, "worktree_after_holdout", "the held-out commands leave the working tree at the integration head", after); c != nil {
+			f.checks = append(f.checks, *c)
+			f.changedBy = after
 		}
 	}
+	return f
 }
 
 // holdoutError is the error check of held-out checks that cannot be read or run.
@@ -71,7 +83,7 @@ func holdoutError(ev string) Check {
 	return failCheck(1, "holdout", holdoutText, ev, StatusError, vocab.CauseHoldoutFailed)
 }
 
-func (pass *Pass) runHoldout(ctx context.Context) Check {
+func runHoldout(ctx context.Context, pass *Pass) Check {
 	h := pass.in.Policy.Holdout
 	if pass.repo == nil || pass.head == "" {
 		return holdoutError("no head commit to check out: the held-out checks cannot run")

@@ -59,33 +59,40 @@ type integrity struct {
 	helpers map[string]bool
 }
 
+// integrityFacts is what test integrity found: its checks, and the one pass over the added lines
+// its marker scan made, which the stub scan reuses (nil when it made none).
+type integrityFacts struct {
+	checks []Check
+	added  *addedScan
+}
+
 // testIntegrity runs tests_modified and tests_weakened (SPEC §5.2a.2, .3).
-func (pass *Pass) testIntegrity() {
+func testIntegrity(pass *Pass) integrityFacts {
 	pol := pass.in.Policy.Tests
 	if pol.Off {
 		// A warning, so that every output shows it: the run is never silent about judging without
 		// the tests' integrity (SPEC §5.2a).
-		pass.checks = append(pass.checks, warnCheck(1, "test_integrity", "test integrity off: protected checks and weakening markers are not checked", "test integrity off (policy tests.integrity: off)", vocab.CauseTestIntegrityOff))
-		return
+		return integrityFacts{checks: []Check{warnCheck(1, "test_integrity", "test integrity off: protected checks and weakening markers are not checked", "test integrity off (policy tests.integrity: off)", vocab.CauseTestIntegrityOff)}}
 	}
 	if !pass.haveBase || pass.repo == nil {
-		pass.checks = append(pass.checks, skippedCheck(1, "test_integrity", "protected checks and weakening markers are checked on base..head", "no base to compare with: test integrity not checked"))
-		return
+		return integrityFacts{checks: []Check{skippedCheck(1, "test_integrity", "protected checks and weakening markers are checked on base..head", "no base to compare with: test integrity not checked")}}
 	}
-	ig := pass.newIntegrity()
+	ig := newIntegrity(pass)
 	if err := ig.resolveNamed(); err != nil {
-		pass.checks = append(pass.checks, gitFailCheck(1, "tests_modified", testsModifiedText, "cannot read what the eval commands name at the base: "+err.Error(), err, StatusError, vocab.CauseDetectorError))
-		return
+		return integrityFacts{checks: []Check{gitFailCheck(1, "tests_modified", testsModifiedText, "cannot read what the eval commands name at the base: "+err.Error(), err, StatusError, vocab.CauseDetectorError)}}
 	}
-	pass.checks = append(pass.checks, ig.modified())
-	pass.checks = append(pass.checks, ig.weakened()...)
+	f := integrityFacts{checks: []Check{ig.modified()}}
+	weak, added := ig.weakened()
+	f.checks, f.added = append(f.checks, weak...), added
 	if w := pass.submoduleWarning("tests_weakened", "scanned for weakening markers"); w != nil {
 		w.Tier = 1
-		pass.checks = append(pass.checks, *w)
+		f.checks = append(f.checks, *w)
 	}
+	return f
 }
 
-func (pass *Pass) newIntegrity() *integrity {
+// newIntegrity is the test-integrity state of a run: its tables, the commands' names, the pin.
+func newIntegrity(pass *Pass) *integrity {
 	c := pass.in.Contract
 	pol := pass.in.Policy.Tests
 	ig := &integrity{pass: pass, prefix: pass.projectPrefix(), tables: pol.Markers, mayList: c.Tests.MayChange}
@@ -863,17 +870,18 @@ func (m marker) String() string {
 	return fmt.Sprintf("%s %s %q", m.loc, m.pattern, truncate(strings.TrimSpace(m.text), 60))
 }
 
-// weakened is the tests_weakened check and, when suppression markers were added, its warning.
+// weakened is the tests_weakened check and, when suppression markers were added, its warning, and
+// the pass over the added lines it made (scanAdded).
 // Every added line of base..head is scanned, streamed as the stub scan: skip markers in test files
 // (and in every file of the languages of skipEverywhere), suppression markers anywhere.
-func (ig *integrity) weakened() []Check {
+func (ig *integrity) weakened() ([]Check, *addedScan) {
 	pass := ig.pass
 	var skips, suppressions, own []marker
 	nskip, nsup, nown := 0, 0, 0
 	// Lines come file by file: what a file is, is judged once a file.
 	last, inProject, lang, added := "", false, "", false
 	var skip *markerSet
-	res := pass.scanAdded(func(l git.AddedLine) {
+	res := scanAdded(pass, func(l git.AddedLine) {
 		if l.Path != last {
 			last, skip = l.Path, nil
 			var p string
@@ -909,7 +917,7 @@ func (ig *integrity) weakened() []Check {
 		}
 	})
 	if res.err != nil {
-		return []Check{gitFailCheck(1, "tests_weakened", testsWeakenedText, fmt.Sprintf("cannot scan the lines added in %s..%s for weakening markers: %v", short(pass.base), short(pass.head), res.err), res.err, StatusError, vocab.CauseDetectorError)}
+		return []Check{gitFailCheck(1, "tests_weakened", testsWeakenedText, fmt.Sprintf("cannot scan the lines added in %s..%s for weakening markers: %v", short(pass.base), short(pass.head), res.err), res.err, StatusError, vocab.CauseDetectorError)}, res
 	}
 	scan := res.scan
 	var out []Check
@@ -941,7 +949,7 @@ func (ig *integrity) weakened() []Check {
 		ch.Locations = slocs
 		out = append(out, ch)
 	}
-	return out
+	return out, res
 }
 
 // markerList shows the markers kept (at most maxIntegrityFindings of total found), saying how many

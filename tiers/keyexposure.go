@@ -74,7 +74,7 @@ func runsCode(c *contract.Contract) bool {
 // then every run says so in a warning. An eval_user that cannot be used (unknown, root, a gate
 // not started as root, a project that user cannot read) refuses the run too (eval_unstartable):
 // running the code as the gate's user instead would expose what eval_user was set to protect.
-func (pass *Pass) planExecution(ctx context.Context) execution {
+func planExecution(ctx context.Context, pass *Pass) execution {
 	var ex execution
 	if !runsCode(pass.in.Contract) {
 		return ex // nothing runs, nothing is exposed
@@ -94,7 +94,7 @@ func (pass *Pass) planExecution(ctx context.Context) execution {
 		}
 		if u != nil {
 			ex.runAs = u
-			probe = pass.probe(ctx, u, src, keyPath)
+			probe = runProbe(ctx, pass, u, src, keyPath)
 			if probe.err != "" {
 				return ex.refuse(failCheck(0, checkEvalUser, evalUserText, fmt.Sprintf("the probe run as eval_user %s could not tell what it can read: %s; nothing was run", u, probe.err), StatusError, vocab.CauseEvalUnstartable))
 			}
@@ -226,11 +226,11 @@ i=0
 for f do i=$((i+1)); if (: <"$f") 2>/dev/null; then echo "read $i"; fi; done
 echo end`
 
-// probe tries, as the eval user, what the plan depends on: that it can enter the project
+// runProbe tries, as the eval user, what the plan depends on: that it can enter the project
 // directory (unless the run uses a checkout of its own, which the gate gives to that user), and
 // which of the paths the key could be read from it can open: the key file, or the environment of
 // each of the gate's ancestors (Linux).
-func (pass *Pass) probe(ctx context.Context, u *proc.User, src record.KeySource, keyPath string) probeResult {
+func runProbe(ctx context.Context, pass *Pass, u *proc.User, src record.KeySource, keyPath string) probeResult {
 	dir := pass.in.ProjectDir
 	if pass.in.Policy.EvalCheckout == EvalCheckoutIsolated || pass.opts.Verify {
 		dir = ""

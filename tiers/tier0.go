@@ -15,32 +15,64 @@ import (
 
 var fullSHA = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-fA-F]{40}$`) })
 
-// tier0 runs every precheck and reports them all (SPEC §5.1). The caller stops after tier 0 when
-// any of them blocks or errors.
-func (pass *Pass) tier0() {
-	add := func(c Check) { c.Tier = 0; pass.checks = append(pass.checks, c) }
+// gitFacts are what tier 0's baseline resolved: the repository it opened (the run closes it),
+// the base and the integration head, and whether the base is an ancestor of the head (haveBase).
+type gitFacts struct {
+	repo       *git.Repo
+	base, head string
+	haveBase   bool
+}
 
-	pass.inputsValid(add)
-	pass.historyCheck(add)
-	if pass.in.Contract == nil {
-		return // nothing else can be judged without the contract
+// tier0 runs the prechecks of the inputs, the state, the reviews, the budget and the baseline
+// (SPEC §5.1), and reports them all; before are the checks the run made before tier 0. The run
+// then makes its isolated checkout, if it needs one, and tier0Tree checks the tree. The caller
+// stops after tier 0 when any of them blocks or errors.
+func tier0(pass *Pass, before []Check) ([]Check, gitFacts) {
+	var out []Check
+	add := func(checks []Check) {
+		for _, c := range checks {
+			c.Tier = 0
+			out = append(out, c)
+		}
 	}
-	pass.stateEligible(add)
-	pass.selfCheckPresent(add)
-	pass.requiredReviewers(add)
-	pass.evidenceValid(add)
-	pass.reviewVerdicts(add)
-	pass.integrationMerged(add)
-	pass.budgetCheck(add)
-	pass.baseline(add)
-	pass.oneCommit(add)
-	pass.linksCheck(add)
-	pass.staleEvidence(add)
-	pass.rulesCheck(add)
+	add(inputsValid(pass))
+	add(historyCheck(pass))
+	if pass.in.Contract == nil {
+		return out, gitFacts{} // nothing else can be judged without the contract
+	}
+	add(stateEligible(pass))
+	add(selfCheckPresent(pass))
+	add(requiredReviewers(pass))
+	add(evidenceValid(pass))
+	add(reviewVerdicts(pass))
+	add(integrationMerged(pass))
+	add(budgetCheck(pass, slices.Concat(before, out)))
+	checks, g := baseline(pass)
+	add(checks)
+	add(emptyChange(pass, g))
+	return out, g
+}
+
+// tier0Tree runs the prechecks of the head's tree once the baseline resolved it (pass holds
+// gitFacts, and the isolated checkout when the run made one; coErr says why it could not):
+// the working tree, the symbolic links, stale evidence and the pinned rules.
+func tier0Tree(pass *Pass, coErr error) []Check {
+	if pass.in.Contract == nil {
+		return nil
+	}
+	var out []Check
+	for _, checks := range [][]Check{worktree(pass, coErr), linksCheck(pass), staleEvidence(pass), rulesCheck(pass)} {
+		for _, c := range checks {
+			c.Tier = 0
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // inputsValid checks that the gate policy, the contract and the record were read and valid.
-func (pass *Pass) inputsValid(add func(Check)) {
+func inputsValid(pass *Pass) (out []Check) {
+	add := func(c Check) { out = append(out, c) }
 	in := pass.in
 	if in.PolicyErr != nil {
 		add(failCheck(0, "policy_valid", "read .geas/gate-policy.json", in.PolicyErr.Error(), StatusError, vocab.CausePolicyInvalid))
@@ -55,11 +87,13 @@ func (pass *Pass) inputsValid(add func(Check)) {
 	} else {
 		add(passCheck(0, "record_valid", "record.json parses and matches the schema", pass.recordNote()))
 	}
+	return
 }
 
 // stateEligible checks that the task's state is one its gate profile gates (verify also accepts a
 // task that already passed).
-func (pass *Pass) stateEligible(add func(Check)) {
+func stateEligible(pass *Pass) (out []Check) {
+	add := func(c Check) { out = append(out, c) }
 	c := pass.in.Contract
 	eligible := contract.EligibleStates(c.GateProfile)
 	text := fmt.Sprintf("task state is eligible for profile %s (%s)", c.GateProfile, vocab.JoinStates(eligible, " or "))
@@ -70,10 +104,12 @@ func (pass *Pass) stateEligible(add func(Check)) {
 	} else {
 		add(failCheck(0, "state_eligible", text, fmt.Sprintf("state is %s; %s needs %s", c.Status, c.GateProfile, vocab.JoinStates(eligible, " or ")), StatusError, vocab.CauseStateIneligible))
 	}
+	return
 }
 
 // selfCheckPresent checks that the record has a self_check section.
-func (pass *Pass) selfCheckPresent(add func(Check)) {
+func selfCheckPresent(pass *Pass) (out []Check) {
+	add := func(c Check) { out = append(out, c) }
 	if pass.in.Record == nil {
 		return
 	}
@@ -82,11 +118,13 @@ func (pass *Pass) selfCheckPresent(add func(Check)) {
 	} else {
 		add(failCheck(0, "self_check", "record.json has a self_check section", "no self_check section in record.json", StatusBlock, vocab.CauseMissingSelfCheck))
 	}
+	return
 }
 
 // requiredReviewers checks that each required reviewer type has an evidence file with a
 // non-implementer role.
-func (pass *Pass) requiredReviewers(add func(Check)) {
+func requiredReviewers(pass *Pass) (out []Check) {
+	add := func(c Check) { out = append(out, c) }
 	for _, want := range pass.in.Contract.Routing.RequiredReviewerTypes {
 		name := "review:" + want
 		text := fmt.Sprintf("required reviewer %s has an evidence file with a non-implementer role", want)
@@ -110,10 +148,12 @@ func (pass *Pass) requiredReviewers(add func(Check)) {
 			add(failCheck(0, name, text, fmt.Sprintf("no evidence file of agent %s (evidence files: %s)", want, orNone(pass.evidenceNames())), StatusBlock, vocab.CauseMissingReview))
 		}
 	}
+	return
 }
 
 // evidenceValid checks that every evidence file parses and matches the schema.
-func (pass *Pass) evidenceValid(add func(Check)) {
+func evidenceValid(pass *Pass) (out []Check) {
+	add := func(c Check) { out = append(out, c) }
 	in := pass.in
 	if in.EvidenceErr != nil {
 		add(failCheck(0, "evidence_valid", "every evidence file parses and matches the schema", in.EvidenceErr.Error(), StatusError, vocab.CauseEvidenceInvalid))
@@ -128,10 +168,12 @@ func (pass *Pass) evidenceValid(add func(Check)) {
 			add(passCheck(0, "evidence_valid", "every evidence file parses and matches the schema", fmt.Sprintf("%d files valid", len(in.Evidence))))
 		}
 	}
+	return
 }
 
 // integrationMerged checks, for implementation_change, that integration.json says merged.
-func (pass *Pass) integrationMerged(add func(Check)) {
+func integrationMerged(pass *Pass) (out []Check) {
+	add := func(c Check) { out = append(out, c) }
 	if pass.in.Contract.GateProfile != vocab.ImplementationChange || pass.in.Record == nil {
 		return
 	}
@@ -149,12 +191,14 @@ func (pass *Pass) integrationMerged(add func(Check)) {
 		}
 		add(passCheck(0, "integration", text, ev))
 	}
+	return
 }
 
 // baseline resolves base_snapshot and the integration head and checks ancestry. It runs for
 // implementation_change always, and for other profiles when they name a base (their scope is then
 // computed from git too).
-func (pass *Pass) baseline(add func(Check)) {
+func baseline(pass *Pass) (out []Check, g gitFacts) {
+	add := func(c Check) { out = append(out, c) }
 	c := pass.in.Contract
 	if c.GateProfile != vocab.ImplementationChange && c.BaseSnapshot == "" {
 		return
@@ -173,7 +217,7 @@ func (pass *Pass) baseline(add func(Check)) {
 		add(failCheck(0, "baseline", text, err.Error(), st, code))
 		return
 	}
-	pass.repo = repo
+	g.repo = repo
 	headRev := "HEAD"
 	if pass.in.Record != nil {
 		if integ, ok := pass.in.Record.Integration(); ok && integ.Commit != "" {
@@ -199,7 +243,7 @@ func (pass *Pass) baseline(add func(Check)) {
 		add(gitFailCheck(0, "baseline", text, fmt.Sprintf("base_snapshot %s: %v", c.BaseSnapshot, err), err, resolveStatus(err), vocab.CauseBaselineMismatch))
 		return
 	}
-	pass.head, pass.base = head, base
+	g.head, g.base = head, base
 	ok, err := repo.IsAncestor(base, head)
 	switch {
 	case err != nil:
@@ -209,11 +253,12 @@ func (pass *Pass) baseline(add func(Check)) {
 		add(failCheck(0, "baseline", text, fmt.Sprintf("base %s (%s) is not an ancestor of head %s (%s)", short(base), c.BaseSnapshot, short(head), headRev), StatusBlock, vocab.CauseBaselineMismatch))
 		return
 	}
-	pass.haveBase = true
+	g.haveBase = true
 	add(passCheck(0, "baseline", text, fmt.Sprintf("base %s is an ancestor of head %s (%s)", short(base), short(head), headRev)))
 	if !fullSHA().MatchString(c.BaseSnapshot) {
 		add(warnCheck(0, "base_pinned", "base_snapshot is a full commit SHA", fmt.Sprintf("base_snapshot %q is not pinned; it resolved to %s", c.BaseSnapshot, base), vocab.CauseBaseUnpinned))
 	}
+	return
 }
 
 // resolveStatus is the status of a revision that does not resolve: block (something is missing),

@@ -21,7 +21,8 @@ import (
 // stub scan and the reviews see only the link; it blocks the run in both checkout modes. The
 // boundary is the repository's top, not the project root: the commands run in the repository's
 // checkout, and a file of the repository outside the project is the commit's too.
-func (pass *Pass) linksCheck(add func(Check)) {
+func linksCheck(pass *Pass) (out []Check) {
+	add := func(c Check) { out = append(out, c) }
 	c := pass.in.Contract
 	if !pass.haveBase || c.GateProfile != vocab.ImplementationChange && c.BaseSnapshot == "" {
 		return // no commit to judge: the worktree check says why
@@ -68,6 +69,7 @@ func (pass *Pass) linksCheck(add func(Check)) {
 		ch.Locations = append(ch.Locations, Location{Path: strings.TrimPrefix(e.Path, prefix)})
 	}
 	add(ch)
+	return
 }
 
 // danglingIntoTheWorktree returns, in the working-tree mode, the links of dangling (links that
@@ -76,7 +78,7 @@ func (pass *Pass) linksCheck(add func(Check)) {
 // compare it. In a checkout of the commit (eval_checkout isolated, a re-check) such a link leads
 // nowhere until a command of the commit makes the path, so it is not judged.
 func (pass *Pass) danglingIntoTheWorktree(dangling []git.LinkEscape) []git.LinkEscape {
-	if pass.co != nil || len(dangling) == 0 {
+	if pass.work != nil || len(dangling) == 0 {
 		return nil
 	}
 	var out []git.LinkEscape

@@ -16,7 +16,8 @@ const maxRulesChanges = 20
 // differ block (rules_changed), naming each changed field with its pinned and current value, until
 // an authority approves them with geas task approve. The pin is the history entry, never the
 // pinned copy beside the contract, which only serves to name the changes.
-func (pass *Pass) rulesCheck(add func(Check)) {
+func rulesCheck(pass *Pass) (out []Check) {
+	add := func(c Check) { out = append(out, c) }
 	in := pass.in
 	if in.Record == nil || in.RulesErr != nil {
 		return // record_invalid, contract_invalid or policy_invalid already stops the run
@@ -69,4 +70,5 @@ func (pass *Pass) rulesCheck(add func(Check)) {
 	}
 	ev += "; an authority must approve the new rules (geas task approve)"
 	add(failCheck(0, name, text, ev, StatusBlock, vocab.CauseRulesChanged))
+	return
 }

@@ -16,7 +16,8 @@ import (
 // repository (git's own rule for abbreviations; a branch that happens to be named like the digits
 // does not make an older commit's prefix the head). Anything else (a branch name, "HEAD", a
 // prefix that matches several objects) names no commit this gate can prove is the head: stale.
-func (pass *Pass) staleEvidence(add func(Check)) {
+func staleEvidence(pass *Pass) (out []Check) {
+	add := func(c Check) { out = append(out, c) }
 	const text = "no evidence file that carries a commit names a commit other than the head"
 	var carrying []string
 	for _, e := range pass.in.Evidence {
@@ -47,6 +48,7 @@ func (pass *Pass) staleEvidence(add func(Check)) {
 	if len(fresh) == len(carrying) {
 		add(passCheck(0, "stale_evidence", text, fmt.Sprintf("%s name the head %s", limitedList(fresh, 10), short(pass.head))))
 	}
+	return
 }
 
 // notTheHead says why commit c is not the head, or "" when it is.

@@ -18,45 +18,80 @@ var bookkeepingPaths = []string{".geas/missions/", ".geas/state/", ".geas/memory
 // maxNamedFiles is how many differing files a worktree_mismatch names.
 const maxNamedFiles = 20
 
-// oneCommit runs the tier-0 checks of invariant 7 (SPEC §5.1) after baseline: empty_change and
+// The tier-0 checks of invariant 7 (SPEC §5.1), after baseline: empty_change, then
 // worktree_mismatch, or, with eval_checkout isolated, the checkout of the head that tier 1 and
 // the detectors then run in.
-func (pass *Pass) oneCommit(add func(Check)) {
+const (
+	emptyText = "the change is not empty: the base differs from the integration head"
+	wtText    = "the working tree is the integration head"
+)
+
+// emptyChange is the empty_change check of an implementation_change whose baseline resolved (g):
+// a head that is its base, or whose diff holds nothing but bookkeeping files, changed nothing that
+// could be judged.
+func emptyChange(pass *Pass, g gitFacts) []Check {
 	c := pass.in.Contract
-	const emptyText = "the change is not empty: the base differs from the integration head"
-	const wtText = "the working tree is the integration head"
-	if c.GateProfile != vocab.ImplementationChange && c.BaseSnapshot == "" {
-		why := fmt.Sprintf("profile %s without a base_snapshot names no commit: the git checks are skipped", c.GateProfile)
-		add(skippedCheck(0, "worktree", wtText, why))
-		return
-	}
-	if !pass.haveBase {
-		return // baseline did not pass, and says why; there is no commit to compare with
+	if !g.haveBase || c.GateProfile != vocab.ImplementationChange {
+		return nil // baseline did not pass, and says why; there is no commit to compare with
 	}
 	headName := pass.headName()
-	if c.GateProfile == vocab.ImplementationChange {
-		if ch := pass.emptyChange(emptyText, headName); ch != nil {
-			add(*ch)
+	base := fmt.Sprintf("base %s (base_snapshot %s)", short(g.base), c.BaseSnapshot)
+	if g.base == g.head {
+		return []Check{failCheck(0, "empty_change", emptyText, fmt.Sprintf("%s is the integration head %s (%s): the diff is empty, there is no change to judge", base, short(g.head), headName), StatusBlock, vocab.CauseEmptyChange)}
+	}
+	files, err := g.repo.ChangedFiles(g.base, g.head)
+	if err != nil {
+		return []Check{gitFailCheck(0, "empty_change", emptyText, fmt.Sprintf("diff %s..%s: %v", short(g.base), short(g.head), err), err, StatusError, vocab.CauseBaselineMismatch)}
+	}
+	var work []string
+	for _, f := range files {
+		if !isBookkeeping(f) {
+			work = append(work, f)
 		}
 	}
-	// A re-check of a pass (geas gate verify, re-gating a finished task, the hook) always judges
-	// the commit the pass named in a checkout of its own: the working tree has moved on with the
-	// mission's later work, and the pass is about that commit, not about what HEAD is now.
-	if pass.in.Policy.EvalCheckout == EvalCheckoutIsolated || pass.opts.Verify {
+	switch {
+	case len(files) == 0:
+		return []Check{failCheck(0, "empty_change", emptyText, fmt.Sprintf("%s and the integration head %s (%s) have the same tree: the diff is empty", base, short(g.head), headName), StatusBlock, vocab.CauseEmptyChange)}
+	case len(work) == 0:
+		return []Check{failCheck(0, "empty_change", emptyText, fmt.Sprintf("%s..%s changes only bookkeeping files (%s): nothing of the work is in the diff", short(g.base), short(g.head), joinLimited(files, 10)), StatusBlock, vocab.CauseEmptyChange)}
+	}
+	return []Check{passCheck(0, "empty_change", emptyText, fmt.Sprintf("%s..%s changes %d files", short(g.base), short(g.head), len(work)))}
+}
+
+// needsCheckout reports whether the run checks the head out for tier 1 and the detectors: with
+// eval_checkout isolated, and for every re-check of a pass (geas gate verify, re-gating a finished
+// task, the hook), which judges the commit the pass named, not what HEAD is now.
+func needsCheckout(pass *Pass) bool {
+	return pass.in.Contract != nil && pass.haveBase && (pass.in.Policy.EvalCheckout == EvalCheckoutIsolated || pass.opts.Verify)
+}
+
+// worktree is the worktree check: the working tree is the integration head, or, when the run
+// made a checkout of its own (needsCheckout; coErr says why it could not), that the tree is not
+// compared.
+func worktree(pass *Pass, coErr error) []Check {
+	c := pass.in.Contract
+	if c.GateProfile != vocab.ImplementationChange && c.BaseSnapshot == "" {
+		why := fmt.Sprintf("profile %s without a base_snapshot names no commit: the git checks are skipped", c.GateProfile)
+		return []Check{skippedCheck(0, "worktree", wtText, why)}
+	}
+	if !pass.haveBase {
+		return nil // baseline did not pass, and says why; there is no commit to compare with
+	}
+	headName := pass.headName()
+	if needsCheckout(pass) {
 		why := "eval_checkout is isolated"
 		if pass.opts.Verify {
 			why = "a re-check of a pass"
 		}
-		if err := pass.makeCheckout(); err != nil {
-			add(gitFailCheck(0, "worktree", wtText, fmt.Sprintf("%s: cannot check out %s: %v", why, short(pass.head), err), err, StatusError, vocab.CauseCheckoutFailed))
-			return
+		if coErr != nil {
+			return []Check{gitFailCheck(0, "worktree", wtText, fmt.Sprintf("%s: cannot check out %s: %v", why, short(pass.head), coErr), coErr, StatusError, vocab.CauseCheckoutFailed)}
 		}
-		add(skippedCheck(0, "worktree", wtText, fmt.Sprintf("%s: tier 1 and the detectors run in a checkout of %s (%s) made for this run, so the working tree is not compared", why, short(pass.head), headName)))
-		return
+		return []Check{skippedCheck(0, "worktree", wtText, fmt.Sprintf("%s: tier 1 and the detectors run in a checkout of %s (%s) made for this run, so the working tree is not compared", why, short(pass.head), headName))}
 	}
 	if ch := pass.worktreeCheck(0, "worktree", wtText, headName, ""); ch != nil {
-		add(*ch)
+		return []Check{*ch}
 	}
+	return nil
 }
 
 // headName says where the integration head came from.
@@ -67,37 +102,6 @@ func (pass *Pass) headName() string {
 		}
 	}
 	return "HEAD"
-}
-
-// emptyChange is the empty_change check: an implementation_change whose head is its base, or whose
-// diff holds nothing but bookkeeping files, changed nothing that could be judged.
-func (pass *Pass) emptyChange(text, headName string) *Check {
-	base := fmt.Sprintf("base %s (base_snapshot %s)", short(pass.base), pass.in.Contract.BaseSnapshot)
-	if pass.base == pass.head {
-		ch := failCheck(0, "empty_change", text, fmt.Sprintf("%s is the integration head %s (%s): the diff is empty, there is no change to judge", base, short(pass.head), headName), StatusBlock, vocab.CauseEmptyChange)
-		return &ch
-	}
-	files, err := pass.repo.ChangedFiles(pass.base, pass.head)
-	if err != nil {
-		ch := gitFailCheck(0, "empty_change", text, fmt.Sprintf("diff %s..%s: %v", short(pass.base), short(pass.head), err), err, StatusError, vocab.CauseBaselineMismatch)
-		return &ch
-	}
-	var work []string
-	for _, f := range files {
-		if !isBookkeeping(f) {
-			work = append(work, f)
-		}
-	}
-	switch {
-	case len(files) == 0:
-		ch := failCheck(0, "empty_change", text, fmt.Sprintf("%s and the integration head %s (%s) have the same tree: the diff is empty", base, short(pass.head), headName), StatusBlock, vocab.CauseEmptyChange)
-		return &ch
-	case len(work) == 0:
-		ch := failCheck(0, "empty_change", text, fmt.Sprintf("%s..%s changes only bookkeeping files (%s): nothing of the work is in the diff", short(pass.base), short(pass.head), joinLimited(files, 10)), StatusBlock, vocab.CauseEmptyChange)
-		return &ch
-	}
-	ch := passCheck(0, "empty_change", text, fmt.Sprintf("%s..%s changes %d files", short(pass.base), short(pass.head), len(work)))
-	return &ch
 }
 
 // isBookkeeping reports whether a project-relative path is one of bookkeepingPaths.
@@ -184,52 +188,19 @@ func evalDir(p string) string {
 	return p
 }
 
-// afterEval is called by tier 1 after eval command n ran: an eval command that changed a tracked
-// file or left an untracked one makes the run worktree_mismatch, naming it (SPEC §5.1). It returns
-// the check once, for the first command that changed the tree.
-//
-// In an isolated checkout the same holds for the checkout: it is compared with the stat data the
-// gate recorded when it wrote it, so an eval command cannot rewrite what the detectors read there
-// either.
-func (pass *Pass) afterEval(n int, command string) *Check {
-	if !pass.haveBase || pass.wtDirty || pass.repo == nil {
-		return nil
-	}
-	const name, text = "worktree_after_eval", "the eval commands leave the working tree at the integration head"
-	return pass.afterCode(1, name, text, fmt.Sprintf("eval command %d `%s`", n, command))
-}
-
-// afterDetector is called by part A after a script detector ran: a script detector runs code
-// too, so it may not rewrite what a later detector reads (SPEC §5.1). A detector that changed a
-// tracked file, or left an untracked one, makes the run worktree_mismatch, naming it; the
-// detectors after it that read files or run code are not run (readsTree). It returns the check
-// once, for the first detector that changed the tree.
-func (pass *Pass) afterDetector(label, command string) *Check {
-	if !pass.haveBase || pass.wtDirty || pass.repo == nil {
-		return nil
-	}
-	const name, text = "worktree_after_detector", "the script detectors leave the working tree at the integration head"
-	return pass.afterCode(2, name, text, fmt.Sprintf("the script detector of %s `%s`", label, command))
-}
-
 // afterCode compares the working tree (or the isolated checkout) with the head after code ran;
-// after names what ran. It sets wtDirty when the tree changed.
-func (pass *Pass) afterCode(tier int, name, text, after string) *Check {
-	var ch *Check
-	if pass.co != nil {
-		ch = pass.checkoutCheck(tier, name, text, after)
-	} else {
-		ch = pass.worktreeCheck(tier, name, text, pass.headName(), after)
+// after names what ran. A check means the code changed the tree: the caller records after as
+// what changed it.
+func afterCode(pass *Pass, tier int, name, text, after string) *Check {
+	if pass.work != nil {
+		return pass.checkoutCheck(tier, name, text, after)
 	}
-	if ch != nil {
-		pass.wtDirty, pass.wtChangedBy = true, after
-	}
-	return ch
+	return pass.worktreeCheck(tier, name, text, pass.headName(), after)
 }
 
 // checkoutCheck compares the isolated checkout with what the gate wrote.
 func (pass *Pass) checkoutCheck(tier int, name, text, after string) *Check {
-	paths, err := pass.co.Changed()
+	paths, err := pass.work.co.Changed()
 	if err != nil {
 		ch := failCheck(tier, name, text, "cannot compare the isolated checkout: "+err.Error(), StatusError, vocab.CauseWorktreeMismatch)
 		return &ch
@@ -248,45 +219,55 @@ func (pass *Pass) checkoutCheck(tier int, name, text, after string) *Check {
 
 // workDir is where tier 1 and the detectors run: the isolated checkout, or the project root.
 func (pass *Pass) workDir() string {
-	if pass.checkout != "" {
-		return pass.checkout
+	if pass.work != nil && pass.work.dir != "" {
+		return pass.work.dir
 	}
 	return pass.in.ProjectDir
 }
 
 // workRoot is workDir opened as a root.
 func (pass *Pass) workRoot() *os.Root {
-	if pass.checkoutRoot != nil {
-		return pass.checkoutRoot
+	if pass.work != nil && pass.work.root != nil {
+		return pass.work.root
 	}
 	return pass.in.Root
 }
 
-// makeCheckout checks the head out into a temporary directory for tier 1 and the detectors; the
-// project root is at the same place inside it as in the repository.
-func (pass *Pass) makeCheckout() error {
+// checkout is a checkout of the head the run made for tier 1 and the detectors: the project
+// root (dir, opened as root) is at the same place inside it (top) as in the repository.
+type checkout struct {
+	dir, top string
+	root     *os.Root
+	co       *git.Checkout
+}
+
+// makeCheckout checks the head out into a temporary directory for tier 1 and the detectors, and
+// gives it to the eval user when there is one. The run removes it (remove), also when err says
+// it could not be made ready after git wrote it: that checkout is then the run's (a later
+// comparison reads it) but nothing runs in it.
+func makeCheckout(pass *Pass) (*checkout, error) {
 	co, err := pass.repo.Checkout(pass.head)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	pass.co, pass.checkoutTop = co, co.Dir
+	w := &checkout{top: co.Dir, co: co}
 	dir := filepath.Join(co.Dir, filepath.FromSlash(pass.projectPrefix()))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return w, err
 	}
 	if u := pass.exec.runAs; u != nil {
 		// The checkout is the gate's own copy, made for this run: the eval user gets it, as the
 		// agents have the working tree (the gate changes no permission in the project itself).
 		if err := chownTree(co.Dir, u.UID, u.GID); err != nil {
-			return fmt.Errorf("give the checkout to eval_user %s: %w", u, err)
+			return w, fmt.Errorf("give the checkout to eval_user %s: %w", u, err)
 		}
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return err
+		return w, err
 	}
-	pass.checkout, pass.checkoutRoot = dir, root
-	return nil
+	w.dir, w.root = dir, root
+	return w, nil
 }
 
 // chownTree gives every file under dir, dir included, to uid and gid, without following links.
@@ -299,14 +280,15 @@ func chownTree(dir string, uid, gid uint32) error {
 	})
 }
 
-// removeCheckout removes the isolated checkout, if the run made one.
-func (pass *Pass) removeCheckout() {
-	if pass.checkoutRoot != nil {
-		_ = pass.checkoutRoot.Close()
-		pass.checkoutRoot = nil
+// remove removes the checkout; nothing when w is nil.
+func (w *checkout) remove() {
+	if w == nil {
+		return
 	}
-	if pass.checkoutTop != "" {
-		_ = git.RemoveCheckout(pass.checkoutTop)
-		pass.checkoutTop, pass.checkout, pass.co = "", "", nil
+	if w.root != nil {
+		_ = w.root.Close()
+	}
+	if w.top != "" {
+		_ = git.RemoveCheckout(w.top)
 	}
 }

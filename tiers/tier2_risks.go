@@ -74,10 +74,10 @@ const duplicateDebt = "listed more than once: "
 // partC checks that every known risk is handled (SPEC §5.3 Part C). Each risk_handling entry binds
 // to at most one risk, by the rules of Part A; the implementer's own handling is shown but never
 // counts, whatever its status.
-func (pass *Pass) partC() {
+func partC(pass *Pass) (out []Check) {
 	risks := pass.knownRisks()
 	if len(risks) == 0 {
-		pass.checks = append(pass.checks, skippedCheck(2, "known_risks", "every known risk is handled", "no known risks declared"))
+		out = append(out, skippedCheck(2, "known_risks", "every known risk is handled", "no known risks declared"))
 		return
 	}
 	items := make([]matchItem, len(risks))
@@ -119,11 +119,11 @@ func (pass *Pass) partC() {
 				own = append(own, fmt.Sprintf("%s %s", e.Name, h.Status))
 				continue
 			}
-			ok, why, ind := pass.riskHandled(e, h, &debt, &debtErr)
+			ok, why, ind := riskHandled(pass, e, h, &debt, &debtErr)
 			if ok {
 				handled = why
 				if ind.warn != "" {
-					pass.checks = append(pass.checks, warnCheck(2, name+":independence", "the accepting agent and the builder ran on different providers", ind.warn, vocab.CauseProviderUnknown))
+					out = append(out, warnCheck(2, name+":independence", "the accepting agent and the builder ran on different providers", ind.warn, vocab.CauseProviderUnknown))
 				}
 				break
 			}
@@ -138,24 +138,25 @@ func (pass *Pass) partC() {
 		}
 		switch {
 		case handled != "":
-			pass.checks = append(pass.checks, passCheck(2, name, text, handled+note))
+			out = append(out, passCheck(2, name, text, handled+note))
 		case len(refused) > 0:
-			pass.checks = append(pass.checks, failCheck(2, name, text, limitedList(tried, 20)+note, StatusBlock, vocab.CauseJudgeNotIndependent))
+			out = append(out, failCheck(2, name, text, limitedList(tried, 20)+note, StatusBlock, vocab.CauseJudgeNotIndependent))
 		case debtErr != nil && len(tried) > 0:
-			pass.checks = append(pass.checks, failCheck(2, name, text, "debt register unreadable: "+oneLine(debtErr.Error()), StatusError, vocab.CauseRiskUnhandled))
+			out = append(out, failCheck(2, name, text, "debt register unreadable: "+oneLine(debtErr.Error()), StatusError, vocab.CauseRiskUnhandled))
 		case len(tried) > 0:
-			pass.checks = append(pass.checks, failCheck(2, name, text, limitedList(tried, 20)+note, StatusFail, vocab.CauseRiskUnhandled))
+			out = append(out, failCheck(2, name, text, limitedList(tried, 20)+note, StatusFail, vocab.CauseRiskUnhandled))
 		case len(own) > 0:
-			pass.checks = append(pass.checks, failCheck(2, name, text, "no independent risk_handling entry for this risk"+note, StatusFail, vocab.CauseRiskUnhandled))
+			out = append(out, failCheck(2, name, text, "no independent risk_handling entry for this risk"+note, StatusFail, vocab.CauseRiskUnhandled))
 		default:
-			pass.checks = append(pass.checks, failCheck(2, name, text, "no risk_handling entry for this risk in any evidence file", StatusFail, vocab.CauseRiskUnhandled))
+			out = append(out, failCheck(2, name, text, "no risk_handling entry for this risk in any evidence file", StatusFail, vocab.CauseRiskUnhandled))
 		}
 	}
-	pass.checks = append(pass.checks, warns...)
+	out = append(out, warns...)
+	return
 }
 
 // riskHandled judges one risk_handling entry and says why it does or does not count.
-func (pass *Pass) riskHandled(e *evidence.Evidence, h evidence.RiskHandling, debt *map[string]string, debtErr *error) (bool, string, independence) {
+func riskHandled(pass *Pass, e *evidence.Evidence, h evidence.RiskHandling, debt *map[string]string, debtErr *error) (bool, string, independence) {
 	switch h.Status {
 	case "mitigated":
 		if blank(h.Evidence) {

@@ -16,7 +16,7 @@ import (
 // changedFiles returns the files the task changed and how they were found: the git diff
 // base..head when the baseline resolved, else the implementer's files_changed (SPEC §5.3 Part B).
 // Only the orchestration's bookkeeping (bookkeeping) is left out of scope questions.
-func (pass *Pass) changedFiles() ([]string, string, error) {
+func changedFiles(pass *Pass) ([]string, string, error) {
 	var files []string
 	var how string
 	if pass.haveBase {
@@ -77,23 +77,23 @@ func bookkeeping(f string) bool {
 var errNoChangeSource = errors.New("no change source")
 
 // partB checks scope (SPEC §5.3 Part B).
-func (pass *Pass) partB() {
+func partB(pass *Pass) (out []Check) {
 	c := pass.in.Contract
-	files, how, err := pass.changedFiles()
+	files, how, err := changedFiles(pass)
 	text := fmt.Sprintf("changed files are inside scope.surfaces (%s)", strings.Join(c.Scope.Surfaces, ", "))
 	if !pass.haveBase {
 		text += "; changed files taken from the implementer's files_changed (no base_snapshot)"
 	}
 	if errors.Is(err, errNoChangeSource) {
-		pass.checks = append(pass.checks, failCheck(2, "scope", text, "no base_snapshot to diff against and no implementer evidence lists files_changed: nothing says what changed", StatusBlock, vocab.CauseNoChangeSource))
+		out = append(out, failCheck(2, "scope", text, "no base_snapshot to diff against and no implementer evidence lists files_changed: nothing says what changed", StatusBlock, vocab.CauseNoChangeSource))
 		return
 	}
 	if err != nil {
-		pass.checks = append(pass.checks, gitFailCheck(2, "scope", text, "cannot list changed files: "+err.Error(), err, StatusError, vocab.CauseScopeViolation))
+		out = append(out, gitFailCheck(2, "scope", text, "cannot list changed files: "+err.Error(), err, StatusError, vocab.CauseScopeViolation))
 		return
 	}
 	if len(files) == 0 {
-		pass.checks = append(pass.checks, skippedCheck(2, "scope", text, "no changed files in "+how))
+		out = append(out, skippedCheck(2, "scope", text, "no changed files in "+how))
 		return
 	}
 	// scope.shared replaces the default (or policy) table rather than adding to it (SPEC §5.3 Part B).
@@ -110,7 +110,7 @@ func (pass *Pass) partB() {
 	for _, f := range files {
 		in, err := surf.covers(f)
 		if err != nil {
-			pass.checks = append(pass.checks, gitFailCheck(2, "scope", text, fmt.Sprintf("cannot tell whether %s is inside the surfaces: %v", f, err), err, StatusError, vocab.CauseScopeViolation))
+			out = append(out, gitFailCheck(2, "scope", text, fmt.Sprintf("cannot tell whether %s is inside the surfaces: %v", f, err), err, StatusError, vocab.CauseScopeViolation))
 			return
 		}
 		switch {
@@ -126,19 +126,19 @@ func (pass *Pass) partB() {
 		for _, f := range outside {
 			ch.Locations = append(ch.Locations, Location{Path: f})
 		}
-		pass.checks = append(pass.checks, ch)
+		out = append(out, ch)
 	} else {
 		ev := fmt.Sprintf("all %d changed files are in the surfaces (from %s)", len(files)-len(minor), how)
 		if len(minor) > 0 {
 			ev = fmt.Sprintf("%d changed files are in the surfaces and %d are shared (from %s)", len(files)-len(minor), len(minor), how)
 		}
-		pass.checks = append(pass.checks, passCheck(2, "scope", text, ev))
+		out = append(out, passCheck(2, "scope", text, ev))
 	}
 	if w := pass.submoduleWarning("scope", "compared with the surfaces"); w != nil {
-		pass.checks = append(pass.checks, *w)
+		out = append(out, *w)
 	}
 	if len(minor) > 0 {
-		pass.checks = append(pass.checks, warnCheck(2, "scope:shared", "changes outside the surfaces touch only shared files", fmt.Sprintf("shared files changed: %s", joinLimited(minor, 20)), vocab.CauseScopeShared))
+		out = append(out, warnCheck(2, "scope:shared", "changes outside the surfaces touch only shared files", fmt.Sprintf("shared files changed: %s", joinLimited(minor, 20)), vocab.CauseScopeShared))
 	}
 	if pass.haveBase {
 		declared := map[string]bool{}
@@ -162,9 +162,10 @@ func (pass *Pass) partB() {
 			if !any {
 				ev = "no implementer evidence declares files_changed; " + ev
 			}
-			pass.checks = append(pass.checks, warnCheck(2, "scope:declared", "every changed file is declared in files_changed", ev, vocab.CauseUndeclaredChange))
+			out = append(out, warnCheck(2, "scope:declared", "every changed file is declared in files_changed", ev, vocab.CauseUndeclaredChange))
 		}
 	}
+	return
 }
 
 // workTreeDir is the isDir of a run without a base, whose changed files are the implementer's
