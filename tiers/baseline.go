@@ -235,9 +235,9 @@ func baselineMAC(key, payload []byte) []byte {
 	return m.Sum(nil)
 }
 
-// writeBaseline stores p, signed with key, as name under geas: written to a new file (named after
-// now) and renamed into place, in a directory that must be a real directory (not a link).
-func writeBaseline(geas *os.Root, name string, key []byte, p *baselinePayload, now func() time.Time) error {
+// writeBaseline stores p, signed with key, as name under geas: written to a new file and renamed
+// into place, in a directory that must be a real directory (not a link).
+func writeBaseline(geas *os.Root, name string, key []byte, p *baselinePayload) error {
 	payload, err := json.Marshal(p)
 	if err != nil {
 		return err
@@ -262,7 +262,7 @@ func writeBaseline(geas *os.Root, name string, key []byte, p *baselinePayload, n
 			return fmt.Errorf(".geas/%s is not a directory", d)
 		}
 	}
-	tmp := fmt.Sprintf("%s.%d.tmp", name, now().UnixNano())
+	tmp := fmt.Sprintf("%s.%d.tmp", name, time.Now().UnixNano())
 	f, err := geas.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -42,7 +41,7 @@ func TestACachedBaseRunIsBelievedOnlyWithItsKeyAndBinding(t *testing.T) {
 	key := []byte("k1")
 	r := baselineRun(t)
 	name := r.baselineName()
-	require.NoError(t, writeBaseline(r.in.Geas, name, key, samplePayload(r), time.Now))
+	require.NoError(t, writeBaseline(r.in.Geas, name, key, samplePayload(r)))
 
 	// The honest control: read back with its key, bound to this task, base, rules and commands.
 	p, err := r.readBaseline(name, key)
@@ -78,13 +77,13 @@ func TestACachedBaseRunIsBelievedOnlyWithItsKeyAndBinding(t *testing.T) {
 	} {
 		p := samplePayload(r)
 		edit(p)
-		require.NoError(t, writeBaseline(r.in.Geas, name, key, p, time.Now))
+		require.NoError(t, writeBaseline(r.in.Geas, name, key, p))
 		_, err := r.readBaseline(name, key)
 		assert.Error(t, err, what)
 	}
 
 	// A symlink to a genuine file, a directory, or a file past the bound: not read.
-	require.NoError(t, writeBaseline(r.in.Geas, name+".real", key, samplePayload(r), time.Now))
+	require.NoError(t, writeBaseline(r.in.Geas, name+".real", key, samplePayload(r)))
 	require.NoError(t, os.Remove(path))
 	require.NoError(t, os.Symlink(filepath.Base(path)+".real", path))
 	_, err = r.readBaseline(name, key)

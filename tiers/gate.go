@@ -334,7 +334,10 @@ func (st *stages) run(ctx context.Context, profile vocab.Profile) error {
 	st.add(ti.checks...)
 	pass.added = ti.added
 	st.add(st.compareBase(ctx, profile, mark)...)
-	ho := holdout(ctx, pass, profile, !notPassedSince(ev.checks, mark))
+	// The held-out commands' logs are the run's to keep, outside the project: the run opens their
+	// directory when the commands are about to run.
+	logs := func() (*os.Root, string, string) { return openHoldoutLogs(pass) }
+	ho := holdout(ctx, pass, profile, !notPassedSince(ev.checks, mark), logs)
 	st.add(ho.checks...)
 	if ho.changedBy != "" {
 		pass.changedBy = ho.changedBy
@@ -394,7 +397,7 @@ func (st *stages) compareBase(ctx context.Context, profile vocab.Profile, mark i
 	}
 	how := bo.how
 	if bo.store != nil {
-		if err := writeBaseline(pass.in.Geas, bo.store.name, bo.store.key, bo.base, pass.env.Now); err != nil {
+		if err := writeBaseline(pass.in.Geas, bo.store.name, bo.store.key, bo.base); err != nil {
 			how += "; not cached: " + err.Error()
 		} else {
 			how += "; cached in .geas/" + bo.store.name

@@ -50,8 +50,8 @@ type holdoutFacts struct {
 }
 
 // holdout runs the held-out checks, when the policy names some, after the rest of tier 1 passed
-// (tier1Passed).
-func holdout(ctx context.Context, pass *Pass, profile vocab.Profile, tier1Passed bool) holdoutFacts {
+// (tier1Passed). logs opens the directory the run keeps their logs in (openHoldoutLogs).
+func holdout(ctx context.Context, pass *Pass, profile vocab.Profile, tier1Passed bool, logs holdoutLogs) holdoutFacts {
 	var f holdoutFacts
 	h := pass.in.Policy.Holdout
 	if len(h.Commands) == 0 || profile != vocab.ImplementationChange {
@@ -61,7 +61,7 @@ func holdout(ctx context.Context, pass *Pass, profile vocab.Profile, tier1Passed
 		f.checks = []Check{skippedCheck(1, "holdout", holdoutText, "not run: tier 1 failed")}
 		return f
 	}
-	ch := runHoldout(ctx, pass)
+	ch := runHoldout(ctx, pass, logs)
 	if ctx.Err() != nil {
 		return f
 	}
@@ -83,7 +83,7 @@ func holdoutError(ev string) Check {
 	return failCheck(1, "holdout", holdoutText, ev, StatusError, vocab.CauseHoldoutFailed)
 }
 
-func runHoldout(ctx context.Context, pass *Pass) Check {
+func runHoldout(ctx context.Context, pass *Pass, logs holdoutLogs) Check {
 	h := pass.in.Policy.Holdout
 	if pass.repo == nil || pass.head == "" {
 		return holdoutError("no head commit to check out: the held-out checks cannot run")
@@ -135,7 +135,7 @@ func runHoldout(ctx context.Context, pass *Pass) Check {
 			return holdoutError(fmt.Sprintf("cannot give the checkout to eval_user %s: %v", u, err))
 		}
 	}
-	logRoot, logDir, logNote := pass.holdoutLogs()
+	logRoot, logDir, logNote := logs()
 	if logRoot != nil {
 		defer logRoot.Close()
 	}
@@ -347,10 +347,15 @@ func overlay(root *os.Root, f holdoutFile) (bool, error) {
 	return had, err
 }
 
-// holdoutLogs opens the directory the held-out commands' logs go to, outside the project: under
+// holdoutLogs opens the directory the held-out commands' logs go to, when the held-out commands
+// are about to run: the directory (nil: no logs), its name, and a note that says where they are,
+// or why there are none. The caller closes the directory.
+type holdoutLogs func() (root *os.Root, dir, note string)
+
+// openHoldoutLogs is the run's holdoutLogs: a directory outside the project, under
 // GEAS_HOLDOUT_LOGS, else the user cache directory. A run that writes nothing (a dry run, a
-// re-check) keeps no logs. note says where they are, or why there are none.
-func (pass *Pass) holdoutLogs() (*os.Root, string, string) {
+// re-check) keeps no logs.
+func openHoldoutLogs(pass *Pass) (*os.Root, string, string) {
 	if pass.opts.LogRoot == nil || pass.opts.DryRun || pass.opts.Verify {
 		return nil, "", "no logs kept (a run that writes nothing)"
 	}
