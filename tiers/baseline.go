@@ -139,7 +139,7 @@ func baseRun(ctx context.Context, pass *Pass) baseOutcome {
 	if key == nil {
 		why = "not cached: no " + record.SigningKeyEnv + " to sign the cache with"
 	} else {
-		p, err := pass.readBaseline(name, key)
+		p, err := readBaseline(pass, name, key)
 		if err == nil {
 			return baseOutcome{base: p, how: fmt.Sprintf("run cached in .geas/%s (signed; the base run took %s)", name, tier1Duration(p.DurationMS))}
 		}
@@ -173,7 +173,7 @@ func (pass *Pass) taskName() string { return pass.in.Mission + "/" + pass.in.Tas
 
 // readBaseline reads a cached base run and says why it is not believed: not a regular file, too
 // large, not signed with key, or about another task, base, rules digest or command list.
-func (pass *Pass) readBaseline(name string, key []byte) (*baselinePayload, error) {
+func readBaseline(pass *Pass, name string, key []byte) (*baselinePayload, error) {
 	fi, err := pass.in.Geas.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, errors.New("no cached run of this base and rules")

@@ -44,12 +44,12 @@ func TestACachedBaseRunIsBelievedOnlyWithItsKeyAndBinding(t *testing.T) {
 	require.NoError(t, writeBaseline(r.in.Geas, name, key, samplePayload(r)))
 
 	// The honest control: read back with its key, bound to this task, base, rules and commands.
-	p, err := r.readBaseline(name, key)
+	p, err := readBaseline(r, name, key)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"p.TestA", "p.TestB"}, p.Commands[0].Pass)
 
 	// Another key: not believed.
-	_, err = r.readBaseline(name, []byte("k2"))
+	_, err = readBaseline(r, name, []byte("k2"))
 	assert.ErrorContains(t, err, "not signed")
 
 	// The payload edited (a passing test taken out), the MAC kept: not believed.
@@ -61,7 +61,7 @@ func TestACachedBaseRunIsBelievedOnlyWithItsKeyAndBinding(t *testing.T) {
 	f.Baseline = json.RawMessage(`{"version":1,"task":"m1/t1","base":"` + r.base + `","rules_sha256":"` + r.in.RulesSHA256 + `","duration_ms":1,"commands":[{"command":"go test -json ./...","results":"go-test-json","passed":1,"failed":0,"skipped":0,"pass":["p.TestA"]}]}`)
 	forged, _ := json.Marshal(f)
 	require.NoError(t, os.WriteFile(path, forged, 0o644))
-	_, err = r.readBaseline(name, key)
+	_, err = readBaseline(r, name, key)
 	assert.ErrorContains(t, err, "not signed")
 
 	// Genuine files replayed for another binding: another task, base, rules digest or command
@@ -78,7 +78,7 @@ func TestACachedBaseRunIsBelievedOnlyWithItsKeyAndBinding(t *testing.T) {
 		p := samplePayload(r)
 		edit(p)
 		require.NoError(t, writeBaseline(r.in.Geas, name, key, p))
-		_, err := r.readBaseline(name, key)
+		_, err := readBaseline(r, name, key)
 		assert.Error(t, err, what)
 	}
 
@@ -86,18 +86,18 @@ func TestACachedBaseRunIsBelievedOnlyWithItsKeyAndBinding(t *testing.T) {
 	require.NoError(t, writeBaseline(r.in.Geas, name+".real", key, samplePayload(r)))
 	require.NoError(t, os.Remove(path))
 	require.NoError(t, os.Symlink(filepath.Base(path)+".real", path))
-	_, err = r.readBaseline(name, key)
+	_, err = readBaseline(r, name, key)
 	assert.ErrorContains(t, err, "not a regular file")
 	require.NoError(t, os.Remove(path))
 	require.NoError(t, os.Mkdir(path, 0o755))
-	_, err = r.readBaseline(name, key)
+	_, err = readBaseline(r, name, key)
 	assert.ErrorContains(t, err, "not a regular file")
 	require.NoError(t, os.Remove(path))
 	big, err := os.Create(path)
 	require.NoError(t, err)
 	require.NoError(t, big.Truncate(maxBaselineBytes+1))
 	big.Close()
-	_, err = r.readBaseline(name, key)
+	_, err = readBaseline(r, name, key)
 	assert.Error(t, err)
 }
 

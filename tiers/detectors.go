@@ -144,7 +144,7 @@ func detectRegexMatch(pass *Pass, d *contract.Detector, dc detection) Check {
 
 // detectThreshold passes when every reported value of the metric satisfies the threshold.
 func detectThreshold(pass *Pass, d *contract.Detector, dc detection) Check {
-	reports := pass.metricReports(d.Metric)
+	reports := metricReports(pass, d.Metric)
 	if len(reports) == 0 {
 		return dc.fail(fmt.Sprintf("metric %s was not reported (not captured by an eval command, not in independent evidence)", d.Metric))
 	}
@@ -200,7 +200,7 @@ type metricReport struct {
 
 // metricReports finds a metric: what the gate measured in tier 1 if it did (one value), else every
 // distinct value independent evidence reports, in file order. The implementer's metrics never count.
-func (pass *Pass) metricReports(name string) []metricReport {
+func metricReports(pass *Pass, name string) []metricReport {
 	if v, ok := pass.metrics[name]; ok {
 		// Every value the output printed must satisfy the threshold: the eval command's own code
 		// (which the agents wrote) may print the metric's line after the tool does.
@@ -258,7 +258,7 @@ func judge(pass *Pass, binding *criteriaBinding, idx int, cr contract.Criterion,
 		if provider == "" {
 			provider = e.ProviderID
 		}
-		ind := pass.judgeIndependence(provider, e.Name)
+		ind := judgeIndependence(pass, provider, e.Name)
 		if ind.refused {
 			refused = append(refused, ind.detail)
 			continue

@@ -92,7 +92,7 @@ func runHoldout(ctx context.Context, pass *Pass, logs holdoutLogs) Check {
 	var err error
 	switch {
 	case h.Dir != "":
-		files, err = pass.readHoldoutDir(h.Dir)
+		files, err = readHoldoutDir(pass, h.Dir)
 	default:
 		if pass.insideProject(h.Repo) {
 			err = fmt.Errorf("the holdout repository %s is inside the project or its repository (or holds it), where the agents can read and write it", h.Repo)
@@ -248,12 +248,12 @@ func within(p, d string) bool {
 
 // readHoldoutDir reads every file of the holdout directory, bounded: a symbolic link or a special
 // file in it is refused (nothing is followed out of it), and so is a directory inside the project.
-func (pass *Pass) readHoldoutDir(dir string) ([]holdoutFile, error) {
-	return pass.readHoldoutDirIn(dir, pass.projectDirs())
+func readHoldoutDir(pass *Pass, dir string) ([]holdoutFile, error) {
+	return readHoldoutDirIn(pass, dir, pass.projectDirs())
 }
 
 // readHoldoutDirIn is readHoldoutDir with the directories the agents write.
-func (pass *Pass) readHoldoutDirIn(dir string, agents []string) ([]holdoutFile, error) {
+func readHoldoutDirIn(pass *Pass, dir string, agents []string) ([]holdoutFile, error) {
 	if !filepath.IsAbs(dir) {
 		return nil, fmt.Errorf("the holdout dir %s is not absolute", dir)
 	}

@@ -67,7 +67,7 @@ func providerKey(id string) string {
 }
 
 // builderProviders are the provider keys (providerKey) of the implementer's evidence files.
-func (pass *Pass) builderProviders() []string {
+func builderProviders(pass *Pass) []string {
 	var out []string
 	for _, e := range pass.in.Evidence {
 		if !pass.isBuilder(e) {
@@ -89,15 +89,15 @@ type independence struct {
 
 // judgeIndependence compares the provider of one source (a judgment's own provider_id, else its
 // evidence file's) with the builder's providers under the contract's mode.
-func (pass *Pass) judgeIndependence(provider, source string) independence {
+func judgeIndependence(pass *Pass, provider, source string) independence {
 	mode := pass.in.Contract.EffectiveJudgeIndependence(pass.in.Policy.JudgeIndependence)
 	if mode == contract.Off {
 		return independence{}
 	}
-	builders := pass.builderProviders()
+	builders := builderProviders(pass)
 	key := providerKey(provider)
 	if key != "" && slices.Contains(builders, key) {
-		return independence{refused: true, detail: fmt.Sprintf("judgment refused: judge and builder both ran on %s (%s)", pass.sameProvider(key, provider), source)}
+		return independence{refused: true, detail: fmt.Sprintf("judgment refused: judge and builder both ran on %s (%s)", sameProvider(pass, key, provider), source)}
 	}
 	if key == "" || len(builders) == 0 {
 		what := "the judge's provider is unknown"
@@ -114,7 +114,7 @@ func (pass *Pass) judgeIndependence(provider, source string) independence {
 
 // sameProvider names the provider a judge shares with the builder: the judge's id as written, and
 // the builder's when it is written differently ("Claude" and "claude ").
-func (pass *Pass) sameProvider(key, judge string) string {
+func sameProvider(pass *Pass, key, judge string) string {
 	for _, e := range pass.in.Evidence {
 		if pass.isBuilder(e) && providerKey(e.ProviderID) == key && e.ProviderID != judge {
 			return fmt.Sprintf("%s (the builder's %q)", judge, e.ProviderID)

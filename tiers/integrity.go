@@ -84,7 +84,7 @@ func testIntegrity(pass *Pass) integrityFacts {
 	f := integrityFacts{checks: []Check{ig.modified()}}
 	weak, added := ig.weakened()
 	f.checks, f.added = append(f.checks, weak...), added
-	if w := pass.submoduleWarning("tests_weakened", "scanned for weakening markers"); w != nil {
+	if w := submoduleWarning(pass, "tests_weakened", "scanned for weakening markers"); w != nil {
 		w.Tier = 1
 		f.checks = append(f.checks, *w)
 	}

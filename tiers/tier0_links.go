@@ -39,7 +39,7 @@ func linksCheck(pass *Pass) (out []Check) {
 		add(gitFailCheck(0, name, text, fmt.Sprintf("cannot read the symbolic links of %s: %v", short(pass.head), err), err, StatusError, vocab.CauseBaselineMismatch))
 		return
 	}
-	escapes := append(slices.Clip(rep.Escapes), pass.danglingIntoTheWorktree(rep.Dangling)...)
+	escapes := append(slices.Clip(rep.Escapes), danglingIntoTheWorktree(pass, rep.Dangling)...)
 	if len(escapes) == 0 {
 		ev := fmt.Sprintf("the head tree of %s has no symbolic link outside the bookkeeping paths", short(pass.head))
 		if rep.Links > 0 {
@@ -77,7 +77,7 @@ func linksCheck(pass *Pass) (out []Check) {
 // there (a build directory, a cache) is not the commit's, and the working-tree check does not
 // compare it. In a checkout of the commit (eval_checkout isolated, a re-check) such a link leads
 // nowhere until a command of the commit makes the path, so it is not judged.
-func (pass *Pass) danglingIntoTheWorktree(dangling []git.LinkEscape) []git.LinkEscape {
+func danglingIntoTheWorktree(pass *Pass, dangling []git.LinkEscape) []git.LinkEscape {
 	if pass.work != nil || len(dangling) == 0 {
 		return nil
 	}

@@ -39,7 +39,7 @@ func staleEvidence(pass *Pass) (out []Check) {
 		if c == "" {
 			continue
 		}
-		if why := pass.notTheHead(c); why != "" {
+		if why := notTheHead(pass, c); why != "" {
 			add(failCheck(0, "stale:"+e.Name, text, fmt.Sprintf("%s (agent %s) carries commit %q, %s; the head is %s", e.Name, e.Agent, e.Commit, why, pass.head), StatusBlock, vocab.CauseStaleEvidence))
 			continue
 		}
@@ -52,7 +52,7 @@ func staleEvidence(pass *Pass) (out []Check) {
 }
 
 // notTheHead says why commit c is not the head, or "" when it is.
-func (pass *Pass) notTheHead(c string) string {
+func notTheHead(pass *Pass, c string) string {
 	lc := strings.ToLower(c)
 	switch {
 	case !isHexString(lc):

@@ -88,7 +88,7 @@ func worktree(pass *Pass, coErr error) []Check {
 		}
 		return []Check{skippedCheck(0, "worktree", wtText, fmt.Sprintf("%s: tier 1 and the detectors run in a checkout of %s (%s) made for this run, so the working tree is not compared", why, short(pass.head), headName))}
 	}
-	if ch := pass.worktreeCheck(0, "worktree", wtText, headName, ""); ch != nil {
+	if ch := worktreeCheck(pass, 0, "worktree", wtText, headName, ""); ch != nil {
 		return []Check{*ch}
 	}
 	return nil
@@ -117,7 +117,7 @@ func isBookkeeping(p string) bool {
 // worktreeCheck compares the working tree with the head. after names the eval command that ran
 // just before ("" before tier 1). It returns nil when nothing is to be said (after tier 1, a
 // clean tree).
-func (pass *Pass) worktreeCheck(tier int, name, text, headName, after string) *Check {
+func worktreeCheck(pass *Pass, tier int, name, text, headName, after string) *Check {
 	prefix := pass.projectPrefix()
 	exempt := make([]string, len(bookkeepingPaths))
 	for i, b := range bookkeepingPaths {
@@ -193,13 +193,13 @@ func evalDir(p string) string {
 // what changed it.
 func afterCode(pass *Pass, tier int, name, text, after string) *Check {
 	if pass.work != nil {
-		return pass.checkoutCheck(tier, name, text, after)
+		return checkoutCheck(pass, tier, name, text, after)
 	}
-	return pass.worktreeCheck(tier, name, text, pass.headName(), after)
+	return worktreeCheck(pass, tier, name, text, pass.headName(), after)
 }
 
 // checkoutCheck compares the isolated checkout with what the gate wrote.
-func (pass *Pass) checkoutCheck(tier int, name, text, after string) *Check {
+func checkoutCheck(pass *Pass, tier int, name, text, after string) *Check {
 	paths, err := pass.work.co.Changed()
 	if err != nil {
 		ch := failCheck(tier, name, text, "cannot compare the isolated checkout: "+err.Error(), StatusError, vocab.CauseWorktreeMismatch)

@@ -13,7 +13,7 @@ import (
 )
 
 // knownRisks are self_check.known_risks ∪ implementation_contract.known_risks, first spelling kept.
-func (pass *Pass) knownRisks() []string {
+func knownRisks(pass *Pass) []string {
 	var risks []string
 	seen := map[string]bool{}
 	add := func(list []string) {
@@ -38,11 +38,11 @@ type debtItem struct {
 	Status string `json:"status"`
 }
 
-// debtRegister decodes the mission's debt register as Gather read it, before tier 1 (SPEC §7.4: an
+// readDebtRegister decodes the mission's debt register as Gather read it, before tier 1 (SPEC §7.4: an
 // eval command that writes the register cannot change what part C judges); a missing register has
 // no items. A debt_id listed more than once maps to duplicateDebt with its statuses: it is not a
 // valid target (SPEC §5.3 C), since which of its items counts would depend on their order.
-func (pass *Pass) debtRegister() (map[string]string, error) {
+func readDebtRegister(pass *Pass) (map[string]string, error) {
 	name := debtRegisterPath(pass.in.Mission)
 	data, err := pass.in.DebtData, pass.in.DebtErr
 	if errors.Is(err, fs.ErrNotExist) {
@@ -75,7 +75,7 @@ const duplicateDebt = "listed more than once: "
 // to at most one risk, by the rules of Part A; the implementer's own handling is shown but never
 // counts, whatever its status.
 func partC(pass *Pass) (out []Check) {
-	risks := pass.knownRisks()
+	risks := knownRisks(pass)
 	if len(risks) == 0 {
 		out = append(out, skippedCheck(2, "known_risks", "every known risk is handled", "no known risks declared"))
 		return
@@ -167,7 +167,7 @@ func riskHandled(pass *Pass, e *evidence.Evidence, h evidence.RiskHandling, debt
 		if blank(h.Rationale) {
 			return false, e.Name + " accepts the risk without a rationale", independence{}
 		}
-		ind := pass.judgeIndependence(e.ProviderID, e.Name)
+		ind := judgeIndependence(pass, e.ProviderID, e.Name)
 		if ind.refused {
 			return false, "acceptance by " + e.Name + " refused: " + ind.detail, ind
 		}
@@ -177,7 +177,7 @@ func riskHandled(pass *Pass, e *evidence.Evidence, h evidence.RiskHandling, debt
 			return false, e.Name + " defers the risk without a debt_id", independence{}
 		}
 		if *debt == nil && *debtErr == nil {
-			*debt, *debtErr = pass.debtRegister()
+			*debt, *debtErr = readDebtRegister(pass)
 		}
 		if *debtErr != nil {
 			return false, "debt register unreadable", independence{}

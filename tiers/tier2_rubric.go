@@ -166,7 +166,7 @@ func collectScores(pass *Pass, dim, check string, evaluators []string) dimension
 		if len(mine) == 0 {
 			continue
 		}
-		ind := pass.judgeIndependence(e.ProviderID, e.Name)
+		ind := judgeIndependence(pass, e.ProviderID, e.Name)
 		if ind.refused {
 			ds.refused = append(ds.refused, ind.detail)
 			continue
@@ -235,7 +235,7 @@ func checkStubCap(pass *Pass, stubs []stub, sf stubFacts) (out []Check, stubCap 
 			fmt.Sprintf("%d of self_check.possible_stubs cannot be read, so the builder's claim cannot be checked: %s; name files of the commit, with their lines",
 				len(sf.unread), joinLimited(sf.unread, 5)), StatusFail, vocab.CauseStubUnreadable))
 	}
-	if w := pass.submoduleWarning("stubs", "scanned for stubs"); w != nil {
+	if w := submoduleWarning(pass, "stubs", "scanned for stubs"); w != nil {
 		out = append(out, *w)
 	}
 	return out, stubCap

@@ -3,6 +3,7 @@ package tiers
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -101,7 +102,7 @@ func partB(pass *Pass) (out []Check) {
 	if len(c.Scope.Shared) > 0 {
 		shared = c.Scope.Shared
 	}
-	isDir := pass.workTreeDir
+	isDir := workTreeDir(pass.in.Root)
 	if pass.haveBase {
 		isDir = treeDir(pass.repo, pass.base, pass.head)
 	}
@@ -134,7 +135,7 @@ func partB(pass *Pass) (out []Check) {
 		}
 		out = append(out, passCheck(2, "scope", text, ev))
 	}
-	if w := pass.submoduleWarning("scope", "compared with the surfaces"); w != nil {
+	if w := submoduleWarning(pass, "scope", "compared with the surfaces"); w != nil {
 		out = append(out, *w)
 	}
 	if len(minor) > 0 {
@@ -170,16 +171,18 @@ func partB(pass *Pass) (out []Check) {
 
 // workTreeDir is the isDir of a run without a base, whose changed files are the implementer's
 // files_changed: a directory of the project's working tree (not through a symbolic link) stands
-// for a directory of the base, which there is none of.
-func (pass *Pass) workTreeDir(p string) (dirKind, error) {
-	if pass.in.Root == nil {
-		return notDir, nil
+// for a directory of the base, which there is none of. root is the project root (nil: none).
+func workTreeDir(root *os.Root) func(p string) (dirKind, error) {
+	return func(p string) (dirKind, error) {
+		if root == nil {
+			return notDir, nil
+		}
+		fi, err := root.Lstat(filepath.FromSlash(p))
+		if err != nil || !fi.IsDir() {
+			return notDir, nil // absent or unreadable: not a directory the surfaces can count on
+		}
+		return baseDir, nil
 	}
-	fi, err := pass.in.Root.Lstat(filepath.FromSlash(p))
-	if err != nil || !fi.IsDir() {
-		return notDir, nil // absent or unreadable: not a directory the surfaces can count on
-	}
-	return baseDir, nil
 }
 
 // matchesAny reports whether a file matches one of the shared globs; a glob without "/" matches

@@ -12,7 +12,7 @@ import (
 // marker checks, which read this repository's diff, have not seen them. It names each one, never
 // a silent zero; nil when no submodule changed (or the run has no base). check names the check
 // it belongs to ("scope", "stubs"), what says what was not done with the content.
-func (pass *Pass) submoduleWarning(check, what string) *Check {
+func submoduleWarning(pass *Pass, check, what string) *Check {
 	if !pass.haveBase || pass.repo == nil {
 		return nil
 	}
