@@ -445,3 +445,94 @@ func tier1LastOutput(tail string) string {
 	}
 	return out
 }
+
+// testerPassVerdict is the geas evidence verdict by which a tester claims the work passes. It is a
+// claim read from evidence, not a gate verdict: only decide builds one of those (SPEC §2.2).
+var testerPassVerdict = string(StatusPass)
+
+// tier1Facts is what tier 1 found: its checks, its runs, the metrics they captured (spread: per
+// metric, the lowest and highest value printed), the claims its failures contradict, and the
+// eval command that changed the working tree ("" when none did).
+type tier1Facts struct {
+	checks    []Check
+	runs      []EvalRun
+	metrics   map[string]float64
+	spread    map[string][2]float64
+	claims    claims
+	changedBy string
+}
+
+// runTier1 runs the contract's eval commands (tier1.go) in the run's working directory, comparing
+// the working tree (or the checkout) with the head after each one (SPEC §5.1).
+func runTier1(ctx context.Context, pass *Pass, profile vocab.Profile) tier1Facts {
+	f := tier1Facts{metrics: map[string]float64{}, claims: pass.claims}
+	if profile != vocab.ImplementationChange {
+		f.checks = []Check{skippedCheck(1, "eval_commands", "run the contract's eval commands", "profile does not require mechanical verification")}
+		return f
+	}
+	var claimed []string
+	for _, e := range pass.independent() {
+		if e.Role == vocab.Tester && e.Verdict == testerPassVerdict {
+			claimed = append(claimed, e.Name)
+		}
+	}
+	// afterEval is called after eval command n passed: an eval command that changed a tracked
+	// file or left an untracked one makes the run worktree_mismatch, naming it (SPEC §5.1); the
+	// check is returned once, for the first command that changed the tree. In an isolated
+	// checkout the same holds for the checkout: it is compared with the stat data the gate
+	// recorded when it wrote it, so an eval command cannot rewrite what the detectors read there
+	// either.
+	afterEval := func(n int, command string) *Check {
+		if !pass.haveBase || f.changedBy != "" || pass.changedBy != "" || pass.repo == nil {
+			return nil
+		}
+		const name, text = "worktree_after_eval", "the eval commands leave the working tree at the integration head"
+		after := fmt.Sprintf("eval command %d `%s`", n, command)
+		ch := afterCode(pass, 1, name, text, after)
+		if ch != nil {
+			f.changedBy = after
+		}
+		return ch
+	}
+	checks, runs, metrics := tier1(ctx, tier1Input{
+		Commands:       pass.in.Contract.EvalCommands,
+		DefaultTimeout: pass.defaultTimeout(),
+		ProjectDir:     pass.workDir(),
+		Root:           pass.workRoot(),
+		After:          afterEval,
+		LogRoot:        pass.opts.LogRoot,
+		LogDirName:     pass.opts.LogDirName,
+		TailBytes:      pass.in.Policy.OutputTailBytes,
+		ClaimedPass:    claimed,
+		Progress:       pass.opts.Progress,
+		RunAs:          pass.exec.runAs,
+		Start:          pass.env.Start,
+	})
+	f.checks, f.runs = checks, runs
+	f.claims = pass.claims.clone()
+	f.claims.contradictTesters(pass, runs)
+	f.checks = append(f.checks, f.claims.warnings(1)...)
+	maps.Copy(f.metrics, metrics)
+	for _, run := range runs {
+		for k, lo := range run.MetricLow {
+			hi := run.MetricHigh[k]
+			if f.spread == nil {
+				f.spread = map[string][2]float64{}
+			}
+			if sp, ok := f.spread[k]; ok {
+				lo, hi = min(lo, sp[0]), max(hi, sp[1])
+			}
+			f.spread[k] = [2]float64{lo, hi}
+		}
+	}
+	return f
+}
+
+// defaultTimeout is the contract's eval_timeout when it sets one, else the policy's. Only a
+// top-level key counts: an env variable or a metric named eval_timeout is not the setting.
+func (pass *Pass) defaultTimeout() time.Duration {
+	if pass.in.Contract.EvalTimeoutSet {
+		return pass.in.Contract.EvalTimeout
+	}
+	return pass.in.Policy.EvalTimeout
+}
