@@ -12,14 +12,12 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/internal/fsutil"
-	"github.com/geas-dev/geas/internal/git"
 	"github.com/geas-dev/geas/internal/testresults"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
@@ -285,30 +283,23 @@ func writeBaseline(geas *os.Root, name string, key []byte, p *baselinePayload) e
 // that cannot be made, or a command that cannot start, is an error check.
 func runBase(ctx context.Context, pass *Pass) (*baselinePayload, *Check) {
 	started := pass.env.Now()
-	co, err := pass.repo.Checkout(pass.base)
+	co, _, err := pass.scratch(pass.base, nil)
 	if err != nil {
-		ch := gitFailCheck(1, "tests_dropped", testsDroppedText, fmt.Sprintf("cannot check out the base %s to run the eval commands there: %v", short(pass.base), err), err, StatusError, vocab.CauseCheckoutFailed)
+		var se *scratchError
+		errors.As(err, &se)
+		if se.step == scratchCheckout {
+			ch := gitFailCheck(1, "tests_dropped", testsDroppedText, fmt.Sprintf("cannot check out the base %s to run the eval commands there: %v", short(pass.base), se.err), se.err, StatusError, vocab.CauseCheckoutFailed)
+			return nil, &ch
+		}
+		ev := fmt.Sprintf("checkout of the base %s: %v", short(pass.base), se.err)
+		if se.step == scratchChown {
+			ev = fmt.Sprintf("give the checkout of the base %s to eval_user %s: %v", short(pass.base), pass.exec.runAs, se.err)
+		}
+		ch := failCheck(1, "tests_dropped", testsDroppedText, ev, StatusError, vocab.CauseCheckoutFailed)
 		return nil, &ch
 	}
-	defer func() { _ = git.RemoveCheckout(co.Dir) }()
-	fail := func(ev string) *Check {
-		ch := failCheck(1, "tests_dropped", testsDroppedText, ev, StatusError, vocab.CauseCheckoutFailed)
-		return &ch
-	}
-	dir := filepath.Join(co.Dir, filepath.FromSlash(pass.projectPrefix()))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fail(fmt.Sprintf("checkout of the base %s: %v", short(pass.base), err))
-	}
-	if u := pass.exec.runAs; u != nil {
-		if err := chownTree(co.Dir, u.UID, u.GID); err != nil {
-			return nil, fail(fmt.Sprintf("give the checkout of the base %s to eval_user %s: %v", short(pass.base), u, err))
-		}
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, fail(fmt.Sprintf("checkout of the base %s: %v", short(pass.base), err))
-	}
-	defer root.Close()
+	defer co.remove()
+	dir, root := co.dir, co.root
 	p := &baselinePayload{Version: baselineVersion, Task: pass.taskName(), Base: pass.base, RulesSHA256: pass.in.RulesSHA256}
 	for _, ec := range pass.resultCommands() {
 		_, runs, _ := tier1(ctx, tier1Input{

@@ -47,6 +47,10 @@ type Pass struct {
 	// added is the one pass over the lines base..head adds, made by test integrity and reused by
 	// the stub scan (tier2_stubscan.go); nil until then.
 	added *addedScan
+
+	// scratch makes the checkouts of their own that the held-out checks and the base run run
+	// code in: the run's to write (makeScratch), handed to those checks.
+	scratch scratchFunc
 }
 
 // evaluation is what the stages of one run returned, in order: the material of the result.
@@ -79,6 +83,7 @@ func EvaluateWith(ctx context.Context, in *Input, env Env, opts Options) (*Resul
 		opts.Now = env.Now()
 	}
 	pass := &Pass{in: in, env: env, opts: opts, metrics: map[string]float64{}}
+	pass.scratch = func(rev string, lay []holdoutFile) (*checkout, int, error) { return makeScratch(pass, rev, lay) }
 	// Room for a run's checks (about thirty): grown by append, each Check (136 bytes) was copied
 	// four or five times.
 	ev := &evaluation{checks: make([]Check, 0, 48)}

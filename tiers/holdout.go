@@ -105,36 +105,25 @@ func runHoldout(ctx context.Context, pass *Pass, logs holdoutLogs) Check {
 	if err != nil {
 		return holdoutError("cannot read the held-out files: " + err.Error())
 	}
-	co, err := pass.repo.Checkout(pass.head)
+	co, replaced, err := pass.scratch(pass.head, files)
 	if err != nil {
-		c := gitFailCheck(1, "holdout", holdoutText, fmt.Sprintf("cannot check out the head %s for the held-out checks: %v", short(pass.head), err), err, StatusError, vocab.CauseHoldoutFailed)
-		return c
-	}
-	defer func() { _ = git.RemoveCheckout(co.Dir) }()
-	dir := filepath.Join(co.Dir, filepath.FromSlash(pass.projectPrefix()))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return holdoutError("cannot make the checkout of the head: " + err.Error())
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return holdoutError("cannot open the checkout of the head: " + err.Error())
-	}
-	defer root.Close()
-	replaced := 0
-	for _, f := range files {
-		had, err := overlay(root, f)
-		if err != nil {
-			return holdoutError(fmt.Sprintf("cannot lay the held-out files over the checkout: %v", err))
-		}
-		if had {
-			replaced++
+		var se *scratchError
+		errors.As(err, &se)
+		switch se.step {
+		case scratchCheckout:
+			return gitFailCheck(1, "holdout", holdoutText, fmt.Sprintf("cannot check out the head %s for the held-out checks: %v", short(pass.head), se.err), se.err, StatusError, vocab.CauseHoldoutFailed)
+		case scratchDir:
+			return holdoutError("cannot make the checkout of the head: " + se.err.Error())
+		case scratchOpen:
+			return holdoutError("cannot open the checkout of the head: " + se.err.Error())
+		case scratchOverlay:
+			return holdoutError(fmt.Sprintf("cannot lay the held-out files over the checkout: %v", se.err))
+		default:
+			return holdoutError(fmt.Sprintf("cannot give the checkout to eval_user %s: %v", pass.exec.runAs, se.err))
 		}
 	}
-	if u := pass.exec.runAs; u != nil {
-		if err := chownTree(co.Dir, u.UID, u.GID); err != nil {
-			return holdoutError(fmt.Sprintf("cannot give the checkout to eval_user %s: %v", u, err))
-		}
-	}
+	defer co.remove()
+	dir, root := co.dir, co.root
 	logRoot, logDir, logNote := logs()
 	if logRoot != nil {
 		defer logRoot.Close()

@@ -270,6 +270,87 @@ func makeCheckout(pass *Pass) (*checkout, error) {
 	return w, nil
 }
 
+// scratchStep names the step at which a scratch checkout could not be made.
+type scratchStep int
+
+const (
+	scratchCheckout scratchStep = iota // git could not check the commit out
+	scratchDir                         // the project's directory could not be made in it
+	scratchOpen                        // it could not be opened as a root
+	scratchOverlay                     // the files to lay over it could not be written
+	scratchChown                       // it could not be given to the eval user
+)
+
+// scratchError is why a scratch checkout could not be made, and at which step.
+type scratchError struct {
+	step scratchStep
+	err  error
+}
+
+func (e *scratchError) Error() string { return e.err.Error() }
+func (e *scratchError) Unwrap() error { return e.err }
+
+// scratchFunc makes, for a check that runs code on a tree of its own (the held-out checks, the
+// base run), a checkout of rev: the project root at its place inside it, the files of lay laid
+// over it (replaced counts those that replaced something), the whole given to the eval user when
+// there is one. The run makes it (makeScratch) and hands the function to the check, which removes
+// the checkout when done. An error is a *scratchError.
+type scratchFunc func(rev string, lay []holdoutFile) (co *checkout, replaced int, err error)
+
+// makeScratch is the run's scratchFunc. Without files to lay over it, the checkout is given to
+// the eval user before it is opened; with them, after they are laid, so that they are its too.
+func makeScratch(pass *Pass, rev string, lay []holdoutFile) (*checkout, int, error) {
+	fail := func(step scratchStep, err error) error { return &scratchError{step, err} }
+	gc, err := pass.repo.Checkout(rev)
+	if err != nil {
+		return nil, 0, fail(scratchCheckout, err)
+	}
+	w := &checkout{top: gc.Dir, co: gc}
+	give := func() error {
+		if u := pass.exec.runAs; u != nil {
+			if err := chownTree(gc.Dir, u.UID, u.GID); err != nil {
+				return fail(scratchChown, err)
+			}
+		}
+		return nil
+	}
+	dir := filepath.Join(gc.Dir, filepath.FromSlash(pass.projectPrefix()))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		w.remove()
+		return nil, 0, fail(scratchDir, err)
+	}
+	if lay == nil {
+		if err := give(); err != nil {
+			w.remove()
+			return nil, 0, err
+		}
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		w.remove()
+		return nil, 0, fail(scratchOpen, err)
+	}
+	w.dir, w.root = dir, root
+	replaced := 0
+	for _, f := range lay {
+		had, err := overlay(root, f)
+		if err != nil {
+			w.remove()
+			return nil, 0, fail(scratchOverlay, err)
+		}
+		if had {
+			replaced++
+		}
+	}
+	if lay != nil {
+		if err := give(); err != nil {
+			w.remove()
+			return nil, 0, err
+		}
+	}
+	return w, replaced, nil
+}
+
 // chownTree gives every file under dir, dir included, to uid and gid, without following links.
 func chownTree(dir string, uid, gid uint32) error {
 	return filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
