@@ -68,6 +68,9 @@ func partA(ctx context.Context, pass *Pass) partAFacts {
 			}
 		}
 	}
+	// One check or a few a criterion: room for them all, so that thousands of criteria are not
+	// copied again and again as the list grows.
+	f.checks = make([]Check, 0, len(crs)+len(bound.warns))
 	for i, cr := range crs {
 		if cr.Check == nil {
 			byCriterion[i] = []Check{criterionByEvidence(pass, bound.results[i], f.claims.setAside, i+1, cr)}
