@@ -12,14 +12,12 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/internal/fsutil"
-	"github.com/geas-dev/geas/internal/git"
 	"github.com/geas-dev/geas/internal/testresults"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
@@ -79,9 +77,9 @@ type baselineCommand struct {
 }
 
 // resultCommands are the contract's eval commands that declare results.
-func (r *run) resultCommands() []contract.EvalCommand {
+func (pass *Pass) resultCommands() []contract.EvalCommand {
 	var out []contract.EvalCommand
-	for _, ec := range r.in.Contract.EvalCommands {
+	for _, ec := range pass.in.Contract.EvalCommands {
 		if ec.Results != nil {
 			out = append(out, ec)
 		}
@@ -89,82 +87,92 @@ func (r *run) resultCommands() []contract.EvalCommand {
 	return out
 }
 
-// compareBase is the tests_dropped check. It runs in tier 1 after the eval commands and the
-// integrity checks, and only when they all passed: a failing tier 1 stops the run anyway.
-func (r *run) compareBase(ctx context.Context, profile vocab.Profile, mark int) {
-	pol := r.in.Policy.Tests
-	if pol.Off || !pol.CompareBase || profile != vocab.ImplementationChange {
-		return
-	}
-	switch {
-	case !r.haveBase || r.repo == nil:
-		r.checks = append(r.checks, skippedCheck(1, "tests_dropped", testsDroppedText, "no base to compare with"))
-		return
-	case len(r.resultCommands()) == 0:
-		r.checks = append(r.checks, skippedCheck(1, "tests_dropped", testsDroppedText, "no eval command declares its results: nothing to compare by name"))
-		return
-	case notPassedSince(r.checks, mark):
-		r.checks = append(r.checks, skippedCheck(1, "tests_dropped", testsDroppedText, "not run: tier 1 failed"))
-		return
-	}
-	base, how, ch := r.baseRun(ctx)
-	if ch != nil {
-		r.checks = append(r.checks, *ch)
-		return
-	}
-	if ctx.Err() != nil {
-		return
-	}
-	r.checks = append(r.checks, r.dropped(base, how))
+// baseOutcome is what the comparison with the base found before the head is compared: done is
+// the check when there is nothing to compare (skipped, or the base could not run); else base is
+// the base run and how says where it came from, and store, when set, asks the run to cache it.
+// Neither set: the run was interrupted.
+type baseOutcome struct {
+	done  *Check
+	base  *baselinePayload
+	how   string
+	store *baselineStore
 }
 
-// baseRun returns the base run: the cached one when it can be trusted, else a fresh one (stored
-// when the run writes and a key signs it). how says which, for the evidence. A check is returned
-// when the base could not run at all.
-func (r *run) baseRun(ctx context.Context) (*baselinePayload, string, *Check) {
+// baselineStore is where and with what key the run caches a base run it made.
+type baselineStore struct {
+	name string
+	key  []byte
+}
+
+// compareBase prepares the tests_dropped check. It runs in tier 1 after the eval commands and the
+// integrity checks, and only when they all passed (tier1Passed): a failing tier 1 stops the run
+// anyway. The run caches a fresh base run (writeBaseline) and compares (dropped).
+func compareBase(ctx context.Context, pass *Pass, profile vocab.Profile, tier1Passed bool) baseOutcome {
+	pol := pass.in.Policy.Tests
+	if pol.Off || !pol.CompareBase || profile != vocab.ImplementationChange {
+		return baseOutcome{}
+	}
+	skip := func(why string) baseOutcome {
+		c := skippedCheck(1, "tests_dropped", testsDroppedText, why)
+		return baseOutcome{done: &c}
+	}
+	switch {
+	case !pass.haveBase || pass.repo == nil:
+		return skip("no base to compare with")
+	case len(pass.resultCommands()) == 0:
+		return skip("no eval command declares its results: nothing to compare by name")
+	case !tier1Passed:
+		return skip("not run: tier 1 failed")
+	}
+	return baseRun(ctx, pass)
+}
+
+// baseRun returns the base run: the cached one when it can be trusted, else a fresh one (to be
+// stored when the run writes and a key signs it). how says which, for the evidence. The check is
+// returned when the base could not run at all.
+func baseRun(ctx context.Context, pass *Pass) baseOutcome {
 	key := record.SigningKey()
-	name := r.baselineName()
+	name := pass.baselineName()
 	var why string
 	if key == nil {
 		why = "not cached: no " + record.SigningKeyEnv + " to sign the cache with"
 	} else {
-		p, err := r.readBaseline(name, key)
+		p, err := readBaseline(pass, name, key)
 		if err == nil {
-			return p, fmt.Sprintf("run cached in .geas/%s (signed; the base run took %s)", name, tier1Duration(p.DurationMS)), nil
+			return baseOutcome{base: p, how: fmt.Sprintf("run cached in .geas/%s (signed; the base run took %s)", name, tier1Duration(p.DurationMS))}
 		}
 		why = "cache not used: " + err.Error()
 	}
-	p, ch := r.runBase(ctx)
-	if ch != nil || ctx.Err() != nil {
-		return nil, "", ch
+	p, ch := runBase(ctx, pass)
+	if ch != nil {
+		return baseOutcome{done: ch}
 	}
-	how := fmt.Sprintf("run now on a checkout of the base in %s; %s", tier1Duration(p.DurationMS), why)
-	if key != nil && r.opts.LogRoot != nil && !r.opts.DryRun && !r.opts.Verify {
-		if err := r.writeBaseline(name, key, p); err != nil {
-			how += "; not cached: " + err.Error()
-		} else {
-			how += "; cached in .geas/" + name
-		}
+	if ctx.Err() != nil {
+		return baseOutcome{}
 	}
-	return p, how, nil
+	out := baseOutcome{base: p, how: fmt.Sprintf("run now on a checkout of the base in %s; %s", tier1Duration(p.DurationMS), why)}
+	if key != nil && pass.opts.LogRoot != nil && !pass.opts.DryRun && !pass.opts.Verify {
+		out.store = &baselineStore{name: name, key: key}
+	}
+	return out
 }
 
 // baselineName is the cached file of this base and rules digest, relative to .geas.
-func (r *run) baselineName() string {
-	rules := r.in.RulesSHA256
+func (pass *Pass) baselineName() string {
+	rules := pass.in.RulesSHA256
 	if len(rules) > 16 {
 		rules = rules[:16]
 	}
-	return path.Join(r.in.TaskDir, baselineDir, r.base+"-"+rules+".json")
+	return path.Join(pass.in.TaskDir, baselineDir, pass.base+"-"+rules+".json")
 }
 
 // taskName names the task in a cached file.
-func (r *run) taskName() string { return r.in.Mission + "/" + r.in.Task }
+func (pass *Pass) taskName() string { return pass.in.Mission + "/" + pass.in.Task }
 
 // readBaseline reads a cached base run and says why it is not believed: not a regular file, too
 // large, not signed with key, or about another task, base, rules digest or command list.
-func (r *run) readBaseline(name string, key []byte) (*baselinePayload, error) {
-	fi, err := r.in.Geas.Lstat(name)
+func readBaseline(pass *Pass, name string, key []byte) (*baselinePayload, error) {
+	fi, err := pass.in.Geas.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, errors.New("no cached run of this base and rules")
 	}
@@ -174,7 +182,7 @@ func (r *run) readBaseline(name string, key []byte) (*baselinePayload, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", name)
 	}
-	data, err := fsutil.ReadLimited(r.in.Geas, name, maxBaselineBytes)
+	data, err := fsutil.ReadLimited(pass.in.Geas, name, maxBaselineBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
@@ -198,10 +206,10 @@ func (r *run) readBaseline(name string, key []byte) (*baselinePayload, error) {
 	switch {
 	case p.Version != baselineVersion:
 		return nil, fmt.Errorf("%s is version %d", name, p.Version)
-	case p.Task != r.taskName() || p.Base != r.base || p.RulesSHA256 != r.in.RulesSHA256:
+	case p.Task != pass.taskName() || p.Base != pass.base || p.RulesSHA256 != pass.in.RulesSHA256:
 		return nil, fmt.Errorf("%s is about %s at %s under rules %.12s", name, p.Task, short(p.Base), p.RulesSHA256)
 	}
-	cmds := r.resultCommands()
+	cmds := pass.resultCommands()
 	if len(p.Commands) != len(cmds) {
 		return nil, fmt.Errorf("%s lists %d commands, the contract %d", name, len(p.Commands), len(cmds))
 	}
@@ -225,9 +233,9 @@ func baselineMAC(key, payload []byte) []byte {
 	return m.Sum(nil)
 }
 
-// writeBaseline stores p, signed with key, as name: written to a new file and renamed into place,
-// in a directory that must be a real directory (not a link).
-func (r *run) writeBaseline(name string, key []byte, p *baselinePayload) error {
+// writeBaseline stores p, signed with key, as name under geas: written to a new file and renamed
+// into place, in a directory that must be a real directory (not a link).
+func writeBaseline(geas *os.Root, name string, key []byte, p *baselinePayload) error {
 	payload, err := json.Marshal(p)
 	if err != nil {
 		return err
@@ -240,11 +248,11 @@ func (r *run) writeBaseline(name string, key []byte, p *baselinePayload) error {
 		return fmt.Errorf("%d bytes, more than the %d it could be read back with", len(data), maxBaselineBytes)
 	}
 	dir := path.Dir(name)
-	if err := r.in.Geas.MkdirAll(dir, 0o755); err != nil {
+	if err := geas.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	for _, d := range []string{path.Dir(dir), dir} {
-		fi, err := r.in.Geas.Lstat(d)
+		fi, err := geas.Lstat(d)
 		if err != nil {
 			return err
 		}
@@ -253,7 +261,7 @@ func (r *run) writeBaseline(name string, key []byte, p *baselinePayload) error {
 		}
 	}
 	tmp := fmt.Sprintf("%s.%d.tmp", name, time.Now().UnixNano())
-	f, err := r.in.Geas.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := geas.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
 	}
@@ -262,10 +270,10 @@ func (r *run) writeBaseline(name string, key []byte, p *baselinePayload) error {
 		err = cerr
 	}
 	if err == nil {
-		err = r.in.Geas.Rename(tmp, name)
+		err = geas.Rename(tmp, name)
 	}
 	if err != nil {
-		_ = r.in.Geas.Remove(tmp)
+		_ = geas.Remove(tmp)
 	}
 	return err
 }
@@ -273,41 +281,35 @@ func (r *run) writeBaseline(name string, key []byte, p *baselinePayload) error {
 // runBase runs the eval commands that declare results on an isolated checkout of the base, each
 // one whatever the others did (a test failing at the base is what a task may fix). A checkout
 // that cannot be made, or a command that cannot start, is an error check.
-func (r *run) runBase(ctx context.Context) (*baselinePayload, *Check) {
-	started := time.Now()
-	co, err := r.repo.Checkout(r.base)
+func runBase(ctx context.Context, pass *Pass) (*baselinePayload, *Check) {
+	started := pass.env.Now()
+	co, _, err := pass.scratch(pass.base, nil)
 	if err != nil {
-		ch := gitFailCheck(1, "tests_dropped", testsDroppedText, fmt.Sprintf("cannot check out the base %s to run the eval commands there: %v", short(r.base), err), err, StatusError, vocab.CauseCheckoutFailed)
+		var se *scratchError
+		errors.As(err, &se)
+		if se.step == scratchCheckout {
+			ch := gitFailCheck(1, "tests_dropped", testsDroppedText, fmt.Sprintf("cannot check out the base %s to run the eval commands there: %v", short(pass.base), se.err), se.err, StatusError, vocab.CauseCheckoutFailed)
+			return nil, &ch
+		}
+		ev := fmt.Sprintf("checkout of the base %s: %v", short(pass.base), se.err)
+		if se.step == scratchChown {
+			ev = fmt.Sprintf("give the checkout of the base %s to eval_user %s: %v", short(pass.base), pass.exec.runAs, se.err)
+		}
+		ch := failCheck(1, "tests_dropped", testsDroppedText, ev, StatusError, vocab.CauseCheckoutFailed)
 		return nil, &ch
 	}
-	defer func() { _ = git.RemoveCheckout(co.Dir) }()
-	fail := func(ev string) *Check {
-		ch := failCheck(1, "tests_dropped", testsDroppedText, ev, StatusError, vocab.CauseCheckoutFailed)
-		return &ch
-	}
-	dir := filepath.Join(co.Dir, filepath.FromSlash(r.projectPrefix()))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fail(fmt.Sprintf("checkout of the base %s: %v", short(r.base), err))
-	}
-	if u := r.exec.runAs; u != nil {
-		if err := chownTree(co.Dir, u.UID, u.GID); err != nil {
-			return nil, fail(fmt.Sprintf("give the checkout of the base %s to eval_user %s: %v", short(r.base), u, err))
-		}
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, fail(fmt.Sprintf("checkout of the base %s: %v", short(r.base), err))
-	}
-	defer root.Close()
-	p := &baselinePayload{Version: baselineVersion, Task: r.taskName(), Base: r.base, RulesSHA256: r.in.RulesSHA256}
-	for _, ec := range r.resultCommands() {
+	defer co.remove()
+	dir, root := co.dir, co.root
+	p := &baselinePayload{Version: baselineVersion, Task: pass.taskName(), Base: pass.base, RulesSHA256: pass.in.RulesSHA256}
+	for _, ec := range pass.resultCommands() {
 		_, runs, _ := tier1(ctx, tier1Input{
 			Commands:       []contract.EvalCommand{ec},
-			DefaultTimeout: r.defaultTimeout(),
+			DefaultTimeout: pass.defaultTimeout(),
 			ProjectDir:     dir,
 			Root:           root,
-			TailBytes:      r.in.Policy.OutputTailBytes,
-			RunAs:          r.exec.runAs,
+			TailBytes:      pass.in.Policy.OutputTailBytes,
+			RunAs:          pass.exec.runAs,
+			Start:          pass.env.Start,
 		})
 		if ctx.Err() != nil {
 			return nil, nil
@@ -317,12 +319,12 @@ func (r *run) runBase(ctx context.Context) (*baselinePayload, *Check) {
 			if len(runs) > 0 && runs[0].Error != "" {
 				why += ": " + runs[0].Error
 			}
-			ch := failCheck(1, "tests_dropped", testsDroppedText, fmt.Sprintf("eval command `%s` cannot run on the checkout of the base %s, so the head cannot be compared with it: %s", ec.Run, short(r.base), why), StatusError, vocab.CauseEvalUnstartable)
+			ch := failCheck(1, "tests_dropped", testsDroppedText, fmt.Sprintf("eval command `%s` cannot run on the checkout of the base %s, so the head cannot be compared with it: %s", ec.Run, short(pass.base), why), StatusError, vocab.CauseEvalUnstartable)
 			return nil, &ch
 		}
 		p.Commands = append(p.Commands, baseCommand(ec, runs[0]))
 	}
-	p.DurationMS = time.Since(started).Milliseconds()
+	p.DurationMS = pass.env.Now().Sub(started).Milliseconds()
 	return p, nil
 }
 
@@ -346,10 +348,10 @@ func baseCommand(ec contract.EvalCommand, run EvalRun) baselineCommand {
 
 // dropped compares the head's results with the base run: each test that passed at the base must
 // pass at the head, in any of the commands that declare results.
-func (r *run) dropped(base *baselinePayload, how string) Check {
+func dropped(pass *Pass, base *baselinePayload, how string) Check {
 	head := map[string]testresults.Outcome{}
 	headTruncated := false
-	for _, run := range r.evalRuns {
+	for _, run := range pass.evalRuns {
 		s := run.TestResults
 		if s == nil {
 			continue
@@ -394,13 +396,13 @@ func (r *run) dropped(base *baselinePayload, how string) Check {
 		note = "; " + strings.Join(notes, "; ")
 	}
 	if len(lost) == 0 {
-		return passCheck(1, "tests_dropped", testsDroppedText, fmt.Sprintf("the %d tests that passed at the base %s all pass at the head %s (%d tests there); base %s%s", total, short(r.base), short(r.head), len(head), how, note))
+		return passCheck(1, "tests_dropped", testsDroppedText, fmt.Sprintf("the %d tests that passed at the base %s all pass at the head %s (%d tests there); base %s%s", total, short(pass.base), short(pass.head), len(head), how, note))
 	}
 	named := strings.Join(lost[:min(len(lost), maxDroppedNamed)], ", ")
 	if len(lost) > maxDroppedNamed {
 		named += fmt.Sprintf(" and %d more", len(lost)-maxDroppedNamed)
 	}
-	return failCheck(1, "tests_dropped", testsDroppedText, fmt.Sprintf("%d of the %d tests that passed at the base %s do not pass at the head %s: %s; base %s%s", len(lost), total, short(r.base), short(r.head), named, how, note), StatusFail, vocab.CauseTestsDropped)
+	return failCheck(1, "tests_dropped", testsDroppedText, fmt.Sprintf("%d of the %d tests that passed at the base %s do not pass at the head %s: %s; base %s%s", len(lost), total, short(pass.base), short(pass.head), named, how, note), StatusFail, vocab.CauseTestsDropped)
 }
 
 // outcomeWord says what became of a test at the head.

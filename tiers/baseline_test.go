@@ -15,7 +15,7 @@ import (
 
 // baselineRun is a run with what the cached base run is bound to: its task, base, rules and
 // commands, and a .geas root in a temporary directory.
-func baselineRun(t *testing.T) *run {
+func baselineRun(t *testing.T) *Pass {
 	t.Helper()
 	dir := t.TempDir()
 	root, err := os.OpenRoot(dir)
@@ -25,13 +25,14 @@ func baselineRun(t *testing.T) *run {
 		{Run: "make build"},
 		{Run: "go test -json ./...", Results: &contract.Results{Format: "go-test-json"}},
 	}}
-	return &run{
+	return &Pass{
+		env:  DefaultEnv(),
 		in:   &Input{Geas: root, TaskDir: "missions/m1/tasks/t1", Mission: "m1", Task: "t1", RulesSHA256: "ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12", Contract: c},
 		base: "1111111111111111111111111111111111111111",
 	}
 }
 
-func samplePayload(r *run) *baselinePayload {
+func samplePayload(r *Pass) *baselinePayload {
 	return &baselinePayload{Version: baselineVersion, Task: "m1/t1", Base: r.base, RulesSHA256: r.in.RulesSHA256,
 		Commands: []baselineCommand{{Command: "go test -json ./...", Results: "go-test-json", Passed: 2, Pass: []string{"p.TestA", "p.TestB"}}}}
 }
@@ -40,15 +41,15 @@ func TestACachedBaseRunIsBelievedOnlyWithItsKeyAndBinding(t *testing.T) {
 	key := []byte("k1")
 	r := baselineRun(t)
 	name := r.baselineName()
-	require.NoError(t, r.writeBaseline(name, key, samplePayload(r)))
+	require.NoError(t, writeBaseline(r.in.Geas, name, key, samplePayload(r)))
 
 	// The honest control: read back with its key, bound to this task, base, rules and commands.
-	p, err := r.readBaseline(name, key)
+	p, err := readBaseline(r, name, key)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"p.TestA", "p.TestB"}, p.Commands[0].Pass)
 
 	// Another key: not believed.
-	_, err = r.readBaseline(name, []byte("k2"))
+	_, err = readBaseline(r, name, []byte("k2"))
 	assert.ErrorContains(t, err, "not signed")
 
 	// The payload edited (a passing test taken out), the MAC kept: not believed.
@@ -60,7 +61,7 @@ func TestACachedBaseRunIsBelievedOnlyWithItsKeyAndBinding(t *testing.T) {
 	f.Baseline = json.RawMessage(`{"version":1,"task":"m1/t1","base":"` + r.base + `","rules_sha256":"` + r.in.RulesSHA256 + `","duration_ms":1,"commands":[{"command":"go test -json ./...","results":"go-test-json","passed":1,"failed":0,"skipped":0,"pass":["p.TestA"]}]}`)
 	forged, _ := json.Marshal(f)
 	require.NoError(t, os.WriteFile(path, forged, 0o644))
-	_, err = r.readBaseline(name, key)
+	_, err = readBaseline(r, name, key)
 	assert.ErrorContains(t, err, "not signed")
 
 	// Genuine files replayed for another binding: another task, base, rules digest or command
@@ -76,27 +77,27 @@ func TestACachedBaseRunIsBelievedOnlyWithItsKeyAndBinding(t *testing.T) {
 	} {
 		p := samplePayload(r)
 		edit(p)
-		require.NoError(t, r.writeBaseline(name, key, p))
-		_, err := r.readBaseline(name, key)
+		require.NoError(t, writeBaseline(r.in.Geas, name, key, p))
+		_, err := readBaseline(r, name, key)
 		assert.Error(t, err, what)
 	}
 
 	// A symlink to a genuine file, a directory, or a file past the bound: not read.
-	require.NoError(t, r.writeBaseline(name+".real", key, samplePayload(r)))
+	require.NoError(t, writeBaseline(r.in.Geas, name+".real", key, samplePayload(r)))
 	require.NoError(t, os.Remove(path))
 	require.NoError(t, os.Symlink(filepath.Base(path)+".real", path))
-	_, err = r.readBaseline(name, key)
+	_, err = readBaseline(r, name, key)
 	assert.ErrorContains(t, err, "not a regular file")
 	require.NoError(t, os.Remove(path))
 	require.NoError(t, os.Mkdir(path, 0o755))
-	_, err = r.readBaseline(name, key)
+	_, err = readBaseline(r, name, key)
 	assert.ErrorContains(t, err, "not a regular file")
 	require.NoError(t, os.Remove(path))
 	big, err := os.Create(path)
 	require.NoError(t, err)
 	require.NoError(t, big.Truncate(maxBaselineBytes+1))
 	big.Close()
-	_, err = r.readBaseline(name, key)
+	_, err = readBaseline(r, name, key)
 	assert.Error(t, err)
 }
 
@@ -111,19 +112,19 @@ func TestABaseTestNotPassingAtTheHeadIsDropped(t *testing.T) {
 
 	// The honest control: every base test passes, and a new one.
 	head(map[string]testresults.Outcome{"p.TestA": "pass", "p.TestB": "pass", "p.TestC": "pass", "p.TestD": "pass"})
-	c := r.dropped(base, "cached")
+	c := dropped(r, base, "cached")
 	assert.Equal(t, StatusPass, c.Status, c.Evidence)
 	assert.Contains(t, c.Evidence, "the 3 tests that passed at the base")
 
 	// Missing, skipped and failing at the head, each named.
 	head(map[string]testresults.Outcome{"p.TestA": "pass", "p.TestB": "skip", "p.TestC": "fail", "p.TestD": "pass"})
-	c = r.dropped(base, "cached")
+	c = dropped(r, base, "cached")
 	assert.Equal(t, StatusFail, c.Status)
 	assert.Contains(t, c.Evidence, `2 of the 3 tests`)
 	assert.Contains(t, c.Evidence, `"p.TestB" skipped`)
 	assert.Contains(t, c.Evidence, `"p.TestC" failing`)
 	head(map[string]testresults.Outcome{"p.TestA": "pass", "p.TestB": "pass", "p.testc": "pass", "p.TestC ": "pass"})
-	c = r.dropped(base, "cached")
+	c = dropped(r, base, "cached")
 	assert.Equal(t, StatusFail, c.Status, "names compare exactly: a case or space variant is another test")
 	assert.Contains(t, c.Evidence, `"p.TestC" missing`)
 
@@ -133,6 +134,6 @@ func TestABaseTestNotPassingAtTheHeadIsDropped(t *testing.T) {
 		base.Commands[0].Pass = append(base.Commands[0].Pass, "p.T"+string(rune('a'+i)))
 	}
 	head(map[string]testresults.Outcome{})
-	c = r.dropped(base, "cached")
+	c = dropped(r, base, "cached")
 	assert.Contains(t, c.Evidence, "and 5 more")
 }

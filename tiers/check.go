@@ -1,6 +1,12 @@
 // Package tiers is the gate's pipeline: tier 0 (precheck), tier 1 (the contract's eval commands),
 // tier 2 (criteria, scope, known risks, rubric), the detectors, and the verdict that follows
-// mechanically from the checks. It starts processes only through internal/proc.
+// mechanically from the checks.
+//
+// EvaluateWith (evaluate.go) runs the stages in order. Each stage is a function of a read-only
+// *Pass (the inputs, the Env, the options and the facts of the stages before it) that returns
+// its checks and facts; the run records them and result folds the collected checks into the one
+// verdict (decide). Processes start only through Env.Start (internal/proc by default) and the
+// repository is read only through the view Env.Repo opens (internal/git).
 package tiers
 
 import (

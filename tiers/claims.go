@@ -2,6 +2,8 @@ package tiers
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
@@ -23,14 +25,32 @@ type Contradiction struct {
 // evidence files are the agents' to multiply, so past the bound they are counted, not listed.
 const maxContradictionsShown = 20
 
+// claims are the contradictions a run found so far (SPEC §5.2a.7): the stage that finds one
+// returns the claims it was given with it added, never changes those of an earlier stage.
+type claims struct {
+	list []Contradiction
+	// setAside holds the files of list, whose criteria_results and rubric_scores no longer count.
+	setAside map[*evidence.Evidence]bool
+	warned   int // list[:warned] have their warning check
+}
+
+// clone is a copy of c that a stage may add to.
+func (c claims) clone() claims {
+	out := claims{list: slices.Clone(c.list), warned: c.warned}
+	if c.setAside != nil {
+		out.setAside = maps.Clone(c.setAside)
+	}
+	return out
+}
+
 // contradict records that e's claim is contradicted by measurement. From then on, e's
 // criteria_results and rubric_scores do not count in this run (setAside).
-func (r *run) contradict(e *evidence.Evidence, claim, measurement string) {
-	if r.setAside == nil {
-		r.setAside = map[*evidence.Evidence]bool{}
+func (c *claims) contradict(e *evidence.Evidence, claim, measurement string) {
+	if c.setAside == nil {
+		c.setAside = map[*evidence.Evidence]bool{}
 	}
-	r.setAside[e] = true
-	r.contradictions = append(r.contradictions, Contradiction{
+	c.setAside[e] = true
+	c.list = append(c.list, Contradiction{
 		Agent: e.Agent, Evidence: e.Name, Claim: truncate(claim, 200), Measurement: truncate(measurement, 300),
 	})
 }
@@ -38,7 +58,7 @@ func (r *run) contradict(e *evidence.Evidence, claim, measurement string) {
 // contradictTesters records every independent tester whose verdict says the work passes as
 // contradicted when an eval command of this run failed (a fail or a timeout: a command that
 // could not start measured nothing).
-func (r *run) contradictTesters(runs []EvalRun) {
+func (c *claims) contradictTesters(pass *Pass, runs []EvalRun) {
 	for i, run := range runs {
 		if run.Status != StatusFail {
 			continue
@@ -47,78 +67,77 @@ func (r *run) contradictTesters(runs []EvalRun) {
 		if run.TimedOut {
 			measured = fmt.Sprintf("eval command %d `%s` timed out", i+1, truncate(run.Command, 120))
 		}
-		for _, e := range r.independent() {
+		for _, e := range pass.independent() {
 			if e.Role == vocab.Tester && e.Verdict == testerPassVerdict {
-				r.contradict(e, "verdict pass", measured)
+				c.contradict(e, "verdict pass", measured)
 			}
 		}
 		return
 	}
 }
 
-// contradictByDetector records, for a criterion whose detector failed (c), every independent
-// criteria_results entry that claims the criterion passed, and every independent metric that
-// satisfies the threshold the measured value did not.
-func (r *run) contradictByDetector(idx int, cr contract.Criterion, c Check) {
-	if c.Status != StatusFail || c.Code != vocab.CauseCriterionFailed {
+// contradictByDetector records, for a criterion whose detector failed (ch), every independent
+// criteria_results entry bound to it (bound) that claims the criterion passed, and every
+// independent metric that satisfies the threshold the value measured did not.
+func (c *claims) contradictByDetector(pass *Pass, bound []boundResult, idx int, cr contract.Criterion, ch Check) {
+	if ch.Status != StatusFail || ch.Code != vocab.CauseCriterionFailed {
 		return
 	}
 	label := criterionLabel(idx, cr)
-	measured := fmt.Sprintf("the %s detector of %s failed: %s", cr.Check.Type, label, truncate(c.Evidence, 200))
-	for _, br := range r.boundResults[idx-1] {
-		if br.res.Passed && !r.isBuilder(br.e) && !r.setAside[br.e] {
-			r.contradict(br.e, fmt.Sprintf("criteria_results %s passed", label), measured)
+	measured := fmt.Sprintf("the %s detector of %s failed: %s", cr.Check.Type, label, truncate(ch.Evidence, 200))
+	for _, br := range bound {
+		if br.res.Passed && !pass.isBuilder(br.e) && !c.setAside[br.e] {
+			c.contradict(br.e, fmt.Sprintf("criteria_results %s passed", label), measured)
 		}
 	}
 	d := cr.Check
 	if d.Type != contract.DetectThreshold {
 		return
 	}
-	measuredVal, measuredOK := r.metrics[d.Metric]
-	for _, e := range r.independent() {
+	measuredVal, measuredOK := pass.metrics[d.Metric]
+	for _, e := range pass.independent() {
 		v, ok := e.Metrics[d.Metric]
-		if !ok || !measuredOK || r.setAside[e] {
+		if !ok || !measuredOK || c.setAside[e] {
 			continue // without a measurement the evidence metric itself was judged: nothing contradicts it
 		}
 		if holds, err := compare(v, d.Op, d.Value); err != nil || !holds {
 			continue
 		}
 		m := fmt.Sprintf("the fresh run measured %s = %s", d.Metric, fmtNum(measuredVal))
-		r.contradict(e, fmt.Sprintf("metric %s = %s (%s %s %s)", d.Metric, fmtNum(v), d.Metric, opSymbol(d.Op), fmtNum(d.Value)), m)
+		c.contradict(e, fmt.Sprintf("metric %s = %s (%s %s %s)", d.Metric, fmtNum(v), d.Metric, opSymbol(d.Op), fmtNum(d.Value)), m)
 	}
 }
 
-// contradictionChecks are the claim_contradicted warnings of the contradictions found since the
-// last call, in tier tier: one each up to maxContradictionsShown in the run.
-func (r *run) contradictionChecks(tier int) []Check {
+// warnings are the claim_contradicted warnings of the contradictions found since the last call,
+// in tier tier: one each up to maxContradictionsShown in the run.
+func (c *claims) warnings(tier int) []Check {
 	var out []Check
-	for ; r.claimsWarned < len(r.contradictions) && r.claimsWarned < maxContradictionsShown; r.claimsWarned++ {
-		c := r.contradictions[r.claimsWarned]
-		out = append(out, warnCheck(tier, "claims:"+c.Evidence, claimsText,
-			fmt.Sprintf("%s (agent %s) claims %s, but %s; its criteria_results and rubric_scores are not counted in this run", c.Evidence, c.Agent, c.Claim, c.Measurement),
+	for ; c.warned < len(c.list) && c.warned < maxContradictionsShown; c.warned++ {
+		ct := c.list[c.warned]
+		out = append(out, warnCheck(tier, "claims:"+ct.Evidence, claimsText,
+			fmt.Sprintf("%s (agent %s) claims %s, but %s; its criteria_results and rubric_scores are not counted in this run", ct.Evidence, ct.Agent, ct.Claim, ct.Measurement),
 			vocab.CauseClaimContradicted))
 	}
 	return out
 }
 
-// moreContradictions is the one warning that counts the contradictions past maxContradictionsShown,
-// or nil.
-func (r *run) moreContradictions() []Check {
-	if len(r.contradictions) <= maxContradictionsShown {
+// more is the one warning that counts the contradictions past maxContradictionsShown, or nil.
+func (c claims) more() []Check {
+	if len(c.list) <= maxContradictionsShown {
 		return nil
 	}
 	return []Check{warnCheck(2, "claims:more", claimsText,
-		fmt.Sprintf("and %d more contradicted claims", len(r.contradictions)-maxContradictionsShown), vocab.CauseClaimContradicted)}
+		fmt.Sprintf("and %d more contradicted claims", len(c.list)-maxContradictionsShown), vocab.CauseClaimContradicted)}
 }
 
 const claimsText = "independent evidence agrees with the gate's own measurements"
 
-// shownContradictions is the bounded list a result carries.
-func (r *run) shownContradictions() []Contradiction {
-	if len(r.contradictions) > maxContradictionsShown {
-		return r.contradictions[:maxContradictionsShown]
+// shown is the bounded list a result carries.
+func (c claims) shown() []Contradiction {
+	if len(c.list) > maxContradictionsShown {
+		return c.list[:maxContradictionsShown]
 	}
-	return r.contradictions
+	return c.list
 }
 
 // maxTallyAgents bounds the agents a history entry's tally names; the rest are counted under

@@ -19,9 +19,10 @@ import (
 )
 
 // detect runs a criterion's detector (SPEC §5.5). Every detector fails when its input is missing;
-// a detector that cannot run is an error, never a pass. It returns the criterion's check and any
-// non-blocking warnings.
-func (r *run) detect(ctx context.Context, idx int, cr contract.Criterion) (Check, []Check) {
+// a detector that cannot run is an error, never a pass. It returns the criterion's check, any
+// non-blocking warnings, and the run of a script detector. bound is the run's binding of the
+// evidence to the criteria (nil: the judge detector binds on its own).
+func detect(ctx context.Context, pass *Pass, bound *criteriaBinding, idx int, cr contract.Criterion) (Check, []Check, *EvalRun) {
 	d := cr.Check
 	dc := detection{
 		name: "criterion:" + criterionLabel(idx, cr),
@@ -29,17 +30,19 @@ func (r *run) detect(ctx context.Context, idx int, cr contract.Criterion) (Check
 	}
 	switch d.Type {
 	case contract.DetectScript:
-		return r.detectScript(ctx, idx, cr, dc), nil
+		c, run := detectScript(ctx, pass, idx, cr, dc)
+		return c, nil, &run
 	case contract.DetectFileExists:
-		return r.detectFileExists(d, dc), nil
+		return detectFileExists(pass, d, dc), nil, nil
 	case contract.DetectRegexMatch:
-		return r.detectRegexMatch(d, dc), nil
+		return detectRegexMatch(pass, d, dc), nil, nil
 	case contract.DetectThreshold:
-		return r.detectThreshold(d, dc), nil
+		return detectThreshold(pass, d, dc), nil, nil
 	case contract.DetectJudge:
-		return r.judge(idx, cr, dc.name, dc.text)
+		c, warns := judge(pass, bound, idx, cr, dc.name, dc.text)
+		return c, warns, nil
 	}
-	return dc.broken(fmt.Sprintf("unknown detector type %q", d.Type)), nil
+	return dc.broken(fmt.Sprintf("unknown detector type %q", d.Type)), nil, nil
 }
 
 // detection is the check a criterion's detector makes: its name and text, and the three outcomes.
@@ -54,10 +57,10 @@ func (dc detection) broken(ev string) Check {
 }
 
 // detectScript runs the criterion's command (in the working tree, with the policy's eval timeout
-// unless the detector sets its own) and passes when it exits as expected.
-func (r *run) detectScript(ctx context.Context, idx int, cr contract.Criterion, dc detection) Check {
+// unless the detector sets its own) and passes when it exits as expected. It returns the run too.
+func detectScript(ctx context.Context, pass *Pass, idx int, cr contract.Criterion, dc detection) (Check, EvalRun) {
 	d := cr.Check
-	timeout := r.in.Policy.EvalTimeout
+	timeout := pass.in.Policy.EvalTimeout
 	if d.Timeout != "" {
 		if t, err := time.ParseDuration(d.Timeout); err == nil && t > 0 {
 			timeout = t
@@ -66,26 +69,25 @@ func (r *run) detectScript(ctx context.Context, idx int, cr contract.Criterion, 
 	label := scriptLabel(d)
 	spec := proc.Spec{
 		Label: fmt.Sprintf("%s: %s", criterionLabel(idx, cr), label), Argv: append([]string{d.Command}, d.Args...),
-		Dir: r.workDir(), Timeout: timeout, ExpectExit: d.ExpectExit, TailBytes: r.in.Policy.OutputTailBytes,
-		RunAs: r.exec.runAs,
+		Dir: pass.workDir(), Timeout: timeout, ExpectExit: d.ExpectExit, TailBytes: pass.in.Policy.OutputTailBytes,
+		RunAs: pass.exec.runAs,
 	}
-	if r.opts.LogRoot != nil {
+	if pass.opts.LogRoot != nil {
 		base := "criterion-" + proc.LogFileSafe(criterionLabel(idx, cr)) + ".log"
-		spec.LogRoot, spec.LogFile = r.opts.LogRoot, base
-		spec.LogName = r.opts.LogDirName + "/" + base
+		spec.LogRoot, spec.LogFile = pass.opts.LogRoot, base
+		spec.LogName = pass.opts.LogDirName + "/" + base
 	}
-	run := runProcess(ctx, spec, r.opts.Progress, nil)
-	r.evalRuns = append(r.evalRuns, run)
+	run := runProcess(ctx, pass.env.Start, spec, pass.opts.Progress, nil)
 	switch run.Status {
 	case StatusPass:
-		return dc.pass(fmt.Sprintf("`%s` exited %d as expected in %s", label, d.ExpectExit, tier1Duration(run.DurationMS)))
+		return dc.pass(fmt.Sprintf("`%s` exited %d as expected in %s", label, d.ExpectExit, tier1Duration(run.DurationMS))), run
 	case StatusError:
-		return dc.broken(fmt.Sprintf("`%s` could not run: %s", label, run.Error))
+		return dc.broken(fmt.Sprintf("`%s` could not run: %s", label, run.Error)), run
 	}
 	if run.TimedOut {
-		return dc.fail(fmt.Sprintf("`%s` %s", label, run.Error))
+		return dc.fail(fmt.Sprintf("`%s` %s", label, run.Error)), run
 	}
-	return dc.fail(fmt.Sprintf("`%s` exited %s (want %d); last output: %s", label, exitText(run.ExitCode, run.Error), d.ExpectExit, tier1LastOutput(run.OutputTail)))
+	return dc.fail(fmt.Sprintf("`%s` exited %s (want %d); last output: %s", label, exitText(run.ExitCode, run.Error), d.ExpectExit, tier1LastOutput(run.OutputTail))), run
 }
 
 // scriptLabel is a script detector's command line as the checks show it.
@@ -95,8 +97,8 @@ func scriptLabel(d *contract.Detector) string {
 
 // detectFileExists passes when the path exists in the working tree (and, with non_empty, is a
 // non-empty file or directory).
-func (r *run) detectFileExists(d *contract.Detector, dc detection) Check {
-	fi, err := r.workRoot().Stat(d.Path)
+func detectFileExists(pass *Pass, d *contract.Detector, dc detection) Check {
+	fi, err := pass.workRoot().Stat(d.Path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return dc.fail(fmt.Sprintf("%s is absent", d.Path))
@@ -105,7 +107,7 @@ func (r *run) detectFileExists(d *contract.Detector, dc detection) Check {
 	case d.NonEmpty && fi.Mode().IsRegular() && fi.Size() == 0:
 		return dc.fail(fmt.Sprintf("%s exists but is empty (non_empty required)", d.Path))
 	case d.NonEmpty && fi.IsDir():
-		empty, err := emptyDir(r.workRoot(), d.Path)
+		empty, err := emptyDir(pass.workRoot(), d.Path)
 		switch {
 		case err != nil:
 			return dc.broken(fmt.Sprintf("cannot list %s: %v", d.Path, err))
@@ -120,12 +122,12 @@ func (r *run) detectFileExists(d *contract.Detector, dc detection) Check {
 }
 
 // detectRegexMatch passes when the pattern matches the artifact in the working tree.
-func (r *run) detectRegexMatch(d *contract.Detector, dc detection) Check {
+func detectRegexMatch(pass *Pass, d *contract.Detector, dc detection) Check {
 	re, err := regexp.Compile(d.Pattern)
 	if err != nil {
 		return dc.broken(fmt.Sprintf("bad regex %q: %v", d.Pattern, err))
 	}
-	data, err := fsutil.ReadLimited(r.workRoot(), d.Artifact, r.in.Policy.MaxEvidenceBytes)
+	data, err := fsutil.ReadLimited(pass.workRoot(), d.Artifact, pass.in.Policy.MaxEvidenceBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return dc.fail(fmt.Sprintf("artifact %s is absent", d.Artifact))
@@ -141,8 +143,8 @@ func (r *run) detectRegexMatch(d *contract.Detector, dc detection) Check {
 }
 
 // detectThreshold passes when every reported value of the metric satisfies the threshold.
-func (r *run) detectThreshold(d *contract.Detector, dc detection) Check {
-	reports := r.metricReports(d.Metric)
+func detectThreshold(pass *Pass, d *contract.Detector, dc detection) Check {
+	reports := metricReports(pass, d.Metric)
 	if len(reports) == 0 {
 		return dc.fail(fmt.Sprintf("metric %s was not reported (not captured by an eval command, not in independent evidence)", d.Metric))
 	}
@@ -198,11 +200,11 @@ type metricReport struct {
 
 // metricReports finds a metric: what the gate measured in tier 1 if it did (one value), else every
 // distinct value independent evidence reports, in file order. The implementer's metrics never count.
-func (r *run) metricReports(name string) []metricReport {
-	if v, ok := r.metrics[name]; ok {
+func metricReports(pass *Pass, name string) []metricReport {
+	if v, ok := pass.metrics[name]; ok {
 		// Every value the output printed must satisfy the threshold: the eval command's own code
 		// (which the agents wrote) may print the metric's line after the tool does.
-		if sp, ok := r.metricSpread[name]; ok && sp[0] != sp[1] {
+		if sp, ok := pass.metricSpread[name]; ok && sp[0] != sp[1] {
 			return []metricReport{
 				{sp[0], "the lowest value an eval command printed for it"},
 				{sp[1], "the highest value an eval command printed for it"},
@@ -211,7 +213,7 @@ func (r *run) metricReports(name string) []metricReport {
 		return []metricReport{{v, "measured by an eval command"}}
 	}
 	var out []metricReport
-	for _, e := range r.independent() {
+	for _, e := range pass.independent() {
 		v, ok := e.Metrics[name]
 		if !ok {
 			continue
@@ -232,22 +234,23 @@ func (r *run) metricReports(name string) []metricReport {
 
 // judge applies the judge detector: independent judgments for this criterion; any judgment whose
 // provider equals the builder's is refused outright (one self-judgment poisons the check).
-func (r *run) judge(idx int, cr contract.Criterion, name, text string) (Check, []Check) {
+func judge(pass *Pass, binding *criteriaBinding, idx int, cr contract.Criterion, name, text string) (Check, []Check) {
 	var warns []Check
 	var refused, notes []string
 	var scores []float64
 	var passedAll = true
 	pool := 0
-	if r.boundJudgments == nil {
-		_ = r.bindCriteria() // a detector run on its own; partA reports the ambiguity warnings
+	if binding == nil {
+		b := bindCriteria(pass) // a detector run on its own; partA reports the ambiguity warnings
+		binding = &b
 	}
 	var bound []boundJudgment
-	if idx-1 < len(r.boundJudgments) {
-		bound = r.boundJudgments[idx-1]
+	if idx-1 < len(binding.judgments) {
+		bound = binding.judgments[idx-1]
 	}
 	for _, bj := range bound {
 		e, j := bj.e, bj.j
-		if r.isBuilder(e) {
+		if pass.isBuilder(e) {
 			notes = append(notes, e.Name+" (the builder's own judgment, not counted)")
 			continue
 		}
@@ -255,7 +258,7 @@ func (r *run) judge(idx int, cr contract.Criterion, name, text string) (Check, [
 		if provider == "" {
 			provider = e.ProviderID
 		}
-		ind := r.judgeIndependence(provider, e.Name)
+		ind := judgeIndependence(pass, provider, e.Name)
 		if ind.refused {
 			refused = append(refused, ind.detail)
 			continue

@@ -45,7 +45,7 @@ func TestDetectScript(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r := u.run(unitContract(), nil)
-			c, warns := r.detect(t.Context(), 1, criterion(tc.d))
+			c, warns, run := detect(t.Context(), r, nil, 1, criterion(tc.d))
 			assert.Empty(t, warns)
 			assert.Equal(t, tc.status, c.Status, c.Evidence)
 			assert.Equal(t, tc.status == StatusPass, c.Passed)
@@ -54,8 +54,8 @@ func TestDetectScript(t *testing.T) {
 			assert.Equal(t, "criterion:c1", c.Name)
 			assert.Equal(t, tc.code, c.Code)
 			assert.Contains(t, c.Evidence, tc.evidence)
-			require.Len(t, r.evalRuns, 1, "a script run is recorded with the eval runs")
-			assert.Equal(t, tc.status == StatusError, r.evalRuns[0].Status == StatusError)
+			require.NotNil(t, run, "a script run is recorded with the eval runs")
+			assert.Equal(t, tc.status == StatusError, run.Status == StatusError)
 		})
 	}
 }
@@ -96,7 +96,7 @@ func TestDetectFileExists(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r := u.run(unitContract(), nil)
-			c, _ := r.detect(t.Context(), 1, criterion(contract.Detector{Type: "file_exists", Path: tc.path, NonEmpty: tc.nonEmpty}))
+			c, _, _ := detect(t.Context(), r, nil, 1, criterion(contract.Detector{Type: "file_exists", Path: tc.path, NonEmpty: tc.nonEmpty}))
 			assert.Equal(t, tc.status, c.Status, c.Evidence)
 			assert.Contains(t, c.Evidence, tc.evidence)
 			switch tc.status {
@@ -136,7 +136,7 @@ func TestDetectRegexMatch(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r := u.run(unitContract(), nil)
-			c, _ := r.detect(t.Context(), 1, criterion(contract.Detector{Type: "regex_match", Artifact: tc.artifact, Pattern: tc.pattern}))
+			c, _, _ := detect(t.Context(), r, nil, 1, criterion(contract.Detector{Type: "regex_match", Artifact: tc.artifact, Pattern: tc.pattern}))
 			assert.Equal(t, tc.status, c.Status, c.Evidence)
 			assert.Equal(t, tc.code, c.Code)
 			assert.Contains(t, c.Evidence, tc.evidence)
@@ -164,7 +164,7 @@ func TestDetectThreshold(t *testing.T) {
 			t.Run(tc.op+"/"+fmtNum(metric), func(t *testing.T) {
 				r := u.run(unitContract(), nil)
 				r.metrics["coverage"] = metric
-				c, _ := r.detect(t.Context(), 1, criterion(contract.Detector{Type: "threshold", Metric: "coverage", Op: tc.op, Value: 70}))
+				c, _, _ := detect(t.Context(), r, nil, 1, criterion(contract.Detector{Type: "threshold", Metric: "coverage", Op: tc.op, Value: 70}))
 				want, verb := StatusFail, "does not hold"
 				if tc.want[i] {
 					want, verb = StatusPass, "holds"
@@ -206,7 +206,7 @@ func TestDetectThreshold(t *testing.T) {
 			for k, v := range tc.measured {
 				r.metrics[k] = v
 			}
-			c, _ := r.detect(t.Context(), 1, criterion(contract.Detector{Type: "threshold", Metric: "coverage", Op: tc.op, Value: 80}))
+			c, _, _ := detect(t.Context(), r, nil, 1, criterion(contract.Detector{Type: "threshold", Metric: "coverage", Op: tc.op, Value: 80}))
 			assert.Equal(t, tc.status, c.Status, c.Evidence)
 			assert.Contains(t, c.Evidence, tc.evidence)
 		})
@@ -287,7 +287,7 @@ func TestDetectJudge(t *testing.T) {
 			// Judgments bind to the contract's criteria (SPEC §5.3 A), so the criterion is the contract's.
 			c.AcceptanceCriteria = []contract.Criterion{criterion(tc.d)}
 			r := u.run(c, nil, append([]*evidence.Evidence{builder()}, tc.ev...)...)
-			got, warns := r.detect(t.Context(), 1, criterion(tc.d))
+			got, warns, _ := detect(t.Context(), r, nil, 1, criterion(tc.d))
 			assert.Equal(t, tc.status, got.Status, got.Evidence)
 			assert.Equal(t, tc.code, got.Code)
 			assert.Contains(t, got.Evidence, tc.evidence)
@@ -304,7 +304,7 @@ func TestDetectJudge(t *testing.T) {
 func TestDetectUnknownTypeIsAnError(t *testing.T) {
 	t.Parallel()
 	r := newUnitProject(t).run(unitContract(), nil)
-	c, _ := r.detect(t.Context(), 1, criterion(contract.Detector{Type: "vibes"}))
+	c, _, _ := detect(t.Context(), r, nil, 1, criterion(contract.Detector{Type: "vibes"}))
 	assert.Equal(t, StatusError, c.Status)
 	assert.Equal(t, vocab.CauseDetectorError, c.Code)
 	assert.Contains(t, c.Evidence, `unknown detector type "vibes"`)

@@ -2,15 +2,12 @@ package tiers
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"time"
 
-	"github.com/geas-dev/geas/evidence"
-	"github.com/geas-dev/geas/internal/git"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -142,319 +139,15 @@ const (
 	NextInvestigateErr = "investigate_error"
 )
 
-// run is the state of one evaluation.
-type run struct {
-	in   *Input
-	opts Options
-
-	known      []string
-	repo       *git.Repo
-	base, head string
-	haveBase   bool
-	metrics    map[string]float64
-	// metricSpread is, per captured metric, the lowest and highest value tier 1 captured.
-	metricSpread map[string][2]float64
-	evalRuns     []EvalRun
-	checks       []Check
-	rubric       []RubricScore
-	blockingDims []string
-	stubCount    int
-	stubCap      int
-	stubErr      string
-	stubErrCause vocab.CauseCode // the code of stubErr when it is not detector_error
-	// stubUnread names the builder's possible stubs the gate did not read (tier2_rubric.go).
-	stubUnread []string
-	stubScan   *git.AddedScan // what the added-line stub scan read (tier2_stubscan.go)
-	added      *addedScan     // the one pass over the added lines (scanAdded)
-	tier1Ran   bool
-	tier0End   int // checks[:tier0End] are tier 0's
-
-	// boundResults and boundJudgments are, per criterion, the evidence entries bound to it
-	// (bindCriteria, SPEC §5.3 A).
-	boundResults   [][]boundResult
-	boundJudgments [][]boundJudgment
-
-	// Invariant 7 (tier0_worktree.go): the isolated checkout tier 1 and the detectors run in, and
-	// whether an eval command or a script detector has changed the working tree (wtChangedBy
-	// names which).
-	checkout, checkoutTop string
-	checkoutRoot          *os.Root
-	co                    *git.Checkout
-	wtDirty               bool
-	wtChangedBy           string
-
-	// contradictions are the claims of independent evidence the run's own measurements
-	// contradict; setAside holds their files, whose criteria_results and rubric_scores no longer
-	// count (claims.go, SPEC §5.2a.7).
-	contradictions []Contradiction
-	setAside       map[*evidence.Evidence]bool
-	claimsWarned   int // contradictions[:claimsWarned] have their warning check
-
-	// exec is who the run's processes run as, and whether the signing key's exposure lets them
-	// run at all (keyexposure.go).
-	exec execution
-}
-
-// Evaluate runs the pipeline on fresh inputs and returns the result with its verdict, budget and
-// next action computed (nothing is written: see Apply). It returns ErrInterrupted when ctx is
-// cancelled during the run.
-func Evaluate(ctx context.Context, in *Input, opts Options) (*Result, error) {
-	if err := record.SigningKeyErr(); err != nil {
-		return nil, err // a key that cannot be read is never taken for no key
-	}
-	if opts.Now.IsZero() {
-		opts.Now = time.Now()
-	}
-	// Room for a run's checks (about thirty): grown by append, each Check (136 bytes) was copied
-	// four or five times.
-	r := &run{in: in, opts: opts, metrics: map[string]float64{}, checks: make([]Check, 0, 48)}
-	in.logRoot = opts.LogRoot
-	if in.Contract != nil {
-		r.known = evidence.KnownTypes(append([]string{in.Contract.Routing.PrimaryWorkerType}, in.Contract.Routing.RequiredReviewerTypes...)...)
-	} else {
-		r.known = evidence.KnownTypes()
-	}
-	defer func() {
-		r.removeCheckout()
-		if r.repo != nil {
-			r.repo.Close()
-		}
-	}()
-
-	var profile vocab.Profile
-	if in.Contract != nil {
-		profile = in.Contract.GateProfile
-	}
-	// Before anything else: whether the code the run would start could read the signing key.
-	r.exec = r.planExecution(ctx)
-	r.checks = append(r.checks, r.exec.checks...)
-	if r.exec.refused {
-		r.tier0End = len(r.checks)
-		notRun := "not run: the run was refused before anything ran"
-		res := r.result(profile, map[int]string{1: notRun, 2: notRun})
-		res.Notes = append(res.Notes, "the run was refused before anything ran: nothing is recorded and no retry is spent")
-		res.FinishedAt = record.Timestamp(time.Now())
-		res.DurationMS = time.Since(opts.Now).Milliseconds()
-		return res, nil
-	}
-	r.tier0()
-	r.tier0End = len(r.checks)
-	// An accepted exposure of the key is accepted under the pinned rules only: when tier 0 does
-	// not pass (a policy changed since the pin is one way), --keep-going runs no code.
-	keep := opts.KeepGoing && in.Contract != nil && in.Record != nil && !(r.exec.accepted && notPassedSince(r.checks, 0))
-	st := &stages{r: r, keep: keep, advisory: -1, stopped: map[int]string{}}
-	if err := st.run(ctx, profile); err != nil {
-		return nil, err
-	}
-	r.checks = append(r.checks, r.moreContradictions()...)
-	if st.advisory >= 0 {
-		for i := st.advisory; i < len(r.checks); i++ {
-			r.checks[i].Advisory = true
-		}
-	}
-	r.repositoryIntact()
-	r.inputsUnchanged(st.advisory >= 0 && st.advisory <= r.tier0End)
-	res := r.result(profile, st.stopped)
-	res.FinishedAt = record.Timestamp(time.Now())
-	res.DurationMS = time.Since(opts.Now).Milliseconds()
-	return res, nil
-}
-
-// stages runs the stages after tier 0. Stages stop where the seed stops (SPEC §5): tier 0, tier
-// 1, tier 2 part A, then parts B, C and D. The first stage that does not pass decides; --keep-going
-// (keep) runs the stages not reached anyway and marks what they find advisory.
-type stages struct {
-	r        *run
-	keep     bool
-	reason   string         // why the first stage that did not pass stopped the run; "" while all pass
-	advisory int            // the checks from this index on are advisory; -1: none
-	stopped  map[int]string // tier -> why it was not run
-}
-
-// stop records why as the reason the run stops when a blocking check from index from on did not
-// pass, unless an earlier stage already stopped it.
-func (st *stages) stop(from int, why string) {
-	if st.reason == "" && notPassedSince(st.r.checks, from) {
-		st.reason = why
-	}
-}
-
-// enter reports whether the next stage runs; the first stage entered after the run stopped starts
-// the advisory checks.
-func (st *stages) enter() bool {
-	if st.reason != "" && st.advisory < 0 && st.keep {
-		st.advisory = len(st.r.checks)
-	}
-	return st.reason == "" || st.keep
-}
-
-// run runs tier 1 and tier 2 as far as tier 0 and each stage let it. It returns ErrInterrupted
-// when ctx is cancelled.
-func (st *stages) run(ctx context.Context, profile vocab.Profile) error {
-	r := st.r
-	st.stop(0, "tier 0 did not pass")
-	if st.reason != "" {
-		st.stopped[1], st.stopped[2] = "not run: "+st.reason, "not run: "+st.reason
-	}
-	if !st.enter() {
-		return nil
-	}
-	mark := len(r.checks)
-	r.tier1(ctx, profile)
-	if ctx.Err() != nil {
-		return ErrInterrupted
-	}
-	r.testIntegrity() // after the eval commands, in tier 1 (SPEC §5.2a); every profile with a base
-	r.compareBase(ctx, profile, mark)
-	r.holdout(ctx, profile, mark)
-	if ctx.Err() != nil {
-		return ErrInterrupted
-	}
-	st.stop(mark, "tier 1 failed")
-	if st.reason != "" && st.stopped[2] == "" {
-		st.stopped[2] = "not run: " + st.reason
-		if !st.keep {
-			r.checks = append(r.checks, skippedCheck(2, "tier_2", "tier 2: acceptance criteria, scope, known risks, rubric", "not run: "+st.reason))
-		}
-	}
-	if !st.enter() {
-		return nil
-	}
-	mark = len(r.checks)
-	r.partA(ctx)
-	if ctx.Err() != nil {
-		return ErrInterrupted
-	}
-	if profile == vocab.ClosureReady {
-		return nil
-	}
-	st.stop(mark, "part A did not pass")
-	if st.reason == "part A did not pass" && !st.keep {
-		r.checks = append(r.checks, skippedCheck(2, "parts_bcd", "tier 2 parts B, C, D: scope, known risks, rubric", "not run: "+st.reason))
-	}
-	if !st.enter() {
-		return nil
-	}
-	r.partB()
-	r.partC()
-	r.partD()
-	if ctx.Err() != nil {
-		return ErrInterrupted
-	}
-	return nil
-}
-
-// notPassedSince reports whether a blocking check from index from on did not pass (warnings and
-// skipped checks do not stop a stage).
-func notPassedSince(checks []Check, from int) bool {
-	for _, c := range checks[from:] {
-		if c.Blocking && !c.Advisory && c.Status != StatusPass && c.Status != StatusSkipped && c.Status != StatusWarn {
-			return true
-		}
-	}
-	return false
-}
-
-// inputsUnchanged re-reads every input after tier 1 and the detectors (SPEC §2.7, §7.4): when an
-// eval command or a script detector rewrote evidence, the contract, the record, the debt
-// register or the policy, the run did not judge one snapshot and is an error (inputs_changed).
-// Nothing ran past tier 0 when it stopped there, so there is nothing to re-check; when only
-// advisory stages ran, the finding is advisory too.
-//
-// A verify run (geas gate verify) takes no lock and writes nothing: other commands may write the
-// task's files meanwhile, and its verdict is about the snapshot it digested, so it does not
-// re-check.
-func (r *run) inputsUnchanged(onlyAdvisory bool) {
-	if len(r.checks) == r.tier0End || r.opts.Verify {
-		return
-	}
-	tier := -1 // the last tier that ran a check
-	for _, c := range r.checks[r.tier0End:] {
-		if c.Status != StatusSkipped && c.Tier > tier {
-			tier = c.Tier
-		}
-	}
-	if tier < 0 {
-		return
-	}
-	changed := r.in.changedInputs()
-	if len(changed) == 0 {
-		return // nothing to report: a passing re-check must not count as a blocking check that ran
-	}
-	text := "the inputs judged (contract, record sections, evidence, debt register, policy) did not change during the run"
-	c := failCheck(tier, "inputs_unchanged", text, fmt.Sprintf("changed while the run was under way (by an eval command or a detector): %s; the run judged the snapshot read before tier 1", joinLimited(changed, 20)), StatusError, vocab.CauseInputsChanged)
-	c.Advisory = onlyAdvisory
-	r.checks = append(r.checks, c)
-}
-
-// testerPassVerdict is the geas evidence verdict by which a tester claims the work passes. It is a
-// claim read from evidence, not a gate verdict: only decide builds one of those (SPEC §2.2).
-var testerPassVerdict = string(StatusPass)
-
-func (r *run) tier1(ctx context.Context, profile vocab.Profile) {
-	if profile != vocab.ImplementationChange {
-		r.checks = append(r.checks, skippedCheck(1, "eval_commands", "run the contract's eval commands", "profile does not require mechanical verification"))
-		return
-	}
-	var claimed []string
-	for _, e := range r.independent() {
-		if e.Role == vocab.Tester && e.Verdict == testerPassVerdict {
-			claimed = append(claimed, e.Name)
-		}
-	}
-	checks, runs, metrics := tier1(ctx, tier1Input{
-		Commands:       r.in.Contract.EvalCommands,
-		DefaultTimeout: r.defaultTimeout(),
-		ProjectDir:     r.workDir(),
-		Root:           r.workRoot(),
-		After:          r.afterEval,
-		LogRoot:        r.opts.LogRoot,
-		LogDirName:     r.opts.LogDirName,
-		TailBytes:      r.in.Policy.OutputTailBytes,
-		ClaimedPass:    claimed,
-		Progress:       r.opts.Progress,
-		RunAs:          r.exec.runAs,
-	})
-	r.tier1Ran = true
-	r.checks = append(r.checks, checks...)
-	r.evalRuns = append(r.evalRuns, runs...)
-	r.contradictTesters(runs)
-	r.checks = append(r.checks, r.contradictionChecks(1)...)
-	for k, v := range metrics {
-		r.metrics[k] = v
-	}
-	for _, run := range runs {
-		for k, lo := range run.MetricLow {
-			hi := run.MetricHigh[k]
-			if r.metricSpread == nil {
-				r.metricSpread = map[string][2]float64{}
-			}
-			if sp, ok := r.metricSpread[k]; ok {
-				lo, hi = min(lo, sp[0]), max(hi, sp[1])
-			}
-			r.metricSpread[k] = [2]float64{lo, hi}
-		}
-	}
-}
-
-// defaultTimeout is the contract's eval_timeout when it sets one, else the policy's. Only a
-// top-level key counts: an env variable or a metric named eval_timeout is not the setting.
-func (r *run) defaultTimeout() time.Duration {
-	if r.in.Contract.EvalTimeoutSet {
-		return r.in.Contract.EvalTimeout
-	}
-	return r.in.Policy.EvalTimeout
-}
-
-// result folds the checks into the verdict and the result document (budget not yet applied).
-// Advisory checks are listed but take no part in the verdict; their causes are advisory_causes.
-// stopped gives, per tier, why it was not reached.
-func (r *run) result(profile vocab.Profile, stopped map[int]string) *Result {
-	in := r.in
-	r.checks = boundChecks(r.checks) // SPEC §7.1: nothing agents write makes the result too large
-	binding := make([]Check, 0, len(r.checks))
+// result folds a run's checks into the verdict and the result document (budget not yet
+// applied). Advisory checks are listed but take no part in the verdict; their causes are
+// advisory_causes. stopped gives, per tier, why it was not reached.
+func result(pass *Pass, ev *evaluation, profile vocab.Profile, stopped map[int]string) *Result {
+	in := pass.in
+	checks := boundChecks(ev.checks) // SPEC §7.1: nothing agents write makes the result too large
+	binding := make([]Check, 0, len(checks))
 	var advisoryCauses []Cause
-	for _, c := range r.checks {
+	for _, c := range checks {
 		if !c.Advisory {
 			binding = append(binding, c)
 			continue
@@ -468,12 +161,12 @@ func (r *run) result(profile vocab.Profile, stopped map[int]string) *Result {
 		}
 	}
 	res := &Result{
-		RunID: r.opts.RunID, MissionID: in.Mission, TaskID: in.Task, GateProfile: profile, Checks: r.checks,
-		RubricScores: r.rubric, BlockingDimensions: r.blockingDims, EvalRuns: r.evalRuns,
-		StubCount: r.stubCount, StubCap: r.stubCap, Head: r.head,
-		StartedAt: record.Timestamp(r.opts.Now), DryRun: r.opts.DryRun,
+		RunID: pass.opts.RunID, MissionID: in.Mission, TaskID: in.Task, GateProfile: profile, Checks: checks,
+		RubricScores: ev.rubric, BlockingDimensions: ev.blockingDims, EvalRuns: ev.evalRuns,
+		StubCount: ev.stubCount, StubCap: ev.stubCap, Head: pass.head,
+		StartedAt: record.Timestamp(pass.opts.Now), DryRun: pass.opts.DryRun,
 		RulesSHA256: in.RulesSHA256, AdvisoryCauses: advisoryCauses,
-		ClaimsContradicted: r.shownContradictions(), claimTally: contradictionTally(r.contradictions),
+		ClaimsContradicted: pass.claims.shown(), claimTally: contradictionTally(pass.claims.list),
 	}
 	if res.Checks == nil {
 		res.Checks = []Check{}
@@ -489,12 +182,12 @@ func (r *run) result(profile vocab.Profile, stopped map[int]string) *Result {
 	}
 	if in.Contract != nil {
 		res.BaseSnapshot = in.Contract.BaseSnapshot
-		if r.base != "" {
-			res.BaseSnapshot = r.base
+		if pass.base != "" {
+			res.BaseSnapshot = pass.base
 		}
 	}
 	fold(res, binding, stopped)
-	res.InputsSHA256 = inputsDigest(in, r.head)
+	res.InputsSHA256 = inputsDigest(in, pass.head)
 	return res
 }
 

@@ -161,7 +161,7 @@ func (u *unitProject) write(rel, content string) {
 
 // run returns a run of contract c over the project with the given record and evidence, as
 // Evaluate would set it up, without running any tier.
-func (u *unitProject) run(c *contract.Contract, rec *record.Record, ev ...*evidence.Evidence) *run {
+func (u *unitProject) run(c *contract.Contract, rec *record.Record, ev ...*evidence.Evidence) *Pass {
 	u.t.Helper()
 	if rec == nil {
 		rec = unitRecord(u.t, nil)
@@ -172,7 +172,7 @@ func (u *unitProject) run(c *contract.Contract, rec *record.Record, ev ...*evide
 	}
 	// Gather reads the debt register before tier 1; so does a unit run, when it is created.
 	in.DebtData, in.DebtErr = fsutil.ReadLimited(u.p.Geas, debtRegisterPath(testMission), 0)
-	r := &run{in: in, opts: Options{Now: testNow}, metrics: map[string]float64{}}
+	r := &Pass{in: in, env: DefaultEnv(), opts: Options{Now: testNow}, metrics: map[string]float64{}}
 	r.known = evidence.KnownTypes(append([]string{c.Routing.PrimaryWorkerType}, c.Routing.RequiredReviewerTypes...)...)
 	return r
 }

@@ -270,13 +270,13 @@ func TestChildrenNeverSeeTheKey(t *testing.T) {
 	t.Run("eval command", func(t *testing.T) {
 		spec := proc.Spec{Shell: probe, Dir: t.TempDir(), Timeout: 30 * time.Second}
 		spec.Env = map[string]string{record.SigningKeyEnv: key}
-		run := runProcess(t.Context(), spec, nil, nil)
+		run := runProcess(t.Context(), nil, spec, nil, nil)
 		assert.False(t, strings.Contains(run.OutputTail, key), "the key is in the child's output")
 		assert.True(t, strings.Contains(run.OutputTail, "\n[]\n"), "the child reads an empty GEAS_GATE_KEY")
 	})
 	t.Run("script detector argv", func(t *testing.T) {
 		spec := proc.Spec{Argv: []string{"sh", "-c", probe}, Dir: t.TempDir(), Timeout: 30 * time.Second}
-		run := runProcess(t.Context(), spec, nil, nil)
+		run := runProcess(t.Context(), nil, spec, nil, nil)
 		assert.False(t, strings.Contains(run.OutputTail, key), "the key is in the child's output")
 		assert.True(t, strings.Contains(run.OutputTail, "\n[]\n"), "the child reads an empty GEAS_GATE_KEY")
 	})

@@ -42,28 +42,40 @@ type holdoutFile struct {
 	data []byte
 }
 
-// holdout runs the held-out checks, when the policy names some, after the rest of tier 1 passed.
-func (r *run) holdout(ctx context.Context, profile vocab.Profile, mark int) {
-	h := r.in.Policy.Holdout
+// holdoutFacts is what the held-out checks found: their checks, and the held-out commands when
+// they changed the working tree (changedBy; "" when they did not).
+type holdoutFacts struct {
+	checks    []Check
+	changedBy string
+}
+
+// holdout runs the held-out checks, when the policy names some, after the rest of tier 1 passed
+// (tier1Passed). logs opens the directory the run keeps their logs in (openHoldoutLogs).
+func holdout(ctx context.Context, pass *Pass, profile vocab.Profile, tier1Passed bool, logs holdoutLogs) holdoutFacts {
+	var f holdoutFacts
+	h := pass.in.Policy.Holdout
 	if len(h.Commands) == 0 || profile != vocab.ImplementationChange {
-		return
+		return f
 	}
-	if notPassedSince(r.checks, mark) {
-		r.checks = append(r.checks, skippedCheck(1, "holdout", holdoutText, "not run: tier 1 failed"))
-		return
+	if !tier1Passed {
+		f.checks = []Check{skippedCheck(1, "holdout", holdoutText, "not run: tier 1 failed")}
+		return f
 	}
-	ch := r.runHoldout(ctx)
+	ch := runHoldout(ctx, pass, logs)
 	if ctx.Err() != nil {
-		return
+		return f
 	}
-	r.checks = append(r.checks, ch)
+	f.checks = []Check{ch}
 	// The held-out commands run the work's code, which could copy the held-out files into the
 	// project while they are laid out: the project must be as the head left it.
-	if r.haveBase && !r.wtDirty && r.repo != nil {
-		if c := r.afterCode(1, "worktree_after_holdout", "the held-out commands leave the working tree at the integration head", "the held-out commands"); c != nil {
-			r.checks = append(r.checks, *c)
+	if pass.haveBase && pass.changedBy == "" && pass.repo != nil {
+		const after = "the held-out commands"
+		if c := afterCode(pass, 1, "worktree_after_holdout", "the held-out commands leave the working tree at the integration head", after); c != nil {
+			f.checks = append(f.checks, *c)
+			f.changedBy = after
 		}
 	}
+	return f
 }
 
 // holdoutError is the error check of held-out checks that cannot be read or run.
@@ -71,18 +83,18 @@ func holdoutError(ev string) Check {
 	return failCheck(1, "holdout", holdoutText, ev, StatusError, vocab.CauseHoldoutFailed)
 }
 
-func (r *run) runHoldout(ctx context.Context) Check {
-	h := r.in.Policy.Holdout
-	if r.repo == nil || r.head == "" {
+func runHoldout(ctx context.Context, pass *Pass, logs holdoutLogs) Check {
+	h := pass.in.Policy.Holdout
+	if pass.repo == nil || pass.head == "" {
 		return holdoutError("no head commit to check out: the held-out checks cannot run")
 	}
 	var files []holdoutFile
 	var err error
 	switch {
 	case h.Dir != "":
-		files, err = r.readHoldoutDir(h.Dir)
+		files, err = readHoldoutDir(pass, h.Dir)
 	default:
-		if r.insideProject(h.Repo) {
+		if pass.insideProject(h.Repo) {
 			err = fmt.Errorf("the holdout repository %s is inside the project or its repository (or holds it), where the agents can read and write it", h.Repo)
 		} else {
 			err = git.ReadTreeFiles(h.Repo, h.Ref, maxHoldoutFiles, maxHoldoutBytes, func(p string, exec bool, data []byte) {
@@ -93,53 +105,42 @@ func (r *run) runHoldout(ctx context.Context) Check {
 	if err != nil {
 		return holdoutError("cannot read the held-out files: " + err.Error())
 	}
-	co, err := r.repo.Checkout(r.head)
+	co, replaced, err := pass.scratch(pass.head, files)
 	if err != nil {
-		c := gitFailCheck(1, "holdout", holdoutText, fmt.Sprintf("cannot check out the head %s for the held-out checks: %v", short(r.head), err), err, StatusError, vocab.CauseHoldoutFailed)
-		return c
-	}
-	defer func() { _ = git.RemoveCheckout(co.Dir) }()
-	dir := filepath.Join(co.Dir, filepath.FromSlash(r.projectPrefix()))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return holdoutError("cannot make the checkout of the head: " + err.Error())
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return holdoutError("cannot open the checkout of the head: " + err.Error())
-	}
-	defer root.Close()
-	replaced := 0
-	for _, f := range files {
-		had, err := overlay(root, f)
-		if err != nil {
-			return holdoutError(fmt.Sprintf("cannot lay the held-out files over the checkout: %v", err))
-		}
-		if had {
-			replaced++
+		var se *scratchError
+		errors.As(err, &se)
+		switch se.step {
+		case scratchCheckout:
+			return gitFailCheck(1, "holdout", holdoutText, fmt.Sprintf("cannot check out the head %s for the held-out checks: %v", short(pass.head), se.err), se.err, StatusError, vocab.CauseHoldoutFailed)
+		case scratchDir:
+			return holdoutError("cannot make the checkout of the head: " + se.err.Error())
+		case scratchOpen:
+			return holdoutError("cannot open the checkout of the head: " + se.err.Error())
+		case scratchOverlay:
+			return holdoutError(fmt.Sprintf("cannot lay the held-out files over the checkout: %v", se.err))
+		default:
+			return holdoutError(fmt.Sprintf("cannot give the checkout to eval_user %s: %v", pass.exec.runAs, se.err))
 		}
 	}
-	if u := r.exec.runAs; u != nil {
-		if err := chownTree(co.Dir, u.UID, u.GID); err != nil {
-			return holdoutError(fmt.Sprintf("cannot give the checkout to eval_user %s: %v", u, err))
-		}
-	}
-	logRoot, logDir, logNote := r.holdoutLogs()
+	defer co.remove()
+	dir, root := co.dir, co.root
+	logRoot, logDir, logNote := logs()
 	if logRoot != nil {
 		defer logRoot.Close()
 	}
 	timeout := h.Timeout
 	if timeout <= 0 {
-		timeout = r.defaultTimeout()
+		timeout = pass.defaultTimeout()
 	}
 	// No progress: the terminal is read by the agents too.
 	checks, runs, _ := tier1(ctx, tier1Input{
 		Commands: h.Commands, DefaultTimeout: timeout, ProjectDir: dir, Root: root,
-		LogRoot: logRoot, LogDirName: logDir, TailBytes: r.in.Policy.OutputTailBytes, RunAs: r.exec.runAs,
+		LogRoot: logRoot, LogDirName: logDir, TailBytes: pass.in.Policy.OutputTailBytes, RunAs: pass.exec.runAs, Start: pass.env.Start,
 	})
 	if ctx.Err() != nil {
 		return holdoutError("interrupted")
 	}
-	what := fmt.Sprintf("%d held-out files laid over a checkout of %s (%d of them replacing the work's)", len(files), short(r.head), replaced)
+	what := fmt.Sprintf("%d held-out files laid over a checkout of %s (%d of them replacing the work's)", len(files), short(pass.head), replaced)
 	for i, c := range checks {
 		if c.Status == StatusPass || i >= len(runs) {
 			continue
@@ -203,15 +204,15 @@ func holdoutTests(run EvalRun) string {
 }
 
 // insideProject reports whether p is inside the project or its repository, or holds either.
-func (r *run) insideProject(p string) bool {
-	return insideAny(p, r.projectDirs())
+func (pass *Pass) insideProject(p string) bool {
+	return insideAny(p, pass.projectDirs())
 }
 
 // projectDirs are the directories the agents write: the project and its repository's top.
-func (r *run) projectDirs() []string {
-	dirs := []string{r.in.ProjectDir}
-	if r.repo != nil {
-		dirs = append(dirs, r.repo.Top())
+func (pass *Pass) projectDirs() []string {
+	dirs := []string{pass.in.ProjectDir}
+	if pass.repo != nil {
+		dirs = append(dirs, pass.repo.Top())
 	}
 	return dirs
 }
@@ -236,12 +237,12 @@ func within(p, d string) bool {
 
 // readHoldoutDir reads every file of the holdout directory, bounded: a symbolic link or a special
 // file in it is refused (nothing is followed out of it), and so is a directory inside the project.
-func (r *run) readHoldoutDir(dir string) ([]holdoutFile, error) {
-	return r.readHoldoutDirIn(dir, r.projectDirs())
+func readHoldoutDir(pass *Pass, dir string) ([]holdoutFile, error) {
+	return readHoldoutDirIn(pass, dir, pass.projectDirs())
 }
 
 // readHoldoutDirIn is readHoldoutDir with the directories the agents write.
-func (r *run) readHoldoutDirIn(dir string, agents []string) ([]holdoutFile, error) {
+func readHoldoutDirIn(pass *Pass, dir string, agents []string) ([]holdoutFile, error) {
 	if !filepath.IsAbs(dir) {
 		return nil, fmt.Errorf("the holdout dir %s is not absolute", dir)
 	}
@@ -335,11 +336,16 @@ func overlay(root *os.Root, f holdoutFile) (bool, error) {
 	return had, err
 }
 
-// holdoutLogs opens the directory the held-out commands' logs go to, outside the project: under
+// holdoutLogs opens the directory the held-out commands' logs go to, when the held-out commands
+// are about to run: the directory (nil: no logs), its name, and a note that says where they are,
+// or why there are none. The caller closes the directory.
+type holdoutLogs func() (root *os.Root, dir, note string)
+
+// openHoldoutLogs is the run's holdoutLogs: a directory outside the project, under
 // GEAS_HOLDOUT_LOGS, else the user cache directory. A run that writes nothing (a dry run, a
-// re-check) keeps no logs. note says where they are, or why there are none.
-func (r *run) holdoutLogs() (*os.Root, string, string) {
-	if r.opts.LogRoot == nil || r.opts.DryRun || r.opts.Verify {
+// re-check) keeps no logs.
+func openHoldoutLogs(pass *Pass) (*os.Root, string, string) {
+	if pass.opts.LogRoot == nil || pass.opts.DryRun || pass.opts.Verify {
 		return nil, "", "no logs kept (a run that writes nothing)"
 	}
 	base := os.Getenv(HoldoutLogsEnv)
@@ -350,10 +356,10 @@ func (r *run) holdoutLogs() (*os.Root, string, string) {
 		}
 		base = filepath.Join(c, "geas", "holdout-logs")
 	}
-	if !filepath.IsAbs(base) || r.insideProject(base) {
+	if !filepath.IsAbs(base) || pass.insideProject(base) {
 		return nil, "", fmt.Sprintf("no logs kept: %s is not an absolute directory outside the project", base)
 	}
-	dir := filepath.Join(base, fmt.Sprintf("%s-%s-%s-%d", r.in.Mission, r.in.Task, r.opts.RunID, time.Now().UnixNano()))
+	dir := filepath.Join(base, fmt.Sprintf("%s-%s-%s-%d", pass.in.Mission, pass.in.Task, pass.opts.RunID, time.Now().UnixNano()))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, "", "no logs kept: " + err.Error()
 	}

@@ -55,31 +55,31 @@ func TestTheOverlayReplacesWhateverTheWorkPutThere(t *testing.T) {
 func TestAHoldoutDirectoryIsReadOnlyAsRegularFilesOutsideTheProject(t *testing.T) {
 	project := t.TempDir()
 	hold := t.TempDir()
-	r := &run{in: &Input{ProjectDir: project}}
+	r := &Pass{in: &Input{ProjectDir: project}}
 	r.repo = nil
 	require.NoError(t, os.MkdirAll(filepath.Join(hold, "t"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(hold, "t", "a.sh"), []byte("held"), 0o755))
 
-	files, err := r.readHoldoutDirIn(hold, []string{project})
+	files, err := readHoldoutDirIn(r, hold, []string{project})
 	require.NoError(t, err)
 	require.Len(t, files, 1)
 	assert.Equal(t, "t/a.sh", files[0].path)
 	assert.True(t, files[0].exec)
 
-	_, err = r.readHoldoutDirIn(filepath.Join(project, "h"), []string{project})
+	_, err = readHoldoutDirIn(r, filepath.Join(project, "h"), []string{project})
 	assert.ErrorContains(t, err, "inside the project")
-	_, err = r.readHoldoutDirIn(filepath.Dir(project), []string{project})
+	_, err = readHoldoutDirIn(r, filepath.Dir(project), []string{project})
 	assert.ErrorContains(t, err, "inside the project", "a directory that holds the project")
-	_, err = r.readHoldoutDirIn("rel/dir", []string{project})
+	_, err = readHoldoutDirIn(r, "rel/dir", []string{project})
 	assert.ErrorContains(t, err, "not absolute")
 
 	require.NoError(t, os.Symlink("/etc/passwd", filepath.Join(hold, "t", "l")))
-	_, err = r.readHoldoutDirIn(hold, []string{project})
+	_, err = readHoldoutDirIn(r, hold, []string{project})
 	assert.ErrorContains(t, err, "t/l is a symbolic link")
 	require.NoError(t, os.Remove(filepath.Join(hold, "t", "l")))
 
 	require.NoError(t, syscall.Mkfifo(filepath.Join(hold, "t", "fifo"), 0o644))
-	_, err = r.readHoldoutDirIn(hold, []string{project})
+	_, err = readHoldoutDirIn(r, hold, []string{project})
 	assert.ErrorContains(t, err, "not a regular file")
 	require.NoError(t, os.Remove(filepath.Join(hold, "t", "fifo")))
 
@@ -87,6 +87,6 @@ func TestAHoldoutDirectoryIsReadOnlyAsRegularFilesOutsideTheProject(t *testing.T
 	require.NoError(t, err)
 	require.NoError(t, big.Truncate(maxHoldoutBytes+1))
 	big.Close()
-	_, err = r.readHoldoutDirIn(hold, []string{project})
+	_, err = readHoldoutDirIn(r, hold, []string{project})
 	assert.Error(t, err)
 }

@@ -12,24 +12,24 @@ import (
 )
 
 // agentType is the agent type of an evidence file (SPEC §4.3).
-func (r *run) agentType(e *evidence.Evidence) string {
-	return evidence.AgentType(e.Agent, r.known)
+func (pass *Pass) agentType(e *evidence.Evidence) string {
+	return evidence.AgentType(e.Agent, pass.known)
 }
 
 // isBuilder reports evidence written by the implementer: role implementer, or an agent of the
 // contract's primary worker type. Such evidence never satisfies a check on its own (SPEC §2.1).
 // Agent names are compared after trimming and case folding: "Software-Engineer" and
 // " software-engineer-2" are the primary worker software-engineer as much as the exact name is.
-func (r *run) isBuilder(e *evidence.Evidence) bool {
+func (pass *Pass) isBuilder(e *evidence.Evidence) bool {
 	if e.Role == vocab.Implementer {
 		return true
 	}
-	pw := foldID(r.in.Contract.Routing.PrimaryWorkerType)
+	pw := foldID(pass.in.Contract.Routing.PrimaryWorkerType)
 	if pw == "" {
 		return false
 	}
 	agent := foldID(e.Agent)
-	return agent == pw || strings.HasPrefix(agent, pw+"-") || r.agentType(e) == r.in.Contract.Routing.PrimaryWorkerType
+	return agent == pw || strings.HasPrefix(agent, pw+"-") || pass.agentType(e) == pass.in.Contract.Routing.PrimaryWorkerType
 }
 
 // foldID is an identifier as compared for identity: fullwidth letters read as ASCII, invisible
@@ -67,10 +67,10 @@ func providerKey(id string) string {
 }
 
 // builderProviders are the provider keys (providerKey) of the implementer's evidence files.
-func (r *run) builderProviders() []string {
+func builderProviders(pass *Pass) []string {
 	var out []string
-	for _, e := range r.in.Evidence {
-		if !r.isBuilder(e) {
+	for _, e := range pass.in.Evidence {
+		if !pass.isBuilder(e) {
 			continue
 		}
 		if k := providerKey(e.ProviderID); k != "" && !slices.Contains(out, k) {
@@ -89,15 +89,15 @@ type independence struct {
 
 // judgeIndependence compares the provider of one source (a judgment's own provider_id, else its
 // evidence file's) with the builder's providers under the contract's mode.
-func (r *run) judgeIndependence(provider, source string) independence {
-	mode := r.in.Contract.EffectiveJudgeIndependence(r.in.Policy.JudgeIndependence)
+func judgeIndependence(pass *Pass, provider, source string) independence {
+	mode := pass.in.Contract.EffectiveJudgeIndependence(pass.in.Policy.JudgeIndependence)
 	if mode == contract.Off {
 		return independence{}
 	}
-	builders := r.builderProviders()
+	builders := builderProviders(pass)
 	key := providerKey(provider)
 	if key != "" && slices.Contains(builders, key) {
-		return independence{refused: true, detail: fmt.Sprintf("judgment refused: judge and builder both ran on %s (%s)", r.sameProvider(key, provider), source)}
+		return independence{refused: true, detail: fmt.Sprintf("judgment refused: judge and builder both ran on %s (%s)", sameProvider(pass, key, provider), source)}
 	}
 	if key == "" || len(builders) == 0 {
 		what := "the judge's provider is unknown"
@@ -114,9 +114,9 @@ func (r *run) judgeIndependence(provider, source string) independence {
 
 // sameProvider names the provider a judge shares with the builder: the judge's id as written, and
 // the builder's when it is written differently ("Claude" and "claude ").
-func (r *run) sameProvider(key, judge string) string {
-	for _, e := range r.in.Evidence {
-		if r.isBuilder(e) && providerKey(e.ProviderID) == key && e.ProviderID != judge {
+func sameProvider(pass *Pass, key, judge string) string {
+	for _, e := range pass.in.Evidence {
+		if pass.isBuilder(e) && providerKey(e.ProviderID) == key && e.ProviderID != judge {
 			return fmt.Sprintf("%s (the builder's %q)", judge, e.ProviderID)
 		}
 	}
@@ -124,19 +124,19 @@ func (r *run) sameProvider(key, judge string) string {
 }
 
 // independent returns the evidence files that may satisfy checks: not the builder's.
-func (r *run) independent() []*evidence.Evidence {
+func (pass *Pass) independent() []*evidence.Evidence {
 	var out []*evidence.Evidence
-	for _, e := range r.in.Evidence {
-		if !r.isBuilder(e) {
+	for _, e := range pass.in.Evidence {
+		if !pass.isBuilder(e) {
 			out = append(out, e)
 		}
 	}
 	return out
 }
 
-func (r *run) evidenceNames() []string {
-	names := make([]string, len(r.in.Evidence))
-	for i, e := range r.in.Evidence {
+func (pass *Pass) evidenceNames() []string {
+	names := make([]string, len(pass.in.Evidence))
+	for i, e := range pass.in.Evidence {
 		names[i] = e.Name
 	}
 	return names

@@ -36,7 +36,7 @@ const (
 
 // integrity is one run's test-integrity state.
 type integrity struct {
-	r       *run
+	pass    *Pass
 	prefix  string
 	globs   []string // the protected table, lowercased
 	table   *globTable
@@ -59,36 +59,43 @@ type integrity struct {
 	helpers map[string]bool
 }
 
+// integrityFacts is what test integrity found: its checks, and the one pass over the added lines
+// its marker scan made, which the stub scan reuses (nil when it made none).
+type integrityFacts struct {
+	checks []Check
+	added  *addedScan
+}
+
 // testIntegrity runs tests_modified and tests_weakened (SPEC §5.2a.2, .3).
-func (r *run) testIntegrity() {
-	pol := r.in.Policy.Tests
+func testIntegrity(pass *Pass) integrityFacts {
+	pol := pass.in.Policy.Tests
 	if pol.Off {
 		// A warning, so that every output shows it: the run is never silent about judging without
 		// the tests' integrity (SPEC §5.2a).
-		r.checks = append(r.checks, warnCheck(1, "test_integrity", "test integrity off: protected checks and weakening markers are not checked", "test integrity off (policy tests.integrity: off)", vocab.CauseTestIntegrityOff))
-		return
+		return integrityFacts{checks: []Check{warnCheck(1, "test_integrity", "test integrity off: protected checks and weakening markers are not checked", "test integrity off (policy tests.integrity: off)", vocab.CauseTestIntegrityOff)}}
 	}
-	if !r.haveBase || r.repo == nil {
-		r.checks = append(r.checks, skippedCheck(1, "test_integrity", "protected checks and weakening markers are checked on base..head", "no base to compare with: test integrity not checked"))
-		return
+	if !pass.haveBase || pass.repo == nil {
+		return integrityFacts{checks: []Check{skippedCheck(1, "test_integrity", "protected checks and weakening markers are checked on base..head", "no base to compare with: test integrity not checked")}}
 	}
-	ig := r.newIntegrity()
+	ig := newIntegrity(pass)
 	if err := ig.resolveNamed(); err != nil {
-		r.checks = append(r.checks, gitFailCheck(1, "tests_modified", testsModifiedText, "cannot read what the eval commands name at the base: "+err.Error(), err, StatusError, vocab.CauseDetectorError))
-		return
+		return integrityFacts{checks: []Check{gitFailCheck(1, "tests_modified", testsModifiedText, "cannot read what the eval commands name at the base: "+err.Error(), err, StatusError, vocab.CauseDetectorError)}}
 	}
-	r.checks = append(r.checks, ig.modified())
-	r.checks = append(r.checks, ig.weakened()...)
-	if w := r.submoduleWarning("tests_weakened", "scanned for weakening markers"); w != nil {
+	f := integrityFacts{checks: []Check{ig.modified()}}
+	weak, added := ig.weakened()
+	f.checks, f.added = append(f.checks, weak...), added
+	if w := submoduleWarning(pass, "tests_weakened", "scanned for weakening markers"); w != nil {
 		w.Tier = 1
-		r.checks = append(r.checks, *w)
+		f.checks = append(f.checks, *w)
 	}
+	return f
 }
 
-func (r *run) newIntegrity() *integrity {
-	c := r.in.Contract
-	pol := r.in.Policy.Tests
-	ig := &integrity{r: r, prefix: r.projectPrefix(), tables: pol.Markers, mayList: c.Tests.MayChange}
+// newIntegrity is the test-integrity state of a run: its tables, the commands' names, the pin.
+func newIntegrity(pass *Pass) *integrity {
+	c := pass.in.Contract
+	pol := pass.in.Policy.Tests
+	ig := &integrity{pass: pass, prefix: pass.projectPrefix(), tables: pol.Markers, mayList: c.Tests.MayChange}
 	if ig.tables == nil {
 		ig.tables = defaultMarkerTables()
 	}
@@ -101,9 +108,9 @@ func (r *run) newIntegrity() *integrity {
 		cmds = append(cmds, [2]string{e.Run, e.Workdir})
 	}
 	ig.names = namesOf(cmds)
-	if pin, ok := record.PinnedRules(r.in.Record); ok {
+	if pin, ok := record.PinnedRules(pass.in.Record); ok {
 		ig.pinnedBy = pin.By
-		ig.approved = pin.Entry.Kind == record.KindApproval && pin.RulesSHA256 == r.in.RulesSHA256 && r.in.RulesSHA256 != ""
+		ig.approved = pin.Entry.Kind == record.KindApproval && pin.RulesSHA256 == pass.in.RulesSHA256 && pass.in.RulesSHA256 != ""
 	}
 	return ig
 }
@@ -121,7 +128,7 @@ func (ig *integrity) resolveNamed() error {
 	}
 	slices.Sort(words)
 	for _, w := range words {
-		kind, err := ig.r.repo.EntryKindAt(ig.r.base, ig.prefix+w)
+		kind, err := ig.pass.repo.EntryKindAt(ig.pass.base, ig.prefix+w)
 		if err != nil {
 			return err
 		}
@@ -130,7 +137,7 @@ func (ig *integrity) resolveNamed() error {
 		}
 	}
 	for f, why := range ig.names.Shadows {
-		kind, err := ig.r.repo.EntryKindAt(ig.r.base, ig.prefix+f)
+		kind, err := ig.pass.repo.EntryKindAt(ig.pass.base, ig.prefix+f)
 		if err != nil {
 			return err
 		}
@@ -139,7 +146,7 @@ func (ig *integrity) resolveNamed() error {
 		}
 	}
 	for f, why := range ig.names.Makefiles {
-		kind, err := ig.r.repo.EntryKindAt(ig.r.base, ig.prefix+f)
+		kind, err := ig.pass.repo.EntryKindAt(ig.pass.base, ig.prefix+f)
 		if err != nil {
 			return err
 		}
@@ -158,11 +165,11 @@ func (ig *integrity) resolveNamed() error {
 func (ig *integrity) followScripts() error {
 	n := ig.names
 	read := func(p string) ([]byte, bool, error) {
-		kind, err := ig.r.repo.EntryKindAt(ig.r.base, ig.prefix+p)
+		kind, err := ig.pass.repo.EntryKindAt(ig.pass.base, ig.prefix+p)
 		if err != nil || kind != git.File && kind != git.Executable {
 			return nil, false, err
 		}
-		return ig.r.repo.ReadFileAt(ig.r.base, ig.prefix+p, maxPolicyBytes)
+		return ig.pass.repo.ReadFileAt(ig.pass.base, ig.prefix+p, maxPolicyBytes)
 	}
 	seen := map[string]bool{}
 	budget := maxNamedWords
@@ -303,7 +310,7 @@ func (ig *integrity) isHelper(p string, from git.FileSide) bool {
 	if re == nil || from.Kind != git.File && from.Kind != git.Executable {
 		return false
 	}
-	data, err := ig.r.repo.ReadBlob(from.ID, maxProtectedBlobBytes)
+	data, err := ig.pass.repo.ReadBlob(from.ID, maxProtectedBlobBytes)
 	if err != nil || !re.Match(data) {
 		return false
 	}
@@ -357,10 +364,10 @@ type finding struct {
 
 // modified is the tests_modified check.
 func (ig *integrity) modified() Check {
-	r := ig.r
-	changes, err := r.repo.FileChanges(r.base, r.head)
+	pass := ig.pass
+	changes, err := pass.repo.FileChanges(pass.base, pass.head)
 	if err != nil {
-		return gitFailCheck(1, "tests_modified", testsModifiedText, fmt.Sprintf("cannot diff %s..%s: %v", short(r.base), short(r.head), err), err, StatusError, vocab.CauseDetectorError)
+		return gitFailCheck(1, "tests_modified", testsModifiedText, fmt.Sprintf("cannot diff %s..%s: %v", short(pass.base), short(pass.head), err), err, StatusError, vocab.CauseDetectorError)
 	}
 	byPath := map[string]git.FileChange{}
 	var findings []finding
@@ -418,7 +425,7 @@ func (ig *integrity) modified() Check {
 	}
 	base := fmt.Sprintf("%d protected named by the eval commands; table of %d globs", len(ig.named), len(ig.globs))
 	if len(bad) > 0 {
-		ev := fmt.Sprintf("%d protected %s changed in %s..%s: %s", len(bad), pluralChecks(len(bad)), short(r.base), short(r.head), joinLimited(bad, maxIntegrityFindings))
+		ev := fmt.Sprintf("%d protected %s changed in %s..%s: %s", len(bad), pluralChecks(len(bad)), short(pass.base), short(pass.head), joinLimited(bad, maxIntegrityFindings))
 		if len(ok) > 0 {
 			ev += fmt.Sprintf("; allowed: %s", joinLimited(ok, maxIntegrityFindings))
 		}
@@ -429,9 +436,9 @@ func (ig *integrity) modified() Check {
 		ch.Locations = locs
 		return ch
 	}
-	ev := fmt.Sprintf("no protected check changed in %s..%s (%s)", short(r.base), short(r.head), base)
+	ev := fmt.Sprintf("no protected check changed in %s..%s (%s)", short(pass.base), short(pass.head), base)
 	if len(ok) > 0 {
-		ev = fmt.Sprintf("%d protected %s changed as allowed in %s..%s: %s (%s)", len(ok), pluralChecks(len(ok)), short(r.base), short(r.head), joinLimited(ok, maxIntegrityFindings), base)
+		ev = fmt.Sprintf("%d protected %s changed as allowed in %s..%s: %s (%s)", len(ok), pluralChecks(len(ok)), short(pass.base), short(pass.head), joinLimited(ok, maxIntegrityFindings), base)
 	}
 	return passCheck(1, "tests_modified", testsModifiedText, ev)
 }
@@ -601,12 +608,12 @@ func (ig *integrity) judge(f *finding) *finding {
 // assertion-like lines at the base and the head. appended is true when the head is the base with
 // lines added after its last line. A may-change file whose assertions dropped is marked (drop).
 func (ig *integrity) contentChange(p string, c git.FileChange) (string, bool, error) {
-	r := ig.r
-	old, err := r.repo.ReadBlob(c.From.ID, maxProtectedBlobBytes)
+	pass := ig.pass
+	old, err := pass.repo.ReadBlob(c.From.ID, maxProtectedBlobBytes)
 	if err != nil {
 		return fmt.Sprintf("content changed (%v; not compared)", err), false, nil
 	}
-	cur, err := r.repo.ReadBlob(c.To.ID, maxProtectedBlobBytes)
+	cur, err := pass.repo.ReadBlob(c.To.ID, maxProtectedBlobBytes)
 	if err != nil {
 		return fmt.Sprintf("content changed (%v; not compared)", err), false, nil
 	}
@@ -655,7 +662,7 @@ func lineDelta(old, cur string) (removed, added int) {
 
 // keyFinding compares one protected configuration entry at the base and the head.
 func (ig *integrity) keyFinding(k protectedKey, c git.FileChange) (*finding, error) {
-	r := ig.r
+	pass := ig.pass
 	read := func(s git.FileSide) ([]byte, string) {
 		if s.Kind == git.Absent {
 			return nil, ""
@@ -663,7 +670,7 @@ func (ig *integrity) keyFinding(k protectedKey, c git.FileChange) (*finding, err
 		if s.Kind != git.File && s.Kind != git.Executable {
 			return nil, fmt.Sprintf("a %s", s.Kind)
 		}
-		b, err := r.repo.ReadBlob(s.ID, maxPolicyBytes)
+		b, err := pass.repo.ReadBlob(s.ID, maxPolicyBytes)
 		if err != nil {
 			return nil, err.Error()
 		}
@@ -863,17 +870,18 @@ func (m marker) String() string {
 	return fmt.Sprintf("%s %s %q", m.loc, m.pattern, truncate(strings.TrimSpace(m.text), 60))
 }
 
-// weakened is the tests_weakened check and, when suppression markers were added, its warning.
+// weakened is the tests_weakened check and, when suppression markers were added, its warning, and
+// the pass over the added lines it made (scanAdded).
 // Every added line of base..head is scanned, streamed as the stub scan: skip markers in test files
 // (and in every file of the languages of skipEverywhere), suppression markers anywhere.
-func (ig *integrity) weakened() []Check {
-	r := ig.r
+func (ig *integrity) weakened() ([]Check, *addedScan) {
+	pass := ig.pass
 	var skips, suppressions, own []marker
 	nskip, nsup, nown := 0, 0, 0
 	// Lines come file by file: what a file is, is judged once a file.
 	last, inProject, lang, added := "", false, "", false
 	var skip *markerSet
-	res := r.scanAdded(func(l git.AddedLine) {
+	res := scanAdded(pass, func(l git.AddedLine) {
 		if l.Path != last {
 			last, skip = l.Path, nil
 			var p string
@@ -909,7 +917,7 @@ func (ig *integrity) weakened() []Check {
 		}
 	})
 	if res.err != nil {
-		return []Check{gitFailCheck(1, "tests_weakened", testsWeakenedText, fmt.Sprintf("cannot scan the lines added in %s..%s for weakening markers: %v", short(r.base), short(r.head), res.err), res.err, StatusError, vocab.CauseDetectorError)}
+		return []Check{gitFailCheck(1, "tests_weakened", testsWeakenedText, fmt.Sprintf("cannot scan the lines added in %s..%s for weakening markers: %v", short(pass.base), short(pass.head), res.err), res.err, StatusError, vocab.CauseDetectorError)}, res
 	}
 	scan := res.scan
 	var out []Check
@@ -923,7 +931,7 @@ func (ig *integrity) weakened() []Check {
 		note = fmt.Sprintf("; %d binary files not scanned: %s", len(scan.Binary), joinLimited(scan.Binary, 10))
 	}
 	if len(found) > 0 {
-		ch := failCheck(1, "tests_weakened", testsWeakenedText, fmt.Sprintf("%d weakening findings in %s..%s: %s%s", nskip+len(ig.drops), short(r.base), short(r.head), strings.Join(found, "; "), note), StatusFail, vocab.CauseTestsWeakened)
+		ch := failCheck(1, "tests_weakened", testsWeakenedText, fmt.Sprintf("%d weakening findings in %s..%s: %s%s", nskip+len(ig.drops), short(pass.base), short(pass.head), strings.Join(found, "; "), note), StatusFail, vocab.CauseTestsWeakened)
 		ch.Locations = locs
 		out = append(out, ch)
 	} else {
@@ -941,7 +949,7 @@ func (ig *integrity) weakened() []Check {
 		ch.Locations = slocs
 		out = append(out, ch)
 	}
-	return out
+	return out, res
 }
 
 // markerList shows the markers kept (at most maxIntegrityFindings of total found), saying how many

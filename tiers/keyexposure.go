@@ -74,13 +74,13 @@ func runsCode(c *contract.Contract) bool {
 // then every run says so in a warning. An eval_user that cannot be used (unknown, root, a gate
 // not started as root, a project that user cannot read) refuses the run too (eval_unstartable):
 // running the code as the gate's user instead would expose what eval_user was set to protect.
-func (r *run) planExecution(ctx context.Context) execution {
+func planExecution(ctx context.Context, pass *Pass) execution {
 	var ex execution
-	if !runsCode(r.in.Contract) {
+	if !runsCode(pass.in.Contract) {
 		return ex // nothing runs, nothing is exposed
 	}
-	pol, broken := r.in.Policy, ""
-	if r.in.PolicyErr != nil {
+	pol, broken := pass.in.Policy, ""
+	if pass.in.PolicyErr != nil {
 		// Tier 0 stops on the policy (policy_invalid), but --keep-going would run the code: a
 		// policy that does not parse neither names an eval_user nor accepts an exposure.
 		pol, broken = DefaultPolicy(), " (the policy does not parse, so neither its eval_user nor its key_exposure is used)"
@@ -94,7 +94,7 @@ func (r *run) planExecution(ctx context.Context) execution {
 		}
 		if u != nil {
 			ex.runAs = u
-			probe = r.probe(ctx, u, src, keyPath)
+			probe = runProbe(ctx, pass, u, src, keyPath)
 			if probe.err != "" {
 				return ex.refuse(failCheck(0, checkEvalUser, evalUserText, fmt.Sprintf("the probe run as eval_user %s could not tell what it can read: %s; nothing was run", u, probe.err), StatusError, vocab.CauseEvalUnstartable))
 			}
@@ -226,13 +226,13 @@ i=0
 for f do i=$((i+1)); if (: <"$f") 2>/dev/null; then echo "read $i"; fi; done
 echo end`
 
-// probe tries, as the eval user, what the plan depends on: that it can enter the project
+// runProbe tries, as the eval user, what the plan depends on: that it can enter the project
 // directory (unless the run uses a checkout of its own, which the gate gives to that user), and
 // which of the paths the key could be read from it can open: the key file, or the environment of
 // each of the gate's ancestors (Linux).
-func (r *run) probe(ctx context.Context, u *proc.User, src record.KeySource, keyPath string) probeResult {
-	dir := r.in.ProjectDir
-	if r.in.Policy.EvalCheckout == EvalCheckoutIsolated || r.opts.Verify {
+func runProbe(ctx context.Context, pass *Pass, u *proc.User, src record.KeySource, keyPath string) probeResult {
+	dir := pass.in.ProjectDir
+	if pass.in.Policy.EvalCheckout == EvalCheckoutIsolated || pass.opts.Verify {
 		dir = ""
 	}
 	var paths []string
@@ -244,7 +244,7 @@ func (r *run) probe(ctx context.Context, u *proc.User, src record.KeySource, key
 			paths = append(paths, "/proc/"+strconv.Itoa(pid)+"/environ")
 		}
 	}
-	res := proc.Run(ctx, proc.Spec{
+	res := pass.env.Start(ctx, proc.Spec{
 		Label: "eval_user probe", Argv: append([]string{"sh", "-c", probeScript, "sh", dir}, paths...),
 		Dir: "/", Timeout: probeTimeout, TailBytes: 64 << 10, RunAs: u,
 		Withhold: []string{record.SigningKeyEnv, record.SigningKeyFileEnv},

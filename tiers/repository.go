@@ -37,18 +37,18 @@ const maxCorruptNamed = 5
 // that no check reported as such: a caller that took the read's error for "not found" (an
 // abbreviation's candidates, the policy at the base, a stale-evidence check) must not let the
 // forgery go unreported. Nothing is added when the repository was never read or nothing was
-// found.
-func (r *run) repositoryIntact() {
-	repo := r.repo
+// found. checks are the run's checks so far; nil when nothing is to be said.
+func repositoryIntact(pass *Pass, checks []Check) *Check {
+	repo := pass.repo
 	if repo == nil {
-		repo = r.in.repo
+		repo = pass.in.repo
 	}
 	if repo == nil || len(repo.Corrupt()) == 0 {
-		return
+		return nil
 	}
-	for _, c := range r.checks {
+	for _, c := range checks {
 		if c.Code == vocab.CauseRepositoryCorrupt && !c.Advisory {
-			return
+			return nil
 		}
 	}
 	var named []string
@@ -61,5 +61,6 @@ func (r *run) repositoryIntact() {
 		named = named[:maxCorruptNamed]
 	}
 	text := "every git object the run read hashes to its id, and every commit-graph path it used is the commit objects'"
-	r.checks = append(r.checks, failCheck(0, "repository_intact", text, strings.Join(named, "; ")+more, StatusError, vocab.CauseRepositoryCorrupt))
+	c := failCheck(0, "repository_intact", text, strings.Join(named, "; ")+more, StatusError, vocab.CauseRepositoryCorrupt)
+	return &c
 }

@@ -36,11 +36,10 @@ func TestACorruptObjectNoCheckReportedIsStillAnError(t *testing.T) {
 		t.Cleanup(func() { _ = repo.Close() })
 		return repo
 	}
-	r := &run{in: &Input{}, repo: open()}
+	r := &Pass{in: &Input{}, repo: open()}
 	_, _, err := r.repo.ReadFileAt(head, "notes.txt", 1<<20)
 	require.NoError(t, err)
-	r.repositoryIntact()
-	assert.Empty(t, r.checks, "an honest repository: nothing to say")
+	assert.Nil(t, repositoryIntact(r, nil), "an honest repository: nothing to say")
 
 	// notes.txt's blob, overwritten with other content.
 	var z bytes.Buffer
@@ -51,17 +50,16 @@ func TestACorruptObjectNoCheckReportedIsStillAnError(t *testing.T) {
 	require.NoError(t, os.Chmod(path, 0o644))
 	require.NoError(t, os.WriteFile(path, z.Bytes(), 0o444))
 
-	r = &run{in: &Input{}, repo: open()}
+	r = &Pass{in: &Input{}, repo: open()}
 	_, _, _ = r.repo.ReadFileAt(head, "notes.txt", 1<<20) // the error, swallowed
-	r.repositoryIntact()
-	require.Len(t, r.checks, 1)
-	c := r.checks[0]
+	ch := repositoryIntact(r, nil)
+	require.NotNil(t, ch)
+	c := *ch
 	assert.Equal(t, "repository_intact", c.Name)
 	assert.Equal(t, StatusError, c.Status)
 	assert.Equal(t, vocab.CauseRepositoryCorrupt, c.Code)
 	assert.Contains(t, c.Evidence, "object "+blob+" is corrupt: its content (a blob of 6 bytes) hashes to ")
 	assert.True(t, strings.Contains(c.Evidence, "(read for reading notes.txt at "+head[:12]+")"), c.Evidence)
 
-	r.repositoryIntact()
-	assert.Len(t, r.checks, 1, "reported once")
+	assert.Nil(t, repositoryIntact(r, []Check{c}), "reported once")
 }

@@ -15,33 +15,65 @@ import (
 
 var fullSHA = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-fA-F]{40}$`) })
 
-// tier0 runs every precheck and reports them all (SPEC §5.1). The caller stops after tier 0 when
-// any of them blocks or errors.
-func (r *run) tier0() {
-	add := func(c Check) { c.Tier = 0; r.checks = append(r.checks, c) }
+// gitFacts are what tier 0's baseline resolved: the repository it opened (the run closes it),
+// the base and the integration head, and whether the base is an ancestor of the head (haveBase).
+type gitFacts struct {
+	repo       *git.Repo
+	base, head string
+	haveBase   bool
+}
 
-	r.inputsValid(add)
-	r.historyCheck(add)
-	if r.in.Contract == nil {
-		return // nothing else can be judged without the contract
+// tier0 runs the prechecks of the inputs, the state, the reviews, the budget and the baseline
+// (SPEC §5.1), and reports them all; before are the checks the run made before tier 0. The run
+// then makes its isolated checkout, if it needs one, and tier0Tree checks the tree. The caller
+// stops after tier 0 when any of them blocks or errors.
+func tier0(pass *Pass, before []Check) ([]Check, gitFacts) {
+	var out []Check
+	add := func(checks []Check) {
+		for _, c := range checks {
+			c.Tier = 0
+			out = append(out, c)
+		}
 	}
-	r.stateEligible(add)
-	r.selfCheckPresent(add)
-	r.requiredReviewers(add)
-	r.evidenceValid(add)
-	r.reviewVerdicts(add)
-	r.integrationMerged(add)
-	r.budgetCheck(add)
-	r.baseline(add)
-	r.oneCommit(add)
-	r.linksCheck(add)
-	r.staleEvidence(add)
-	r.rulesCheck(add)
+	add(inputsValid(pass))
+	add(historyCheck(pass))
+	if pass.in.Contract == nil {
+		return out, gitFacts{} // nothing else can be judged without the contract
+	}
+	add(stateEligible(pass))
+	add(selfCheckPresent(pass))
+	add(requiredReviewers(pass))
+	add(evidenceValid(pass))
+	add(reviewVerdicts(pass))
+	add(integrationMerged(pass))
+	add(budgetCheck(pass, slices.Concat(before, out)))
+	checks, g := baseline(pass)
+	add(checks)
+	add(emptyChange(pass, g))
+	return out, g
+}
+
+// tier0Tree runs the prechecks of the head's tree once the baseline resolved it (pass holds
+// gitFacts, and the isolated checkout when the run made one; coErr says why it could not):
+// the working tree, the symbolic links, stale evidence and the pinned rules.
+func tier0Tree(pass *Pass, coErr error) []Check {
+	if pass.in.Contract == nil {
+		return nil
+	}
+	var out []Check
+	for _, checks := range [][]Check{worktree(pass, coErr), linksCheck(pass), staleEvidence(pass), rulesCheck(pass)} {
+		for _, c := range checks {
+			c.Tier = 0
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // inputsValid checks that the gate policy, the contract and the record were read and valid.
-func (r *run) inputsValid(add func(Check)) {
-	in := r.in
+func inputsValid(pass *Pass) (out []Check) {
+	add := func(c Check) { out = append(out, c) }
+	in := pass.in
 	if in.PolicyErr != nil {
 		add(failCheck(0, "policy_valid", "read .geas/gate-policy.json", in.PolicyErr.Error(), StatusError, vocab.CausePolicyInvalid))
 	}
@@ -53,49 +85,55 @@ func (r *run) inputsValid(add func(Check)) {
 	if in.RecordErr != nil {
 		add(failCheck(0, "record_valid", "record.json parses and matches the schema", in.RecordErr.Error(), StatusError, vocab.CauseRecordInvalid))
 	} else {
-		add(passCheck(0, "record_valid", "record.json parses and matches the schema", r.recordNote()))
+		add(passCheck(0, "record_valid", "record.json parses and matches the schema", pass.recordNote()))
 	}
+	return
 }
 
 // stateEligible checks that the task's state is one its gate profile gates (verify also accepts a
 // task that already passed).
-func (r *run) stateEligible(add func(Check)) {
-	c := r.in.Contract
+func stateEligible(pass *Pass) (out []Check) {
+	add := func(c Check) { out = append(out, c) }
+	c := pass.in.Contract
 	eligible := contract.EligibleStates(c.GateProfile)
 	text := fmt.Sprintf("task state is eligible for profile %s (%s)", c.GateProfile, vocab.JoinStates(eligible, " or "))
-	if r.opts.Verify && c.Status.IsFinished() {
+	if pass.opts.Verify && c.Status.IsFinished() {
 		add(passCheck(0, "state_eligible", text, "state is "+string(c.Status)+"; verify re-evaluates the pass"))
 	} else if slices.Contains(eligible, c.Status) {
 		add(passCheck(0, "state_eligible", text, "state is "+string(c.Status)))
 	} else {
 		add(failCheck(0, "state_eligible", text, fmt.Sprintf("state is %s; %s needs %s", c.Status, c.GateProfile, vocab.JoinStates(eligible, " or ")), StatusError, vocab.CauseStateIneligible))
 	}
+	return
 }
 
 // selfCheckPresent checks that the record has a self_check section.
-func (r *run) selfCheckPresent(add func(Check)) {
-	if r.in.Record == nil {
+func selfCheckPresent(pass *Pass) (out []Check) {
+	add := func(c Check) { out = append(out, c) }
+	if pass.in.Record == nil {
 		return
 	}
-	if _, ok := r.in.Record.SelfCheck(); ok {
+	if _, ok := pass.in.Record.SelfCheck(); ok {
 		add(passCheck(0, "self_check", "record.json has a self_check section", "present"))
 	} else {
 		add(failCheck(0, "self_check", "record.json has a self_check section", "no self_check section in record.json", StatusBlock, vocab.CauseMissingSelfCheck))
 	}
+	return
 }
 
 // requiredReviewers checks that each required reviewer type has an evidence file with a
 // non-implementer role.
-func (r *run) requiredReviewers(add func(Check)) {
-	for _, want := range r.in.Contract.Routing.RequiredReviewerTypes {
+func requiredReviewers(pass *Pass) (out []Check) {
+	add := func(c Check) { out = append(out, c) }
+	for _, want := range pass.in.Contract.Routing.RequiredReviewerTypes {
 		name := "review:" + want
 		text := fmt.Sprintf("required reviewer %s has an evidence file with a non-implementer role", want)
 		var found, implOnly []string
-		for _, e := range r.in.Evidence {
-			if r.agentType(e) != want {
+		for _, e := range pass.in.Evidence {
+			if pass.agentType(e) != want {
 				continue
 			}
-			if r.isBuilder(e) { // the implementer never reviews its own work (SPEC §2.1)
+			if pass.isBuilder(e) { // the implementer never reviews its own work (SPEC §2.1)
 				implOnly = append(implOnly, e.Name)
 				continue
 			}
@@ -107,14 +145,16 @@ func (r *run) requiredReviewers(add func(Check)) {
 		case len(implOnly) > 0:
 			add(failCheck(0, name, text, fmt.Sprintf("%s has role implementer or is the primary worker's; a review needs reviewer, tester or authority from another agent", strings.Join(implOnly, ", ")), StatusBlock, vocab.CauseMissingReview))
 		default:
-			add(failCheck(0, name, text, fmt.Sprintf("no evidence file of agent %s (evidence files: %s)", want, orNone(r.evidenceNames())), StatusBlock, vocab.CauseMissingReview))
+			add(failCheck(0, name, text, fmt.Sprintf("no evidence file of agent %s (evidence files: %s)", want, orNone(pass.evidenceNames())), StatusBlock, vocab.CauseMissingReview))
 		}
 	}
+	return
 }
 
 // evidenceValid checks that every evidence file parses and matches the schema.
-func (r *run) evidenceValid(add func(Check)) {
-	in := r.in
+func evidenceValid(pass *Pass) (out []Check) {
+	add := func(c Check) { out = append(out, c) }
+	in := pass.in
 	if in.EvidenceErr != nil {
 		add(failCheck(0, "evidence_valid", "every evidence file parses and matches the schema", in.EvidenceErr.Error(), StatusError, vocab.CauseEvidenceInvalid))
 	}
@@ -128,15 +168,17 @@ func (r *run) evidenceValid(add func(Check)) {
 			add(passCheck(0, "evidence_valid", "every evidence file parses and matches the schema", fmt.Sprintf("%d files valid", len(in.Evidence))))
 		}
 	}
+	return
 }
 
 // integrationMerged checks, for implementation_change, that integration.json says merged.
-func (r *run) integrationMerged(add func(Check)) {
-	if r.in.Contract.GateProfile != vocab.ImplementationChange || r.in.Record == nil {
+func integrationMerged(pass *Pass) (out []Check) {
+	add := func(c Check) { out = append(out, c) }
+	if pass.in.Contract.GateProfile != vocab.ImplementationChange || pass.in.Record == nil {
 		return
 	}
 	text := "integration.status is merged"
-	integ, ok := r.in.Record.Integration()
+	integ, ok := pass.in.Record.Integration()
 	switch {
 	case !ok:
 		add(failCheck(0, "integration", text, "no integration.json (geas task integrate writes it)", StatusBlock, vocab.CauseMissingIntegration))
@@ -149,13 +191,15 @@ func (r *run) integrationMerged(add func(Check)) {
 		}
 		add(passCheck(0, "integration", text, ev))
 	}
+	return
 }
 
 // baseline resolves base_snapshot and the integration head and checks ancestry. It runs for
 // implementation_change always, and for other profiles when they name a base (their scope is then
 // computed from git too).
-func (r *run) baseline(add func(Check)) {
-	c := r.in.Contract
+func baseline(pass *Pass) (out []Check, g gitFacts) {
+	add := func(c Check) { out = append(out, c) }
+	c := pass.in.Contract
 	if c.GateProfile != vocab.ImplementationChange && c.BaseSnapshot == "" {
 		return
 	}
@@ -164,7 +208,7 @@ func (r *run) baseline(add func(Check)) {
 		add(failCheck(0, "baseline", text, "base_snapshot is empty", StatusBlock, vocab.CauseBaselineMismatch))
 		return
 	}
-	repo, err := r.in.takeRepo() // opened by the read of the policy at the base, or now
+	repo, err := pass.env.Repo(pass.in) // by default opened by the read of the policy at the base, or now
 	if err != nil {
 		code, st := vocab.CauseNoRepository, StatusError
 		if !errors.Is(err, git.ErrNoRepository) {
@@ -173,16 +217,16 @@ func (r *run) baseline(add func(Check)) {
 		add(failCheck(0, "baseline", text, err.Error(), st, code))
 		return
 	}
-	r.repo = repo
+	g.repo = repo
 	headRev := "HEAD"
-	if r.in.Record != nil {
-		if integ, ok := r.in.Record.Integration(); ok && integ.Commit != "" {
+	if pass.in.Record != nil {
+		if integ, ok := pass.in.Record.Integration(); ok && integ.Commit != "" {
 			headRev = integ.Commit
 		}
 	}
-	if headRev == "HEAD" && r.opts.Verify && r.opts.Head != "" {
+	if headRev == "HEAD" && pass.opts.Verify && pass.opts.Head != "" {
 		// A re-check of a pass judges the commit the pass named, wherever HEAD has moved since.
-		headRev = r.opts.Head
+		headRev = pass.opts.Head
 	}
 	head, err := repo.Resolve(headRev)
 	if err != nil {
@@ -191,15 +235,15 @@ func (r *run) baseline(add func(Check)) {
 	}
 	// The base as the inputs' read resolved it, which the rules hold (SPEC §4.4): one resolution
 	// a run, so that the commit the pin compares is the commit the diff starts from.
-	base, err := r.in.BaseCommit, r.in.BaseErr
-	if !r.in.baseResolved {
+	base, err := pass.in.BaseCommit, pass.in.BaseErr
+	if !pass.in.baseResolved {
 		base, err = repo.Resolve(c.BaseSnapshot)
 	}
 	if err != nil {
 		add(gitFailCheck(0, "baseline", text, fmt.Sprintf("base_snapshot %s: %v", c.BaseSnapshot, err), err, resolveStatus(err), vocab.CauseBaselineMismatch))
 		return
 	}
-	r.head, r.base = head, base
+	g.head, g.base = head, base
 	ok, err := repo.IsAncestor(base, head)
 	switch {
 	case err != nil:
@@ -209,11 +253,12 @@ func (r *run) baseline(add func(Check)) {
 		add(failCheck(0, "baseline", text, fmt.Sprintf("base %s (%s) is not an ancestor of head %s (%s)", short(base), c.BaseSnapshot, short(head), headRev), StatusBlock, vocab.CauseBaselineMismatch))
 		return
 	}
-	r.haveBase = true
+	g.haveBase = true
 	add(passCheck(0, "baseline", text, fmt.Sprintf("base %s is an ancestor of head %s (%s)", short(base), short(head), headRev)))
 	if !fullSHA().MatchString(c.BaseSnapshot) {
 		add(warnCheck(0, "base_pinned", "base_snapshot is a full commit SHA", fmt.Sprintf("base_snapshot %q is not pinned; it resolved to %s", c.BaseSnapshot, base), vocab.CauseBaseUnpinned))
 	}
+	return
 }
 
 // resolveStatus is the status of a revision that does not resolve: block (something is missing),
@@ -246,8 +291,8 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
 }
 
-func (r *run) recordNote() string {
-	if r.in.RecordMissing {
+func (pass *Pass) recordNote() string {
+	if pass.in.RecordMissing {
 		return "no record.json yet: read as an empty record"
 	}
 	return "valid"

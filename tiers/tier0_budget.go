@@ -14,13 +14,14 @@ const budgetText = "the retry budget is not spent: a task whose budget is 0 re-e
 // the task back by hand through legal transitions does not make the gate run again. Only a
 // budget_grant entry, which raises the latest budget above 0, does. It is not computed over a
 // history that does not verify (that run is history_tampered), nor for geas gate verify, which
-// re-checks a pass and spends nothing.
-func (r *run) budgetCheck(add func(Check)) {
-	in := r.in
-	if in.Record == nil || in.Contract == nil || r.opts.Verify {
+// re-checks a pass and spends nothing. before are the run's checks so far.
+func budgetCheck(pass *Pass, before []Check) (out []Check) {
+	add := func(c Check) { out = append(out, c) }
+	in := pass.in
+	if in.Record == nil || in.Contract == nil || pass.opts.Verify {
 		return
 	}
-	if historyTampered(r.checks) {
+	if historyTampered(before) {
 		add(skippedCheck(0, "budget", budgetText, "not computed: the gate history does not verify"))
 		return
 	}
@@ -76,6 +77,7 @@ func (r *run) budgetCheck(add func(Check)) {
 	add(failCheck(0, "budget", budgetText, fmt.Sprintf(
 		"retry budget is 0 since gate_history entry %d %s (%s) and no grant followed; state %s does not reopen it: an authority decides (geas task budget grant --task %s --retries N --by AUTHORITY --reason TEXT)",
 		at+1, name, how, in.Contract.Status, in.Task), StatusBlock, vocab.CauseBudgetSpent))
+	return
 }
 
 func verdictOrKind(e record.HistoryEntry) string {

@@ -16,8 +16,9 @@ const historyText = "the gate history verifies (hash chain, HMAC when GEAS_GATE_
 // history only when that history verifies. When it does not, the run is an error, nothing is
 // appended and no budget is computed (see Budget and Apply), until an authority resets the
 // history with geas task history reset.
-func (r *run) historyCheck(add func(Check)) {
-	in := r.in
+func historyCheck(pass *Pass) (out []Check) {
+	add := func(c Check) { out = append(out, c) }
+	in := pass.in
 	if in.Record == nil {
 		return // record_valid already errors: there is no history to judge
 	}
@@ -29,6 +30,7 @@ func (r *run) historyCheck(add func(Check)) {
 		return
 	}
 	add(passCheck(0, "history", historyText, summary))
+	return
 }
 
 // historyTampered reports whether a run's checks found the history tampered.

@@ -21,28 +21,29 @@ import (
 // stub scan and the reviews see only the link; it blocks the run in both checkout modes. The
 // boundary is the repository's top, not the project root: the commands run in the repository's
 // checkout, and a file of the repository outside the project is the commit's too.
-func (r *run) linksCheck(add func(Check)) {
-	c := r.in.Contract
-	if !r.haveBase || c.GateProfile != vocab.ImplementationChange && c.BaseSnapshot == "" {
+func linksCheck(pass *Pass) (out []Check) {
+	add := func(c Check) { out = append(out, c) }
+	c := pass.in.Contract
+	if !pass.haveBase || c.GateProfile != vocab.ImplementationChange && c.BaseSnapshot == "" {
 		return // no commit to judge: the worktree check says why
 	}
 	const name = "symlinks"
 	const text = "every symbolic link of the head tree leads into the commit: not outside the repository, into .git or into the bookkeeping paths"
-	prefix := r.projectPrefix()
+	prefix := pass.projectPrefix()
 	fenced := make([]string, len(bookkeepingPaths))
 	for i, b := range bookkeepingPaths {
 		fenced[i] = prefix + b
 	}
-	rep, err := r.repo.CheckLinks(r.head, fenced)
+	rep, err := pass.repo.CheckLinks(pass.head, fenced)
 	if err != nil {
-		add(gitFailCheck(0, name, text, fmt.Sprintf("cannot read the symbolic links of %s: %v", short(r.head), err), err, StatusError, vocab.CauseBaselineMismatch))
+		add(gitFailCheck(0, name, text, fmt.Sprintf("cannot read the symbolic links of %s: %v", short(pass.head), err), err, StatusError, vocab.CauseBaselineMismatch))
 		return
 	}
-	escapes := append(slices.Clip(rep.Escapes), r.danglingIntoTheWorktree(rep.Dangling)...)
+	escapes := append(slices.Clip(rep.Escapes), danglingIntoTheWorktree(pass, rep.Dangling)...)
 	if len(escapes) == 0 {
-		ev := fmt.Sprintf("the head tree of %s has no symbolic link outside the bookkeeping paths", short(r.head))
+		ev := fmt.Sprintf("the head tree of %s has no symbolic link outside the bookkeeping paths", short(pass.head))
 		if rep.Links > 0 {
-			ev = fmt.Sprintf("the %d symbolic links of the head tree of %s lead into the commit", rep.Links, short(r.head))
+			ev = fmt.Sprintf("the %d symbolic links of the head tree of %s lead into the commit", rep.Links, short(pass.head))
 		}
 		if n := len(rep.Dangling); n > 0 {
 			ev += fmt.Sprintf(" (%d of them to a path it does not have, which no file holds yet: %s)", n, joinLimited(linkPaths(rep.Dangling), 10))
@@ -63,11 +64,12 @@ func (r *run) linksCheck(add func(Check)) {
 		list += fmt.Sprintf("; and %d more", len(named)-maxNamedFiles)
 	}
 	ch := failCheck(0, name, text, fmt.Sprintf("%d of the %d symbolic links of the head tree of %s lead where the content is not the commit's: %s",
-		len(escapes), rep.Links, short(r.head), list), StatusBlock, vocab.CauseSymlinkEscape)
+		len(escapes), rep.Links, short(pass.head), list), StatusBlock, vocab.CauseSymlinkEscape)
 	for _, e := range escapes[:min(len(escapes), maxNamedFiles)] {
 		ch.Locations = append(ch.Locations, Location{Path: strings.TrimPrefix(e.Path, prefix)})
 	}
 	add(ch)
+	return
 }
 
 // danglingIntoTheWorktree returns, in the working-tree mode, the links of dangling (links that
@@ -75,13 +77,13 @@ func (r *run) linksCheck(add func(Check)) {
 // there (a build directory, a cache) is not the commit's, and the working-tree check does not
 // compare it. In a checkout of the commit (eval_checkout isolated, a re-check) such a link leads
 // nowhere until a command of the commit makes the path, so it is not judged.
-func (r *run) danglingIntoTheWorktree(dangling []git.LinkEscape) []git.LinkEscape {
-	if r.co != nil || len(dangling) == 0 {
+func danglingIntoTheWorktree(pass *Pass, dangling []git.LinkEscape) []git.LinkEscape {
+	if pass.work != nil || len(dangling) == 0 {
 		return nil
 	}
 	var out []git.LinkEscape
 	for _, d := range dangling {
-		_, err := os.Lstat(filepath.Join(r.repo.Top(), filepath.FromSlash(d.Why)))
+		_, err := os.Lstat(filepath.Join(pass.repo.Top(), filepath.FromSlash(d.Why)))
 		if err != nil && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)) {
 			continue
 		}

@@ -25,16 +25,17 @@ var refusals = map[string]Status{
 // reviewVerdicts reads the own verdict of every required reviewer's and every tester's evidence
 // file (SPEC §5.1, §2.1). Every file of an agent type counts: one refusal among several files of
 // that type is a refusal, whatever the others say. The builder's own files are not reviews.
-func (r *run) reviewVerdicts(add func(Check)) {
+func reviewVerdicts(pass *Pass) (out []Check) {
+	add := func(c Check) { out = append(out, c) }
 	const text = "every required reviewer's and tester's own verdict is not a refusal"
-	required := r.in.Contract.Routing.RequiredReviewerTypes
+	required := pass.in.Contract.Routing.RequiredReviewerTypes
 	var read []string
 	refused := false
-	for _, e := range r.in.Evidence {
-		if r.isBuilder(e) {
+	for _, e := range pass.in.Evidence {
+		if pass.isBuilder(e) {
 			continue
 		}
-		typ := r.agentType(e)
+		typ := pass.agentType(e)
 		if e.Role != vocab.Tester && !slices.Contains(required, typ) && !foldedType(e.Agent, required) {
 			continue
 		}
@@ -66,6 +67,7 @@ func (r *run) reviewVerdicts(add func(Check)) {
 	default:
 		add(passCheck(0, "review_verdicts", text, "verdicts read: "+strings.Join(read, ", ")))
 	}
+	return
 }
 
 // foldedType reports whether agent names one of types after trimming and case folding

@@ -16,8 +16,9 @@ const maxRulesChanges = 20
 // differ block (rules_changed), naming each changed field with its pinned and current value, until
 // an authority approves them with geas task approve. The pin is the history entry, never the
 // pinned copy beside the contract, which only serves to name the changes.
-func (r *run) rulesCheck(add func(Check)) {
-	in := r.in
+func rulesCheck(pass *Pass) (out []Check) {
+	add := func(c Check) { out = append(out, c) }
+	in := pass.in
 	if in.Record == nil || in.RulesErr != nil {
 		return // record_invalid, contract_invalid or policy_invalid already stops the run
 	}
@@ -37,7 +38,7 @@ func (r *run) rulesCheck(add func(Check)) {
 	pin, ok := record.PinnedRules(in.Record)
 	if !ok {
 		ev := fmt.Sprintf("nothing pinned the rules yet: this run pins rules_sha256 %s; policy: %s", short(in.RulesSHA256), policy)
-		if r.opts.DryRun || r.opts.Verify {
+		if pass.opts.DryRun || pass.opts.Verify {
 			ev = fmt.Sprintf("nothing pinned the rules yet (rules_sha256 %s); a recorded run pins them; policy: %s", short(in.RulesSHA256), policy)
 		}
 		add(passCheck(0, name, text, ev))
@@ -69,4 +70,5 @@ func (r *run) rulesCheck(add func(Check)) {
 	}
 	ev += "; an authority must approve the new rules (geas task approve)"
 	add(failCheck(0, name, text, ev, StatusBlock, vocab.CauseRulesChanged))
+	return
 }

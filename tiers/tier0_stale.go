@@ -16,10 +16,11 @@ import (
 // repository (git's own rule for abbreviations; a branch that happens to be named like the digits
 // does not make an older commit's prefix the head). Anything else (a branch name, "HEAD", a
 // prefix that matches several objects) names no commit this gate can prove is the head: stale.
-func (r *run) staleEvidence(add func(Check)) {
+func staleEvidence(pass *Pass) (out []Check) {
+	add := func(c Check) { out = append(out, c) }
 	const text = "no evidence file that carries a commit names a commit other than the head"
 	var carrying []string
-	for _, e := range r.in.Evidence {
+	for _, e := range pass.in.Evidence {
 		if strings.TrimSpace(e.Commit) != "" {
 			carrying = append(carrying, e.Name)
 		}
@@ -27,59 +28,60 @@ func (r *run) staleEvidence(add func(Check)) {
 	if len(carrying) == 0 {
 		return
 	}
-	if r.head == "" {
+	if pass.head == "" {
 		add(skippedCheck(0, "stale_evidence", text, fmt.Sprintf("no integration head was resolved (%s), so %s carrying commit could not be compared",
-			r.noHeadReason(), limitedList(carrying, 10))))
+			pass.noHeadReason(), limitedList(carrying, 10))))
 		return
 	}
 	var fresh []string
-	for _, e := range r.in.Evidence {
+	for _, e := range pass.in.Evidence {
 		c := strings.TrimSpace(e.Commit)
 		if c == "" {
 			continue
 		}
-		if why := r.notTheHead(c); why != "" {
-			add(failCheck(0, "stale:"+e.Name, text, fmt.Sprintf("%s (agent %s) carries commit %q, %s; the head is %s", e.Name, e.Agent, e.Commit, why, r.head), StatusBlock, vocab.CauseStaleEvidence))
+		if why := notTheHead(pass, c); why != "" {
+			add(failCheck(0, "stale:"+e.Name, text, fmt.Sprintf("%s (agent %s) carries commit %q, %s; the head is %s", e.Name, e.Agent, e.Commit, why, pass.head), StatusBlock, vocab.CauseStaleEvidence))
 			continue
 		}
 		fresh = append(fresh, e.Name)
 	}
 	if len(fresh) == len(carrying) {
-		add(passCheck(0, "stale_evidence", text, fmt.Sprintf("%s name the head %s", limitedList(fresh, 10), short(r.head))))
+		add(passCheck(0, "stale_evidence", text, fmt.Sprintf("%s name the head %s", limitedList(fresh, 10), short(pass.head))))
 	}
+	return
 }
 
 // notTheHead says why commit c is not the head, or "" when it is.
-func (r *run) notTheHead(c string) string {
+func notTheHead(pass *Pass, c string) string {
 	lc := strings.ToLower(c)
 	switch {
 	case !isHexString(lc):
 		return "which is not a commit id"
 	case len(lc) == 40:
-		if lc == r.head {
+		if lc == pass.head {
 			return ""
 		}
 		return "another commit"
 	case len(lc) < 4 || len(lc) > 40:
 		return "which is not a commit id"
-	case !strings.HasPrefix(r.head, lc):
+	case !strings.HasPrefix(pass.head, lc):
 		return "an abbreviation the head does not start with"
 	}
-	if r.repo == nil {
+	if pass.repo == nil {
 		return "an abbreviation that could not be checked against the repository"
 	}
-	full, err := r.repo.ResolveAbbrev(lc)
+	full, err := pass.repo.ResolveAbbrev(lc)
 	if err != nil {
 		return fmt.Sprintf("an abbreviation the repository does not resolve to one commit (%v)", err)
 	}
-	if full != r.head {
+	if full != pass.head {
 		return "an abbreviation of another commit " + full
 	}
 	return ""
 }
 
-func (r *run) noHeadReason() string {
-	if c := r.in.Contract; c != nil && c.BaseSnapshot == "" {
+func (pass *Pass) noHeadReason() string {
+	if c := pass.in.Contract; c != nil && c.BaseSnapshot == "" {
 		return "profile " + string(c.GateProfile) + " without a base_snapshot has no git checks"
 	}
 	return "the baseline check did not resolve it"

@@ -18,69 +18,30 @@ var bookkeepingPaths = []string{".geas/missions/", ".geas/state/", ".geas/memory
 // maxNamedFiles is how many differing files a worktree_mismatch names.
 const maxNamedFiles = 20
 
-// oneCommit runs the tier-0 checks of invariant 7 (SPEC §5.1) after baseline: empty_change and
+// The tier-0 checks of invariant 7 (SPEC §5.1), after baseline: empty_change, then
 // worktree_mismatch, or, with eval_checkout isolated, the checkout of the head that tier 1 and
 // the detectors then run in.
-func (r *run) oneCommit(add func(Check)) {
-	c := r.in.Contract
-	const emptyText = "the change is not empty: the base differs from the integration head"
-	const wtText = "the working tree is the integration head"
-	if c.GateProfile != vocab.ImplementationChange && c.BaseSnapshot == "" {
-		why := fmt.Sprintf("profile %s without a base_snapshot names no commit: the git checks are skipped", c.GateProfile)
-		add(skippedCheck(0, "worktree", wtText, why))
-		return
-	}
-	if !r.haveBase {
-		return // baseline did not pass, and says why; there is no commit to compare with
-	}
-	headName := r.headName()
-	if c.GateProfile == vocab.ImplementationChange {
-		if ch := r.emptyChange(emptyText, headName); ch != nil {
-			add(*ch)
-		}
-	}
-	// A re-check of a pass (geas gate verify, re-gating a finished task, the hook) always judges
-	// the commit the pass named in a checkout of its own: the working tree has moved on with the
-	// mission's later work, and the pass is about that commit, not about what HEAD is now.
-	if r.in.Policy.EvalCheckout == EvalCheckoutIsolated || r.opts.Verify {
-		why := "eval_checkout is isolated"
-		if r.opts.Verify {
-			why = "a re-check of a pass"
-		}
-		if err := r.makeCheckout(); err != nil {
-			add(gitFailCheck(0, "worktree", wtText, fmt.Sprintf("%s: cannot check out %s: %v", why, short(r.head), err), err, StatusError, vocab.CauseCheckoutFailed))
-			return
-		}
-		add(skippedCheck(0, "worktree", wtText, fmt.Sprintf("%s: tier 1 and the detectors run in a checkout of %s (%s) made for this run, so the working tree is not compared", why, short(r.head), headName)))
-		return
-	}
-	if ch := r.worktreeCheck(0, "worktree", wtText, headName, ""); ch != nil {
-		add(*ch)
-	}
-}
+const (
+	emptyText = "the change is not empty: the base differs from the integration head"
+	wtText    = "the working tree is the integration head"
+)
 
-// headName says where the integration head came from.
-func (r *run) headName() string {
-	if r.in.Record != nil {
-		if integ, ok := r.in.Record.Integration(); ok && integ.Commit != "" {
-			return "integration.commit " + integ.Commit
-		}
+// emptyChange is the empty_change check of an implementation_change whose baseline resolved (g):
+// a head that is its base, or whose diff holds nothing but bookkeeping files, changed nothing that
+// could be judged.
+func emptyChange(pass *Pass, g gitFacts) []Check {
+	c := pass.in.Contract
+	if !g.haveBase || c.GateProfile != vocab.ImplementationChange {
+		return nil // baseline did not pass, and says why; there is no commit to compare with
 	}
-	return "HEAD"
-}
-
-// emptyChange is the empty_change check: an implementation_change whose head is its base, or whose
-// diff holds nothing but bookkeeping files, changed nothing that could be judged.
-func (r *run) emptyChange(text, headName string) *Check {
-	base := fmt.Sprintf("base %s (base_snapshot %s)", short(r.base), r.in.Contract.BaseSnapshot)
-	if r.base == r.head {
-		ch := failCheck(0, "empty_change", text, fmt.Sprintf("%s is the integration head %s (%s): the diff is empty, there is no change to judge", base, short(r.head), headName), StatusBlock, vocab.CauseEmptyChange)
-		return &ch
+	headName := pass.headName()
+	base := fmt.Sprintf("base %s (base_snapshot %s)", short(g.base), c.BaseSnapshot)
+	if g.base == g.head {
+		return []Check{failCheck(0, "empty_change", emptyText, fmt.Sprintf("%s is the integration head %s (%s): the diff is empty, there is no change to judge", base, short(g.head), headName), StatusBlock, vocab.CauseEmptyChange)}
 	}
-	files, err := r.repo.ChangedFiles(r.base, r.head)
+	files, err := g.repo.ChangedFiles(g.base, g.head)
 	if err != nil {
-		ch := gitFailCheck(0, "empty_change", text, fmt.Sprintf("diff %s..%s: %v", short(r.base), short(r.head), err), err, StatusError, vocab.CauseBaselineMismatch)
-		return &ch
+		return []Check{gitFailCheck(0, "empty_change", emptyText, fmt.Sprintf("diff %s..%s: %v", short(g.base), short(g.head), err), err, StatusError, vocab.CauseBaselineMismatch)}
 	}
 	var work []string
 	for _, f := range files {
@@ -90,14 +51,57 @@ func (r *run) emptyChange(text, headName string) *Check {
 	}
 	switch {
 	case len(files) == 0:
-		ch := failCheck(0, "empty_change", text, fmt.Sprintf("%s and the integration head %s (%s) have the same tree: the diff is empty", base, short(r.head), headName), StatusBlock, vocab.CauseEmptyChange)
-		return &ch
+		return []Check{failCheck(0, "empty_change", emptyText, fmt.Sprintf("%s and the integration head %s (%s) have the same tree: the diff is empty", base, short(g.head), headName), StatusBlock, vocab.CauseEmptyChange)}
 	case len(work) == 0:
-		ch := failCheck(0, "empty_change", text, fmt.Sprintf("%s..%s changes only bookkeeping files (%s): nothing of the work is in the diff", short(r.base), short(r.head), joinLimited(files, 10)), StatusBlock, vocab.CauseEmptyChange)
-		return &ch
+		return []Check{failCheck(0, "empty_change", emptyText, fmt.Sprintf("%s..%s changes only bookkeeping files (%s): nothing of the work is in the diff", short(g.base), short(g.head), joinLimited(files, 10)), StatusBlock, vocab.CauseEmptyChange)}
 	}
-	ch := passCheck(0, "empty_change", text, fmt.Sprintf("%s..%s changes %d files", short(r.base), short(r.head), len(work)))
-	return &ch
+	return []Check{passCheck(0, "empty_change", emptyText, fmt.Sprintf("%s..%s changes %d files", short(g.base), short(g.head), len(work)))}
+}
+
+// needsCheckout reports whether the run checks the head out for tier 1 and the detectors: with
+// eval_checkout isolated, and for every re-check of a pass (geas gate verify, re-gating a finished
+// task, the hook), which judges the commit the pass named, not what HEAD is now.
+func needsCheckout(pass *Pass) bool {
+	return pass.in.Contract != nil && pass.haveBase && (pass.in.Policy.EvalCheckout == EvalCheckoutIsolated || pass.opts.Verify)
+}
+
+// worktree is the worktree check: the working tree is the integration head, or, when the run
+// made a checkout of its own (needsCheckout; coErr says why it could not), that the tree is not
+// compared.
+func worktree(pass *Pass, coErr error) []Check {
+	c := pass.in.Contract
+	if c.GateProfile != vocab.ImplementationChange && c.BaseSnapshot == "" {
+		why := fmt.Sprintf("profile %s without a base_snapshot names no commit: the git checks are skipped", c.GateProfile)
+		return []Check{skippedCheck(0, "worktree", wtText, why)}
+	}
+	if !pass.haveBase {
+		return nil // baseline did not pass, and says why; there is no commit to compare with
+	}
+	headName := pass.headName()
+	if needsCheckout(pass) {
+		why := "eval_checkout is isolated"
+		if pass.opts.Verify {
+			why = "a re-check of a pass"
+		}
+		if coErr != nil {
+			return []Check{gitFailCheck(0, "worktree", wtText, fmt.Sprintf("%s: cannot check out %s: %v", why, short(pass.head), coErr), coErr, StatusError, vocab.CauseCheckoutFailed)}
+		}
+		return []Check{skippedCheck(0, "worktree", wtText, fmt.Sprintf("%s: tier 1 and the detectors run in a checkout of %s (%s) made for this run, so the working tree is not compared", why, short(pass.head), headName))}
+	}
+	if ch := worktreeCheck(pass, 0, "worktree", wtText, headName, ""); ch != nil {
+		return []Check{*ch}
+	}
+	return nil
+}
+
+// headName says where the integration head came from.
+func (pass *Pass) headName() string {
+	if pass.in.Record != nil {
+		if integ, ok := pass.in.Record.Integration(); ok && integ.Commit != "" {
+			return "integration.commit " + integ.Commit
+		}
+	}
+	return "HEAD"
 }
 
 // isBookkeeping reports whether a project-relative path is one of bookkeepingPaths.
@@ -113,32 +117,32 @@ func isBookkeeping(p string) bool {
 // worktreeCheck compares the working tree with the head. after names the eval command that ran
 // just before ("" before tier 1). It returns nil when nothing is to be said (after tier 1, a
 // clean tree).
-func (r *run) worktreeCheck(tier int, name, text, headName, after string) *Check {
-	prefix := r.projectPrefix()
+func worktreeCheck(pass *Pass, tier int, name, text, headName, after string) *Check {
+	prefix := pass.projectPrefix()
 	exempt := make([]string, len(bookkeepingPaths))
 	for i, b := range bookkeepingPaths {
 		exempt[i] = prefix + b
 	}
-	rep, err := r.repo.CheckWorktree(r.head, exempt)
+	rep, err := pass.repo.CheckWorktree(pass.head, exempt)
 	if err != nil {
 		ch := gitFailCheck(tier, name, text, "cannot compare the working tree: "+err.Error(), err, StatusError, vocab.CauseWorktreeMismatch)
 		return &ch
 	}
-	if rep.Clean(r.head) {
+	if rep.Clean(pass.head) {
 		if after != "" {
 			return nil
 		}
-		ch := passCheck(tier, name, text, fmt.Sprintf("HEAD is %s (%s); the %d tracked files outside the bookkeeping paths match it (%d hashed) and no untracked file is outside the ignore rules", short(r.head), headName, rep.Entries, rep.Hashed))
+		ch := passCheck(tier, name, text, fmt.Sprintf("HEAD is %s (%s); the %d tracked files outside the bookkeeping paths match it (%d hashed) and no untracked file is outside the ignore rules", short(pass.head), headName, rep.Entries, rep.Hashed))
 		return &ch
 	}
 	var parts []string
 	switch {
 	case rep.HEADErr != "":
-		parts = append(parts, fmt.Sprintf("HEAD does not resolve (%s), the integration head is %s (%s)", rep.HEADErr, short(r.head), headName))
-	case rep.HEAD != r.head:
-		parts = append(parts, fmt.Sprintf("HEAD is %s, the integration head is %s (%s)", short(rep.HEAD), short(r.head), headName))
+		parts = append(parts, fmt.Sprintf("HEAD does not resolve (%s), the integration head is %s (%s)", rep.HEADErr, short(pass.head), headName))
+	case rep.HEAD != pass.head:
+		parts = append(parts, fmt.Sprintf("HEAD is %s, the integration head is %s (%s)", short(rep.HEAD), short(pass.head), headName))
 	default:
-		parts = append(parts, fmt.Sprintf("HEAD is the integration head %s (%s)", short(r.head), headName))
+		parts = append(parts, fmt.Sprintf("HEAD is the integration head %s (%s)", short(pass.head), headName))
 	}
 	if n := len(rep.Paths); n > 0 {
 		named := rep.Paths
@@ -168,8 +172,8 @@ func (r *run) worktreeCheck(tier int, name, text, headName, after string) *Check
 
 // projectPrefix is the project root relative to the repository's top directory, with a trailing
 // slash ("" when they are the same directory).
-func (r *run) projectPrefix() string {
-	top, dir := evalDir(r.repo.Top()), evalDir(r.in.ProjectDir)
+func (pass *Pass) projectPrefix() string {
+	top, dir := evalDir(pass.repo.Top()), evalDir(pass.in.ProjectDir)
 	rel, err := filepath.Rel(top, dir)
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
 		return ""
@@ -184,52 +188,19 @@ func evalDir(p string) string {
 	return p
 }
 
-// afterEval is called by tier 1 after eval command n ran: an eval command that changed a tracked
-// file or left an untracked one makes the run worktree_mismatch, naming it (SPEC §5.1). It returns
-// the check once, for the first command that changed the tree.
-//
-// In an isolated checkout the same holds for the checkout: it is compared with the stat data the
-// gate recorded when it wrote it, so an eval command cannot rewrite what the detectors read there
-// either.
-func (r *run) afterEval(n int, command string) *Check {
-	if !r.haveBase || r.wtDirty || r.repo == nil {
-		return nil
-	}
-	const name, text = "worktree_after_eval", "the eval commands leave the working tree at the integration head"
-	return r.afterCode(1, name, text, fmt.Sprintf("eval command %d `%s`", n, command))
-}
-
-// afterDetector is called by part A after a script detector ran: a script detector runs code
-// too, so it may not rewrite what a later detector reads (SPEC §5.1). A detector that changed a
-// tracked file, or left an untracked one, makes the run worktree_mismatch, naming it; the
-// detectors after it that read files or run code are not run (readsTree). It returns the check
-// once, for the first detector that changed the tree.
-func (r *run) afterDetector(label, command string) *Check {
-	if !r.haveBase || r.wtDirty || r.repo == nil {
-		return nil
-	}
-	const name, text = "worktree_after_detector", "the script detectors leave the working tree at the integration head"
-	return r.afterCode(2, name, text, fmt.Sprintf("the script detector of %s `%s`", label, command))
-}
-
 // afterCode compares the working tree (or the isolated checkout) with the head after code ran;
-// after names what ran. It sets wtDirty when the tree changed.
-func (r *run) afterCode(tier int, name, text, after string) *Check {
-	var ch *Check
-	if r.co != nil {
-		ch = r.checkoutCheck(tier, name, text, after)
-	} else {
-		ch = r.worktreeCheck(tier, name, text, r.headName(), after)
+// after names what ran. A check means the code changed the tree: the caller records after as
+// what changed it.
+func afterCode(pass *Pass, tier int, name, text, after string) *Check {
+	if pass.work != nil {
+		return checkoutCheck(pass, tier, name, text, after)
 	}
-	if ch != nil {
-		r.wtDirty, r.wtChangedBy = true, after
-	}
-	return ch
+	return worktreeCheck(pass, tier, name, text, pass.headName(), after)
 }
 
 // checkoutCheck compares the isolated checkout with what the gate wrote.
-func (r *run) checkoutCheck(tier int, name, text, after string) *Check {
-	paths, err := r.co.Changed()
+func checkoutCheck(pass *Pass, tier int, name, text, after string) *Check {
+	paths, err := pass.work.co.Changed()
 	if err != nil {
 		ch := failCheck(tier, name, text, "cannot compare the isolated checkout: "+err.Error(), StatusError, vocab.CauseWorktreeMismatch)
 		return &ch
@@ -242,51 +213,142 @@ func (r *run) checkoutCheck(tier int, name, text, after string) *Check {
 	if len(paths) > maxNamedFiles {
 		list += fmt.Sprintf(" and %d more", len(paths)-maxNamedFiles)
 	}
-	ch := failCheck(tier, name, text, fmt.Sprintf("%s changed the isolated checkout of %s: %d files differ from it: %s", after, short(r.head), len(paths), list), StatusBlock, vocab.CauseWorktreeMismatch)
+	ch := failCheck(tier, name, text, fmt.Sprintf("%s changed the isolated checkout of %s: %d files differ from it: %s", after, short(pass.head), len(paths), list), StatusBlock, vocab.CauseWorktreeMismatch)
 	return &ch
 }
 
 // workDir is where tier 1 and the detectors run: the isolated checkout, or the project root.
-func (r *run) workDir() string {
-	if r.checkout != "" {
-		return r.checkout
+func (pass *Pass) workDir() string {
+	if pass.work != nil && pass.work.dir != "" {
+		return pass.work.dir
 	}
-	return r.in.ProjectDir
+	return pass.in.ProjectDir
 }
 
 // workRoot is workDir opened as a root.
-func (r *run) workRoot() *os.Root {
-	if r.checkoutRoot != nil {
-		return r.checkoutRoot
+func (pass *Pass) workRoot() *os.Root {
+	if pass.work != nil && pass.work.root != nil {
+		return pass.work.root
 	}
-	return r.in.Root
+	return pass.in.Root
 }
 
-// makeCheckout checks the head out into a temporary directory for tier 1 and the detectors; the
-// project root is at the same place inside it as in the repository.
-func (r *run) makeCheckout() error {
-	co, err := r.repo.Checkout(r.head)
+// checkout is a checkout of the head the run made for tier 1 and the detectors: the project
+// root (dir, opened as root) is at the same place inside it (top) as in the repository.
+type checkout struct {
+	dir, top string
+	root     *os.Root
+	co       *git.Checkout
+}
+
+// makeCheckout checks the head out into a temporary directory for tier 1 and the detectors, and
+// gives it to the eval user when there is one. The run removes it (remove), also when err says
+// it could not be made ready after git wrote it: that checkout is then the run's (a later
+// comparison reads it) but nothing runs in it.
+func makeCheckout(pass *Pass) (*checkout, error) {
+	co, err := pass.repo.Checkout(pass.head)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	r.co, r.checkoutTop = co, co.Dir
-	dir := filepath.Join(co.Dir, filepath.FromSlash(r.projectPrefix()))
+	w := &checkout{top: co.Dir, co: co}
+	dir := filepath.Join(co.Dir, filepath.FromSlash(pass.projectPrefix()))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return w, err
 	}
-	if u := r.exec.runAs; u != nil {
+	if u := pass.exec.runAs; u != nil {
 		// The checkout is the gate's own copy, made for this run: the eval user gets it, as the
 		// agents have the working tree (the gate changes no permission in the project itself).
 		if err := chownTree(co.Dir, u.UID, u.GID); err != nil {
-			return fmt.Errorf("give the checkout to eval_user %s: %w", u, err)
+			return w, fmt.Errorf("give the checkout to eval_user %s: %w", u, err)
 		}
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return err
+		return w, err
 	}
-	r.checkout, r.checkoutRoot = dir, root
-	return nil
+	w.dir, w.root = dir, root
+	return w, nil
+}
+
+// scratchStep names the step at which a scratch checkout could not be made.
+type scratchStep int
+
+const (
+	scratchCheckout scratchStep = iota // git could not check the commit out
+	scratchDir                         // the project's directory could not be made in it
+	scratchOpen                        // it could not be opened as a root
+	scratchOverlay                     // the files to lay over it could not be written
+	scratchChown                       // it could not be given to the eval user
+)
+
+// scratchError is why a scratch checkout could not be made, and at which step.
+type scratchError struct {
+	step scratchStep
+	err  error
+}
+
+func (e *scratchError) Error() string { return e.err.Error() }
+func (e *scratchError) Unwrap() error { return e.err }
+
+// scratchFunc makes, for a check that runs code on a tree of its own (the held-out checks, the
+// base run), a checkout of rev: the project root at its place inside it, the files of lay laid
+// over it (replaced counts those that replaced something), the whole given to the eval user when
+// there is one. The run makes it (makeScratch) and hands the function to the check, which removes
+// the checkout when done. An error is a *scratchError.
+type scratchFunc func(rev string, lay []holdoutFile) (co *checkout, replaced int, err error)
+
+// makeScratch is the run's scratchFunc. Without files to lay over it, the checkout is given to
+// the eval user before it is opened; with them, after they are laid, so that they are its too.
+func makeScratch(pass *Pass, rev string, lay []holdoutFile) (*checkout, int, error) {
+	fail := func(step scratchStep, err error) error { return &scratchError{step, err} }
+	gc, err := pass.repo.Checkout(rev)
+	if err != nil {
+		return nil, 0, fail(scratchCheckout, err)
+	}
+	w := &checkout{top: gc.Dir, co: gc}
+	give := func() error {
+		if u := pass.exec.runAs; u != nil {
+			if err := chownTree(gc.Dir, u.UID, u.GID); err != nil {
+				return fail(scratchChown, err)
+			}
+		}
+		return nil
+	}
+	dir := filepath.Join(gc.Dir, filepath.FromSlash(pass.projectPrefix()))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		w.remove()
+		return nil, 0, fail(scratchDir, err)
+	}
+	if lay == nil {
+		if err := give(); err != nil {
+			w.remove()
+			return nil, 0, err
+		}
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		w.remove()
+		return nil, 0, fail(scratchOpen, err)
+	}
+	w.dir, w.root = dir, root
+	replaced := 0
+	for _, f := range lay {
+		had, err := overlay(root, f)
+		if err != nil {
+			w.remove()
+			return nil, 0, fail(scratchOverlay, err)
+		}
+		if had {
+			replaced++
+		}
+	}
+	if lay != nil {
+		if err := give(); err != nil {
+			w.remove()
+			return nil, 0, err
+		}
+	}
+	return w, replaced, nil
 }
 
 // chownTree gives every file under dir, dir included, to uid and gid, without following links.
@@ -299,14 +361,15 @@ func chownTree(dir string, uid, gid uint32) error {
 	})
 }
 
-// removeCheckout removes the isolated checkout, if the run made one.
-func (r *run) removeCheckout() {
-	if r.checkoutRoot != nil {
-		_ = r.checkoutRoot.Close()
-		r.checkoutRoot = nil
+// remove removes the checkout; nothing when w is nil.
+func (w *checkout) remove() {
+	if w == nil {
+		return
 	}
-	if r.checkoutTop != "" {
-		_ = git.RemoveCheckout(r.checkoutTop)
-		r.checkoutTop, r.checkout, r.co = "", "", nil
+	if w.root != nil {
+		_ = w.root.Close()
+	}
+	if w.top != "" {
+		_ = git.RemoveCheckout(w.top)
 	}
 }

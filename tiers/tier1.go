@@ -35,6 +35,8 @@ type tier1Input struct {
 	ClaimedPass    []string   // tester evidence files that claim the build/tests pass; used in evidence text
 	Progress       Progress   // live output, or nil
 	RunAs          *proc.User // the policy's eval_user, or nil for the gate's own user
+	// Start runs each command (Env.Start); nil runs it through internal/proc.
+	Start func(context.Context, proc.Spec) proc.Result
 	// After, when set, is called after each command that passed; a check it returns is added
 	// and stops the commands (the working-tree check of SPEC §5.1).
 	After func(n int, command string) *Check
@@ -87,7 +89,7 @@ func tier1(ctx context.Context, in tier1Input) (checks []Check, runs []EvalRun, 
 		}
 		before := in.resultsBefore(ec.Results)
 		started := time.Now()
-		run := runProcess(ctx, spec, in.Progress, stream)
+		run := runProcess(ctx, in.Start, spec, in.Progress, stream)
 		var tests *tier1Tests
 		if ec.Results != nil && ctx.Err() == nil && run.Status != StatusError {
 			tests = in.readResults(ec.Results, stream, before, started, time.Now())
@@ -224,10 +226,13 @@ func (in tier1Input) spec(n int, ec contract.EvalCommand) (proc.Spec, error) {
 	return spec, nil
 }
 
-// runProcess runs spec through proc with the signing key withheld from the child (SPEC §9);
-// progress, when set, brackets the run and receives its output as it arrives, and so does
-// results, the reader of the test results a command declares in its output.
-func runProcess(ctx context.Context, spec proc.Spec, progress Progress, results testresults.Stream) EvalRun {
+// runProcess runs spec through start (nil: internal/proc) with the signing key withheld from the
+// child (SPEC §9); progress, when set, brackets the run and receives its output as it arrives, and
+// so does results, the reader of the test results a command declares in its output.
+func runProcess(ctx context.Context, start func(context.Context, proc.Spec) proc.Result, spec proc.Spec, progress Progress, results testresults.Stream) EvalRun {
+	if start == nil {
+		start = proc.Run
+	}
 	spec.Withhold = []string{record.SigningKeyEnv, record.SigningKeyFileEnv}
 	if progress != nil {
 		progress.Start(spec.Label)
@@ -240,7 +245,7 @@ func runProcess(ctx context.Context, spec proc.Spec, progress Progress, results 
 	case results != nil:
 		spec.Output = results
 	}
-	r := proc.Run(ctx, spec)
+	r := start(ctx, spec)
 	run := EvalRun{
 		Command: r.Command, Status: Status(r.Status), ExitCode: r.ExitCode, DurationMS: r.DurationMS,
 		OutputTail: r.OutputTail, OutputSHA256: r.OutputSHA256, OutputBytes: r.OutputBytes, Log: r.Log,
@@ -439,4 +444,95 @@ func tier1LastOutput(tail string) string {
 		out = "…" + out[cut:]
 	}
 	return out
+}
+
+// testerPassVerdict is the geas evidence verdict by which a tester claims the work passes. It is a
+// claim read from evidence, not a gate verdict: only decide builds one of those (SPEC §2.2).
+var testerPassVerdict = string(StatusPass)
+
+// tier1Facts is what tier 1 found: its checks, its runs, the metrics they captured (spread: per
+// metric, the lowest and highest value printed), the claims its failures contradict, and the
+// eval command that changed the working tree ("" when none did).
+type tier1Facts struct {
+	checks    []Check
+	runs      []EvalRun
+	metrics   map[string]float64
+	spread    map[string][2]float64
+	claims    claims
+	changedBy string
+}
+
+// runTier1 runs the contract's eval commands (tier1.go) in the run's working directory, comparing
+// the working tree (or the checkout) with the head after each one (SPEC §5.1).
+func runTier1(ctx context.Context, pass *Pass, profile vocab.Profile) tier1Facts {
+	f := tier1Facts{metrics: map[string]float64{}, claims: pass.claims}
+	if profile != vocab.ImplementationChange {
+		f.checks = []Check{skippedCheck(1, "eval_commands", "run the contract's eval commands", "profile does not require mechanical verification")}
+		return f
+	}
+	var claimed []string
+	for _, e := range pass.independent() {
+		if e.Role == vocab.Tester && e.Verdict == testerPassVerdict {
+			claimed = append(claimed, e.Name)
+		}
+	}
+	// afterEval is called after eval command n passed: an eval command that changed a tracked
+	// file or left an untracked one makes the run worktree_mismatch, naming it (SPEC §5.1); the
+	// check is returned once, for the first command that changed the tree. In an isolated
+	// checkout the same holds for the checkout: it is compared with the stat data the gate
+	// recorded when it wrote it, so an eval command cannot rewrite what the detectors read there
+	// either.
+	afterEval := func(n int, command string) *Check {
+		if !pass.haveBase || f.changedBy != "" || pass.changedBy != "" || pass.repo == nil {
+			return nil
+		}
+		const name, text = "worktree_after_eval", "the eval commands leave the working tree at the integration head"
+		after := fmt.Sprintf("eval command %d `%s`", n, command)
+		ch := afterCode(pass, 1, name, text, after)
+		if ch != nil {
+			f.changedBy = after
+		}
+		return ch
+	}
+	checks, runs, metrics := tier1(ctx, tier1Input{
+		Commands:       pass.in.Contract.EvalCommands,
+		DefaultTimeout: pass.defaultTimeout(),
+		ProjectDir:     pass.workDir(),
+		Root:           pass.workRoot(),
+		After:          afterEval,
+		LogRoot:        pass.opts.LogRoot,
+		LogDirName:     pass.opts.LogDirName,
+		TailBytes:      pass.in.Policy.OutputTailBytes,
+		ClaimedPass:    claimed,
+		Progress:       pass.opts.Progress,
+		RunAs:          pass.exec.runAs,
+		Start:          pass.env.Start,
+	})
+	f.checks, f.runs = checks, runs
+	f.claims = pass.claims.clone()
+	f.claims.contradictTesters(pass, runs)
+	f.checks = append(f.checks, f.claims.warnings(1)...)
+	maps.Copy(f.metrics, metrics)
+	for _, run := range runs {
+		for k, lo := range run.MetricLow {
+			hi := run.MetricHigh[k]
+			if f.spread == nil {
+				f.spread = map[string][2]float64{}
+			}
+			if sp, ok := f.spread[k]; ok {
+				lo, hi = min(lo, sp[0]), max(hi, sp[1])
+			}
+			f.spread[k] = [2]float64{lo, hi}
+		}
+	}
+	return f
+}
+
+// defaultTimeout is the contract's eval_timeout when it sets one, else the policy's. Only a
+// top-level key counts: an env variable or a metric named eval_timeout is not the setting.
+func (pass *Pass) defaultTimeout() time.Duration {
+	if pass.in.Contract.EvalTimeoutSet {
+		return pass.in.Contract.EvalTimeout
+	}
+	return pass.in.Policy.EvalTimeout
 }

@@ -22,6 +22,16 @@ type boundJudgment struct {
 	j evidence.Judgment
 }
 
+// partAFacts is what part A found: its checks, the script detectors' runs, the claims so far
+// (those of tier 1 and those the detectors contradicted), and the code that changed the working
+// tree so far ("" when none did).
+type partAFacts struct {
+	checks    []Check
+	runs      []EvalRun
+	claims    claims
+	changedBy string
+}
+
 // partA checks every acceptance criterion (SPEC §5.3 Part A): by its detector if it has one, else
 // by independent evidence. The implementer's own criteria_results are shown but never count. Each
 // criteria_results entry and each judgment binds to at most one criterion (bindCriteria).
@@ -29,38 +39,61 @@ type boundJudgment struct {
 // The detectors run first, in criterion order: a detector that fails contradicts every independent
 // file that claims the criterion passed, and a contradicted file's entries do not count for the
 // criteria judged by evidence (SPEC §5.2a.7). The checks are listed in criterion order.
-func (r *run) partA(ctx context.Context) {
-	warns := r.bindCriteria()
-	crs := r.in.Contract.AcceptanceCriteria
+func partA(ctx context.Context, pass *Pass) partAFacts {
+	f := partAFacts{claims: pass.claims.clone(), changedBy: pass.changedBy}
+	bound := bindCriteria(pass)
+	crs := pass.in.Contract.AcceptanceCriteria
 	byCriterion := make([][]Check, len(crs))
 	for i, cr := range crs {
 		idx := i + 1
 		if cr.Check == nil {
 			continue
 		}
-		if r.wtDirty && readsTree(cr.Check.Type) {
+		if f.changedBy != "" && readsTree(cr.Check.Type) {
 			byCriterion[i] = []Check{skippedCheck(2, "criterion:"+criterionLabel(idx, cr),
 				fmt.Sprintf("%s %q: %s detector", criterionLabel(idx, cr), cr.Criterion, cr.Check.Type),
-				"not run: "+r.wtChangedBy+" changed the working tree, so what this detector reads is not the commit's")}
+				"not run: "+f.changedBy+" changed the working tree, so what this detector reads is not the commit's")}
 			continue
 		}
-		c, dw := r.detect(ctx, idx, cr)
-		r.contradictByDetector(idx, cr, c)
+		c, dw, run := detect(ctx, pass, &bound, idx, cr)
+		if run != nil {
+			f.runs = append(f.runs, *run)
+		}
+		f.claims.contradictByDetector(pass, bound.results[i], idx, cr, c)
 		byCriterion[i] = append([]Check{c}, dw...)
 		if cr.Check.Type == contract.DetectScript {
-			if ch := r.afterDetector(criterionLabel(idx, cr), scriptLabel(cr.Check)); ch != nil {
+			if ch := afterDetector(pass, f.changedBy, criterionLabel(idx, cr), scriptLabel(cr.Check)); ch != nil {
 				byCriterion[i] = append(byCriterion[i], *ch)
+				f.changedBy = fmt.Sprintf("the script detector of %s `%s`", criterionLabel(idx, cr), scriptLabel(cr.Check))
 			}
 		}
 	}
+	// One check or a few a criterion: room for them all, so that thousands of criteria are not
+	// copied again and again as the list grows.
+	f.checks = make([]Check, 0, len(crs)+len(bound.warns))
 	for i, cr := range crs {
 		if cr.Check == nil {
-			byCriterion[i] = []Check{r.criterionByEvidence(i+1, cr)}
+			byCriterion[i] = []Check{criterionByEvidence(pass, bound.results[i], f.claims.setAside, i+1, cr)}
 		}
-		r.checks = append(r.checks, byCriterion[i]...)
+		f.checks = append(f.checks, byCriterion[i]...)
 	}
-	r.checks = append(r.checks, warns...)
-	r.checks = append(r.checks, r.contradictionChecks(2)...)
+	f.checks = append(f.checks, bound.warns...)
+	f.checks = append(f.checks, f.claims.warnings(2)...)
+	return f
+}
+
+// afterDetector is called by part A after a script detector ran: a script detector runs code
+// too, so it may not rewrite what a later detector reads (SPEC §5.1). A detector that changed a
+// tracked file, or left an untracked one, makes the run worktree_mismatch, naming it; the
+// detectors after it that read files or run code are not run (readsTree). It returns the check
+// once, for the first detector that changed the tree (changedBy names code that changed it
+// before: then nil).
+func afterDetector(pass *Pass, changedBy, label, command string) *Check {
+	if !pass.haveBase || changedBy != "" || pass.repo == nil {
+		return nil
+	}
+	const name, text = "worktree_after_detector", "the script detectors leave the working tree at the integration head"
+	return afterCode(pass, 2, name, text, fmt.Sprintf("the script detector of %s `%s`", label, command))
 }
 
 // readsTree reports whether a detector of type t reads the working tree or runs code in it: after
@@ -70,27 +103,33 @@ func readsTree(t string) bool {
 	return t == contract.DetectScript || t == contract.DetectRegexMatch || t == contract.DetectFileExists
 }
 
+// criteriaBinding is, per criterion, the evidence entries bound to it (SPEC §5.3 A), and the
+// ambiguous_result warnings of the entries that bind to none.
+type criteriaBinding struct {
+	results   [][]boundResult
+	judgments [][]boundJudgment
+	warns     []Check
+}
+
 // bindCriteria binds every criteria_results entry and every judgment of every evidence file to
-// the criterion the rules of SPEC §5.3 A name, once per run, and returns an ambiguous_result
-// warning for each entry that one rule would bind to two criteria (it binds to none).
-func (r *run) bindCriteria() []Check {
-	crs := r.in.Contract.AcceptanceCriteria
+// the criterion the rules of SPEC §5.3 A name, once per run, with an ambiguous_result warning for
+// each entry that one rule would bind to two criteria (it binds to none).
+func bindCriteria(pass *Pass) criteriaBinding {
+	crs := pass.in.Contract.AcceptanceCriteria
 	b := newBinder("AC", criteriaItems(crs))
-	r.boundResults = make([][]boundResult, len(crs))
-	r.boundJudgments = make([][]boundJudgment, len(crs))
+	out := criteriaBinding{results: make([][]boundResult, len(crs)), judgments: make([][]boundJudgment, len(crs))}
 	label := func(i int) string { return criterionLabel(i+1, crs[i]) }
-	var warns []Check
 	ambiguous := func(e *evidence.Evidence, field string, k int, shown string, bd binding) {
-		warns = append(warns, warnCheck(2, fmt.Sprintf("%s:%s/%d", field, e.Name, k),
+		out.warns = append(out.warns, warnCheck(2, fmt.Sprintf("%s:%s/%d", field, e.Name, k),
 			"an evidence entry binds to at most one criterion",
 			fmt.Sprintf("%s %s[%d] %q: %s", e.Name, field, k, truncate(shown, 80), b.ambiguity(bd, label)), vocab.CauseAmbiguousResult))
 	}
-	for _, e := range r.in.Evidence {
+	for _, e := range pass.in.Evidence {
 		for k, res := range e.CriteriaResults {
 			bd := b.bind(res.ID, res.Criterion)
 			switch {
 			case bd.item >= 0:
-				r.boundResults[bd.item] = append(r.boundResults[bd.item], boundResult{e, res})
+				out.results[bd.item] = append(out.results[bd.item], boundResult{e, res})
 			case len(bd.ambiguous) > 0:
 				shown := res.Criterion
 				if res.ID != "" {
@@ -103,23 +142,25 @@ func (r *run) bindCriteria() []Check {
 			bd := b.bind("", j.Check)
 			switch {
 			case bd.item >= 0:
-				r.boundJudgments[bd.item] = append(r.boundJudgments[bd.item], boundJudgment{e, j})
+				out.judgments[bd.item] = append(out.judgments[bd.item], boundJudgment{e, j})
 			case len(bd.ambiguous) > 0:
 				ambiguous(e, "judgments", k, j.Check, bd)
 			}
 		}
 	}
-	return warns
+	return out
 }
 
-func (r *run) criterionByEvidence(idx int, cr contract.Criterion) Check {
+// criterionByEvidence checks criterion idx by the criteria_results entries bound to it (bound):
+// independent, and not set aside (aside) by a contradiction.
+func criterionByEvidence(pass *Pass, bound []boundResult, aside map[*evidence.Evidence]bool, idx int, cr contract.Criterion) Check {
 	label := criterionLabel(idx, cr)
 	name := "criterion:" + label
 	text := fmt.Sprintf("%s %q is confirmed by independent evidence", label, cr.Criterion)
 	var passed, failed, own, setAside []string
-	for _, br := range r.boundResults[idx-1] {
+	for _, br := range bound {
 		e, res := br.e, br.res
-		if r.setAside[e] {
+		if aside[e] {
 			setAside = append(setAside, e.Name)
 			continue
 		}
@@ -132,7 +173,7 @@ func (r *run) criterionByEvidence(idx int, cr contract.Criterion) Check {
 			entry += " (" + oneLine(res.Details) + ")"
 		}
 		switch {
-		case r.isBuilder(e):
+		case pass.isBuilder(e):
 			own = append(own, entry)
 		case res.Passed:
 			passed = append(passed, entry)

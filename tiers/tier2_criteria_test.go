@@ -148,8 +148,8 @@ func TestPartACriteriaByEvidence(t *testing.T) {
 			c := unitContract()
 			c.AcceptanceCriteria = []contract.Criterion{{Criterion: "--verbose prints the configuration"}}
 			r := u.run(c, nil, tc.ev...)
-			r.partA(t.Context())
-			ch := findCheck(t, r.checks, "criterion:AC1")
+			checks := partA(t.Context(), r).checks
+			ch := findCheck(t, checks, "criterion:AC1")
 			assert.Equal(t, tc.status, ch.Status, ch.Evidence)
 			assert.Equal(t, tc.code, ch.Code)
 			assert.Contains(t, ch.Evidence, tc.evidence)
@@ -171,6 +171,6 @@ func TestPartAOneCheckPerCriterion(t *testing.T) {
 	e := qa()
 	e.CriteriaResults = []evidence.CriterionResult{{Criterion: "AC1", Passed: true}, {Criterion: "third", Passed: true}}
 	r := u.run(c, nil, e)
-	r.partA(t.Context())
-	assert.Equal(t, []string{"criterion:AC1=pass", "criterion:readme=pass", "criterion:AC3=pass"}, checkNames(r.checks))
+	checks := partA(t.Context(), r).checks
+	assert.Equal(t, []string{"criterion:AC1=pass", "criterion:readme=pass", "criterion:AC3=pass"}, checkNames(checks))
 }

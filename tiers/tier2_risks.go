@@ -13,7 +13,7 @@ import (
 )
 
 // knownRisks are self_check.known_risks ∪ implementation_contract.known_risks, first spelling kept.
-func (r *run) knownRisks() []string {
+func knownRisks(pass *Pass) []string {
 	var risks []string
 	seen := map[string]bool{}
 	add := func(list []string) {
@@ -24,10 +24,10 @@ func (r *run) knownRisks() []string {
 			}
 		}
 	}
-	if sc, ok := r.in.Record.SelfCheck(); ok {
+	if sc, ok := pass.in.Record.SelfCheck(); ok {
 		add(sc.KnownRisks)
 	}
-	if ic, ok := r.in.Record.ImplementationContract(); ok {
+	if ic, ok := pass.in.Record.ImplementationContract(); ok {
 		add(ic.KnownRisks)
 	}
 	return risks
@@ -38,13 +38,13 @@ type debtItem struct {
 	Status string `json:"status"`
 }
 
-// debtRegister decodes the mission's debt register as Gather read it, before tier 1 (SPEC §7.4: an
+// readDebtRegister decodes the mission's debt register as Gather read it, before tier 1 (SPEC §7.4: an
 // eval command that writes the register cannot change what part C judges); a missing register has
 // no items. A debt_id listed more than once maps to duplicateDebt with its statuses: it is not a
 // valid target (SPEC §5.3 C), since which of its items counts would depend on their order.
-func (r *run) debtRegister() (map[string]string, error) {
-	name := debtRegisterPath(r.in.Mission)
-	data, err := r.in.DebtData, r.in.DebtErr
+func readDebtRegister(pass *Pass) (map[string]string, error) {
+	name := debtRegisterPath(pass.in.Mission)
+	data, err := pass.in.DebtData, pass.in.DebtErr
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]string{}, nil
 	}
@@ -74,10 +74,10 @@ const duplicateDebt = "listed more than once: "
 // partC checks that every known risk is handled (SPEC §5.3 Part C). Each risk_handling entry binds
 // to at most one risk, by the rules of Part A; the implementer's own handling is shown but never
 // counts, whatever its status.
-func (r *run) partC() {
-	risks := r.knownRisks()
+func partC(pass *Pass) (out []Check) {
+	risks := knownRisks(pass)
 	if len(risks) == 0 {
-		r.checks = append(r.checks, skippedCheck(2, "known_risks", "every known risk is handled", "no known risks declared"))
+		out = append(out, skippedCheck(2, "known_risks", "every known risk is handled", "no known risks declared"))
 		return
 	}
 	items := make([]matchItem, len(risks))
@@ -91,7 +91,7 @@ func (r *run) partC() {
 	}
 	bound := make([][]boundHandling, len(risks))
 	var warns []Check
-	for _, e := range r.in.Evidence {
+	for _, e := range pass.in.Evidence {
 		for k, h := range e.RiskHandling {
 			bd := b.bind("", h.Risk)
 			switch {
@@ -115,15 +115,15 @@ func (r *run) partC() {
 		handled := ""
 		for _, bh := range bound[i] {
 			e, h := bh.e, bh.h
-			if r.isBuilder(e) {
+			if pass.isBuilder(e) {
 				own = append(own, fmt.Sprintf("%s %s", e.Name, h.Status))
 				continue
 			}
-			ok, why, ind := r.riskHandled(e, h, &debt, &debtErr)
+			ok, why, ind := riskHandled(pass, e, h, &debt, &debtErr)
 			if ok {
 				handled = why
 				if ind.warn != "" {
-					r.checks = append(r.checks, warnCheck(2, name+":independence", "the accepting agent and the builder ran on different providers", ind.warn, vocab.CauseProviderUnknown))
+					out = append(out, warnCheck(2, name+":independence", "the accepting agent and the builder ran on different providers", ind.warn, vocab.CauseProviderUnknown))
 				}
 				break
 			}
@@ -138,24 +138,25 @@ func (r *run) partC() {
 		}
 		switch {
 		case handled != "":
-			r.checks = append(r.checks, passCheck(2, name, text, handled+note))
+			out = append(out, passCheck(2, name, text, handled+note))
 		case len(refused) > 0:
-			r.checks = append(r.checks, failCheck(2, name, text, limitedList(tried, 20)+note, StatusBlock, vocab.CauseJudgeNotIndependent))
+			out = append(out, failCheck(2, name, text, limitedList(tried, 20)+note, StatusBlock, vocab.CauseJudgeNotIndependent))
 		case debtErr != nil && len(tried) > 0:
-			r.checks = append(r.checks, failCheck(2, name, text, "debt register unreadable: "+oneLine(debtErr.Error()), StatusError, vocab.CauseRiskUnhandled))
+			out = append(out, failCheck(2, name, text, "debt register unreadable: "+oneLine(debtErr.Error()), StatusError, vocab.CauseRiskUnhandled))
 		case len(tried) > 0:
-			r.checks = append(r.checks, failCheck(2, name, text, limitedList(tried, 20)+note, StatusFail, vocab.CauseRiskUnhandled))
+			out = append(out, failCheck(2, name, text, limitedList(tried, 20)+note, StatusFail, vocab.CauseRiskUnhandled))
 		case len(own) > 0:
-			r.checks = append(r.checks, failCheck(2, name, text, "no independent risk_handling entry for this risk"+note, StatusFail, vocab.CauseRiskUnhandled))
+			out = append(out, failCheck(2, name, text, "no independent risk_handling entry for this risk"+note, StatusFail, vocab.CauseRiskUnhandled))
 		default:
-			r.checks = append(r.checks, failCheck(2, name, text, "no risk_handling entry for this risk in any evidence file", StatusFail, vocab.CauseRiskUnhandled))
+			out = append(out, failCheck(2, name, text, "no risk_handling entry for this risk in any evidence file", StatusFail, vocab.CauseRiskUnhandled))
 		}
 	}
-	r.checks = append(r.checks, warns...)
+	out = append(out, warns...)
+	return
 }
 
 // riskHandled judges one risk_handling entry and says why it does or does not count.
-func (r *run) riskHandled(e *evidence.Evidence, h evidence.RiskHandling, debt *map[string]string, debtErr *error) (bool, string, independence) {
+func riskHandled(pass *Pass, e *evidence.Evidence, h evidence.RiskHandling, debt *map[string]string, debtErr *error) (bool, string, independence) {
 	switch h.Status {
 	case "mitigated":
 		if blank(h.Evidence) {
@@ -166,7 +167,7 @@ func (r *run) riskHandled(e *evidence.Evidence, h evidence.RiskHandling, debt *m
 		if blank(h.Rationale) {
 			return false, e.Name + " accepts the risk without a rationale", independence{}
 		}
-		ind := r.judgeIndependence(e.ProviderID, e.Name)
+		ind := judgeIndependence(pass, e.ProviderID, e.Name)
 		if ind.refused {
 			return false, "acceptance by " + e.Name + " refused: " + ind.detail, ind
 		}
@@ -176,7 +177,7 @@ func (r *run) riskHandled(e *evidence.Evidence, h evidence.RiskHandling, debt *m
 			return false, e.Name + " defers the risk without a debt_id", independence{}
 		}
 		if *debt == nil && *debtErr == nil {
-			*debt, *debtErr = r.debtRegister()
+			*debt, *debtErr = readDebtRegister(pass)
 		}
 		if *debtErr != nil {
 			return false, "debt register unreadable", independence{}

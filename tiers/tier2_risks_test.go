@@ -59,7 +59,7 @@ func TestKnownRisks(t *testing.T) {
 		},
 	})
 	r := u.run(unitContract(), rec)
-	assert.Equal(t, []string{"Stale cache", "slow start", "no Windows support"}, r.knownRisks(), "the union, first spelling kept")
+	assert.Equal(t, []string{"Stale cache", "slow start", "no Windows support"}, knownRisks(r), "the union, first spelling kept")
 }
 
 func TestPartCRisks(t *testing.T) {
@@ -138,8 +138,7 @@ func TestPartCRisks(t *testing.T) {
 			}
 			rec := unitRecord(t, map[string]any{"self_check": selfCheck(4, map[string]any{"known_risks": []string{"stale cache"}})})
 			r := u.run(unitContract(), rec, append([]*evidence.Evidence{builder()}, tc.ev...)...)
-			r.partC()
-			c := findCheck(t, r.checks, "risk:R1")
+			c := findCheck(t, partC(r), "risk:R1")
 			assert.Equal(t, tc.status, c.Status, c.Evidence)
 			assert.Contains(t, c.Evidence, tc.evidence)
 			assert.Equal(t, `known risk R1 "stale cache" is mitigated, accepted or deferred`, c.Text)
@@ -157,8 +156,7 @@ func TestPartCNoKnownRisks(t *testing.T) {
 	t.Parallel()
 	u := newUnitProject(t)
 	r := u.run(unitContract(), unitRecord(t, map[string]any{"self_check": selfCheck(4, nil)}), builder())
-	r.partC()
-	assert.Equal(t, []Check{skippedCheck(2, "known_risks", "every known risk is handled", "no known risks declared")}, r.checks)
+	assert.Equal(t, []Check{skippedCheck(2, "known_risks", "every known risk is handled", "no known risks declared")}, partC(r))
 }
 
 func TestPartCEveryRiskIsChecked(t *testing.T) {
@@ -172,6 +170,5 @@ func TestPartCEveryRiskIsChecked(t *testing.T) {
 	})
 	d := handling(design(), evidence.RiskHandling{Risk: "R2", Status: "mitigated", Evidence: "lazy init"})
 	r := u.run(unitContract(), rec, builder(), d)
-	r.partC()
-	assert.Equal(t, []string{"risk:R1=fail", "risk:R2=pass"}, checkNames(r.checks))
+	assert.Equal(t, []string{"risk:R1=fail", "risk:R2=pass"}, checkNames(partC(r)))
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/internal/fsutil"
+	"github.com/geas-dev/geas/internal/git"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -26,17 +27,38 @@ type RubricScore struct {
 // stubCapped are the dimensions a confirmed stub caps at 2.
 var stubCapped = []string{"feature_completeness", "output_completeness"}
 
+// rubricFacts is what part D found: its checks, the rubric's scores, the dimensions that block,
+// and the confirmed stubs against their cap.
+type rubricFacts struct {
+	checks       []Check
+	rubric       []RubricScore
+	blockingDims []string
+	stubCount    int
+	stubCap      int
+}
+
 // partD scores the rubric (SPEC §5.3 Part D) after confirming stubs.
-func (r *run) partD() {
-	stubs := r.stubs()
+func partD(pass *Pass) rubricFacts {
+	var f rubricFacts
+	stubs, sf := confirmStubs(pass)
 	confidence := 0
-	if sc, ok := r.in.Record.SelfCheck(); ok {
+	if sc, ok := pass.in.Record.SelfCheck(); ok {
 		confidence = sc.Confidence
 	}
-	for _, dim := range r.in.Contract.Rubric.Dimensions {
-		r.scoreDimension(dim, confidence, len(stubs))
+	for _, dim := range pass.in.Contract.Rubric.Dimensions {
+		checks, score, blocking := scoreDimension(pass, dim, confidence, len(stubs))
+		f.checks = append(f.checks, checks...)
+		if score != nil {
+			f.rubric = append(f.rubric, *score)
+		}
+		if blocking {
+			f.blockingDims = append(f.blockingDims, dim.Name)
+		}
 	}
-	r.checkStubCap(stubs)
+	checks, cap := checkStubCap(pass, stubs, sf)
+	f.checks = append(f.checks, checks...)
+	f.stubCount, f.stubCap = len(stubs), cap
+	return f
 }
 
 // dimensionScores is what the evidence says about one rubric dimension.
@@ -49,12 +71,16 @@ type dimensionScores struct {
 	setAside []string
 	score    float64 // the minimum counted score
 	have     bool    // whether any score was counted
+	// warns are the independence warnings of evaluators whose provider is unknown
+	warns []Check
 }
 
 // scoreDimension checks one rubric dimension: the minimum of its independent evaluators' scores
 // reaches its threshold, raised by one when the self-check's confidence is 1 or 2; with stubs
-// confirmed (nStubs > 0) the completeness dimensions are capped at 2.
-func (r *run) scoreDimension(dim contract.Dimension, confidence, nStubs int) {
+// confirmed (nStubs > 0) the completeness dimensions are capped at 2. It returns the dimension's
+// checks (its independence warnings, then its check), its score when one was counted, and
+// whether the dimension blocks (blocking_dimensions).
+func scoreDimension(pass *Pass, dim contract.Dimension, confidence, nStubs int) (checks []Check, score *RubricScore, blocking bool) {
 	name := "rubric:" + dim.Name
 	threshold := dim.Threshold
 	raised := ""
@@ -64,7 +90,7 @@ func (r *run) scoreDimension(dim contract.Dimension, confidence, nStubs int) {
 	}
 	evaluators := dim.Evaluators
 	if len(evaluators) == 0 {
-		evaluators = r.in.Policy.Evaluators[dim.Name]
+		evaluators = pass.in.Policy.Evaluators[dim.Name]
 	}
 	who := "any independent evaluator"
 	if len(evaluators) > 0 {
@@ -72,7 +98,8 @@ func (r *run) scoreDimension(dim contract.Dimension, confidence, nStubs int) {
 	}
 	text := fmt.Sprintf("%s scored by %s reaches threshold %d", dim.Name, who, threshold)
 
-	ds := r.collectScores(dim.Name, name, evaluators)
+	ds := collectScores(pass, dim.Name, name, evaluators)
+	checks = ds.warns
 	note := ""
 	if len(ds.notes) > 0 {
 		note = "; " + strings.Join(ds.notes, "; ")
@@ -84,44 +111,37 @@ func (r *run) scoreDimension(dim contract.Dimension, confidence, nStubs int) {
 	case len(ds.files) == 0 && len(ds.setAside) > 0:
 		// A measurement of this run failed (it contradicted the evaluator): a fail, never the
 		// milder block that setting the evaluator aside would give.
-		r.blockingDims = append(r.blockingDims, dim.Name)
-		r.checks = append(r.checks, failCheck(2, name, text, fmt.Sprintf("no counted evidence from %s%s", who, note), StatusFail, vocab.CauseMissingReview))
-		return
+		return append(checks, failCheck(2, name, text, fmt.Sprintf("no counted evidence from %s%s", who, note), StatusFail, vocab.CauseMissingReview)), nil, true
 	case len(ds.refused) > 0:
-		r.checks = append(r.checks, failCheck(2, name, text, strings.Join(ds.refused, "; ")+note, StatusBlock, vocab.CauseJudgeNotIndependent))
-		return
+		return append(checks, failCheck(2, name, text, strings.Join(ds.refused, "; ")+note, StatusBlock, vocab.CauseJudgeNotIndependent)), nil, false
 	case len(ds.files) == 0:
-		r.checks = append(r.checks, failCheck(2, name, text, fmt.Sprintf("no evidence from %s%s", who, note), StatusBlock, vocab.CauseMissingReview))
-		return
+		return append(checks, failCheck(2, name, text, fmt.Sprintf("no evidence from %s%s", who, note), StatusBlock, vocab.CauseMissingReview)), nil, false
 	case !ds.have:
-		r.checks = append(r.checks, failCheck(2, name, text, fmt.Sprintf("%s gives no score for %s%s", strings.Join(ds.files, ", "), dim.Name, note), StatusBlock, vocab.CauseScoreMissing))
-		return
+		return append(checks, failCheck(2, name, text, fmt.Sprintf("%s gives no score for %s%s", strings.Join(ds.files, ", "), dim.Name, note), StatusBlock, vocab.CauseScoreMissing)), nil, false
 	}
-	score := ds.score
+	got := ds.score
 	capNote := ""
-	if nStubs > 0 && slices.Contains(stubCapped, dim.Name) && score > 2 {
-		capNote = fmt.Sprintf("; capped from %s to 2 by %d confirmed stub(s)", fmtNum(score), nStubs)
-		score = 2
+	if nStubs > 0 && slices.Contains(stubCapped, dim.Name) && got > 2 {
+		capNote = fmt.Sprintf("; capped from %s to 2 by %d confirmed stub(s)", fmtNum(got), nStubs)
+		got = 2
 	}
-	passed := score >= float64(threshold)
-	r.rubric = append(r.rubric, RubricScore{Dimension: dim.Name, Score: score, Threshold: threshold, Passed: passed, Evaluators: ds.files})
-	ev := fmt.Sprintf("score %s (minimum of %s)%s", fmtNum(score), strings.Join(ds.scored, ", "), capNote)
+	passed := got >= float64(threshold)
+	score = &RubricScore{Dimension: dim.Name, Score: got, Threshold: threshold, Passed: passed, Evaluators: ds.files}
+	ev := fmt.Sprintf("score %s (minimum of %s)%s", fmtNum(got), strings.Join(ds.scored, ", "), capNote)
 	if !passed {
-		r.blockingDims = append(r.blockingDims, dim.Name)
-		r.checks = append(r.checks, failCheck(2, name, text, fmt.Sprintf("score %s < threshold %d%s (minimum of %s)%s%s", fmtNum(score), threshold, raised, strings.Join(ds.scored, ", "), capNote, note), StatusFail, vocab.CauseBelowThreshold))
-		return
+		return append(checks, failCheck(2, name, text, fmt.Sprintf("score %s < threshold %d%s (minimum of %s)%s%s", fmtNum(got), threshold, raised, strings.Join(ds.scored, ", "), capNote, note), StatusFail, vocab.CauseBelowThreshold)), score, true
 	}
-	r.checks = append(r.checks, passCheck(2, name, text, ev+note))
+	return append(checks, passCheck(2, name, text, ev+note)), score, false
 }
 
 // collectScores reads the scores of dimension dim from the evidence of its evaluators (any
 // non-builder when evaluators is empty). A builder's own score is noted, not counted; an
 // evaluator who is not independent of the builder is refused, and one whose provider is unknown
 // adds a warning check (named check+":independence").
-func (r *run) collectScores(dim, check string, evaluators []string) dimensionScores {
+func collectScores(pass *Pass, dim, check string, evaluators []string) dimensionScores {
 	var ds dimensionScores
-	for _, e := range r.in.Evidence {
-		if r.isBuilder(e) {
+	for _, e := range pass.in.Evidence {
+		if pass.isBuilder(e) {
 			for _, s := range e.RubricScores {
 				if s.Dimension == dim {
 					ds.notes = append(ds.notes, fmt.Sprintf("%s's own score %s is not counted", e.Name, fmtNum(s.Score)))
@@ -129,10 +149,10 @@ func (r *run) collectScores(dim, check string, evaluators []string) dimensionSco
 			}
 			continue
 		}
-		if len(evaluators) > 0 && !slices.Contains(evaluators, r.agentType(e)) {
+		if len(evaluators) > 0 && !slices.Contains(evaluators, pass.agentType(e)) {
 			continue
 		}
-		if r.setAside[e] {
+		if pass.claims.setAside[e] {
 			ds.setAside = append(ds.setAside, e.Name)
 			continue
 		}
@@ -146,13 +166,13 @@ func (r *run) collectScores(dim, check string, evaluators []string) dimensionSco
 		if len(mine) == 0 {
 			continue
 		}
-		ind := r.judgeIndependence(e.ProviderID, e.Name)
+		ind := judgeIndependence(pass, e.ProviderID, e.Name)
 		if ind.refused {
 			ds.refused = append(ds.refused, ind.detail)
 			continue
 		}
 		if ind.warn != "" {
-			r.checks = append(r.checks, warnCheck(2, check+":independence", "evaluator and builder ran on different providers", ind.warn, "provider_unknown"))
+			ds.warns = append(ds.warns, warnCheck(2, check+":independence", "evaluator and builder ran on different providers", ind.warn, "provider_unknown"))
 		}
 		for _, s := range mine {
 			ds.scored = append(ds.scored, fmt.Sprintf("%s %s", e.Name, fmtNum(s.Score)))
@@ -164,16 +184,25 @@ func (r *run) collectScores(dim, check string, evaluators []string) dimensionSco
 	return ds
 }
 
+// stubFacts is what the stub confirmation could not do: the builder's possible stubs the gate
+// did not read (unread), the scan of the added lines that could not run (err, with errCause when
+// it is not detector_error), and what that scan read (scan).
+type stubFacts struct {
+	unread   []string
+	err      string
+	errCause vocab.CauseCode
+	scan     *git.AddedScan
+}
+
 // checkStubCap checks that the confirmed stubs do not exceed the cap of the task's risk level
-// (the contract's stub_cap overrides the policy's).
-func (r *run) checkStubCap(stubs []stub) {
-	c := r.in.Contract
-	r.stubCap = r.in.Policy.stubCap(c.RiskLevel)
+// (the contract's stub_cap overrides the policy's), and returns its checks and the cap.
+func checkStubCap(pass *Pass, stubs []stub, sf stubFacts) (out []Check, stubCap int) {
+	c := pass.in.Contract
+	stubCap = pass.in.Policy.stubCap(c.RiskLevel)
 	if c.StubCap != nil {
-		r.stubCap = *c.StubCap
+		stubCap = *c.StubCap
 	}
-	r.stubCount = len(stubs)
-	text := fmt.Sprintf("confirmed stubs do not exceed the cap of %d (risk %s)", r.stubCap, c.RiskLevel) + r.stubScanNote()
+	text := fmt.Sprintf("confirmed stubs do not exceed the cap of %d (risk %s)", stubCap, c.RiskLevel) + stubScanNote(sf.scan)
 	var locs []string
 	var where []Location
 	for _, s := range stubs {
@@ -181,34 +210,35 @@ func (r *run) checkStubCap(stubs []stub) {
 		where = append(where, s.Location)
 	}
 	switch {
-	case r.stubErr != "":
+	case sf.err != "":
 		code := vocab.CauseDetectorError
-		if r.stubErrCause != "" {
-			code = r.stubErrCause
+		if sf.errCause != "" {
+			code = sf.errCause
 		}
-		r.checks = append(r.checks, failCheck(2, "stubs", text, r.stubErr, StatusError, code))
-	case len(stubs) > r.stubCap:
-		ch := failCheck(2, "stubs", text, fmt.Sprintf("%d confirmed stubs > cap %d: %s", len(stubs), r.stubCap, joinLimited(locs, 10)), StatusBlock, vocab.CauseStubCapExceeded)
+		out = append(out, failCheck(2, "stubs", text, sf.err, StatusError, code))
+	case len(stubs) > stubCap:
+		ch := failCheck(2, "stubs", text, fmt.Sprintf("%d confirmed stubs > cap %d: %s", len(stubs), stubCap, joinLimited(locs, 10)), StatusBlock, vocab.CauseStubCapExceeded)
 		ch.Locations = where
-		r.checks = append(r.checks, ch)
+		out = append(out, ch)
 	case len(stubs) > 0:
-		ch := warnCheck(2, "stubs", text, fmt.Sprintf("%d confirmed stubs (cap %d): %s", len(stubs), r.stubCap, joinLimited(locs, 10)), vocab.CauseStubConfirmed)
+		ch := warnCheck(2, "stubs", text, fmt.Sprintf("%d confirmed stubs (cap %d): %s", len(stubs), stubCap, joinLimited(locs, 10)), vocab.CauseStubConfirmed)
 		ch.Locations = where
-		r.checks = append(r.checks, ch)
-	case r.stubScan != nil:
-		r.checks = append(r.checks, passCheck(2, "stubs", text, fmt.Sprintf("no confirmed stub in %d added lines of %d text files (cap %d)", r.stubScan.Lines, r.stubScan.Files, r.stubCap)))
+		out = append(out, ch)
+	case sf.scan != nil:
+		out = append(out, passCheck(2, "stubs", text, fmt.Sprintf("no confirmed stub in %d added lines of %d text files (cap %d)", sf.scan.Lines, sf.scan.Files, stubCap)))
 	}
-	if len(r.stubUnread) > 0 {
+	if len(sf.unread) > 0 {
 		// The builder named places the gate cannot read: its own claim cannot be checked. A fail
 		// (it spends a retry, as the run's other failures do), never an error that would stand in
 		// for them (SPEC §7.1), and never a silent pass.
-		r.checks = append(r.checks, failCheck(2, "stubs:unread", "every self_check.possible_stubs location is a file of the commit the gate can read",
+		out = append(out, failCheck(2, "stubs:unread", "every self_check.possible_stubs location is a file of the commit the gate can read",
 			fmt.Sprintf("%d of self_check.possible_stubs cannot be read, so the builder's claim cannot be checked: %s; name files of the commit, with their lines",
-				len(r.stubUnread), joinLimited(r.stubUnread, 5)), StatusFail, vocab.CauseStubUnreadable))
+				len(sf.unread), joinLimited(sf.unread, 5)), StatusFail, vocab.CauseStubUnreadable))
 	}
-	if w := r.submoduleWarning("stubs", "scanned for stubs"); w != nil {
-		r.checks = append(r.checks, *w)
+	if w := submoduleWarning(pass, "stubs", "scanned for stubs"); w != nil {
+		out = append(out, *w)
 	}
+	return out, stubCap
 }
 
 type stub struct {
@@ -221,10 +251,11 @@ func (s stub) String() string {
 	return fmt.Sprintf("%s:%d %q", s.Path, s.Line, truncate(strings.TrimSpace(s.Text), 60))
 }
 
-// stubs confirms stubs: a self_check.possible_stubs location whose line matches a stub pattern,
-// and every added line of the diff that does. Each place counts once.
-func (r *run) stubs() []stub {
+// confirmStubs confirms stubs: a self_check.possible_stubs location whose line matches a stub
+// pattern, and every added line of the diff that does. Each place counts once.
+func confirmStubs(pass *Pass) ([]stub, stubFacts) {
 	var out []stub
+	var sf stubFacts
 	seen := map[Location]bool{}
 	add := func(s stub) {
 		if !seen[s.Location] {
@@ -232,41 +263,41 @@ func (r *run) stubs() []stub {
 			out = append(out, s)
 		}
 	}
-	if sc, ok := r.in.Record.SelfCheck(); ok {
+	if sc, ok := pass.in.Record.SelfCheck(); ok {
 		files := map[string][]byte{}
-		budget := r.in.Policy.MaxTotalEvidenceBytes
+		budget := pass.in.Policy.MaxTotalEvidenceBytes
 		for _, loc := range sc.PossibleStubs {
-			r.confirmStub(loc, files, &budget, add)
+			confirmStub(pass, loc, files, &budget, add, &sf.unread)
 		}
 	}
-	if r.haveBase {
-		r.scanAddedLines(add)
+	if pass.haveBase {
+		scanAddedLines(pass, add, &sf)
 	}
-	return out
+	return out, sf
 }
 
 // confirmStub reads a possible stub location in the working tree (through the project root, so it
 // cannot leave the project) and confirms it when its line (or, without a line, any line) matches.
 // A possible stub is the builder's own claim about its work: one the gate cannot read (a
 // directory, a named pipe, a link out of the project, a file over the evidence limit) is not
-// confirmed and is a fail of its own (stub_unreadable), never an error, which would turn the run's
+// confirmed, is named in unread and is a fail of its own (stub_unreadable), never an error, which would turn the run's
 // fail into an error that spends no retry (SPEC §7.1). files keeps each file read, so that a path named many times is read once;
 // budget bounds the bytes read for all of them together (the total evidence limit), so that
 // thousands of names (hard links cost no disk) of a large file cannot make the run take hours.
-func (r *run) confirmStub(loc record.StubLocation, files map[string][]byte, budget *int64, add func(stub)) {
+func confirmStub(pass *Pass, loc record.StubLocation, files map[string][]byte, budget *int64, add func(stub), unread *[]string) {
 	data, seen := files[loc.Path]
 	if !seen && *budget <= 0 { // (ReadLimited reads without a bound at a limit of 0)
-		r.stubUnread = append(r.stubUnread, fmt.Sprintf("%s (past the %d bytes read for possible stubs)", loc.Path, r.in.Policy.MaxTotalEvidenceBytes))
+		*unread = append(*unread, fmt.Sprintf("%s (past the %d bytes read for possible stubs)", loc.Path, pass.in.Policy.MaxTotalEvidenceBytes))
 		return
 	}
 	if !seen {
 		var err error
-		data, err = fsutil.ReadLimited(r.workRoot(), loc.Path, min(r.in.Policy.MaxEvidenceBytes, *budget))
+		data, err = fsutil.ReadLimited(pass.workRoot(), loc.Path, min(pass.in.Policy.MaxEvidenceBytes, *budget))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			// a stub in a file that no longer exists is not a stub
 		case err != nil:
-			r.stubUnread = append(r.stubUnread, fmt.Sprintf("%s (%v)", loc.Path, err))
+			*unread = append(*unread, fmt.Sprintf("%s (%v)", loc.Path, err))
 		}
 		*budget -= int64(len(data))
 		files[loc.Path] = data
@@ -279,7 +310,7 @@ func (r *run) confirmStub(loc record.StubLocation, files map[string][]byte, budg
 		if loc.Line > 0 && n != loc.Line {
 			continue
 		}
-		if p, ok := r.in.Policy.isStub(line); ok {
+		if p, ok := pass.in.Policy.isStub(line); ok {
 			add(stub{Location: Location{Path: loc.Path, Line: n}, Pattern: p, Text: line})
 		}
 	}

@@ -93,21 +93,21 @@ func TestPartDRubric(t *testing.T) {
 			for k, v := range tc.evaluators {
 				r.in.Policy.Evaluators[k] = v
 			}
-			r.partD()
-			ch := findCheck(t, r.checks, "rubric:"+tc.dim.Name)
+			d := partD(r)
+			ch := findCheck(t, d.checks, "rubric:"+tc.dim.Name)
 			assert.Equal(t, tc.status, ch.Status, ch.Evidence)
 			assert.Equal(t, tc.code, ch.Code)
 			assert.Contains(t, ch.Evidence, tc.evidence)
 			if tc.score != nil {
-				assert.Equal(t, []RubricScore{*tc.score}, r.rubric)
+				assert.Equal(t, []RubricScore{*tc.score}, d.rubric)
 			}
 			if tc.status == StatusFail {
-				assert.Equal(t, []string{tc.dim.Name}, r.blockingDims)
+				assert.Equal(t, []string{tc.dim.Name}, d.blockingDims)
 			} else {
-				assert.Empty(t, r.blockingDims)
+				assert.Empty(t, d.blockingDims)
 			}
-			assert.Equal(t, tc.warn, hasCheck(r.checks, "rubric:"+tc.dim.Name+":independence"))
-			assert.False(t, hasCheck(r.checks, "stubs"), "no stubs, no stub check")
+			assert.Equal(t, tc.warn, hasCheck(d.checks, "rubric:"+tc.dim.Name+":independence"))
+			assert.False(t, hasCheck(d.checks, "stubs"), "no stubs, no stub check")
 		})
 	}
 }
@@ -187,13 +187,13 @@ func TestPartDStubs(t *testing.T) {
 			}
 			rec := unitRecord(t, map[string]any{"self_check": selfCheck(4, map[string]any{"possible_stubs": tc.stubs})})
 			r := u.run(c, rec, builder(), scores(qa(), "feature_completeness", 5, "output_completeness", 5, "core_interaction", 5))
-			r.partD()
-			assert.Equal(t, tc.count, r.stubCount)
-			assert.Equal(t, tc.cap, r.stubCap)
+			d := partD(r)
+			assert.Equal(t, tc.count, d.stubCount)
+			assert.Equal(t, tc.cap, d.stubCap)
 			if tc.status == "" {
-				assert.False(t, hasCheck(r.checks, "stubs"))
+				assert.False(t, hasCheck(d.checks, "stubs"))
 			} else {
-				ch := findCheck(t, r.checks, "stubs")
+				ch := findCheck(t, d.checks, "stubs")
 				assert.Equal(t, tc.status, ch.Status, ch.Evidence)
 				assert.Equal(t, tc.code, ch.Code)
 				assert.Contains(t, ch.Evidence, tc.evidence)
@@ -206,21 +206,21 @@ func TestPartDStubs(t *testing.T) {
 				want["feature_completeness"], want["output_completeness"] = 2, 2
 			}
 			got := map[string]float64{}
-			for _, s := range r.rubric {
+			for _, s := range d.rubric {
 				got[s.Dimension] = s.Score
 			}
 			assert.Equal(t, want, got)
 			if tc.capped {
-				fc := findCheck(t, r.checks, "rubric:feature_completeness")
+				fc := findCheck(t, d.checks, "rubric:feature_completeness")
 				assert.Equal(t, StatusPass, fc.Status, "2 meets threshold 2: %s", fc.Evidence)
 				assert.Contains(t, fc.Evidence, "capped from 5 to 2 by")
-				oc := findCheck(t, r.checks, "rubric:output_completeness")
+				oc := findCheck(t, d.checks, "rubric:output_completeness")
 				assert.Equal(t, StatusFail, oc.Status)
 				assert.Equal(t, vocab.CauseBelowThreshold, oc.Code)
 				assert.Contains(t, oc.Evidence, "score 2 < threshold 3")
-				assert.Equal(t, []string{"output_completeness"}, r.blockingDims)
+				assert.Equal(t, []string{"output_completeness"}, d.blockingDims)
 			}
-			assert.Equal(t, StatusPass, findCheck(t, r.checks, "rubric:core_interaction").Status, "other dimensions are not capped")
+			assert.Equal(t, StatusPass, findCheck(t, d.checks, "rubric:core_interaction").Status, "other dimensions are not capped")
 		})
 	}
 }

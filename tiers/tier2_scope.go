@@ -3,6 +3,7 @@ package tiers
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -16,19 +17,19 @@ import (
 // changedFiles returns the files the task changed and how they were found: the git diff
 // base..head when the baseline resolved, else the implementer's files_changed (SPEC §5.3 Part B).
 // Only the orchestration's bookkeeping (bookkeeping) is left out of scope questions.
-func (r *run) changedFiles() ([]string, string, error) {
+func changedFiles(pass *Pass) ([]string, string, error) {
 	var files []string
 	var how string
-	if r.haveBase {
+	if pass.haveBase {
 		var err error
-		files, err = r.repo.ChangedFiles(r.base, r.head)
+		files, err = pass.repo.ChangedFiles(pass.base, pass.head)
 		if err != nil {
 			return nil, "", err
 		}
-		how = fmt.Sprintf("git diff --name-only %s..%s", short(r.base), short(r.head))
+		how = fmt.Sprintf("git diff --name-only %s..%s", short(pass.base), short(pass.head))
 	} else {
-		for _, e := range r.in.Evidence {
-			if r.isBuilder(e) {
+		for _, e := range pass.in.Evidence {
+			if pass.isBuilder(e) {
 				for _, f := range e.FilesChanged {
 					files = append(files, path.Clean(f)) // "./README.md" is README.md, as git would list it
 				}
@@ -77,40 +78,40 @@ func bookkeeping(f string) bool {
 var errNoChangeSource = errors.New("no change source")
 
 // partB checks scope (SPEC §5.3 Part B).
-func (r *run) partB() {
-	c := r.in.Contract
-	files, how, err := r.changedFiles()
+func partB(pass *Pass) (out []Check) {
+	c := pass.in.Contract
+	files, how, err := changedFiles(pass)
 	text := fmt.Sprintf("changed files are inside scope.surfaces (%s)", strings.Join(c.Scope.Surfaces, ", "))
-	if !r.haveBase {
+	if !pass.haveBase {
 		text += "; changed files taken from the implementer's files_changed (no base_snapshot)"
 	}
 	if errors.Is(err, errNoChangeSource) {
-		r.checks = append(r.checks, failCheck(2, "scope", text, "no base_snapshot to diff against and no implementer evidence lists files_changed: nothing says what changed", StatusBlock, vocab.CauseNoChangeSource))
+		out = append(out, failCheck(2, "scope", text, "no base_snapshot to diff against and no implementer evidence lists files_changed: nothing says what changed", StatusBlock, vocab.CauseNoChangeSource))
 		return
 	}
 	if err != nil {
-		r.checks = append(r.checks, gitFailCheck(2, "scope", text, "cannot list changed files: "+err.Error(), err, StatusError, vocab.CauseScopeViolation))
+		out = append(out, gitFailCheck(2, "scope", text, "cannot list changed files: "+err.Error(), err, StatusError, vocab.CauseScopeViolation))
 		return
 	}
 	if len(files) == 0 {
-		r.checks = append(r.checks, skippedCheck(2, "scope", text, "no changed files in "+how))
+		out = append(out, skippedCheck(2, "scope", text, "no changed files in "+how))
 		return
 	}
 	// scope.shared replaces the default (or policy) table rather than adding to it (SPEC §5.3 Part B).
-	shared := r.in.Policy.SharedGlobs
+	shared := pass.in.Policy.SharedGlobs
 	if len(c.Scope.Shared) > 0 {
 		shared = c.Scope.Shared
 	}
-	isDir := r.workTreeDir
-	if r.haveBase {
-		isDir = treeDir(r.repo, r.base, r.head)
+	isDir := workTreeDir(pass.in.Root)
+	if pass.haveBase {
+		isDir = treeDir(pass.repo, pass.base, pass.head)
 	}
 	surf := newSurfaces(c.Scope.Surfaces, isDir)
 	var outside, minor []string
 	for _, f := range files {
 		in, err := surf.covers(f)
 		if err != nil {
-			r.checks = append(r.checks, gitFailCheck(2, "scope", text, fmt.Sprintf("cannot tell whether %s is inside the surfaces: %v", f, err), err, StatusError, vocab.CauseScopeViolation))
+			out = append(out, gitFailCheck(2, "scope", text, fmt.Sprintf("cannot tell whether %s is inside the surfaces: %v", f, err), err, StatusError, vocab.CauseScopeViolation))
 			return
 		}
 		switch {
@@ -126,25 +127,25 @@ func (r *run) partB() {
 		for _, f := range outside {
 			ch.Locations = append(ch.Locations, Location{Path: f})
 		}
-		r.checks = append(r.checks, ch)
+		out = append(out, ch)
 	} else {
 		ev := fmt.Sprintf("all %d changed files are in the surfaces (from %s)", len(files)-len(minor), how)
 		if len(minor) > 0 {
 			ev = fmt.Sprintf("%d changed files are in the surfaces and %d are shared (from %s)", len(files)-len(minor), len(minor), how)
 		}
-		r.checks = append(r.checks, passCheck(2, "scope", text, ev))
+		out = append(out, passCheck(2, "scope", text, ev))
 	}
-	if w := r.submoduleWarning("scope", "compared with the surfaces"); w != nil {
-		r.checks = append(r.checks, *w)
+	if w := submoduleWarning(pass, "scope", "compared with the surfaces"); w != nil {
+		out = append(out, *w)
 	}
 	if len(minor) > 0 {
-		r.checks = append(r.checks, warnCheck(2, "scope:shared", "changes outside the surfaces touch only shared files", fmt.Sprintf("shared files changed: %s", joinLimited(minor, 20)), vocab.CauseScopeShared))
+		out = append(out, warnCheck(2, "scope:shared", "changes outside the surfaces touch only shared files", fmt.Sprintf("shared files changed: %s", joinLimited(minor, 20)), vocab.CauseScopeShared))
 	}
-	if r.haveBase {
+	if pass.haveBase {
 		declared := map[string]bool{}
 		any := false
-		for _, e := range r.in.Evidence {
-			if r.isBuilder(e) {
+		for _, e := range pass.in.Evidence {
+			if pass.isBuilder(e) {
 				any = true
 				for _, f := range e.FilesChanged {
 					declared[path.Clean(f)] = true
@@ -162,23 +163,26 @@ func (r *run) partB() {
 			if !any {
 				ev = "no implementer evidence declares files_changed; " + ev
 			}
-			r.checks = append(r.checks, warnCheck(2, "scope:declared", "every changed file is declared in files_changed", ev, vocab.CauseUndeclaredChange))
+			out = append(out, warnCheck(2, "scope:declared", "every changed file is declared in files_changed", ev, vocab.CauseUndeclaredChange))
 		}
 	}
+	return
 }
 
 // workTreeDir is the isDir of a run without a base, whose changed files are the implementer's
 // files_changed: a directory of the project's working tree (not through a symbolic link) stands
-// for a directory of the base, which there is none of.
-func (r *run) workTreeDir(p string) (dirKind, error) {
-	if r.in.Root == nil {
-		return notDir, nil
+// for a directory of the base, which there is none of. root is the project root (nil: none).
+func workTreeDir(root *os.Root) func(p string) (dirKind, error) {
+	return func(p string) (dirKind, error) {
+		if root == nil {
+			return notDir, nil
+		}
+		fi, err := root.Lstat(filepath.FromSlash(p))
+		if err != nil || !fi.IsDir() {
+			return notDir, nil // absent or unreadable: not a directory the surfaces can count on
+		}
+		return baseDir, nil
 	}
-	fi, err := r.in.Root.Lstat(filepath.FromSlash(p))
-	if err != nil || !fi.IsDir() {
-		return notDir, nil // absent or unreadable: not a directory the surfaces can count on
-	}
-	return baseDir, nil
 }
 
 // matchesAny reports whether a file matches one of the shared globs; a glob without "/" matches

@@ -336,11 +336,11 @@ func TestPartBWithoutBase(t *testing.T) {
 			b := builder()
 			b.FilesChanged = tc.files
 			r := u.run(c, nil, b, qa())
-			r.partB()
-			ch := findCheck(t, r.checks, "scope")
+			checks := partB(r)
+			ch := findCheck(t, checks, "scope")
 			assert.Equal(t, tc.status, ch.Status, ch.Evidence)
 			assert.Contains(t, ch.Evidence, tc.evidence)
-			assert.False(t, hasCheck(r.checks, "scope:declared"), "no undeclared warning without a diff")
+			assert.False(t, hasCheck(checks, "scope:declared"), "no undeclared warning without a diff")
 		})
 	}
 }

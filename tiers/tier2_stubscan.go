@@ -11,22 +11,22 @@ import (
 // scanAddedLines confirms the stubs on the lines the diff base..head adds (SPEC §5.3 D): every
 // added line of every text file, whatever its size, streamed; bookkeeping files are not the work.
 // A file git would call binary is not scanned and is counted (stubScanNote); a scan that cannot
-// run is an error of the stubs check, never a silent zero. The lines are read once a run
+// run is an error of the stubs check (sf.err), never a silent zero. The lines are read once a run
 // (scanAdded): tier 1's marker scan already read them when test integrity ran.
-func (r *run) scanAddedLines(add func(stub)) {
-	res := r.scanAdded(nil)
+func scanAddedLines(pass *Pass, add func(stub), sf *stubFacts) {
+	res := scanAdded(pass, nil)
 	if res.err != nil {
-		r.stubErr = fmt.Sprintf("cannot scan the lines added in %s..%s for stubs: %v", short(r.base), short(r.head), res.err)
-		r.stubErrCause = vocab.CauseDetectorError
+		sf.err = fmt.Sprintf("cannot scan the lines added in %s..%s for stubs: %v", short(pass.base), short(pass.head), res.err)
+		sf.errCause = vocab.CauseDetectorError
 		if isCorrupt(res.err) {
-			r.stubErrCause = vocab.CauseRepositoryCorrupt
+			sf.errCause = vocab.CauseRepositoryCorrupt
 		}
 		return
 	}
 	for _, s := range res.stubs {
 		add(s)
 	}
-	r.stubScan = res.scan
+	sf.scan = res.scan
 }
 
 // addedScan is the one pass over the lines base..head adds: the stubs it confirmed and what it
@@ -37,23 +37,23 @@ type addedScan struct {
 	err   error
 }
 
-// scanAdded reads the lines base..head adds once a run, confirming stubs, and hands each line to
-// also (nil: none) on the way: the marker scan of test integrity (SPEC §5.2a.3) and the stub scan
-// (§5.3 D) read the same lines, and the diff is most of their cost. A later caller with also gets
-// its own pass.
-func (r *run) scanAdded(also func(git.AddedLine)) *addedScan {
-	if r.added != nil {
+// scanAdded reads the lines base..head adds, confirming stubs, and hands each line to also (nil:
+// none) on the way: the marker scan of test integrity (SPEC §5.2a.3) and the stub scan (§5.3 D)
+// read the same lines, and the diff is most of their cost, so the run keeps the first pass
+// (pass.added) and a caller without also reuses it. A later caller with also gets its own pass.
+func scanAdded(pass *Pass, also func(git.AddedLine)) *addedScan {
+	if pass.added != nil {
 		if also != nil {
-			scan, err := r.repo.ScanAdded(r.base, r.head, func(l git.AddedLine) error { also(l); return nil })
+			scan, err := pass.repo.ScanAdded(pass.base, pass.head, func(l git.AddedLine) error { also(l); return nil })
 			return &addedScan{scan: scan, err: err}
 		}
-		return r.added
+		return pass.added
 	}
-	prefix := r.projectPrefix()
+	prefix := pass.projectPrefix()
 	lines, files, last := 0, 0, ""
-	stubs := newStubMatcher(r.in.Policy.StubPatterns) // compiled once for the whole scan
+	stubs := newStubMatcher(pass.in.Policy.StubPatterns) // compiled once for the whole scan
 	res := &addedScan{}
-	scan, err := r.repo.ScanAdded(r.base, r.head, func(l git.AddedLine) error {
+	scan, err := pass.repo.ScanAdded(pass.base, pass.head, func(l git.AddedLine) error {
 		if also != nil {
 			also(l)
 		}
@@ -75,14 +75,13 @@ func (r *run) scanAdded(also func(git.AddedLine)) *addedScan {
 		scan.Lines, scan.Files = lines, files // what was scanned for stubs: the work, not the bookkeeping
 		res.scan = scan
 	}
-	r.added = res
 	return res
 }
 
 // stubScanNote is what the stubs check text says about files the scan skipped.
-func (r *run) stubScanNote() string {
-	if r.stubScan == nil || len(r.stubScan.Binary) == 0 {
+func stubScanNote(scan *git.AddedScan) string {
+	if scan == nil || len(scan.Binary) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; %d binary files not scanned: %s", len(r.stubScan.Binary), joinLimited(r.stubScan.Binary, 10))
+	return fmt.Sprintf("; %d binary files not scanned: %s", len(scan.Binary), joinLimited(scan.Binary, 10))
 }

@@ -12,17 +12,17 @@ import (
 // marker checks, which read this repository's diff, have not seen them. It names each one, never
 // a silent zero; nil when no submodule changed (or the run has no base). check names the check
 // it belongs to ("scope", "stubs"), what says what was not done with the content.
-func (r *run) submoduleWarning(check, what string) *Check {
-	if !r.haveBase || r.repo == nil {
+func submoduleWarning(pass *Pass, check, what string) *Check {
+	if !pass.haveBase || pass.repo == nil {
 		return nil
 	}
 	const text = "the content of every changed submodule is "
-	subs, err := r.repo.ChangedSubmodules(r.base, r.head)
+	subs, err := pass.repo.ChangedSubmodules(pass.base, pass.head)
 	if err != nil {
-		ch := warnCheck(2, check+":submodules", text+what, fmt.Sprintf("cannot list the submodules changed in %s..%s: %v", short(r.base), short(r.head), err), vocab.CauseSubmoduleUnscanned)
+		ch := warnCheck(2, check+":submodules", text+what, fmt.Sprintf("cannot list the submodules changed in %s..%s: %v", short(pass.base), short(pass.head), err), vocab.CauseSubmoduleUnscanned)
 		return &ch
 	}
-	prefix := r.projectPrefix()
+	prefix := pass.projectPrefix()
 	var named []string
 	var where []Location
 	for _, s := range subs {
@@ -46,7 +46,7 @@ func (r *run) submoduleWarning(check, what string) *Check {
 	}
 	ch := warnCheck(2, check+":submodules", text+what,
 		fmt.Sprintf("not scanned: %d submodules changed in %s..%s: %s; their files are in the submodules' own repositories, not in this diff: review them there",
-			len(named), short(r.base), short(r.head), joinLimited(named, maxNamedFiles)), vocab.CauseSubmoduleUnscanned)
+			len(named), short(pass.base), short(pass.head), joinLimited(named, maxNamedFiles)), vocab.CauseSubmoduleUnscanned)
 	ch.Locations = where
 	return &ch
 }
