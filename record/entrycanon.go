@@ -30,6 +30,9 @@ func fastCanonical(e HistoryEntry, links bool) ([]byte, bool) {
 // appendFastCanonical is fastCanonical appending to out, with scratch as room for the values; it
 // returns both grown, for a caller that reuses them (withCanonical, with canonScratch).
 func appendFastCanonical(out, scratch []byte, e HistoryEntry, links bool) ([]byte, []byte, bool) {
+	if !twinEntryCanon {
+		return out, scratch, false
+	}
 	v := canonVals{buf: scratch[:0]}
 	if !v.known(e, links) {
 		return out, v.buf, false

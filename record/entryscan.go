@@ -17,6 +17,9 @@ import (
 // a line; ok is false for any other line, or one the slow path refuses, which then takes the
 // slow path for its verdict and its message. TestFastEntryIsSlowEntry checks both paths agree.
 func fastEntry(line []byte) (HistoryEntry, bool) {
+	if !twinEntryScan {
+		return HistoryEntry{}, false
+	}
 	if len(line) < 2 || line[0] != '{' || !utf8.Valid(line) {
 		return HistoryEntry{}, false
 	}
@@ -162,6 +165,9 @@ func (r *entryScan) extra(k []byte) bool {
 // object with ASCII keys, each once, and whose code, when present, is an ASCII string without
 // escapes; ok is false for anything else, which takes the slow path.
 func fastFirstCause(causes []byte) (code string, ok bool) {
+	if !twinEntryScan {
+		return "", false
+	}
 	s := &jsonScan{b: causes}
 	s.ws()
 	if s.i >= len(s.b) || s.b[s.i] != '[' {

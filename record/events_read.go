@@ -170,7 +170,7 @@ type eventFields struct {
 // path (objectFields, then field) reads the same values, and refuses nothing. Any other line
 // takes the slow path. TestFastEventReadsAreSlowReads checks both give the same.
 func fastEvent(line []byte) (ev eventFields, ok bool) {
-	if !fastEvents {
+	if !fastEvents || !twinEvents {
 		return ev, false
 	}
 	s := &jsonScan{b: line}

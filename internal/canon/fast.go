@@ -23,6 +23,9 @@ const fastMaxDepth = 512
 // is the one it always gave. The output is byte for byte the slow path's (TestFastEqualsSlow,
 // FuzzFastEqualsSlow).
 func appendFast(dst []byte, v any, depth int) ([]byte, bool) {
+	if !twinCanonFast {
+		return dst, false
+	}
 	if depth > fastMaxDepth {
 		return dst, false
 	}

@@ -1,0 +1,5 @@
+//go:build !lib_canonfast
+
+package canon
+
+const twinCanonFast = true
