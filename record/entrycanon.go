@@ -217,44 +217,8 @@ const (
 // appendCanonString appends the RFC 8785 form of the ASCII string v (canon.AppendString).
 func appendCanonString(dst []byte, v string) []byte { return canon.AppendString(dst, v) }
 
-// canonRaw is appendCanonValue(nil, raw), remembered for the values a process meets again and
-// again (the causes of one failure repeated, each entry verified by several readers): the memo
-// is a pure function of the bytes, kept in memory only. The result must not be changed.
-func canonRaw(raw []byte) ([]byte, bool) {
-	if len(raw) > maxMemoValue {
-		return appendCanonValue(nil, raw)
-	}
-	canonMemo.Lock()
-	c, ok := canonMemo.m[string(raw)]
-	canonMemo.Unlock()
-	if ok {
-		return c.b, c.ok
-	}
-	b, good := appendCanonValue(nil, raw)
-	canonMemo.Lock()
-	if len(canonMemo.m) >= maxMemoValues {
-		clear(canonMemo.m)
-	}
-	canonMemo.m[string(raw)] = memoValue{b, good}
-	canonMemo.Unlock()
-	return b, good
-}
-
-// The memo of canonRaw: at most maxMemoValues values of at most maxMemoValue bytes each.
-const (
-	maxMemoValues = 4096
-	maxMemoValue  = 16 << 10
-)
-
-type memoValue struct {
-	b  []byte
-	ok bool
-}
-
-var canonMemo = struct {
-	sync.Mutex
-	m map[string]memoValue
-}{m: map[string]memoValue{}}
+// canonRaw is appendCanonValue(nil, raw).
+func canonRaw(raw []byte) ([]byte, bool) { return appendCanonValue(nil, raw) }
 
 // appendCanonValue appends the RFC 8785 form of the JSON value raw when raw is in the subset the
 // fast path handles: ASCII strings (escapes decoded, \u only below 0x80), integers of at most 15
