@@ -214,8 +214,36 @@ const (
 	ckVerdict
 )
 
-// appendCanonString appends the RFC 8785 form of the ASCII string v (canon.AppendString).
-func appendCanonString(dst []byte, v string) []byte { return canon.AppendString(dst, v) }
+// appendCanonString appends the RFC 8785 form of the ASCII string v, as jcs writes it (its
+// decorateString): the two-character escapes for '\\', '"', and \b \f \n \r \t, \u00xx for the
+// other control characters, every other byte as it is.
+func appendCanonString(dst []byte, v string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; c {
+		case '\\', '"':
+			dst = append(dst, '\\', c)
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			if c < 0x20 {
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			} else {
+				dst = append(dst, c)
+			}
+		}
+	}
+	return append(dst, '"')
+}
 
 // canonRaw is appendCanonValue(nil, raw).
 func canonRaw(raw []byte) ([]byte, bool) { return appendCanonValue(nil, raw) }

@@ -1,5 +1,0 @@
-//go:build !lib_canonfast
-
-package canon
-
-const twinCanonFast = true
