@@ -3,13 +3,16 @@
 #
 # What each hand-written twin of a library is worth to a whole gate run: geas as built (the twin)
 # against geas built with -tags lib_NAME (the library path in its place), interleaved pair by pair
-# with bench/pairtime (wall, user+system CPU). The twins and their tags:
-#   lib_inflate     internal/git/inflate.go       (klauspost/compress zlib, the store's stream reader)
-#   lib_parse       schemas/parse.go              (encoding/json: schemas.decodeStd)
-#   lib_canonfast   internal/canon/fast.go        (encoding/json + jcs)
-#   lib_entryscan   record/entryscan.go           (schemas.Decode + HistoryEntry.UnmarshalJSON)
-#   lib_entrycanon  record/entrycanon.go          (encoding/json + internal/canon)
+# with bench/pairtime (wall, user+system CPU). A twin is kept only when it saves at least 10 % of
+# a whole run on some case (STYLE.md "Libraries"); its doc comment gives the figures. The twins
+# and their tags:
+#   lib_inflate     internal/git/inflate.go      (klauspost/compress zlib, inflate_lib.go)
+#   lib_parse       schemas/parse.go             (encoding/json: schemas.decodeStd)
+#   lib_entryscan   record/entryscan.go          (schemas.Decode + HistoryEntry.UnmarshalJSON)
+#   lib_entrycanon  record/entrycanon.go         (encoding/json + internal/canon)
 #   lib_events      record/events_read.go's fastEvent (encoding/json)
+# (internal/canon's hand-written canonical writer was measured the same way and removed: it saved
+# nothing measurable.) Both builds must print the same report on every case, or the script says so.
 # TWINS="inflate parse" picks some (default: every tag still in the tree; "all" builds them all
 # at once). Cases:
 #   near, far, unmerged   bench/gate_vs_git.sh's tasks on REPO (default /tmp/geas-gate-bench, built
@@ -18,8 +21,8 @@
 #                         example's failing task, each after HIST (default 30) recorded runs
 #   long                  `gate --task t000 --dry-run` after LONG (default 500) more recorded runs
 # Prints per twin and case the median ratios library/twin of CPU and wall time, with the first
-# and third quartiles, and the twin's medians in ms. A ratio of 1.10 means the twin saves 10 %
-# of the library path's run.
+# and third quartiles, and the twin's medians in ms. A ratio of 1.10: the library path takes 10 %
+# longer than the twin.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=${1:-/tmp/geas-gate-bench}
