@@ -16,7 +16,8 @@
 # TWINS="inflate parse" picks some (default: every tag still in the tree; "all" builds them all
 # at once). Cases:
 #   near, far, unmerged   bench/gate_vs_git.sh's tasks on REPO (default /tmp/geas-gate-bench, built
-#                         as there when absent), `gate --task T --dry-run`, no commit-graph
+#                         as there when absent), `gate --task T --dry-run`, without a
+#                         commit-graph (GRAPH=1: with one, written into REPO)
 #   all                   `gate --all --dry-run` over a mission of TASKS (default 100) copies of the
 #                         example's failing task, each after HIST (default 30) recorded runs
 #   long                  `gate --task t000 --dry-run` after LONG (default 500) more recorded runs
@@ -54,6 +55,11 @@ fi
 g() { git -C "$repo" "$@"; }
 g checkout -q -f main
 rm -rf "$repo/.git/objects/info/commit-graph" "$repo/.git/objects/info/commit-graphs"
+graph="no commit-graph"
+if [[ ${GRAPH:-0} = 1 ]]; then
+	g commit-graph write --reachable --no-progress
+	graph="commit-graph written"
+fi
 head=$(g rev-parse --verify "main^{commit}")
 near=$(g rev-parse --verify "bench-base^{commit}")
 far=$(g rev-list "$head" | sed -n 10001p)
@@ -115,7 +121,7 @@ done
 for ((i = 0; i < hist; i++)); do "$bin" -C "$m" gate --all -q >/dev/null 2>&1 || true; done
 for ((i = 0; i < long; i++)); do "$bin" -C "$m" gate --task t000 -q >/dev/null 2>&1 || true; done
 
-echo "repo $repo: near ${near:0:12}, far ${far:0:12}, unmerged ${unmerged:0:12}, no commit-graph"
+echo "repo $repo: near ${near:0:12}, far ${far:0:12}, unmerged ${unmerged:0:12}, $graph"
 echo "mission: $ntasks tasks, $(cat "$tasks"/t001/gate-history.jsonl | wc -l) history lines each," \
 	"t000 $(wc -l <"$tasks/t000/gate-history.jsonl"), $(wc -l <"$m/.geas/state/events.jsonl") events"
 echo "$(nproc) cores, $(go version | cut -d' ' -f3); $pairs interleaved pairs a case; twins: $twins"
