@@ -24,11 +24,11 @@ const maxCanonInt = 999_999_999_999_999
 // internal/canon), so both always give the same bytes; TestFastCanonicalIsCanon and
 // FuzzFastCanonical check that.
 //
-// It mirrors encoding/json and jcs (slowCanonical, canon.Marshal) for the entries the gate
-// writes, and pays for itself: every read of a history hashes each entry, and against the build
-// with -tags lib_entrycanon (bench/twins.sh, 21 interleaved pairs, 2026-12-04, 2 shared cores), median CPU time of a whole
-// run library/twin 1.62 for gate --all over 100 tasks of 30 history lines and 1.78 for one task
-// of 530 lines (quartiles 1.54-1.65, 1.71-1.82); 1.00 on the tasks without a history.
+// It mirrors encoding/json and jcs (slowCanonical, canon.Marshal) for the entries the gate writes,
+// and pays for itself: every read of a history hashes each entry, and against the build with -tags
+// lib_entrycanon (bench/twins.sh, 21 interleaved pairs, 2026-12-04, 2 shared cores), median CPU
+// time of a whole run library/twin 1.62 for gate --all over 100 tasks of 30 history lines and 1.78
+// for one task of 530 lines (quartiles 1.54-1.65, 1.71-1.82); 1.00 on the tasks without a history.
 func fastCanonical(e HistoryEntry, links bool) ([]byte, bool) {
 	out, _, ok := appendFastCanonical(nil, make([]byte, 0, 512), e, links)
 	return out, ok

@@ -19,10 +19,10 @@ import (
 // both paths agree (TestFastFirstCauseIsSlow for fastFirstCause).
 //
 // It mirrors schemas.Decode and encoding/json for the gate's own lines, and pays for itself:
-// against the build with -tags lib_entryscan (bench/twins.sh, 21 interleaved pairs, 2026-12-04, 2 shared cores), median CPU
-// time of a whole run library/twin 1.55 for gate --all over 100 tasks of 30 history lines and
-// 1.76 for one task of 530 lines (quartiles 1.50-1.65, 1.68-1.80); 1.00 on the tasks without a
-// history.
+// against the build with -tags lib_entryscan (bench/twins.sh, 21 interleaved pairs, 2026-12-04, 2
+// shared cores), median CPU time of a whole run library/twin 1.55 for gate --all over 100 tasks of
+// 30 history lines and 1.76 for one task of 530 lines (quartiles 1.50-1.65, 1.68-1.80); 1.00 on the
+// tasks without a history.
 func fastEntry(line []byte) (HistoryEntry, bool) {
 	if !twinEntryScan {
 		return HistoryEntry{}, false

@@ -21,9 +21,9 @@ const maxDepth = 10000
 //
 // It mirrors encoding/json (decodeStd: a decode with UseNumber, then a token pass for repeated
 // keys, then FoldProblems), and pays for itself where many documents are read: against the build
-// with -tags lib_parse (bench/twins.sh, 21 interleaved pairs, 2026-12-04, 2 shared cores), median CPU time of gate --all over
-// 100 tasks library/twin 1.155 (quartiles 1.12-1.20; 1.143 in a second series); 0.99-1.03 on
-// one task.
+// with -tags lib_parse (bench/twins.sh, 21 interleaved pairs, 2026-12-04, 2 shared cores), median
+// CPU time of gate --all over 100 tasks library/twin 1.155 (quartiles 1.12-1.20; 1.143 in a second
+// series); 0.99-1.03 on one task.
 type parser struct {
 	data  []byte
 	i     int
