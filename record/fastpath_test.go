@@ -74,6 +74,7 @@ func hostileEntries() []HistoryEntry {
 // bytes of the slow path (encoding/json, then internal/canon): without the links for the hash and
 // HMAC, with them for the size check. It must also take the entries the gate writes.
 func TestFastCanonicalIsCanon(t *testing.T) {
+	skipWithoutTwin(t, twinEntryCanon)
 	taken := 0
 	for i, e := range hostileEntries() {
 		checkFastCanonical(t, e, i)
@@ -111,6 +112,7 @@ func checkFastCanonical(t *testing.T, e HistoryEntry, i int) {
 
 // FuzzFastCanonical: any causes and extra value, and any text in the string fields.
 func FuzzFastCanonical(f *testing.F) {
+	skipWithoutTwin(f, twinEntryCanon)
 	for _, raw := range hostileRaw {
 		f.Add([]byte(raw), []byte(`"v"`), "gate-1", "k")
 	}
@@ -173,6 +175,7 @@ func hostileLines(t testing.TB) [][]byte {
 // TestFastEntryIsSlowEntry: a history line the fast reader takes gives exactly the entry the slow
 // reader gives, and the slow reader accepts it; the lines the gate writes take the fast reader.
 func TestFastEntryIsSlowEntry(t *testing.T) {
+	skipWithoutTwin(t, twinEntryScan)
 	taken := 0
 	for i, line := range hostileLines(t) {
 		if checkFastEntry(t, line, i) {
@@ -202,6 +205,7 @@ func checkFastEntry(t *testing.T, line []byte, i int) bool {
 
 // FuzzFastEntry: any line.
 func FuzzFastEntry(f *testing.F) {
+	skipWithoutTwin(f, twinEntryScan)
 	for _, l := range hostileLines(f) {
 		f.Add(l)
 	}
@@ -267,6 +271,7 @@ func hostileEvents() []string {
 // TestFastEventReadsAreSlowReads: both event readers return the same with the fast path as
 // without it, on the gate's events and on hostile lines, each line alone and all together.
 func TestFastEventReadsAreSlowReads(t *testing.T) {
+	skipWithoutTwin(t, twinEvents)
 	root, dir := openRoot(t)
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "state"), 0o755))
 	lines := hostileEvents()
@@ -302,6 +307,7 @@ func TestFastEventReadsAreSlowReads(t *testing.T) {
 
 // FuzzFastEvent: any event line.
 func FuzzFastEvent(f *testing.F) {
+	skipWithoutTwin(f, twinEvents)
 	for _, l := range hostileEvents() {
 		f.Add([]byte(l))
 	}
@@ -331,6 +337,7 @@ func FuzzFastEvent(f *testing.F) {
 // TestFastFirstCauseIsSlow: the first cause's code is the same through the fast reader as
 // through encoding/json, on every hostile value.
 func TestFastFirstCauseIsSlow(t *testing.T) {
+	skipWithoutTwin(t, twinEntryScan)
 	taken := 0
 	for _, raw := range append(hostileRaw, `[{"code":"a","code":"b"}]`, `[{"code":"a"},{"code":"b"}]`, `[{"code":null}]`, `[{"code":1}]`,
 		`[{"code":"\u0061"}]`, `[{"c\u006fde":"a"}]`, `[{"Code":"a"}]`, `[{},{"code":"a"}]`, `[{"code":"a"},]`, `[{"code":"a"}] x`,
@@ -353,4 +360,13 @@ func TestFastFirstCauseIsSlow(t *testing.T) {
 		assert.Equal(t, slow, fast, "%s", raw)
 	}
 	assert.Greater(t, taken, 5)
+}
+
+// skipWithoutTwin skips a test of a twin against its library path in a build with the twin's
+// lib_ tag (bench/twins.sh), where both sides are the library path; the rest of the package's
+// tests then run on the library path.
+func skipWithoutTwin(t testing.TB, twin bool) {
+	if !twin {
+		t.Skip("built with the library path in the twin's place")
+	}
 }

@@ -9,6 +9,10 @@ import (
 // events) without encoding/json. Each one answers only when it is sure to give what the slow path
 // (encoding/json, schemas.Decode, internal/canon) gives; on anything else it reports !ok and the
 // caller takes the slow path. Tests check both paths against each other on hostile input.
+//
+// jsonScan is the scanner of three twins of the library path, each kept because it pays for
+// itself on a whole gate run with a history (figures in their doc comments): fastEntry
+// (entryscan.go), fastCanonical (entrycanon.go) and fastEvent (events_read.go).
 
 // maxScanDepth bounds the nesting the fast paths follow; deeper documents take the slow path.
 const maxScanDepth = 64

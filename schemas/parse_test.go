@@ -1,3 +1,5 @@
+//go:build !lib_parse
+
 package schemas
 
 import (

@@ -21,14 +21,8 @@ func Bytes(raw []byte) ([]byte, error) {
 	return out, nil
 }
 
-// Marshal encodes v with encoding/json and returns its RFC 8785 form. The values geas digests
-// most (maps and slices of what encoding/json decodes, strings, numbers) are written in their
-// canonical form directly, with the same bytes (appendFast); everything else goes through
-// encoding/json and jcs.
+// Marshal encodes v with encoding/json and returns its RFC 8785 form.
 func Marshal(v any) ([]byte, error) {
-	if out, ok := appendFast(nil, v, 0); ok {
-		return out, nil
-	}
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("canonical json: %w", err)

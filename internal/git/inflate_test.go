@@ -1,3 +1,5 @@
+//go:build !lib_inflate
+
 package git
 
 import (

@@ -1,0 +1,5 @@
+//go:build lib_entrycanon
+
+package record
+
+const twinEntryCanon = false

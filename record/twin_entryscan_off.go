@@ -1,0 +1,5 @@
+//go:build lib_entryscan
+
+package record
+
+const twinEntryScan = false

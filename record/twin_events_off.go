@@ -1,0 +1,5 @@
+//go:build lib_events
+
+package record
+
+const twinEvents = false

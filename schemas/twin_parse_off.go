@@ -1,0 +1,5 @@
+//go:build lib_parse
+
+package schemas
+
+const twinParse = false
