@@ -11,7 +11,6 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/gate"
-	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
@@ -133,11 +132,8 @@ func checkTransitionPath(t *taskRef, from vocab.State, path []vocab.State) ([]tr
 // writeTransition writes one step: the contract's status (atomically), then its event. It
 // returns the contract as written, for the next step.
 func writeTransition(t *taskRef, name string, raw []byte, st transitionStep, o taskTransitionOptions) ([]byte, error) {
-	updated, err := record.SetContractStatus(raw, st.To, time.Now())
+	updated, err := record.WriteContractStatus(t.p.Geas, t.dir, raw, st.To, time.Now())
 	if err != nil {
-		return nil, err
-	}
-	if err := fsutil.WriteFileAtomic(t.p.Geas, name, updated, 0o644); err != nil {
 		return nil, err
 	}
 	data, _ := json.Marshal(struct {

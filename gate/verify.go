@@ -301,7 +301,7 @@ func moveBack(t Task, from vocab.State, now time.Time) (*tiers.Transition, []str
 	if err := vocab.CheckTransition(from, to, true); err != nil {
 		return nil, nil, err
 	}
-	if err := tiers.WriteState(t.Project.Geas, t.Dir, k.Raw, to, now); err != nil {
+	if _, err := record.WriteContractStatus(t.Project.Geas, t.Dir, k.Raw, to, now); err != nil {
 		return nil, []string{fmt.Sprintf("the task was not moved %s -> %s (%v): the next command on the task completes it", from, to, err)}, nil
 	}
 	return &tiers.Transition{From: from, To: to}, nil, nil
