@@ -3,9 +3,7 @@ package gate
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"time"
 
@@ -62,7 +60,7 @@ func Complete(p *project.Project, mission, task, taskDir string, now time.Time, 
 	if err != nil {
 		return notes, nil // the events cannot be read: nothing can be told missing
 	}
-	c := &completion{p: p, geas: geas, mission: mission, task: task, taskDir: taskDir, name: name, rec: rec, keys: keys, now: now}
+	c := &completion{p: p, geas: geas, mission: mission, task: task, taskDir: taskDir, name: name, rec: rec, keys: keys, held: held, now: now}
 	last := hist[len(hist)-1]
 	switch last.Kind {
 	case "", record.KindGateRun:
@@ -86,6 +84,7 @@ type completion struct {
 	name                   string
 	rec                    *record.Record
 	keys                   *record.EventKeys
+	held                   func() error
 	now                    time.Time
 	notes                  []string
 }
@@ -110,81 +109,85 @@ func (c *completion) result(e record.HistoryEntry) (*tiers.Result, json.RawMessa
 			return res, raw, true
 		}
 	}
-	raw, err := fsutil.ReadLimited(c.geas, tiers.ResultFile(c.taskDir, e.RunID), maxResultBytes)
+	raw, err := fsutil.ReadLimited(c.geas, record.ResultFile(c.taskDir, e.RunID), maxResultBytes)
 	if err != nil {
 		return nil, nil, false
 	}
 	return read(raw)
 }
 
-// gateRun completes a recorded gate run.
+// gateRun completes a recorded gate run: it derives the run's plan from its entry and result, as
+// the run did (tiers.PlanResult), sees what the files already hold of it, and has the ledger write
+// the rest.
 func (c *completion) gateRun(e record.HistoryEntry) error {
 	// The task's first recorded run pins the rules it read (SPEC §4.4): its copy, if it is missing.
-	if pin, ok := record.PinnedRules(c.rec); ok && pin.Entry.Hash == e.Hash && e.RulesSHA256 != "" {
-		if err := c.pin(e, "gate run "+e.RunID); err != nil {
-			return err
-		}
-	}
+	pin, pinned := record.PinnedRules(c.rec)
+	pins := pinned && pin.Entry.Hash == e.Hash && e.RulesSHA256 != ""
 	res, raw, ok := c.result(e)
 	if !ok {
-		return nil // a run recorded by an earlier version, or whose result is gone: nothing to derive from
-	}
-	if gr, ok := c.rec.GateResult(); c.rec.ResultPending() || (!ok || !bytes.Equal(bytes.TrimSpace(gr), raw)) && c.gateResultIsBefore(e) {
-		if err := c.rec.SetGateResult(raw, c.now); err != nil {
-			return err
+		if pins {
+			// A run recorded by an earlier version, or whose result is gone: nothing to derive
+			// from but its pin.
+			plan := &record.Plan{Mission: c.mission, Task: c.task, TaskDir: c.taskDir, RunID: e.RunID, Hash: e.Hash, PinBy: "gate run " + e.RunID, PinRules: e.RulesSHA256}
+			return c.apply(plan, c.found(plan, nil), "complete the pin of entry "+shortHash(e.Hash))
 		}
-		if err := c.rec.Write(c.geas, c.name); err != nil {
-			return fmt.Errorf("complete %s: write record.json: %w", e.RunID, err)
-		}
-		c.note("wrote gate_result of %s to record.json", e.RunID)
+		return nil
 	}
-	k, kerr := contract.Load(c.geas, c.taskDir+"/contract.json")
-	in := &tiers.Input{Geas: c.geas, Mission: c.mission, Task: c.task, TaskDir: c.taskDir, Record: c.rec}
-	if kerr == nil && k.TaskID == c.task {
-		in.Contract = k
+	k, kerr := contract.Load(c.geas, c.taskDir+"/"+record.ContractFile)
+	if kerr != nil || k.TaskID != c.task {
+		k = nil
 	}
-	skip := map[string]bool{}
-	if t := res.Transition; t != nil {
-		switch {
-		case c.keys.Has("task_transition", e.Hash, e.RunID):
-			skip["task_transition"] = true
-		case !transitionFollows(e, res, t):
-			// A result.json edited to claim a transition its entry does not imply.
-			skip["task_transition"], skip["escalation"] = true, true
-		case in.Contract == nil:
-			skip["task_transition"], skip["escalation"] = true, true
-		case in.Contract.Status == t.From:
-			if err := tiers.WriteTransition(in, t, c.now); err != nil {
-				return fmt.Errorf("complete %s: %w", e.RunID, err)
-			}
-			c.note("moved the task %s -> %s, as %s decided", t.From, t.To, e.RunID)
-		case in.Contract.Status != t.To:
-			// The task has moved on since (an authority's transition): the run's move is history.
-			skip["task_transition"] = true
-		}
+	policy := ""
+	if k != nil {
+		policy = k.EffectiveEscalationPolicy()
 	}
-	if res.Escalation != "" && !skip["escalation"] {
-		if c.keys.Has("escalation", e.Hash, e.RunID) {
-			skip["escalation"] = true
-		} else if in.Contract != nil {
-			id := fmt.Sprintf("esc-%s-%s", c.task, e.RunID)
-			err := tiers.WriteEscalation(in, res, id, c.now)
-			switch {
-			case err == nil:
-				c.note("wrote the escalation decision of %s", e.RunID)
-			case !errors.Is(err, fs.ErrExist):
-				return fmt.Errorf("complete %s: %w", e.RunID, err)
-			}
-		}
-	}
-	if c.keys.Has("gate_result", e.Hash, "") {
-		skip["gate_result"] = true
-	}
-	err := tiers.LogEvents(in, res, skip, func(eventType string) { c.note("logged the %s event of %s", eventType, e.RunID) })
+	plan, err := tiers.PlanResult(c.mission, c.task, c.taskDir, res, raw, c.rec.History(), pins, policy, c.now)
 	if err != nil {
-		return fmt.Errorf("complete %s: %w", e.RunID, err)
+		return err
+	}
+	if t := res.Transition; t != nil && !transitionFollows(e, res, t) {
+		plan = plan.Unmoved() // a result.json edited to claim a transition its entry does not imply
+	}
+	f := c.found(plan, k)
+	if gr, ok := c.rec.GateResult(); c.rec.ResultPending() || (!ok || !bytes.Equal(bytes.TrimSpace(gr), raw)) && c.gateResultIsBefore(e) {
+		f.ResultMissing = true
+	}
+	return c.apply(plan, f, "complete "+e.RunID)
+}
+
+// found is what the task's files hold of plan: the events logged, the contract k (nil: it cannot
+// be read) and, when the plan pins, whether the pinned copy holds its rules.
+func (c *completion) found(plan *record.Plan, k *contract.Contract) record.Found {
+	f := record.Found{Keys: c.keys}
+	if k != nil {
+		f.Contract, f.Status = k.Raw, k.Status
+	}
+	if plan.PinBy != "" {
+		f.Pinned = tiers.PinnedHolds(c.geas, c.taskDir, plan.PinRules)
+	}
+	return f
+}
+
+// apply has the ledger write what f shows is missing of plan, noting what it wrote; what names the
+// completion in an error.
+func (c *completion) apply(plan *record.Plan, f record.Found, what string) error {
+	l := &record.Ledger{Geas: c.geas, Record: c.rec, Held: c.held, Now: c.now}
+	l.Rules = func(want string) (map[string]any, bool) {
+		return tiers.RulesNow(c.p, c.mission, c.task, c.taskDir, want)
+	}
+	applied := l.Apply(plan, f)
+	c.notes = append(c.notes, applied.Done...)
+	if err := applied.Err(); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
+}
+
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
 }
 
 // gateResultIsBefore reports whether record.json's gate_result is what it was just before the
@@ -249,7 +252,7 @@ func (c *completion) revocation(e record.HistoryEntry) error {
 	var to vocab.State
 	moved := false
 	if state == vocab.Verified && !moveDone {
-		k, err := contract.Load(c.geas, c.taskDir+"/contract.json")
+		k, err := contract.Load(c.geas, c.taskDir+"/"+record.ContractFile)
 		if err == nil && k.TaskID == c.task {
 			to = tiers.GateState(k.GateProfile)
 			switch k.Status {
@@ -257,8 +260,12 @@ func (c *completion) revocation(e record.HistoryEntry) error {
 				if err := vocab.CheckTransition(vocab.Verified, to, true); err != nil {
 					return err
 				}
-				in := &tiers.Input{Geas: c.geas, TaskDir: c.taskDir, Contract: k}
-				if err := tiers.WriteTransition(in, &tiers.Transition{From: state, To: to}, c.now); err != nil {
+				if c.held != nil {
+					if err := c.held(); err != nil {
+						return fmt.Errorf("complete revocation %s: %w", e.RunID, err)
+					}
+				}
+				if _, err := record.WriteContractStatus(c.geas, c.taskDir, k.Raw, to, c.now); err != nil {
 					return fmt.Errorf("complete revocation %s: %w", e.RunID, err)
 				}
 				c.note("moved the task %s -> %s, as revocation %s decided", state, to, e.RunID)
@@ -414,14 +421,8 @@ func (c *completion) approval(e record.HistoryEntry) error {
 }
 
 // pin writes the pinned copy of the rules the entry e pinned, when it is missing and the rules are
-// still those (tiers.CompletePin); by is what the copy says pinned them.
+// still those (tiers.RulesNow); by is what the copy says pinned them.
 func (c *completion) pin(e record.HistoryEntry, by string) error {
-	wrote, err := tiers.CompletePin(c.p, c.mission, c.task, c.taskDir, e.RulesSHA256, by, c.now)
-	if err != nil {
-		return fmt.Errorf("complete the pin of entry %.12s: write %s: %w", e.Hash, tiers.PinnedFile, err)
-	}
-	if wrote {
-		c.note("wrote %s, the rules entry %.12s pinned", tiers.PinnedFile, e.Hash)
-	}
-	return nil
+	plan := &record.Plan{Mission: c.mission, Task: c.task, TaskDir: c.taskDir, RunID: e.RunID, Hash: e.Hash, PinBy: by, PinRules: e.RulesSHA256}
+	return c.apply(plan, c.found(plan, nil), "complete the pin of entry "+shortHash(e.Hash))
 }
