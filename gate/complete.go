@@ -260,10 +260,8 @@ func (c *completion) revocation(e record.HistoryEntry) error {
 				if err := vocab.CheckTransition(vocab.Verified, to, true); err != nil {
 					return err
 				}
-				if c.held != nil {
-					if err := c.held(); err != nil {
-						return fmt.Errorf("complete revocation %s: %w", e.RunID, err)
-					}
+				if err := c.stillHeld(); err != nil {
+					return fmt.Errorf("complete revocation %s: %w", e.RunID, err)
 				}
 				if _, err := record.WriteContractStatus(c.geas, c.taskDir, k.Raw, to, c.now); err != nil {
 					return fmt.Errorf("complete revocation %s: %w", e.RunID, err)
@@ -281,7 +279,7 @@ func (c *completion) revocation(e record.HistoryEntry) error {
 		}
 	}
 	if moved {
-		ev, err := RevocationTransitionEvent(c.mission, c.task, e.RunID, state, to, e.Hash)
+		ev, err := record.RevocationTransitionEvent(c.mission, c.task, e.RunID, state, to, e.Hash)
 		if err != nil {
 			return err
 		}
@@ -294,7 +292,7 @@ func (c *completion) revocation(e record.HistoryEntry) error {
 }
 
 func (c *completion) logRevocation(e record.HistoryEntry, state string) error {
-	ev, err := RevocationEvent(c.mission, c.task, e, state)
+	ev, err := record.RevocationEvent(c.mission, c.task, e, state)
 	if err != nil {
 		return err
 	}
@@ -306,89 +304,48 @@ func (c *completion) logRevocation(e record.HistoryEntry, state string) error {
 }
 
 // RevocationEvent is the revocation event of the entry e (the task was in state when revoked).
+//
+// Deprecated: transitional, removed after the merge; use record.RevocationEvent.
 func RevocationEvent(mission, task string, e record.HistoryEntry, state string) (record.Event, error) {
-	causes := json.RawMessage(`[]`)
-	if len(e.Causes) > 0 {
-		causes = e.Causes
-	}
-	data, err := json.Marshal(map[string]any{"run_id": e.RunID, "revokes": extraString(e, "revokes"), "verdict": e.Verdict,
-		"causes": causes, "state": state, "inputs_sha256": e.InputsSHA256, "hash": e.Hash})
-	if err != nil {
-		return record.Event{}, err
-	}
-	return record.Event{EventType: record.KindRevocation, MissionID: mission, TaskID: task, Agent: "geas-gate", Data: data}, nil
+	return record.RevocationEvent(mission, task, e, state)
 }
 
 // RevocationTransitionEvent is the task_transition event of a revocation.
+//
+// Deprecated: transitional, removed after the merge; use record.RevocationTransitionEvent.
 func RevocationTransitionEvent(mission, task, runID string, from, to vocab.State, hash string) (record.Event, error) {
-	d, err := json.Marshal(map[string]string{"from": string(from), "to": string(to), "by": "geas-gate", "run_id": runID, "reason": "revocation", "hash": hash})
-	if err != nil {
-		return record.Event{}, err
-	}
-	return record.Event{EventType: "task_transition", MissionID: mission, TaskID: task, Agent: "geas-gate", Data: d}, nil
+	return record.RevocationTransitionEvent(mission, task, runID, from, to, hash)
 }
 
 // GrantEvent is the budget_grant event of the entry e.
+//
+// Deprecated: transitional, removed after the merge; use record.EntryEvent.
 func GrantEvent(mission, task string, e record.HistoryEntry) (record.Event, error) {
-	var retries int
-	if raw, ok := e.Extra["retries"]; ok {
-		_ = json.Unmarshal(raw, &retries)
-	}
-	by := extraString(e, "by")
-	before, after := 0, 0
-	if e.RetryBudgetBefore != nil {
-		before = *e.RetryBudgetBefore
-	}
-	if e.RetryBudgetAfter != nil {
-		after = *e.RetryBudgetAfter
-	}
-	data, err := json.Marshal(struct {
-		By      string `json:"by"`
-		Retries int    `json:"retries"`
-		Before  int    `json:"retry_budget_before"`
-		After   int    `json:"retry_budget_after"`
-		Reason  string `json:"reason"`
-		Hash    string `json:"hash"`
-	}{by, retries, before, after, extraString(e, "reason"), e.Hash})
-	if err != nil {
-		return record.Event{}, err
-	}
-	return record.Event{EventType: "budget_grant", MissionID: mission, TaskID: task, Agent: by, Data: data}, nil
+	return record.EntryEvent(mission, task, e)
 }
 
 // grant completes a recorded budget grant: its event.
 func (c *completion) grant(e record.HistoryEntry) error {
-	return c.logEntryEvent("budget_grant", "budget grant", e, GrantEvent)
+	return c.logEntryEvent(record.EventBudgetGrant, "budget grant", e)
 }
 
 // reset completes a recorded history reset: its event.
 func (c *completion) reset(e record.HistoryEntry) error {
-	return c.logEntryEvent(record.KindHistoryReset, "history reset", e, resetEvent)
+	return c.logEntryEvent(record.EventHistoryReset, "history reset", e)
 }
 
-// resetEvent is the history_reset event of the reset entry e, naming it by hash.
-func resetEvent(mission, task string, e record.HistoryEntry) (record.Event, error) {
-	var retries int
-	if raw, ok := e.Extra["retries"]; ok {
-		_ = json.Unmarshal(raw, &retries)
-	}
-	data, err := json.Marshal(map[string]any{"by": extraString(e, "by"), "reason": extraString(e, "reason"), "retries": retries,
-		"kept_aside": extraString(e, "kept_aside"), "hash": e.Hash})
-	if err != nil {
-		return record.Event{}, err
-	}
-	return record.Event{EventType: record.KindHistoryReset, MissionID: mission, TaskID: task, Agent: extraString(e, "by"), Data: data}, nil
-}
-
-// logEntryEvent logs the event of type typ of an authority's entry e (built by build) unless one
-// naming e by hash is logged already; what names the entry in an error.
-func (c *completion) logEntryEvent(typ, what string, e record.HistoryEntry, build func(mission, task string, e record.HistoryEntry) (record.Event, error)) error {
+// logEntryEvent logs the event of type typ of an authority's entry e (record.EntryEvent) unless
+// one naming e by hash is logged already; what names the entry in an error.
+func (c *completion) logEntryEvent(typ, what string, e record.HistoryEntry) error {
 	if c.keys.Has(typ, e.Hash, "") {
 		return nil
 	}
-	ev, err := build(c.mission, c.task, e)
+	ev, err := record.EntryEvent(c.mission, c.task, e)
 	if err != nil {
 		return err
+	}
+	if err := c.stillHeld(); err != nil {
+		return fmt.Errorf("complete the %s: %w", what, err)
 	}
 	if err := record.AppendEvent(c.geas, ev); err != nil {
 		return fmt.Errorf("complete the %s: %w", what, err)
@@ -397,19 +354,19 @@ func (c *completion) logEntryEvent(typ, what string, e record.HistoryEntry, buil
 	return nil
 }
 
-// ApprovalEvent is the rules_approval event of the approval entry e, naming it by hash.
-func ApprovalEvent(mission, task string, e record.HistoryEntry) (record.Event, error) {
-	by := extraString(e, "by")
-	data, err := json.Marshal(struct {
-		By          string `json:"by"`
-		Reason      string `json:"reason"`
-		RulesSHA256 string `json:"rules_sha256"`
-		Hash        string `json:"hash"`
-	}{by, extraString(e, "reason"), e.RulesSHA256, e.Hash})
-	if err != nil {
-		return record.Event{}, err
+// stillHeld is nil while the caller's task lock is held (or it took none).
+func (c *completion) stillHeld() error {
+	if c.held == nil {
+		return nil
 	}
-	return record.Event{EventType: "rules_approval", MissionID: mission, TaskID: task, Agent: by, Data: data}, nil
+	return c.held()
+}
+
+// ApprovalEvent is the rules_approval event of the approval entry e, naming it by hash.
+//
+// Deprecated: transitional, removed after the merge; use record.EntryEvent.
+func ApprovalEvent(mission, task string, e record.HistoryEntry) (record.Event, error) {
+	return record.EntryEvent(mission, task, e)
 }
 
 // approval completes a recorded rules approval: the pinned copy, and its event.
@@ -417,7 +374,7 @@ func (c *completion) approval(e record.HistoryEntry) error {
 	if err := c.pin(e, "approval by "+extraString(e, "by")); err != nil {
 		return err
 	}
-	return c.logEntryEvent("rules_approval", "rules approval", e, ApprovalEvent)
+	return c.logEntryEvent(record.EventRulesApproval, "rules approval", e)
 }
 
 // pin writes the pinned copy of the rules the entry e pinned, when it is missing and the rules are

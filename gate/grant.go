@@ -71,7 +71,7 @@ func GrantRetries(ctx context.Context, t Task, g Grant) (*Granted, error) {
 		return out, err
 	}
 	out.Hash = entry.Hash
-	ev, err := GrantEvent(t.Mission, t.ID, entry)
+	ev, err := record.EntryEvent(t.Mission, t.ID, entry)
 	if err != nil {
 		return out, err
 	}

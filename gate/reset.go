@@ -80,9 +80,11 @@ func ResetHistory(ctx context.Context, t Task, r Reset) (*ResetDone, error) {
 		return out, err
 	}
 	out.Hash = entry.Hash
-	data := fmt.Appendf(nil, `{"by":%s,"reason":%s,"retries":%d,"kept_aside":%s,"hash":%s}`,
-		jsonString(r.By), jsonString(r.Reason), r.Retries, jsonString(out.KeptAside), jsonString(entry.Hash))
-	if err := record.AppendEvent(t.Project.Geas, record.Event{EventType: record.KindHistoryReset, MissionID: t.Mission, TaskID: t.ID, Agent: r.By, Data: data}); err != nil {
+	ev, err := record.EntryEvent(t.Mission, t.ID, entry) // the event the next command would log
+	if err != nil {
+		return out, err
+	}
+	if err := record.AppendEvent(t.Project.Geas, ev); err != nil {
 		return out, fmt.Errorf("history reset, but the event was not logged: %w", err)
 	}
 	return out, nil
