@@ -30,8 +30,11 @@ const maxResultBytes = record.MaxBytes
 // whose signatures) fail is left to the gate's history check, and a result.json that does not
 // match its entry is not used. It returns what it did, as notes.
 //
-// held, when not nil, says whether the caller's task lock is still held (fsutil.Lock.Held): the
-// record's writes ask it first (record.Record.Guard).
+// A gate run is completed by the same plan of writes its commit applied (tiers.PlanResult,
+// record.Ledger): what the files already hold of it is read back, and the ledger writes the rest.
+//
+// held, when not nil, says whether the caller's task lock is still held (fsutil.Lock.Held): every
+// write asks it first, and nothing more is written once it fails.
 func Complete(p *project.Project, mission, task, taskDir string, now time.Time, held func() error) ([]string, error) {
 	geas := p.Geas
 	name := taskDir + "/record.json"

@@ -44,7 +44,7 @@ func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
 			return err
 		}
 		plan.Move, plan.Decision = nil, nil
-		return afterCommit(in, res, plan, record.Found{})
+		return afterCommit(in, res, plan, record.Found{}, now)
 	}
 	if in.Record == nil {
 		res.Notes = append(res.Notes, "record.json is invalid, so this run could not be recorded in it")
@@ -52,7 +52,7 @@ func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
 		if err != nil {
 			return err
 		}
-		return afterCommit(in, res, plan, in.found())
+		return afterCommit(in, res, plan, in.found(), now)
 	}
 	_, pinned := record.PinnedRules(in.Record)
 	entry, err := in.Record.Chain(historyEntry(res))
@@ -99,7 +99,7 @@ func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
 		// gate_result event tells a reader the record was written): Complete logs them.
 		found.ResultFailed = err
 	}
-	return afterCommit(in, res, plan, found)
+	return afterCommit(in, res, plan, found, now)
 }
 
 // planOf is the plan of the writes that follow from res, the result of a run of in's task, as
@@ -164,8 +164,8 @@ func (in *Input) found() record.Found {
 // decision and the events, each keyed by the run so that the next command on the task can redo
 // what a crash or a failed write left undone. A failure is a note of res: the verdict was recorded
 // and stands.
-func afterCommit(in *Input, res *Result, plan *record.Plan, found record.Found) error {
-	l := &record.Ledger{Geas: in.Geas, Record: in.Record, Held: in.Held, Now: time.Now()}
+func afterCommit(in *Input, res *Result, plan *record.Plan, found record.Found, now time.Time) error {
+	l := &record.Ledger{Geas: in.Geas, Record: in.Record, Held: in.Held, Now: now}
 	l.Rules = func(want string) (map[string]any, bool) {
 		return in.Rules, in.Rules != nil && want == in.RulesSHA256
 	}
