@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"path"
 	"time"
 
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -261,6 +263,47 @@ func (a *Applied) Err() error {
 	}
 	f := a.Failed[0]
 	return f.Err
+}
+
+// Commit records the gate run whose plan is p: l.Record holds the run's entry at the end of its
+// history and its gate_result (SetGateSections, validated before anything is written). It writes
+// the run's full result to result.json (in logDir, the run's log directory as the run opened it,
+// when not nil), then the task's files (Record.Write), whose history append is the commit point
+// (SPEC §7.3), then applies p with what the run read of the files (f). An error means nothing was
+// recorded; from the commit point on, what fails is in the returned Applied, a "record" failure
+// first when record.json could not be written (the next command writes it).
+func (l *Ledger) Commit(p *Plan, logDir *os.Root, f Found) (*Applied, error) {
+	// A run whose task lock was removed or replaced may share the task with another run that
+	// locked the new file: it records nothing (the history append checks again, under the
+	// history file's lock, right before the commit point).
+	if l.Held != nil {
+		if err := l.Held(); err != nil {
+			return nil, fmt.Errorf("record the run: nothing written: %w", err)
+		}
+		l.Record.Guard(l.Held)
+	}
+	root, name := l.Geas, ResultFile(p.TaskDir, p.RunID)
+	if logDir != nil {
+		root, name = logDir, path.Base(name)
+	}
+	if err := fsutil.WriteFileAtomic(root, name, append(bytes.Clone(p.Result), '\n'), 0o644); err != nil {
+		return nil, fmt.Errorf("write the run's result: %w", err)
+	}
+	var failed *Failure
+	if err := l.Record.Write(l.Geas, path.Join(p.TaskDir, "record.json")); err != nil {
+		if !l.Record.Recorded(p.Hash) {
+			return nil, fmt.Errorf("record the run in %s: %w", HistoryFile, err)
+		}
+		// The run's events are logged only after record.json holds its gate_result (a logged
+		// gate_result event tells a reader the record was written): the next command logs them.
+		f.ResultFailed = err
+		failed = &Failure{Step: "record", What: "record.json", Err: err}
+	}
+	applied := l.Apply(p, f)
+	if failed != nil {
+		applied.Failed = append([]Failure{*failed}, applied.Failed...)
+	}
+	return applied, nil
 }
 
 // Apply writes what f shows is missing of p, in order: gate_result, the pinned copy, the move of

@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path"
 	"time"
 
-	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -73,33 +71,11 @@ func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	// SPEC §7.3: a run whose task lock was removed or replaced may share the task with another
-	// run that locked the new file; it records nothing (the history append checks again, under
-	// the history file's lock, right before the commit point).
-	if err := in.stillHeld(); err != nil {
-		return fmt.Errorf("record the run: nothing written: %w", err)
+	applied, err := in.ledger(now).Commit(plan, in.logRoot, in.found())
+	if err != nil {
+		return err
 	}
-	if in.Held != nil {
-		in.Record.Guard(in.Held)
-	}
-	resultRoot, resultName := in.Geas, record.ResultFile(in.TaskDir, res.RunID)
-	if in.logRoot != nil {
-		resultRoot, resultName = in.logRoot, path.Base(resultName)
-	}
-	if err := fsutil.WriteFileAtomic(resultRoot, resultName, append(raw, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write the run's result: %w", err)
-	}
-	found := in.found()
-	if err := in.Record.Write(in.Geas, in.TaskDir+"/record.json"); err != nil {
-		if !in.Record.Recorded(entry.Hash) {
-			return fmt.Errorf("record the run in %s: %w", record.HistoryFile, err)
-		}
-		res.Notes = append(res.Notes, fmt.Sprintf("the run is recorded in %s, but record.json was not written (%v): the next command on the task completes it", record.HistoryFile, err))
-		// The run's events are logged only after record.json holds its gate_result (a logged
-		// gate_result event tells a reader the record was written): Complete logs them.
-		found.ResultFailed = err
-	}
-	return afterCommit(in, res, plan, found, now)
+	return noteFailures(res, applied)
 }
 
 // planOf is the plan of the writes that follow from res, the result of a run of in's task, as
@@ -160,18 +136,30 @@ func (in *Input) found() record.Found {
 	return f
 }
 
-// afterCommit applies plan, what follows from a recorded run: the pin, the transition, the pending
-// decision and the events, each keyed by the run so that the next command on the task can redo
-// what a crash or a failed write left undone. A failure is a note of res: the verdict was recorded
-// and stands.
-func afterCommit(in *Input, res *Result, plan *record.Plan, found record.Found, now time.Time) error {
+// ledger is the writer of in's task for a run at now; the pinned copy it writes holds the rules
+// the run read.
+func (in *Input) ledger(now time.Time) *record.Ledger {
 	l := &record.Ledger{Geas: in.Geas, Record: in.Record, Held: in.Held, Now: now}
 	l.Rules = func(want string) (map[string]any, bool) {
 		return in.Rules, in.Rules != nil && want == in.RulesSHA256
 	}
-	applied := l.Apply(plan, found)
+	return l
+}
+
+// afterCommit applies plan, what follows from a run that records no history entry (a history
+// that does not verify, a record.json that is invalid): its events, and what else plan holds.
+func afterCommit(in *Input, res *Result, plan *record.Plan, found record.Found, now time.Time) error {
+	return noteFailures(res, in.ledger(now).Apply(plan, found))
+}
+
+// noteFailures turns what the ledger could not write after the commit point into notes of res:
+// the verdict was recorded and stands, and the next command on the task completes the rest. A
+// run that recorded nothing (res.Hash empty) whose events cannot be logged is an error.
+func noteFailures(res *Result, applied *record.Applied) error {
 	for _, f := range applied.Failed {
 		switch f.Step {
+		case "record":
+			res.Notes = append(res.Notes, fmt.Sprintf("the run is recorded in %s, but record.json was not written (%v): the next command on the task completes it", record.HistoryFile, f.Err))
 		case "lock":
 			if res.Hash == "" {
 				return fmt.Errorf("log the run's events: nothing written: %w", f.Err)
