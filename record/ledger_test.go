@@ -187,3 +187,44 @@ func TestAMoveOvertakenByAnAuthorityIsHistory(t *testing.T) {
 	assert.Equal(t, []string{EventGateResult, EventEscalation}, got.Logged)
 	assert.Contains(t, geasFiles(t, dir)[filepath.FromSlash(ledgerTaskDir+"/"+ContractFile)], `"status": "reviewed"`, "the contract is not written")
 }
+
+// committable is a task with no run yet, and the record of its run gate-1 set in memory (the
+// entry chained, gate_result set) with the run's plan: what Ledger.Commit is given.
+func committable(t *testing.T) (*os.Root, string, *Record, *Plan) {
+	t.Helper()
+	root, dir := openRoot(t)
+	require.NoError(t, root.MkdirAll(ledgerTaskDir+"/gate-logs/gate-1", 0o755))
+	require.NoError(t, root.WriteFile(ledgerTaskDir+"/"+ContractFile, []byte(`{"task_id": "t1", "status": "reviewed"}`+"\n"), 0o644))
+	rec := New("t1", testNow)
+	entry, err := rec.Chain(HistoryEntry{RunID: "gate-1", Verdict: "pass", Causes: json.RawMessage(`[]`), RetryBudgetBefore: intp(3), RetryBudgetAfter: intp(3), StartedAt: Timestamp(testNow)})
+	require.NoError(t, err)
+	result := []byte(`{"run_id":"gate-1","verdict":"pass","hash":"` + entry.Hash + `"}`)
+	require.NoError(t, rec.SetGateSections(result, []HistoryEntry{entry}, testNow))
+	plan, err := PlanRun(PlanInput{Mission: "m1", Task: "t1", TaskDir: ledgerTaskDir, History: []HistoryEntry{entry},
+		Outcome: RunOutcome{Result: result, RunID: "gate-1", Verdict: "pass", Transition: &Move{From: vocab.Reviewed, To: vocab.Verified}, Hash: entry.Hash}}, testNow)
+	require.NoError(t, err)
+	return root, dir, rec, plan
+}
+
+func TestACommitWithItsLockLostRecordsNothing(t *testing.T) {
+	t.Run("control: held, the run is recorded and its plan applied", func(t *testing.T) {
+		root, dir, rec, plan := committable(t)
+		contract, _ := root.ReadFile(ledgerTaskDir + "/" + ContractFile)
+		applied, err := ledgerFor(root, rec, testNow, func() error { return nil }).Commit(plan, nil, Found{Contract: contract, Status: vocab.Reviewed})
+		require.NoError(t, err)
+		require.NoError(t, applied.Err())
+		files := geasFiles(t, dir)
+		assert.Contains(t, files, filepath.FromSlash(ResultFile(ledgerTaskDir, "gate-1")))
+		assert.Contains(t, files, filepath.FromSlash(ledgerTaskDir+"/"+HistoryFile))
+		assert.Contains(t, files[filepath.FromSlash(ledgerTaskDir+"/"+ContractFile)], `"status": "verified"`)
+		assert.Equal(t, []string{EventGateResult, EventTaskTransition}, applied.Logged)
+	})
+	t.Run("lost before the commit", func(t *testing.T) {
+		root, dir, rec, plan := committable(t)
+		before := geasFiles(t, dir)
+		contract, _ := root.ReadFile(ledgerTaskDir + "/" + ContractFile)
+		_, err := ledgerFor(root, rec, testNow, func() error { return fsutil.ErrLockLost }).Commit(plan, nil, Found{Contract: contract, Status: vocab.Reviewed})
+		require.ErrorIs(t, err, fsutil.ErrLockLost)
+		assert.Equal(t, before, geasFiles(t, dir), "nothing is written")
+	})
+}
