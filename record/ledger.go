@@ -241,14 +241,27 @@ type Applied struct {
 	Logged []string
 }
 
+// Step names a write of a plan.
+type Step string
+
+// The writes of a plan, and StepLock for the task lock found lost before one.
+const (
+	StepRecord   Step = "record"   // record.json with the run's gate_result
+	StepPin      Step = "pin"      // the pinned copy of the rules
+	StepMove     Step = "move"     // the contract's status
+	StepDecision Step = "decision" // the pending decision of an escalation
+	StepEvent    Step = "event"    // an event
+	StepLock     Step = "lock"     // the task lock was lost: nothing more was written
+)
+
 // Failure is a write of a plan that failed.
 type Failure struct {
-	Step string // "record", "pin", "move", "decision", "event", or "lock"
+	Step Step
 	What string // the file or event type
 	Err  error
 }
 
-func (a *Applied) fail(step, what string, err error) {
+func (a *Applied) fail(step Step, what string, err error) {
 	a.Failed = append(a.Failed, Failure{Step: step, What: what, Err: err})
 }
 
@@ -261,8 +274,7 @@ func (a *Applied) Err() error {
 	if len(a.Failed) == 0 {
 		return nil
 	}
-	f := a.Failed[0]
-	return f.Err
+	return a.Failed[0].Err
 }
 
 // Commit records the gate run whose plan is p: l.Record holds the run's entry at the end of its
@@ -297,7 +309,7 @@ func (l *Ledger) Commit(p *Plan, logDir *os.Root, f Found) (*Applied, error) {
 		// The run's events are logged only after record.json holds its gate_result (a logged
 		// gate_result event tells a reader the record was written): the next command logs them.
 		f.ResultFailed = err
-		failed = &Failure{Step: "record", What: "record.json", Err: err}
+		failed = &Failure{Step: StepRecord, What: "record.json", Err: err}
 	}
 	applied := l.Apply(p, f)
 	if failed != nil {
@@ -319,7 +331,7 @@ func (l *Ledger) Apply(p *Plan, f Found) *Applied {
 			return false
 		}
 		if err := l.Held(); err != nil {
-			a.fail("lock", "", err)
+			a.fail(StepLock, "", err)
 			return true
 		}
 		return false
@@ -336,7 +348,7 @@ func (l *Ledger) Apply(p *Plan, f Found) *Applied {
 			err = l.Record.Write(l.Geas, path.Join(p.TaskDir, "record.json"))
 		}
 		if err != nil {
-			a.fail("record", "record.json", err)
+			a.fail(StepRecord, "record.json", err)
 			skip[EventGateResult], skip[EventTaskTransition], skip[EventEscalation] = true, true, true
 		} else {
 			a.done("wrote gate_result of %s to record.json", p.RunID)
@@ -349,7 +361,7 @@ func (l *Ledger) Apply(p *Plan, f Found) *Applied {
 			}
 			doc := PinnedCopy{RulesSHA256: p.PinRules, PinnedBy: p.PinBy, PinnedAt: Timestamp(l.Now), Rules: rules}
 			if err := WritePinned(l.Geas, p.TaskDir, doc); err != nil {
-				a.fail("pin", PinnedFile, err)
+				a.fail(StepPin, PinnedFile, err)
 			} else {
 				a.done("wrote %s, the rules entry %.12s pinned", PinnedFile, p.Hash)
 			}
@@ -368,7 +380,7 @@ func (l *Ledger) Apply(p *Plan, f Found) *Applied {
 				return a
 			}
 			if _, err := WriteContractStatus(l.Geas, p.TaskDir, f.Contract, m.To, l.Now); err != nil {
-				a.fail("move", ContractFile, fmt.Errorf("the task's state was not moved %s -> %s (%w)", m.From, m.To, err))
+				a.fail(StepMove, ContractFile, fmt.Errorf("the task's state was not moved %s -> %s (%w)", m.From, m.To, err))
 				// The transition's event must not claim a move that did not happen.
 				skip[EventTaskTransition], skip[EventEscalation] = true, true
 				escalate = false
@@ -392,7 +404,7 @@ func (l *Ledger) Apply(p *Plan, f Found) *Applied {
 			case err == nil:
 				a.done("wrote the escalation decision of %s", p.RunID)
 			case !errors.Is(err, fs.ErrExist):
-				a.fail("decision", PendingDecisionFile(p.Mission, p.DecisionID), fmt.Errorf("write escalation decision: %w", err))
+				a.fail(StepDecision, PendingDecisionFile(p.Mission, p.DecisionID), fmt.Errorf("write escalation decision: %w", err))
 				skip[EventEscalation] = true
 			}
 		}
@@ -408,7 +420,7 @@ func (l *Ledger) Apply(p *Plan, f Found) *Applied {
 			return a
 		}
 		if err := AppendEvent(l.Geas, ev); err != nil {
-			a.fail("event", ev.EventType, fmt.Errorf("log %s event: %w", ev.EventType, err))
+			a.fail(StepEvent, ev.EventType, fmt.Errorf("log %s event: %w", ev.EventType, err))
 			return a
 		}
 		a.Logged = append(a.Logged, ev.EventType)

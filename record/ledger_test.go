@@ -165,7 +165,7 @@ func TestAFailedMoveIsNotClaimedByItsEvents(t *testing.T) {
 	f.Contract = []byte(`not json`) // what SetContractStatus refuses: the move fails
 	got := ledgerFor(root, rec, testNow, nil).Apply(plan, f)
 	require.Len(t, got.Failed, 1)
-	assert.Equal(t, "move", got.Failed[0].Step)
+	assert.Equal(t, StepMove, got.Failed[0].Step)
 	assert.Equal(t, []string{EventGateResult}, got.Logged)
 	assert.NotContains(t, geasFiles(t, dir), filepath.FromSlash(PendingDecisionFile("m1", "esc-t1-gate-1")))
 

@@ -158,22 +158,22 @@ func afterCommit(in *Input, res *Result, plan *record.Plan, found record.Found, 
 func noteFailures(res *Result, applied *record.Applied) error {
 	for _, f := range applied.Failed {
 		switch f.Step {
-		case "record":
+		case record.StepRecord:
 			res.Notes = append(res.Notes, fmt.Sprintf("the run is recorded in %s, but record.json was not written (%v): the next command on the task completes it", record.HistoryFile, f.Err))
-		case "lock":
+		case record.StepLock:
 			if res.Hash == "" {
 				return fmt.Errorf("log the run's events: nothing written: %w", f.Err)
 			}
 			// Recorded, but the lock is gone: another run may hold the task now, and what
 			// follows from the entry is left to the next command that takes the lock.
 			res.Notes = append(res.Notes, fmt.Sprintf("the run is recorded, but the rest of its writes were not made (%v): the next command on the task completes them", f.Err))
-		case "pin":
+		case record.StepPin:
 			res.Notes = append(res.Notes, fmt.Sprintf("write %s: %v", record.PinnedFile, f.Err))
-		case "move":
+		case record.StepMove:
 			res.Notes = append(res.Notes, fmt.Sprintf("%v: the next command on the task completes it", f.Err))
-		case "decision":
+		case record.StepDecision:
 			res.Notes = append(res.Notes, fmt.Sprintf("the escalation decision was not written (%v): the next command on the task completes it", f.Err))
-		case "event":
+		case record.StepEvent:
 			if res.Hash == "" {
 				return f.Err
 			}
