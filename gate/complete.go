@@ -3,6 +3,7 @@ package gate
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -251,59 +252,76 @@ func extraString(e record.HistoryEntry, key string) string {
 // the transition events are logged.
 func (c *completion) revocation(e record.HistoryEntry) error {
 	state := vocab.State(extraString(e, "state"))
-	moveDone := c.keys.Has("task_transition", e.Hash, e.RunID)
+	var k *contract.Contract
 	var to vocab.State
-	moved := false
-	if state == vocab.Verified && !moveDone {
-		k, err := contract.Load(c.geas, c.taskDir+"/"+record.ContractFile)
-		if err == nil && k.TaskID == c.task {
-			to = tiers.GateState(k.GateProfile)
-			switch k.Status {
-			case state:
+	if state == vocab.Verified && !c.keys.Has(record.EventTaskTransition, e.Hash, e.RunID) {
+		if got, err := contract.Load(c.geas, c.taskDir+"/"+record.ContractFile); err == nil && got.TaskID == c.task {
+			k, to = got, tiers.GateState(got.GateProfile)
+			if k.Status == state {
 				if err := vocab.CheckTransition(vocab.Verified, to, true); err != nil {
 					return err
 				}
-				if err := c.stillHeld(); err != nil {
-					return fmt.Errorf("complete revocation %s: %w", e.RunID, err)
-				}
-				if _, err := record.WriteContractStatus(c.geas, c.taskDir, k.Raw, to, c.now); err != nil {
-					return fmt.Errorf("complete revocation %s: %w", e.RunID, err)
-				}
-				c.note("moved the task %s -> %s, as revocation %s decided", state, to, e.RunID)
-				moved = true
-			case to:
-				moved = true // moved before the crash; its event is what is missing
 			}
 		}
 	}
-	if !c.keys.Has(record.KindRevocation, e.Hash, "") {
-		if err := c.logRevocation(e, string(state)); err != nil {
-			return err
-		}
-	}
-	if moved {
-		ev, err := record.RevocationTransitionEvent(c.mission, c.task, e.RunID, state, to, e.Hash)
-		if err != nil {
-			return err
-		}
-		if err := record.AppendEvent(c.geas, ev); err != nil {
-			return fmt.Errorf("complete revocation %s: %w", e.RunID, err)
-		}
-		c.note("logged the task_transition event of revocation %s", e.RunID)
-	}
-	return nil
-}
-
-func (c *completion) logRevocation(e record.HistoryEntry, state string) error {
-	ev, err := record.RevocationEvent(c.mission, c.task, e, state)
+	plan, err := record.PlanRevocation(c.mission, c.task, c.taskDir, e, state, to)
 	if err != nil {
 		return err
 	}
-	if err := record.AppendEvent(c.geas, ev); err != nil {
-		return fmt.Errorf("complete revocation %s: %w", e.RunID, err)
+	return c.apply(plan, c.found(plan, k), "complete revocation "+e.RunID)
+}
+
+// afterRevocation writes what follows from the revocation entry just recorded (SPEC §7.2): the
+// plan the completion would apply (record.PlanRevocation), through the same ledger. A revoked
+// verified task moves back to its profile's gate state; a passed task is terminal, and a task
+// whose contract cannot be read is not moved: both are notes. A write that fails is a note too
+// (the next command on the task completes it). It returns the transition made, if any.
+func afterRevocation(t Task, rep *VerifyReport, entry record.HistoryEntry, now time.Time, held func() error) (*tiers.Transition, []string, error) {
+	from := vocab.State(rep.State)
+	var notes []string
+	var k *contract.Contract
+	var to vocab.State
+	switch from {
+	case vocab.Verified:
+		got, err := contract.Load(t.Project.Geas, t.Dir+"/"+record.ContractFile)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("contract.json cannot be read (%v): the state is not changed", err))
+			break
+		}
+		k, to = got, tiers.GateState(got.GateProfile)
+		if err := vocab.CheckTransition(from, to, true); err != nil {
+			return nil, nil, err
+		}
+	case vocab.Passed:
+		notes = append(notes, "passed is terminal: the revocation is recorded, the state is not changed")
+	default:
+		notes = append(notes, "contract.json cannot be read: the revocation is recorded, the state is not changed")
 	}
-	c.note("logged the revocation event of %s", e.RunID)
-	return nil
+	plan, err := record.PlanRevocation(rep.MissionID, rep.TaskID, t.Dir, entry, from, to)
+	if err != nil {
+		return nil, nil, err
+	}
+	found := record.Found{}
+	if k != nil {
+		// What the revocation read under the lock: the state it revoked.
+		found.Contract, found.Status = k.Raw, from
+	}
+	applied := (&record.Ledger{Geas: t.Project.Geas, Held: held, Now: now}).Apply(plan, found)
+	for _, f := range applied.Failed {
+		switch f.Step {
+		case record.StepMove:
+			notes = append(notes, fmt.Sprintf("%v: the next command on the task completes it", f.Err))
+		case record.StepEvent:
+			notes = append(notes, fmt.Sprintf("the %s event was not logged (%v): the next command on the task logs it", f.What, errors.Unwrap(f.Err)))
+		case record.StepLock:
+			notes = append(notes, fmt.Sprintf("the revocation is recorded, but the rest of its writes were not made (%v): the next command on the task completes them", f.Err))
+		}
+	}
+	var moved *tiers.Transition
+	if applied.Moved {
+		moved = &tiers.Transition{From: from, To: to}
+	}
+	return moved, notes, nil
 }
 
 // RevocationEvent is the revocation event of the entry e (the task was in state when revoked).

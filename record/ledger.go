@@ -53,6 +53,7 @@ type RunOutcome struct {
 type Plan struct {
 	Mission, Task, TaskDir string
 	RunID                  string
+	Name                   string          // how notes name the entry ("" the run id)
 	Hash                   string          // the run's history entry; "" when nothing was recorded
 	Result                 json.RawMessage // gate_result of record.json
 	PinBy                  string          // who the pinned copy says pinned the rules ("" no pin)
@@ -95,6 +96,35 @@ func PlanRun(in PlanInput, now time.Time) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// PlanRevocation is the plan of the writes that follow from the revocation entry e of a task
+// that was in state when revoked (SPEC §7.2): the task moves back to its gate state to (when it
+// was verified; "" when it was not, or its contract cannot be read), and the revocation and
+// transition events are logged.
+func PlanRevocation(mission, task, taskDir string, e HistoryEntry, state, to vocab.State) (*Plan, error) {
+	p := &Plan{Mission: mission, Task: task, TaskDir: taskDir, RunID: e.RunID, Name: "revocation " + e.RunID, Hash: e.Hash}
+	ev, err := RevocationEvent(mission, task, e, string(state))
+	if err != nil {
+		return nil, err
+	}
+	p.Events = append(p.Events, ev)
+	if state == vocab.Verified && to != "" {
+		p.Move = &Move{From: state, To: to}
+		ev, err := RevocationTransitionEvent(mission, task, e.RunID, state, to, e.Hash)
+		if err != nil {
+			return nil, err
+		}
+		p.Events = append(p.Events, ev)
+	}
+	return p, nil
+}
+
+func (p *Plan) name() string {
+	if p.Name != "" {
+		return p.Name
+	}
+	return p.RunID
 }
 
 // Unmoved is the plan without the move of the task's status, its pending decision and their
@@ -239,6 +269,8 @@ type Applied struct {
 	Failed []Failure
 	// Logged are the event types logged, in order.
 	Logged []string
+	// Moved: the task is in the plan's Move.To state, moved by this apply or an earlier one.
+	Moved bool
 }
 
 // Step names a write of a plan.
@@ -385,9 +417,12 @@ func (l *Ledger) Apply(p *Plan, f Found) *Applied {
 				skip[EventTaskTransition], skip[EventEscalation] = true, true
 				escalate = false
 			} else {
-				a.done("moved the task %s -> %s, as %s decided", m.From, m.To, p.RunID)
+				a.done("moved the task %s -> %s, as %s decided", m.From, m.To, p.name())
+				a.Moved = true
 			}
-		case f.Status != m.To:
+		case f.Status == m.To:
+			a.Moved = true // moved before a crash; its event may be what is missing
+		default:
 			// The task has moved on since (an authority's transition): the run's move is history.
 			skip[EventTaskTransition] = true
 		}
@@ -409,12 +444,9 @@ func (l *Ledger) Apply(p *Plan, f Found) *Applied {
 			}
 		}
 	}
-	if p.Hash != "" && f.Keys.Has(EventGateResult, p.Hash, "") {
-		skip[EventGateResult] = true
-	}
 	for _, ev := range p.Events {
-		if skip[ev.EventType] {
-			continue
+		if skip[ev.EventType] || p.Hash != "" && f.Keys.Has(ev.EventType, p.Hash, "") {
+			continue // not to be claimed, or logged already for the entry
 		}
 		if lost() {
 			return a
@@ -424,7 +456,7 @@ func (l *Ledger) Apply(p *Plan, f Found) *Applied {
 			return a
 		}
 		a.Logged = append(a.Logged, ev.EventType)
-		a.done("logged the %s event of %s", ev.EventType, p.RunID)
+		a.done("logged the %s event of %s", ev.EventType, p.name())
 	}
 	return a
 }
