@@ -228,3 +228,41 @@ func TestACommitWithItsLockLostRecordsNothing(t *testing.T) {
 		assert.Equal(t, before, geasFiles(t, dir), "nothing is written")
 	})
 }
+
+// TestARevocationPlanIsAppliedOnce: a revoked verified task moves back to its gate state and the
+// revocation and transition events are logged; applied again (as the completion does), nothing
+// is written; a task found already moved gets only its missing events.
+func TestARevocationPlanIsAppliedOnce(t *testing.T) {
+	root, dir := openRoot(t)
+	require.NoError(t, root.MkdirAll(ledgerTaskDir, 0o755))
+	require.NoError(t, root.WriteFile(ledgerTaskDir+"/"+ContractFile, []byte(`{"task_id": "t1", "status": "verified"}`+"\n"), 0o644))
+	rec := New("t1", testNow)
+	entry, err := rec.AppendHistory(HistoryEntry{Kind: KindRevocation, RunID: "gate-2", Verdict: "fail", Causes: json.RawMessage(`[]`), StartedAt: Timestamp(testNow),
+		Extra: map[string]json.RawMessage{"state": json.RawMessage(`"verified"`)}}, testNow)
+	require.NoError(t, err)
+	require.NoError(t, rec.Write(root, ledgerTaskDir+"/record.json"))
+	plan, err := PlanRevocation("m1", "t1", ledgerTaskDir, entry, vocab.Verified, vocab.Integrated)
+	require.NoError(t, err)
+
+	rec, f := observe(t, root, plan)
+	first := ledgerFor(root, rec, testNow, nil).Apply(plan, f)
+	require.NoError(t, first.Err())
+	assert.True(t, first.Moved)
+	assert.Equal(t, []string{EventRevocation, EventTaskTransition}, first.Logged)
+	once := geasFiles(t, dir)
+	assert.Contains(t, once[filepath.FromSlash(ledgerTaskDir+"/"+ContractFile)], `"status": "integrated"`)
+
+	rec, f = observe(t, root, plan)
+	again := ledgerFor(root, rec, testNow.Add(time.Hour), nil).Apply(plan, f)
+	require.NoError(t, again.Err())
+	assert.Empty(t, again.Done)
+	assert.Equal(t, once, geasFiles(t, dir))
+
+	// Moved before a crash, its events not logged: the events only.
+	require.NoError(t, root.Remove(EventsFile))
+	rec, f = observe(t, root, plan)
+	rest := ledgerFor(root, rec, testNow.Add(time.Hour), nil).Apply(plan, f)
+	require.NoError(t, rest.Err())
+	assert.Equal(t, []string{EventRevocation, EventTaskTransition}, rest.Logged)
+	assert.Equal(t, once, geasFiles(t, dir), "the contract is not written again")
+}
