@@ -347,40 +347,26 @@ func GrantEvent(mission, task string, e record.HistoryEntry) (record.Event, erro
 
 // grant completes a recorded budget grant: its event.
 func (c *completion) grant(e record.HistoryEntry) error {
-	return c.logEntryEvent(record.EventBudgetGrant, "budget grant", e)
+	return c.entry(e, "budget grant")
 }
 
 // reset completes a recorded history reset: its event.
 func (c *completion) reset(e record.HistoryEntry) error {
-	return c.logEntryEvent(record.EventHistoryReset, "history reset", e)
+	return c.entry(e, "history reset")
 }
 
-// logEntryEvent logs the event of type typ of an authority's entry e (record.EntryEvent) unless
-// one naming e by hash is logged already; what names the entry in an error.
-func (c *completion) logEntryEvent(typ, what string, e record.HistoryEntry) error {
-	if c.keys.Has(typ, e.Hash, "") {
-		return nil
-	}
-	ev, err := record.EntryEvent(c.mission, c.task, e)
+// approval completes a recorded rules approval: the pinned copy, and its event.
+func (c *completion) approval(e record.HistoryEntry) error {
+	return c.entry(e, "rules approval")
+}
+
+// entry completes an authority's entry e (record.PlanEntry): what names it in an error.
+func (c *completion) entry(e record.HistoryEntry, what string) error {
+	plan, err := record.PlanEntry(c.mission, c.task, c.taskDir, e)
 	if err != nil {
 		return err
 	}
-	if err := c.stillHeld(); err != nil {
-		return fmt.Errorf("complete the %s: %w", what, err)
-	}
-	if err := record.AppendEvent(c.geas, ev); err != nil {
-		return fmt.Errorf("complete the %s: %w", what, err)
-	}
-	c.note("logged the %s event of entry %.12s", typ, e.Hash)
-	return nil
-}
-
-// stillHeld is nil while the caller's task lock is held (or it took none).
-func (c *completion) stillHeld() error {
-	if c.held == nil {
-		return nil
-	}
-	return c.held()
+	return c.apply(plan, c.found(plan, nil), "complete the "+what)
 }
 
 // ApprovalEvent is the rules_approval event of the approval entry e, naming it by hash.
@@ -388,19 +374,4 @@ func (c *completion) stillHeld() error {
 // Deprecated: transitional, removed after the merge; use record.EntryEvent.
 func ApprovalEvent(mission, task string, e record.HistoryEntry) (record.Event, error) {
 	return record.EntryEvent(mission, task, e)
-}
-
-// approval completes a recorded rules approval: the pinned copy, and its event.
-func (c *completion) approval(e record.HistoryEntry) error {
-	if err := c.pin(e, "approval by "+extraString(e, "by")); err != nil {
-		return err
-	}
-	return c.logEntryEvent(record.EventRulesApproval, "rules approval", e)
-}
-
-// pin writes the pinned copy of the rules the entry e pinned, when it is missing and the rules are
-// still those (tiers.RulesNow); by is what the copy says pinned them.
-func (c *completion) pin(e record.HistoryEntry, by string) error {
-	plan := &record.Plan{Mission: c.mission, Task: c.task, TaskDir: c.taskDir, RunID: e.RunID, Hash: e.Hash, PinBy: by, PinRules: e.RulesSHA256}
-	return c.apply(plan, c.found(plan, nil), "complete the pin of entry "+shortHash(e.Hash))
 }

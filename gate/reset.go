@@ -80,11 +80,11 @@ func ResetHistory(ctx context.Context, t Task, r Reset) (*ResetDone, error) {
 		return out, err
 	}
 	out.Hash = entry.Hash
-	ev, err := record.EntryEvent(t.Mission, t.ID, entry) // the event the next command would log
+	plan, err := record.PlanEntry(t.Mission, t.ID, t.Dir, entry) // what the next command would complete
 	if err != nil {
 		return out, err
 	}
-	if err := record.AppendEvent(t.Project.Geas, ev); err != nil {
+	if err := (&record.Ledger{Geas: t.Project.Geas, Held: lock.Held, Now: now}).Apply(plan, record.Found{}).Err(); err != nil {
 		return out, fmt.Errorf("history reset, but the event was not logged: %w", err)
 	}
 	return out, nil

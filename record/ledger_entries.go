@@ -94,3 +94,19 @@ func extraString(e HistoryEntry, key string) string {
 	}
 	return s
 }
+
+// PlanEntry is the plan of the writes that follow from an authority's entry e (a budget grant, a
+// history reset or a rules approval): its event and, for an approval, the pinned copy of the
+// rules it approved. The command that records e applies it, and so does the completion when that
+// command was cut short.
+func PlanEntry(mission, task, taskDir string, e HistoryEntry) (*Plan, error) {
+	ev, err := EntryEvent(mission, task, e)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Mission: mission, Task: task, TaskDir: taskDir, RunID: e.RunID, Name: fmt.Sprintf("entry %.12s", e.Hash), Hash: e.Hash, Events: []Event{ev}}
+	if e.Kind == KindApproval {
+		p.PinBy, p.PinRules = "approval by "+extraString(e, "by"), e.RulesSHA256
+	}
+	return p, nil
+}
