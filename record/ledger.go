@@ -45,11 +45,11 @@ type RunOutcome struct {
 	Hash               string // the run's history entry ("" when nothing was recorded)
 }
 
-// Plan is every write a gate run implies after its commit point (SPEC §7.3), as data: derived
-// once (PlanRun) from the run's history entry and result, and applied by Ledger.Apply both right
-// after the commit and, after a crash or a failed write, by the next command that takes the
-// task's lock. Each write is keyed by the run, so applying a plan twice writes nothing the
-// second time.
+// Plan is every write a history entry implies after it is recorded (SPEC §7.3), as data: derived
+// once from the entry (PlanRun from a gate run's entry and result, PlanRevocation, PlanEntry for
+// an authority's entry), and applied by Ledger.Apply both right after the entry is recorded and,
+// after a crash or a failed write, by the next command that takes the task's lock. Each write is
+// keyed by the entry, so applying a plan twice writes nothing the second time.
 type Plan struct {
 	Mission, Task, TaskDir string
 	RunID                  string
@@ -61,7 +61,7 @@ type Plan struct {
 	Move                   *Move           // the contract's status
 	DecisionID             string          // the pending decision of an escalation ("" none)
 	Decision               []byte          // its document
-	Events                 []Event         // gate_result, then task_transition and escalation
+	Events                 []Event         // in the order they are logged
 }
 
 // PlanInput is what PlanRun derives a plan from.
@@ -128,8 +128,8 @@ func (p *Plan) name() string {
 }
 
 // Unmoved is the plan without the move of the task's status, its pending decision and their
-// events: what a run leaves when its move is not to be made (a history that does not verify, a
-// result.json edited to claim a move its entry does not imply).
+// events: what is left of a run whose result claims a move its entry does not imply (a
+// result.json edited after the run).
 func (p *Plan) Unmoved() *Plan {
 	q := *p
 	q.Move, q.DecisionID, q.Decision = nil, "", nil
