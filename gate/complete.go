@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"time"
 
@@ -32,8 +31,11 @@ const maxResultBytes = record.MaxBytes
 // whose signatures) fail is left to the gate's history check, and a result.json that does not
 // match its entry is not used. It returns what it did, as notes.
 //
-// held, when not nil, says whether the caller's task lock is still held (fsutil.Lock.Held): the
-// record's writes ask it first (record.Record.Guard).
+// A gate run is completed by the same plan of writes its commit applied (tiers.PlanResult,
+// record.Ledger): what the files already hold of it is read back, and the ledger writes the rest.
+//
+// held, when not nil, says whether the caller's task lock is still held (fsutil.Lock.Held): every
+// write asks it first, and nothing more is written once it fails.
 func Complete(p *project.Project, mission, task, taskDir string, now time.Time, held func() error) ([]string, error) {
 	geas := p.Geas
 	name := taskDir + "/record.json"
@@ -62,7 +64,7 @@ func Complete(p *project.Project, mission, task, taskDir string, now time.Time, 
 	if err != nil {
 		return notes, nil // the events cannot be read: nothing can be told missing
 	}
-	c := &completion{p: p, geas: geas, mission: mission, task: task, taskDir: taskDir, name: name, rec: rec, keys: keys, now: now}
+	c := &completion{p: p, geas: geas, mission: mission, task: task, taskDir: taskDir, name: name, rec: rec, keys: keys, held: held, now: now}
 	last := hist[len(hist)-1]
 	switch last.Kind {
 	case "", record.KindGateRun:
@@ -86,6 +88,7 @@ type completion struct {
 	name                   string
 	rec                    *record.Record
 	keys                   *record.EventKeys
+	held                   func() error
 	now                    time.Time
 	notes                  []string
 }
@@ -110,81 +113,85 @@ func (c *completion) result(e record.HistoryEntry) (*tiers.Result, json.RawMessa
 			return res, raw, true
 		}
 	}
-	raw, err := fsutil.ReadLimited(c.geas, tiers.ResultFile(c.taskDir, e.RunID), maxResultBytes)
+	raw, err := fsutil.ReadLimited(c.geas, record.ResultFile(c.taskDir, e.RunID), maxResultBytes)
 	if err != nil {
 		return nil, nil, false
 	}
 	return read(raw)
 }
 
-// gateRun completes a recorded gate run.
+// gateRun completes a recorded gate run: it derives the run's plan from its entry and result, as
+// the run did (tiers.PlanResult), sees what the files already hold of it, and has the ledger write
+// the rest.
 func (c *completion) gateRun(e record.HistoryEntry) error {
 	// The task's first recorded run pins the rules it read (SPEC §4.4): its copy, if it is missing.
-	if pin, ok := record.PinnedRules(c.rec); ok && pin.Entry.Hash == e.Hash && e.RulesSHA256 != "" {
-		if err := c.pin(e, "gate run "+e.RunID); err != nil {
-			return err
-		}
-	}
+	pin, pinned := record.PinnedRules(c.rec)
+	pins := pinned && pin.Entry.Hash == e.Hash && e.RulesSHA256 != ""
 	res, raw, ok := c.result(e)
 	if !ok {
-		return nil // a run recorded by an earlier version, or whose result is gone: nothing to derive from
-	}
-	if gr, ok := c.rec.GateResult(); c.rec.ResultPending() || (!ok || !bytes.Equal(bytes.TrimSpace(gr), raw)) && c.gateResultIsBefore(e) {
-		if err := c.rec.SetGateResult(raw, c.now); err != nil {
-			return err
+		if pins {
+			// A run recorded by an earlier version, or whose result is gone: nothing to derive
+			// from but its pin.
+			plan := &record.Plan{Mission: c.mission, Task: c.task, TaskDir: c.taskDir, RunID: e.RunID, Hash: e.Hash, PinBy: "gate run " + e.RunID, PinRules: e.RulesSHA256}
+			return c.apply(plan, c.found(plan, nil), "complete the pin of entry "+shortHash(e.Hash))
 		}
-		if err := c.rec.Write(c.geas, c.name); err != nil {
-			return fmt.Errorf("complete %s: write record.json: %w", e.RunID, err)
-		}
-		c.note("wrote gate_result of %s to record.json", e.RunID)
+		return nil
 	}
-	k, kerr := contract.Load(c.geas, c.taskDir+"/contract.json")
-	in := &tiers.Input{Geas: c.geas, Mission: c.mission, Task: c.task, TaskDir: c.taskDir, Record: c.rec}
-	if kerr == nil && k.TaskID == c.task {
-		in.Contract = k
+	k, kerr := contract.Load(c.geas, c.taskDir+"/"+record.ContractFile)
+	if kerr != nil || k.TaskID != c.task {
+		k = nil
 	}
-	skip := map[string]bool{}
-	if t := res.Transition; t != nil {
-		switch {
-		case c.keys.Has("task_transition", e.Hash, e.RunID):
-			skip["task_transition"] = true
-		case !transitionFollows(e, res, t):
-			// A result.json edited to claim a transition its entry does not imply.
-			skip["task_transition"], skip["escalation"] = true, true
-		case in.Contract == nil:
-			skip["task_transition"], skip["escalation"] = true, true
-		case in.Contract.Status == t.From:
-			if err := tiers.WriteTransition(in, t, c.now); err != nil {
-				return fmt.Errorf("complete %s: %w", e.RunID, err)
-			}
-			c.note("moved the task %s -> %s, as %s decided", t.From, t.To, e.RunID)
-		case in.Contract.Status != t.To:
-			// The task has moved on since (an authority's transition): the run's move is history.
-			skip["task_transition"] = true
-		}
+	policy := ""
+	if k != nil {
+		policy = k.EffectiveEscalationPolicy()
 	}
-	if res.Escalation != "" && !skip["escalation"] {
-		if c.keys.Has("escalation", e.Hash, e.RunID) {
-			skip["escalation"] = true
-		} else if in.Contract != nil {
-			id := fmt.Sprintf("esc-%s-%s", c.task, e.RunID)
-			err := tiers.WriteEscalation(in, res, id, c.now)
-			switch {
-			case err == nil:
-				c.note("wrote the escalation decision of %s", e.RunID)
-			case !errors.Is(err, fs.ErrExist):
-				return fmt.Errorf("complete %s: %w", e.RunID, err)
-			}
-		}
-	}
-	if c.keys.Has("gate_result", e.Hash, "") {
-		skip["gate_result"] = true
-	}
-	err := tiers.LogEvents(in, res, skip, func(eventType string) { c.note("logged the %s event of %s", eventType, e.RunID) })
+	plan, err := tiers.PlanResult(c.mission, c.task, c.taskDir, res, raw, c.rec.History(), pins, policy, c.now)
 	if err != nil {
-		return fmt.Errorf("complete %s: %w", e.RunID, err)
+		return err
+	}
+	if t := res.Transition; t != nil && !transitionFollows(e, res, t) {
+		plan = plan.Unmoved() // a result.json edited to claim a transition its entry does not imply
+	}
+	f := c.found(plan, k)
+	if gr, ok := c.rec.GateResult(); c.rec.ResultPending() || (!ok || !bytes.Equal(bytes.TrimSpace(gr), raw)) && c.gateResultIsBefore(e) {
+		f.ResultMissing = true
+	}
+	return c.apply(plan, f, "complete "+e.RunID)
+}
+
+// found is what the task's files hold of plan: the events logged, the contract k (nil: it cannot
+// be read) and, when the plan pins, whether the pinned copy holds its rules.
+func (c *completion) found(plan *record.Plan, k *contract.Contract) record.Found {
+	f := record.Found{Keys: c.keys}
+	if k != nil {
+		f.Contract, f.Status = k.Raw, k.Status
+	}
+	if plan.PinBy != "" {
+		f.Pinned = tiers.PinnedHolds(c.geas, c.taskDir, plan.PinRules)
+	}
+	return f
+}
+
+// apply has the ledger write what f shows is missing of plan, noting what it wrote; what names the
+// completion in an error.
+func (c *completion) apply(plan *record.Plan, f record.Found, what string) error {
+	l := &record.Ledger{Geas: c.geas, Record: c.rec, Held: c.held, Now: c.now}
+	l.Rules = func(want string) (map[string]any, bool) {
+		return tiers.RulesNow(c.p, c.mission, c.task, c.taskDir, want)
+	}
+	applied := l.Apply(plan, f)
+	c.notes = append(c.notes, applied.Done...)
+	if err := applied.Err(); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
+}
+
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
 }
 
 // gateResultIsBefore reports whether record.json's gate_result is what it was just before the
@@ -245,183 +252,126 @@ func extraString(e record.HistoryEntry, key string) string {
 // the transition events are logged.
 func (c *completion) revocation(e record.HistoryEntry) error {
 	state := vocab.State(extraString(e, "state"))
-	moveDone := c.keys.Has("task_transition", e.Hash, e.RunID)
+	var k *contract.Contract
 	var to vocab.State
-	moved := false
-	if state == vocab.Verified && !moveDone {
-		k, err := contract.Load(c.geas, c.taskDir+"/contract.json")
-		if err == nil && k.TaskID == c.task {
-			to = tiers.GateState(k.GateProfile)
-			switch k.Status {
-			case state:
+	if state == vocab.Verified && !c.keys.Has(record.EventTaskTransition, e.Hash, e.RunID) {
+		if got, err := contract.Load(c.geas, c.taskDir+"/"+record.ContractFile); err == nil && got.TaskID == c.task {
+			k, to = got, tiers.GateState(got.GateProfile)
+			if k.Status == state {
 				if err := vocab.CheckTransition(vocab.Verified, to, true); err != nil {
 					return err
 				}
-				in := &tiers.Input{Geas: c.geas, TaskDir: c.taskDir, Contract: k}
-				if err := tiers.WriteTransition(in, &tiers.Transition{From: state, To: to}, c.now); err != nil {
-					return fmt.Errorf("complete revocation %s: %w", e.RunID, err)
-				}
-				c.note("moved the task %s -> %s, as revocation %s decided", state, to, e.RunID)
-				moved = true
-			case to:
-				moved = true // moved before the crash; its event is what is missing
 			}
 		}
 	}
-	if !c.keys.Has(record.KindRevocation, e.Hash, "") {
-		if err := c.logRevocation(e, string(state)); err != nil {
-			return err
-		}
-	}
-	if moved {
-		ev, err := RevocationTransitionEvent(c.mission, c.task, e.RunID, state, to, e.Hash)
-		if err != nil {
-			return err
-		}
-		if err := record.AppendEvent(c.geas, ev); err != nil {
-			return fmt.Errorf("complete revocation %s: %w", e.RunID, err)
-		}
-		c.note("logged the task_transition event of revocation %s", e.RunID)
-	}
-	return nil
-}
-
-func (c *completion) logRevocation(e record.HistoryEntry, state string) error {
-	ev, err := RevocationEvent(c.mission, c.task, e, state)
+	plan, err := record.PlanRevocation(c.mission, c.task, c.taskDir, e, state, to)
 	if err != nil {
 		return err
 	}
-	if err := record.AppendEvent(c.geas, ev); err != nil {
-		return fmt.Errorf("complete revocation %s: %w", e.RunID, err)
+	return c.apply(plan, c.found(plan, k), "complete revocation "+e.RunID)
+}
+
+// afterRevocation writes what follows from the revocation entry just recorded (SPEC §7.2): the
+// plan the completion would apply (record.PlanRevocation), through the same ledger. A revoked
+// verified task moves back to its profile's gate state; a passed task is terminal, and a task
+// whose contract cannot be read is not moved: both are notes. A write that fails is a note too
+// (the next command on the task completes it). It returns the transition made, if any.
+func afterRevocation(t Task, rep *VerifyReport, entry record.HistoryEntry, now time.Time, held func() error) (*tiers.Transition, []string, error) {
+	from := vocab.State(rep.State)
+	var notes []string
+	var k *contract.Contract
+	var to vocab.State
+	switch from {
+	case vocab.Verified:
+		got, err := contract.Load(t.Project.Geas, t.Dir+"/"+record.ContractFile)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("contract.json cannot be read (%v): the state is not changed", err))
+			break
+		}
+		k, to = got, tiers.GateState(got.GateProfile)
+		if err := vocab.CheckTransition(from, to, true); err != nil {
+			return nil, nil, err
+		}
+	case vocab.Passed:
+		notes = append(notes, "passed is terminal: the revocation is recorded, the state is not changed")
+	default:
+		notes = append(notes, "contract.json cannot be read: the revocation is recorded, the state is not changed")
 	}
-	c.note("logged the revocation event of %s", e.RunID)
-	return nil
+	plan, err := record.PlanRevocation(rep.MissionID, rep.TaskID, t.Dir, entry, from, to)
+	if err != nil {
+		return nil, nil, err
+	}
+	found := record.Found{}
+	if k != nil {
+		// What the revocation read under the lock: the state it revoked.
+		found.Contract, found.Status = k.Raw, from
+	}
+	applied := (&record.Ledger{Geas: t.Project.Geas, Held: held, Now: now}).Apply(plan, found)
+	for _, f := range applied.Failed {
+		switch f.Step {
+		case record.StepMove:
+			notes = append(notes, fmt.Sprintf("%v: the next command on the task completes it", f.Err))
+		case record.StepEvent:
+			notes = append(notes, fmt.Sprintf("the %s event was not logged (%v): the next command on the task logs it", f.What, errors.Unwrap(f.Err)))
+		case record.StepLock:
+			notes = append(notes, fmt.Sprintf("the revocation is recorded, but the rest of its writes were not made (%v): the next command on the task completes them", f.Err))
+		}
+	}
+	var moved *tiers.Transition
+	if applied.Moved {
+		moved = &tiers.Transition{From: from, To: to}
+	}
+	return moved, notes, nil
 }
 
 // RevocationEvent is the revocation event of the entry e (the task was in state when revoked).
+//
+// Deprecated: transitional, removed after the merge; use record.RevocationEvent.
 func RevocationEvent(mission, task string, e record.HistoryEntry, state string) (record.Event, error) {
-	causes := json.RawMessage(`[]`)
-	if len(e.Causes) > 0 {
-		causes = e.Causes
-	}
-	data, err := json.Marshal(map[string]any{"run_id": e.RunID, "revokes": extraString(e, "revokes"), "verdict": e.Verdict,
-		"causes": causes, "state": state, "inputs_sha256": e.InputsSHA256, "hash": e.Hash})
-	if err != nil {
-		return record.Event{}, err
-	}
-	return record.Event{EventType: record.KindRevocation, MissionID: mission, TaskID: task, Agent: "geas-gate", Data: data}, nil
+	return record.RevocationEvent(mission, task, e, state)
 }
 
 // RevocationTransitionEvent is the task_transition event of a revocation.
+//
+// Deprecated: transitional, removed after the merge; use record.RevocationTransitionEvent.
 func RevocationTransitionEvent(mission, task, runID string, from, to vocab.State, hash string) (record.Event, error) {
-	d, err := json.Marshal(map[string]string{"from": string(from), "to": string(to), "by": "geas-gate", "run_id": runID, "reason": "revocation", "hash": hash})
-	if err != nil {
-		return record.Event{}, err
-	}
-	return record.Event{EventType: "task_transition", MissionID: mission, TaskID: task, Agent: "geas-gate", Data: d}, nil
+	return record.RevocationTransitionEvent(mission, task, runID, from, to, hash)
 }
 
 // GrantEvent is the budget_grant event of the entry e.
+//
+// Deprecated: transitional, removed after the merge; use record.EntryEvent.
 func GrantEvent(mission, task string, e record.HistoryEntry) (record.Event, error) {
-	var retries int
-	if raw, ok := e.Extra["retries"]; ok {
-		_ = json.Unmarshal(raw, &retries)
-	}
-	by := extraString(e, "by")
-	before, after := 0, 0
-	if e.RetryBudgetBefore != nil {
-		before = *e.RetryBudgetBefore
-	}
-	if e.RetryBudgetAfter != nil {
-		after = *e.RetryBudgetAfter
-	}
-	data, err := json.Marshal(struct {
-		By      string `json:"by"`
-		Retries int    `json:"retries"`
-		Before  int    `json:"retry_budget_before"`
-		After   int    `json:"retry_budget_after"`
-		Reason  string `json:"reason"`
-		Hash    string `json:"hash"`
-	}{by, retries, before, after, extraString(e, "reason"), e.Hash})
-	if err != nil {
-		return record.Event{}, err
-	}
-	return record.Event{EventType: "budget_grant", MissionID: mission, TaskID: task, Agent: by, Data: data}, nil
+	return record.EntryEvent(mission, task, e)
 }
 
 // grant completes a recorded budget grant: its event.
 func (c *completion) grant(e record.HistoryEntry) error {
-	return c.logEntryEvent("budget_grant", "budget grant", e, GrantEvent)
+	return c.entry(e, "budget grant")
 }
 
 // reset completes a recorded history reset: its event.
 func (c *completion) reset(e record.HistoryEntry) error {
-	return c.logEntryEvent(record.KindHistoryReset, "history reset", e, resetEvent)
-}
-
-// resetEvent is the history_reset event of the reset entry e, naming it by hash.
-func resetEvent(mission, task string, e record.HistoryEntry) (record.Event, error) {
-	var retries int
-	if raw, ok := e.Extra["retries"]; ok {
-		_ = json.Unmarshal(raw, &retries)
-	}
-	data, err := json.Marshal(map[string]any{"by": extraString(e, "by"), "reason": extraString(e, "reason"), "retries": retries,
-		"kept_aside": extraString(e, "kept_aside"), "hash": e.Hash})
-	if err != nil {
-		return record.Event{}, err
-	}
-	return record.Event{EventType: record.KindHistoryReset, MissionID: mission, TaskID: task, Agent: extraString(e, "by"), Data: data}, nil
-}
-
-// logEntryEvent logs the event of type typ of an authority's entry e (built by build) unless one
-// naming e by hash is logged already; what names the entry in an error.
-func (c *completion) logEntryEvent(typ, what string, e record.HistoryEntry, build func(mission, task string, e record.HistoryEntry) (record.Event, error)) error {
-	if c.keys.Has(typ, e.Hash, "") {
-		return nil
-	}
-	ev, err := build(c.mission, c.task, e)
-	if err != nil {
-		return err
-	}
-	if err := record.AppendEvent(c.geas, ev); err != nil {
-		return fmt.Errorf("complete the %s: %w", what, err)
-	}
-	c.note("logged the %s event of entry %.12s", typ, e.Hash)
-	return nil
-}
-
-// ApprovalEvent is the rules_approval event of the approval entry e, naming it by hash.
-func ApprovalEvent(mission, task string, e record.HistoryEntry) (record.Event, error) {
-	by := extraString(e, "by")
-	data, err := json.Marshal(struct {
-		By          string `json:"by"`
-		Reason      string `json:"reason"`
-		RulesSHA256 string `json:"rules_sha256"`
-		Hash        string `json:"hash"`
-	}{by, extraString(e, "reason"), e.RulesSHA256, e.Hash})
-	if err != nil {
-		return record.Event{}, err
-	}
-	return record.Event{EventType: "rules_approval", MissionID: mission, TaskID: task, Agent: by, Data: data}, nil
+	return c.entry(e, "history reset")
 }
 
 // approval completes a recorded rules approval: the pinned copy, and its event.
 func (c *completion) approval(e record.HistoryEntry) error {
-	if err := c.pin(e, "approval by "+extraString(e, "by")); err != nil {
-		return err
-	}
-	return c.logEntryEvent("rules_approval", "rules approval", e, ApprovalEvent)
+	return c.entry(e, "rules approval")
 }
 
-// pin writes the pinned copy of the rules the entry e pinned, when it is missing and the rules are
-// still those (tiers.CompletePin); by is what the copy says pinned them.
-func (c *completion) pin(e record.HistoryEntry, by string) error {
-	wrote, err := tiers.CompletePin(c.p, c.mission, c.task, c.taskDir, e.RulesSHA256, by, c.now)
+// entry completes an authority's entry e (record.PlanEntry): what names it in an error.
+func (c *completion) entry(e record.HistoryEntry, what string) error {
+	plan, err := record.PlanEntry(c.mission, c.task, c.taskDir, e)
 	if err != nil {
-		return fmt.Errorf("complete the pin of entry %.12s: write %s: %w", e.Hash, tiers.PinnedFile, err)
+		return err
 	}
-	if wrote {
-		c.note("wrote %s, the rules entry %.12s pinned", tiers.PinnedFile, e.Hash)
-	}
-	return nil
+	return c.apply(plan, c.found(plan, nil), "complete the "+what)
+}
+
+// ApprovalEvent is the rules_approval event of the approval entry e, naming it by hash.
+//
+// Deprecated: transitional, removed after the merge; use record.EntryEvent.
+func ApprovalEvent(mission, task string, e record.HistoryEntry) (record.Event, error) {
+	return record.EntryEvent(mission, task, e)
 }

@@ -71,11 +71,11 @@ func GrantRetries(ctx context.Context, t Task, g Grant) (*Granted, error) {
 		return out, err
 	}
 	out.Hash = entry.Hash
-	ev, err := GrantEvent(t.Mission, t.ID, entry)
+	plan, err := record.PlanEntry(t.Mission, t.ID, t.Dir, entry)
 	if err != nil {
 		return out, err
 	}
-	if err := record.AppendEvent(t.Project.Geas, ev); err != nil {
+	if err := (&record.Ledger{Geas: t.Project.Geas, Held: lock.Held, Now: now}).Apply(plan, record.Found{}).Err(); err != nil {
 		out.Notes = append(out.Notes, fmt.Sprintf("the grant is recorded, but its event was not logged (%v): the next command on the task logs it", err))
 	}
 	return out, nil

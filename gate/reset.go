@@ -80,9 +80,11 @@ func ResetHistory(ctx context.Context, t Task, r Reset) (*ResetDone, error) {
 		return out, err
 	}
 	out.Hash = entry.Hash
-	data := fmt.Appendf(nil, `{"by":%s,"reason":%s,"retries":%d,"kept_aside":%s,"hash":%s}`,
-		jsonString(r.By), jsonString(r.Reason), r.Retries, jsonString(out.KeptAside), jsonString(entry.Hash))
-	if err := record.AppendEvent(t.Project.Geas, record.Event{EventType: record.KindHistoryReset, MissionID: t.Mission, TaskID: t.ID, Agent: r.By, Data: data}); err != nil {
+	plan, err := record.PlanEntry(t.Mission, t.ID, t.Dir, entry) // what the next command would complete
+	if err != nil {
+		return out, err
+	}
+	if err := (&record.Ledger{Geas: t.Project.Geas, Held: lock.Held, Now: now}).Apply(plan, record.Found{}).Err(); err != nil {
 		return out, fmt.Errorf("history reset, but the event was not logged: %w", err)
 	}
 	return out, nil

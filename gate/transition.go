@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/geas-dev/geas/contract"
-	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
@@ -92,11 +91,8 @@ func checkTransitionPath(t Task, from vocab.State, path []vocab.State) ([]Transi
 // writeTransition writes one step: the contract's status (atomically), then its event. It
 // returns the contract as written, for the next step.
 func writeTransition(t Task, name string, raw []byte, st TransitionStep, o TransitionOptions) ([]byte, error) {
-	updated, err := record.SetContractStatus(raw, st.To, time.Now())
+	updated, err := record.WriteContractStatus(t.Project.Geas, t.Dir, raw, st.To, time.Now())
 	if err != nil {
-		return nil, err
-	}
-	if err := fsutil.WriteFileAtomic(t.Project.Geas, name, updated, 0o644); err != nil {
 		return nil, err
 	}
 	data, _ := json.Marshal(struct {

@@ -9,11 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
-	"github.com/geas-dev/geas/vocab"
 )
 
 // Verification is what Verify found over a mission, or one task of it: the --format json document
@@ -242,15 +240,8 @@ func applyRevocation(t Task, rep *VerifyReport, now time.Time, held func() error
 	}
 	applied := &Revocation{Recorded: true, Hash: entry.Hash}
 	var notes []string
-	if applied.Transition, notes, err = moveBack(t, vocab.State(rep.State), now); err != nil {
+	if applied.Transition, notes, err = afterRevocation(t, rep, entry, now, held); err != nil {
 		return nil, err
-	}
-	note, err := logRevocation(t, rep, entry, applied.Transition)
-	if err != nil {
-		return nil, err
-	}
-	if note != "" {
-		notes = append(notes, note)
 	}
 	applied.Note = strings.Join(notes, "; ")
 	return applied, nil
@@ -280,54 +271,6 @@ func revocationEntry(hist []record.HistoryEntry, rep *VerifyReport) (record.Hist
 		entry.Extra["revokes"] = jsonString(revokes)
 	}
 	return entry, nil
-}
-
-// moveBack moves a revoked verified task back to its profile's gate state. A passed task is
-// terminal, and a task whose contract cannot be read is not moved: both are notes, as is a
-// contract that cannot be written (the next command on the task completes it).
-func moveBack(t Task, from vocab.State, now time.Time) (*tiers.Transition, []string, error) {
-	switch from {
-	case vocab.Verified:
-	case vocab.Passed:
-		return nil, []string{"passed is terminal: the revocation is recorded, the state is not changed"}, nil
-	default:
-		return nil, []string{"contract.json cannot be read: the revocation is recorded, the state is not changed"}, nil
-	}
-	k, err := contract.Load(t.Project.Geas, t.Dir+"/contract.json")
-	if err != nil {
-		return nil, []string{fmt.Sprintf("contract.json cannot be read (%v): the state is not changed", err)}, nil
-	}
-	to := tiers.GateState(k.GateProfile)
-	if err := vocab.CheckTransition(from, to, true); err != nil {
-		return nil, nil, err
-	}
-	if err := tiers.WriteState(t.Project.Geas, t.Dir, k.Raw, to, now); err != nil {
-		return nil, []string{fmt.Sprintf("the task was not moved %s -> %s (%v): the next command on the task completes it", from, to, err)}, nil
-	}
-	return &tiers.Transition{From: from, To: to}, nil, nil
-}
-
-// logRevocation logs the revocation event and, when the task moved, its task_transition event.
-// An event that cannot be logged is a note: the next command on the task logs it.
-func logRevocation(t Task, rep *VerifyReport, entry record.HistoryEntry, moved *tiers.Transition) (string, error) {
-	ev, err := RevocationEvent(rep.MissionID, rep.TaskID, entry, rep.State)
-	if err != nil {
-		return "", err
-	}
-	events := []record.Event{ev}
-	if moved != nil {
-		ev, err := RevocationTransitionEvent(rep.MissionID, rep.TaskID, rep.Result.RunID, moved.From, moved.To, entry.Hash)
-		if err != nil {
-			return "", err
-		}
-		events = append(events, ev)
-	}
-	for _, ev := range events {
-		if err := record.AppendEvent(t.Project.Geas, ev); err != nil {
-			return fmt.Sprintf("the %s event was not logged (%v): the next command on the task logs it", ev.EventType, err), nil
-		}
-	}
-	return "", nil
 }
 
 // jsonString is s as a JSON string.

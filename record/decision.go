@@ -39,11 +39,10 @@ func WriteDecision(root *os.Root, mission string, data []byte) (name string, err
 	if !project.IsID(id) {
 		return "", fmt.Errorf("write decision: artifact_id %q must match %s (it names the file)", id, project.IDPattern)
 	}
-	dir := path.Join("missions", mission, "decisions")
+	name = path.Join("missions", mission, "decisions", id+".json")
 	if status == "pending" {
-		dir = path.Join(dir, "pending")
+		name = PendingDecisionFile(mission, id)
 	}
-	name = path.Join(dir, id+".json")
 	if err := fsutil.CreateFileAtomic(root, name, data, 0o644); err != nil {
 		return "", fmt.Errorf("write decision: %w", err)
 	}

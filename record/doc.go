@@ -5,6 +5,11 @@
 // (LockTask). The durable-write primitives they all share (atomic replace, locks, bounded reads)
 // are internal/fsutil's.
 //
+// It is the ledger of a run (SPEC §7.3): the one writer of what a run leaves. PlanRun derives the
+// writes that follow from a run's history entry and result as data (a Plan); Ledger.Commit makes
+// the run's commit point and applies that plan, and a crash completion applies the same plan
+// through the same Ledger.Apply, which writes only what the files lack.
+//
 // Every path this package opens comes from input (mission and task ids, section names), so every
 // file operation goes through an *os.Root for the .geas/ directory, and names are slash-separated
 // and relative to it. Nothing here can reach a file outside that root, through ".." or a symlink.

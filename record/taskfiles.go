@@ -148,7 +148,7 @@ func (r *Record) adoptPendingResult(src files, dir string) error {
 	} else {
 		return nil
 	}
-	raw, err := src.r.ReadLimited(path.Join(dir, "gate-logs", last.RunID, "result.json"), MaxBytes)
+	raw, err := src.r.ReadLimited(ResultFile(dir, last.RunID), MaxBytes)
 	if err != nil {
 		return nil
 	}

@@ -1,26 +1,25 @@
 package tiers
 
 import (
+	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"time"
 
-	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
 
 // Apply writes what a run decided (SPEC §7): the run's history entry, appended and fsynced to
 // gate-history.jsonl, is the commit point (§7.3). Before it, the full result is written to
-// gate-logs/{run_id}/result.json, so that everything after it can be derived from the entry:
-// gate_result in record.json, the pin, the transition in contract.json, the pending decision of
-// an escalation and the events. The caller holds the task lock for the whole run. An error
-// before the commit point is returned (nothing was recorded); a write after it that fails is a
-// note of the result, whose verdict stands, and the next command that takes the task's lock
-// completes it (Complete).
+// gate-logs/{run_id}/result.json, so that everything after it can be derived from the entry: the
+// run's plan (record.PlanRun: gate_result in record.json, the pin, the transition in
+// contract.json, the pending decision of an escalation and the events), which the ledger applies
+// here and, after a crash, in the next command that takes the task's lock (gate.Complete). The
+// caller holds the task lock for the whole run. An error before the commit point is returned
+// (nothing was recorded); a write after it that fails is a note of the result, whose verdict
+// stands, and the next command that takes the task's lock completes it.
 func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
 	if res.Refused() {
 		// Refused before anything ran (the signing key would be exposed): nothing is written,
@@ -31,23 +30,29 @@ func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
 	if err != nil || !write {
 		return err
 	}
-	var decisionID string
 	if escalate {
-		decisionID = fmt.Sprintf("esc-%s-%s", in.Task, res.RunID)
-		res.Escalation = fmt.Sprintf(".geas/missions/%s/decisions/pending/%s.json", in.Mission, decisionID)
+		res.Escalation = ".geas/" + record.PendingDecisionFile(in.Mission, record.EscalationID(in.Task, res.RunID))
 	}
 	if historyTampered(res.Checks) {
 		// SPEC §5.1: nothing is appended to a history that does not verify, and nothing derived
 		// from it (the budget, a transition, an escalation) is written. The event still tells
 		// the log that the gate ran and refused.
-		return LogEvents(in, res, nil, nil)
+		plan, err := planOf(in, res, nil, nil, false, now)
+		if err != nil {
+			return err
+		}
+		plan.Move, plan.Decision = nil, nil
+		return afterCommit(in, res, plan, record.Found{}, now)
 	}
 	if in.Record == nil {
 		res.Notes = append(res.Notes, "record.json is invalid, so this run could not be recorded in it")
-		return afterCommit(in, res, escalate, decisionID, now, nil)
+		plan, err := planOf(in, res, nil, nil, false, now)
+		if err != nil {
+			return err
+		}
+		return afterCommit(in, res, plan, in.found(), now)
 	}
 	_, pinned := record.PinnedRules(in.Record)
-	recordMissing := false
 	entry, err := in.Record.Chain(historyEntry(res))
 	if err != nil {
 		return err
@@ -58,218 +63,147 @@ func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
 		return err
 	}
 	// Validated in memory first: a result the record cannot hold writes nothing at all.
-	if err := in.Record.SetGateSections(raw, append(in.Record.History(), entry), now); err != nil {
+	history := append(in.Record.History(), entry)
+	if err := in.Record.SetGateSections(raw, history, now); err != nil {
 		return fmt.Errorf("record the gate result: %w", err)
 	}
-	// SPEC §7.3: a run whose task lock was removed or replaced may share the task with another
-	// run that locked the new file; it records nothing (the history append checks again, under
-	// the history file's lock, right before the commit point).
-	if err := in.stillHeld(); err != nil {
-		return fmt.Errorf("record the run: nothing written: %w", err)
+	plan, err := planOf(in, res, raw, history, !pinned, now)
+	if err != nil {
+		return err
 	}
-	if in.Held != nil {
-		in.Record.Guard(in.Held)
+	applied, err := in.ledger(now).Commit(plan, in.logRoot, in.found())
+	if err != nil {
+		return err
 	}
-	resultRoot, resultName := in.Geas, ResultFile(in.TaskDir, res.RunID)
-	if in.logRoot != nil {
-		resultRoot, resultName = in.logRoot, "result.json"
-	}
-	if err := fsutil.WriteFileAtomic(resultRoot, resultName, append(raw, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write the run's result: %w", err)
-	}
-	if err := in.Record.Write(in.Geas, in.TaskDir+"/record.json"); err != nil {
-		if !in.Record.Recorded(entry.Hash) {
-			return fmt.Errorf("record the run in %s: %w", record.HistoryFile, err)
-		}
-		res.Notes = append(res.Notes, fmt.Sprintf("the run is recorded in %s, but record.json was not written (%v): the next command on the task completes it", record.HistoryFile, err))
-		// The run's events are logged only after record.json holds its gate_result (a logged
-		// gate_result event tells a reader the record was written): Complete logs them.
-		recordMissing = true
-	}
-	// The task's first recorded run pins what it read (SPEC §4.4); the history entry just
-	// written is the pin, the copy names the fields a later change touches.
-	if !pinned && res.RulesSHA256 != "" && in.stillHeld() == nil {
-		if err := WritePinned(in, "gate run "+res.RunID, now); err != nil {
-			res.Notes = append(res.Notes, fmt.Sprintf("write %s: %v", PinnedFile, err))
-		}
-	}
-	if recordMissing {
-		return afterCommit(in, res, escalate, decisionID, now, map[string]bool{"gate_result": true, "task_transition": true, "escalation": true})
-	}
-	return afterCommit(in, res, escalate, decisionID, now, nil)
+	return noteFailures(res, applied)
 }
 
-// afterCommit writes what follows from a recorded run: the transition, the pending decision and
-// the events, each keyed by the run so that Complete can redo what a crash or a failed write
-// left undone. A failure is a note of res: the verdict was recorded and stands.
-func afterCommit(in *Input, res *Result, escalate bool, decisionID string, now time.Time, skip map[string]bool) error {
-	if skip == nil {
-		skip = map[string]bool{}
+// planOf is the plan of the writes that follow from res, the result of a run of in's task, as
+// raw (nil: encoded here): history is the task's history up to and including the run's entry
+// (nil when nothing is recorded), and pins says that the entry pins the task's rules.
+func planOf(in *Input, res *Result, raw []byte, history []record.HistoryEntry, pins bool, now time.Time) (*record.Plan, error) {
+	policy := ""
+	if in.Contract != nil {
+		policy = in.Contract.EffectiveEscalationPolicy()
 	}
-	if err := in.stillHeld(); err != nil {
-		// Recorded, but the lock is gone: another run may hold the task now, and what follows
-		// from the entry is left to the next command that takes the lock (Complete).
-		if res.Hash != "" {
-			res.Notes = append(res.Notes, fmt.Sprintf("the run is recorded, but the rest of its writes were not made (%v): the next command on the task completes them", err))
-			return nil
-		}
-		return fmt.Errorf("log the run's events: nothing written: %w", err)
+	return PlanResult(in.Mission, in.Task, in.TaskDir, res, raw, history, pins, policy, now)
+}
+
+// PlanResult is the plan of the writes that follow from res, the result of a recorded run, as
+// raw (record.PlanRun): what a completion knows of the run. history is the task's history up to
+// and including the run's entry, pins says that the entry pins the task's rules, and policy is
+// the contract's effective escalation policy.
+func PlanResult(mission, task, taskDir string, res *Result, raw []byte, history []record.HistoryEntry, pins bool, policy string, now time.Time) (*record.Plan, error) {
+	out, err := res.outcome(raw)
+	if err != nil {
+		return nil, err
 	}
-	if t := res.Transition; t != nil && in.Contract != nil {
-		if err := WriteTransition(in, t, now); err != nil {
-			res.Notes = append(res.Notes, fmt.Sprintf("the task's state was not moved %s -> %s (%v): the next command on the task completes it", t.From, t.To, err))
-			// The transition's event must not claim a move that did not happen: Complete writes
-			// both once the contract is written.
-			skip["task_transition"], skip["escalation"] = true, true
-			escalate = false
-		}
-	}
-	if escalate {
-		if err := in.stillHeld(); err != nil {
-			res.Notes = append(res.Notes, fmt.Sprintf("the escalation decision and the events were not written (%v): the next command on the task completes them", err))
-			return nil
-		}
-		if err := WriteEscalation(in, res, decisionID, now); err != nil && !errors.Is(err, fs.ErrExist) {
-			res.Notes = append(res.Notes, fmt.Sprintf("the escalation decision was not written (%v): the next command on the task completes it", err))
-			skip["escalation"] = true
+	return record.PlanRun(record.PlanInput{Mission: mission, Task: task, TaskDir: taskDir, History: history,
+		Pins: pins, RulesSHA256: res.RulesSHA256, Outcome: out, EscalationPolicy: policy}, now)
+}
+
+// outcome is what the ledger needs of res, whose JSON is raw (nil: encoded here).
+func (res *Result) outcome(raw []byte) (record.RunOutcome, error) {
+	if raw == nil {
+		var err error
+		if raw, err = res.JSON(); err != nil {
+			return record.RunOutcome{}, err
 		}
 	}
-	if err := LogEvents(in, res, skip, nil); err != nil {
-		if res.Hash == "" {
-			return err
+	tiers, err := json.Marshal(res.TierResults)
+	if err != nil {
+		return record.RunOutcome{}, err
+	}
+	causes, err := json.Marshal(res.Causes)
+	if err != nil {
+		return record.RunOutcome{}, err
+	}
+	out := record.RunOutcome{Result: bytes.TrimSpace(raw), RunID: res.RunID, Verdict: string(res.Verdict), GateProfile: string(res.GateProfile),
+		TierResults: tiers, BlockingDimensions: res.BlockingDimensions, RetryBudgetBefore: res.RetryBudgetBefore,
+		RetryBudgetAfter: res.RetryBudgetAfter, Causes: causes, Escalation: res.Escalation, Hash: res.Hash}
+	if t := res.Transition; t != nil {
+		out.Transition = &record.Move{From: t.From, To: t.To}
+	}
+	return out, nil
+}
+
+// found is what the task's files hold right after the commit point: what the run read of them.
+func (in *Input) found() record.Found {
+	f := record.Found{}
+	if in.Contract != nil {
+		f.Contract, f.Status = in.Contract.Raw, in.Contract.Status
+	}
+	return f
+}
+
+// ledger is the writer of in's task for a run at now; the pinned copy it writes holds the rules
+// the run read.
+func (in *Input) ledger(now time.Time) *record.Ledger {
+	l := &record.Ledger{Geas: in.Geas, Record: in.Record, Held: in.Held, Now: now}
+	l.Rules = func(want string) (map[string]any, bool) {
+		return in.Rules, in.Rules != nil && want == in.RulesSHA256
+	}
+	return l
+}
+
+// afterCommit applies plan, what follows from a run that records no history entry (a history
+// that does not verify, a record.json that is invalid): its events, and what else plan holds.
+func afterCommit(in *Input, res *Result, plan *record.Plan, found record.Found, now time.Time) error {
+	return noteFailures(res, in.ledger(now).Apply(plan, found))
+}
+
+// noteFailures turns what the ledger could not write after the commit point into notes of res:
+// the verdict was recorded and stands, and the next command on the task completes the rest. A
+// run that recorded nothing (res.Hash empty) whose events cannot be logged is an error.
+func noteFailures(res *Result, applied *record.Applied) error {
+	for _, f := range applied.Failed {
+		switch f.Step {
+		case record.StepRecord:
+			res.Notes = append(res.Notes, fmt.Sprintf("the run is recorded in %s, but record.json was not written (%v): the next command on the task completes it", record.HistoryFile, f.Err))
+		case record.StepLock:
+			if res.Hash == "" {
+				return fmt.Errorf("log the run's events: nothing written: %w", f.Err)
+			}
+			// Recorded, but the lock is gone: another run may hold the task now, and what
+			// follows from the entry is left to the next command that takes the lock.
+			res.Notes = append(res.Notes, fmt.Sprintf("the run is recorded, but the rest of its writes were not made (%v): the next command on the task completes them", f.Err))
+		case record.StepPin:
+			res.Notes = append(res.Notes, fmt.Sprintf("write %s: %v", record.PinnedFile, f.Err))
+		case record.StepMove:
+			res.Notes = append(res.Notes, fmt.Sprintf("%v: the next command on the task completes it", f.Err))
+		case record.StepDecision:
+			res.Notes = append(res.Notes, fmt.Sprintf("the escalation decision was not written (%v): the next command on the task completes it", f.Err))
+		case record.StepEvent:
+			if res.Hash == "" {
+				return f.Err
+			}
+			res.Notes = append(res.Notes, fmt.Sprintf("the run is recorded, but an event was not logged (%v): the next command on the task logs it", f.Err))
 		}
-		res.Notes = append(res.Notes, fmt.Sprintf("the run is recorded, but an event was not logged (%v): the next command on the task logs it", err))
 	}
 	return nil
 }
 
 // WriteTransition moves the contract's status as t says.
+//
+// Deprecated: transitional, removed after the merge; the ledger moves a task
+// (record.WriteContractStatus).
 func WriteTransition(in *Input, t *Transition, now time.Time) error {
 	return WriteState(in.Geas, in.TaskDir, in.Contract.Raw, vocab.State(t.To), now)
 }
 
-// WriteState writes the task's contract.json (raw, as read) with its status set to "to": the one
-// way a gate run, a revocation and their completion move a task. The caller holds the task lock
-// and has checked the transition.
+// WriteState writes the task's contract.json (raw, as read) with its status set to "to".
+//
+// Deprecated: transitional, removed after the merge; use record.WriteContractStatus.
 func WriteState(geas *os.Root, taskDir string, raw []byte, to vocab.State, now time.Time) error {
-	updated, err := record.SetContractStatus(raw, to, now)
-	if err != nil {
-		return err
-	}
-	if err := fsutil.WriteFileAtomic(geas, taskDir+"/contract.json", updated, 0o644); err != nil {
-		return fmt.Errorf("write contract.json: %w", err)
-	}
-	return nil
+	_, err := record.WriteContractStatus(geas, taskDir, raw, to, now)
+	return err
 }
 
-// WriteEscalation writes the pending decision record of a run that spent the last retry (SPEC §7.2):
-// decisions/pending/{id}.json naming the escalation policy, the failures and the budget history.
-func WriteEscalation(in *Input, res *Result, id string, now time.Time) error {
-	type budgetStep struct {
-		RunID   string `json:"run_id"`
-		Verdict string `json:"verdict"`
-		Before  *int   `json:"retry_budget_before,omitempty"`
-		After   *int   `json:"retry_budget_after,omitempty"`
-	}
-	var steps []budgetStep
-	if in.Record != nil {
-		for _, e := range in.Record.History() {
-			if e.Kind == record.KindApproval {
-				continue // pins the rules; the budget is not its business
-			}
-			v := e.Verdict
-			if v == "" {
-				v = e.Kind
-			}
-			steps = append(steps, budgetStep{RunID: e.RunID, Verdict: v, Before: e.RetryBudgetBefore, After: e.RetryBudgetAfter})
-		}
-	}
-	policy := in.Contract.EffectiveEscalationPolicy()
-	dec := map[string]any{
-		"version":           "1.0",
-		"artifact_type":     "decision_record",
-		"artifact_id":       id,
-		"producer_type":     "geas-gate",
-		"title":             fmt.Sprintf("Task %s spent its retry budget: %s", in.Task, policy),
-		"decision_type":     "escalation",
-		"status":            "pending",
-		"created_at":        record.Timestamp(now),
-		"task_id":           in.Task,
-		"mission_id":        in.Mission,
-		"escalation_policy": policy,
-		"context":           fmt.Sprintf("gate run %s failed with no retries left (budget %s -> %s)", res.RunID, BudgetText(res.RetryBudgetBefore), BudgetText(res.RetryBudgetAfter)),
-		"failures":          res.Causes,
-		"budget_history":    steps,
-	}
-	b, err := json.MarshalIndent(dec, "", "  ")
-	if err != nil {
-		return err
-	}
-	if _, err := record.WriteDecision(in.Geas, in.Mission, append(b, '\n')); err != nil {
-		return fmt.Errorf("write escalation decision: %w", err)
-	}
-	return nil
-}
-
-// LogEvents appends the run's events (SPEC §7.2) but those whose type skip names, calling logged
-// (when not nil) after each one is appended.
-func LogEvents(in *Input, res *Result, skip map[string]bool, logged func(eventType string)) error {
-	events, err := GateEvents(in, res)
-	if err != nil {
-		return err
-	}
-	for _, ev := range events {
-		if skip[ev.EventType] {
-			continue
-		}
-		if err := record.AppendEvent(in.Geas, ev); err != nil {
-			return fmt.Errorf("log %s event: %w", ev.EventType, err)
-		}
-		if logged != nil {
-			logged(ev.EventType)
-		}
-	}
-	return nil
-}
-
-// GateEvents are the events of a run, in the order they are logged: gate_result, then the
-// task_transition and escalation it made. Each names the run's history entry by hash.
-func GateEvents(in *Input, res *Result) ([]record.Event, error) {
-	data, err := json.Marshal(struct {
-		RunID              string                `json:"run_id"`
-		Verdict            vocab.Verdict         `json:"verdict"`
-		GateProfile        vocab.Profile         `json:"gate_profile"`
-		TierResults        map[string]TierResult `json:"tier_results"`
-		BlockingDimensions []string              `json:"blocking_dimensions"`
-		RetryBudgetBefore  *int                  `json:"retry_budget_before"`
-		RetryBudgetAfter   *int                  `json:"retry_budget_after"`
-		// Hash is the run's history entry: every gate_result event must name an entry the
-		// history holds (SPEC §7.4), so a dropped entry is seen. Absent when nothing was recorded.
-		Hash string `json:"hash,omitempty"`
-	}{res.RunID, res.Verdict, res.GateProfile, res.TierResults, res.BlockingDimensions, res.RetryBudgetBefore, res.RetryBudgetAfter, res.Hash})
-	if err != nil {
-		return nil, err
-	}
-	events := []record.Event{{EventType: "gate_result", MissionID: in.Mission, TaskID: in.Task, Agent: "geas-gate", Data: data}}
-	if t := res.Transition; t != nil {
-		d, _ := json.Marshal(map[string]string{"from": string(t.From), "to": string(t.To), "by": "geas-gate", "run_id": res.RunID, "hash": res.Hash})
-		events = append(events, record.Event{EventType: "task_transition", MissionID: in.Mission, TaskID: in.Task, Agent: "geas-gate", Data: d})
-	}
-	if res.Escalation != "" {
-		policy := ""
-		if in.Contract != nil {
-			policy = in.Contract.EffectiveEscalationPolicy()
-		}
-		d, _ := json.Marshal(map[string]any{"run_id": res.RunID, "decision": res.Escalation, "escalation_policy": policy, "causes": res.Causes, "hash": res.Hash})
-		events = append(events, record.Event{EventType: "escalation", MissionID: in.Mission, TaskID: in.Task, Agent: "geas-gate", Data: d})
-	}
-	return events, nil
-}
-
-// ResultFile is where a run's full result is kept, written before its history entry (SPEC §7.3):
-// what the derived writes need and the compact entry lacks.
+// ResultFile is where a run's full result is kept.
+//
+// Deprecated: transitional, removed after the merge; use record.ResultFile.
 func ResultFile(taskDir, runID string) string {
-	return taskDir + "/gate-logs/" + runID + "/result.json"
+	return record.ResultFile(taskDir, runID)
 }
 
 // GateState is the state a profile is gated from, to which a revoked task returns.

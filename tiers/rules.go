@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,7 +20,7 @@ import (
 )
 
 // PinnedFile is the pinned copy of a task's rules, beside its contract (SPEC §4.4).
-const PinnedFile = "contract.pinned.json"
+const PinnedFile = record.PinnedFile
 
 // unpinnedContractFields are the contract fields that are not rules: the state, which the gate
 // itself moves, and geas's envelope timestamps.
@@ -89,27 +90,13 @@ func decodeObject(raw []byte) (map[string]any, error) {
 	return m, nil
 }
 
-// pinnedCopy is the document of contract.pinned.json.
-type pinnedCopy struct {
-	RulesSHA256 string         `json:"rules_sha256"`
-	PinnedBy    string         `json:"pinned_by"`
-	PinnedAt    string         `json:"pinned_at"`
-	Rules       map[string]any `json:"rules"`
-}
-
-// WritePinned writes contract.pinned.json for in's task: the rules as read, their digest and who
-// pinned them. The copy only names what changed; the pin itself is the history entry's
-// rules_sha256, so a hand-edited copy changes nothing.
+// WritePinned writes contract.pinned.json for in's task (record.WritePinned): the rules as read,
+// their digest and who pinned them.
 func WritePinned(in *Input, by string, now time.Time) error {
 	if in.Rules == nil {
 		return fmt.Errorf("cannot pin the rules: %v", in.RulesErr)
 	}
-	doc := pinnedCopy{RulesSHA256: in.RulesSHA256, PinnedBy: by, PinnedAt: record.Timestamp(now), Rules: in.Rules}
-	b, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return err
-	}
-	return fsutil.WriteFileAtomic(in.Geas, in.TaskDir+"/"+PinnedFile, append(b, '\n'), 0o644)
+	return record.WritePinned(in.Geas, in.TaskDir, record.PinnedCopy{RulesSHA256: in.RulesSHA256, PinnedBy: by, PinnedAt: record.Timestamp(now), Rules: in.Rules})
 }
 
 // Approve pins the task's current rules for an authority (SPEC §4.4): it appends an approval
@@ -136,25 +123,28 @@ func Approve(in *Input, by, reason string, now time.Time) (record.HistoryEntry, 
 	return entry, nil
 }
 
-// CompletePin writes the pinned copy of an approval cut short (SPEC §7.3) when the copy on disk
-// does not hold the rules with digest want and the task's rules are, now, exactly those; it
-// reports whether it wrote. Rules that changed since are not pinned under an approval of others.
-func CompletePin(p *project.Project, mission, task, taskDir, want, by string, now time.Time) (bool, error) {
-	if _, why := readPinned(p.Geas, taskDir, want); why == "" {
-		return false, nil
-	}
+// PinnedHolds reports whether the task's pinned copy holds the rules with digest want.
+func PinnedHolds(geas *os.Root, taskDir, want string) bool {
+	_, why := readPinned(geas, taskDir, want)
+	return why == ""
+}
+
+// RulesNow returns the task's rules as they are now, when they digest to want: the pinned copy of
+// an approval (or a first run) cut short is written from them (SPEC §7.3), and rules that changed
+// since are not pinned under an approval of others.
+func RulesNow(p *project.Project, mission, task, taskDir, want string) (map[string]any, bool) {
 	in := Gather(p, mission, task, taskDir)
 	if in.Rules == nil || in.RulesSHA256 != want {
-		return false, nil
+		return nil, false
 	}
-	return true, WritePinned(in, by, now)
+	return in.Rules, true
 }
 
 // readPinned returns the rules of contract.pinned.json when its rules digest to want; otherwise
 // nil and why the copy cannot be used.
 func readPinned(geas *os.Root, taskDir, want string) (map[string]any, string) {
 	// The copy holds a contract and a policy, pretty-printed: allow for both at their limits.
-	data, err := fsutil.ReadLimited(geas, taskDir+"/"+PinnedFile, 4*(contract.MaxBytes+maxPolicyBytes))
+	data, err := fsutil.ReadLimited(geas, path.Join(taskDir, PinnedFile), 4*(contract.MaxBytes+maxPolicyBytes))
 	if err != nil {
 		return nil, fmt.Sprintf("the pinned copy %s cannot be read (%v)", PinnedFile, err)
 	}

@@ -1,0 +1,462 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"time"
+
+	"github.com/geas-dev/geas/internal/fsutil"
+	"github.com/geas-dev/geas/vocab"
+)
+
+// The event types the ledger logs for a gate run, in the order it logs them.
+const (
+	EventGateResult     = "gate_result"
+	EventTaskTransition = "task_transition"
+	EventEscalation     = "escalation"
+)
+
+// Move is a change of a task's status.
+type Move struct {
+	From vocab.State `json:"from"`
+	To   vocab.State `json:"to"`
+}
+
+// RunOutcome is what a gate run's writes after its commit point are derived from, besides its
+// history entry: the full result as recorded, and the few fields of it those writes need (the
+// record package does not know the result's type).
+type RunOutcome struct {
+	Result             json.RawMessage // the full result (gate_result), its hash included
+	RunID              string
+	Verdict            string
+	GateProfile        string
+	TierResults        json.RawMessage // the result's tier_results, as JSON
+	BlockingDimensions []string
+	RetryBudgetBefore  *int
+	RetryBudgetAfter   *int
+	Causes             json.RawMessage // the result's causes, as JSON
+	Transition         *Move
+	Escalation         string // the pending decision the run wrote, relative to the project ("" none)
+	Hash               string // the run's history entry ("" when nothing was recorded)
+}
+
+// Plan is every write a history entry implies after it is recorded (SPEC §7.3), as data: derived
+// once from the entry (PlanRun from a gate run's entry and result, PlanRevocation, PlanEntry for
+// an authority's entry), and applied by Ledger.Apply both right after the entry is recorded and,
+// after a crash or a failed write, by the next command that takes the task's lock. Each write is
+// keyed by the entry, so applying a plan twice writes nothing the second time.
+type Plan struct {
+	Mission, Task, TaskDir string
+	RunID                  string
+	Name                   string          // how notes name the entry ("" the run id)
+	Hash                   string          // the run's history entry; "" when nothing was recorded
+	Result                 json.RawMessage // gate_result of record.json
+	PinBy                  string          // who the pinned copy says pinned the rules ("" no pin)
+	PinRules               string          // the rules_sha256 the run's entry pins
+	Move                   *Move           // the contract's status
+	DecisionID             string          // the pending decision of an escalation ("" none)
+	Decision               []byte          // its document
+	Events                 []Event         // in the order they are logged
+}
+
+// PlanInput is what PlanRun derives a plan from.
+type PlanInput struct {
+	Mission, Task, TaskDir string
+	// History is the task's history up to and including the run's entry (the escalation
+	// decision lists the budget steps); nil when nothing was recorded.
+	History []HistoryEntry
+	// Pins: the run's entry is the one that pins the task's rules (its first recorded run).
+	Pins             bool
+	RulesSHA256      string
+	Outcome          RunOutcome
+	EscalationPolicy string // the contract's effective escalation policy
+}
+
+// PlanRun derives the plan of a gate run's writes after its commit point.
+func PlanRun(in PlanInput, now time.Time) (*Plan, error) {
+	o := in.Outcome
+	p := &Plan{Mission: in.Mission, Task: in.Task, TaskDir: in.TaskDir, RunID: o.RunID, Hash: o.Hash, Result: o.Result, Move: o.Transition}
+	if in.Pins && in.RulesSHA256 != "" {
+		p.PinBy, p.PinRules = "gate run "+o.RunID, in.RulesSHA256
+	}
+	events, err := runEvents(in, o)
+	if err != nil {
+		return nil, err
+	}
+	p.Events = events
+	if o.Escalation != "" {
+		p.DecisionID = EscalationID(in.Task, o.RunID)
+		if p.Decision, err = escalationDecision(in, o, p.DecisionID, now); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// PlanRevocation is the plan of the writes that follow from the revocation entry e of a task
+// that was in state when revoked (SPEC §7.2): the task moves back to its gate state to (when it
+// was verified; "" when it was not, or its contract cannot be read), and the revocation and
+// transition events are logged.
+func PlanRevocation(mission, task, taskDir string, e HistoryEntry, state, to vocab.State) (*Plan, error) {
+	p := &Plan{Mission: mission, Task: task, TaskDir: taskDir, RunID: e.RunID, Name: "revocation " + e.RunID, Hash: e.Hash}
+	ev, err := RevocationEvent(mission, task, e, string(state))
+	if err != nil {
+		return nil, err
+	}
+	p.Events = append(p.Events, ev)
+	if state == vocab.Verified && to != "" {
+		p.Move = &Move{From: state, To: to}
+		ev, err := RevocationTransitionEvent(mission, task, e.RunID, state, to, e.Hash)
+		if err != nil {
+			return nil, err
+		}
+		p.Events = append(p.Events, ev)
+	}
+	return p, nil
+}
+
+func (p *Plan) name() string {
+	if p.Name != "" {
+		return p.Name
+	}
+	return p.RunID
+}
+
+// Unmoved is the plan without the move of the task's status, its pending decision and their
+// events: what is left of a run whose result claims a move its entry does not imply (a
+// result.json edited after the run).
+func (p *Plan) Unmoved() *Plan {
+	q := *p
+	q.Move, q.DecisionID, q.Decision = nil, "", nil
+	q.Events = nil
+	for _, ev := range p.Events {
+		if ev.EventType == EventGateResult {
+			q.Events = append(q.Events, ev)
+		}
+	}
+	return &q
+}
+
+// runEvents are the events of a run, in the order they are logged: gate_result, then the
+// task_transition and escalation it made. Each names the run's history entry by hash.
+func runEvents(in PlanInput, o RunOutcome) ([]Event, error) {
+	data, err := json.Marshal(struct {
+		RunID              string          `json:"run_id"`
+		Verdict            string          `json:"verdict"`
+		GateProfile        string          `json:"gate_profile"`
+		TierResults        json.RawMessage `json:"tier_results"`
+		BlockingDimensions []string        `json:"blocking_dimensions"`
+		RetryBudgetBefore  *int            `json:"retry_budget_before"`
+		RetryBudgetAfter   *int            `json:"retry_budget_after"`
+		// Hash is the run's history entry: every gate_result event must name an entry the
+		// history holds (SPEC §7.4), so a dropped entry is seen. Absent when nothing was recorded.
+		Hash string `json:"hash,omitempty"`
+	}{o.RunID, o.Verdict, o.GateProfile, nullIfEmpty(o.TierResults), o.BlockingDimensions, o.RetryBudgetBefore, o.RetryBudgetAfter, o.Hash})
+	if err != nil {
+		return nil, err
+	}
+	events := []Event{{EventType: EventGateResult, MissionID: in.Mission, TaskID: in.Task, Agent: "geas-gate", Data: data}}
+	if t := o.Transition; t != nil {
+		d, _ := json.Marshal(map[string]string{"from": string(t.From), "to": string(t.To), "by": "geas-gate", "run_id": o.RunID, "hash": o.Hash})
+		events = append(events, Event{EventType: EventTaskTransition, MissionID: in.Mission, TaskID: in.Task, Agent: "geas-gate", Data: d})
+	}
+	if o.Escalation != "" {
+		d, _ := json.Marshal(map[string]any{"run_id": o.RunID, "decision": o.Escalation, "escalation_policy": in.EscalationPolicy, "causes": nullIfEmpty(o.Causes), "hash": o.Hash})
+		events = append(events, Event{EventType: EventEscalation, MissionID: in.Mission, TaskID: in.Task, Agent: "geas-gate", Data: d})
+	}
+	return events, nil
+}
+
+func nullIfEmpty(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage("null")
+	}
+	return raw
+}
+
+// escalationDecision is the pending decision record of a run that spent the last retry (SPEC
+// §7.2): the escalation policy, the failures and the budget history.
+func escalationDecision(in PlanInput, o RunOutcome, id string, now time.Time) ([]byte, error) {
+	type budgetStep struct {
+		RunID   string `json:"run_id"`
+		Verdict string `json:"verdict"`
+		Before  *int   `json:"retry_budget_before,omitempty"`
+		After   *int   `json:"retry_budget_after,omitempty"`
+	}
+	var steps []budgetStep
+	for _, e := range in.History {
+		if e.Kind == KindApproval {
+			continue // pins the rules; the budget is not its business
+		}
+		v := e.Verdict
+		if v == "" {
+			v = e.Kind
+		}
+		steps = append(steps, budgetStep{RunID: e.RunID, Verdict: v, Before: e.RetryBudgetBefore, After: e.RetryBudgetAfter})
+	}
+	policy := in.EscalationPolicy
+	dec := map[string]any{
+		"version":           "1.0",
+		"artifact_type":     "decision_record",
+		"artifact_id":       id,
+		"producer_type":     "geas-gate",
+		"title":             fmt.Sprintf("Task %s spent its retry budget: %s", in.Task, policy),
+		"decision_type":     "escalation",
+		"status":            "pending",
+		"created_at":        Timestamp(now),
+		"task_id":           in.Task,
+		"mission_id":        in.Mission,
+		"escalation_policy": policy,
+		"context":           fmt.Sprintf("gate run %s failed with no retries left (budget %s -> %s)", o.RunID, budgetText(o.RetryBudgetBefore), budgetText(o.RetryBudgetAfter)),
+		"failures":          nullIfEmpty(o.Causes),
+		"budget_history":    steps,
+	}
+	b, err := json.MarshalIndent(dec, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+func budgetText(p *int) string {
+	if p == nil {
+		return "none"
+	}
+	return fmt.Sprint(*p)
+}
+
+// Found is what the task's files already hold of a plan, as the caller observed them under the
+// task lock: right after the commit from what it wrote, in a completion from the files.
+type Found struct {
+	// Keys are the events logged already (nil: none).
+	Keys *EventKeys
+	// Contract is the task's contract as read, and Status its status; nil and "" when it cannot
+	// be read (the move and the escalation are then not made).
+	Contract []byte
+	Status   vocab.State
+	// ResultMissing: record.json does not hold the plan's gate_result and is to be given it.
+	ResultMissing bool
+	// ResultFailed: writing record.json failed after the commit point (the gate_result,
+	// task_transition and escalation events wait for the next command, which writes it).
+	ResultFailed error
+	// Pinned: the pinned copy holds the plan's rules already.
+	Pinned bool
+}
+
+// Ledger is the one writer of what a task's history implies (SPEC §7.3): gate_result, the
+// pinned copy, the contract's status, the pending decision and the events. The caller holds the
+// task lock; Held (when not nil) is asked before each write, and nothing more is written once it
+// fails (fsutil.ErrLockLost).
+type Ledger struct {
+	Geas   *os.Root
+	Record *Record // the task's record; gate_result is written through it
+	Held   func() error
+	Now    time.Time
+	// Rules returns the task's rules when they digest to want (for the pinned copy); nil, or
+	// false, pins nothing.
+	Rules func(want string) (map[string]any, bool)
+}
+
+// Applied is what Ledger.Apply did: Done says what it wrote, one line a write; Failed what it
+// could not write, each of which the next command on the task retries.
+type Applied struct {
+	Done   []string
+	Failed []Failure
+	// Logged are the event types logged, in order.
+	Logged []string
+	// Moved: the task is in the plan's Move.To state, moved by this apply or an earlier one.
+	Moved bool
+}
+
+// Step names a write of a plan.
+type Step string
+
+// The writes of a plan, and StepLock for the task lock found lost before one.
+const (
+	StepRecord   Step = "record"   // record.json with the run's gate_result
+	StepPin      Step = "pin"      // the pinned copy of the rules
+	StepMove     Step = "move"     // the contract's status
+	StepDecision Step = "decision" // the pending decision of an escalation
+	StepEvent    Step = "event"    // an event
+	StepLock     Step = "lock"     // the task lock was lost: nothing more was written
+)
+
+// Failure is a write of a plan that failed.
+type Failure struct {
+	Step Step
+	What string // the file or event type
+	Err  error
+}
+
+func (a *Applied) fail(step Step, what string, err error) {
+	a.Failed = append(a.Failed, Failure{Step: step, What: what, Err: err})
+}
+
+func (a *Applied) done(format string, args ...any) {
+	a.Done = append(a.Done, fmt.Sprintf(format, args...))
+}
+
+// Err is the first failure, or nil.
+func (a *Applied) Err() error {
+	if len(a.Failed) == 0 {
+		return nil
+	}
+	return a.Failed[0].Err
+}
+
+// Commit records the gate run whose plan is p: l.Record holds the run's entry at the end of its
+// history and its gate_result (SetGateSections, validated before anything is written). It writes
+// the run's full result to result.json (in logDir, the run's log directory as the run opened it,
+// when not nil), then the task's files (Record.Write), whose history append is the commit point
+// (SPEC §7.3), then applies p with what the run read of the files (f). An error means nothing was
+// recorded; from the commit point on, what fails is in the returned Applied, a "record" failure
+// first when record.json could not be written (the next command writes it).
+func (l *Ledger) Commit(p *Plan, logDir *os.Root, f Found) (*Applied, error) {
+	// A run whose task lock was removed or replaced may share the task with another run that
+	// locked the new file: it records nothing (the history append checks again, under the
+	// history file's lock, right before the commit point).
+	if l.Held != nil {
+		if err := l.Held(); err != nil {
+			return nil, fmt.Errorf("record the run: nothing written: %w", err)
+		}
+		l.Record.Guard(l.Held)
+	}
+	root, name := l.Geas, ResultFile(p.TaskDir, p.RunID)
+	if logDir != nil {
+		root, name = logDir, path.Base(name)
+	}
+	if err := fsutil.WriteFileAtomic(root, name, append(bytes.Clone(p.Result), '\n'), 0o644); err != nil {
+		return nil, fmt.Errorf("write the run's result: %w", err)
+	}
+	var failed *Failure
+	if err := l.Record.Write(l.Geas, path.Join(p.TaskDir, "record.json")); err != nil {
+		if !l.Record.Recorded(p.Hash) {
+			return nil, fmt.Errorf("record the run in %s: %w", HistoryFile, err)
+		}
+		// The run's events are logged only after record.json holds its gate_result (a logged
+		// gate_result event tells a reader the record was written): the next command logs them.
+		f.ResultFailed = err
+		failed = &Failure{Step: StepRecord, What: "record.json", Err: err}
+	}
+	applied := l.Apply(p, f)
+	if failed != nil {
+		applied.Failed = append([]Failure{*failed}, applied.Failed...)
+	}
+	return applied, nil
+}
+
+// Apply writes what f shows is missing of p, in order: gate_result, the pinned copy, the move of
+// the contract's status, the pending decision, the events. A write that fails skips what must
+// not claim it (a task_transition event without the move, an escalation event without its
+// decision, the run's events before record.json holds its gate_result); the rest is written.
+// A lost lock stops everything.
+func (l *Ledger) Apply(p *Plan, f Found) *Applied {
+	a := &Applied{}
+	skip := map[string]bool{}
+	lost := func() bool {
+		if l.Held == nil {
+			return false
+		}
+		if err := l.Held(); err != nil {
+			a.fail(StepLock, "", err)
+			return true
+		}
+		return false
+	}
+	if f.ResultFailed != nil {
+		skip[EventGateResult], skip[EventTaskTransition], skip[EventEscalation] = true, true, true
+	}
+	if p.Result != nil && f.ResultMissing && l.Record != nil {
+		if lost() {
+			return a
+		}
+		err := l.Record.SetGateResult(p.Result, l.Now)
+		if err == nil {
+			err = l.Record.Write(l.Geas, path.Join(p.TaskDir, "record.json"))
+		}
+		if err != nil {
+			a.fail(StepRecord, "record.json", err)
+			skip[EventGateResult], skip[EventTaskTransition], skip[EventEscalation] = true, true, true
+		} else {
+			a.done("wrote gate_result of %s to record.json", p.RunID)
+		}
+	}
+	if p.PinBy != "" && !f.Pinned && l.Rules != nil {
+		if rules, ok := l.Rules(p.PinRules); ok {
+			if lost() {
+				return a
+			}
+			doc := PinnedCopy{RulesSHA256: p.PinRules, PinnedBy: p.PinBy, PinnedAt: Timestamp(l.Now), Rules: rules}
+			if err := WritePinned(l.Geas, p.TaskDir, doc); err != nil {
+				a.fail(StepPin, PinnedFile, err)
+			} else {
+				a.done("wrote %s, the rules entry %.12s pinned", PinnedFile, p.Hash)
+			}
+		}
+	}
+	escalate := p.Decision != nil
+	if m := p.Move; m != nil {
+		switch {
+		case f.Keys.Has(EventTaskTransition, p.Hash, p.RunID):
+			skip[EventTaskTransition] = true
+		case f.Contract == nil:
+			skip[EventTaskTransition], skip[EventEscalation] = true, true
+			escalate = false
+		case f.Status == m.From:
+			if lost() {
+				return a
+			}
+			if _, err := WriteContractStatus(l.Geas, p.TaskDir, f.Contract, m.To, l.Now); err != nil {
+				a.fail(StepMove, ContractFile, fmt.Errorf("the task's state was not moved %s -> %s (%w)", m.From, m.To, err))
+				// The transition's event must not claim a move that did not happen.
+				skip[EventTaskTransition], skip[EventEscalation] = true, true
+				escalate = false
+			} else {
+				a.done("moved the task %s -> %s, as %s decided", m.From, m.To, p.name())
+				a.Moved = true
+			}
+		case f.Status == m.To:
+			a.Moved = true // moved before a crash; its event may be what is missing
+		default:
+			// The task has moved on since (an authority's transition): the run's move is history.
+			skip[EventTaskTransition] = true
+		}
+	}
+	if escalate && !skip[EventEscalation] {
+		if f.Keys.Has(EventEscalation, p.Hash, p.RunID) {
+			skip[EventEscalation] = true
+		} else {
+			if lost() {
+				return a
+			}
+			_, err := WriteDecision(l.Geas, p.Mission, p.Decision)
+			switch {
+			case err == nil:
+				a.done("wrote the escalation decision of %s", p.RunID)
+			case !errors.Is(err, fs.ErrExist):
+				a.fail(StepDecision, PendingDecisionFile(p.Mission, p.DecisionID), fmt.Errorf("write escalation decision: %w", err))
+				skip[EventEscalation] = true
+			}
+		}
+	}
+	for _, ev := range p.Events {
+		if skip[ev.EventType] || p.Hash != "" && f.Keys.Has(ev.EventType, p.Hash, "") {
+			continue // not to be claimed, or logged already for the entry
+		}
+		if lost() {
+			return a
+		}
+		if err := AppendEvent(l.Geas, ev); err != nil {
+			a.fail(StepEvent, ev.EventType, fmt.Errorf("log %s event: %w", ev.EventType, err))
+			return a
+		}
+		a.Logged = append(a.Logged, ev.EventType)
+		a.done("logged the %s event of %s", ev.EventType, p.name())
+	}
+	return a
+}
