@@ -189,20 +189,15 @@ func FoldProblems(doc any, s *Shape) []Problem {
 // JSON value without duplicate keys (Decode), must match the schema of kind k when k is not empty,
 // and must not hold a key that equals a field of dst only under case folding; then it is decoded
 // into dst. The result is a *SyntaxError or a *ValidationError naming file and pointer.
-//
-// What the checks found is remembered by the document's bytes (Remember), so a file read again
-// unchanged is only decoded into dst.
 func DecodeExact(k Kind, file string, data []byte, dst any) error {
-	t := reflect.TypeOf(dst)
-	err := remember(memoKey{kind: k, t: t, file: file}, data, func() error {
-		doc, err := DecodeFor(k, file, data, t)
-		if err != nil || k == "" {
-			return err
-		}
-		return ValidateValue(k, file, doc)
-	})
+	doc, err := DecodeFor(k, file, data, reflect.TypeOf(dst))
 	if err != nil {
 		return err
+	}
+	if k != "" {
+		if err := ValidateValue(k, file, doc); err != nil {
+			return err
+		}
 	}
 	if err := json.Unmarshal(data, dst); err != nil {
 		return &ValidationError{File: file, Kind: k, Problems: []Problem{{Message: err.Error()}}}

@@ -202,11 +202,26 @@ func gatherWith(p *project.Project, mission, task, taskDir string, k *Loaded, pr
 	return in
 }
 
-// loadPolicy reads the effective policy (SPEC §5.3 Part B): for a task with a base, the policy
-// file as it is in the base commit when it is tracked there, and the built-in defaults when the
-// work under review added it (a policy changed by the work never judges that work); else
-// .geas/gate-policy.json as it is in the working tree.
+// loadPolicy reads the effective policy (readPolicy) and parses it.
 func (in *Input) loadPolicy() {
+	data, from, err := in.readPolicy()
+	in.PolicyRaw, in.PolicyFrom = data, from
+	switch {
+	case err != nil:
+		in.Policy, in.PolicyErr = DefaultPolicy(), err
+	case data == nil:
+		in.Policy = DefaultPolicy()
+	default:
+		in.Policy, in.PolicyErr = ParsePolicy(from, data)
+	}
+}
+
+// readPolicy reads the effective policy document (SPEC §5.3 Part B): for a task with a base, the
+// policy file as it is in the base commit when it is tracked there, and none (the built-in
+// defaults) when the work under review added it (a policy changed by the work never judges that
+// work); else .geas/gate-policy.json as it is in the working tree, none when there is no such
+// file. from says where it was read ("" for the defaults of a project without a policy).
+func (in *Input) readPolicy() (data []byte, from string, err error) {
 	if c := in.Contract; c != nil && c.BaseSnapshot != "" {
 		headRev := "HEAD"
 		if in.Record != nil {
@@ -217,21 +232,21 @@ func (in *Input) loadPolicy() {
 		data, from, found, addedByWork, err := policyAtBase(in, c.BaseSnapshot, headRev)
 		switch {
 		case err != nil:
-			in.Policy, in.PolicyErr, in.PolicyFrom = DefaultPolicy(), err, from
-			return
+			return nil, from, err
 		case found:
-			in.PolicyRaw, in.PolicyFrom = data, from
-			in.Policy, in.PolicyErr = parsePolicy(from, data)
-			return
+			return data, from, nil
 		case addedByWork:
-			in.Policy, in.PolicyFrom = DefaultPolicy(), from
-			return
+			return nil, from, nil
 		}
 	}
-	in.Policy, in.PolicyRaw, in.PolicyErr = loadPolicyFile(in.Geas)
-	if in.PolicyRaw != nil {
-		in.PolicyFrom = ".geas/" + PolicyFile
+	data, err = fsutil.ReadLimited(in.Geas, PolicyFile, maxPolicyBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, "", nil
+	case err != nil:
+		return nil, "", fmt.Errorf("read .geas/%s: %w", PolicyFile, err)
 	}
+	return data, ".geas/" + PolicyFile, nil
 }
 
 // policyAtBase reads .geas/gate-policy.json from the base commit. found is false when the base
