@@ -44,16 +44,23 @@ type Options struct {
 // which every command that takes the lock does first. It returns what the completion did, as
 // notes, also when it fails; the caller unlocks.
 func Lock(ctx context.Context, t Task) (*fsutil.Lock, []string, error) {
+	lock, notes, _, err := lockTask(ctx, t)
+	return lock, notes, err
+}
+
+// lockTask is Lock that also returns the task's record (and contract) as the completion read
+// them, when it wrote nothing: under the lock, that read is the run's (nil: read them again).
+func lockTask(ctx context.Context, t Task) (*fsutil.Lock, []string, *loadedRecord, error) {
 	lock, err := record.LockTask(ctx, t.Project.Geas, t.Dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	notes, err := Complete(t.Project, t.Mission, t.ID, t.Dir, time.Now(), lock.Held)
+	notes, loaded, err := complete(t.Project, t.Mission, t.ID, t.Dir, time.Now(), lock.Held)
 	if err != nil {
 		lock.Unlock()
-		return nil, notes, fmt.Errorf("task %s: complete the last recorded entry: %w", t.ID, err)
+		return nil, notes, nil, fmt.Errorf("task %s: complete the last recorded entry: %w", t.ID, err)
 	}
-	return lock, notes, nil
+	return lock, notes, loaded, nil
 }
 
 // Run runs the gate once on a task: under the task lock unless o.DryRun, evaluation, budget, and
@@ -91,15 +98,16 @@ const maxLockLostRuns = 3
 func runOnce(ctx context.Context, t Task, o Options) (*tiers.Result, error) {
 	var completed []string
 	var held func() error
+	var loaded *loadedRecord
 	if !o.DryRun {
-		lock, notes, err := Lock(ctx, t)
+		lock, notes, l, err := lockTask(ctx, t)
 		if err != nil {
 			return nil, err
 		}
 		defer lock.Unlock()
-		completed, held = notes, lock.Held
+		completed, held, loaded = notes, lock.Held, l
 	}
-	res, err := run(ctx, t, o, held)
+	res, err := run(ctx, t, o, held, loaded)
 	if res != nil && len(completed) > 0 {
 		res.Notes = append(slices.Clone(completed), res.Notes...)
 	}
@@ -107,15 +115,22 @@ func runOnce(ctx context.Context, t Task, o Options) (*tiers.Result, error) {
 }
 
 // run is Run once the lock is held (or not needed); held checks that it still is (nil: no lock).
-func run(ctx context.Context, t Task, o Options, held func() error) (*tiers.Result, error) {
+// loaded is what the completion under the lock read of the task (nil: nothing to reuse).
+func run(ctx context.Context, t Task, o Options, held func() error, loaded *loadedRecord) (*tiers.Result, error) {
 	p := t.Project
 	k := o.contract
+	if k == nil && loaded != nil && loaded.contract != nil {
+		k = &tiers.Loaded{Contract: loaded.contract.Contract, Err: loaded.contract.Err}
+	}
 	if k == nil {
 		k = &tiers.Loaded{}
 		k.Contract, k.Err = contract.Load(p.Geas, t.Dir+"/contract.json")
 	}
 	if k.Err == nil && k.Contract.TaskID == t.ID && k.Contract.Status.IsFinished() {
 		return recheck(ctx, p, t.Mission, t.ID, t.Dir, o.events) // SPEC §7.2: writes nothing
+	}
+	if loaded != nil {
+		k.Record, k.RecordErr, k.RecordRead = loaded.rec, loaded.err, true
 	}
 	start := time.Now()
 	in := tiers.GatherLoaded(p, t.Mission, t.ID, t.Dir, *k) // the contract read once

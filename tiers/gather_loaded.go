@@ -4,6 +4,7 @@ import (
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
+	"github.com/geas-dev/geas/record"
 )
 
 // Loaded is a task's contract as a caller already read it for this run: what contract.Load of
@@ -14,6 +15,15 @@ type Loaded struct {
 	// Dir is the task directory as the caller opened it (fsutil.OpenSubdir of taskDir), for
 	// the reads of Gather; nil: Gather opens it. The caller closes it.
 	Dir *fsutil.Dir
+
+	// Record and RecordErr are what record.Load of the task's record.json returned, as the caller
+	// read it for this run under the task lock, when RecordRead is set: Gather then judges that
+	// read instead of reading the record again.
+	Record     *record.Record
+	RecordErr  error
+	RecordRead bool
+	// NoContract: Contract and Err are not set (the caller read the record, not the contract).
+	NoContract bool
 }
 
 // GatherLoaded is Gather with the contract the caller read (contract.Load of taskDir's

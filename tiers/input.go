@@ -155,7 +155,7 @@ func gatherWith(p *project.Project, mission, task, taskDir string, k *Loaded, pr
 	}
 	in.files = dir
 	defer func() { in.files = nil }()
-	if k != nil {
+	if k != nil && !k.NoContract {
 		in.Contract, in.ContractErr = k.Contract, k.Err
 	} else {
 		var known *contract.Contract
@@ -169,7 +169,13 @@ func gatherWith(p *project.Project, mission, task, taskDir string, k *Loaded, pr
 		in.Contract, in.ContractErr = nil, &schemas.ValidationError{File: taskDir + "/contract.json", Kind: schemas.Contract,
 			Problems: []schemas.Problem{{Pointer: "/task_id", Message: fmt.Sprintf("task_id is %q, but this is task %q", c.TaskID, task)}}}
 	}
-	rec, err := record.LoadFrom(dir, taskDir+"/record.json")
+	var rec *record.Record
+	var err error
+	if k != nil && k.RecordRead {
+		rec, err = k.Record, k.RecordErr
+	} else {
+		rec, err = record.LoadFrom(dir, taskDir+"/record.json")
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		in.Record, in.RecordMissing = record.New(task, time.Now()), true
