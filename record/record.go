@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -340,11 +339,14 @@ type readShape struct {
 	GateHistory    []HistoryEntry          `json:"gate_history"`
 }
 
+// readShapeOf is the shape of readShape, computed once.
+var readShapeOf = schemas.ShapeFor[readShape]()
+
 // validate checks data against the record schema and refuses a key that equals a field the gate
 // reads only under case folding ("Confidence", "SELF_CHECK"): such a record would mean one thing
 // to the schema and another to a case-insensitive reader (SPEC §2 invariant 8).
 func validate(file string, data []byte) error {
-	doc, err := schemas.DecodeFor(schemas.Record, file, data, reflect.TypeFor[readShape]())
+	doc, err := schemas.DecodeShaped(schemas.Record, file, data, readShapeOf())
 	if err != nil {
 		return err
 	}

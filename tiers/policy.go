@@ -164,6 +164,9 @@ func loadPolicyFile(geas *os.Root) (Policy, []byte, error) {
 	return p, data, err
 }
 
+// policyDocumentShape is the shape of *policyDocument, computed once.
+var policyDocumentShape = schemas.ShapeFor[*policyDocument]()
+
 // policyDocument is .geas/gate-policy.json as its schema describes it; a zero field is not set.
 type policyDocument struct {
 	Evaluators            map[string][]string `json:"evaluators"`
@@ -219,7 +222,7 @@ func ParsePolicy(file string, data []byte) (Policy, error) {
 	}
 	var raw policyDocument
 	// Exactly as the schema validated it (SPEC §2 invariant 8): "Shared_Globs" is not shared_globs.
-	if err := schemas.DecodeExact(schemas.GatePolicy, file, data, &raw); err != nil {
+	if err := schemas.DecodeExactAs(schemas.GatePolicy, file, data, &raw, policyDocumentShape()); err != nil {
 		return p, err
 	}
 	for dim, ev := range raw.Evaluators {
