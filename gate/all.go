@@ -92,6 +92,7 @@ func All(ctx context.Context, p *project.Project, mission string, o AllOptions) 
 	// The history checks read the event log through one index, which parses each line once a run;
 	// a run that appends to the log never takes its metadata for its content (Exact).
 	events := &record.EventIndex{Exact: !o.DryRun}
+	defer events.Close()
 	err = forEach(ctx, len(todo), o.Jobs, func(i int) {
 		m.Tasks[i] = account(ctx, p, tasks, events, mission, todo[i], o)
 	})
