@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -34,9 +35,9 @@ type Options struct {
 	// contract is the task's contract as geas gate --all read it to triage the task, for a dry
 	// run (which takes no lock, so that read is as good as another): nil, read it.
 	contract *tiers.Loaded
-	// events is the event log as geas gate --all indexes it for all its tasks
-	// (tiers.Input.Events); nil: the run reads the log.
-	events *record.EventIndex
+	// shared is what geas gate --all shares between its tasks (tiers.Shared): the event log's
+	// index, the policy and the debt register; nil: the run reads them itself.
+	shared *tiers.Shared
 }
 
 // Lock takes the task's exclusive lock, then completes what the task's latest recorded entry
@@ -114,11 +115,27 @@ func runOnce(ctx context.Context, t Task, o Options) (*tiers.Result, error) {
 	return res, err
 }
 
+// sameContract reports whether the contract geas gate --all's triage read before the task lock
+// is still what the task's contract.json holds: read again through the handle the triage kept,
+// while the path still names that file (tiers.HeldFile), and compared byte for byte. A contract
+// the triage could not read or parse is never the same: the run reads it under the lock.
+func sameContract(p *project.Project, t Task, k *tiers.Loaded) bool {
+	if k.Contract == nil || k.Err != nil {
+		return false
+	}
+	data, ok, err := k.Held.ReadAgain(p.Geas, t.Dir+"/contract.json", contract.MaxBytes)
+	return ok && err == nil && bytes.Equal(data, k.Contract.Raw)
+}
+
 // run is Run once the lock is held (or not needed); held checks that it still is (nil: no lock).
 // loaded is what the completion under the lock read of the task (nil: nothing to reuse).
 func run(ctx context.Context, t Task, o Options, held func() error, loaded *loadedRecord) (*tiers.Result, error) {
 	p := t.Project
-	k := o.contract
+	var k *tiers.Loaded
+	if o.contract != nil && (held == nil || sameContract(p, t, o.contract)) {
+		c := *o.contract // a copy: a run started again must not find this one's record in it
+		k = &c
+	}
 	if k == nil && loaded != nil && loaded.contract != nil {
 		k = &tiers.Loaded{Contract: loaded.contract.Contract, Err: loaded.contract.Err}
 	}
@@ -127,15 +144,15 @@ func run(ctx context.Context, t Task, o Options, held func() error, loaded *load
 		k.Contract, k.Err = contract.Load(p.Geas, t.Dir+"/contract.json")
 	}
 	if k.Err == nil && k.Contract.TaskID == t.ID && k.Contract.Status.IsFinished() {
-		return recheck(ctx, p, t.Mission, t.ID, t.Dir, o.events) // SPEC §7.2: writes nothing
+		return recheck(ctx, p, t.Mission, t.ID, t.Dir, o.shared.EventIndex()) // SPEC §7.2: writes nothing
 	}
 	if loaded != nil {
 		k.Record, k.RecordErr, k.RecordRead = loaded.rec, loaded.err, true
 	}
 	start := time.Now()
+	k.Shared = o.shared
 	in := tiers.GatherLoaded(p, t.Mission, t.ID, t.Dir, *k) // the contract read once
 	defer in.Release()                                      // the repository, unless Evaluate took it
-	in.Events = o.events
 	in.Held = held
 	opts := tiers.Options{RunID: tiers.NextRunID(in.Record), DryRun: o.DryRun, Now: start, Progress: o.Progress, KeepGoing: o.KeepGoing}
 	logDir := ""

@@ -15,6 +15,10 @@ type Loaded struct {
 	// Dir is the task directory as the caller opened it (fsutil.OpenSubdir of taskDir), for
 	// the reads of Gather; nil: Gather opens it. The caller closes it.
 	Dir *fsutil.Dir
+	// Held is contract.json as the caller read it, kept open, so that a run that takes the task
+	// lock after that read confirms it without opening the file again; nil: none. The caller
+	// closes it.
+	Held *HeldFile
 
 	// Record and RecordErr are what record.Load of the task's record.json returned, as the caller
 	// read it for this run under the task lock, when RecordRead is set: Gather then judges that
@@ -22,8 +26,10 @@ type Loaded struct {
 	Record     *record.Record
 	RecordErr  error
 	RecordRead bool
-	// NoContract: Contract and Err are not set (the caller read the record, not the contract).
-	NoContract bool
+	// Shared, when set, is what the run shares with the other runs of one geas gate --all: its
+	// reads of the policy and the debt register go through it, and its event index answers the
+	// history checks.
+	Shared *Shared
 }
 
 // GatherLoaded is Gather with the contract the caller read (contract.Load of taskDir's
@@ -34,6 +40,9 @@ type Loaded struct {
 // Release.
 func GatherLoaded(p *project.Project, mission, task, taskDir string, k Loaded) *Input {
 	in := gatherWith(p, mission, task, taskDir, &k, nil)
+	if k.Shared != nil {
+		in.Events = k.Shared.Events
+	}
 	in.Rules, in.RulesSHA256, in.RulesErr = rulesOf(in)
 	return in
 }

@@ -22,6 +22,10 @@ type Input struct {
 	// files reads the task directory while Gather runs (nil after: the reads go through Geas).
 	files fsutil.Reader
 
+	// shared, when set, is what the runs of one geas gate --all share (Loaded.Shared): the
+	// policy and the debt register are read through it.
+	shared *Shared
+
 	// logRoot is the run's log directory as Evaluate was given it (Options.LogRoot), where Apply
 	// writes result.json: the directory the run opened, even if a command moved it meanwhile.
 	logRoot *os.Root
@@ -155,7 +159,10 @@ func gatherWith(p *project.Project, mission, task, taskDir string, k *Loaded, pr
 	}
 	in.files = dir
 	defer func() { in.files = nil }()
-	if k != nil && !k.NoContract {
+	if k != nil {
+		in.shared = k.Shared
+	}
+	if k != nil {
 		in.Contract, in.ContractErr = k.Contract, k.Err
 	} else {
 		var known *contract.Contract
@@ -203,7 +210,7 @@ func gatherWith(p *project.Project, mission, task, taskDir string, k *Loaded, pr
 		}
 		in.Evidence = append(in.Evidence, e)
 	}
-	in.DebtData, in.DebtErr = fsutil.ReadLimited(p.Geas, debtRegisterPath(mission), in.Policy.MaxEvidenceBytes)
+	in.DebtData, in.DebtErr = in.readGeas(debtRegisterPath(mission), in.Policy.MaxEvidenceBytes)
 	in.Files = in.snapshot()
 	return in
 }
@@ -218,8 +225,16 @@ func (in *Input) loadPolicy() {
 	case data == nil:
 		in.Policy = DefaultPolicy()
 	default:
-		in.Policy, in.PolicyErr = ParsePolicy(from, data)
+		in.Policy, in.PolicyErr = in.shared.parsePolicy(from, data)
 	}
+}
+
+// readGeas is fsutil.ReadLimited of name in .geas, through in.shared when the run has one.
+func (in *Input) readGeas(name string, limit int64) ([]byte, error) {
+	if in.shared != nil {
+		return in.shared.read(in.Geas, name, limit)
+	}
+	return fsutil.ReadLimited(in.Geas, name, limit)
 }
 
 // readPolicy reads the effective policy document (SPEC §5.3 Part B): for a task with a base, the
@@ -245,7 +260,7 @@ func (in *Input) readPolicy() (data []byte, from string, err error) {
 			return nil, from, nil
 		}
 	}
-	data, err = fsutil.ReadLimited(in.Geas, PolicyFile, maxPolicyBytes)
+	data, err = in.readGeas(PolicyFile, maxPolicyBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, "", nil

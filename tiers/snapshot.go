@@ -192,7 +192,7 @@ func (in *Input) sameBytes() bool {
 	if !in.sameEvidence(dir, evidenceLimit) {
 		return false
 	}
-	policyAgain := &Input{ProjectDir: in.ProjectDir, Root: in.Root, Geas: in.Geas, Contract: in.Contract, Record: in.Record}
+	policyAgain := &Input{ProjectDir: in.ProjectDir, Root: in.Root, Geas: in.Geas, Contract: in.Contract, Record: in.Record, shared: in.shared}
 	data, from, err := policyAgain.readPolicy()
 	policyAgain.Release()
 	if err != nil || from != in.PolicyFrom || (data == nil) != (in.PolicyRaw == nil) || (data != nil && sum(data) != sum(in.PolicyRaw)) {
@@ -202,7 +202,11 @@ func (in *Input) sameBytes() bool {
 	if in.DebtData != nil {
 		debtSum = sum(in.DebtData)
 	}
-	return holds(fsutil.RootReader(in.Geas), debtRegisterPath(in.Mission), in.Policy.MaxEvidenceBytes, debtSum)
+	data, err = in.readGeas(debtRegisterPath(in.Mission), in.Policy.MaxEvidenceBytes)
+	if debtSum == "" {
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	return err == nil && sum(data) == debtSum
 }
 
 // sameEvidence reports whether the task's evidence directory lists exactly the evidence files the
