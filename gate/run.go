@@ -134,6 +134,11 @@ func run(ctx context.Context, t Task, o Options, held func() error, loaded *load
 	var k *tiers.Loaded
 	if o.contract != nil && (held == nil || sameContract(p, t, o.contract)) {
 		c := *o.contract // a copy: a run started again must not find this one's record in it
+		if held != nil {
+			// Under the lock the task directory is opened afresh: the triage's handle is that of
+			// the directory as it was before the lock, which may no longer be the one at its path.
+			c.Dir = nil
+		}
 		k = &c
 	}
 	if k == nil && loaded != nil && loaded.contract != nil {
