@@ -284,18 +284,24 @@ func EligibleStates(profile vocab.Profile) []vocab.State {
 	return nil
 }
 
+// document is what Parse decodes a contract.json into.
+type document struct {
+	Contract
+	EvalCommands []EvalCommand `json:"eval_commands"`
+	EvalTimeout  string        `json:"eval_timeout"`
+}
+
+// documentShape is the shape of *document, computed once.
+var documentShape = schemas.ShapeFor[*document]()
+
 // Parse validates data against the contract schema, decodes it, and applies the checks the schema
 // cannot express. Invalid input returns a *schemas.SyntaxError or *schemas.ValidationError naming
 // file and the JSON pointer of each bad field.
 func Parse(file string, data []byte) (*Contract, error) {
-	var raw struct {
-		Contract
-		EvalCommands []EvalCommand `json:"eval_commands"`
-		EvalTimeout  string        `json:"eval_timeout"`
-	}
+	var raw document
 	// Exactly as the schema validated it: a key equal to a field only under case folding
 	// ("Eval_Commands") makes the contract invalid (SPEC §2 invariant 8).
-	if err := schemas.DecodeExact(schemas.Contract, file, data, &raw); err != nil {
+	if err := schemas.DecodeExactAs(schemas.Contract, file, data, &raw, documentShape()); err != nil {
 		return nil, err
 	}
 	c := raw.Contract

@@ -87,12 +87,15 @@ type Judgment struct {
 	ProviderID string   `json:"provider_id,omitempty"`
 }
 
+// evidenceShape is the shape of *Evidence, computed once.
+var evidenceShape = schemas.ShapeFor[*Evidence]()
+
 // Parse validates data against the evidence schema and decodes it.
 func Parse(name string, data []byte) (*Evidence, error) {
 	var e Evidence
 	// Exactly as the schema validated it: "ROLE" next to "role", or "Passed" next to "passed",
 	// makes the file invalid instead of being read case-insensitively (SPEC §2 invariant 8).
-	if err := schemas.DecodeExact(schemas.Evidence, name, data, &e); err != nil {
+	if err := schemas.DecodeExactAs(schemas.Evidence, name, data, &e, evidenceShape()); err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(data)

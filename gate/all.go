@@ -11,7 +11,6 @@ import (
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
-	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -91,9 +90,11 @@ func All(ctx context.Context, p *project.Project, mission string, o AllOptions) 
 	defer tasks.Close()
 	// The history checks read the event log through one index, which parses each line once a run;
 	// a run that appends to the log never takes its metadata for its content (Exact).
-	events := &record.EventIndex{Exact: !o.DryRun}
+	// The policy and the debt register are read through one handle each for all tasks (tiers.Shared).
+	shared := tiers.NewShared(!o.DryRun)
+	defer shared.Close()
 	err = forEach(ctx, len(todo), o.Jobs, func(i int) {
-		m.Tasks[i] = account(ctx, p, tasks, events, mission, todo[i], o)
+		m.Tasks[i] = account(ctx, p, tasks, shared, mission, todo[i], o)
 	})
 	if err != nil {
 		return nil, err
@@ -123,8 +124,17 @@ func classify(p *project.Project, tasks *fsutil.Dir, mission string, e project.T
 		return unreadable(mission, at, err.Error()), nil
 	}
 	td := tasks.Subdir(e.Name)
-	k, err := contract.LoadFrom(td, dir+"/contract.json")
-	loaded := &tiers.Loaded{Contract: k, Err: err, Dir: td}
+	// Read through a handle kept open, so that the run, once it holds the task's lock, confirms
+	// this read without opening the file again (sameContract).
+	name := dir + "/contract.json"
+	held, data, err := tiers.Hold(p.Geas, name, contract.MaxBytes)
+	var k *contract.Contract
+	if err == nil {
+		k, err = contract.Parse(name, data)
+	} else {
+		k, err = contract.LoadFrom(td, name) // the read's error, as contract.Load words it
+	}
+	loaded := &tiers.Loaded{Contract: k, Err: err, Dir: td, Held: held}
 	if err != nil || k.TaskID != e.Name {
 		return at, loaded // gated: the run reports the contract as invalid, an error verdict with its cause
 	}
@@ -135,6 +145,7 @@ func classify(p *project.Project, tasks *fsutil.Dir, mission string, e project.T
 		ok, why := StateBacking(in, vocab.Cancelled)
 		if !ok {
 			td.Close()
+			held.Close()
 			return unreadable(mission, at, "state cancelled is not backed, so the task is counted: "+why), nil
 		}
 		at.Outcome, at.Reason = OutcomeCancelled, "not counted: "+why
@@ -169,24 +180,24 @@ func runFailed(t Task, err error) *tiers.Result {
 // account classifies one entry and, when it is to be gated, runs the gate on it. A task whose run
 // fails outright (a write error, a lock that cannot be taken) becomes an error result naming the
 // failure, and the others go on.
-// events is the run's index of the event log.
-func account(ctx context.Context, p *project.Project, tasks *fsutil.Dir, events *record.EventIndex, mission string, e project.TaskEntry, o AllOptions) *MissionTask {
+// shared is what the tasks share (tiers.Shared).
+func account(ctx context.Context, p *project.Project, tasks *fsutil.Dir, shared *tiers.Shared, mission string, e project.TaskEntry, o AllOptions) *MissionTask {
 	at, k := classify(p, tasks, mission, e)
 	if k != nil {
 		defer k.Dir.Close()
+		defer k.Held.Close()
 	}
 	if at.Outcome != "" {
 		return at
 	}
 	t := Task{Project: p, Mission: mission, ID: e.Name, Dir: project.TaskDir(mission, e.Name)}
-	ro := Options{DryRun: o.DryRun, events: events}
+	ro := Options{DryRun: o.DryRun, shared: shared}
 	if o.Progress != nil {
 		ro.Progress = o.Progress(t.ID)
 	}
-	if o.DryRun {
-		// No lock: the triage's read of the contract, and its task directory, are the run's.
-		ro.contract = k
-	}
+	// The triage's read of the contract, and its task directory, are the run's: as they are for
+	// a dry run (which takes no lock); under the lock, once the run confirmed the contract.
+	ro.contract = k
 	res, err := runRecovered(ctx, t, ro)
 	if err != nil {
 		res = runFailed(t, err)

@@ -37,32 +37,60 @@ const maxResultBytes = record.MaxBytes
 // held, when not nil, says whether the caller's task lock is still held (fsutil.Lock.Held): every
 // write asks it first, and nothing more is written once it fails.
 func Complete(p *project.Project, mission, task, taskDir string, now time.Time, held func() error) ([]string, error) {
+	notes, _, err := complete(p, mission, task, taskDir, now, held)
+	return notes, err
+}
+
+// complete is Complete that also returns the record as it read it (record.Load's answer) when it
+// wrote nothing, so that the run under the same lock judges that read instead of reading the task's
+// files again; nil when it wrote something (or failed), and the caller reads them afresh.
+func complete(p *project.Project, mission, task, taskDir string, now time.Time, held func() error) ([]string, *loadedRecord, error) {
 	geas := p.Geas
 	name := taskDir + "/record.json"
 	rec, err := record.Load(geas, name)
 	if err != nil {
-		return nil, nil // nothing readable to complete; the command reports the record itself
+		// nothing readable to complete; the command reports the record itself
+		return nil, &loadedRecord{err: err}, nil
 	}
+	notes, k, err := completeLoaded(p, mission, task, taskDir, name, rec, now, held)
+	if len(notes) > 0 || err != nil {
+		return notes, nil, err
+	}
+	return nil, &loadedRecord{rec: rec, contract: k}, nil
+}
+
+// loadedRecord is record.Load's answer for a task's record.json, and the task's contract when
+// the completion read it too (contract.Load's answer; nil when it did not).
+type loadedRecord struct {
+	rec      *record.Record
+	err      error
+	contract *tiers.Loaded
+}
+
+// completeLoaded is Complete on the record it read; it also returns the contract it read, if it
+// read it.
+func completeLoaded(p *project.Project, mission, task, taskDir, name string, rec *record.Record, now time.Time, held func() error) ([]string, *tiers.Loaded, error) {
+	geas := p.Geas
 	if held != nil {
 		rec.Guard(held)
 	}
 	var notes []string
 	if rec.HistoryTorn() {
 		if err := rec.CutTornHistory(geas, name); err != nil {
-			return notes, err
+			return notes, nil, err
 		}
 		notes = append(notes, fmt.Sprintf("cut a torn last line of %s (a run killed while appending it, which did not happen)", record.HistoryFile))
 	}
 	hist := rec.History()
 	if len(hist) == 0 || record.VerifyChain(hist) != nil {
-		return notes, nil
+		return notes, nil, nil
 	}
 	if key := record.SigningKey(); key != nil && len(record.VerifySignatures(hist, key)) > 0 {
-		return notes, nil
+		return notes, nil, nil
 	}
 	keys, err := record.TaskEventKeys(geas, mission, task)
 	if err != nil {
-		return notes, nil // the events cannot be read: nothing can be told missing
+		return notes, nil, nil // the events cannot be read: nothing can be told missing
 	}
 	c := &completion{p: p, geas: geas, mission: mission, task: task, taskDir: taskDir, name: name, rec: rec, keys: keys, held: held, now: now}
 	last := hist[len(hist)-1]
@@ -78,7 +106,7 @@ func Complete(p *project.Project, mission, task, taskDir string, now time.Time, 
 	case record.KindApproval:
 		err = c.approval(last)
 	}
-	return append(notes, c.notes...), err
+	return append(notes, c.notes...), c.contract, err
 }
 
 type completion struct {
@@ -91,6 +119,7 @@ type completion struct {
 	held                   func() error
 	now                    time.Time
 	notes                  []string
+	contract               *tiers.Loaded // the contract as gateRun read it, nil until it does
 }
 
 func (c *completion) note(format string, args ...any) {
@@ -138,6 +167,7 @@ func (c *completion) gateRun(e record.HistoryEntry) error {
 		return nil
 	}
 	k, kerr := contract.Load(c.geas, c.taskDir+"/"+record.ContractFile)
+	c.contract = &tiers.Loaded{Contract: k, Err: kerr}
 	if kerr != nil || k.TaskID != c.task {
 		k = nil
 	}

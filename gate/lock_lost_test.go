@@ -330,7 +330,7 @@ func TestALockLostWhileGatheringRunsNothing(t *testing.T) {
 				held = func() error { return fmt.Errorf("record.lock was removed while locked: %w", fsutil.ErrLockLost) }
 			}
 			task := Task{Project: f.Open(), Mission: testMission, ID: testTask, Dir: testTaskDir}
-			res, err := run(t.Context(), task, Options{}, held)
+			res, err := run(t.Context(), task, Options{}, held, nil)
 			_, ranErr := os.Stat(ran)
 			_, logErr := os.Stat(f.Path(testfixture.TaskFile("gate-logs")))
 			_, histErr := os.Stat(f.Path(testfixture.TaskFile(record.HistoryFile)))

@@ -29,8 +29,13 @@ func Recheck(ctx context.Context, p *project.Project, mission, task, taskDir str
 	return recheck(ctx, p, mission, task, taskDir, nil)
 }
 
-// recheck is Recheck with the event log read through events (nil: read by each check).
+// recheck is Recheck with the event log read through events (nil: through an index of its own,
+// so that the record check and the evaluation's history check open the log once).
 func recheck(ctx context.Context, p *project.Project, mission, task, taskDir string, events *record.EventIndex) (*tiers.Result, error) {
+	if events == nil {
+		events = &record.EventIndex{Exact: true}
+		defer events.Close()
+	}
 	rep, err := verifyTask(ctx, p, mission, task, taskDir, events)
 	var refused *RefusedError
 	if errors.As(err, &refused) {

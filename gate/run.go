@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -34,9 +35,9 @@ type Options struct {
 	// contract is the task's contract as geas gate --all read it to triage the task, for a dry
 	// run (which takes no lock, so that read is as good as another): nil, read it.
 	contract *tiers.Loaded
-	// events is the event log as geas gate --all indexes it for all its tasks
-	// (tiers.Input.Events); nil: the run reads the log.
-	events *record.EventIndex
+	// shared is what geas gate --all shares between its tasks (tiers.Shared): the event log's
+	// index, the policy and the debt register; nil: the run reads them itself.
+	shared *tiers.Shared
 }
 
 // Lock takes the task's exclusive lock, then completes what the task's latest recorded entry
@@ -44,16 +45,23 @@ type Options struct {
 // which every command that takes the lock does first. It returns what the completion did, as
 // notes, also when it fails; the caller unlocks.
 func Lock(ctx context.Context, t Task) (*fsutil.Lock, []string, error) {
+	lock, notes, _, err := lockTask(ctx, t)
+	return lock, notes, err
+}
+
+// lockTask is Lock that also returns the task's record (and contract) as the completion read
+// them, when it wrote nothing: under the lock, that read is the run's (nil: read them again).
+func lockTask(ctx context.Context, t Task) (*fsutil.Lock, []string, *loadedRecord, error) {
 	lock, err := record.LockTask(ctx, t.Project.Geas, t.Dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	notes, err := Complete(t.Project, t.Mission, t.ID, t.Dir, time.Now(), lock.Held)
+	notes, loaded, err := complete(t.Project, t.Mission, t.ID, t.Dir, time.Now(), lock.Held)
 	if err != nil {
 		lock.Unlock()
-		return nil, notes, fmt.Errorf("task %s: complete the last recorded entry: %w", t.ID, err)
+		return nil, notes, nil, fmt.Errorf("task %s: complete the last recorded entry: %w", t.ID, err)
 	}
-	return lock, notes, nil
+	return lock, notes, loaded, nil
 }
 
 // Run runs the gate once on a task: under the task lock unless o.DryRun, evaluation, budget, and
@@ -91,36 +99,65 @@ const maxLockLostRuns = 3
 func runOnce(ctx context.Context, t Task, o Options) (*tiers.Result, error) {
 	var completed []string
 	var held func() error
+	var loaded *loadedRecord
 	if !o.DryRun {
-		lock, notes, err := Lock(ctx, t)
+		lock, notes, l, err := lockTask(ctx, t)
 		if err != nil {
 			return nil, err
 		}
 		defer lock.Unlock()
-		completed, held = notes, lock.Held
+		completed, held, loaded = notes, lock.Held, l
 	}
-	res, err := run(ctx, t, o, held)
+	res, err := run(ctx, t, o, held, loaded)
 	if res != nil && len(completed) > 0 {
 		res.Notes = append(slices.Clone(completed), res.Notes...)
 	}
 	return res, err
 }
 
+// sameContract reports whether the contract geas gate --all's triage read before the task lock
+// is still what the task's contract.json holds: read again through the handle the triage kept,
+// while the path still names that file (tiers.HeldFile), and compared byte for byte. A contract
+// the triage could not read or parse is never the same: the run reads it under the lock.
+func sameContract(p *project.Project, t Task, k *tiers.Loaded) bool {
+	if k.Contract == nil || k.Err != nil {
+		return false
+	}
+	data, ok, err := k.Held.ReadAgain(p.Geas, t.Dir+"/contract.json", contract.MaxBytes)
+	return ok && err == nil && bytes.Equal(data, k.Contract.Raw)
+}
+
 // run is Run once the lock is held (or not needed); held checks that it still is (nil: no lock).
-func run(ctx context.Context, t Task, o Options, held func() error) (*tiers.Result, error) {
+// loaded is what the completion under the lock read of the task (nil: nothing to reuse).
+func run(ctx context.Context, t Task, o Options, held func() error, loaded *loadedRecord) (*tiers.Result, error) {
 	p := t.Project
-	k := o.contract
+	var k *tiers.Loaded
+	if o.contract != nil && (held == nil || sameContract(p, t, o.contract)) {
+		c := *o.contract // a copy: a run started again must not find this one's record in it
+		if held != nil {
+			// Under the lock the task directory is opened afresh: the triage's handle is that of
+			// the directory as it was before the lock, which may no longer be the one at its path.
+			c.Dir = nil
+		}
+		k = &c
+	}
+	if k == nil && loaded != nil && loaded.contract != nil {
+		k = &tiers.Loaded{Contract: loaded.contract.Contract, Err: loaded.contract.Err}
+	}
 	if k == nil {
 		k = &tiers.Loaded{}
 		k.Contract, k.Err = contract.Load(p.Geas, t.Dir+"/contract.json")
 	}
 	if k.Err == nil && k.Contract.TaskID == t.ID && k.Contract.Status.IsFinished() {
-		return recheck(ctx, p, t.Mission, t.ID, t.Dir, o.events) // SPEC §7.2: writes nothing
+		return recheck(ctx, p, t.Mission, t.ID, t.Dir, o.shared.EventIndex()) // SPEC §7.2: writes nothing
+	}
+	if loaded != nil {
+		k.Record, k.RecordErr, k.RecordRead = loaded.rec, loaded.err, true
 	}
 	start := time.Now()
+	k.Shared = o.shared
 	in := tiers.GatherLoaded(p, t.Mission, t.ID, t.Dir, *k) // the contract read once
 	defer in.Release()                                      // the repository, unless Evaluate took it
-	in.Events = o.events
 	in.Held = held
 	opts := tiers.Options{RunID: tiers.NextRunID(in.Record), DryRun: o.DryRun, Now: start, Progress: o.Progress, KeepGoing: o.KeepGoing}
 	logDir := ""

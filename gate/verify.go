@@ -74,6 +74,7 @@ func Verify(ctx context.Context, p *project.Project, mission, task string, apply
 	// One index of the event log for every task's history checks; --apply appends revocations to
 	// the log, so it is then never answered from the log's metadata (record.EventIndex).
 	events := &record.EventIndex{Exact: apply}
+	defer events.Close()
 	for _, tg := range targets {
 		if tg.problem != "" {
 			out.Tampered++

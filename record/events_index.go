@@ -30,8 +30,10 @@ import (
 //     which is why a run that appends (and so changes the log all the time) sets Exact.
 //
 // The log is opened as TaskEventHashes opens it, so a missing log, a named pipe or a log that
-// cannot be opened answer exactly as there; an error is not remembered. Safe for concurrent use; the
-// zero value is ready.
+// cannot be opened answer exactly as there; an error is not remembered. The index keeps the log
+// open between its reads, and reads it again through that handle while the path still names that
+// file, so that a run over many tasks opens it once (Close closes it). Safe for concurrent use;
+// the zero value is ready.
 type EventIndex struct {
 	// Exact: always read the log, never answer from its metadata alone.
 	Exact bool
@@ -48,6 +50,12 @@ type EventIndex struct {
 
 	buf    []byte // for reading the lines indexed
 	parsed int    // lines parsed so far, for the tests
+
+	// f is the log as last opened, kept open for the next read (log); fRoot the root it was
+	// opened through and fInfo what Stat said of it then.
+	f     *os.File
+	fRoot *os.Root
+	fInfo fs.FileInfo
 }
 
 // TaskEventHashes is TaskEventHashes(root, mission, task), from the index where the log allows
@@ -56,26 +64,72 @@ func (x *EventIndex) TaskEventHashes(root *os.Root, mission, task string) ([]Eve
 	if x == nil {
 		return TaskEventHashes(root, mission, task)
 	}
-	f, _, err := openEvents(root)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	f, err := x.log(root)
 	if f == nil || err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
+		x.closeLog()
 		return TaskEventHashes(root, mission, task) // not indexed: read as TaskEventHashes reads
 	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
 	if x.Exact || x.root != root || x.seen == nil || !sameLog(x.seen, fi) {
 		if err := x.update(root, f); err != nil {
 			x.seen, x.byTask, x.tail = nil, nil, nil // the next call starts over
+			x.closeLog()
 			return nil, err
 		}
 		x.seen = fi
 	}
 	k := [2]string{mission, task}
 	return append(slices.Clone(x.byTask[k]), x.tail[k]...), nil
+}
+
+// log returns the event log of root at its start: the file the index read last, through the
+// handle it kept open, while root's log is still that file (os.SameFile: a log replaced by
+// another file is opened afresh), so that the tasks of one run do not open the log once each;
+// else the log opened as TaskEventHashes opens it. nil, nil: there is no log. x.mu is held.
+func (x *EventIndex) log(root *os.Root) (*os.File, error) {
+	if x.f != nil {
+		fi, err := root.Stat(EventsFile)
+		if err == nil && fi.Mode().IsRegular() && x.fRoot == root && os.SameFile(fi, x.fInfo) {
+			if _, err := x.f.Seek(0, io.SeekStart); err == nil {
+				return x.f, nil
+			}
+		}
+		x.closeLog()
+	}
+	f, _, err := openEvents(root)
+	if f == nil || err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("read %s: %w", EventsFile, err)
+	}
+	x.f, x.fRoot, x.fInfo = f, root, fi
+	return f, nil
+}
+
+func (x *EventIndex) closeLog() {
+	if x.f != nil {
+		x.f.Close()
+	}
+	x.f, x.fRoot, x.fInfo = nil, nil, nil
+}
+
+// Close closes the event log the index keeps open. The index stays usable: its next read opens
+// the log again.
+func (x *EventIndex) Close() {
+	if x == nil {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.closeLog()
 }
 
 // update brings the index to the log f (open at its start): from the lines indexed on when they

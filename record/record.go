@@ -2,13 +2,14 @@ package record
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
-	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -307,10 +308,11 @@ func loadOnce(src files, name string, replaceInteg bool) (*Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load record: %w", err)
 	}
-	r, err := parseKnown(name, data)
+	r, err := Parse(name, data)
 	if err != nil {
 		return nil, err
 	}
+	r.store.readSum = sha256Hex(data)
 	if path.Base(name) == "record.json" {
 		r.store.replaceInteg = replaceInteg
 		if err := r.loadSiblings(src, path.Dir(name)); err != nil {
@@ -337,16 +339,14 @@ type readShape struct {
 	GateHistory    []HistoryEntry          `json:"gate_history"`
 }
 
+// readShapeOf is the shape of readShape, computed once.
+var readShapeOf = schemas.ShapeFor[readShape]()
+
 // validate checks data against the record schema and refuses a key that equals a field the gate
 // reads only under case folding ("Confidence", "SELF_CHECK"): such a record would mean one thing
 // to the schema and another to a case-insensitive reader (SPEC §2 invariant 8).
 func validate(file string, data []byte) error {
-	// Remembered by the bytes: a run reads record.json twice (before tier 1 and after, SPEC §7.4).
-	return schemas.Remember("record", file, data, func() error { return validateOnce(file, data) })
-}
-
-func validateOnce(file string, data []byte) error {
-	doc, err := schemas.DecodeFor(schemas.Record, file, data, reflect.TypeFor[readShape]())
+	doc, err := schemas.DecodeShaped(schemas.Record, file, data, readShapeOf())
 	if err != nil {
 		return err
 	}
@@ -847,4 +847,17 @@ func compactJSON(raw json.RawMessage) json.RawMessage {
 		return bytes.Clone(raw)
 	}
 	return b.Bytes()
+}
+
+// ReadSums returns the sha256 (hex) of record.json and of integration.json as Load read them, ""
+// for a file that was absent, so that a caller can confirm that they did not change (SPEC §7.4)
+// by reading their bytes again rather than parsing them. A record that was not loaded (New)
+// returns "", "".
+func (r *Record) ReadSums() (record, integration string) {
+	return r.store.readSum, r.store.integSum
+}
+
+func sha256Hex(data []byte) string {
+	s := sha256.Sum256(data)
+	return hex.EncodeToString(s[:])
 }

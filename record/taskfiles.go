@@ -2,7 +2,6 @@ package record
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -58,6 +56,9 @@ type taskFiles struct {
 	// record.json still held the one before it (a run between its commit point and its record
 	// write, or killed there); the next locked Write puts it in record.json.
 	resultPending bool
+	// readSum and integSum are the sha256 of record.json and integration.json as Load read them
+	// ("" for a file that was absent): ReadSums.
+	readSum, integSum string
 	// replaceInteg: LoadToReplaceIntegration; badInteg is then why integration.json was not read.
 	replaceInteg bool
 	badInteg     error
@@ -84,6 +85,7 @@ func (r *Record) loadSiblings(src files, dir string) error {
 	integ := path.Join(dir, IntegrationFile)
 	data, err = src.readOptional(integ, maxIntegrationBytes)
 	if err == nil {
+		r.store.integSum = sha256Hex(data)
 		var in *Integration
 		var raw json.RawMessage
 		if in, raw, err = ParseIntegration(integ, data); err == nil {
@@ -198,70 +200,10 @@ func loadWithoutRecord(src files, name string, notExist error, replaceInteg bool
 // complete lines, to which the next locked write truncates the file. Any other malformed line
 // makes the history invalid.
 func parseHistory(file string, data []byte) (entries []HistoryEntry, valid int64, torn bool, err error) {
-	// One process reads the same history several times (completion, the inputs, the history
-	// check, the inputs re-read): a history already parsed, byte for byte, is not parsed again.
-	key := sha256.Sum256(data)
-	historyCache.Lock()
-	c, ok := historyCache.m[key]
-	historyCache.Unlock()
-	if ok {
-		return cloneEntries(c.entries), c.valid, c.torn, nil
-	}
-	entries, valid, torn, err = parseHistoryLines(file, data)
-	if err == nil {
-		historyCache.Lock()
-		if len(historyCache.m) >= 4 {
-			clear(historyCache.m)
-		}
-		historyCache.m[key] = parsedHistory{cloneEntries(entries), valid, torn}
-		historyCache.Unlock()
-	}
-	return entries, valid, torn, err
+	return parseHistoryLines(file, data)
 }
 
-// historyCache holds the last histories this process parsed, by the sha256 of their bytes.
-var historyCache = struct {
-	sync.Mutex
-	m map[[32]byte]parsedHistory
-}{m: map[[32]byte]parsedHistory{}}
-
-type parsedHistory struct {
-	entries []HistoryEntry
-	valid   int64
-	torn    bool
-}
-
-// cloneEntries copies entries deeply enough that no caller can change a cached one.
-func cloneEntries(in []HistoryEntry) []HistoryEntry {
-	if in == nil {
-		return nil
-	}
-	out := make([]HistoryEntry, len(in))
-	for i, e := range in {
-		if e.RetryBudgetBefore != nil {
-			v := *e.RetryBudgetBefore
-			e.RetryBudgetBefore = &v
-		}
-		if e.RetryBudgetAfter != nil {
-			v := *e.RetryBudgetAfter
-			e.RetryBudgetAfter = &v
-		}
-		if e.Causes != nil {
-			e.Causes = bytes.Clone(e.Causes)
-		}
-		if e.Extra != nil {
-			x := make(map[string]json.RawMessage, len(e.Extra))
-			for k, v := range e.Extra {
-				x[k] = bytes.Clone(v)
-			}
-			e.Extra = x
-		}
-		out[i] = e
-	}
-	return out
-}
-
-// parseHistoryLines is parseHistory without the cache. A line the gate wrote takes fastEntry;
+// parseHistoryLines is parseHistory. A line the gate wrote takes fastEntry;
 // any other takes the slow path below.
 func parseHistoryLines(file string, data []byte) (entries []HistoryEntry, valid int64, torn bool, err error) {
 	rest := data

@@ -30,11 +30,10 @@ type Shaper interface {
 	JSONShape() *Shape
 }
 
-var shapeCache sync.Map // reflect.Type -> *Shape
-
 // ShapeOf returns the shape encoding/json reads into values of type t: exported struct fields by
 // their json tag (or Go name when untagged), embedded structs promoted, "-" skipped. A type that
-// implements Shaper (on its value or its pointer) gives its own shape.
+// implements Shaper (on its value or its pointer) gives its own shape. It walks t each time: a
+// reader keeps the shape of the type it reads in a package-level value (ShapeFor), computed once.
 func ShapeOf(t reflect.Type) *Shape {
 	return shapeOf(t, map[reflect.Type]*Shape{})
 }
@@ -46,10 +45,13 @@ var (
 	unmarshalerT = reflect.TypeFor[json.Unmarshaler]()
 )
 
+// ShapeFor returns a function that gives the shape of T (ShapeOf), computed on its first call: a
+// reader's package-level value, so that the shape of the type it reads is computed once.
+func ShapeFor[T any]() func() *Shape {
+	return sync.OnceValue(func() *Shape { return ShapeOf(reflect.TypeFor[T]()) })
+}
+
 func shapeOf(t reflect.Type, busy map[reflect.Type]*Shape) *Shape {
-	if s, ok := shapeCache.Load(t); ok {
-		return s.(*Shape)
-	}
 	if s, ok := busy[t]; ok {
 		return s // a recursive type: the shape being built
 	}
@@ -65,9 +67,7 @@ func shapeOf(t reflect.Type, busy map[reflect.Type]*Shape) *Shape {
 			sh, _ = v.Elem().Interface().(Shaper)
 		}
 		if sh != nil {
-			s := sh.JSONShape()
-			shapeCache.Store(t, s)
-			return s
+			return sh.JSONShape()
 		}
 	}
 	if t == rawType || t == numberType {
@@ -96,7 +96,6 @@ func shapeOf(t reflect.Type, busy map[reflect.Type]*Shape) *Shape {
 		return nil
 	}
 	delete(busy, t)
-	shapeCache.Store(t, s)
 	return s
 }
 
@@ -190,19 +189,22 @@ func FoldProblems(doc any, s *Shape) []Problem {
 // and must not hold a key that equals a field of dst only under case folding; then it is decoded
 // into dst. The result is a *SyntaxError or a *ValidationError naming file and pointer.
 //
-// What the checks found is remembered by the document's bytes (Remember), so a file read again
-// unchanged is only decoded into dst.
+// The shape of dst is computed on each call; a reader of one type calls DecodeExactAs with the
+// shape it keeps (ShapeFor).
 func DecodeExact(k Kind, file string, data []byte, dst any) error {
-	t := reflect.TypeOf(dst)
-	err := remember(memoKey{kind: k, t: t, file: file}, data, func() error {
-		doc, err := DecodeFor(k, file, data, t)
-		if err != nil || k == "" {
-			return err
-		}
-		return ValidateValue(k, file, doc)
-	})
+	return DecodeExactAs(k, file, data, dst, ShapeOf(reflect.TypeOf(dst)))
+}
+
+// DecodeExactAs is DecodeExact with the shape of dst given: s must be ShapeOf(dst's type).
+func DecodeExactAs(k Kind, file string, data []byte, dst any, s *Shape) error {
+	doc, err := DecodeShaped(k, file, data, s)
 	if err != nil {
 		return err
+	}
+	if k != "" {
+		if err := ValidateValue(k, file, doc); err != nil {
+			return err
+		}
 	}
 	if err := json.Unmarshal(data, dst); err != nil {
 		return &ValidationError{File: file, Kind: k, Problems: []Problem{{Message: err.Error()}}}
@@ -212,13 +214,18 @@ func DecodeExact(k Kind, file string, data []byte, dst any) error {
 
 // DecodeFor is Decode followed by CheckExact for a value of type t, in one pass over data.
 func DecodeFor(k Kind, file string, data []byte, t reflect.Type) (any, error) {
-	doc, folds, ok := parse(data, ShapeOf(t))
+	return DecodeShaped(k, file, data, ShapeOf(t))
+}
+
+// DecodeShaped is DecodeFor with the shape of the type read given (ShapeOf, ShapeFor).
+func DecodeShaped(k Kind, file string, data []byte, s *Shape) (any, error) {
+	doc, folds, ok := parse(data, s)
 	if !ok {
 		var err error
 		if doc, err = decodeStd(file, data); err != nil {
 			return nil, err
 		}
-		folds = FoldProblems(doc, ShapeOf(t))
+		folds = FoldProblems(doc, s)
 	}
 	if len(folds) > 0 {
 		sort.SliceStable(folds, func(i, j int) bool { return comparePointers(folds[i].Pointer, folds[j].Pointer) < 0 })

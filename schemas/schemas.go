@@ -255,13 +255,11 @@ func escapePointer(s string) string {
 // Validate decodes data and checks it against the schema of kind k. file names the document in
 // errors. It returns a *SyntaxError for malformed JSON and a *ValidationError for a schema mismatch.
 func Validate(k Kind, file string, data []byte) error {
-	return remember(memoKey{what: "validate", kind: k, file: file}, data, func() error {
-		v, err := Decode(file, data)
-		if err != nil {
-			return err
-		}
-		return ValidateValue(k, file, v)
-	})
+	v, err := Decode(file, data)
+	if err != nil {
+		return err
+	}
+	return ValidateValue(k, file, v)
 }
 
 // ValidateValue checks an already decoded value (as returned by Decode, or built from maps, slices,

@@ -4,6 +4,7 @@ import (
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
+	"github.com/geas-dev/geas/record"
 )
 
 // Loaded is a task's contract as a caller already read it for this run: what contract.Load of
@@ -14,6 +15,21 @@ type Loaded struct {
 	// Dir is the task directory as the caller opened it (fsutil.OpenSubdir of taskDir), for
 	// the reads of Gather; nil: Gather opens it. The caller closes it.
 	Dir *fsutil.Dir
+	// Held is contract.json as the caller read it, kept open, so that a run that takes the task
+	// lock after that read confirms it without opening the file again; nil: none. The caller
+	// closes it.
+	Held *HeldFile
+
+	// Record and RecordErr are what record.Load of the task's record.json returned, as the caller
+	// read it for this run under the task lock, when RecordRead is set: Gather then judges that
+	// read instead of reading the record again.
+	Record     *record.Record
+	RecordErr  error
+	RecordRead bool
+	// Shared, when set, is what the run shares with the other runs of one geas gate --all: its
+	// reads of the policy and the debt register go through it, and its event index answers the
+	// history checks.
+	Shared *Shared
 }
 
 // GatherLoaded is Gather with the contract the caller read (contract.Load of taskDir's
@@ -24,6 +40,9 @@ type Loaded struct {
 // Release.
 func GatherLoaded(p *project.Project, mission, task, taskDir string, k Loaded) *Input {
 	in := gatherWith(p, mission, task, taskDir, &k, nil)
+	if k.Shared != nil {
+		in.Events = k.Shared.Events
+	}
 	in.Rules, in.RulesSHA256, in.RulesErr = rulesOf(in)
 	return in
 }

@@ -22,6 +22,10 @@ type Input struct {
 	// files reads the task directory while Gather runs (nil after: the reads go through Geas).
 	files fsutil.Reader
 
+	// shared, when set, is what the runs of one geas gate --all share (Loaded.Shared): the
+	// policy and the debt register are read through it.
+	shared *Shared
+
 	// logRoot is the run's log directory as Evaluate was given it (Options.LogRoot), where Apply
 	// writes result.json: the directory the run opened, even if a command moved it meanwhile.
 	logRoot *os.Root
@@ -156,6 +160,9 @@ func gatherWith(p *project.Project, mission, task, taskDir string, k *Loaded, pr
 	in.files = dir
 	defer func() { in.files = nil }()
 	if k != nil {
+		in.shared = k.Shared
+	}
+	if k != nil {
 		in.Contract, in.ContractErr = k.Contract, k.Err
 	} else {
 		var known *contract.Contract
@@ -169,7 +176,13 @@ func gatherWith(p *project.Project, mission, task, taskDir string, k *Loaded, pr
 		in.Contract, in.ContractErr = nil, &schemas.ValidationError{File: taskDir + "/contract.json", Kind: schemas.Contract,
 			Problems: []schemas.Problem{{Pointer: "/task_id", Message: fmt.Sprintf("task_id is %q, but this is task %q", c.TaskID, task)}}}
 	}
-	rec, err := record.LoadFrom(dir, taskDir+"/record.json")
+	var rec *record.Record
+	var err error
+	if k != nil && k.RecordRead {
+		rec, err = k.Record, k.RecordErr
+	} else {
+		rec, err = record.LoadFrom(dir, taskDir+"/record.json")
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		in.Record, in.RecordMissing = record.New(task, time.Now()), true
@@ -197,16 +210,39 @@ func gatherWith(p *project.Project, mission, task, taskDir string, k *Loaded, pr
 		}
 		in.Evidence = append(in.Evidence, e)
 	}
-	in.DebtData, in.DebtErr = fsutil.ReadLimited(p.Geas, debtRegisterPath(mission), in.Policy.MaxEvidenceBytes)
+	in.DebtData, in.DebtErr = in.readGeas(debtRegisterPath(mission), in.Policy.MaxEvidenceBytes)
 	in.Files = in.snapshot()
 	return in
 }
 
-// loadPolicy reads the effective policy (SPEC §5.3 Part B): for a task with a base, the policy
-// file as it is in the base commit when it is tracked there, and the built-in defaults when the
-// work under review added it (a policy changed by the work never judges that work); else
-// .geas/gate-policy.json as it is in the working tree.
+// loadPolicy reads the effective policy (readPolicy) and parses it.
 func (in *Input) loadPolicy() {
+	data, from, err := in.readPolicy()
+	in.PolicyRaw, in.PolicyFrom = data, from
+	switch {
+	case err != nil:
+		in.Policy, in.PolicyErr = DefaultPolicy(), err
+	case data == nil:
+		in.Policy = DefaultPolicy()
+	default:
+		in.Policy, in.PolicyErr = in.shared.parsePolicy(from, data)
+	}
+}
+
+// readGeas is fsutil.ReadLimited of name in .geas, through in.shared when the run has one.
+func (in *Input) readGeas(name string, limit int64) ([]byte, error) {
+	if in.shared != nil {
+		return in.shared.read(in.Geas, name, limit)
+	}
+	return fsutil.ReadLimited(in.Geas, name, limit)
+}
+
+// readPolicy reads the effective policy document (SPEC §5.3 Part B): for a task with a base, the
+// policy file as it is in the base commit when it is tracked there, and none (the built-in
+// defaults) when the work under review added it (a policy changed by the work never judges that
+// work); else .geas/gate-policy.json as it is in the working tree, none when there is no such
+// file. from says where it was read ("" for the defaults of a project without a policy).
+func (in *Input) readPolicy() (data []byte, from string, err error) {
 	if c := in.Contract; c != nil && c.BaseSnapshot != "" {
 		headRev := "HEAD"
 		if in.Record != nil {
@@ -217,21 +253,21 @@ func (in *Input) loadPolicy() {
 		data, from, found, addedByWork, err := policyAtBase(in, c.BaseSnapshot, headRev)
 		switch {
 		case err != nil:
-			in.Policy, in.PolicyErr, in.PolicyFrom = DefaultPolicy(), err, from
-			return
+			return nil, from, err
 		case found:
-			in.PolicyRaw, in.PolicyFrom = data, from
-			in.Policy, in.PolicyErr = parsePolicy(from, data)
-			return
+			return data, from, nil
 		case addedByWork:
-			in.Policy, in.PolicyFrom = DefaultPolicy(), from
-			return
+			return nil, from, nil
 		}
 	}
-	in.Policy, in.PolicyRaw, in.PolicyErr = loadPolicyFile(in.Geas)
-	if in.PolicyRaw != nil {
-		in.PolicyFrom = ".geas/" + PolicyFile
+	data, err = in.readGeas(PolicyFile, maxPolicyBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, "", nil
+	case err != nil:
+		return nil, "", fmt.Errorf("read .geas/%s: %w", PolicyFile, err)
 	}
+	return data, ".geas/" + PolicyFile, nil
 }
 
 // policyAtBase reads .geas/gate-policy.json from the base commit. found is false when the base

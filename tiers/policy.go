@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -159,9 +160,12 @@ func loadPolicyFile(geas *os.Root) (Policy, []byte, error) {
 	if err != nil {
 		return DefaultPolicy(), nil, fmt.Errorf("read .geas/%s: %w", PolicyFile, err)
 	}
-	p, err := parsePolicy(".geas/"+PolicyFile, data)
+	p, err := ParsePolicy(".geas/"+PolicyFile, data)
 	return p, data, err
 }
+
+// policyDocumentShape is the shape of *policyDocument, computed once.
+var policyDocumentShape = schemas.ShapeFor[*policyDocument]()
 
 // policyDocument is .geas/gate-policy.json as its schema describes it; a zero field is not set.
 type policyDocument struct {
@@ -218,7 +222,7 @@ func ParsePolicy(file string, data []byte) (Policy, error) {
 	}
 	var raw policyDocument
 	// Exactly as the schema validated it (SPEC §2 invariant 8): "Shared_Globs" is not shared_globs.
-	if err := schemas.DecodeExact(schemas.GatePolicy, file, data, &raw); err != nil {
+	if err := schemas.DecodeExactAs(schemas.GatePolicy, file, data, &raw, policyDocumentShape()); err != nil {
 		return p, err
 	}
 	for dim, ev := range raw.Evaluators {
@@ -404,4 +408,21 @@ func (p Policy) stubCap(risk vocab.Risk) int {
 		return n
 	}
 	return 0
+}
+
+// clone is a deep copy of p's maps and slices; the compiled expressions, which nothing changes,
+// are shared.
+func (p Policy) clone() Policy {
+	c := p
+	if p.Evaluators != nil {
+		c.Evaluators = make(map[string][]string, len(p.Evaluators))
+		for k, v := range p.Evaluators {
+			c.Evaluators[k] = slices.Clone(v)
+		}
+	}
+	c.StubCap = maps.Clone(p.StubCap)
+	c.StubPatterns = slices.Clone(p.StubPatterns)
+	c.SharedGlobs = slices.Clone(p.SharedGlobs)
+	c.Holdout.Commands = slices.Clone(p.Holdout.Commands)
+	return c
 }

@@ -9,7 +9,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/internal/canon"
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 )
@@ -110,9 +113,22 @@ func inputsDigest(in *Input, head string) string {
 	return d
 }
 
-// changedInputs re-reads every input and returns the paths whose content differs from the
-// snapshot the run judged (added, removed or changed), sorted.
+// changedInputs confirms the snapshot the run judged (SPEC §7.4) and returns the paths whose
+// content differs from it (added, removed or changed), sorted. It reads the bytes of every input
+// again and compares their digests with those of the first read (sameBytes); nothing is parsed
+// again. Only when some input's bytes differ, or an input was not a valid file (whose snapshot
+// holds no digest of bytes to compare), does it read everything again as Gather does
+// (changedParsed), to name what changed in the snapshot's own terms: a record.json whose
+// agent-written sections are as they were has not changed, whatever its bytes.
 func (in *Input) changedInputs() []string {
+	if in.sameBytes() {
+		return nil
+	}
+	return in.changedParsed()
+}
+
+// changedParsed reads every input again as Gather does and compares the two snapshots.
+func (in *Input) changedParsed() []string {
 	again := gatherWith(&project.Project{Dir: in.ProjectDir, Root: in.Root, Geas: in.Geas}, in.Mission, in.Task, in.TaskDir, nil, in)
 	again.Release()
 	var changed []string
@@ -128,4 +144,105 @@ func (in *Input) changedInputs() []string {
 	}
 	slices.Sort(changed)
 	return changed
+}
+
+// sameBytes reads every input of the run again, as bytes, and reports whether each holds what the
+// first read digested and no evidence file was added: the contract, record.json and
+// integration.json, every evidence file, the policy (from where it was read) and the debt
+// register. It is false, without reading further, at the first difference and for a run whose
+// inputs were not all valid files (a missing or invalid contract, an invalid record, bad or
+// unlistable evidence, an unreadable policy or debt register): changedParsed then decides.
+func (in *Input) sameBytes() bool {
+	if in.Contract == nil || in.RecordErr != nil || len(in.BadEvidence) > 0 || in.EvidenceErr != nil || in.PolicyErr != nil ||
+		(in.DebtErr != nil && !errors.Is(in.DebtErr, fs.ErrNotExist)) {
+		return false
+	}
+	dir := fsutil.OpenSubdir(in.Geas, in.TaskDir)
+	defer dir.Close()
+	evidenceLimit := in.Policy.MaxEvidenceBytes
+	if evidenceLimit == 0 {
+		evidenceLimit = evidence.DefaultMaxBytes
+	}
+	task := in.TaskDir + "/"
+	// holds reports whether name holds bytes whose sha256 is want ("": name is absent).
+	holds := func(r fsutil.Reader, name string, limit int64, want string) bool {
+		data, err := r.ReadLimited(name, limit)
+		if want == "" {
+			return errors.Is(err, fs.ErrNotExist)
+		}
+		return err == nil && sum(data) == want
+	}
+	if !holds(dir, task+"contract.json", contract.MaxBytes, sum(in.Contract.Raw)) {
+		return false
+	}
+	recordSum, integSum := "", ""
+	if !in.RecordMissing {
+		if recordSum, integSum = in.Record.ReadSums(); recordSum == "" && integSum == "" {
+			return false // read without record.json and integration.json (from the history alone)
+		}
+	}
+	if !holds(dir, task+"record.json", record.MaxBytes, recordSum) || !holds(dir, task+record.IntegrationFile, record.MaxBytes, integSum) {
+		return false
+	}
+	if in.RecordMissing {
+		if _, err := dir.Lstat(task + record.HistoryFile); !errors.Is(err, fs.ErrNotExist) {
+			return false // a history alone makes a record (record.Load)
+		}
+	}
+	if !in.sameEvidence(dir, evidenceLimit) {
+		return false
+	}
+	policyAgain := &Input{ProjectDir: in.ProjectDir, Root: in.Root, Geas: in.Geas, Contract: in.Contract, Record: in.Record, shared: in.shared}
+	data, from, err := policyAgain.readPolicy()
+	policyAgain.Release()
+	if err != nil || from != in.PolicyFrom || (data == nil) != (in.PolicyRaw == nil) || (data != nil && sum(data) != sum(in.PolicyRaw)) {
+		return false
+	}
+	debtSum := ""
+	if in.DebtData != nil {
+		debtSum = sum(in.DebtData)
+	}
+	data, err = in.readGeas(debtRegisterPath(in.Mission), in.Policy.MaxEvidenceBytes)
+	if debtSum == "" {
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	return err == nil && sum(data) == debtSum
+}
+
+// sameEvidence reports whether the task's evidence directory lists exactly the evidence files the
+// run read (the names evidence.LoadAll reads: *.json, not hidden) and each holds the bytes read.
+func (in *Input) sameEvidence(dir *fsutil.Dir, limit int64) bool {
+	name := in.TaskDir + "/evidence"
+	f, err := dir.OpenDir(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return len(in.Evidence) == 0
+	}
+	if err != nil {
+		return false
+	}
+	entries, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil {
+		return false
+	}
+	read := make(map[string]string, len(in.Evidence))
+	for _, e := range in.Evidence {
+		read[e.Name] = e.SHA256
+	}
+	n := 0
+	for _, ent := range entries {
+		if !strings.HasSuffix(ent.Name(), ".json") || strings.HasPrefix(ent.Name(), ".") {
+			continue
+		}
+		want, ok := read[ent.Name()]
+		if !ok {
+			return false
+		}
+		n++
+		data, err := dir.ReadLimited(name+"/"+ent.Name(), limit)
+		if err != nil || sum(data) != want {
+			return false
+		}
+	}
+	return n == len(in.Evidence)
 }
