@@ -3,6 +3,7 @@ package gate
 import (
 	"context"
 	"fmt"
+	"path"
 	"time"
 
 	"github.com/geas-dev/geas/record"
@@ -56,18 +57,31 @@ func Approve(ctx context.Context, t Task, a Approval) (*Approved, error) {
 		}
 	}
 	prev, hadPin := record.PinnedRules(in.Record)
-	entry, err := tiers.Approve(in, a.By, a.Reason, time.Now())
+	if in.Rules == nil {
+		return out, fmt.Errorf("cannot pin the rules: %v", in.RulesErr)
+	}
+	now := time.Now()
+	in.Record.Guard(lock.Held) // SPEC §7.3: nothing is written once the lock file is replaced
+	entry, err := in.Record.AppendHistory(record.Approval(a.By, a.Reason, in.RulesSHA256, now), now)
 	if err != nil {
 		return out, err
 	}
-	ev, err := ApprovalEvent(t.Mission, t.ID, entry)
+	if err := in.Record.Write(t.Project.Geas, path.Join(t.Dir, record.RecordFile)); err != nil && !in.Record.Recorded(entry.Hash) {
+		return out, fmt.Errorf("write record.json: %w", err)
+	}
+	// The entry is the commit point; the ledger writes the pinned copy and the event it implies,
+	// as the completion would if this command were cut short.
+	plan, err := record.PlanEntry(t.Mission, t.ID, t.Dir, entry)
 	if err != nil {
 		return out, err
 	}
-	if err := record.AppendEvent(t.Project.Geas, ev); err != nil {
+	l := &record.Ledger{Geas: t.Project.Geas, Held: lock.Held, Now: now, Rules: func(want string) (map[string]any, bool) {
+		return in.Rules, want == in.RulesSHA256
+	}}
+	if err := l.Apply(plan, record.Found{}).Err(); err != nil {
 		return out, err
 	}
-	out.RulesSHA256, out.Pinned, out.Hash = in.RulesSHA256, t.Dir+"/"+tiers.PinnedFile, entry.Hash
+	out.RulesSHA256, out.Pinned, out.Hash = in.RulesSHA256, path.Join(t.Dir, record.PinnedFile), entry.Hash
 	if hadPin {
 		out.HadPin, out.Previous, out.PreviousBy = true, prev.RulesSHA256, prev.By
 	}

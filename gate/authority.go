@@ -33,7 +33,7 @@ func CheckAuthority(by, what string) error {
 // before they use the history: task show, budget grant, task transition, history reset.
 func HistoryProblems(t Task, rec *record.Record) []string {
 	p := t.Project
-	in := &tiers.Input{ProjectDir: p.Dir, Root: p.Root, Geas: p.Geas, Mission: t.Mission, Task: t.ID, TaskDir: t.Dir, Record: rec}
+	in := &tiers.Snapshot{ProjectDir: p.Dir, Root: p.Root, Geas: p.Geas, Mission: t.Mission, Task: t.ID, TaskDir: t.Dir, Record: rec}
 	return tiers.HistoryProblems(in, record.SigningKey())
 }
 

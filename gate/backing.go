@@ -29,7 +29,7 @@ const maxEventLineBytes = 1 << 20
 //	cancelled  .geas/state/events.jsonl records a task_transition of this task to cancelled, which
 //	           geas task transition writes and a hand edit of contract.json does not (this is
 //	           attribution, not authentication: anyone may run geas task transition)
-func StateBacking(in *tiers.Input, state vocab.State) (bool, string) {
+func StateBacking(in *tiers.Snapshot, state vocab.State) (bool, string) {
 	if state == vocab.Cancelled {
 		return cancelBacked(in)
 	}
@@ -75,7 +75,7 @@ func StateBacking(in *tiers.Input, state vocab.State) (bool, string) {
 }
 
 // cancelBacked looks for the task_transition event of geas task transition --to cancelled.
-func cancelBacked(in *tiers.Input) (bool, string) {
+func cancelBacked(in *tiers.Snapshot) (bool, string) {
 	f, err := fsutil.OpenRegular(in.Geas, record.EventsFile) // a named pipe is refused, not waited on
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, "there is no .geas/" + record.EventsFile + ", so no task_transition to cancelled was recorded"

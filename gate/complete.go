@@ -354,27 +354,6 @@ func afterRevocation(t Task, rep *VerifyReport, entry record.HistoryEntry, now t
 	return moved, notes, nil
 }
 
-// RevocationEvent is the revocation event of the entry e (the task was in state when revoked).
-//
-// Deprecated: transitional, removed after the merge; use record.RevocationEvent.
-func RevocationEvent(mission, task string, e record.HistoryEntry, state string) (record.Event, error) {
-	return record.RevocationEvent(mission, task, e, state)
-}
-
-// RevocationTransitionEvent is the task_transition event of a revocation.
-//
-// Deprecated: transitional, removed after the merge; use record.RevocationTransitionEvent.
-func RevocationTransitionEvent(mission, task, runID string, from, to vocab.State, hash string) (record.Event, error) {
-	return record.RevocationTransitionEvent(mission, task, runID, from, to, hash)
-}
-
-// GrantEvent is the budget_grant event of the entry e.
-//
-// Deprecated: transitional, removed after the merge; use record.EntryEvent.
-func GrantEvent(mission, task string, e record.HistoryEntry) (record.Event, error) {
-	return record.EntryEvent(mission, task, e)
-}
-
 // grant completes a recorded budget grant: its event.
 func (c *completion) grant(e record.HistoryEntry) error {
 	return c.entry(e, "budget grant")
@@ -397,11 +376,4 @@ func (c *completion) entry(e record.HistoryEntry, what string) error {
 		return err
 	}
 	return c.apply(plan, c.found(plan, nil), "complete the "+what)
-}
-
-// ApprovalEvent is the rules_approval event of the approval entry e, naming it by hash.
-//
-// Deprecated: transitional, removed after the merge; use record.EntryEvent.
-func ApprovalEvent(mission, task string, e record.HistoryEntry) (record.Event, error) {
-	return record.EntryEvent(mission, task, e)
 }

@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path"
 	"time"
 
-	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 )
@@ -36,17 +36,18 @@ func GrantRetries(ctx context.Context, t Task, g Grant) (*Granted, error) {
 		return out, err
 	}
 	defer lock.Unlock()
-	k, err := contract.Load(t.Project.Geas, t.Dir+"/contract.json")
-	if err != nil {
-		return out, err
+	// One snapshot of the task: the contract's budget, the record, and the rules the grant is made
+	// under (SPEC §4.4).
+	in := tiers.Gather(t.Project, t.Mission, t.ID, t.Dir)
+	if in.ContractErr != nil {
+		return out, in.ContractErr
 	}
+	if in.RecordErr != nil {
+		return out, in.RecordErr
+	}
+	k, rec, name := in.Contract, in.Record, path.Join(t.Dir, record.RecordFile)
 	now := time.Now()
-	name, rec, err := LoadRecord(t, now)
-	if err != nil {
-		return out, err
-	}
 	rec.Guard(lock.Held) // SPEC §7.3: nothing is written once the lock file is replaced
-	// A grant builds on the history: a history that does not verify gives no budget to add to.
 	if problems := HistoryProblems(t, rec); len(problems) > 0 {
 		return out, errTampered(t, problems)
 	}
@@ -60,7 +61,7 @@ func GrantRetries(ctx context.Context, t Task, g Grant) (*Granted, error) {
 		StartedAt: record.Timestamp(now),
 		Extra:     map[string]json.RawMessage{"by": jsonString(g.By), "reason": jsonString(g.Reason), "retries": []byte(fmt.Sprint(g.Retries))},
 	}
-	grant.RulesSHA256 = tiers.Gather(t.Project, t.Mission, t.ID, t.Dir).RulesSHA256 // the rules it was granted under (SPEC §4.4)
+	grant.RulesSHA256 = in.RulesSHA256 // the rules it was granted under (SPEC §4.4)
 	entry, err := rec.AppendHistory(grant, now)
 	if err != nil {
 		return out, err

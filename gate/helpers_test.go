@@ -39,13 +39,13 @@ func TestMain(m *testing.M) {
 
 // evaluate gathers and evaluates the task with opts (run id gate-N when opts has none) and
 // computes the budget; it writes nothing.
-func (f *fixture) evaluate(opts tiers.Options) (*tiers.Input, *tiers.Result, bool) {
+func (f *fixture) evaluate(opts tiers.Options) (*tiers.Snapshot, *tiers.Result, bool) {
 	f.T.Helper()
 	in := tiers.Gather(f.Open(), testMission, testTask, testTaskDir)
 	if opts.RunID == "" {
 		opts.RunID = tiers.NextRunID(in.Record)
 	}
-	res, err := tiers.Evaluate(f.T.Context(), in, opts)
+	res, err := tiers.Evaluate(f.T.Context(), in, tiers.DefaultEnv(), opts)
 	require.NoError(f.T, err)
 	return in, res, tiers.Budget(in, res)
 }

@@ -184,7 +184,7 @@ func run(ctx context.Context, t Task, o Options, held func() error, loaded *load
 			_ = p.Geas.RemoveAll(logDir)
 		}
 	}
-	res, err := tiers.Evaluate(ctx, in, opts)
+	res, err := tiers.Evaluate(ctx, in, tiers.DefaultEnv(), opts)
 	if err != nil {
 		discard()
 		return nil, err

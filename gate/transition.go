@@ -76,7 +76,7 @@ func checkTransitionPath(t Task, from vocab.State, path []vocab.State) ([]Transi
 		}
 		if to == vocab.Passed {
 			p := t.Project
-			in := &tiers.Input{ProjectDir: p.Dir, Root: p.Root, Geas: p.Geas, Mission: t.Mission, Task: t.ID, TaskDir: t.Dir}
+			in := &tiers.Snapshot{ProjectDir: p.Dir, Root: p.Root, Geas: p.Geas, Mission: t.Mission, Task: t.ID, TaskDir: t.Dir}
 			_, in.Record, in.RecordErr = LoadRecord(t, time.Now())
 			if problems := tiers.PassProblems(in, record.SigningKey()); len(problems) > 0 {
 				return nil, fmt.Errorf("task %s: %s -> passed refused: %s", t.ID, from, strings.Join(problems, "; "))

@@ -119,7 +119,7 @@ func verifyTask(ctx context.Context, p *project.Project, mission, task, taskDir 
 	if e, _, ok := tiers.BackingRun(in.Record); ok {
 		opts.Head = e.Head
 	}
-	res, err := tiers.Evaluate(ctx, in, opts)
+	res, err := tiers.Evaluate(ctx, in, tiers.DefaultEnv(), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +187,7 @@ func VerifyRunID(rec *record.Record) string {
 }
 
 // recordProblems lists what does not verify in the task's record, with the values found.
-func recordProblems(in *tiers.Input, state string, key []byte) []string {
+func recordProblems(in *tiers.Snapshot, state string, key []byte) []string {
 	if in.Record == nil {
 		return []string{fmt.Sprintf("record.json cannot be read, so the pass cannot be verified: %v", in.RecordErr)}
 	}

@@ -17,6 +17,8 @@ const (
 	PinnedFile = "contract.pinned.json"
 	// ContractFile is the task's contract, whose status the ledger moves.
 	ContractFile = "contract.json"
+	// RecordFile is the task's record, whose history entry is the commit point of every write.
+	RecordFile = "record.json"
 )
 
 // ResultFile is where a run's full result is kept, relative to .geas, written before its history

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/geas-dev/geas/record"
@@ -20,7 +19,7 @@ import (
 // caller holds the task lock for the whole run. An error before the commit point is returned
 // (nothing was recorded); a write after it that fails is a note of the result, whose verdict
 // stands, and the next command that takes the task's lock completes it.
-func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
+func Apply(in *Snapshot, res *Result, escalate bool, now time.Time) error {
 	if res.Refused() {
 		// Refused before anything ran (the signing key would be exposed): nothing is written,
 		// not even an event, so nothing signed comes of a run that judged nothing.
@@ -81,7 +80,7 @@ func Apply(in *Input, res *Result, escalate bool, now time.Time) error {
 // planOf is the plan of the writes that follow from res, the result of a run of in's task, as
 // raw (nil: encoded here): history is the task's history up to and including the run's entry
 // (nil when nothing is recorded), and pins says that the entry pins the task's rules.
-func planOf(in *Input, res *Result, raw []byte, history []record.HistoryEntry, pins bool, now time.Time) (*record.Plan, error) {
+func planOf(in *Snapshot, res *Result, raw []byte, history []record.HistoryEntry, pins bool, now time.Time) (*record.Plan, error) {
 	policy := ""
 	if in.Contract != nil {
 		policy = in.Contract.EffectiveEscalationPolicy()
@@ -128,7 +127,7 @@ func (res *Result) outcome(raw []byte) (record.RunOutcome, error) {
 }
 
 // found is what the task's files hold right after the commit point: what the run read of them.
-func (in *Input) found() record.Found {
+func (in *Snapshot) found() record.Found {
 	f := record.Found{}
 	if in.Contract != nil {
 		f.Contract, f.Status = in.Contract.Raw, in.Contract.Status
@@ -138,7 +137,7 @@ func (in *Input) found() record.Found {
 
 // ledger is the writer of in's task for a run at now; the pinned copy it writes holds the rules
 // the run read.
-func (in *Input) ledger(now time.Time) *record.Ledger {
+func (in *Snapshot) ledger(now time.Time) *record.Ledger {
 	l := &record.Ledger{Geas: in.Geas, Record: in.Record, Held: in.Held, Now: now}
 	l.Rules = func(want string) (map[string]any, bool) {
 		return in.Rules, in.Rules != nil && want == in.RulesSHA256
@@ -148,7 +147,7 @@ func (in *Input) ledger(now time.Time) *record.Ledger {
 
 // afterCommit applies plan, what follows from a run that records no history entry (a history
 // that does not verify, a record.json that is invalid): its events, and what else plan holds.
-func afterCommit(in *Input, res *Result, plan *record.Plan, found record.Found, now time.Time) error {
+func afterCommit(in *Snapshot, res *Result, plan *record.Plan, found record.Found, now time.Time) error {
 	return noteFailures(res, in.ledger(now).Apply(plan, found))
 }
 
@@ -183,29 +182,6 @@ func noteFailures(res *Result, applied *record.Applied) error {
 	return nil
 }
 
-// WriteTransition moves the contract's status as t says.
-//
-// Deprecated: transitional, removed after the merge; the ledger moves a task
-// (record.WriteContractStatus).
-func WriteTransition(in *Input, t *Transition, now time.Time) error {
-	return WriteState(in.Geas, in.TaskDir, in.Contract.Raw, vocab.State(t.To), now)
-}
-
-// WriteState writes the task's contract.json (raw, as read) with its status set to "to".
-//
-// Deprecated: transitional, removed after the merge; use record.WriteContractStatus.
-func WriteState(geas *os.Root, taskDir string, raw []byte, to vocab.State, now time.Time) error {
-	_, err := record.WriteContractStatus(geas, taskDir, raw, to, now)
-	return err
-}
-
-// ResultFile is where a run's full result is kept.
-//
-// Deprecated: transitional, removed after the merge; use record.ResultFile.
-func ResultFile(taskDir, runID string) string {
-	return record.ResultFile(taskDir, runID)
-}
-
 // GateState is the state a profile is gated from, to which a revoked task returns.
 func GateState(profile vocab.Profile) vocab.State {
 	if profile == vocab.ImplementationChange {
@@ -215,7 +191,7 @@ func GateState(profile vocab.Profile) vocab.State {
 }
 
 // stillHeld is nil when the run's task lock is still held, or the run took none.
-func (in *Input) stillHeld() error {
+func (in *Snapshot) stillHeld() error {
 	if in.Held == nil {
 		return nil
 	}

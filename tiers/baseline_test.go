@@ -27,7 +27,7 @@ func baselineRun(t *testing.T) *Pass {
 	}}
 	return &Pass{
 		env:  DefaultEnv(),
-		in:   &Input{Geas: root, TaskDir: "missions/m1/tasks/t1", Mission: "m1", Task: "t1", RulesSHA256: "ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12", Contract: c},
+		in:   &Snapshot{Geas: root, TaskDir: "missions/m1/tasks/t1", Mission: "m1", Task: "t1", RulesSHA256: "ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12", Contract: c},
 		base: "1111111111111111111111111111111111111111",
 	}
 }

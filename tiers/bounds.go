@@ -19,7 +19,7 @@ const limitCeiling = 4
 // checkSizes applies the effective policy's limits to the contract and the record, which are read
 // (up to the fourfold ceiling every reader accepts) before the policy is known: a contract or a
 // record over the effective limit is invalid, as one over the ceiling already is.
-func (in *Input) checkSizes() {
+func (in *Snapshot) checkSizes() {
 	if in.PolicyErr != nil {
 		return // policy_invalid stops the run; the defaults would judge by limits nobody chose
 	}
@@ -55,7 +55,7 @@ func historySectionBytes(rec *record.Record) int64 {
 
 // historySize is the size of the task's gate history as the history file holds it: one canonical
 // entry a line.
-func historySize(in *Input) (int64, error) {
+func historySize(in *Snapshot) (int64, error) {
 	return record.HistoryLineBytes(in.Record.History()...)
 }
 
@@ -72,7 +72,7 @@ func historySize(in *Input) (int64, error) {
 //     its compact form, an error (result_too_large) whose checks are cut down to the ones that
 //     did not pass and whose causes are summarized, and the budget is computed again for it. A
 //     compact form that still does not fit is an error of the run: nothing is written.
-func fitForRecord(in *Input, res *Result, escalate bool) (bool, bool, error) {
+func fitForRecord(in *Snapshot, res *Result, escalate bool) (bool, bool, error) {
 	if in.Record == nil || historyTampered(res.Checks) {
 		return escalate, true, nil // nothing of the run goes into the record
 	}
@@ -133,13 +133,13 @@ func fitForRecord(in *Input, res *Result, escalate bool) (bool, bool, error) {
 
 // rebudget computes the budget, transition and next action again for a result whose verdict
 // changed.
-func rebudget(in *Input, res *Result) bool {
+func rebudget(in *Snapshot, res *Result) bool {
 	res.Transition, res.Escalation, res.NextAction = nil, "", ""
 	return Budget(in, res)
 }
 
 // historyFull turns res into the history_full error of a run that records nothing.
-func historyFull(in *Input, res *Result, err error) {
+func historyFull(in *Snapshot, res *Result, err error) {
 	c := failCheck(0, "history_room", "the gate history has room for this run's entry (max_history_bytes, SPEC §10)", err.Error(), StatusError, vocab.CauseHistoryFull)
 	res.Checks = append([]Check{c}, res.Checks...)
 	res.Verdict, res.Causes = decide(res.Checks)
@@ -152,7 +152,7 @@ func historyFull(in *Input, res *Result, err error) {
 // recordSize is what record.json would be with res as its gate_result: own is its size without
 // the history kept in it by the earlier layout, total with it. It errs on the large side (by a
 // few hundred bytes) and does not touch in.Record.
-func recordSize(in *Input, res *Result) (own, total int64, err error) {
+func recordSize(in *Snapshot, res *Result) (own, total int64, err error) {
 	raw, err := res.JSON()
 	if err != nil {
 		return 0, 0, err
@@ -197,7 +197,7 @@ const (
 // each text and evidence cut to compactTextBytes) after a result_recordable error naming the
 // size, the limit and the original verdict with its causes counted by code; the eval runs,
 // rubric scores, dimensions and notes cut to compactList items.
-func compactResult(in *Input, res *Result, size int64, keep int) {
+func compactResult(in *Snapshot, res *Result, size int64, keep int) {
 	orig := res.Verdict
 	found := fmt.Sprintf("the result of this run (%d checks, %d causes) would make record.json about %d bytes, over its limit of %d bytes (max_record_bytes): recorded in compact form instead; the checks found verdict %s",
 		len(res.Checks), len(res.Causes), size, in.Policy.MaxRecordBytes, orig)

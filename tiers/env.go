@@ -17,7 +17,7 @@ type Env struct {
 	Start func(ctx context.Context, spec proc.Spec) proc.Result
 	// Repo opens the project's repository for the run, which closes it: every git check reads
 	// through it. The default takes the repository the read of the inputs opened, or opens it.
-	Repo func(in *Input) (*git.Repo, error)
+	Repo func(in *Snapshot) (*git.Repo, error)
 	// Now is the clock of the run's timestamps and durations.
 	Now func() time.Time
 }
@@ -25,7 +25,7 @@ type Env struct {
 // DefaultEnv is the environment of a gate run: processes through internal/proc, the repository
 // through internal/git, the wall clock.
 func DefaultEnv() Env {
-	return Env{Start: proc.Run, Repo: (*Input).takeRepo, Now: time.Now}
+	return Env{Start: proc.Run, Repo: (*Snapshot).takeRepo, Now: time.Now}
 }
 
 // withDefaults fills what env leaves unset from DefaultEnv.

@@ -57,7 +57,7 @@ func TestARunStartsProcessesOnlyThroughItsEnv(t *testing.T) {
 			in := f.gather()
 			s := &recordingStarter{exits: map[string]int{cmd: tc.exit}}
 			env := Env{Start: s.start}
-			res, err := EvaluateWith(t.Context(), in, env, Options{RunID: NextRunID(in.Record), DryRun: true, Now: testNow})
+			res, err := Evaluate(t.Context(), in, env, Options{RunID: NextRunID(in.Record), DryRun: true, Now: testNow})
 			require.NoError(t, err)
 			require.Len(t, s.specs, 1, "the one eval command, started through the env")
 			assert.Equal(t, cmd, s.specs[0].Shell)
@@ -82,7 +82,7 @@ func TestARunReadsGitAndTheClockThroughItsEnv(t *testing.T) {
 	clock := time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC)
 	opened := 0
 	env := Env{
-		Repo: func(in *Input) (*git.Repo, error) {
+		Repo: func(in *Snapshot) (*git.Repo, error) {
 			opened++
 			in.Release() // the repository the gather opened is not the env's
 			return git.Open(in.ProjectDir)
@@ -90,7 +90,7 @@ func TestARunReadsGitAndTheClockThroughItsEnv(t *testing.T) {
 		Now: func() time.Time { return clock },
 	}
 	in := f.gather()
-	res, err := EvaluateWith(t.Context(), in, env, Options{RunID: NextRunID(in.Record), DryRun: true})
+	res, err := Evaluate(t.Context(), in, env, Options{RunID: NextRunID(in.Record), DryRun: true})
 	require.NoError(t, err)
 	assert.Equal(t, 1, opened, "the run opened its repository through the env")
 	assert.True(t, res.Verdict.IsPass(), "%+v", res.Causes)
@@ -99,9 +99,9 @@ func TestARunReadsGitAndTheClockThroughItsEnv(t *testing.T) {
 	assert.Zero(t, res.DurationMS)
 
 	// A view that cannot be opened: no_repository, never a pass.
-	env.Repo = func(in *Input) (*git.Repo, error) { in.Release(); return nil, git.ErrNoRepository }
+	env.Repo = func(in *Snapshot) (*git.Repo, error) { in.Release(); return nil, git.ErrNoRepository }
 	in = f.gather()
-	res, err = EvaluateWith(t.Context(), in, env, Options{RunID: NextRunID(in.Record), DryRun: true})
+	res, err = Evaluate(t.Context(), in, env, Options{RunID: NextRunID(in.Record), DryRun: true})
 	require.NoError(t, err)
 	assertNotPass(t, res, vocab.VerdictError, vocab.CauseNoRepository)
 }

@@ -16,7 +16,7 @@ import (
 // analysis.Pass). A stage never changes it: it returns its checks and facts, and the run
 // (EvaluateWith) records the facts here before the next stage.
 type Pass struct {
-	in    *Input
+	in    *Snapshot
 	env   Env
 	opts  Options
 	known []string // the agent types evidence names resolve to
@@ -64,17 +64,7 @@ type evaluation struct {
 	stubCap      int
 }
 
-// Evaluate is EvaluateWith in the default environment (DefaultEnv).
-//
-// Deprecated: transitional, removed after the merge; call EvaluateWith.
-func Evaluate(ctx context.Context, in *Input, opts Options) (*Result, error) {
-	return EvaluateWith(ctx, in, DefaultEnv(), opts)
-}
-
-// EvaluateWith runs the pipeline on fresh inputs in env and returns the result with its verdict,
-// budget and next action computed (nothing is written: see Apply). It returns ErrInterrupted when
-// ctx is cancelled during the run.
-func EvaluateWith(ctx context.Context, in *Input, env Env, opts Options) (*Result, error) {
+func Evaluate(ctx context.Context, in *Snapshot, env Env, opts Options) (*Result, error) {
 	if err := record.SigningKeyErr(); err != nil {
 		return nil, err // a key that cannot be read is never taken for no key
 	}

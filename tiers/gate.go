@@ -269,7 +269,7 @@ func tierResult(checks []Check, tier int, notRun string) TierResult {
 // computes no budget (null before and after) and moves nothing: the next run takes its budget
 // from the history as if this one had not happened, and neither tampering nor an unreadable
 // history ever yields the contract's fresh budget.
-func Budget(in *Input, res *Result) (escalate bool) {
+func Budget(in *Snapshot, res *Result) (escalate bool) {
 	res.RetryBudgetBefore, res.RetryBudgetAfter = nil, nil
 	if in.Contract == nil || in.Record == nil || historyTampered(res.Checks) || res.Refused() {
 		res.Transition = nil

@@ -157,7 +157,7 @@ func TestEvaluateInterrupted(t *testing.T) {
 			tc.setup(f)
 			ctx, cancel := context.WithCancel(t.Context())
 			cancel()
-			res, err := Evaluate(ctx, f.gather(), Options{RunID: "gate-1", DryRun: true, Now: testNow})
+			res, err := Evaluate(ctx, f.gather(), DefaultEnv(), Options{RunID: "gate-1", DryRun: true, Now: testNow})
 			require.ErrorIs(t, err, ErrInterrupted)
 			assert.Nil(t, res)
 		})

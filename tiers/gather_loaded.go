@@ -36,9 +36,9 @@ type Loaded struct {
 // contract.json, for the same run), so that the file is read and decoded once: every other input
 // is read here, and the contract is judged as Gather judges the one it reads (a task_id of
 // another task makes it invalid). The repository the read of the policy at the base opened is
-// kept for Evaluate's tier 0, which closes it; a caller that may not evaluate the Input calls
+// kept for Evaluate's tier 0, which closes it; a caller that may not evaluate the Snapshot calls
 // Release.
-func GatherLoaded(p *project.Project, mission, task, taskDir string, k Loaded) *Input {
+func GatherLoaded(p *project.Project, mission, task, taskDir string, k Loaded) *Snapshot {
 	in := gatherWith(p, mission, task, taskDir, &k, nil)
 	if k.Shared != nil {
 		in.Events = k.Shared.Events

@@ -81,14 +81,14 @@ func (f *fixture) rewriteHistory(fn func([]record.HistoryEntry) []record.History
 }
 
 // gather reads the task's inputs fresh from disk.
-func (f *fixture) gather() *Input {
+func (f *fixture) gather() *Snapshot {
 	f.t.Helper()
 	return Gather(f.open(), testMission, testTask, testTaskDir)
 }
 
 // evaluate gathers and evaluates the task (a dry run unless opts says otherwise) and computes the
 // budget, as `geas gate` does; it writes nothing.
-func (f *fixture) evaluate(opts ...Options) (*Input, *Result, bool) {
+func (f *fixture) evaluate(opts ...Options) (*Snapshot, *Result, bool) {
 	f.t.Helper()
 	in := f.gather()
 	o := Options{RunID: NextRunID(in.Record), DryRun: true, Now: testNow}
@@ -98,7 +98,7 @@ func (f *fixture) evaluate(opts ...Options) (*Input, *Result, bool) {
 			o.RunID = NextRunID(in.Record)
 		}
 	}
-	res, err := Evaluate(f.t.Context(), in, o)
+	res, err := Evaluate(f.t.Context(), in, DefaultEnv(), o)
 	require.NoError(f.t, err)
 	escalate := Budget(in, res)
 	return in, res, escalate
@@ -107,8 +107,13 @@ func (f *fixture) evaluate(opts ...Options) (*Input, *Result, bool) {
 // approve pins the task's current rules as an authority would (geas task approve).
 func (f *fixture) approve() {
 	f.t.Helper()
-	_, err := Approve(f.gather(), "product-authority", "test", testNow)
+	in := f.gather()
+	require.NotNil(f.t, in.Rules, "rules: %v", in.RulesErr)
+	entry, err := in.Record.AppendHistory(record.Approval("product-authority", "test", in.RulesSHA256, testNow), testNow)
 	require.NoError(f.t, err)
+	require.NoError(f.t, in.Record.Write(in.Geas, in.TaskDir+"/"+record.RecordFile))
+	require.Equal(f.t, record.KindApproval, entry.Kind)
+	require.NoError(f.t, record.WritePinned(in.Geas, in.TaskDir, record.PinnedCopy{RulesSHA256: in.RulesSHA256, PinnedBy: "approval by product-authority", PinnedAt: record.Timestamp(testNow), Rules: in.Rules}))
 }
 
 // gate is one full, writing gate run: evaluate, budget, apply.
@@ -166,7 +171,7 @@ func (u *unitProject) run(c *contract.Contract, rec *record.Record, ev ...*evide
 	if rec == nil {
 		rec = unitRecord(u.t, nil)
 	}
-	in := &Input{
+	in := &Snapshot{
 		ProjectDir: u.p.Dir, Root: u.p.Root, Geas: u.p.Geas, Mission: testMission, Task: testTask,
 		TaskDir: testTaskDir, Contract: c, Record: rec, Evidence: ev, Policy: DefaultPolicy(),
 	}

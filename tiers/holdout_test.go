@@ -55,7 +55,7 @@ func TestTheOverlayReplacesWhateverTheWorkPutThere(t *testing.T) {
 func TestAHoldoutDirectoryIsReadOnlyAsRegularFilesOutsideTheProject(t *testing.T) {
 	project := t.TempDir()
 	hold := t.TempDir()
-	r := &Pass{in: &Input{ProjectDir: project}}
+	r := &Pass{in: &Snapshot{ProjectDir: project}}
 	r.repo = nil
 	require.NoError(t, os.MkdirAll(filepath.Join(hold, "t"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(hold, "t", "a.sh"), []byte("held"), 0o755))

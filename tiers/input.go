@@ -16,9 +16,9 @@ import (
 	"github.com/geas-dev/geas/schemas"
 )
 
-// Input is everything the gate reads for one task, read fresh on every run: the gate keeps no
+// Snapshot is everything the gate reads for one task, read fresh on every run: the gate keeps no
 // memory of earlier runs, so a deleted artifact takes a pass back (SPEC §2.5).
-type Input struct {
+type Snapshot struct {
 	// files reads the task directory while Gather runs (nil after: the reads go through Geas).
 	files fsutil.Reader
 
@@ -93,11 +93,11 @@ type Input struct {
 	// kept by GatherLoaded for Evaluate's tier 0 so that a run opens it once; Gather closes it.
 	repo      *git.Repo
 	repoErr   error
-	repoOpens int // git.Open calls of this Input, for tests
+	repoOpens int // git.Open calls of this Snapshot, for tests
 }
 
 // openRepo returns the project's repository, opened on first use.
-func (in *Input) openRepo() (*git.Repo, error) {
+func (in *Snapshot) openRepo() (*git.Repo, error) {
 	if in.repo == nil && in.repoErr == nil {
 		in.repo, in.repoErr = git.Open(in.ProjectDir)
 		in.repoOpens++
@@ -106,7 +106,7 @@ func (in *Input) openRepo() (*git.Repo, error) {
 }
 
 // takeRepo hands the repository openRepo opened to the caller, who closes it.
-func (in *Input) takeRepo() (*git.Repo, error) {
+func (in *Snapshot) takeRepo() (*git.Repo, error) {
 	repo, err := in.openRepo()
 	in.repo, in.repoErr = nil, nil
 	return repo, err
@@ -114,7 +114,7 @@ func (in *Input) takeRepo() (*git.Repo, error) {
 
 // Release closes the repository the gather kept open, unless Evaluate took it. Safe to call more
 // than once.
-func (in *Input) Release() {
+func (in *Snapshot) Release() {
 	if in.repo != nil {
 		in.repo.Close()
 	}
@@ -126,9 +126,9 @@ func debtRegisterPath(mission string) string {
 	return "missions/" + mission + "/evolution/debt-register.json"
 }
 
-// Gather reads a task's inputs. It never fails: every problem is kept in the Input and becomes a
+// Gather reads a task's inputs. It never fails: every problem is kept in the Snapshot and becomes a
 // tier-0 check, so the report names it.
-func Gather(p *project.Project, mission, task, taskDir string) *Input {
+func Gather(p *project.Project, mission, task, taskDir string) *Snapshot {
 	in := gather(p, mission, task, taskDir)
 	in.Rules, in.RulesSHA256, in.RulesErr = rulesOf(in)
 	return in
@@ -137,7 +137,7 @@ func Gather(p *project.Project, mission, task, taskDir string) *Input {
 // gather is Gather without the task's rules, which the snapshot of the inputs does not need
 // (changedInputs reads everything again only to compare snapshots). It keeps no repository open:
 // the re-read of a run opens its own, so that what an eval command did to the repository is seen.
-func gather(p *project.Project, mission, task, taskDir string) *Input {
+func gather(p *project.Project, mission, task, taskDir string) *Snapshot {
 	in := gatherWith(p, mission, task, taskDir, nil, nil)
 	in.Release()
 	return in
@@ -148,8 +148,8 @@ func gather(p *project.Project, mission, task, taskDir string) *Input {
 // whose answers are the .geas root's: see there for symbolic links). prev, when set, is the
 // first read of the same run: the contract and evidence files that still hold the bytes read
 // then are not parsed again (contract.LoadKnown, evidence.LoadAllKnown).
-func gatherWith(p *project.Project, mission, task, taskDir string, k *Loaded, prev *Input) *Input {
-	in := &Input{ProjectDir: p.Dir, Root: p.Root, Geas: p.Geas, Mission: mission, Task: task, TaskDir: taskDir}
+func gatherWith(p *project.Project, mission, task, taskDir string, k *Loaded, prev *Snapshot) *Snapshot {
+	in := &Snapshot{ProjectDir: p.Dir, Root: p.Root, Geas: p.Geas, Mission: mission, Task: task, TaskDir: taskDir}
 	dir := (*fsutil.Dir)(nil)
 	if k != nil && k.Dir != nil && k.Dir.Outer == p.Geas && k.Dir.Name == taskDir {
 		dir = k.Dir
@@ -216,7 +216,7 @@ func gatherWith(p *project.Project, mission, task, taskDir string, k *Loaded, pr
 }
 
 // loadPolicy reads the effective policy (readPolicy) and parses it.
-func (in *Input) loadPolicy() {
+func (in *Snapshot) loadPolicy() {
 	data, from, err := in.readPolicy()
 	in.PolicyRaw, in.PolicyFrom = data, from
 	switch {
@@ -230,7 +230,7 @@ func (in *Input) loadPolicy() {
 }
 
 // readGeas is fsutil.ReadLimited of name in .geas, through in.shared when the run has one.
-func (in *Input) readGeas(name string, limit int64) ([]byte, error) {
+func (in *Snapshot) readGeas(name string, limit int64) ([]byte, error) {
 	if in.shared != nil {
 		return in.shared.read(in.Geas, name, limit)
 	}
@@ -242,7 +242,7 @@ func (in *Input) readGeas(name string, limit int64) ([]byte, error) {
 // defaults) when the work under review added it (a policy changed by the work never judges that
 // work); else .geas/gate-policy.json as it is in the working tree, none when there is no such
 // file. from says where it was read ("" for the defaults of a project without a policy).
-func (in *Input) readPolicy() (data []byte, from string, err error) {
+func (in *Snapshot) readPolicy() (data []byte, from string, err error) {
 	if c := in.Contract; c != nil && c.BaseSnapshot != "" {
 		headRev := "HEAD"
 		if in.Record != nil {
@@ -273,7 +273,7 @@ func (in *Input) readPolicy() (data []byte, from string, err error) {
 // policyAtBase reads .geas/gate-policy.json from the base commit. found is false when the base
 // cannot be resolved (tier 0 reports that) or does not track the file; addedByWork is true when
 // the base does not track it and the head does; err is set when it is tracked but cannot be read.
-func policyAtBase(in *Input, base, headRev string) (data []byte, from string, found, addedByWork bool, err error) {
+func policyAtBase(in *Snapshot, base, headRev string) (data []byte, from string, found, addedByWork bool, err error) {
 	projectDir := in.ProjectDir
 	repo, err := in.openRepo()
 	if err != nil {
@@ -310,7 +310,7 @@ func policyAtBase(in *Input, base, headRev string) (data []byte, from string, fo
 
 // resolveBase resolves the contract's base_snapshot once for the run and keeps the answer in
 // in.BaseCommit and in.BaseErr; it returns the full SHA, or "" when the base does not resolve.
-func (in *Input) resolveBase(repo *git.Repo, base string) string {
+func (in *Snapshot) resolveBase(repo *git.Repo, base string) string {
 	if !in.baseResolved {
 		in.BaseCommit, in.BaseErr = repo.Resolve(base)
 		in.baseResolved = true

@@ -73,7 +73,7 @@ func BenchmarkDryRunManyCriteria(b *testing.B) {
 			b.ResetTimer()
 			for b.Loop() {
 				in := Gather(p, testMission, testTask, testTaskDir)
-				res, err := Evaluate(b.Context(), in, Options{RunID: "gate-1", DryRun: true, Now: testNow})
+				res, err := Evaluate(b.Context(), in, DefaultEnv(), Options{RunID: "gate-1", DryRun: true, Now: testNow})
 				if err != nil {
 					b.Fatal(err)
 				}

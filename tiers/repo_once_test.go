@@ -11,7 +11,7 @@ import (
 
 // TestARunOpensTheRepositoryOnce: for a task with a base, GatherLoaded reads the policy at the
 // base through the repository tier 0 then uses, so a run opens it once, and Evaluate closes it;
-// Gather keeps nothing open (its Input may never be evaluated), and Release after Evaluate is
+// Gather keeps nothing open (its Snapshot may never be evaluated), and Release after Evaluate is
 // harmless.
 func TestARunOpensTheRepositoryOnce(t *testing.T) {
 	t.Parallel()
@@ -25,7 +25,7 @@ func TestARunOpensTheRepositoryOnce(t *testing.T) {
 	in := GatherLoaded(p, testMission, testTask, testTaskDir, Loaded{Contract: k})
 	require.NotNil(t, in.repo, "kept for tier 0")
 	assert.Equal(t, []string{"go.mod"}, in.Policy.SharedGlobs, "the base's policy")
-	res, err := Evaluate(t.Context(), in, Options{RunID: NextRunID(in.Record), DryRun: true, Now: testNow})
+	res, err := Evaluate(t.Context(), in, DefaultEnv(), Options{RunID: NextRunID(in.Record), DryRun: true, Now: testNow})
 	require.NoError(t, err)
 	assert.Equal(t, StatusPass, findCheck(t, res.Checks, "baseline").Status)
 	assert.Equal(t, 1, in.repoOpens, "the policy at the base and tier 0 share one open")

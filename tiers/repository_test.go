@@ -36,7 +36,7 @@ func TestACorruptObjectNoCheckReportedIsStillAnError(t *testing.T) {
 		t.Cleanup(func() { _ = repo.Close() })
 		return repo
 	}
-	r := &Pass{in: &Input{}, repo: open()}
+	r := &Pass{in: &Snapshot{}, repo: open()}
 	_, _, err := r.repo.ReadFileAt(head, "notes.txt", 1<<20)
 	require.NoError(t, err)
 	assert.Nil(t, repositoryIntact(r, nil), "an honest repository: nothing to say")
@@ -50,7 +50,7 @@ func TestACorruptObjectNoCheckReportedIsStillAnError(t *testing.T) {
 	require.NoError(t, os.Chmod(path, 0o644))
 	require.NoError(t, os.WriteFile(path, z.Bytes(), 0o444))
 
-	r = &Pass{in: &Input{}, repo: open()}
+	r = &Pass{in: &Snapshot{}, repo: open()}
 	_, _, _ = r.repo.ReadFileAt(head, "notes.txt", 1<<20) // the error, swallowed
 	ch := repositoryIntact(r, nil)
 	require.NotNil(t, ch)

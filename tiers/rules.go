@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/internal/canon"
@@ -28,7 +27,7 @@ var unpinnedContractFields = []string{"status", "created_at", "updated_at"}
 
 // rulesOf returns the task's rules (SPEC §4.4): every contract field except its status and
 // envelope timestamps, plus the effective gate policy document, and their RFC 8785 digest.
-func rulesOf(in *Input) (map[string]any, string, error) {
+func rulesOf(in *Snapshot) (map[string]any, string, error) {
 	if in.Contract == nil {
 		return nil, "", errors.New("the contract could not be read")
 	}
@@ -64,7 +63,7 @@ func rulesOf(in *Input) (map[string]any, string, error) {
 // null when it did not resolve}, so that a base moved after the pin changes the rules (SPEC §4.4,
 // §5.1) and the diff no longer hides what the move took out of it. A full SHA names one commit
 // for good and adds nothing, so the rules of a pinned base are those of the contract and policy.
-func baseRule(in *Input) map[string]any {
+func baseRule(in *Snapshot) map[string]any {
 	base := in.Contract.BaseSnapshot
 	if base == "" || fullSHA().MatchString(base) {
 		return nil
@@ -88,39 +87,6 @@ func decodeObject(raw []byte) (map[string]any, error) {
 		return nil, errors.New("not a JSON object")
 	}
 	return m, nil
-}
-
-// WritePinned writes contract.pinned.json for in's task (record.WritePinned): the rules as read,
-// their digest and who pinned them.
-func WritePinned(in *Input, by string, now time.Time) error {
-	if in.Rules == nil {
-		return fmt.Errorf("cannot pin the rules: %v", in.RulesErr)
-	}
-	return record.WritePinned(in.Geas, in.TaskDir, record.PinnedCopy{RulesSHA256: in.RulesSHA256, PinnedBy: by, PinnedAt: record.Timestamp(now), Rules: in.Rules})
-}
-
-// Approve pins the task's current rules for an authority (SPEC §4.4): it appends an approval
-// entry carrying their rules_sha256 to the history (with the key's MAC when GEAS_GATE_KEY is
-// set) and writes the pinned copy. The caller holds the task lock and has checked that by is an
-// authority.
-func Approve(in *Input, by, reason string, now time.Time) (record.HistoryEntry, error) {
-	if in.Record == nil {
-		return record.HistoryEntry{}, fmt.Errorf("record.json cannot be read: %v", in.RecordErr)
-	}
-	if in.Rules == nil {
-		return record.HistoryEntry{}, fmt.Errorf("cannot pin the rules: %v", in.RulesErr)
-	}
-	entry, err := in.Record.AppendHistory(record.Approval(by, reason, in.RulesSHA256, now), now)
-	if err != nil {
-		return entry, err
-	}
-	if err := in.Record.Write(in.Geas, in.TaskDir+"/record.json"); err != nil {
-		return entry, fmt.Errorf("write record.json: %w", err)
-	}
-	if err := WritePinned(in, "approval by "+by, now); err != nil {
-		return entry, fmt.Errorf("write %s: %w", PinnedFile, err)
-	}
-	return entry, nil
 }
 
 // PinnedHolds reports whether the task's pinned copy holds the rules with digest want.

@@ -123,7 +123,7 @@ func TestTheBarCannotBeLoweredByThoseItBinds(t *testing.T) {
 		f.contract(func(m map[string]any) { m["eval_commands"] = []any{"true"} })
 		in := f.gather()
 		// The agent rewrites the pinned copy to the new rules, digest and all.
-		require.NoError(t, WritePinned(in, "gate run gate-1", testNow))
+		require.NoError(t, record.WritePinned(in.Geas, in.TaskDir, record.PinnedCopy{RulesSHA256: in.RulesSHA256, PinnedBy: "gate run gate-1", PinnedAt: record.Timestamp(testNow), Rules: in.Rules}))
 		_, res, _ := f.evaluate()
 		assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseRulesChanged)
 		c := findCheck(t, res.Checks, "rules_pinned")
@@ -248,8 +248,8 @@ func TestInputsAreOneSnapshot(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, want, inputsDigest(in, "abc"))
 		// Framing: a file set whose names and digests would concatenate alike digests differently.
-		a := &Input{Files: map[string]string{"e1": "s1", "e2": "s2"}}
-		b := &Input{Files: map[string]string{"e1 s1\nevidence e2": "s2"}}
+		a := &Snapshot{Files: map[string]string{"e1": "s1", "e2": "s2"}}
+		b := &Snapshot{Files: map[string]string{"e1 s1\nevidence e2": "s2"}}
 		assert.NotEqual(t, inputsDigest(a, "h"), inputsDigest(b, "h"))
 		assert.NotEqual(t, inputsDigest(a, "h"), inputsDigest(a, "h2"), "the head is digested")
 	})

@@ -20,7 +20,7 @@ import (
 // what the file holds then, and the mission's tasks do not open it once each. The policy parsed
 // from the same bytes is parsed once. Safe for concurrent use; Close releases the handles.
 type Shared struct {
-	// Events is the event log's index for the history checks of every task (Input.Events).
+	// Events is the event log's index for the history checks of every task (Snapshot.Events).
 	Events *record.EventIndex
 
 	mu     sync.Mutex

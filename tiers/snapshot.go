@@ -28,7 +28,7 @@ const (
 // sha256 of the bytes read. The record is digested as the RFC 8785 form of its agent-written
 // sections (the gate's own gate_result and gate_history, and the envelope, are not inputs: the
 // gate rewrites them on every run). A policy read from the base commit is named path@commit.
-func (in *Input) snapshot() map[string]string {
+func (in *Snapshot) snapshot() map[string]string {
 	files := map[string]string{}
 	task := ".geas/" + in.TaskDir
 	switch {
@@ -64,7 +64,7 @@ func (in *Input) snapshot() map[string]string {
 }
 
 // policyKey names the policy document in the snapshot.
-func (in *Input) policyKey() string {
+func (in *Snapshot) policyKey() string {
 	if i := strings.Index(in.PolicyFrom, " at base "); i >= 0 {
 		return ".geas/" + PolicyFile + "@" + strings.TrimPrefix(in.PolicyFrom[i:], " at base ")
 	}
@@ -101,7 +101,7 @@ func recordDigest(rec *record.Record) string {
 // inputsDigest is inputs_sha256 (SPEC §7.4): the sha256 of the RFC 8785 JSON of
 // {"files": {path: sha256}, "head": sha}. The framing is JSON's, so no two different input sets
 // share a digest by concatenation.
-func inputsDigest(in *Input, head string) string {
+func inputsDigest(in *Snapshot, head string) string {
 	files := in.Files
 	if files == nil {
 		files = in.snapshot()
@@ -120,7 +120,7 @@ func inputsDigest(in *Input, head string) string {
 // holds no digest of bytes to compare), does it read everything again as Gather does
 // (changedParsed), to name what changed in the snapshot's own terms: a record.json whose
 // agent-written sections are as they were has not changed, whatever its bytes.
-func (in *Input) changedInputs() []string {
+func (in *Snapshot) changedInputs() []string {
 	if in.sameBytes() {
 		return nil
 	}
@@ -128,7 +128,7 @@ func (in *Input) changedInputs() []string {
 }
 
 // changedParsed reads every input again as Gather does and compares the two snapshots.
-func (in *Input) changedParsed() []string {
+func (in *Snapshot) changedParsed() []string {
 	again := gatherWith(&project.Project{Dir: in.ProjectDir, Root: in.Root, Geas: in.Geas}, in.Mission, in.Task, in.TaskDir, nil, in)
 	again.Release()
 	var changed []string
@@ -152,7 +152,7 @@ func (in *Input) changedParsed() []string {
 // register. It is false, without reading further, at the first difference and for a run whose
 // inputs were not all valid files (a missing or invalid contract, an invalid record, bad or
 // unlistable evidence, an unreadable policy or debt register): changedParsed then decides.
-func (in *Input) sameBytes() bool {
+func (in *Snapshot) sameBytes() bool {
 	if in.Contract == nil || in.RecordErr != nil || len(in.BadEvidence) > 0 || in.EvidenceErr != nil || in.PolicyErr != nil ||
 		(in.DebtErr != nil && !errors.Is(in.DebtErr, fs.ErrNotExist)) {
 		return false
@@ -192,7 +192,7 @@ func (in *Input) sameBytes() bool {
 	if !in.sameEvidence(dir, evidenceLimit) {
 		return false
 	}
-	policyAgain := &Input{ProjectDir: in.ProjectDir, Root: in.Root, Geas: in.Geas, Contract: in.Contract, Record: in.Record, shared: in.shared}
+	policyAgain := &Snapshot{ProjectDir: in.ProjectDir, Root: in.Root, Geas: in.Geas, Contract: in.Contract, Record: in.Record, shared: in.shared}
 	data, from, err := policyAgain.readPolicy()
 	policyAgain.Release()
 	if err != nil || from != in.PolicyFrom || (data == nil) != (in.PolicyRaw == nil) || (data != nil && sum(data) != sum(in.PolicyRaw)) {
@@ -211,7 +211,7 @@ func (in *Input) sameBytes() bool {
 
 // sameEvidence reports whether the task's evidence directory lists exactly the evidence files the
 // run read (the names evidence.LoadAll reads: *.json, not hidden) and each holds the bytes read.
-func (in *Input) sameEvidence(dir *fsutil.Dir, limit int64) bool {
+func (in *Snapshot) sameEvidence(dir *fsutil.Dir, limit int64) bool {
 	name := in.TaskDir + "/evidence"
 	f, err := dir.OpenDir(name)
 	if errors.Is(err, fs.ErrNotExist) {

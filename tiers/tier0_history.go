@@ -52,7 +52,7 @@ func (res *Result) HistoryTampered() bool { return historyTampered(res.Checks) }
 // (record.BudgetProblems), gate_result against the latest gate run, and every event of
 // events.jsonl that names a history entry of this task by its hash. Nil when all of it verifies or
 // when record.json cannot be read (record_valid reports that).
-func HistoryProblems(in *Input, key []byte) []string {
+func HistoryProblems(in *Snapshot, key []byte) []string {
 	p, _ := VerifyHistory(in, key)
 	return p
 }
@@ -62,7 +62,7 @@ const maxEventProblems = 5
 
 // VerifyHistory is HistoryProblems, with, when nothing is wrong, a summary of what verified (the
 // evidence of check history). The event log is read through in.Events when set.
-func VerifyHistory(in *Input, key []byte) (problems []string, summary string) {
+func VerifyHistory(in *Snapshot, key []byte) (problems []string, summary string) {
 	rec := in.Record
 	if rec == nil {
 		return nil, ""
@@ -78,7 +78,7 @@ func VerifyHistory(in *Input, key []byte) (problems []string, summary string) {
 
 // chainProblems are what does not verify in the history itself: the record's task_id, the hash
 // chain, every entry's HMAC when key is set, and the budget arithmetic.
-func chainProblems(in *Input, hist []record.HistoryEntry, key []byte) (problems []string) {
+func chainProblems(in *Snapshot, hist []record.HistoryEntry, key []byte) (problems []string) {
 	if id := in.Record.TaskID(); id != in.Task {
 		problems = append(problems, fmt.Sprintf("record.json has task_id %q, but this is task %q", id, in.Task))
 	}
@@ -111,7 +111,7 @@ func resultProblems(rec *record.Record, last record.HistoryEntry, lastAt int, ha
 // eventProblems names the gate events of events.jsonl that name a history entry of this task
 // the history does not hold (at most maxEventProblems one by one), and counts the events. The log
 // is read through idx (nil: read here).
-func eventProblems(in *Input, hist []record.HistoryEntry, idx *record.EventIndex) (problems []string, events int) {
+func eventProblems(in *Snapshot, hist []record.HistoryEntry, idx *record.EventIndex) (problems []string, events int) {
 	known := map[string]bool{}
 	for _, e := range hist {
 		known[e.Hash] = true
@@ -301,7 +301,7 @@ func onlyIneligible(raw json.RawMessage) bool {
 // matches. Only gate runs that the gate refused with state_ineligible (someone ran geas gate on
 // the verified task) may follow the pass; a revocation, a grant or any other run may not. Nil
 // when the move is allowed.
-func PassProblems(in *Input, key []byte) []string {
+func PassProblems(in *Snapshot, key []byte) []string {
 	if in.Record == nil {
 		return []string{fmt.Sprintf("record.json cannot be read: %v", in.RecordErr)}
 	}
