@@ -22,7 +22,8 @@ type EvidenceSkeleton struct {
 	// File is the evidence as JSON: valid against the evidence schema as it is.
 	File []byte
 	Role vocab.Role
-	// Criteria are the ids (or texts) of the criteria judged by evidence it holds an entry for.
+	// Criteria are the ids (or texts) of the criteria judged by evidence it holds an entry for
+	// (a tester's skeleton only).
 	Criteria []string
 	// Dimensions are the rubric dimensions whose scores by this agent the gate counts.
 	Dimensions []string
@@ -38,8 +39,8 @@ const (
 )
 
 // EvidenceTemplate returns a skeleton evidence file of agent for the task: agent, task_id and
-// role set, a criteria_results entry for every criterion judged by evidence (by the id the gate
-// binds it by, "passed": false), a rubric_scores entry for every dimension whose scores by this
+// role set, for a tester a criteria_results entry for every criterion judged by evidence (by the
+// id the gate binds it by, "passed": false), a rubric_scores entry for every dimension whose scores by this
 // agent the gate counts (its contract or policy evaluators; score 1), and the fields its role
 // requires, with a verdict that refuses. The placeholders count against the work until filled.
 // It reads the contract and the working tree's gate policy; it writes nothing.
@@ -70,16 +71,20 @@ func EvidenceTemplate(t Task, o TemplateOptions) (*EvidenceSkeleton, error) {
 	case vocab.Authority:
 		obj["verdict"], obj["rationale"] = fillReviewer, fillText+": why"
 	}
-	results := []evidence.CriterionResult{}
-	for _, cr := range tiers.EvidenceCriteria(c) {
-		results = append(results, evidence.CriterionResult{ID: cr.ID, Criterion: cr.Text, Details: fillText + ": how you checked it"})
-		name := cr.ID
-		if name == "" {
-			name = cr.Text
+	// Only a tester is asked for criteria_results (the schema requires them of it): a reviewer
+	// who only scores would otherwise leave a failing placeholder behind.
+	if sk.Role == vocab.Tester {
+		results := []evidence.CriterionResult{}
+		for _, cr := range tiers.EvidenceCriteria(c) {
+			results = append(results, evidence.CriterionResult{ID: cr.ID, Criterion: cr.Text, Details: fillText + ": how you checked it"})
+			name := cr.ID
+			if name == "" {
+				name = cr.Text
+			}
+			sk.Criteria = append(sk.Criteria, name)
 		}
-		sk.Criteria = append(sk.Criteria, name)
+		obj["criteria_results"] = results
 	}
-	obj["criteria_results"] = results
 	var scores []evidence.RubricScore
 	for _, d := range tiers.ScoredDimensions(c, p, o.Agent, sk.Role) {
 		scores = append(scores, evidence.RubricScore{Dimension: d.Name, Score: fillScore, Rationale: fillText + ": why this score"})

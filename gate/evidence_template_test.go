@@ -16,8 +16,8 @@ func (f *fixture) task() Task {
 	return Task{Project: f.Open(), Mission: testMission, ID: testTask, Dir: testTaskDir}
 }
 
-// The skeleton holds what the gate counts for the agent: the criteria judged by evidence under
-// the ids they bind by, and the dimensions whose scores by that agent count, nothing it would
+// The skeleton holds what the gate counts for the agent: for a tester the criteria judged by
+// evidence under the ids they bind by, and the dimensions whose scores by that agent count, nothing it would
 // warn about, and it is valid evidence as printed.
 func TestAnEvidenceTemplateHoldsWhatTheGateCounts(t *testing.T) {
 	t.Parallel()
@@ -34,6 +34,7 @@ func TestAnEvidenceTemplateHoldsWhatTheGateCounts(t *testing.T) {
 		{"design-authority-review", "", vocab.Reviewer, []string{"code_quality"}},
 		{"software-engineer", "", vocab.Implementer, nil},
 		{"software-engineer", vocab.Tester, vocab.Tester, nil}, // the builder's scores never count, whatever its role
+		{"design-authority", vocab.Tester, vocab.Tester, []string{"code_quality"}},
 		{"security-engineer", "", vocab.Reviewer, nil},
 		{"qa-engineer", vocab.Authority, vocab.Authority, []string{"core_interaction"}},
 	}
@@ -41,7 +42,11 @@ func TestAnEvidenceTemplateHoldsWhatTheGateCounts(t *testing.T) {
 		sk, err := EvidenceTemplate(tk, TemplateOptions{Agent: tc.agent, Role: tc.role})
 		require.NoError(t, err)
 		assert.Equal(t, tc.wantRole, sk.Role, tc.agent)
-		assert.Equal(t, []string{"AC1"}, sk.Criteria, "the readme criterion has a detector")
+		if tc.wantRole == vocab.Tester {
+			assert.Equal(t, []string{"AC1"}, sk.Criteria, "the readme criterion has a detector")
+		} else {
+			assert.Empty(t, sk.Criteria, "only a tester is asked for criteria_results")
+		}
 		assert.Equal(t, tc.dims, sk.Dimensions, tc.agent)
 		e, err := evidence.Parse(tc.agent+".json", sk.File)
 		require.NoError(t, err, string(sk.File))
@@ -68,10 +73,12 @@ func TestAnUnfilledTemplateNeverPasses(t *testing.T) {
 		if fill {
 			m["summary"] = "checked"
 			m["verdict"] = map[vocab.Role]string{vocab.Tester: "pass", vocab.Reviewer: "approved"}[sk.Role]
-			for _, r := range m["criteria_results"].([]any) {
+			results, _ := m["criteria_results"].([]any)
+			for _, r := range results {
 				r.(map[string]any)["passed"] = true
 			}
-			for _, s := range m["rubric_scores"].([]any) {
+			scores, _ := m["rubric_scores"].([]any)
+			for _, s := range scores {
 				s.(map[string]any)["score"] = 5
 			}
 		}
