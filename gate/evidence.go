@@ -74,14 +74,18 @@ func AddEvidence(ctx context.Context, t Task, o EvidenceOptions) (*EvidenceWritt
 	}
 	e.Name = o.Name + ".json"
 	out.Warnings, err = CheckEntries(t, e)
+	n := len(out.Warnings)
+	if n > maxEntryWarnings {
+		out.Warnings = append(out.Warnings[:maxEntryWarnings], fmt.Sprintf("and %d more entries that count for nothing", n-maxEntryWarnings))
+	}
 	switch {
 	case err != nil && o.Strict:
 		return out, fmt.Errorf("evidence not written: --strict checks its entries against the contract, which cannot be read: %w", err)
 	case err != nil:
 		out.Warnings = []string{fmt.Sprintf("entries not checked against the contract, which cannot be read: %v", err)}
-	case o.Strict && len(out.Warnings) > 0:
-		what := fmt.Sprintf("%d entries count", len(out.Warnings))
-		if len(out.Warnings) == 1 {
+	case o.Strict && n > 0:
+		what := fmt.Sprintf("%d entries count", n)
+		if n == 1 {
 			what = "1 entry counts"
 		}
 		return out, &InputError{Err: fmt.Errorf("evidence not written (--strict): %s for nothing: %s", what, strings.Join(out.Warnings, "; "))}
@@ -95,6 +99,9 @@ func AddEvidence(ctx context.Context, t Task, o EvidenceOptions) (*EvidenceWritt
 	defer lock.Unlock()
 	return out, fsutil.WriteFileAtomic(t.Project.Geas, out.File, b, 0o644)
 }
+
+// maxEntryWarnings bounds the warnings evidence add returns; the rest are counted.
+const maxEntryWarnings = 20
 
 // CheckEntries reads the task's contract and names the entries of e that count for nothing it
 // names (tiers.EntryProblems): criteria_results that bind to no criterion, bind to two, or bind

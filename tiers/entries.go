@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
@@ -44,6 +45,7 @@ func EntryProblems(c *contract.Contract, e *evidence.Evidence) []EntryProblem {
 	var out []EntryProblem
 	first := map[int]int{}
 	var sg *suggester
+	suggested := 0
 	for k, res := range e.CriteriaResults {
 		bd := b.bind(res.ID, res.Criterion)
 		switch {
@@ -62,7 +64,9 @@ func EntryProblems(c *contract.Contract, e *evidence.Evidence) []EntryProblem {
 			if sg == nil {
 				sg = criteriaSuggester(crs)
 			}
-			out = append(out, unmatchedCriterion(e.Name, k, res, crs, sg))
+			suggested++
+			sg.off = suggested > maxSuggested
+			out = append(out, unmatchedCriterion(e.Name, k, res, sg))
 		}
 	}
 	dims := c.Rubric.Dimensions
@@ -80,7 +84,9 @@ func EntryProblems(c *contract.Contract, e *evidence.Evidence) []EntryProblem {
 			if dsg == nil {
 				dsg = dimensionSuggester(dims)
 			}
-			out = append(out, unmatchedDimension(e.Name, k, s, dims, dsg))
+			suggested++
+			dsg.off = suggested > maxSuggested
+			out = append(out, unmatchedDimension(e.Name, k, s, dsg))
 		}
 	}
 	return out
@@ -104,45 +110,30 @@ func entryValue(res evidence.CriterionResult) string {
 	return res.Criterion
 }
 
-// unmatchedCriterion is the problem of criteria_results entry k of file, which binds to nothing.
-func unmatchedCriterion(file string, k int, res evidence.CriterionResult, crs []contract.Criterion, sg *suggester) EntryProblem {
+// unmatchedCriterion is the problem of criteria_results entry k of file, which binds to nothing;
+// sg holds the contract's criteria (criteriaSuggester).
+func unmatchedCriterion(file string, k int, res evidence.CriterionResult, sg *suggester) EntryProblem {
 	v := entryValue(res)
 	p := EntryProblem{Field: "criteria_results", Index: k, Kind: EntryUnmatched, Value: v}
-	labels := make([]string, len(crs))
-	for i, cr := range crs {
-		labels[i] = criterionLabel(i+1, cr)
-	}
-	have := "it has none"
-	if len(crs) > 0 {
-		have = limitedList(labels, 10)
-		have = strings.ReplaceAll(have, "; ", ", ")
-	}
 	what := "entry"
 	if strings.TrimSpace(res.ID) != "" {
 		what = "id" // an id binds by id only: a criterion's id, or the label of one without
 	}
-	p.Message = fmt.Sprintf("criteria_results %s %s of %s matches no criterion of the contract (%s)", what, quoteEntry(v), file, have)
+	p.Message = fmt.Sprintf("criteria_results %s %s of %s matches no criterion of the contract (%s)", what, quoteEntry(v), file, sg.have)
 	// A number past the last criterion is not a typo of another number: the list says how many there are.
-	if n, index := indexForm("AC", v); !index || n <= len(crs) {
+	if n, index := indexForm("AC", v); !index || n <= sg.items {
 		p.Suggest = sg.suggest(v)
 	}
 	p.Message += didYouMean(v, p.Suggest)
 	return p
 }
 
-// unmatchedDimension is the problem of rubric_scores entry k of file, which names no dimension.
-func unmatchedDimension(file string, k int, s evidence.RubricScore, dims []contract.Dimension, sg *suggester) EntryProblem {
+// unmatchedDimension is the problem of rubric_scores entry k of file, which names no dimension;
+// sg holds the contract's dimensions (dimensionSuggester).
+func unmatchedDimension(file string, k int, s evidence.RubricScore, sg *suggester) EntryProblem {
 	p := EntryProblem{Field: "rubric_scores", Index: k, Kind: EntryUnmatched, Value: s.Dimension}
-	names := make([]string, len(dims))
-	for i, d := range dims {
-		names[i] = d.Name
-	}
-	have := "it has none"
-	if len(dims) > 0 {
-		have = strings.ReplaceAll(limitedList(names, 10), "; ", ", ")
-	}
 	p.Suggest = sg.suggest(s.Dimension)
-	p.Message = fmt.Sprintf("rubric_scores entry %s of %s matches no dimension of the contract (%s)", quoteEntry(s.Dimension), file, have) +
+	p.Message = fmt.Sprintf("rubric_scores entry %s of %s matches no dimension of the contract (%s)", quoteEntry(s.Dimension), file, sg.have) +
 		didYouMean(s.Dimension, p.Suggest)
 	return p
 }
@@ -183,9 +174,24 @@ func quoteEntry(v string) string {
 	return "'" + truncate(oneLine(v), 80) + "'"
 }
 
-// suggester finds what an unmatched name was probably meant for among candidates.
+// suggester finds what an unmatched name was probably meant for among candidates: the criteria
+// or the dimensions of a contract.
 type suggester struct {
 	cands []candidate
+	items int    // the number of criteria or dimensions
+	have  string // the criteria's labels or the dimensions' names, as a problem lists them
+	off   bool   // suggest nothing (past maxSuggested)
+}
+
+// listedOf lists the first names (at most ten shown) of total, or says there are none.
+func listedOf(first []string, total int) string {
+	switch {
+	case total == 0:
+		return "it has none"
+	case total <= 10:
+		return strings.Join(first, ", ")
+	}
+	return strings.Join(first[:10], ", ") + fmt.Sprintf(" and %d more", total-10)
 }
 
 // candidate is one name an entry may have meant: its key (typoKey) and how a suggestion shows it.
@@ -201,23 +207,37 @@ const maxDistanceCandidates = 500
 // maxKeyRunes bounds the length of the names compared by edit distance.
 const maxKeyRunes = 200
 
+// maxSuggested bounds the unmatched entries of one file that get a "did you mean": past it they
+// are named without one, so a file of a hundred thousand typos costs no more than fifty.
+const maxSuggested = 50
+
 func criteriaSuggester(crs []contract.Criterion) *suggester {
-	sg := &suggester{}
+	sg := &suggester{items: len(crs)}
+	labels := make([]string, 0, min(len(crs), 11))
 	for i, cr := range crs {
 		l := criterionLabel(i+1, cr)
+		if len(labels) <= 10 {
+			labels = append(labels, l)
+		}
 		sg.cands = append(sg.cands, candidate{key: typoKey(l), show: l})
 		if t := strings.TrimSpace(cr.Criterion); t != "" {
 			sg.cands = append(sg.cands, candidate{key: typoKey(t), show: fmt.Sprintf("%s %q", l, truncate(oneLine(t), 60))})
 		}
 	}
+	sg.have = listedOf(labels, len(crs))
 	return sg
 }
 
 func dimensionSuggester(dims []contract.Dimension) *suggester {
-	sg := &suggester{}
+	sg := &suggester{items: len(dims)}
+	names := make([]string, 0, min(len(dims), 11))
 	for _, d := range dims {
 		sg.cands = append(sg.cands, candidate{key: typoKey(d.Name), show: d.Name})
+		if len(names) <= 10 {
+			names = append(names, d.Name)
+		}
 	}
+	sg.have = listedOf(names, len(dims))
 	return sg
 }
 
@@ -225,6 +245,9 @@ func dimensionSuggester(dims []contract.Dimension) *suggester {
 // key equals v's, else the one nearest by edit distance within a bound that grows with the length;
 // "" when none is near or two are equally near.
 func (sg *suggester) suggest(v string) string {
+	if sg.off {
+		return ""
+	}
 	k := typoKey(v)
 	if k == "" {
 		return ""
@@ -254,10 +277,10 @@ func (sg *suggester) suggest(v string) string {
 	}); s != "" || len(sg.cands) > maxDistanceCandidates {
 		return s
 	}
-	kr := []rune(k)
-	if len(kr) > maxKeyRunes {
+	if utf8.RuneCountInString(k) > maxKeyRunes {
 		return ""
 	}
+	kr := []rune(k)
 	return pick(func(c candidate) int {
 		cr := []rune(c.key)
 		bound := typoBound(min(len(kr), len(cr)))

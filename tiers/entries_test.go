@@ -1,8 +1,10 @@
 package tiers
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -214,4 +216,32 @@ func TestEditDistance(t *testing.T) {
 	assert.Equal(t, 3, d("kitten", "sitting", 3))
 	assert.Equal(t, 3, d("abcdef", "uvwxyz", 2), "past the bound: bound+1")
 	assert.Equal(t, 3, d("", "abc", 5))
+}
+
+// A file of many typos costs what fifty do: past maxSuggested an entry is named without a
+// suggestion, and the contract's criteria are listed once, at most ten of them.
+func TestEntryProblemsAreBounded(t *testing.T) {
+	t.Parallel()
+	c := unitContract()
+	for i := range 200 {
+		c.AcceptanceCriteria = append(c.AcceptanceCriteria, contract.Criterion{Criterion: fmt.Sprintf("the greeter handles case number %d", i)})
+	}
+	e := qa()
+	for range 20000 {
+		e.CriteriaResults = append(e.CriteriaResults, evidence.CriterionResult{Criterion: "the greeter handles case numbr 7", Passed: true})
+	}
+	start := time.Now()
+	ps := EntryProblems(c, e)
+	elapsed := time.Since(start)
+	require.Len(t, ps, 20000)
+	suggested := 0
+	for _, p := range ps {
+		if p.Suggest != "" {
+			suggested++
+		}
+	}
+	assert.Equal(t, maxSuggested, suggested)
+	assert.Equal(t, `AC8 "the greeter handles case number 7"`, ps[0].Suggest)
+	assert.Contains(t, ps[0].Message, "(AC1, AC2, AC3, AC4, AC5, AC6, AC7, AC8, AC9, AC10 and 190 more)")
+	assert.Less(t, elapsed, 5*time.Second)
 }

@@ -137,7 +137,7 @@ func (b *criteriaBinding) note(crs []contract.Criterion) string {
 		if sg == nil {
 			sg = criteriaSuggester(crs)
 		}
-		names = append(names, unmatchedCriterion(u.e.Name, u.k, u.e.CriteriaResults[u.k], crs, sg).Message)
+		names = append(names, unmatchedCriterion(u.e.Name, u.k, u.e.CriteriaResults[u.k], sg).Message)
 	}
 	if more := len(b.unmatched) - len(names); more > 0 {
 		names = append(names, fmt.Sprintf("and %d more entries that match no criterion", more))

@@ -158,7 +158,7 @@ func unmatchedScores(files []*evidence.Evidence, dims []contract.Dimension) stri
 			if sg == nil {
 				sg = dimensionSuggester(dims)
 			}
-			names = append(names, unmatchedDimension(e.Name, k, s, dims, sg).Message)
+			names = append(names, unmatchedDimension(e.Name, k, s, sg).Message)
 		}
 	}
 	if more > 0 {
