@@ -169,9 +169,18 @@ func oddRunes(s string) string {
 	return "characters that only look like ASCII or are invisible: " + strings.Join(odd[:min(len(odd), 5)], " ")
 }
 
-// quoteEntry shows an entry's value in a sentence: single-quoted, on one line, bounded.
+// quoteEntry shows an entry's value in a sentence: single-quoted, on one line, bounded to about
+// 80 bytes, cut between characters (never inside one: the look-alikes are what it shows).
 func quoteEntry(v string) string {
-	return "'" + truncate(oneLine(v), 80) + "'"
+	v = oneLine(v)
+	if len(v) > 80 {
+		n := 80
+		for n > 0 && !utf8.RuneStart(v[n]) {
+			n--
+		}
+		v = v[:n] + "…"
+	}
+	return "'" + v + "'"
 }
 
 // suggester finds what an unmatched name was probably meant for among candidates: the criteria

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -244,4 +245,15 @@ func TestEntryProblemsAreBounded(t *testing.T) {
 	assert.Equal(t, `AC8 "the greeter handles case number 7"`, ps[0].Suggest)
 	assert.Contains(t, ps[0].Message, "(AC1, AC2, AC3, AC4, AC5, AC6, AC7, AC8, AC9, AC10 and 190 more)")
 	assert.Less(t, elapsed, 5*time.Second)
+}
+
+// A long value is cut between characters, so the sentence stays valid UTF-8 whatever the entry holds.
+func TestAnEntryIsQuotedWholeCharacters(t *testing.T) {
+	t.Parallel()
+	e := qa()
+	e.CriteriaResults = []evidence.CriterionResult{{Criterion: "x" + strings.Repeat("АС", 60), Passed: true}}
+	ps := EntryProblems(typoContract(), e)
+	require.Len(t, ps, 1)
+	assert.True(t, utf8.ValidString(ps[0].Message), ps[0].Message)
+	assert.Contains(t, ps[0].Message, "…' of qa-engineer.json")
 }
