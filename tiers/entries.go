@@ -120,8 +120,13 @@ func unmatchedCriterion(file string, k int, res evidence.CriterionResult, sg *su
 		what = "id" // an id binds by id only: a criterion's id, or the label of one without
 	}
 	p.Message = fmt.Sprintf("criteria_results %s %s of %s matches no criterion of the contract (%s)", what, quoteEntry(v), file, sg.have)
-	// A number past the last criterion is not a typo of another number: the list says how many there are.
-	if n, index := indexForm("AC", v); !index || n <= sg.items {
+	// An id written as an index (an entry with an id binds by id only) meant that criterion; a
+	// number past the last criterion is not a typo of another number: the list says how many
+	// there are.
+	switch n, index := indexForm("AC", v); {
+	case index && n <= len(sg.labels) && !sg.off:
+		p.Suggest = sg.labels[n-1]
+	case !index:
 		p.Suggest = sg.suggest(v)
 	}
 	p.Message += didYouMean(v, p.Suggest)
@@ -189,21 +194,21 @@ func cutWhole(s string, n int) string {
 // suggester finds what an unmatched name was probably meant for among candidates: the criteria
 // or the dimensions of a contract.
 type suggester struct {
-	cands []candidate
-	items int    // the number of criteria or dimensions
-	have  string // the criteria's labels or the dimensions' names, as a problem lists them
-	off   bool   // suggest nothing (past maxSuggested)
+	cands  []candidate
+	labels []string // the criteria's labels or the dimensions' names
+	have   string   // labels as a problem lists them
+	off    bool     // suggest nothing (past maxSuggested)
 }
 
-// listedOf lists the first names (at most ten shown) of total, or says there are none.
-func listedOf(first []string, total int) string {
+// listedOf lists names, at most ten of them, or says there are none.
+func listedOf(names []string) string {
 	switch {
-	case total == 0:
+	case len(names) == 0:
 		return "it has none"
-	case total <= 10:
-		return strings.Join(first, ", ")
+	case len(names) <= 10:
+		return strings.Join(names, ", ")
 	}
-	return strings.Join(first[:10], ", ") + fmt.Sprintf(" and %d more", total-10)
+	return strings.Join(names[:10], ", ") + fmt.Sprintf(" and %d more", len(names)-10)
 }
 
 // candidate is one name an entry may have meant: its key (typoKey) and how a suggestion shows it.
@@ -224,32 +229,26 @@ const maxKeyRunes = 200
 const maxSuggested = 50
 
 func criteriaSuggester(crs []contract.Criterion) *suggester {
-	sg := &suggester{items: len(crs)}
-	labels := make([]string, 0, min(len(crs), 11))
+	sg := &suggester{labels: make([]string, len(crs))}
 	for i, cr := range crs {
 		l := criterionLabel(i+1, cr)
-		if len(labels) <= 10 {
-			labels = append(labels, l)
-		}
+		sg.labels[i] = l
 		sg.cands = append(sg.cands, candidate{key: typoKey(l), show: l})
 		if t := strings.TrimSpace(cr.Criterion); t != "" {
 			sg.cands = append(sg.cands, candidate{key: typoKey(t), show: fmt.Sprintf("%s %q", l, cutWhole(oneLine(t), 60))})
 		}
 	}
-	sg.have = listedOf(labels, len(crs))
+	sg.have = listedOf(sg.labels)
 	return sg
 }
 
 func dimensionSuggester(dims []contract.Dimension) *suggester {
-	sg := &suggester{items: len(dims)}
-	names := make([]string, 0, min(len(dims), 11))
-	for _, d := range dims {
+	sg := &suggester{labels: make([]string, len(dims))}
+	for i, d := range dims {
 		sg.cands = append(sg.cands, candidate{key: typoKey(d.Name), show: d.Name})
-		if len(names) <= 10 {
-			names = append(names, d.Name)
-		}
+		sg.labels[i] = d.Name
 	}
-	sg.have = listedOf(names, len(dims))
+	sg.have = listedOf(sg.labels)
 	return sg
 }
 

@@ -45,6 +45,7 @@ func TestEntryProblemsNameWhatMatchesNothing(t *testing.T) {
 		{name: "an id past the last criterion", result: &evidence.CriterionResult{ID: "AC3", Criterion: "x"}, kind: EntryUnmatched,
 			message: "criteria_results id 'AC3' of qa-engineer.json matches no criterion of the contract (AC1, readme)"},
 		{name: "an id in another case", result: ptr(cr("ac1", "")), kind: EntryUnmatched, suggest: "AC1"},
+		{name: "an index as the id of a criterion with an id", result: ptr(cr("AC2", "")), kind: EntryUnmatched, suggest: "readme"},
 		{name: "an id with a dash", result: ptr(cr("AC-1", "")), kind: EntryUnmatched, suggest: "AC1"},
 		{name: "an id in Cyrillic look-alikes", result: ptr(cr("\u0410\u04211", "")), kind: EntryUnmatched, suggest: "AC1",
 			message: "U+0410 U+0421"},
