@@ -189,4 +189,3 @@ func GateState(profile vocab.Profile) vocab.State {
 	}
 	return vocab.Reviewed
 }
-
