@@ -14,7 +14,7 @@ import (
 // Pass is what a stage of one evaluation reads: the inputs, the environment and options, and
 // the facts the stages before it produced (as a golang.org/x/tools analyzer reads an
 // analysis.Pass). A stage never changes it: it returns its checks and facts, and the run
-// (EvaluateWith) records the facts here before the next stage.
+// (Evaluate) records the facts here before the next stage.
 type Pass struct {
 	in    *Snapshot
 	env   Env
