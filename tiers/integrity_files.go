@@ -27,14 +27,14 @@ var runnerConfig = []string{
 // check (checks.Equal(t, got, want), assert_eq "$got" "$want") is the test's assertion, and
 // emptying it is the same cheat as emptying the test.
 var testHelper = map[string]*regexp.Regexp{
-	langGo:     regexp.MustCompile(`(?m)^\s*(?:import\s+)?(?:[\w.]+\s+)?"(?:testing|testing/\w+|github\.com/stretchr/testify/\w+)"`),
-	langPython: regexp.MustCompile(`(?m)^\s*(?:import|from)\s+(?:unittest|pytest)\b`),
-	langJS:     regexp.MustCompile(`(?:require\(\s*|from\s+|import\s+)["'](?:node:test|chai|vitest|@jest/globals|mocha|tap|uvu)["'/]`),
-	langRuby:   regexp.MustCompile(`(?m)^\s*require\s*\(?\s*["'](?:minitest|rspec|test/unit)`),
-	langShell:  regexp.MustCompile(`(?m)^\s*(?:function\s+)?(?:assert|expect|refute)\w*\s*(?:\(\s*\)|\{)`),
+	LangGo:     regexp.MustCompile(`(?m)^\s*(?:import\s+)?(?:[\w.]+\s+)?"(?:testing|testing/\w+|github\.com/stretchr/testify/\w+)"`),
+	LangPython: regexp.MustCompile(`(?m)^\s*(?:import|from)\s+(?:unittest|pytest)\b`),
+	LangJS:     regexp.MustCompile(`(?:require\(\s*|from\s+|import\s+)["'](?:node:test|chai|vitest|@jest/globals|mocha|tap|uvu)["'/]`),
+	LangRuby:   regexp.MustCompile(`(?m)^\s*require\s*\(?\s*["'](?:minitest|rspec|test/unit)`),
+	LangShell:  regexp.MustCompile(`(?m)^\s*(?:function\s+)?(?:assert|expect|refute)\w*\s*(?:\(\s*\)|\{)`),
 }
 
 // skipEverywhere are the languages whose skip markers count in every file, not only test files:
 // Rust's unit tests live beside the code (#[cfg(test)] in src/), and a pytest configuration is
 // whatever file pytest reads it from.
-var skipEverywhere = map[string]bool{langRust: true, langPytestConfig: true}
+var skipEverywhere = map[string]bool{LangRust: true, LangPytestConfig: true}

@@ -34,7 +34,7 @@ func TestTheProtectedTableCoversEachLanguagesTests(t *testing.T) {
 		assert.True(t, matchTable(p, runnerConfig), "%s is runner configuration", p)
 	}
 	assert.False(t, matchTable("tests/test_a.py", runnerConfig), "a test file is not runner configuration")
-	assert.Equal(t, langPytestConfig, languageOf("py/.pytest.ini"), "a hidden pytest.ini is scanned for -k and --deselect")
+	assert.Equal(t, LangPytestConfig, LanguageOf("py/.pytest.ini"), "a hidden pytest.ini is scanned for -k and --deselect")
 }
 
 // TestTheCompiledTableMatchesAsDoublestar: the compiled glob table answers what doublestar answers
@@ -63,18 +63,18 @@ func TestTheCompiledTableMatchesAsDoublestar(t *testing.T) {
 func TestTestHelpersAreKnownByTheirContent(t *testing.T) {
 	t.Parallel()
 	helpers := map[string][]string{
-		langGo:     {"package checks\n\nimport \"testing\"\n", "import (\n\t\"fmt\"\n\t\"testing\"\n)\n", "import (\n\tassert \"github.com/stretchr/testify/assert\"\n)\n", "import \"testing/fstest\"\n"},
-		langPython: {"import unittest\n", "from pytest import raises\n", "  import pytest\n"},
-		langJS:     {"const test = require(\"node:test\");\n", "import { expect } from 'chai';\n", "import { vi } from \"vitest\";\n"},
-		langRuby:   {"require \"minitest/autorun\"\n", "require 'rspec'\n"},
-		langShell:  {"assert_eq() { [ \"$1\" = \"$2\" ]; }\n", "function expect_output {\n", "  refute() {\n"},
+		LangGo:     {"package checks\n\nimport \"testing\"\n", "import (\n\t\"fmt\"\n\t\"testing\"\n)\n", "import (\n\tassert \"github.com/stretchr/testify/assert\"\n)\n", "import \"testing/fstest\"\n"},
+		LangPython: {"import unittest\n", "from pytest import raises\n", "  import pytest\n"},
+		LangJS:     {"const test = require(\"node:test\");\n", "import { expect } from 'chai';\n", "import { vi } from \"vitest\";\n"},
+		LangRuby:   {"require \"minitest/autorun\"\n", "require 'rspec'\n"},
+		LangShell:  {"assert_eq() { [ \"$1\" = \"$2\" ]; }\n", "function expect_output {\n", "  refute() {\n"},
 	}
 	code := map[string][]string{
-		langGo:     {"package greeter\n\n// testing is done elsewhere\nimport \"fmt\"\n", "var s = \"testing\"\n"},
-		langPython: {"import os\n# uses unittest elsewhere\n", "from myunittest import x\n"},
-		langJS:     {"const assert = require(\"assert\");\n", "const x = require('./test');\n"},
-		langRuby:   {"require 'json'\n"},
-		langShell:  {"fail() { echo \"$*\"; exit 1; }\n", "check_deps() {\n", "echo assert_eq\n"},
+		LangGo:     {"package greeter\n\n// testing is done elsewhere\nimport \"fmt\"\n", "var s = \"testing\"\n"},
+		LangPython: {"import os\n# uses unittest elsewhere\n", "from myunittest import x\n"},
+		LangJS:     {"const assert = require(\"assert\");\n", "const x = require('./test');\n"},
+		LangRuby:   {"require 'json'\n"},
+		LangShell:  {"fail() { echo \"$*\"; exit 1; }\n", "check_deps() {\n", "echo assert_eq\n"},
 	}
 	for lang, texts := range helpers {
 		for _, s := range texts {

@@ -77,7 +77,7 @@ type TestsPolicy struct {
 	Protected []string
 	// Markers are the compiled marker tables: the defaults with the languages tests.markers lists
 	// replaced.
-	Markers *markerTables
+	Markers *Markers
 }
 
 // Where tier 1 and the detectors run (policy eval_checkout, SPEC §5.1).
@@ -392,8 +392,8 @@ func (p *Policy) setLimits(file string, raw policyDocument) error {
 	return nil
 }
 
-// isStub reports whether a line of text matches a stub pattern, and which.
-func (p Policy) isStub(line string) (string, bool) {
+// IsStub reports whether a line of text matches a stub pattern, and which.
+func (p Policy) IsStub(line string) (string, bool) {
 	for _, re := range p.StubPatterns {
 		if re.MatchString(line) {
 			return re.String(), true
@@ -402,17 +402,17 @@ func (p Policy) isStub(line string) (string, bool) {
 	return "", false
 }
 
-// stubCap returns the cap for a risk level; an unknown level gets the strictest cap, 0.
-func (p Policy) stubCap(risk vocab.Risk) int {
+// StubCapFor returns the cap for a risk level; an unknown level gets the strictest cap, 0.
+func (p Policy) StubCapFor(risk vocab.Risk) int {
 	if n, ok := p.StubCap[vocab.Risk(strings.ToLower(string(risk)))]; ok {
 		return n
 	}
 	return 0
 }
 
-// clone is a deep copy of p's maps and slices; the compiled expressions, which nothing changes,
+// Clone is a deep copy of p's maps and slices; the compiled expressions, which nothing changes,
 // are shared.
-func (p Policy) clone() Policy {
+func (p Policy) Clone() Policy {
 	c := p
 	if p.Evaluators != nil {
 		c.Evaluators = make(map[string][]string, len(p.Evaluators))

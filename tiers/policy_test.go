@@ -32,8 +32,8 @@ func TestDefaultPolicy(t *testing.T) {
 	assert.Equal(t, 3, p.ConsecutiveErrorLimit)
 	assert.Equal(t, "enforce", p.JudgeIndependence)
 
-	assert.Equal(t, 2, p.stubCap("NORMAL"))
-	assert.Equal(t, 0, p.stubCap("unheard-of"), "an unknown risk level gets the strictest cap")
+	assert.Equal(t, 2, p.StubCapFor("NORMAL"))
+	assert.Equal(t, 0, p.StubCapFor("unheard-of"), "an unknown risk level gets the strictest cap")
 	DefaultPolicy().Evaluators["code_quality"][0] = "x"
 	assert.Equal(t, "design-authority", DefaultPolicy().Evaluators["code_quality"][0], "each call is a fresh copy")
 }
@@ -76,7 +76,7 @@ func TestLoadPolicy(t *testing.T) {
 			"// HACK around it": true, "// hack around it": true, "works FOR NOW": true,
 			"// TODO later": false, // the list replaces the defaults
 		} {
-			_, ok := p.isStub(line)
+			_, ok := p.IsStub(line)
 			assert.Equal(t, want, ok, "%q: stub patterns match case-insensitively (SPEC §10)", line)
 		}
 	})

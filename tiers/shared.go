@@ -161,7 +161,7 @@ type sharedPolicy struct {
 }
 
 // parsePolicy is ParsePolicy(from, data), parsed once for the runs that share s and read the same
-// document under the same name; each caller gets a Policy of its own (clone). Without s, it parses.
+// document under the same name; each caller gets a Policy of its own (Clone). Without s, it parses.
 func (s *Shared) parsePolicy(from string, data []byte) (Policy, error) {
 	if s == nil {
 		return ParsePolicy(from, data)
@@ -173,5 +173,5 @@ func (s *Shared) parsePolicy(from string, data []byte) (Policy, error) {
 		p, err := ParsePolicy(from, data)
 		s.policy = &sharedPolicy{from: from, sum: sum, p: p, err: err}
 	}
-	return s.policy.p.clone(), s.policy.err
+	return s.policy.p.Clone(), s.policy.err
 }

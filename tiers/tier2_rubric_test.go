@@ -120,11 +120,11 @@ func TestStubPatterns(t *testing.T) {
 		"unimplemented!()", `panic("todo")`, `panic("TODO: later")`, "raise NotImplementedError",
 		"raise NotImplemented", `throw new Error("not implemented")`, `throw new Error('Not implemented yet')`,
 	} {
-		_, ok := p.isStub(line)
+		_, ok := p.IsStub(line)
 		assert.True(t, ok, "%q is a stub", line)
 	}
 	for _, line := range []string{"return nil", "fmt.Println(cfg)", `panic("unreachable")`, "implemented in v2"} {
-		_, ok := p.isStub(line)
+		_, ok := p.IsStub(line)
 		assert.False(t, ok, "%q is not a stub", line)
 	}
 }
