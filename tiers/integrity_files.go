@@ -1,6 +1,10 @@
 package tiers
 
-import "regexp"
+import (
+	"regexp"
+
+	"github.com/geas-dev/geas/policy"
+)
 
 // Which files the test-integrity checks (SPEC §5.2a) treat as more than code beyond the policy's
 // protected table: runner configuration, test helpers known by their content, and the languages
@@ -27,14 +31,14 @@ var runnerConfig = []string{
 // check (checks.Equal(t, got, want), assert_eq "$got" "$want") is the test's assertion, and
 // emptying it is the same cheat as emptying the test.
 var testHelper = map[string]*regexp.Regexp{
-	LangGo:     regexp.MustCompile(`(?m)^\s*(?:import\s+)?(?:[\w.]+\s+)?"(?:testing|testing/\w+|github\.com/stretchr/testify/\w+)"`),
-	LangPython: regexp.MustCompile(`(?m)^\s*(?:import|from)\s+(?:unittest|pytest)\b`),
-	LangJS:     regexp.MustCompile(`(?:require\(\s*|from\s+|import\s+)["'](?:node:test|chai|vitest|@jest/globals|mocha|tap|uvu)["'/]`),
-	LangRuby:   regexp.MustCompile(`(?m)^\s*require\s*\(?\s*["'](?:minitest|rspec|test/unit)`),
-	LangShell:  regexp.MustCompile(`(?m)^\s*(?:function\s+)?(?:assert|expect|refute)\w*\s*(?:\(\s*\)|\{)`),
+	policy.LangGo:     regexp.MustCompile(`(?m)^\s*(?:import\s+)?(?:[\w.]+\s+)?"(?:testing|testing/\w+|github\.com/stretchr/testify/\w+)"`),
+	policy.LangPython: regexp.MustCompile(`(?m)^\s*(?:import|from)\s+(?:unittest|pytest)\b`),
+	policy.LangJS:     regexp.MustCompile(`(?:require\(\s*|from\s+|import\s+)["'](?:node:test|chai|vitest|@jest/globals|mocha|tap|uvu)["'/]`),
+	policy.LangRuby:   regexp.MustCompile(`(?m)^\s*require\s*\(?\s*["'](?:minitest|rspec|test/unit)`),
+	policy.LangShell:  regexp.MustCompile(`(?m)^\s*(?:function\s+)?(?:assert|expect|refute)\w*\s*(?:\(\s*\)|\{)`),
 }
 
 // skipEverywhere are the languages whose skip markers count in every file, not only test files:
 // Rust's unit tests live beside the code (#[cfg(test)] in src/), and a pytest configuration is
 // whatever file pytest reads it from.
-var skipEverywhere = map[string]bool{LangRust: true, LangPytestConfig: true}
+var skipEverywhere = map[string]bool{policy.LangRust: true, policy.LangPytestConfig: true}

@@ -1,12 +1,13 @@
 package tiers
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/stretchr/testify/assert"
+
+	"github.com/geas-dev/geas/policy"
 )
 
 // TestTheProtectedTableCoversEachLanguagesTests: the default table protects the test files of
@@ -14,6 +15,7 @@ import (
 // the code alone.
 func TestTheProtectedTableCoversEachLanguagesTests(t *testing.T) {
 	t.Parallel()
+	protected := policy.Default().Tests.Protected
 	for _, p := range []string{
 		"pkg/greet_test.go", "greet_test.go", "internal/x/testdata/in.txt", // Go
 		"tests/test_greet.py", "test_greet.py", "pkg/greet_test.py", "conftest.py", "pytest.ini", "tox.ini", // Python
@@ -25,23 +27,23 @@ func TestTheProtectedTableCoversEachLanguagesTests(t *testing.T) {
 		"phpunit.xml.dist", "codecov.yml",
 		"Test/Greet_Test.GO", "CONFTEST.PY", // case-insensitive file systems
 	} {
-		assert.True(t, matchTable(p, defaultProtected), "%s is protected", p)
+		assert.True(t, matchTable(p, protected), "%s is protected", p)
 	}
 	for _, p := range []string{"greet.go", "greet.py", "src/greet.ts", "src/lib.rs", "src/main/java/Greet.java", "lib/greet.rb", "greet.sh", "testing.go", "contest.py", "latest/x.go"} {
-		assert.False(t, matchTable(p, defaultProtected), "%s is code, not a protected check", p)
+		assert.False(t, matchTable(p, protected), "%s is code, not a protected check", p)
 	}
 	for _, p := range []string{"conftest.py", "a/Conftest.py", "jest.config.ts", ".mocharc.js", "tox.ini", "py/.pytest.ini", "web/.npmrc", ".yarnrc", ".yarnrc.yml"} {
 		assert.True(t, matchTable(p, runnerConfig), "%s is runner configuration", p)
 	}
 	assert.False(t, matchTable("tests/test_a.py", runnerConfig), "a test file is not runner configuration")
-	assert.Equal(t, LangPytestConfig, LanguageOf("py/.pytest.ini"), "a hidden pytest.ini is scanned for -k and --deselect")
+	assert.Equal(t, policy.LangPytestConfig, policy.LanguageOf("py/.pytest.ini"), "a hidden pytest.ini is scanned for -k and --deselect")
 }
 
 // TestTheCompiledTableMatchesAsDoublestar: the compiled glob table answers what doublestar answers
 // for the table's globs, on the lower-cased path.
 func TestTheCompiledTableMatchesAsDoublestar(t *testing.T) {
 	t.Parallel()
-	globs := append(slices.Clone(defaultProtected), "checks/**", "**/x[ab].go", "src/**/*.snap", "**/{a,b}.txt")
+	globs := append(policy.Default().Tests.Protected, "checks/**", "**/x[ab].go", "src/**/*.snap", "**/{a,b}.txt")
 	paths := []string{"test", "test/x", "a/test", "a/test/b/c.go", "tests", "latest/x", "src/test/A.java", "x/src/test/y",
 		"a_test.go", "dir/a_test.go", "a_test.gox", "conftest.py", "a/conftest.py", "aconftest.py", ".mocharc", ".mocharc.yml",
 		"x.test.js", "x.test", "a.spec.ts", "jest.config.js", "jest.config", "checks/a", "a/checks/b", "xa.go", "a/xb.go", "src/a/b.snap",
@@ -63,18 +65,18 @@ func TestTheCompiledTableMatchesAsDoublestar(t *testing.T) {
 func TestTestHelpersAreKnownByTheirContent(t *testing.T) {
 	t.Parallel()
 	helpers := map[string][]string{
-		LangGo:     {"package checks\n\nimport \"testing\"\n", "import (\n\t\"fmt\"\n\t\"testing\"\n)\n", "import (\n\tassert \"github.com/stretchr/testify/assert\"\n)\n", "import \"testing/fstest\"\n"},
-		LangPython: {"import unittest\n", "from pytest import raises\n", "  import pytest\n"},
-		LangJS:     {"const test = require(\"node:test\");\n", "import { expect } from 'chai';\n", "import { vi } from \"vitest\";\n"},
-		LangRuby:   {"require \"minitest/autorun\"\n", "require 'rspec'\n"},
-		LangShell:  {"assert_eq() { [ \"$1\" = \"$2\" ]; }\n", "function expect_output {\n", "  refute() {\n"},
+		policy.LangGo:     {"package checks\n\nimport \"testing\"\n", "import (\n\t\"fmt\"\n\t\"testing\"\n)\n", "import (\n\tassert \"github.com/stretchr/testify/assert\"\n)\n", "import \"testing/fstest\"\n"},
+		policy.LangPython: {"import unittest\n", "from pytest import raises\n", "  import pytest\n"},
+		policy.LangJS:     {"const test = require(\"node:test\");\n", "import { expect } from 'chai';\n", "import { vi } from \"vitest\";\n"},
+		policy.LangRuby:   {"require \"minitest/autorun\"\n", "require 'rspec'\n"},
+		policy.LangShell:  {"assert_eq() { [ \"$1\" = \"$2\" ]; }\n", "function expect_output {\n", "  refute() {\n"},
 	}
 	code := map[string][]string{
-		LangGo:     {"package greeter\n\n// testing is done elsewhere\nimport \"fmt\"\n", "var s = \"testing\"\n"},
-		LangPython: {"import os\n# uses unittest elsewhere\n", "from myunittest import x\n"},
-		LangJS:     {"const assert = require(\"assert\");\n", "const x = require('./test');\n"},
-		LangRuby:   {"require 'json'\n"},
-		LangShell:  {"fail() { echo \"$*\"; exit 1; }\n", "check_deps() {\n", "echo assert_eq\n"},
+		policy.LangGo:     {"package greeter\n\n// testing is done elsewhere\nimport \"fmt\"\n", "var s = \"testing\"\n"},
+		policy.LangPython: {"import os\n# uses unittest elsewhere\n", "from myunittest import x\n"},
+		policy.LangJS:     {"const assert = require(\"assert\");\n", "const x = require('./test');\n"},
+		policy.LangRuby:   {"require 'json'\n"},
+		policy.LangShell:  {"fail() { echo \"$*\"; exit 1; }\n", "check_deps() {\n", "echo assert_eq\n"},
 	}
 	for lang, texts := range helpers {
 		for _, s := range texts {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -114,7 +115,7 @@ func TestPartDRubric(t *testing.T) {
 
 func TestStubPatterns(t *testing.T) {
 	t.Parallel()
-	p := DefaultPolicy()
+	p := policy.Default()
 	for _, line := range []string{
 		"// TODO: wire the flag", "# fixme later", "xxx", "return errors.New(\"Not Implemented\")",
 		"unimplemented!()", `panic("todo")`, `panic("TODO: later")`, "raise NotImplementedError",

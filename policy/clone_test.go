@@ -1,4 +1,4 @@
-package tiers
+package policy
 
 import (
 	"reflect"
@@ -11,7 +11,7 @@ import (
 // TestPolicyCloneCopiesEveryMapAndSlice: every map and slice field of Policy is copied by Clone,
 // so a field added later that Clone forgets fails here.
 func TestPolicyCloneCopiesEveryMapAndSlice(t *testing.T) {
-	p := DefaultPolicy()
+	p := Default()
 	c := p.Clone()
 	pv, cv := reflect.ValueOf(p), reflect.ValueOf(c)
 	for i := range pv.NumField() {

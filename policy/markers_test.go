@@ -1,4 +1,4 @@
-package tiers
+package policy
 
 import (
 	"testing"
@@ -10,7 +10,7 @@ import (
 // are found, with white space and at word boundaries, and look-alike words are not.
 func TestSkipMarkersOfEachLanguage(t *testing.T) {
 	t.Parallel()
-	tables := defaultMarkerTables()
+	tables := DefaultMarkers()
 	found := map[string][]string{
 		LangGo:           {`	t.Skip("flaky")`, `t.Skipf("x %d", 1)`, `	b.SkipNow()`, `t .Skip()`, `//go:build ignore`, `// +build ignore`, `os.Exit( 0 )`, `	flag.Set("test.run", "TestNew")`, `flag.Set( "test.skip", "TestFarewell")`, `func init() { syscall.Exit(0) }`, `unix.Exit(code)`},
 		LangPython:       {`@unittest.skip("x")`, `@pytest.mark.skip`, `@pytest.mark.skipif(True, reason="x")`, `self.skipTest("x")`, `@pytest.mark.xfail`, `raise unittest.SkipTest("x")`, `sys.exit(0)`, `os._exit(0)`, `def load_tests(loader, tests, pattern):`},
@@ -68,7 +68,7 @@ func TestMarkersMatchAtWordBoundaries(t *testing.T) {
 // lines are counted per language.
 func TestSuppressionAndAssertionMarkers(t *testing.T) {
 	t.Parallel()
-	tables := defaultMarkerTables()
+	tables := DefaultMarkers()
 	for _, l := range []string{`x := f() //nolint:errcheck`, `import os  # noqa: F401`, `x = f()  # type: ignore[attr]`, `/* eslint-disable */`, `// @ts-ignore`, `// @ts-expect-error`, `#[allow(dead_code)]`, `@SuppressWarnings("unchecked")`, `# pylint: disable=W0611`, `# rubocop:disable Style/X`, `# shellcheck disable=SC2086`} {
 		_, ok := tables.Suppress().Find(l)
 		assert.True(t, ok, "%q is a suppression", l)
@@ -111,7 +111,7 @@ func TestLanguageOfFiles(t *testing.T) {
 // the policy invalid.
 func TestThePolicysTestsAreData(t *testing.T) {
 	t.Parallel()
-	p, err := ParsePolicy("p.json", []byte(`{"tests": {"integrity": "off", "protected": ["checks/**"], "markers": {"skip": {"shell": ["LATER"]}, "suppress": ["shh"]}}}`))
+	p, err := Parse("p.json", []byte(`{"tests": {"integrity": "off", "protected": ["checks/**"], "markers": {"skip": {"shell": ["LATER"]}, "suppress": ["shh"]}}}`))
 	assert.NoError(t, err)
 	assert.True(t, p.Tests.Off)
 	assert.Equal(t, []string{"checks/**"}, p.Tests.Protected)
@@ -123,7 +123,7 @@ func TestThePolicysTestsAreData(t *testing.T) {
 	assert.True(t, ok, "the other languages keep their defaults")
 	_, ok = p.Tests.Markers.Suppress().Find("# shh")
 	assert.True(t, ok)
-	d := DefaultPolicy()
+	d := Default()
 	assert.False(t, d.Tests.Off)
 	assert.Equal(t, defaultProtected, d.Tests.Protected)
 	for _, bad := range []string{
@@ -134,7 +134,7 @@ func TestThePolicysTestsAreData(t *testing.T) {
 		`{"tests": {"integrity": "maybe"}}`,
 		`{"tests": {"Integrity": "off"}}`,
 	} {
-		_, err := ParsePolicy("p.json", []byte(bad))
+		_, err := Parse("p.json", []byte(bad))
 		assert.Error(t, err, bad)
 	}
 }

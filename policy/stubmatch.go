@@ -1,4 +1,4 @@
-package tiers
+package policy
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package tiers
+package policy
 
 import (
 	"regexp"
@@ -44,7 +44,7 @@ var stubPatternSets = [][]string{
 
 func stubPolicy(t testing.TB, exprs []string) Policy {
 	t.Helper()
-	p := DefaultPolicy()
+	p := Default()
 	if exprs == nil {
 		return p
 	}
@@ -107,7 +107,7 @@ func TestStubMatcherEqualsIsStub(t *testing.T) {
 // The default patterns are joined and filtered; the literals are what they require.
 func TestStubMatcherDefaultLiterals(t *testing.T) {
 	t.Parallel()
-	m := NewStubMatcher(DefaultPolicy().StubPatterns)
+	m := NewStubMatcher(Default().StubPatterns)
 	require.NotNil(t, m.any)
 	require.True(t, m.filter)
 	var lits []string
@@ -158,7 +158,7 @@ func FuzzStubMatch(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, withDefaults bool, expr, line string) {
-		p := DefaultPolicy()
+		p := Default()
 		if !withDefaults {
 			p.StubPatterns = nil
 		}

@@ -1,4 +1,4 @@
-package tiers
+package policy
 
 import (
 	"bytes"
@@ -72,7 +72,7 @@ func LanguageOf(p string) string {
 
 // defaultSkipMarkers are, per language, the markers that skip, focus or end tests early: one added
 // in a test file is a fail (tests_weakened). They are case-sensitive regular expressions (Go
-// syntax) matched at word boundaries (see MarkerSet.find). A build constraint added to a Go test
+// syntax) matched at word boundaries (see MarkerSet.Find). A build constraint added to a Go test
 // file is a marker: `//go:build ignore` takes the file out of `go test`.
 var defaultSkipMarkers = map[string][]string{
 	LangGo: {`Skip(f|Now)?`, `//\s*go:build`, `//\s*\+build`, `os\.Exit\(\s*0\s*\)`, `(syscall|unix)\.Exit\(`, `flag\.Set\(\s*"test\.`},
@@ -261,6 +261,10 @@ func (t *Markers) Assert(lang string) *MarkerSet { return t.assert[lang] }
 
 // Suppress is the markers that silence a linter or a type checker, in every language.
 func (t *Markers) Suppress() *MarkerSet { return t.suppress }
+
+// DefaultMarkers returns the built-in marker tables, compiled once a process and shared: nothing
+// changes them.
+func DefaultMarkers() *Markers { return defaultMarkerTables() }
 
 // defaultMarkerTables are compiled once a process.
 var defaultMarkerTables = sync.OnceValue(func() *Markers {
