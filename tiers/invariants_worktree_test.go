@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -155,7 +156,7 @@ func TestAVerdictIsAboutOneCommit(t *testing.T) {
 		})
 		in, res, _ := f.evaluate()
 		assertPass(t, res)
-		assert.Equal(t, EvalCheckoutIsolated, in.Policy.EvalCheckout)
+		assert.Equal(t, policy.EvalCheckoutIsolated, in.Policy.EvalCheckout)
 		assert.Equal(t, integrated, res.Head)
 		c := findCheck(t, res.Checks, "worktree")
 		assert.Equal(t, StatusSkipped, c.Status)

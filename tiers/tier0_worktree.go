@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/geas-dev/geas/internal/git"
+	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -62,7 +63,7 @@ func emptyChange(pass *Pass, g gitFacts) []Check {
 // eval_checkout isolated, and for every re-check of a pass (geas gate verify, re-gating a finished
 // task, the hook), which judges the commit the pass named, not what HEAD is now.
 func needsCheckout(pass *Pass) bool {
-	return pass.in.Contract != nil && pass.haveBase && (pass.in.Policy.EvalCheckout == EvalCheckoutIsolated || pass.opts.Verify)
+	return pass.in.Contract != nil && pass.haveBase && (pass.in.Policy.EvalCheckout == policy.EvalCheckoutIsolated || pass.opts.Verify)
 }
 
 // worktree is the worktree check: the working tree is the integration head, or, when the run
