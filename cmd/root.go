@@ -57,7 +57,7 @@ func exitOnPanic(stderr io.Writer, code *int) {
 
 // Run executes one geas command line and returns its exit code.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	g := &globalOptions{stdin: stdin, stdout: stdout, stderr: stderr}
+	g := &globalOptions{stdin: stdin, stdout: stdout, stderr: stderr, githubActions: os.Getenv(githubActionsEnv) == "true"}
 	root := newRootCmd(g)
 	if len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd) {
 		// Only the shell's completion requests read the completion functions; registering them
@@ -100,6 +100,9 @@ type globalOptions struct {
 	// outputs are -o FORMAT=FILE as given; outFiles the same, checked before the run.
 	outputs  []string
 	outFiles []outputFile
+	// githubActions is true when geas runs as a step of GitHub Actions ($GITHUB_ACTIONS is
+	// "true"): eval command output then goes in the log's groups (progress.go).
+	githubActions bool
 }
 
 const (
