@@ -2,7 +2,7 @@
 // tier 2 (criteria, scope, known risks, rubric), the detectors, and the verdict that follows
 // mechanically from the checks.
 //
-// EvaluateWith (evaluate.go) runs the stages in order. Each stage is a function of a read-only
+// Evaluate (evaluate.go) runs the stages in order. Each stage is a function of a read-only
 // *Pass (the inputs, the Env, the options and the facts of the stages before it) that returns
 // its checks and facts; the run records them and result folds the collected checks into the one
 // verdict (decide). Processes start only through Env.Start (internal/proc by default) and the
