@@ -65,6 +65,10 @@ func buildVersion() versionInfo {
 	return v
 }
 
+// Version is the one-word version geas version prints first: the module version, or
+// "devel[-REV12][-dirty]" for a build from a checkout (the man pages name their source with it).
+func Version() string { return buildVersion().Short }
+
 // shortVersion is the module version, or "devel[-REV12][-dirty]" for a build from a checkout.
 func shortVersion(v versionInfo) string {
 	if v.Version != "(devel)" {
