@@ -125,6 +125,9 @@ itself, and answers pass, fail, block or error. The companion commands read and 
 		},
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
 			g.usageHint = c.CommandPath()
+			if err := applyEnvFlags(c); err != nil {
+				return err
+			}
 			if err := keyUsable(c); err != nil {
 				return err
 			}
@@ -156,6 +159,7 @@ itself, and answers pass, fail, block or error. The companion commands read and 
 		newInitCmd(g),
 	)
 	addVersionFlag(root, g)
+	describeEnvFlags(root)
 	addFormatFlags(g, root) // it gives the commands of commandFormats their own --format
 	return root
 }
@@ -168,10 +172,8 @@ func keyUsable(c *cobra.Command) error {
 	if err == nil {
 		return nil
 	}
-	for p := c; p != nil; p = p.Parent() {
-		if p.Name() == "hook" && p.Parent() != nil && !p.Parent().HasParent() {
-			return nil
-		}
+	if isHookCmd(c) {
+		return nil
 	}
 	return &exitError{code: ExitError, err: err}
 }
