@@ -128,6 +128,9 @@ itself, and answers pass, fail, block or error. The companion commands read and 
 		},
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
 			g.usageHint = c.CommandPath()
+			if err := applyEnvFlags(c); err != nil {
+				return err
+			}
 			if err := keyUsable(c); err != nil {
 				return err
 			}
@@ -142,6 +145,9 @@ itself, and answers pass, fail, block or error. The companion commands read and 
 	root.PersistentFlags().DurationVar(&g.lockTimeout, "lock-timeout", 0, "how long to wait for a task lock another run holds before giving up with exit 3 (default 10m, or $GEAS_LOCK_TIMEOUT)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		g.usageHint = c.CommandPath()
+		if err := unknownCommand(c, c.Flags().Args()); err != nil {
+			return err // geas gat --task t1: the command is the mistake, not the flag
+		}
 		return &usageError{err: err}
 	})
 	root.AddCommand(
@@ -159,6 +165,7 @@ itself, and answers pass, fail, block or error. The companion commands read and 
 		newInitCmd(g),
 	)
 	addVersionFlag(root, g)
+	describeEnvFlags(root)
 	addFormatFlags(g, root) // it gives the commands of commandFormats their own --format
 	return root
 }
@@ -171,10 +178,8 @@ func keyUsable(c *cobra.Command) error {
 	if err == nil {
 		return nil
 	}
-	for p := c; p != nil; p = p.Parent() {
-		if p.Name() == "hook" && p.Parent() != nil && !p.Parent().HasParent() {
-			return nil
-		}
+	if isHookCmd(c) {
+		return nil
 	}
 	return &exitError{code: ExitError, err: err}
 }
@@ -226,8 +231,8 @@ func exitCode(err error) int {
 func noArgs(c *cobra.Command, args []string) error {
 	if len(args) > 0 {
 		c.SilenceUsage = true
-		if c.HasSubCommands() {
-			return usagef("unknown command %q for %q", args[0], c.CommandPath())
+		if err := unknownCommand(c, args); err != nil {
+			return err
 		}
 		return usagef("%s takes no arguments, got %q", c.CommandPath(), args)
 	}

@@ -286,14 +286,14 @@ func judge(pass *Pass, binding *criteriaBinding, idx int, cr contract.Criterion,
 	}
 	if ms := cr.Check.MinScore; ms != nil {
 		if len(scores) == 0 {
-			return failCheck(2, name, text, fmt.Sprintf("%d judgments but none has a score (min_score %s)%s", pool, fmtNum(*ms), suffix), StatusFail, vocab.CauseCriterionFailed), warns
+			return failCheck(2, name, text, fmt.Sprintf("%s but none has a score (min_score %s)%s", counted(pool, "judgment", "judgments"), fmtNum(*ms), suffix), StatusFail, vocab.CauseCriterionFailed), warns
 		}
 		mean := 0.0
 		for _, s := range scores {
 			mean += s
 		}
 		mean /= float64(len(scores))
-		ev := fmt.Sprintf("mean score %s of %d judgments, min_score %s%s", fmtNum(mean), len(scores), fmtNum(*ms), suffix)
+		ev := fmt.Sprintf("mean score %s of %s, min_score %s%s", fmtNum(mean), counted(len(scores), "judgment", "judgments"), fmtNum(*ms), suffix)
 		if mean < *ms {
 			return failCheck(2, name, text, ev, StatusFail, vocab.CauseCriterionFailed), warns
 		}

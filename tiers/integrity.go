@@ -619,7 +619,7 @@ func (ig *integrity) contentChange(p string, c git.FileChange) (string, bool, er
 		return fmt.Sprintf("content changed (%v; not compared)", err), false, nil
 	}
 	removed, added := lineDelta(string(old), string(cur))
-	change := fmt.Sprintf("%d lines removed, %d added", removed, added)
+	change := fmt.Sprintf("%s removed, %d added", counted(removed, "line", "lines"), added)
 	if removed == 0 && added == 0 {
 		change = "content changed (same lines, other bytes: line endings or order)"
 	}
@@ -940,7 +940,7 @@ func (ig *integrity) weakened() ([]Check, *addedScan) {
 	}
 	if nown > 0 {
 		list, olocs := markerList(own, nown)
-		ch := warnCheck(1, "skips_added", "every test the work adds runs", fmt.Sprintf("%d skips in test files the work adds, each skipping only its own test: %s", nown, strings.Join(list, "; ")), vocab.CauseSkipAdded)
+		ch := warnCheck(1, "skips_added", "every test the work adds runs", fmt.Sprintf("%s in test files the work adds, each skipping only its own test: %s", counted(nown, "skip", "skips"), strings.Join(list, "; ")), vocab.CauseSkipAdded)
 		ch.Locations = olocs
 		out = append(out, ch)
 	}
