@@ -107,11 +107,12 @@ type failGroup struct {
 // Memory is bounded whatever the output's size: one line buffer and at most maxFailGroups
 // failures of a few short lines each.
 type FailureLines struct {
-	lines  lineSplitter
-	groups []failGroup
-	open   int // index of the group details go to, or -1
-	more   int // failures found past maxFailGroups
-	n      int // lines read
+	lines   lineSplitter
+	groups  []failGroup
+	open    int   // index of the group details go to, or -1
+	more    int   // failures found past maxFailGroups
+	n       int   // lines read
+	written int64 // bytes written
 
 	// pending holds, by test name, the last log lines of the go tests running (go test -v prints
 	// a test's log before its --- FAIL line, and a parent's after its subtests ran); running is
@@ -134,7 +135,13 @@ func NewFailureLines() *FailureLines {
 }
 
 // Write takes the next bytes of output; it never fails.
-func (r *FailureLines) Write(p []byte) (int, error) { return r.lines.Write(p) }
+func (r *FailureLines) Write(p []byte) (int, error) {
+	r.written += int64(len(p))
+	return r.lines.Write(p)
+}
+
+// Written is how many bytes of output were written to r.
+func (r *FailureLines) Written() int64 { return r.written }
 
 // goJSONOutput marks the test2json events whose Output is a line of go test's own output.
 var goJSONOutput = [][]byte{[]byte(`"Action":"output"`), []byte(`"Action":"build-output"`)}
