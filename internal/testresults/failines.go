@@ -19,6 +19,8 @@ const (
 	// maxFailGroups is how many failures (a headline and its detail lines, or assertion lines on
 	// their own) the reader keeps to choose from; past it they are only counted.
 	maxFailGroups = 32
+	// maxKeyBytes is how much of a headline tells one failure from another.
+	maxKeyBytes = 1 << 10
 	// maxDetails is how many detail lines one failure keeps.
 	maxDetails = 3
 	// detailWindow is how many lines after a headline its detail lines are looked for.
@@ -75,6 +77,7 @@ const (
 // failGroup is one failure: its headline ("" for lines without one) and detail lines.
 type failGroup struct {
 	head    string
+	key     string // the headline as written, up to maxKeyBytes: the same failure is kept once
 	details []string
 	kind    groupKind
 	order   int // where in the output it began
@@ -433,8 +436,9 @@ func (r *FailureLines) startGroup(head string, kind groupKind) {
 		logged = r.pending[name]
 		delete(r.pending, name)
 	}
+	key := head[:min(len(head), maxKeyBytes)]
 	for i := range r.groups {
-		if r.groups[i].head == head {
+		if r.groups[i].key == key {
 			return
 		}
 	}
@@ -442,7 +446,7 @@ func (r *FailureLines) startGroup(head string, kind groupKind) {
 		r.more++
 		return
 	}
-	g := failGroup{head: head, kind: kind, order: r.n, window: detailWindow, details: logged}
+	g := failGroup{head: quoteLine(head), key: key, kind: kind, order: r.n, window: detailWindow, details: logged}
 	if isNumbered(head) && !strings.HasSuffix(head, ":") || strings.HasSuffix(head, ") Failure:") || strings.HasSuffix(head, ") Error:") {
 		g.title = 3
 	}
@@ -482,7 +486,7 @@ func (r *FailureLines) detail(g *failGroup, t string, indent int) {
 		if isDetailLine(t) {
 			g.title = 0
 		} else {
-			g.head += " " + t
+			g.head = quoteLine(g.head + " " + t)
 			g.title--
 			if strings.HasSuffix(t, ":") {
 				g.title = 0
@@ -525,7 +529,7 @@ func (r *FailureLines) detail(g *failGroup, t string, indent int) {
 
 func (r *FailureLines) addDetail(g *failGroup, t string) {
 	if len(g.details) < maxDetails {
-		g.details = append(g.details, t)
+		g.details = append(g.details, quoteLine(t))
 	}
 }
 
@@ -536,7 +540,7 @@ func lastLines(lines []string, t string) []string {
 		copy(lines, lines[1:])
 		lines = lines[:maxDetails-1]
 	}
-	return append(lines, t)
+	return append(lines, quoteLine(t))
 }
 
 // loose handles a line outside any failure: a go test's log lines wait for its --- FAIL line (go
@@ -564,7 +568,7 @@ func (r *FailureLines) loose(t string, indent int) {
 			return // what fits in a quote; the failures are counted by their FAILED lines
 		}
 		r.orphans++
-		r.groups = append(r.groups, failGroup{kind: kindOrphan, order: r.n, window: detailWindow, details: []string{t}})
+		r.groups = append(r.groups, failGroup{kind: kindOrphan, order: r.n, window: detailWindow, details: []string{quoteLine(t)}})
 		r.open = len(r.groups) - 1
 	}
 }
@@ -689,7 +693,8 @@ func (r *FailureLines) Failures() Failures {
 	return f
 }
 
-// quoteLine puts a line on one line with single spaces, cut to MaxFailureLineBytes.
+// quoteLine puts a line on one line with single spaces, cut to MaxFailureLineBytes. Lines are
+// cut as they are kept, so what the reader holds stays small whatever the output's lines.
 func quoteLine(l string) string {
 	l = strings.Join(strings.Fields(l), " ")
 	if len(l) > MaxFailureLineBytes {

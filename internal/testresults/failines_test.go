@@ -217,3 +217,29 @@ func BenchmarkFailureLines(b *testing.B) {
 		r.Failures()
 	}
 }
+
+// TestFailureLinesHoldLittleWhateverTheLines: the lines kept are cut as they are kept, so long
+// lines in many failing and running tests do not make the reader hold much.
+func TestFailureLinesHoldLittleWhateverTheLines(t *testing.T) {
+	r := NewFailureLines()
+	long := strings.Repeat("z", 60<<10)
+	for i := range 200 {
+		name := "Test" + strings.Repeat("N", i%50) + string(rune('a'+i%26))
+		_, _ = r.Write([]byte("=== RUN   " + name + "\n    a_test.go:1: " + long + "\n    a_test.go:2: " + long + "\n"))
+		_, _ = r.Write([]byte("--- FAIL: " + name + " " + long + "\n"))
+	}
+	held := 0
+	for _, g := range r.groups {
+		held += len(g.head)
+		for _, d := range g.details {
+			held += len(d)
+		}
+	}
+	for _, lines := range r.pending {
+		for _, l := range lines {
+			held += len(l)
+		}
+	}
+	assert.LessOrEqual(t, held, (maxFailGroups+maxPending)*(maxDetails+1)*MaxFailureLineBytes)
+	assert.Len(t, r.Failures().Lines, MaxFailureLines)
+}
