@@ -151,15 +151,45 @@ var goJSONOutput = [][]byte{[]byte(`"Action":"output"`), []byte(`"Action":"build
 
 func (r *FailureLines) line(b []byte) {
 	if len(b) > 0 && b[0] == '{' && (bytes.Contains(b, goJSONOutput[0]) || bytes.Contains(b, goJSONOutput[1])) {
-		var ev struct{ Output string }
-		if json.Unmarshal(b, &ev) == nil {
-			for l := range strings.SplitSeq(strings.TrimSuffix(ev.Output, "\n"), "\n") {
+		if out, ok := jsonOutput(b); ok {
+			for l := range strings.SplitSeq(strings.TrimSuffix(out, "\n"), "\n") {
 				r.text(cleanLine([]byte(l)))
 			}
 			return
 		}
 	}
 	r.text(cleanLine(b))
+}
+
+// outputKey is where test2json writes an event's Output.
+var outputKey = []byte(`"Output":"`)
+
+// jsonOutput is the Output of a test2json event, read without decoding the event (the reader
+// sees every event of go test -json): the string that follows "Output":, up to its closing quote.
+func jsonOutput(b []byte) (string, bool) {
+	i := bytes.Index(b, outputKey)
+	if i < 0 {
+		return "", false
+	}
+	lit := b[i+len(outputKey)-1:]
+	escaped := false
+	for j := 1; j < len(lit); j++ {
+		switch lit[j] {
+		case '\\':
+			escaped = true
+			j++
+		case '"':
+			if !escaped {
+				return string(lit[1:j]), true
+			}
+			var out string
+			if json.Unmarshal(lit[:j+1], &out) != nil {
+				return "", false
+			}
+			return out, true
+		}
+	}
+	return "", false
 }
 
 // cleanLine drops terminal escape sequences, keeps what follows the last carriage return (what a

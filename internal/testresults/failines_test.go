@@ -119,6 +119,10 @@ func TestFailureLinesReadEachForm(t *testing.T) {
 		{"no newline at the end", "--- FAIL: TestA (0.00s)", []string{"--- FAIL: TestA (0.00s)"}},
 		{"go json build output", `{"ImportPath":"x","Action":"build-output","Output":"./b.go:2:23: undefined: y\n"}` + "\n",
 			[]string{"./b.go:2:23: undefined: y"}},
+		{"go json output with escapes", `{"Time":"x","Action":"output","Package":"p","Test":"TestA","Output":"--- FAIL: TestA (0.00s)\n"}` + "\n" +
+			`{"Action":"output","Package":"p","Test":"TestA","Output":"    a_test.go:3: got \"hi\tthere\", want \"\u00e9\"\n"}` + "\n",
+			[]string{"--- FAIL: TestA (0.00s)", `a_test.go:3: got "hi there", want "é"`}},
+		{"go json: a passing test's log line is a log line", `{"Action":"output","Test":"TestOK","Output":"    a_test.go:9: --- FAIL: TestFake (0.00s)\n"}` + "\n", nil},
 		{"plain failing output names nothing", "boom\nexit status 1\n", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
