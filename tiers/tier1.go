@@ -247,14 +247,14 @@ func runProcess(ctx context.Context, start func(context.Context, proc.Spec) proc
 		progress.Start(spec.Label)
 	}
 	failures := testresults.NewFailureLines()
-	out := teeWriter{failures}
+	var out teeWriter
 	if progress != nil {
-		out = append(out, progress)
+		out = append(out, progress) // first: live output is not held up by the readers
 	}
 	if results != nil {
 		out = append(out, results)
 	}
-	spec.Output = out
+	spec.Output = append(out, failures)
 	r := start(ctx, spec)
 	run := EvalRun{
 		Command: r.Command, Status: Status(r.Status), ExitCode: r.ExitCode, DurationMS: r.DurationMS,
