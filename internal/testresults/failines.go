@@ -122,7 +122,8 @@ type FailureLines struct {
 	// the test the last "=== RUN" (NAME, CONT) line named.
 	pending map[string][]string
 	running string
-	orphans int // failures without a headline kept
+	orphans int  // failures without a headline kept
+	noSkip  bool // read every line in full (a test compares the two)
 	// Contexts set by the runners' section headers.
 	pytestSummary, rspecFailed, numbered, afterSeparator bool
 }
@@ -150,6 +151,11 @@ func (r *FailureLines) Written() int64 { return r.written }
 var goJSONOutput = [][]byte{[]byte(`"Action":"output"`), []byte(`"Action":"build-output"`)}
 
 func (r *FailureLines) line(b []byte) {
+	if r.open < 0 && r.running == "" && !r.noSkip && skippable(b) {
+		r.n++
+		r.afterSeparator = false
+		return
+	}
 	if len(b) > 0 && b[0] == '{' && (bytes.Contains(b, goJSONOutput[0]) || bytes.Contains(b, goJSONOutput[1])) {
 		if out, ok := jsonOutput(b); ok {
 			for l := range strings.SplitSeq(strings.TrimSuffix(out, "\n"), "\n") {
@@ -159,6 +165,34 @@ func (r *FailureLines) line(b []byte) {
 		}
 	}
 	r.text(cleanLine(b))
+}
+
+// mayMatter holds the first bytes of every line the reader looks at when no failure is open and no
+// go test is running: the first byte of each headline, section header, rule and go test line.
+var mayMatter = func() (m [256]bool) {
+	for _, c := range []byte("-=_pfFnBtreEoP#.{0123456789") {
+		m[c] = true
+	}
+	for c := range 256 {
+		if c < 0x20 || c >= 0x7f { // control characters and UTF-8 (✖ ✕ ● ×, and what cleanLine maps)
+			m[c] = true
+		}
+	}
+	return m
+}()
+
+// skippable reports whether line b can neither name a failure nor change what the reader
+// expects, when no failure is open and no go test is running: most lines of most outputs, passed
+// over without a copy.
+func skippable(b []byte) bool {
+	t := bytes.TrimLeft(b, " \t")
+	if len(t) == 0 {
+		return true
+	}
+	if mayMatter[t[0]] || bytes.IndexByte(t, '\r') >= 0 || bytes.IndexByte(t, 0x1b) >= 0 || bytes.Contains(t, []byte(".go:")) {
+		return false
+	}
+	return true
 }
 
 // outputKey is where test2json writes an event's Output.

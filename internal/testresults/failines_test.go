@@ -3,6 +3,7 @@ package testresults
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -167,7 +168,7 @@ func TestFailuresStringJoinsAndCounts(t *testing.T) {
 }
 
 // FuzzFailureLines: any output, written in any pieces, never panics and yields a bounded,
-// printable quote.
+// printable quote, the same as when every line is read in full.
 func FuzzFailureLines(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "failines", "*.txt"))
 	for _, name := range files {
@@ -181,6 +182,9 @@ func FuzzFailureLines(f *testing.F) {
 	f.Add([]byte("  1) Failure:\n"), uint8(1))
 	f.Fuzz(func(t *testing.T, data []byte, step uint8) {
 		r := NewFailureLines()
+		full := NewFailureLines()
+		full.noSkip = true
+		_, _ = full.Write(data)
 		n := int(step%64) + 1
 		for len(data) > 0 {
 			k := min(n, len(data))
@@ -188,6 +192,9 @@ func FuzzFailureLines(f *testing.F) {
 			data = data[k:]
 		}
 		fl := r.Failures()
+		if want := full.Failures(); !reflect.DeepEqual(fl, want) {
+			t.Fatalf("the lines passed over changed the quote:\n%#v\nread in full:\n%#v", fl, want)
+		}
 		if len(fl.Lines) > MaxFailureLines || fl.More < 0 {
 			t.Fatalf("%d lines, %d more", len(fl.Lines), fl.More)
 		}
@@ -246,4 +253,23 @@ func TestFailureLinesHoldLittleWhateverTheLines(t *testing.T) {
 	}
 	assert.LessOrEqual(t, held, (maxFailGroups+maxPending)*(maxDetails+1)*MaxFailureLineBytes)
 	assert.Len(t, r.Failures().Lines, MaxFailureLines)
+}
+
+// BenchmarkFailureLinesLog measures the reader on what most output is: lines no runner writes.
+func BenchmarkFailureLinesLog(b *testing.B) {
+	var sb strings.Builder
+	for i := range 50000 {
+		sb.WriteString("INFO  2026-12-04T22:40:00Z handled request " + strings.Repeat("a", i%13) + " in 3ms status=200 path=/api/v1/items\n")
+	}
+	out := []byte(sb.String())
+	b.SetBytes(int64(len(out)))
+	for b.Loop() {
+		r := NewFailureLines()
+		for p := out; len(p) > 0; {
+			k := min(32<<10, len(p))
+			_, _ = r.Write(p[:k])
+			p = p[k:]
+		}
+		r.Failures()
+	}
 }
