@@ -107,8 +107,8 @@ type failGroup struct {
 // line exactly as go test would), the line is quoted: a quote is what the output says, never a
 // verdict, which only the exit code and declared results decide.
 //
-// Memory is bounded whatever the output's size: one line buffer and at most maxFailGroups
-// failures of a few short lines each.
+// Memory is bounded whatever the output's size: one line buffer, at most maxFailGroups failures
+// of a few short lines each, and the last few short log lines of at most maxPending go tests.
 type FailureLines struct {
 	lines   lineSplitter
 	groups  []failGroup
