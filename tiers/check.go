@@ -110,6 +110,10 @@ type EvalRun struct {
 	// TestResults is every test of the declared results by name, or nil when it declares none or
 	// they could not be read: kept in memory for a comparison by name, not recorded.
 	TestResults *testresults.Summary `json:"-"`
+	// Failures is what the output says failed, in the lines the common test runners write
+	// (testresults.FailureLines), read from the whole output as it was written: quoted in a
+	// failing check's evidence, not recorded apart.
+	Failures testresults.Failures `json:"-"`
 }
 
 // TestCounts is what an eval command's declared results counted.

@@ -87,7 +87,11 @@ func detectScript(ctx context.Context, pass *Pass, idx int, cr contract.Criterio
 	if run.TimedOut {
 		return dc.fail(fmt.Sprintf("`%s` %s", label, run.Error)), run
 	}
-	return dc.fail(fmt.Sprintf("`%s` exited %s (want %d); last output: %s", label, exitText(run.ExitCode, run.Error), d.ExpectExit, tier1LastOutput(run.OutputTail))), run
+	said := "last output: " + tier1LastOutput(run.OutputTail)
+	if q := run.Failures.String(); q != "" {
+		said = "failure lines: " + q
+	}
+	return dc.fail(fmt.Sprintf("`%s` exited %s (want %d); %s", label, exitText(run.ExitCode, run.Error), d.ExpectExit, said)), run
 }
 
 // scriptLabel is a script detector's command line as the checks show it.

@@ -37,6 +37,7 @@ func TestDetectScript(t *testing.T) {
 		{"runs in the project root", contract.Detector{Type: "script", Command: "./check.sh"}, StatusPass, "", "exited 0"},
 		{"args are argv, not a shell line", contract.Detector{Type: "script", Command: "test", Args: []string{"x", "=", "y; exit 0"}}, StatusFail, vocab.CauseCriterionFailed, "exited 1 (want 0)"},
 		{"exit mismatch", contract.Detector{Type: "script", Command: "sh", Args: []string{"-c", "echo broken; exit 2"}}, StatusFail, vocab.CauseCriterionFailed, "exited 2 (want 0); last output: broken"},
+		{"a failing test is quoted by its runner's lines", contract.Detector{Type: "script", Command: "sh", Args: []string{"-c", "echo 'not ok 1 - greets'; echo '# fail 1'; exit 1"}}, StatusFail, vocab.CauseCriterionFailed, "exited 1 (want 0); failure lines: not ok 1 - greets"},
 		{"zero exit when another is expected", contract.Detector{Type: "script", Command: "true", ExpectExit: 1}, StatusFail, vocab.CauseCriterionFailed, "exited 0 (want 1)"},
 		{"timeout", contract.Detector{Type: "script", Command: "sleep", Args: []string{"1"}, Timeout: "100ms"}, StatusFail, vocab.CauseCriterionFailed, "timed out after 100ms"},
 		{"cannot start", contract.Detector{Type: "script", Command: "./no-such-program"}, StatusError, vocab.CauseDetectorError, "could not run"},
