@@ -14,9 +14,9 @@ import (
 const DefaultCLIDocsDir = "docs/cli"
 
 // WriteCLIDocs writes the reference of the whole command tree into dir with gen (cobra/doc's
-// GenMarkdownTree, which cmd/geasdocs and the tests pass in: the generator and the Markdown
-// renderer it links are kept out of the geas binary, whose every start-up ran their package
-// inits): a fresh tree (no flag values of this process), the completion command cobra adds at run
+// GenMarkdownTree, or GenManTree for the man pages, which cmd/geasdocs and the tests pass in: the
+// generators and the renderers they link are kept out of the geas binary, whose every start-up
+// ran their package inits): a fresh tree (no flag values of this process), the completion command cobra adds at run
 // time included, no generated-on date.
 func WriteCLIDocs(dir string, gen func(*cobra.Command, string) error) error {
 	root := newRootCmd(&globalOptions{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr})

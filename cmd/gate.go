@@ -65,7 +65,7 @@ passes (or --min-pass-rate of them do).`,
 	c.Flags().StringVar(&o.task, "task", "", "task id")
 	c.Flags().StringVar(&o.mission, "mission", "", "mission id (default: mission_id of .geas/state/run.json)")
 	c.Flags().BoolVar(&o.dryRun, "dry-run", false, "compute the verdict without writing anything")
-	c.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "do not stream eval command output to stderr")
+	c.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "do not stream eval command output to stderr (in GitHub Actions it still goes in a collapsed group of the log)")
 	c.Flags().BoolVar(&o.all, "all", false, "gate every gate-eligible task of the mission")
 	c.Flags().IntVar(&o.jobs, "jobs", 1, "with --all: tasks gated at once")
 	c.Flags().BoolVar(&o.list, "list", false, "with --all: list every task and what --all would do with it (gate, recheck, not_ready, cancelled, error), and run nothing")

@@ -1,9 +1,12 @@
 package cmd
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -12,11 +15,20 @@ import (
 	"github.com/geas-dev/geas/gate"
 )
 
+// githubActionsEnv is set to "true" by GitHub Actions in every step it runs.
+const githubActionsEnv = "GITHUB_ACTIONS"
+
 // progress returns the live progress reporter for eval commands on stderr, or nil when quiet.
 // On a terminal each process's output streams under its header line; otherwise (CI logs, a fix
 // loop capturing stderr) only the header and finish lines are written, so stderr stays short.
+// In GitHub Actions ($GITHUB_ACTIONS=true, or --format github) each process's output goes in a
+// collapsed group of the log, even with --quiet, so a CI log always has the test output one
+// click away (newGroupProgress).
 // stdout is never touched: it holds the report (the JSON document with --format json).
 func (g *globalOptions) progress(quiet bool) gate.Progress {
+	if g.githubActions || g.format == formatGitHub {
+		return newGroupProgress(g.stderr, time.Now, newStopToken)
+	}
 	if quiet {
 		return nil
 	}
@@ -39,31 +51,75 @@ func isTerminal(w io.Writer) bool {
 type progressWriter struct {
 	mu      sync.Mutex
 	w       io.Writer
-	stream  bool             // copy process output (a terminal)
+	stream  bool             // copy process output (a terminal, or a group of a GitHub Actions log)
 	now     func() time.Time // the clock, fixed in tests
 	begin   time.Time        // when the reporter was made: the gate run's start
 	midLine bool             // the streamed output did not end with a newline
+	// group is set in GitHub Actions: each process is a ::group:: of the log, its output between
+	// ::stop-commands::TOKEN and ::TOKEN:: (token, fresh for each process).
+	group    bool
+	newToken func() string
+	token    string
 }
 
 func newProgress(w io.Writer, stream bool, now func() time.Time) *progressWriter {
 	return &progressWriter{w: w, stream: stream, now: now, begin: now()}
 }
 
-// Start writes the header: the command and the time elapsed since the run began.
+// newGroupProgress is the reporter of a GitHub Actions log: each process is a collapsed group
+// titled with its header line, holding its output verbatim, and its finish line follows the group:
+//
+//	::group::▶ eval: go test ./...  [+250ms]
+//	::stop-commands::TOKEN
+//	(the output)
+//	::TOKEN::
+//	::endgroup::
+//	✘ exit 1 in 2.1s
+//
+// The output is the agents' (the tests they wrote print it): between ::stop-commands:: and the
+// token that ends it the runner runs no workflow command, so a line of output that reads
+// ::error::, ::add-mask:: or ::endgroup:: is shown and not obeyed. The token is 128 random bits,
+// fresh for each process and written only to the log, so the output cannot end the pause early.
+// The title is escaped as workflow command data (a newline in a command cannot start a line).
+func newGroupProgress(w io.Writer, now func() time.Time, newToken func() string) *progressWriter {
+	return &progressWriter{w: w, stream: true, now: now, begin: now(), group: true, newToken: newToken}
+}
+
+// newStopToken is a fresh ::stop-commands:: token: 128 random bits in hex.
+func newStopToken() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24)
+	return hex.EncodeToString(b[:])
+}
+
+// ghCommandData escapes s as the data of a workflow command, as the runner unescapes it.
+var ghCommandData = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+
+// Start writes the header: the command and the time elapsed since the run began (in GitHub
+// Actions, as the title of the process's group).
 func (p *progressWriter) Start(label string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.midLine = false
-	fmt.Fprintf(p.w, "▶ eval: %s  [+%s]\n", label, progressDuration(p.now().Sub(p.begin)))
+	header := fmt.Sprintf("▶ eval: %s  [+%s]", label, progressDuration(p.now().Sub(p.begin)))
+	if p.group {
+		p.token = p.newToken()
+		fmt.Fprintf(p.w, "::group::%s\n::stop-commands::%s\n", ghCommandData.Replace(header), p.token)
+		return
+	}
+	fmt.Fprintln(p.w, header)
 }
 
-// Write streams output on a terminal and drops it otherwise.
+// Write streams output on a terminal and in a GitHub Actions group, and drops it otherwise.
 func (p *progressWriter) Write(b []byte) (int, error) {
 	if !p.stream || len(b) == 0 {
 		return len(b), nil
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.group && p.token == "" {
+		return len(b), nil // no group open: output outside Start..Finish is not shown
+	}
 	_, _ = p.w.Write(b)
 	p.midLine = b[len(b)-1] != '\n'
 	return len(b), nil
@@ -76,6 +132,10 @@ func (p *progressWriter) Finish(run gate.EvalRun) {
 	if p.midLine {
 		fmt.Fprintln(p.w)
 		p.midLine = false
+	}
+	if p.group && p.token != "" {
+		fmt.Fprintf(p.w, "::%s::\n::endgroup::\n", p.token)
+		p.token = ""
 	}
 	d := progressDuration(time.Duration(run.DurationMS) * time.Millisecond)
 	mark := "✘"

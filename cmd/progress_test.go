@@ -138,3 +138,59 @@ func TestProgressNamesTheTaskInMultiTaskRuns(t *testing.T) {
 	assert.Contains(t, buf.String(), "t7: go test ./...")
 	assert.Nil(t, labeled(nil, "t7"), "no progress stays no progress")
 }
+
+// TestProgressGroupsEachProcessInGitHubActions: in a GitHub Actions log each process is a group
+// titled with its header, holding its output verbatim between ::stop-commands:: and a fresh
+// token, with the finish line after the group; output that reads as a workflow command (an
+// ::error::, an ::endgroup::, a forged resume token) stays inside the pause; output without a final
+// newline gets one before the token; a title with a newline is escaped; output outside a process
+// is not written.
+func TestProgressGroupsEachProcessInGitHubActions(t *testing.T) {
+	var buf bytes.Buffer
+	n := 0
+	token := func() string { n++; return strings.Repeat(string(rune('a'+n-1)), 32) }
+	p := newGroupProgress(&buf, fakeClock(250*time.Millisecond), token)
+	_, _ = p.Write([]byte("before any process\n"))
+	p.Start("go test ./...")
+	_, _ = p.Write([]byte("--- FAIL: TestGreet\n::error::forged\n::endgroup::\n::" + strings.Repeat("0", 32) + "::\n"))
+	_, _ = p.Write([]byte("FAIL"))
+	p.Finish(exitRun(tiers.StatusFail, 1, 1234))
+	_, _ = p.Write([]byte("after the process\n"))
+	p.Start("echo a\n::error::title")
+	p.Finish(exitRun(tiers.StatusPass, 0, 5))
+	a, b := strings.Repeat("a", 32), strings.Repeat("b", 32)
+	assert.Equal(t, ""+
+		"::group::▶ eval: go test ./...  [+250ms]\n"+
+		"::stop-commands::"+a+"\n"+
+		"--- FAIL: TestGreet\n::error::forged\n::endgroup::\n::"+strings.Repeat("0", 32)+"::\n"+
+		"FAIL\n"+
+		"::"+a+"::\n"+
+		"::endgroup::\n"+
+		"✘ exit 1 in 1.2s\n"+
+		"::group::▶ eval: echo a%0A::error::title  [+500ms]\n"+
+		"::stop-commands::"+b+"\n"+
+		"::"+b+"::\n"+
+		"::endgroup::\n"+
+		"✔ exit 0 in 5ms\n", buf.String())
+
+	t1, t2 := newStopToken(), newStopToken()
+	assert.Regexp(t, `^[0-9a-f]{32}$`, t1)
+	assert.NotEqual(t, t1, t2, "each process gets a token of its own")
+}
+
+// TestProgressInGitHubActionsIgnoresQuiet: in GitHub Actions ($GITHUB_ACTIONS=true or --format
+// github) the reporter groups the output even with --quiet; elsewhere --quiet still means none.
+func TestProgressInGitHubActionsIgnoresQuiet(t *testing.T) {
+	for _, g := range []*globalOptions{{stderr: &bytes.Buffer{}, githubActions: true}, {stderr: &bytes.Buffer{}, format: formatGitHub}} {
+		for _, quiet := range []bool{true, false} {
+			p, ok := g.progress(quiet).(*progressWriter)
+			require.True(t, ok)
+			assert.True(t, p.group, "quiet %v: grouped", quiet)
+		}
+	}
+	g := &globalOptions{stderr: &bytes.Buffer{}, format: formatText}
+	assert.Nil(t, g.progress(true))
+	p, ok := g.progress(false).(*progressWriter)
+	require.True(t, ok)
+	assert.False(t, p.group)
+}

@@ -57,7 +57,7 @@ func exitOnPanic(stderr io.Writer, code *int) {
 
 // Run executes one geas command line and returns its exit code.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	g := &globalOptions{stdin: stdin, stdout: stdout, stderr: stderr}
+	g := &globalOptions{stdin: stdin, stdout: stdout, stderr: stderr, githubActions: os.Getenv(githubActionsEnv) == "true"}
 	root := newRootCmd(g)
 	if len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd) {
 		// Only the shell's completion requests read the completion functions; registering them
@@ -100,6 +100,9 @@ type globalOptions struct {
 	// outputs are -o FORMAT=FILE as given; outFiles the same, checked before the run.
 	outputs  []string
 	outFiles []outputFile
+	// githubActions is true when geas runs as a step of GitHub Actions ($GITHUB_ACTIONS is
+	// "true"): eval command output then goes in the log's groups (progress.go).
+	githubActions bool
 }
 
 const (
@@ -125,6 +128,9 @@ itself, and answers pass, fail, block or error. The companion commands read and 
 		},
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
 			g.usageHint = c.CommandPath()
+			if err := applyEnvFlags(c); err != nil {
+				return err
+			}
 			if err := keyUsable(c); err != nil {
 				return err
 			}
@@ -139,6 +145,9 @@ itself, and answers pass, fail, block or error. The companion commands read and 
 	root.PersistentFlags().DurationVar(&g.lockTimeout, "lock-timeout", 0, "how long to wait for a task lock another run holds before giving up with exit 3 (default 10m, or $GEAS_LOCK_TIMEOUT)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		g.usageHint = c.CommandPath()
+		if err := unknownCommand(c, c.Flags().Args()); err != nil {
+			return err // geas gat --task t1: the command is the mistake, not the flag
+		}
 		return &usageError{err: err}
 	})
 	root.AddCommand(
@@ -156,6 +165,7 @@ itself, and answers pass, fail, block or error. The companion commands read and 
 		newInitCmd(g),
 	)
 	addVersionFlag(root, g)
+	describeEnvFlags(root)
 	addFormatFlags(g, root) // it gives the commands of commandFormats their own --format
 	return root
 }
@@ -168,10 +178,8 @@ func keyUsable(c *cobra.Command) error {
 	if err == nil {
 		return nil
 	}
-	for p := c; p != nil; p = p.Parent() {
-		if p.Name() == "hook" && p.Parent() != nil && !p.Parent().HasParent() {
-			return nil
-		}
+	if isHookCmd(c) {
+		return nil
 	}
 	return &exitError{code: ExitError, err: err}
 }
@@ -223,8 +231,8 @@ func exitCode(err error) int {
 func noArgs(c *cobra.Command, args []string) error {
 	if len(args) > 0 {
 		c.SilenceUsage = true
-		if c.HasSubCommands() {
-			return usagef("unknown command %q for %q", args[0], c.CommandPath())
+		if err := unknownCommand(c, args); err != nil {
+			return err
 		}
 		return usagef("%s takes no arguments, got %q", c.CommandPath(), args)
 	}

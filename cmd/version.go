@@ -18,11 +18,13 @@ type versionInfo struct {
 	Version string `json:"version"`
 	// Short is the one-word version the MCP server reports too: the module version, or for a
 	// build from a checkout "devel" with the commit and "-dirty" when the tree was modified.
-	Short    string          `json:"short"`
-	Module   string          `json:"module"`
-	Revision string          `json:"revision,omitempty"`
-	Time     string          `json:"revision_time,omitempty"`
-	Modified *bool           `json:"modified,omitempty"`
+	Short    string `json:"short"`
+	Module   string `json:"module"`
+	Revision string `json:"revision,omitempty"`
+	Time     string `json:"revision_time,omitempty"`
+	Modified *bool  `json:"modified,omitempty"`
+	// Note, for a build that carries neither a module version nor a commit, says how to get one.
+	Note     string          `json:"note,omitempty"`
 	Go       string          `json:"go"`
 	Platform string          `json:"platform"`
 	Formats  []formatVersion `json:"formats"`
@@ -62,8 +64,23 @@ func buildVersion() versionInfo {
 		}
 	}
 	v.Short = shortVersion(v)
+	v.Note = unstampedNote(v)
 	return v
 }
+
+// unstampedNote says how to get a build that names its version, for one that names none: a
+// "(devel)" build without a vcs revision (go run, go test, a copy without .git, -buildvcs=false).
+func unstampedNote(v versionInfo) string {
+	if v.Version != "(devel)" || v.Revision != "" {
+		return ""
+	}
+	return "this build names no version or commit: install a release with `go install " + v.Module + "/cmd/geas@latest` " +
+		"(or @vX.Y.Z), or build in a git clone with `go install ./cmd/geas` (without -buildvcs=false) to stamp the commit"
+}
+
+// Version is the one-word version geas version prints first: the module version, or
+// "devel[-REV12][-dirty]" for a build from a checkout (the man pages name their source with it).
+func Version() string { return buildVersion().Short }
 
 // shortVersion is the module version, or "devel[-REV12][-dirty]" for a build from a checkout.
 func shortVersion(v versionInfo) string {
@@ -97,7 +114,9 @@ func newVersionCmd(g *globalOptions) *cobra.Command {
 		Short: "Print the geas version, the Go version, and the geas file formats it reads",
 		Long: `Print the module version geas was built at (from the build info; "(devel)" for a build
 from a checkout, with the commit, its time and whether the tree was modified), the Go version,
-and the version of each geas file format it reads. geas --version prints the same.`,
+and the version of each geas file format it reads. geas --version prints the same. A build that
+names neither a version nor a commit (go run, a copy without .git, -buildvcs=false) says how to
+get one that does.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runVersion(g) },
 	}
@@ -139,6 +158,9 @@ func writeVersionText(w io.Writer, v versionInfo) {
 			rev += " (" + strings.Join(notes, ", ") + ")"
 		}
 		fmt.Fprintf(w, "  revision  %s\n", rev)
+	}
+	if v.Note != "" {
+		fmt.Fprintf(w, "  note      %s\n", v.Note)
 	}
 	fmt.Fprintf(w, "  go        %s %s\n", v.Go, v.Platform)
 	byVersion := map[string][]string{}

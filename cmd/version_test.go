@@ -67,3 +67,28 @@ func TestShortVersion(t *testing.T) {
 		Time: "2026-12-01T09:00:00Z", Modified: &yes, Go: "go1.26", Platform: "linux/amd64"})
 	assert.Contains(t, b.String(), "revision  0123 (2026-12-01T09:00:00Z, modified)\n")
 }
+
+// TestOnlyUnstampedBuildsSayHowToGetAVersion: a build with a module version or a commit names
+// it and says nothing more; one with neither says how to get a build that does.
+func TestOnlyUnstampedBuildsSayHowToGetAVersion(t *testing.T) {
+	modified := true
+	for _, tc := range []struct {
+		name string
+		v    versionInfo
+		note bool
+	}{
+		{"a release", versionInfo{Version: "v1.2.3", Module: modulePath}, false},
+		{"a checkout with its commit", versionInfo{Version: "(devel)", Module: modulePath, Revision: "0123456789abcdef", Modified: &modified}, false},
+		{"neither", versionInfo{Version: "(devel)", Module: modulePath}, true},
+	} {
+		tc.v.Note = unstampedNote(tc.v)
+		var b bytes.Buffer
+		writeVersionText(&b, tc.v)
+		if tc.note {
+			assert.Contains(t, b.String(), "  note      this build names no version or commit: install a release with `go install "+modulePath+"/cmd/geas@latest`", tc.name)
+		} else {
+			assert.Empty(t, tc.v.Note, tc.name)
+			assert.NotContains(t, b.String(), "note", tc.name)
+		}
+	}
+}

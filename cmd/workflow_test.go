@@ -16,37 +16,43 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// stepScript returns the run: | script of the step whose id is id in the workflow or action file,
-// with its indentation removed.
+// stepScript returns the run: | script of the (first) step whose id is id in the workflow or
+// action file, with its indentation removed.
 func stepScript(t *testing.T, file, id string) string {
+	t.Helper()
+	return stepScripts(t, file, id)[0]
+}
+
+// stepScripts returns the run: | script of every step whose id is id (one a job), in file order.
+func stepScripts(t *testing.T, file, id string) []string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(repoRoot, file))
 	require.NoError(t, err)
 	lines := strings.Split(string(b), "\n")
-	start := -1
-	for i, l := range lines {
-		if strings.TrimSpace(l) == "id: "+id {
-			start = i
-			break
-		}
-	}
-	require.GreaterOrEqual(t, start, 0, "%s has a step with id %s", file, id)
-	for i := start; i < len(lines); i++ {
-		if strings.TrimSpace(lines[i]) != "run: |" {
+	var scripts []string
+	for start, l := range lines {
+		if strings.TrimSpace(l) != "id: "+id {
 			continue
 		}
-		indent := len(lines[i]) - len(strings.TrimLeft(lines[i], " ")) + 2
-		var script []string
-		for _, l := range lines[i+1:] {
-			if strings.TrimSpace(l) != "" && len(l)-len(strings.TrimLeft(l, " ")) < indent {
-				break
+		found := false
+		for i := start; i < len(lines) && !found; i++ {
+			if strings.TrimSpace(lines[i]) != "run: |" {
+				continue
 			}
-			script = append(script, strings.TrimPrefix(l, strings.Repeat(" ", indent)))
+			indent := len(lines[i]) - len(strings.TrimLeft(lines[i], " ")) + 2
+			var script []string
+			for _, l := range lines[i+1:] {
+				if strings.TrimSpace(l) != "" && len(l)-len(strings.TrimLeft(l, " ")) < indent {
+					break
+				}
+				script = append(script, strings.TrimPrefix(l, strings.Repeat(" ", indent)))
+			}
+			scripts, found = append(scripts, strings.Join(script, "\n")), true
 		}
-		return strings.Join(script, "\n")
+		require.True(t, found, "%s: step %s has no run: | script", file, id)
 	}
-	t.Fatalf("%s: step %s has no run: | script", file, id)
-	return ""
+	require.NotEmpty(t, scripts, "%s has a step with id %s", file, id)
+	return scripts
 }
 
 // TestGateMissionAggregateFailsClosed runs the aggregate job's script of the reusable workflow
@@ -161,6 +167,7 @@ func TestGateMissionWorkflowShape(t *testing.T) {
 		"        task: ${{ fromJSON(needs.plan.outputs.eligible) }}\n",
 		"  aggregate:\n    needs: [plan, task]\n    if: always()\n",
 		"name: geas-result-${{ matrix.task }}",
+		"        id: check\n        if: always()",
 	} {
 		assert.Contains(t, wf, want)
 	}
@@ -169,6 +176,31 @@ func TestGateMissionWorkflowShape(t *testing.T) {
 	for _, want := range []string{"using: composite", `exit "$code"`, "-o \"junit=$out/junit.xml\" -o \"sarif=$out/gate.sarif\""} {
 		assert.Contains(t, string(action), want)
 	}
+	ci, err := os.ReadFile(filepath.Join(repoRoot, ".github", "workflows", "ci.yml"))
+	require.NoError(t, err)
+	assert.Contains(t, string(ci), "\n  merge_group:", "the required checks also run in a merge queue")
+}
+
+// TestWorkflowsUseNode24ActionMajors: every action the workflows and action.yml use is at a
+// major that runs on Node 24 (the Node 20 majors are deprecated on GitHub's runners), and SARIF
+// goes to code scanning through codeql-action v4 (v3 is deprecated).
+func TestWorkflowsUseNode24ActionMajors(t *testing.T) {
+	least := map[string]int{"actions/checkout": 6, "actions/setup-go": 6, "actions/upload-artifact": 7,
+		"actions/download-artifact": 8, "github/codeql-action/upload-sarif": 4}
+	uses := regexp.MustCompile(`uses: ([\w./-]+)@v(\d+)`)
+	seen := map[string]bool{}
+	for _, f := range []string{"action.yml", ".github/workflows/ci.yml", ".github/workflows/gate-mission.yml"} {
+		b, err := os.ReadFile(filepath.Join(repoRoot, f))
+		require.NoError(t, err)
+		for _, m := range uses.FindAllStringSubmatch(string(b), -1) {
+			want, ok := least[m[1]]
+			require.True(t, ok, "%s uses %s: add it to this test with its first Node 24 major", f, m[1])
+			major, _ := strconv.Atoi(m[2])
+			assert.GreaterOrEqual(t, major, want, "%s: %s@v%d", f, m[1], major)
+			seen[m[1]] = true
+		}
+	}
+	assert.Len(t, seen, len(least), "every action of the list is used: %v", seen)
 }
 
 // TestActionGateStep runs action.yml's gate step with bash, as the runner would, on the example
@@ -239,6 +271,98 @@ func TestActionGateStep(t *testing.T) {
 			assert.Contains(t, string(s), tc.summary)
 			_, err = os.Stat(filepath.Join(project, "geas-gate"))
 			assert.ErrorIs(t, err, fs.ErrNotExist, "nothing is written into the working tree")
+		})
+	}
+}
+
+// TestGateMissionInstallFallsBackToSource runs the reusable workflow's install step with bash over
+// a fake go (whose module proxy serves nothing unless told to) and a local geas repository: a
+// version the proxy serves is installed from it and nothing is fetched; one it cannot serve (a
+// tag, a commit, latest) is built from the repository at that ref; a ref that is not there, or
+// that would read as an option, fails the step. Both jobs install with the same script.
+func TestGateMissionInstallFallsBackToSource(t *testing.T) {
+	for _, tool := range []string{"bash", "git"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed: the install step needs it (GitHub's runners have it)", tool)
+		}
+	}
+	scripts := stepScripts(t, ".github/workflows/gate-mission.yml", "install")
+	require.Len(t, scripts, 2, "the plan and the task job install geas")
+	assert.Equal(t, scripts[0], scripts[1], "the plan and the task job install geas the same way")
+	script := scripts[0]
+
+	base := t.TempDir()
+	gitEnv := append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t",
+		"GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	git := func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = filepath.Join(base, "geas"), gitEnv
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "git %v: %s", args, out)
+		return strings.TrimSpace(string(out))
+	}
+	main := filepath.Join(base, "geas", "cmd", "geas", "main.go")
+	require.NoError(t, os.MkdirAll(filepath.Dir(main), 0o755))
+	git("init", "-q", "-b", "main")
+	require.NoError(t, os.WriteFile(main, []byte("release one\n"), 0o644))
+	git("add", ".")
+	git("commit", "-q", "-m", "one")
+	git("tag", "v1.0.0")
+	one := git("rev-parse", "HEAD")
+	require.NoError(t, os.WriteFile(main, []byte("the default branch\n"), 0o644))
+	git("commit", "-q", "-am", "two")
+
+	bin := filepath.Join(base, "bin")
+	require.NoError(t, os.MkdirAll(bin, 0o755))
+	fakeGo := `#!/bin/sh
+echo "go $*" >> "$GO_LOG"
+case "$1 $2" in
+  "env GOPATH") echo /fake/gopath ;;
+  "install ./cmd/geas") cat cmd/geas/main.go >> "$GO_LOG" ;;
+  install*) [ "$PROXY" = serves ] || { echo "go: module not found" >&2; exit 1; } ;;
+esac
+`
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "go"), []byte(fakeGo), 0o755))
+
+	for _, tc := range []struct {
+		name, version, proxy string
+		built                string // the source built; "" when none is
+		ok                   bool
+	}{
+		{name: "the proxy serves the version", version: "v1.0.0", proxy: "serves", ok: true},
+		{name: "a tag the proxy cannot serve", version: "v1.0.0", built: "release one", ok: true},
+		{name: "a commit the proxy cannot serve", version: one, built: "release one", ok: true},
+		{name: "latest the proxy cannot serve", version: "latest", built: "the default branch", ok: true},
+		{name: "a ref that is not there", version: "v9.9.9"},
+		{name: "a ref that reads as an option", version: "--upload-pack=touch /tmp/x"},
+		{name: "no version", version: ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			goLog, ghPath := filepath.Join(dir, "go.log"), filepath.Join(dir, "github_path")
+			cmd := exec.Command("bash", "-c", script)
+			cmd.Dir = dir
+			cmd.Env = append(gitEnv, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "GO_LOG="+goLog,
+				"PROXY="+tc.proxy, "GEAS_VERSION="+tc.version, "GEAS_SOURCE=file://"+filepath.Join(base, "geas"),
+				"RUNNER_TEMP="+dir, "GITHUB_PATH="+ghPath)
+			out, err := cmd.CombinedOutput()
+			log, _ := os.ReadFile(goLog)
+			if !tc.ok {
+				require.Error(t, err, "the step must fail:\n%s", out)
+				assert.NotContains(t, string(log), "install ./cmd/geas", "nothing is built")
+				return
+			}
+			require.NoError(t, err, "%s", out)
+			assert.Contains(t, string(log), "go install github.com/geas-dev/geas/cmd/geas@"+tc.version+"\n", "the proxy is asked first")
+			if tc.built == "" {
+				assert.NotContains(t, string(log), "install ./cmd/geas", "a version the proxy serves is not built from source")
+			} else {
+				assert.Contains(t, string(log), "go install ./cmd/geas\n"+tc.built+"\n")
+				assert.Contains(t, string(out), "::notice title=geas gate mission::the module proxy has no geas")
+			}
+			p, err := os.ReadFile(ghPath)
+			require.NoError(t, err)
+			assert.Equal(t, "/fake/gopath/bin\n", string(p))
 		})
 	}
 }

@@ -122,10 +122,6 @@ type completion struct {
 	contract               *tiers.Loaded // the contract as gateRun read it, nil until it does
 }
 
-func (c *completion) note(format string, args ...any) {
-	c.notes = append(c.notes, fmt.Sprintf(format, args...))
-}
-
 // result returns the full result of the run e: record.json's gate_result when it is that run's,
 // else the run's result.json when it is. A result that names another run, another hash or
 // another verdict is not the run's.

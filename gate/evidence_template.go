@@ -6,6 +6,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -49,7 +50,7 @@ func EvidenceTemplate(t Task, o TemplateOptions) (*EvidenceSkeleton, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := tiers.LoadPolicy(t.Project.Geas)
+	p, err := policy.Load(t.Project.Geas)
 	if err != nil {
 		return nil, err
 	}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/internal/git"
+	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/project"
-	"github.com/geas-dev/geas/tiers"
 )
 
 // DefaultInitMission is the mission Init names when neither the caller nor an existing mission
@@ -118,7 +118,7 @@ func (r *Initialized) write(p *project.Project, runExists bool, runMission strin
 		}
 		r.Created = append(r.Created, ".geas/"+tasks+"/")
 	}
-	return r.create(p, tiers.ExamplePolicyFile, tiers.ExamplePolicy(), "the defaults, commented; the gate reads .geas/"+tiers.PolicyFile+" only")
+	return r.create(p, policy.ExampleFile, policy.Example(), "the defaults, commented; the gate reads .geas/"+policy.File+" only")
 }
 
 // create writes name under .geas/ unless it exists (then it is listed as existing).
@@ -151,7 +151,7 @@ func gitNotes(dir string) []string {
 	}
 	defer repo.Close()
 	notes := []string{"commit .geas/ before a task's base (git add .geas && git commit): an untracked or uncommitted " +
-		tiers.ExamplePolicyFile + " would be a change of the working tree, and of the task's scope, to the gate"}
+		policy.ExampleFile + " would be a change of the working tree, and of the task's scope, to the gate"}
 	if _, err := repo.Resolve("HEAD"); err != nil {
 		notes = append(notes, "the repository has no commit yet: geas task new pins a task's base_snapshot to HEAD, so commit first")
 	}

@@ -52,7 +52,11 @@ func ResetHistory(ctx context.Context, t Task, r Reset) (*ResetDone, error) {
 	}
 	rec.Guard(lock.Held) // SPEC §7.3: nothing is written once the lock file is replaced
 	if out.Problems = HistoryProblems(t, rec); len(out.Problems) == 0 {
-		return out, fmt.Errorf("task %s: the gate history verifies (%d entries); there is nothing to reset", t.ID, len(rec.History()))
+		entries := fmt.Sprintf("%d entries", len(rec.History()))
+		if len(rec.History()) == 1 {
+			entries = "1 entry"
+		}
+		return out, fmt.Errorf("task %s: the gate history verifies (%s); there is nothing to reset", t.ID, entries)
 	}
 	aside, err := keepOldHistory(t, name, rec, now)
 	if err != nil {

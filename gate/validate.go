@@ -8,9 +8,9 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/schemas"
-	"github.com/geas-dev/geas/tiers"
 )
 
 // ValidateFile validates the file against the schema of kind (geas validate), with the checks
@@ -37,7 +37,7 @@ func ValidateFile(k schemas.Kind, file string) error {
 	case schemas.Record:
 		_, err = record.Parse(file, data)
 	case schemas.GatePolicy:
-		_, err = tiers.ParsePolicy(file, data) // the gate's own checks too: globs, regexes, durations
+		_, err = policy.Parse(file, data) // the gate's own checks too: globs, regexes, durations
 	default:
 		err = schemas.Validate(k, file, data)
 	}

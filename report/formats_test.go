@@ -62,7 +62,7 @@ func TestJUnitCountsEqualCheckStatuses(t *testing.T) {
 	results = append(results, odd)
 
 	var out bytes.Buffer
-	require.NoError(t, writeJUnit(&out, results))
+	require.NoError(t, writeJUnit(&out, results, false))
 	var doc junitDoc
 	require.NoError(t, xml.Unmarshal(out.Bytes(), &doc), "junit output is well-formed XML:\n%s", out.String())
 
@@ -121,7 +121,7 @@ func TestJUnitCountsEqualCheckStatuses(t *testing.T) {
 // passing testcase whose system-out holds the warning.
 func TestJUnitMarksBlockAndKeepsWarnings(t *testing.T) {
 	var out bytes.Buffer
-	require.NoError(t, writeJUnit(&out, recordedResults(t)))
+	require.NoError(t, writeJUnit(&out, recordedResults(t), false))
 	var doc junitDoc
 	require.NoError(t, xml.Unmarshal(out.Bytes(), &doc))
 	found := map[string]bool{}
@@ -206,7 +206,7 @@ func TestJUnitTimesComeFromTheRuns(t *testing.T) {
 			{Command: "AC1: go test ./x", DurationMS: 250},
 		}}
 	var out bytes.Buffer
-	require.NoError(t, writeJUnit(&out, []*tiers.Result{res}))
+	require.NoError(t, writeJUnit(&out, []*tiers.Result{res}, false))
 	var doc struct {
 		Time   string `xml:"time,attr"`
 		Suites []struct {

@@ -65,15 +65,21 @@ type junitSkipped struct {
 // named task/tier_N, with a <testcase> per check. A fail or block check is a <failure> (its type
 // is the status), an error check an <error>, a skipped check <skipped/>; a warning passes and
 // carries its evidence in <system-out>, as does a passing eval command (its exit, time and test
-// counts). A tier that did not run is an empty suite whose properties
-// say why. Characters XML cannot carry (control bytes from command output) become U+FFFD.
-func writeJUnit(w io.Writer, results []*tiers.Result) error {
+// counts). An eval command's <system-out> also holds the tail of its output (the output_tail the
+// result records), so a CI test view shows what the command printed, pass or fail. A tier that
+// did not run is an empty suite whose properties say why; with dropEmpty (geas gate --all, where
+// they would be most of the suites) it is left out. Characters XML cannot carry (control bytes
+// from command output) become U+FFFD.
+func writeJUnit(w io.Writer, results []*tiers.Result, dropEmpty bool) error {
 	doc := junitSuites{Name: "geas gate"}
 	var ms int64
 	for _, res := range results {
 		ms += res.DurationMS
 		for tier := 0; tier <= 2; tier++ {
 			s := junitTierSuite(res, tier)
+			if dropEmpty && len(s.Cases) == 0 {
+				continue
+			}
 			doc.Tests += s.Tests
 			doc.Failures += s.Failures
 			doc.Errors += s.Errors
@@ -103,7 +109,7 @@ func junitTierSuite(res *tiers.Result, tier int) junitSuite {
 	key := fmt.Sprintf("tier_%d", tier)
 	name := res.TaskID + "/" + key
 	tr := res.TierResults[key]
-	took := checkDurations(res)
+	runs := checkRuns(res)
 	var ms int64
 	s := junitSuite{
 		Name:      name,
@@ -121,8 +127,13 @@ func junitTierSuite(res *tiers.Result, tier int) junitSuite {
 		if c.Tier != tier {
 			continue
 		}
-		tc := junitCase{Name: c.Name, Classname: name, Time: junitSeconds(took[i])}
-		ms += took[i]
+		var took int64
+		run, ran := runs[i]
+		if ran {
+			took = res.EvalRuns[run].DurationMS
+		}
+		tc := junitCase{Name: c.Name, Classname: name, Time: junitSeconds(took)}
+		ms += took
 		switch {
 		case c.Advisory && c.Status != tiers.StatusPass && c.Status != tiers.StatusSkipped:
 			// --keep-going: a stage the run did not reach; listed, never counted (SPEC §5).
@@ -148,6 +159,9 @@ func junitTierSuite(res *tiers.Result, tier int) junitSuite {
 			tc.Error = &junitProblem{Message: junitMessage(c), Type: string(tiers.StatusError), Body: junitBody(c)}
 			s.Errors++
 		}
+		if ran && c.Status != tiers.StatusSkipped {
+			tc.SystemOut = junitOutput(tc.SystemOut, res.EvalRuns[run])
+		}
 		s.Cases = append(s.Cases, tc)
 		s.Tests++
 	}
@@ -155,14 +169,31 @@ func junitTierSuite(res *tiers.Result, tier int) junitSuite {
 	return s
 }
 
-// checkDurations maps the index of each check that ran a process to the process's duration:
-// eval_command_N is the Nth eval run when that run is its command (tier 1 appends one run per
-// command it starts, in order, and the detectors' runs after them), and a criterion whose script
-// detector ran is the run labelled with its criterion. The other checks are not timed one by one
-// (they read files and git objects, together a small part of the run): their time is 0, and the
-// run's whole duration is on <testsuites>.
-func checkDurations(res *tiers.Result) map[int]int64 {
-	took := map[int]int64{}
+// junitOutput appends an eval run's output tail to a testcase's <system-out>, under a line that
+// says how much of the output it is.
+func junitOutput(out string, run tiers.EvalRun) string {
+	tail := strings.TrimRight(run.OutputTail, "\n")
+	if tail == "" {
+		return out
+	}
+	head := "output:"
+	if run.OutputBytes > int64(len(run.OutputTail)) {
+		head = fmt.Sprintf("output (the last %d of %d bytes):", len(run.OutputTail), run.OutputBytes)
+	}
+	if out != "" {
+		out += "\n\n"
+	}
+	return out + head + "\n" + tail
+}
+
+// checkRuns maps the index of each check that ran a process to the index of its run in
+// res.EvalRuns: eval_command_N is the Nth eval run when that run is its command (tier 1 appends
+// one run per command it starts, in order, and the detectors' runs after them), and a criterion
+// whose script detector ran is the run labelled with its criterion. The other checks are not
+// timed one by one (they read files and git objects, together a small part of the run): their
+// time is 0, and the run's whole duration is on <testsuites>.
+func checkRuns(res *tiers.Result) map[int]int {
+	runs := map[int]int{}
 	used := map[int]bool{} // the runs of eval commands, which no criterion can claim
 	for i, c := range res.Checks {
 		if c.Tier != 1 || c.Status == tiers.StatusSkipped || !strings.HasPrefix(c.Name, "eval_command_") {
@@ -173,7 +204,7 @@ func checkDurations(res *tiers.Result) map[int]int64 {
 			continue
 		}
 		if run := res.EvalRuns[n-1]; strings.Contains(c.Text, "`"+run.Command+"`") {
-			took[i], used[n-1] = run.DurationMS, true
+			runs[i], used[n-1] = n-1, true
 		}
 	}
 	for i, c := range res.Checks {
@@ -183,12 +214,12 @@ func checkDurations(res *tiers.Result) map[int]int64 {
 		label := strings.TrimPrefix(c.Name, "criterion:") + ": "
 		for j, run := range res.EvalRuns {
 			if !used[j] && strings.HasPrefix(run.Command, label) {
-				took[i], used[j] = run.DurationMS, true
+				runs[i], used[j] = j, true
 				break
 			}
 		}
 	}
-	return took
+	return runs
 }
 
 // junitMessage is the one-line summary CI systems show next to a failed test.
@@ -229,12 +260,15 @@ func junitSeconds(ms int64) string {
 type junitFormat struct{}
 
 // Gate writes the results as one JUnit document.
-func (junitFormat) Gate(w io.Writer, results []*tiers.Result) error { return writeJUnit(w, results) }
+func (junitFormat) Gate(w io.Writer, results []*tiers.Result) error {
+	return writeJUnit(w, results, false)
+}
 
-// All writes the results of the tasks that have one as one JUnit document; stdout holds nothing
-// else, so the tasks that were not gated and the overall line go to diag.
+// All writes the results of the tasks that have one as one JUnit document, without the suites
+// of tiers that did not run; stdout holds nothing else, so the tasks that were not gated and the
+// overall line go to diag.
 func (junitFormat) All(w, diag io.Writer, a *All) error {
-	if err := writeJUnit(w, a.Results()); err != nil {
+	if err := writeJUnit(w, a.Results(), true); err != nil {
 		return err
 	}
 	for _, t := range a.Tasks {

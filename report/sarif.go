@@ -14,10 +14,11 @@ import (
 	"github.com/geas-dev/geas/vocab"
 )
 
-// SARIF 2.1.0 (OASIS), the subset the gate fills: one run whose tool has one rule per cause code
-// of vocab's registry, and one result per check that did not pass (and per place it points at).
-// The schema is report/testdata/sarif-schema-2.1.0.json; a test validates every document against
-// it.
+// SARIF 2.1.0 (OASIS), the subset the gate fills: one run whose tool (with its version) has one
+// rule per cause code of vocab's registry, each with a name, descriptions and help, and one result
+// per check that did not pass (and per place it points at), each with a region. The schema is
+// report/testdata/sarif-schema-2.1.0.json; a test validates every document against it, and another
+// holds it to the rules GitHub's code scanning requires (sarif_github_test.go).
 type sarifLog struct {
 	Schema  string     `json:"$schema"`
 	Version string     `json:"version"`
@@ -36,18 +37,32 @@ type sarifTool struct {
 
 type sarifDriver struct {
 	Name           string      `json:"name"`
+	Version        string      `json:"version"`
 	InformationURI string      `json:"informationUri"`
 	Rules          []sarifRule `json:"rules"`
 }
 
 type sarifRule struct {
-	ID               string       `json:"id"`
-	ShortDescription sarifMessage `json:"shortDescription"`
-	HelpURI          string       `json:"helpUri"`
+	ID               string            `json:"id"`
+	Name             string            `json:"name"`
+	ShortDescription sarifMessage      `json:"shortDescription"`
+	FullDescription  sarifMessage      `json:"fullDescription"`
+	Help             sarifMultiformat  `json:"help"`
+	HelpURI          string            `json:"helpUri"`
+	Default          sarifRuleDefaults `json:"defaultConfiguration"`
+}
+
+type sarifRuleDefaults struct {
+	Level string `json:"level"`
 }
 
 type sarifMessage struct {
 	Text string `json:"text"`
+}
+
+type sarifMultiformat struct {
+	Text     string `json:"text"`
+	Markdown string `json:"markdown"`
 }
 
 type sarifInvocation struct {
@@ -78,7 +93,7 @@ type sarifLocation struct {
 
 type sarifPhysical struct {
 	ArtifactLocation sarifArtifact `json:"artifactLocation"`
-	Region           *sarifRegion  `json:"region,omitempty"`
+	Region           sarifRegion   `json:"region"`
 }
 
 type sarifArtifact struct {
@@ -99,6 +114,9 @@ const (
 	// sarifFingerprint names the partial fingerprint: the mission, task, check, cause code and
 	// place, none of which changes from one run to the next while the finding stays.
 	sarifFingerprint = "geasFinding/v1"
+	// sarifMaxResults is the most results a run lists: GitHub code scanning's default display
+	// limit per run. The rest are counted in a notification (the JSON report has every check).
+	sarifMaxResults = 1000
 )
 
 // sarifDoc builds the document's results and its rules, which are the registry's cause codes in
@@ -121,9 +139,43 @@ func newSARIFDoc() *sarifDoc {
 	return d
 }
 
+// addRule adds the rule of a cause code: its friendly name (the code in PascalCase), the
+// description as short and full description, and help that says what the code means and where
+// the causes and their next steps are documented.
 func (d *sarifDoc) addRule(id, desc string) {
 	d.index[id] = len(d.rules)
-	d.rules = append(d.rules, sarifRule{ID: id, ShortDescription: sarifMessage{Text: desc}, HelpURI: sarifHelpURI})
+	full := sentence(desc)
+	d.rules = append(d.rules, sarifRule{
+		ID: id, Name: pascalName(id), ShortDescription: sarifMessage{Text: desc}, FullDescription: sarifMessage{Text: full},
+		Help: sarifMultiformat{
+			Text: fmt.Sprintf("geas gate cause code %s: %s The run's next_action says what to do; every cause code and its meaning: %s", id, full, sarifHelpURI),
+			Markdown: fmt.Sprintf("**geas gate cause code `%s`**: %s\n\nThe run's `next_action` says what to do; every cause code and its meaning: [verdicts and causes](%s).",
+				id, mdText(full), sarifHelpURI),
+		},
+		HelpURI: sarifHelpURI,
+		Default: sarifRuleDefaults{Level: "error"},
+	})
+}
+
+// pascalName is a rule id as a Pascal identifier, the form SARIF viewers expect of a rule's
+// name: scope_violation is ScopeViolation.
+func pascalName(id string) string {
+	var b strings.Builder
+	for part := range strings.SplitSeq(id, "_") {
+		if part == "" {
+			continue
+		}
+		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+	}
+	return b.String()
+}
+
+// sentence ends s with a full stop unless it ends with one already.
+func sentence(s string) string {
+	if strings.HasSuffix(s, ".") || strings.HasSuffix(s, "…") {
+		return s
+	}
+	return s + "."
 }
 
 func (d *sarifDoc) ruleIndex(id string) int {
@@ -171,10 +223,16 @@ func (d *sarifDoc) addChecks(res *tiers.Result, extra map[string]any) {
 }
 
 func (d *sarifDoc) add(rule, level, msg string, l tiers.Location, props map[string]any, key ...string) {
-	loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: sarifURI(l.Path), URIBaseID: "%SRCROOT%"}}}
+	// Code scanning places a result by its region's startLine and requires one: a place without
+	// a line (a file out of scope, the contract) is the file as a whole, shown at its first line.
+	line := 1
 	if l.Line > 0 {
-		loc.PhysicalLocation.Region = &sarifRegion{StartLine: l.Line}
+		line = l.Line
 	}
+	loc := sarifLocation{PhysicalLocation: sarifPhysical{
+		ArtifactLocation: sarifArtifact{URI: sarifURI(l.Path), URIBaseID: "%SRCROOT%"},
+		Region:           sarifRegion{StartLine: line},
+	}}
 	sum := sha256.Sum256([]byte(strings.Join(append(key, rule, l.String()), "\x00")))
 	d.results = append(d.results, sarifResult{
 		RuleID: rule, RuleIndex: d.ruleIndex(rule), Level: level, Message: sarifMessage{Text: msg},
@@ -184,14 +242,21 @@ func (d *sarifDoc) add(rule, level, msg string, l tiers.Location, props map[stri
 	})
 }
 
-// write writes the document with one run and the given invocation.
+// write writes the document with one run and the given invocation. Past sarifMaxResults the
+// results are cut, and a notification says how many were left out.
 func (d *sarifDoc) write(w io.Writer, inv sarifInvocation) error {
 	results := d.results
 	if results == nil {
 		results = []sarifResult{}
 	}
+	if n := len(results); n > sarifMaxResults {
+		results = results[:sarifMaxResults]
+		inv.Notifications = append(inv.Notifications, sarifNotice{Level: "warning", Message: sarifMessage{
+			Text: fmt.Sprintf("%d results, %d listed (the most code scanning shows of a run); the JSON report has every check", n, sarifMaxResults)}})
+	}
 	doc := sarifLog{Schema: sarifSchemaURI, Version: "2.1.0", Runs: []sarifRun{{
-		Tool:        sarifTool{Driver: sarifDriver{Name: "geas gate", InformationURI: "https://github.com/geas-dev/geas", Rules: d.rules}},
+		Tool: sarifTool{Driver: sarifDriver{Name: "geas gate", Version: toolVersion(), InformationURI: "https://github.com/geas-dev/geas",
+			Rules: d.rules}},
 		Invocations: []sarifInvocation{inv},
 		Results:     results,
 	}}}

@@ -172,7 +172,8 @@ func TestSARIFResultsFollowTheChecks(t *testing.T) {
 		case key == "t1/scope":
 			assert.Equal(t, "scope_violation", r.RuleID)
 			assert.Equal(t, "extra.txt", loc.ArtifactLocation.URI)
-			assert.Nil(t, loc.Region)
+			require.NotNil(t, loc.Region, "code scanning requires a region")
+			assert.Equal(t, 1, loc.Region.StartLine, "a file without a line is shown at its first line")
 			found["scope"] = true
 		case key == "t1/scope:shared":
 			assert.Equal(t, "warning", r.Level)

@@ -189,11 +189,3 @@ func GateState(profile vocab.Profile) vocab.State {
 	}
 	return vocab.Reviewed
 }
-
-// stillHeld is nil when the run's task lock is still held, or the run took none.
-func (in *Snapshot) stillHeld() error {
-	if in.Held == nil {
-		return nil
-	}
-	return in.Held()
-}

@@ -9,12 +9,10 @@ import (
 	"time"
 
 	"github.com/geas-dev/geas/internal/fsutil"
+	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
-
-// limitCeiling is how far a policy may raise a size limit of SPEC §10 above its default.
-const limitCeiling = 4
 
 // checkSizes applies the effective policy's limits to the contract and the record, which are read
 // (up to the fourfold ceiling every reader accepts) before the policy is known: a contract or a
@@ -222,7 +220,7 @@ func compactResult(in *Snapshot, res *Result, size int64, keep int) {
 	}
 	compactLists(res, limit)
 	res.Notes = append(res.Notes, fmt.Sprintf("result_too_large: recorded in compact form (verdict %s of the checks replaced by error; raise max_record_bytes up to %d, or cut the contract down)",
-		orig, limitCeiling*record.DefaultMaxBytes))
+		orig, policy.LimitCeiling*record.DefaultMaxBytes))
 }
 
 // causeCounts is "code ×n" for each cause code, the most frequent first (then by code).

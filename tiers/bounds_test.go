@@ -11,6 +11,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/schemas"
 	"github.com/geas-dev/geas/vocab"
@@ -27,29 +28,29 @@ func TestAPolicyRaisesALimitAtMostFourfold(t *testing.T) {
 		"max_record_bytes":         record.DefaultMaxBytes,
 		"max_history_bytes":        record.DefaultMaxHistoryBytes,
 	}
-	get := map[string]func(Policy) int64{
-		"max_evidence_bytes":       func(p Policy) int64 { return p.MaxEvidenceBytes },
-		"max_total_evidence_bytes": func(p Policy) int64 { return p.MaxTotalEvidenceBytes },
-		"max_contract_bytes":       func(p Policy) int64 { return p.MaxContractBytes },
-		"max_record_bytes":         func(p Policy) int64 { return p.MaxRecordBytes },
-		"max_history_bytes":        func(p Policy) int64 { return p.MaxHistoryBytes },
+	get := map[string]func(policy.Policy) int64{
+		"max_evidence_bytes":       func(p policy.Policy) int64 { return p.MaxEvidenceBytes },
+		"max_total_evidence_bytes": func(p policy.Policy) int64 { return p.MaxTotalEvidenceBytes },
+		"max_contract_bytes":       func(p policy.Policy) int64 { return p.MaxContractBytes },
+		"max_record_bytes":         func(p policy.Policy) int64 { return p.MaxRecordBytes },
+		"max_history_bytes":        func(p policy.Policy) int64 { return p.MaxHistoryBytes },
 	}
 	for key, def := range defaults {
 		t.Run(key, func(t *testing.T) {
-			assert.Equal(t, def, get[key](DefaultPolicy()), "the default of SPEC §10")
+			assert.Equal(t, def, get[key](policy.Default()), "the default of SPEC §10")
 			for _, v := range []int64{1024, def / 2, def, 4 * def} {
-				p, err := ParsePolicy("gate-policy.json", fmt.Appendf(nil, `{%q: %d}`, key, v))
+				p, err := policy.Parse("gate-policy.json", fmt.Appendf(nil, `{%q: %d}`, key, v))
 				require.NoError(t, err, "%s %d is allowed", key, v)
 				assert.Equal(t, v, get[key](p))
 			}
 			for _, v := range []int64{4*def + 1, 1 << 40} {
-				_, err := ParsePolicy("gate-policy.json", fmt.Appendf(nil, `{%q: %d}`, key, v))
+				_, err := policy.Parse("gate-policy.json", fmt.Appendf(nil, `{%q: %d}`, key, v))
 				var ve *schemas.ValidationError
 				require.ErrorAs(t, err, &ve, "%s %d is above the ceiling", key, v)
 				assert.Contains(t, err.Error(), fmt.Sprintf("%s %d is above its ceiling %d (4 × the default %d)", key, v, 4*def, def))
 				assert.Contains(t, err.Error(), "/"+key)
 			}
-			_, err := ParsePolicy("gate-policy.json", fmt.Appendf(nil, `{%q: 1023}`, key))
+			_, err := policy.Parse("gate-policy.json", fmt.Appendf(nil, `{%q: 1023}`, key))
 			assert.Error(t, err, "below the schema minimum")
 		})
 	}

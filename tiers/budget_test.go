@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -114,7 +115,7 @@ func TestBudget(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := unitContract()
 			c.RetryBudget, c.Status = tc.budget, tc.status
-			in := &Snapshot{Contract: c, Record: withHistory(t, tc.history...), Policy: DefaultPolicy()}
+			in := &Snapshot{Contract: c, Record: withHistory(t, tc.history...), Policy: policy.Default()}
 			if tc.limit > 0 {
 				in.Policy.ConsecutiveErrorLimit = tc.limit
 			}
@@ -151,7 +152,7 @@ func TestAnUnreadableHistoryReportsNoBudget(t *testing.T) {
 		t.Run(string(v), func(t *testing.T) {
 			c := unitContract()
 			c.Status = "integrated"
-			in := &Snapshot{Contract: c, Policy: DefaultPolicy()} // record.json or its history unreadable: no Record
+			in := &Snapshot{Contract: c, Policy: policy.Default()} // record.json or its history unreadable: no Record
 			in.Policy.ConsecutiveErrorLimit = 1
 			res := &Result{Verdict: v, Causes: []Cause{{Code: vocab.CauseRecordInvalid}}}
 			assert.False(t, Budget(in, res))
@@ -165,7 +166,7 @@ func TestAnUnreadableHistoryReportsNoBudget(t *testing.T) {
 	// Control: the same contract over a readable history with one retry left reports that one.
 	c := unitContract()
 	c.Status = "integrated"
-	in := &Snapshot{Contract: c, Record: withHistory(t, gateRun("fail", 2, "x"), gateRun("fail", 1, "x")), Policy: DefaultPolicy()}
+	in := &Snapshot{Contract: c, Record: withHistory(t, gateRun("fail", 2, "x"), gateRun("fail", 1, "x")), Policy: policy.Default()}
 	res := &Result{Verdict: vocab.VerdictBlock, Causes: []Cause{{Code: vocab.CauseMissingReview}}}
 	Budget(in, res)
 	assert.Equal(t, intp(1), res.RetryBudgetBefore)

@@ -2,7 +2,7 @@
 // tier 2 (criteria, scope, known risks, rubric), the detectors, and the verdict that follows
 // mechanically from the checks.
 //
-// EvaluateWith (evaluate.go) runs the stages in order. Each stage is a function of a read-only
+// Evaluate (evaluate.go) runs the stages in order. Each stage is a function of a read-only
 // *Pass (the inputs, the Env, the options and the facts of the stages before it) that returns
 // its checks and facts; the run records them and result folds the collected checks into the one
 // verdict (decide). Processes start only through Env.Start (internal/proc by default) and the
@@ -110,6 +110,10 @@ type EvalRun struct {
 	// TestResults is every test of the declared results by name, or nil when it declares none or
 	// they could not be read: kept in memory for a comparison by name, not recorded.
 	TestResults *testresults.Summary `json:"-"`
+	// Failures is what the output says failed, in the lines the common test runners write
+	// (testresults.FailureLines), read from the whole output as it was written: quoted in a
+	// failing check's evidence, not recorded apart.
+	Failures testresults.Failures `json:"-"`
 }
 
 // TestCounts is what an eval command's declared results counted.

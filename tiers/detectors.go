@@ -87,7 +87,11 @@ func detectScript(ctx context.Context, pass *Pass, idx int, cr contract.Criterio
 	if run.TimedOut {
 		return dc.fail(fmt.Sprintf("`%s` %s", label, run.Error)), run
 	}
-	return dc.fail(fmt.Sprintf("`%s` exited %s (want %d); last output: %s", label, exitText(run.ExitCode, run.Error), d.ExpectExit, tier1LastOutput(run.OutputTail))), run
+	said := "last output: " + tier1LastOutput(run.OutputTail)
+	if q := run.Failures.String(); q != "" {
+		said = "failure lines: " + q
+	}
+	return dc.fail(fmt.Sprintf("`%s` exited %s (want %d); %s", label, exitText(run.ExitCode, run.Error), d.ExpectExit, said)), run
 }
 
 // scriptLabel is a script detector's command line as the checks show it.
@@ -286,14 +290,14 @@ func judge(pass *Pass, binding *criteriaBinding, idx int, cr contract.Criterion,
 	}
 	if ms := cr.Check.MinScore; ms != nil {
 		if len(scores) == 0 {
-			return failCheck(2, name, text, fmt.Sprintf("%d judgments but none has a score (min_score %s)%s", pool, fmtNum(*ms), suffix), StatusFail, vocab.CauseCriterionFailed), warns
+			return failCheck(2, name, text, fmt.Sprintf("%s but none has a score (min_score %s)%s", counted(pool, "judgment", "judgments"), fmtNum(*ms), suffix), StatusFail, vocab.CauseCriterionFailed), warns
 		}
 		mean := 0.0
 		for _, s := range scores {
 			mean += s
 		}
 		mean /= float64(len(scores))
-		ev := fmt.Sprintf("mean score %s of %d judgments, min_score %s%s", fmtNum(mean), len(scores), fmtNum(*ms), suffix)
+		ev := fmt.Sprintf("mean score %s of %s, min_score %s%s", fmtNum(mean), counted(len(scores), "judgment", "judgments"), fmtNum(*ms), suffix)
 		if mean < *ms {
 			return failCheck(2, name, text, ev, StatusFail, vocab.CauseCriterionFailed), warns
 		}

@@ -37,6 +37,7 @@ func TestDetectScript(t *testing.T) {
 		{"runs in the project root", contract.Detector{Type: "script", Command: "./check.sh"}, StatusPass, "", "exited 0"},
 		{"args are argv, not a shell line", contract.Detector{Type: "script", Command: "test", Args: []string{"x", "=", "y; exit 0"}}, StatusFail, vocab.CauseCriterionFailed, "exited 1 (want 0)"},
 		{"exit mismatch", contract.Detector{Type: "script", Command: "sh", Args: []string{"-c", "echo broken; exit 2"}}, StatusFail, vocab.CauseCriterionFailed, "exited 2 (want 0); last output: broken"},
+		{"a failing test is quoted by its runner's lines", contract.Detector{Type: "script", Command: "sh", Args: []string{"-c", "echo 'not ok 1 - greets'; echo '# fail 1'; exit 1"}}, StatusFail, vocab.CauseCriterionFailed, "exited 1 (want 0); failure lines: not ok 1 - greets"},
 		{"zero exit when another is expected", contract.Detector{Type: "script", Command: "true", ExpectExit: 1}, StatusFail, vocab.CauseCriterionFailed, "exited 0 (want 1)"},
 		{"timeout", contract.Detector{Type: "script", Command: "sleep", Args: []string{"1"}, Timeout: "100ms"}, StatusFail, vocab.CauseCriterionFailed, "timed out after 100ms"},
 		{"cannot start", contract.Detector{Type: "script", Command: "./no-such-program"}, StatusError, vocab.CauseDetectorError, "could not run"},
@@ -248,7 +249,7 @@ func TestDetectJudge(t *testing.T) {
 			withJudgments(qa(), judgment("c1", yes, floatp(5), "")), withJudgments(design(), judgment("c1", yes, floatp(2), ""))},
 			StatusFail, vocab.CauseCriterionFailed, "mean score 3.5 of 2 judgments, min_score 4", 0},
 		{"min_score but no scores", judgeMin(3), "", []*evidence.Evidence{withJudgments(qa(), judgment("c1", yes, nil, ""))},
-			StatusFail, vocab.CauseCriterionFailed, "1 judgments but none has a score (min_score 3)", 0},
+			StatusFail, vocab.CauseCriterionFailed, "1 judgment but none has a score (min_score 3)", 0},
 		{"all passed", judge, "", []*evidence.Evidence{
 			withJudgments(qa(), judgment("c1", yes, nil, "")), withJudgments(design(), judgment("AC1", yes, nil, ""))},
 			StatusPass, "", "all 2 independent judgments passed", 0},
@@ -265,7 +266,7 @@ func TestDetectJudge(t *testing.T) {
 			StatusFail, vocab.CauseCriterionFailed, "software-engineer.json (the builder's own judgment, not counted)", 0},
 		{"the builder's judgment does not lift a failing mean", judgeMin(3), "", []*evidence.Evidence{
 			withJudgments(builder(), judgment("c1", nil, floatp(5), "")), withJudgments(qa(), judgment("c1", nil, floatp(2), ""))},
-			StatusFail, vocab.CauseCriterionFailed, "mean score 2 of 1 judgments", 0},
+			StatusFail, vocab.CauseCriterionFailed, "mean score 2 of 1 judgment", 0},
 		{"refused on the builder's provider", judge, "", []*evidence.Evidence{withJudgments(ev("qa-engineer.json", "qa-engineer", vocab.Tester, "provider-a"), judgment("c1", yes, nil, ""))},
 			StatusBlock, vocab.CauseJudgeNotIndependent, "judgment refused: judge and builder both ran on provider-a (qa-engineer.json)", 0},
 		{"the judgment's own provider counts over its file's", judge, "", []*evidence.Evidence{withJudgments(qa(), judgment("c1", yes, nil, "provider-a"))},

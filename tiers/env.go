@@ -10,8 +10,8 @@ import (
 
 // Env is what a run may use from outside its inputs: the process runner that starts every process
 // of the run (the eval commands, the script detectors, the held-out and base runs, the eval_user
-// probe), the git view of the project, and the clock. Evaluate builds the default one; a test or a
-// caller that judges a snapshot elsewhere passes its own to EvaluateWith.
+// probe), the git view of the project, and the clock. DefaultEnv is the gate's; a test or a caller
+// that judges a snapshot elsewhere passes its own to Evaluate, which fills what it leaves nil.
 type Env struct {
 	// Start runs one process to its end (internal/proc.Run).
 	Start func(ctx context.Context, spec proc.Spec) proc.Result

@@ -14,7 +14,7 @@ import (
 // Pass is what a stage of one evaluation reads: the inputs, the environment and options, and
 // the facts the stages before it produced (as a golang.org/x/tools analyzer reads an
 // analysis.Pass). A stage never changes it: it returns its checks and facts, and the run
-// (EvaluateWith) records the facts here before the next stage.
+// (Evaluate) records the facts here before the next stage.
 type Pass struct {
 	in    *Snapshot
 	env   Env
@@ -64,6 +64,12 @@ type evaluation struct {
 	stubCap      int
 }
 
+// Evaluate judges the snapshot in: the checks before any code runs, tier 0, then the stages that
+// tier 0 and each stage let run (SPEC §5), the re-check of the inputs, and the verdict (decide).
+// Processes, the repository and the clock come from env. It writes none of what the ledger
+// writes: only the logs of the processes it runs (in opts.LogRoot) and the signed cache of a base
+// run. A verdict, even error, is a Result; an error means the run could not be judged at all
+// (ErrInterrupted, a signing key that cannot be read).
 func Evaluate(ctx context.Context, in *Snapshot, env Env, opts Options) (*Result, error) {
 	if err := record.SigningKeyErr(); err != nil {
 		return nil, err // a key that cannot be read is never taken for no key

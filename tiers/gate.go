@@ -258,7 +258,7 @@ func tierResult(checks []Check, tier int, notRun string) TierResult {
 	}
 	details := fmt.Sprintf("%d of %d checks passed", passed, n)
 	if warns > 0 {
-		details += fmt.Sprintf(", %d warnings", warns)
+		details += ", " + counted(warns, "warning", "warnings")
 	}
 	return TierResult{Status: worst, Details: details}
 }

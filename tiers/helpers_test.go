@@ -13,6 +13,7 @@ import (
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/internal/testfixture"
+	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
@@ -173,7 +174,7 @@ func (u *unitProject) run(c *contract.Contract, rec *record.Record, ev ...*evide
 	}
 	in := &Snapshot{
 		ProjectDir: u.p.Dir, Root: u.p.Root, Geas: u.p.Geas, Mission: testMission, Task: testTask,
-		TaskDir: testTaskDir, Contract: c, Record: rec, Evidence: ev, Policy: DefaultPolicy(),
+		TaskDir: testTaskDir, Contract: c, Record: rec, Evidence: ev, Policy: policy.Default(),
 	}
 	// Gather reads the debt register before tier 1; so does a unit run, when it is created.
 	in.DebtData, in.DebtErr = fsutil.ReadLimited(u.p.Geas, debtRegisterPath(testMission), 0)

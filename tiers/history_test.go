@@ -162,7 +162,7 @@ func TestTheGateDoesNotBuildOnATamperedHistory(t *testing.T) {
 		c := checkNamed(res.Checks, "history")
 		require.NotNil(t, c)
 		assert.Equal(t, StatusPass, c.Status)
-		assert.Contains(t, c.Evidence, "1 entries verify (chained, not signed (GEAS_GATE_KEY is not set)); gate_result is entry 1 gate-1")
+		assert.Contains(t, c.Evidence, "1 entry verifies (chained, not signed (GEAS_GATE_KEY is not set)); gate_result is entry 1 gate-1")
 		assert.Contains(t, c.Evidence, "1 gate events of this task cross-checked")
 	})
 }

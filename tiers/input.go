@@ -11,6 +11,7 @@ import (
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/internal/git"
+	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/schemas"
@@ -58,7 +59,7 @@ type Snapshot struct {
 	BadEvidence []*evidence.FileError
 	EvidenceErr error // the evidence directory exists but cannot be listed
 
-	Policy    Policy
+	Policy    policy.Policy
 	PolicyErr error
 	// PolicyRaw is the policy document the run judges by (nil: built-in defaults); PolicyFrom
 	// says where it was read: the working tree, or the base commit when the policy is tracked
@@ -221,9 +222,9 @@ func (in *Snapshot) loadPolicy() {
 	in.PolicyRaw, in.PolicyFrom = data, from
 	switch {
 	case err != nil:
-		in.Policy, in.PolicyErr = DefaultPolicy(), err
+		in.Policy, in.PolicyErr = policy.Default(), err
 	case data == nil:
-		in.Policy = DefaultPolicy()
+		in.Policy = policy.Default()
 	default:
 		in.Policy, in.PolicyErr = in.shared.parsePolicy(from, data)
 	}
@@ -260,14 +261,14 @@ func (in *Snapshot) readPolicy() (data []byte, from string, err error) {
 			return nil, from, nil
 		}
 	}
-	data, err = in.readGeas(PolicyFile, maxPolicyBytes)
+	data, err = in.readGeas(policy.File, policy.MaxBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, "", nil
 	case err != nil:
-		return nil, "", fmt.Errorf("read .geas/%s: %w", PolicyFile, err)
+		return nil, "", fmt.Errorf("read .geas/%s: %w", policy.File, err)
 	}
-	return data, ".geas/" + PolicyFile, nil
+	return data, ".geas/" + policy.File, nil
 }
 
 // policyAtBase reads .geas/gate-policy.json from the base commit. found is false when the base
@@ -287,12 +288,12 @@ func policyAtBase(in *Snapshot, base, headRev string) (data []byte, from string,
 	if err != nil {
 		return nil, "", false, false, nil
 	}
-	name := ".geas/" + PolicyFile
+	name := ".geas/" + policy.File
 	if rel != "" {
 		name = rel + "/" + name
 	}
-	from = fmt.Sprintf(".geas/%s at base %s", PolicyFile, sha)
-	data, found, err = repo.ReadFileAt(sha, name, maxPolicyBytes)
+	from = fmt.Sprintf(".geas/%s at base %s", policy.File, sha)
+	data, found, err = repo.ReadFileAt(sha, name, policy.MaxBytes)
 	if err != nil {
 		return nil, from, false, false, fmt.Errorf("read %s: %w", from, err)
 	}
@@ -300,9 +301,9 @@ func policyAtBase(in *Snapshot, base, headRev string) (data []byte, from string,
 		return data, from, true, false, nil
 	}
 	if head, err := repo.Resolve(headRev); err == nil {
-		if _, atHead, err := repo.ReadFileAt(head, name, maxPolicyBytes); err != nil || atHead {
+		if _, atHead, err := repo.ReadFileAt(head, name, policy.MaxBytes); err != nil || atHead {
 			// Added by the work under review (or unreadable there): it does not judge the work.
-			return nil, fmt.Sprintf("built-in defaults: .geas/%s is not in base %s, it was added by the work under review", PolicyFile, short(sha)), false, true, nil
+			return nil, fmt.Sprintf("built-in defaults: .geas/%s is not in base %s, it was added by the work under review", policy.File, short(sha)), false, true, nil
 		}
 	}
 	return nil, "", false, false, nil

@@ -12,6 +12,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/geas-dev/geas/internal/git"
+	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -42,7 +43,7 @@ type integrity struct {
 	table   *globTable
 	names   *commandNames
 	named   map[string]string // base files the eval commands name -> why
-	tables  *markerTables
+	tables  *policy.Markers
 	mayList []string
 	// approved says the contract's may_change counts: the rules were pinned by an authority's
 	// approval and are the rules of this run.
@@ -97,7 +98,7 @@ func newIntegrity(pass *Pass) *integrity {
 	pol := pass.in.Policy.Tests
 	ig := &integrity{pass: pass, prefix: pass.projectPrefix(), tables: pol.Markers, mayList: c.Tests.MayChange}
 	if ig.tables == nil {
-		ig.tables = defaultMarkerTables()
+		ig.tables = policy.DefaultMarkers()
 	}
 	for _, g := range slices.Concat(pol.Protected, c.Tests.Protected) {
 		ig.globs = append(ig.globs, strings.ToLower(g))
@@ -169,7 +170,7 @@ func (ig *integrity) followScripts() error {
 		if err != nil || kind != git.File && kind != git.Executable {
 			return nil, false, err
 		}
-		return ig.pass.repo.ReadFileAt(ig.pass.base, ig.prefix+p, maxPolicyBytes)
+		return ig.pass.repo.ReadFileAt(ig.pass.base, ig.prefix+p, policy.MaxBytes)
 	}
 	seen := map[string]bool{}
 	budget := maxNamedWords
@@ -306,7 +307,7 @@ func (ig *integrity) isTestFile(p string) bool {
 // its added lines are scanned for markers. A version that cannot be read is judged as code: the
 // object checks of tier 0 and the diff answer for it.
 func (ig *integrity) isHelper(p string, from git.FileSide) bool {
-	re := testHelper[languageOf(p)]
+	re := testHelper[policy.LanguageOf(p)]
 	if re == nil || from.Kind != git.File && from.Kind != git.Executable {
 		return false
 	}
@@ -463,7 +464,7 @@ func (ig *integrity) mayChangeHint(findings []finding) string {
 // Kotlin). There, a test file that only grows at its end is the work adding tests, and the added
 // lines are scanned for markers like any other. JavaScript runners isolate each file, and a shell
 // helper sourced by a test redefines what comes before it, so there any change counts.
-var appendSafe = map[string]bool{langGo: true, langPython: true, langRuby: true, langRust: true, langJava: true}
+var appendSafe = map[string]bool{policy.LangGo: true, policy.LangPython: true, policy.LangRuby: true, policy.LangRust: true, policy.LangJava: true}
 
 // fileFinding judges one changed path: nil when it is no protected check, else what changed (and
 // whether that is allowed).
@@ -516,7 +517,7 @@ func (ig *integrity) fileFinding(p string, c git.FileChange) (*finding, error) {
 			return nil, err
 		}
 		f.change = change
-		if appended && !whole && appendSafe[languageOf(p)] {
+		if appended && !whole && appendSafe[policy.LanguageOf(p)] {
 			f.allowed = "lines appended to a test file, scanned for markers"
 		}
 	}
@@ -618,12 +619,12 @@ func (ig *integrity) contentChange(p string, c git.FileChange) (string, bool, er
 		return fmt.Sprintf("content changed (%v; not compared)", err), false, nil
 	}
 	removed, added := lineDelta(string(old), string(cur))
-	change := fmt.Sprintf("%d lines removed, %d added", removed, added)
+	change := fmt.Sprintf("%s removed, %d added", counted(removed, "line", "lines"), added)
 	if removed == 0 && added == 0 {
 		change = "content changed (same lines, other bytes: line endings or order)"
 	}
-	if m := ig.tables.assert[languageOf(p)]; m != nil && len(m.res) > 0 {
-		a, b := m.count(string(old)), m.count(string(cur))
+	if m := ig.tables.Assert(policy.LanguageOf(p)); !m.Empty() {
+		a, b := m.Count(string(old)), m.Count(string(cur))
 		change += fmt.Sprintf("; assertions %d → %d", a, b)
 		if b < a && ig.mayChange(p) {
 			ig.drops = append(ig.drops, finding{what: p, file: p, drop: fmt.Sprintf("assertions %d → %d", a, b)})
@@ -631,7 +632,7 @@ func (ig *integrity) contentChange(p string, c git.FileChange) (string, bool, er
 	}
 	appended := bytes.HasPrefix(cur, old) && (len(old) == 0 || old[len(old)-1] == '\n')
 	if appended {
-		if why := appendRebinds(languageOf(p), string(old), string(cur[len(old):])); why != "" {
+		if why := appendRebinds(policy.LanguageOf(p), string(old), string(cur[len(old):])); why != "" {
 			change += "; the appended lines " + why
 			appended = false
 		}
@@ -670,7 +671,7 @@ func (ig *integrity) keyFinding(k protectedKey, c git.FileChange) (*finding, err
 		if s.Kind != git.File && s.Kind != git.Executable {
 			return nil, fmt.Sprintf("a %s", s.Kind)
 		}
-		b, err := pass.repo.ReadBlob(s.ID, maxPolicyBytes)
+		b, err := pass.repo.ReadBlob(s.ID, policy.MaxBytes)
 		if err != nil {
 			return nil, err.Error()
 		}
@@ -880,15 +881,15 @@ func (ig *integrity) weakened() ([]Check, *addedScan) {
 	nskip, nsup, nown := 0, 0, 0
 	// Lines come file by file: what a file is, is judged once a file.
 	last, inProject, lang, added := "", false, "", false
-	var skip *markerSet
+	var skip *policy.MarkerSet
 	res := scanAdded(pass, func(l git.AddedLine) {
 		if l.Path != last {
 			last, skip = l.Path, nil
 			var p string
 			if p, inProject = ig.rel(l.Path); inProject {
-				lang, added = languageOf(p), ig.added[p]
+				lang, added = policy.LanguageOf(p), ig.added[p]
 				if lang != "" && (skipEverywhere[lang] || ig.isTestFile(p) || isPackageInit(p)) {
-					skip = ig.tables.skip[lang]
+					skip = ig.tables.Skip(lang)
 				}
 			}
 		}
@@ -897,7 +898,7 @@ func (ig *integrity) weakened() ([]Check, *addedScan) {
 		}
 		p := strings.TrimPrefix(l.Path, ig.prefix)
 		if skip != nil {
-			if pat, ok := skip.find(l.Text); ok && added && onlySkips(lang, l.Text, skip) {
+			if pat, ok := skip.Find(l.Text); ok && added && onlySkips(lang, l.Text, skip) {
 				nown++
 				if len(own) < maxIntegrityFindings {
 					own = append(own, marker{Location{Path: p, Line: l.Line}, pat, l.Text})
@@ -909,7 +910,7 @@ func (ig *integrity) weakened() ([]Check, *addedScan) {
 				}
 			}
 		}
-		if pat, ok := ig.tables.suppress.find(l.Text); ok {
+		if pat, ok := ig.tables.Suppress().Find(l.Text); ok {
 			nsup++
 			if len(suppressions) < maxIntegrityFindings {
 				suppressions = append(suppressions, marker{Location{Path: p, Line: l.Line}, pat, l.Text})
@@ -939,7 +940,7 @@ func (ig *integrity) weakened() ([]Check, *addedScan) {
 	}
 	if nown > 0 {
 		list, olocs := markerList(own, nown)
-		ch := warnCheck(1, "skips_added", "every test the work adds runs", fmt.Sprintf("%d skips in test files the work adds, each skipping only its own test: %s", nown, strings.Join(list, "; ")), vocab.CauseSkipAdded)
+		ch := warnCheck(1, "skips_added", "every test the work adds runs", fmt.Sprintf("%s in test files the work adds, each skipping only its own test: %s", counted(nown, "skip", "skips"), strings.Join(list, "; ")), vocab.CauseSkipAdded)
 		ch.Locations = olocs
 		out = append(out, ch)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/geas-dev/geas/policy"
 )
 
 // Appending to a test file is allowed where the runner loads every test file into one process
@@ -25,7 +27,7 @@ var (
 // they are, and for the other languages): they continue the base's last block, bind a name the base
 // uses, or run a top-level statement other than a definition, a decorator or an import.
 func appendRebinds(lang, base, added string) string {
-	if lang != langPython && lang != langRuby {
+	if lang != policy.LangPython && lang != policy.LangRuby {
 		return ""
 	}
 	var words map[string]bool
@@ -46,13 +48,13 @@ func appendRebinds(lang, base, added string) string {
 			continue
 		}
 		if l[0] == ' ' || l[0] == '\t' {
-			if !top && lang == langPython {
+			if !top && lang == policy.LangPython {
 				return fmt.Sprintf("continue the base's last block (%q)", truncate(t, 60))
 			}
 			continue
 		}
 		switch lang {
-		case langPython:
+		case policy.LangPython:
 			if m := pyDef.FindStringSubmatch(l); m != nil {
 				if used(m[1]) {
 					return fmt.Sprintf("define %s, a name the base uses", m[1])
@@ -86,7 +88,7 @@ func appendRebinds(lang, base, added string) string {
 				top = true
 				continue
 			}
-		case langRuby:
+		case policy.LangRuby:
 			if m := rubyDef.FindStringSubmatch(l); m != nil {
 				name := m[1][strings.LastIndex(m[1], ":")+1:]
 				if used(name) {

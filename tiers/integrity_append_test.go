@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/geas-dev/geas/policy"
 )
 
 // TestAppendedLinesThatRebindTheBaseAreNotNewTests: in Python and Ruby, lines appended to a test
@@ -27,7 +29,7 @@ func TestAppendedLinesThatRebindTheBaseAreNotNewTests(t *testing.T) {
 		"setattr(FarewellTest, 'test_farewell', None)\n",
 		"async def farewell():\n    pass\n",
 	} {
-		assert.NotEmpty(t, appendRebinds(langPython, py, add), "%q rebinds the base", add)
+		assert.NotEmpty(t, appendRebinds(policy.LangPython, py, add), "%q rebinds the base", add)
 	}
 	for _, add := range []string{
 		"\n\nclass FarewellEmptyTest(unittest.TestCase):\n    def test_empty(self):\n        self.assertEqual(farewell(\"\"), \"Goodbye, !\")\n",
@@ -35,7 +37,7 @@ func TestAppendedLinesThatRebindTheBaseAreNotNewTests(t *testing.T) {
 		"\nif __name__ == \"__main__\":\n    unittest.main()\n",
 		"",
 	} {
-		assert.Empty(t, appendRebinds(langPython, py, add), "%q adds tests", add)
+		assert.Empty(t, appendRebinds(policy.LangPython, py, add), "%q adds tests", add)
 	}
 
 	rb := "require \"minitest/autorun\"\nrequire_relative \"../farewell\"\n\nclass FarewellTest < Minitest::Test\n  def test_farewell\n    assert_equal \"Goodbye, Ada!\", farewell(\"Ada\")\n  end\nend\n"
@@ -44,8 +46,8 @@ func TestAppendedLinesThatRebindTheBaseAreNotNewTests(t *testing.T) {
 		"def farewell(n) = \"Goodbye, #{n}!\"\n",
 		"FarewellTest.send(:remove_method, :test_farewell)\n",
 	} {
-		assert.NotEmpty(t, appendRebinds(langRuby, rb, add), "%q rebinds the base", add)
+		assert.NotEmpty(t, appendRebinds(policy.LangRuby, rb, add), "%q rebinds the base", add)
 	}
-	assert.Empty(t, appendRebinds(langRuby, rb, "\nclass FarewellEmptyTest < Minitest::Test\n  def test_empty\n    assert_equal \"Goodbye, !\", farewell(\"\")\n  end\nend\n"))
-	assert.Empty(t, appendRebinds(langGo, "package x\n", "func init() {}\n"), "Go redefinitions do not compile; only Python and Ruby are read")
+	assert.Empty(t, appendRebinds(policy.LangRuby, rb, "\nclass FarewellEmptyTest < Minitest::Test\n  def test_empty\n    assert_equal \"Goodbye, !\", farewell(\"\")\n  end\nend\n"))
+	assert.Empty(t, appendRebinds(policy.LangGo, "package x\n", "func init() {}\n"), "Go redefinitions do not compile; only Python and Ruby are read")
 }

@@ -3,6 +3,8 @@ package tiers
 import (
 	"regexp"
 	"strings"
+
+	"github.com/geas-dev/geas/policy"
 )
 
 // A skip marker in a test file the work adds usually skips a test the work adds: `t.Skip` under
@@ -25,31 +27,31 @@ const (
 
 // localSkip are, per language, the lines that only skip the test they are in.
 var localSkip = map[string][]*regexp.Regexp{
-	langGo: {
+	policy.LangGo: {
 		regexp.MustCompile(`^\s*(?:func\s+\w+\s*\(\s*\w+\s+\*testing\.[TB]\s*\)\s*\{\s*)?(?:if\s+testing\.Short\(\)\s*\{\s*)?\w+\.Skip(?:f|Now)?\(\s*(?:"[^"\\]*"\s*(?:,\s*[\w.]+\s*)*)?\)\s*(?:\}\s*)*$`),
 		regexp.MustCompile(`^\s*//\s*(?:go:build|\+build)\s[\w\s!&|(),.]*$`),
 	},
-	langPython: {
+	policy.LangPython: {
 		regexp.MustCompile(`^\s*@\s*(?:unittest\.|pytest\.mark\.)?(?:skip|skipIf|skipUnless|skipif|xfail)` + lsPyArgs + `\s*$`),
 		regexp.MustCompile(`^\s*(?:self\.skipTest|pytest\.skip|raise\s+(?:unittest\.)?SkipTest)\(\s*` + lsStr + `?\s*\)\s*$`),
 	},
-	langJS: {
+	policy.LangJS: {
 		regexp.MustCompile(`^\s*(?:test|it|describe|suite|context)\.(?:skip|todo)` + lsJSName + lsJSFn + lsJSEnd),
 		regexp.MustCompile(`^\s*x(?:it|describe|test)` + lsJSName + lsJSFn + lsJSEnd),
 		regexp.MustCompile(`^\s*(?:test|it|describe|suite)` + lsJSName + `\s*,\s*\{\s*(?:skip|todo)\s*:\s*(?:` + lsStr + `|true)\s*\}` + lsJSFn + lsJSEnd),
 		regexp.MustCompile(`^\s*\w+\.(?:skip|todo)\(\s*` + lsStr + `?\s*\)\s*;?\s*$`),
 	},
-	langRust: {regexp.MustCompile(`^\s*#\[\s*ignore(?:\s*=\s*"[^"\\]*")?\s*\]\s*$`)},
-	langJava: {regexp.MustCompile(`^\s*@(?:Disabled|Ignore)(?:\(\s*"[^"\\]*"\s*\))?\s*$`)},
-	langRuby: {
+	policy.LangRust: {regexp.MustCompile(`^\s*#\[\s*ignore(?:\s*=\s*"[^"\\]*")?\s*\]\s*$`)},
+	policy.LangJava: {regexp.MustCompile(`^\s*@(?:Disabled|Ignore)(?:\(\s*"[^"\\]*"\s*\))?\s*$`)},
+	policy.LangRuby: {
 		regexp.MustCompile(`^\s*(?:skip|pending)(?:\s*\(?\s*` + lsStr + `\s*\)?)?\s*$`),
 		regexp.MustCompile(`^\s*x(?:it|describe|context|specify)\s*\(?\s*` + lsStr + `?\s*\)?\s*(?:do(?:\s*\|[\w\s,]*\|)?|\{)?\s*$`),
 	},
-	langShell: {regexp.MustCompile(`^\s*skip(?:\s+(?:` + lsStr + `|[\w.-]+))*\s*$`)},
+	policy.LangShell: {regexp.MustCompile(`^\s*skip(?:\s+(?:` + lsStr + `|[\w.-]+))*\s*$`)},
 }
 
-// skipKind are the default skip markers (defaultSkipMarkers' expressions) that only skip; the
-// others end a run early, focus it, or change what is loaded.
+// skipKind are the default skip markers (the expressions of the policy package's defaults) that
+// only skip; the others end a run early, focus it, or change what is loaded.
 var skipKind = map[string]bool{
 	`Skip(f|Now)?`: true, `//\s*go:build`: true, `//\s*\+build`: true,
 	`skip(If|Unless|Test|if)?`: true, `SkipTest`: true, `xfail`: true,
@@ -59,7 +61,7 @@ var skipKind = map[string]bool{
 }
 
 // onlySkips reports whether line, in a file the work adds, only skips the test it is in.
-func onlySkips(lang, line string, m *markerSet) bool {
+func onlySkips(lang, line string, m *policy.MarkerSet) bool {
 	line = strings.TrimRight(line, "\r\n")
 	local := false
 	for _, re := range localSkip[lang] {
@@ -71,22 +73,10 @@ func onlySkips(lang, line string, m *markerSet) bool {
 	if !local {
 		return false
 	}
-	for _, e := range m.findAll(line) {
+	for _, e := range m.FindAll(line) {
 		if !skipKind[e] {
 			return false
 		}
 	}
 	return true
-}
-
-// findAll returns every marker expression that occurs in line at word boundaries.
-func (m *markerSet) findAll(line string) []string {
-	var out []string
-	for i := range m.res {
-		one := &markerSet{exprs: m.exprs[i : i+1], res: m.res[i : i+1]}
-		if _, ok := one.find(line); ok {
-			out = append(out, m.exprs[i])
-		}
-	}
-	return out
 }

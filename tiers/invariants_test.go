@@ -573,7 +573,7 @@ func TestJudgeOnTheBuildersProviderIsRefused(t *testing.T) {
 		judged(f, map[string]any{"check": "extra", "passed": true, "score": 4})
 		_, res, _ := f.evaluate()
 		assertPass(t, res)
-		assert.Contains(t, findCheck(t, res.Checks, "criterion:extra").Evidence, "mean score 4 of 1 judgments, min_score 3")
+		assert.Contains(t, findCheck(t, res.Checks, "criterion:extra").Evidence, "mean score 4 of 1 judgment, min_score 3")
 	})
 }
 
@@ -647,7 +647,7 @@ func TestNonBlockingWarningsDoNotHoldTheGate(t *testing.T) {
 	}, warns)
 	assert.Equal(t, 1, res.StubCount)
 	assert.Equal(t, StatusPass, res.TierResults["tier_0"].Status)
-	assert.Contains(t, res.TierResults["tier_0"].Details, "1 warnings")
+	assert.Contains(t, res.TierResults["tier_0"].Details, "1 warning")
 	assert.Equal(t, StatusPass, res.TierResults["tier_2"].Status)
 	assert.Contains(t, res.TierResults["tier_2"].Details, "4 warnings")
 	assert.Equal(t, NextProceed, res.NextAction)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -45,7 +46,7 @@ func TestAVerdictIsAboutOneCommit(t *testing.T) {
 		assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseWorktreeMismatch)
 		c := findCheck(t, res.Checks, "worktree")
 		assert.Contains(t, c.Evidence, "HEAD is "+short(later)+", the integration head is "+short(integrated)+" (integration.commit "+integrated+")")
-		assert.Contains(t, c.Evidence, "1 files differ from it: greeter/main.go")
+		assert.Contains(t, c.Evidence, "1 file differs from it: greeter/main.go")
 		assert.Equal(t, integrated, res.Head)
 		assert.Empty(t, res.EvalRuns, "tier 1 does not run on a tree that is not the head")
 	})
@@ -56,7 +57,7 @@ func TestAVerdictIsAboutOneCommit(t *testing.T) {
 		f.write("greeter/main.go", "package main\n\nfunc main() { /* uncommitted */ }\n")
 		_, res, _ := f.evaluate()
 		assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseWorktreeMismatch)
-		assert.Contains(t, findCheck(t, res.Checks, "worktree").Evidence, "HEAD is the integration head "+short(res.Head)+" (HEAD); 1 files differ from it: greeter/main.go; commit the work")
+		assert.Contains(t, findCheck(t, res.Checks, "worktree").Evidence, "HEAD is the integration head "+short(res.Head)+" (HEAD); 1 file differs from it: greeter/main.go; commit the work")
 	})
 
 	t.Run("integration.commit equal to the base", func(t *testing.T) {
@@ -120,7 +121,7 @@ func TestAVerdictIsAboutOneCommit(t *testing.T) {
 			c := findCheck(t, res.Checks, "worktree_after_eval")
 			assert.Equal(t, 1, c.Tier)
 			assert.Contains(t, c.Evidence, "eval command 2 `"+tc.command+"` changed the working tree: HEAD is the integration head")
-			assert.Contains(t, c.Evidence, "1 files differ from it: "+tc.file)
+			assert.Contains(t, c.Evidence, "1 file differs from it: "+tc.file)
 			assert.Equal(t, StatusSkipped, findCheck(t, res.Checks, "eval_command_3").Status, "the commands stop there")
 		})
 	}
@@ -155,7 +156,7 @@ func TestAVerdictIsAboutOneCommit(t *testing.T) {
 		})
 		in, res, _ := f.evaluate()
 		assertPass(t, res)
-		assert.Equal(t, EvalCheckoutIsolated, in.Policy.EvalCheckout)
+		assert.Equal(t, policy.EvalCheckoutIsolated, in.Policy.EvalCheckout)
 		assert.Equal(t, integrated, res.Head)
 		c := findCheck(t, res.Checks, "worktree")
 		assert.Equal(t, StatusSkipped, c.Status)
@@ -179,7 +180,7 @@ func TestAVerdictIsAboutOneCommit(t *testing.T) {
 		_, res, _ := f.evaluate()
 		assertNotPass(t, res, vocab.VerdictBlock, vocab.CauseWorktreeMismatch)
 		assert.Contains(t, findCheck(t, res.Checks, "worktree_after_eval").Evidence,
-			"eval command 1 `echo 'Run with --verbose.' >> README.md` changed the isolated checkout of "+short(res.Head)+": 1 files differ from it: README.md")
+			"eval command 1 `echo 'Run with --verbose.' >> README.md` changed the isolated checkout of "+short(res.Head)+": 1 file differs from it: README.md")
 		assert.NotContains(t, string(f.read("README.md")), "--verbose", "the project itself is untouched")
 	})
 
@@ -278,7 +279,7 @@ func TestTheWorkingTreeCannotHideAChange(t *testing.T) {
 			if tc.name == "untracked file" {
 				want = "greeter/extra.go"
 			}
-			assert.Contains(t, c.Evidence, "1 files differ from it: "+want)
+			assert.Contains(t, c.Evidence, "1 file differs from it: "+want)
 			assert.Empty(t, res.EvalRuns)
 		})
 	}

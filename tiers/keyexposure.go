@@ -12,6 +12,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/internal/proc"
+	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -83,7 +84,7 @@ func planExecution(ctx context.Context, pass *Pass) execution {
 	if pass.in.PolicyErr != nil {
 		// Tier 0 stops on the policy (policy_invalid), but --keep-going would run the code: a
 		// policy that does not parse neither names an eval_user nor accepts an exposure.
-		pol, broken = DefaultPolicy(), " (the policy does not parse, so neither its eval_user nor its key_exposure is used)"
+		pol, broken = policy.Default(), " (the policy does not parse, so neither its eval_user nor its key_exposure is used)"
 	}
 	src, keyPath := record.SigningKeySource()
 	var probe probeResult
@@ -112,7 +113,7 @@ func planExecution(ctx context.Context, pass *Pass) execution {
 		ex.checks = append(ex.checks, infoCheck(checkKeyExposure, keyExposureText, protection(src, keyPath, ex.runAs)))
 		return ex
 	}
-	if pol.KeyExposure == KeyExposureAccept {
+	if pol.KeyExposure == policy.KeyExposureAccept {
 		ex.accepted = true
 		ex.checks = append(ex.checks, warnCheck(0, checkKeyExposure, keyExposureText,
 			"THE SIGNING KEY IS EXPOSED to the eval commands and script detectors, and the policy accepts it (key_exposure: accept): "+exposed+
@@ -232,7 +233,7 @@ echo end`
 // each of the gate's ancestors (Linux).
 func runProbe(ctx context.Context, pass *Pass, u *proc.User, src record.KeySource, keyPath string) probeResult {
 	dir := pass.in.ProjectDir
-	if pass.in.Policy.EvalCheckout == EvalCheckoutIsolated || pass.opts.Verify {
+	if pass.in.Policy.EvalCheckout == policy.EvalCheckoutIsolated || pass.opts.Verify {
 		dir = ""
 	}
 	var paths []string

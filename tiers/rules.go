@@ -14,6 +14,7 @@ import (
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/internal/canon"
 	"github.com/geas-dev/geas/internal/fsutil"
+	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 )
@@ -110,7 +111,7 @@ func RulesNow(p *project.Project, mission, task, taskDir, want string) (map[stri
 // nil and why the copy cannot be used.
 func readPinned(geas *os.Root, taskDir, want string) (map[string]any, string) {
 	// The copy holds a contract and a policy, pretty-printed: allow for both at their limits.
-	data, err := fsutil.ReadLimited(geas, path.Join(taskDir, PinnedFile), 4*(contract.MaxBytes+maxPolicyBytes))
+	data, err := fsutil.ReadLimited(geas, path.Join(taskDir, PinnedFile), 4*(contract.MaxBytes+policy.MaxBytes))
 	if err != nil {
 		return nil, fmt.Sprintf("the pinned copy %s cannot be read (%v)", PinnedFile, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/geas-dev/geas/internal/canon"
+	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -378,7 +379,7 @@ func TestPolicyFromTheBase(t *testing.T) {
 	g.write("infra/deploy.sh", "curl x | sh\n")
 	g.commit("work")
 	gin, gres, _ := g.evaluate()
-	assert.Equal(t, DefaultPolicy().SharedGlobs, gin.Policy.SharedGlobs)
+	assert.Equal(t, policy.Default().SharedGlobs, gin.Policy.SharedGlobs)
 	assert.Contains(t, gin.PolicyFrom, "added by the work under review")
 	assertNotPass(t, gres, vocab.VerdictFail, vocab.CauseScopeViolation)
 

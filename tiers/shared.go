@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/geas-dev/geas/internal/fsutil"
+	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/record"
 )
 
@@ -152,26 +153,26 @@ func readHeld(f *os.File, name string, limit int64) ([]byte, error) {
 	return b, nil
 }
 
-// sharedPolicy is a policy document as ParsePolicy answered it.
+// sharedPolicy is a policy document as policy.Parse answered it.
 type sharedPolicy struct {
 	from string
 	sum  [sha256.Size]byte
-	p    Policy
+	p    policy.Policy
 	err  error
 }
 
-// parsePolicy is ParsePolicy(from, data), parsed once for the runs that share s and read the same
-// document under the same name; each caller gets a Policy of its own (clone). Without s, it parses.
-func (s *Shared) parsePolicy(from string, data []byte) (Policy, error) {
+// parsePolicy is policy.Parse(from, data), parsed once for the runs that share s and read the same
+// document under the same name; each caller gets a Policy of its own (Clone). Without s, it parses.
+func (s *Shared) parsePolicy(from string, data []byte) (policy.Policy, error) {
 	if s == nil {
-		return ParsePolicy(from, data)
+		return policy.Parse(from, data)
 	}
 	sum := sha256.Sum256(data)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if sp := s.policy; sp == nil || sp.from != from || sp.sum != sum {
-		p, err := ParsePolicy(from, data)
+		p, err := policy.Parse(from, data)
 		s.policy = &sharedPolicy{from: from, sum: sum, p: p, err: err}
 	}
-	return s.policy.p.clone(), s.policy.err
+	return s.policy.p.Clone(), s.policy.err
 }

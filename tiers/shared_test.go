@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/geas-dev/geas/internal/fsutil"
+	"github.com/geas-dev/geas/policy"
 )
 
 // TestASharedFileReadsAsAFreshRead: a file the runs of geas gate --all share is read through the
@@ -71,7 +72,7 @@ func TestTheSharedPolicyIsEachRunsOwn(t *testing.T) {
 	doc := []byte(`{"stub_patterns": ["HACK"], "shared_globs": ["x.lock"]}`)
 	first, err := s.parsePolicy(".geas/gate-policy.json", doc)
 	require.NoError(t, err)
-	want, err := ParsePolicy(".geas/gate-policy.json", doc)
+	want, err := policy.Parse(".geas/gate-policy.json", doc)
 	require.NoError(t, err)
 	assert.Equal(t, want, first)
 	first.SharedGlobs[0] = "changed"

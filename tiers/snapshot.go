@@ -13,6 +13,7 @@ import (
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/internal/canon"
 	"github.com/geas-dev/geas/internal/fsutil"
+	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 )
@@ -66,9 +67,9 @@ func (in *Snapshot) snapshot() map[string]string {
 // policyKey names the policy document in the snapshot.
 func (in *Snapshot) policyKey() string {
 	if i := strings.Index(in.PolicyFrom, " at base "); i >= 0 {
-		return ".geas/" + PolicyFile + "@" + strings.TrimPrefix(in.PolicyFrom[i:], " at base ")
+		return ".geas/" + policy.File + "@" + strings.TrimPrefix(in.PolicyFrom[i:], " at base ")
 	}
-	return ".geas/" + PolicyFile
+	return ".geas/" + policy.File
 }
 
 func sum(b []byte) string {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -32,7 +33,7 @@ func EvidenceRole(c *contract.Contract, agent string) vocab.Role {
 
 // dimensionEvaluators are the agent types whose scores count for dim: the contract's, else the
 // policy's (none: any independent evaluator).
-func dimensionEvaluators(dim contract.Dimension, p *Policy) []string {
+func dimensionEvaluators(dim contract.Dimension, p *policy.Policy) []string {
 	if len(dim.Evaluators) > 0 {
 		return dim.Evaluators
 	}
@@ -42,7 +43,7 @@ func dimensionEvaluators(dim contract.Dimension, p *Policy) []string {
 // ScoredDimensions are the dimensions of c whose scores by agent, writing in role, the gate counts
 // (SPEC §5.3 D): those whose evaluators (the contract's, else policy p's) include the agent's
 // type, or that name none. The builder's own scores never count: none for it.
-func ScoredDimensions(c *contract.Contract, p Policy, agent string, role vocab.Role) []contract.Dimension {
+func ScoredDimensions(c *contract.Contract, p policy.Policy, agent string, role vocab.Role) []contract.Dimension {
 	known := contractTypes(c)
 	if isBuilderOf(c, known, agent, role) {
 		return nil

@@ -165,7 +165,7 @@ func evidenceValid(pass *Pass) (out []Check) {
 		if len(in.Evidence) == 0 {
 			add(skippedCheck(0, "evidence_valid", "every evidence file parses and matches the schema", "no evidence files"))
 		} else {
-			add(passCheck(0, "evidence_valid", "every evidence file parses and matches the schema", fmt.Sprintf("%d files valid", len(in.Evidence))))
+			add(passCheck(0, "evidence_valid", "every evidence file parses and matches the schema", counted(len(in.Evidence), "file", "files")+" valid"))
 		}
 	}
 	return

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -24,22 +25,22 @@ func rulesCheck(pass *Pass) (out []Check) {
 	}
 	const name = "rules_pinned"
 	text := "the rules (contract without status and timestamps, plus the gate policy) equal the pinned rules"
-	policy := in.PolicyFrom
-	if policy == "" {
-		policy = "built-in defaults, no .geas/" + PolicyFile
+	policyFrom := in.PolicyFrom
+	if policyFrom == "" {
+		policyFrom = "built-in defaults, no .geas/" + policy.File
 	}
-	if strings.HasPrefix(policy, "built-in defaults: ") {
+	if strings.HasPrefix(policyFrom, "built-in defaults: ") {
 		// A policy file is there but does not judge this task (the work added it): say so where
 		// every output shows it, so that nobody believes it applies.
 		add(warnCheck(0, "policy_not_judging", "the gate policy that judges a task with a base is the one its base commit holds",
-			strings.TrimPrefix(policy, "built-in defaults: ")+"; the built-in defaults judge this task: commit the policy before the task's base to make it apply",
+			strings.TrimPrefix(policyFrom, "built-in defaults: ")+"; the built-in defaults judge this task: commit the policy before the task's base to make it apply",
 			vocab.CausePolicyNotInBase))
 	}
 	pin, ok := record.PinnedRules(in.Record)
 	if !ok {
-		ev := fmt.Sprintf("nothing pinned the rules yet: this run pins rules_sha256 %s; policy: %s", short(in.RulesSHA256), policy)
+		ev := fmt.Sprintf("nothing pinned the rules yet: this run pins rules_sha256 %s; policy: %s", short(in.RulesSHA256), policyFrom)
 		if pass.opts.DryRun || pass.opts.Verify {
-			ev = fmt.Sprintf("nothing pinned the rules yet (rules_sha256 %s); a recorded run pins them; policy: %s", short(in.RulesSHA256), policy)
+			ev = fmt.Sprintf("nothing pinned the rules yet (rules_sha256 %s); a recorded run pins them; policy: %s", short(in.RulesSHA256), policyFrom)
 		}
 		add(passCheck(0, name, text, ev))
 		return
@@ -52,10 +53,10 @@ func rulesCheck(pass *Pass) (out []Check) {
 		}
 	}
 	if pin.RulesSHA256 == in.RulesSHA256 {
-		add(passCheck(0, name, text, fmt.Sprintf("rules_sha256 %s equals the pin (%s); policy: %s", short(in.RulesSHA256), pin.By, policy)))
+		add(passCheck(0, name, text, fmt.Sprintf("rules_sha256 %s equals the pin (%s); policy: %s", short(in.RulesSHA256), pin.By, policyFrom)))
 		return
 	}
-	ev := fmt.Sprintf("rules_sha256 %s differs from the pinned %s (%s); policy: %s", short(in.RulesSHA256), short(pin.RulesSHA256), pin.By, policy)
+	ev := fmt.Sprintf("rules_sha256 %s differs from the pinned %s (%s); policy: %s", short(in.RulesSHA256), short(pin.RulesSHA256), pin.By, policyFrom)
 	if pinned, why := readPinned(in.Geas, in.TaskDir, pin.RulesSHA256); pinned == nil {
 		ev += "; " + why + ", so the changed fields cannot be named"
 		if b, ok := in.Rules["base"].(map[string]any); ok {

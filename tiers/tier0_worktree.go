@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/geas-dev/geas/internal/git"
+	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -55,14 +56,14 @@ func emptyChange(pass *Pass, g gitFacts) []Check {
 	case len(work) == 0:
 		return []Check{failCheck(0, "empty_change", emptyText, fmt.Sprintf("%s..%s changes only bookkeeping files (%s): nothing of the work is in the diff", short(g.base), short(g.head), joinLimited(files, 10)), StatusBlock, vocab.CauseEmptyChange)}
 	}
-	return []Check{passCheck(0, "empty_change", emptyText, fmt.Sprintf("%s..%s changes %d files", short(g.base), short(g.head), len(work)))}
+	return []Check{passCheck(0, "empty_change", emptyText, fmt.Sprintf("%s..%s changes %s", short(g.base), short(g.head), counted(len(work), "file", "files")))}
 }
 
 // needsCheckout reports whether the run checks the head out for tier 1 and the detectors: with
 // eval_checkout isolated, and for every re-check of a pass (geas gate verify, re-gating a finished
 // task, the hook), which judges the commit the pass named, not what HEAD is now.
 func needsCheckout(pass *Pass) bool {
-	return pass.in.Contract != nil && pass.haveBase && (pass.in.Policy.EvalCheckout == EvalCheckoutIsolated || pass.opts.Verify)
+	return pass.in.Contract != nil && pass.haveBase && (pass.in.Policy.EvalCheckout == policy.EvalCheckoutIsolated || pass.opts.Verify)
 }
 
 // worktree is the worktree check: the working tree is the integration head, or, when the run
@@ -153,7 +154,7 @@ func worktreeCheck(pass *Pass, tier int, name, text, headName, after string) *Ch
 		if n > maxNamedFiles {
 			list += fmt.Sprintf(" and %d more", n-maxNamedFiles)
 		}
-		parts = append(parts, fmt.Sprintf("%d files differ from it: %s", n, list))
+		parts = append(parts, fmt.Sprintf("%s from it: %s", counted(n, "file differs", "files differ"), list))
 	}
 	ev := strings.Join(parts, "; ")
 	if after != "" {
@@ -213,7 +214,7 @@ func checkoutCheck(pass *Pass, tier int, name, text, after string) *Check {
 	if len(paths) > maxNamedFiles {
 		list += fmt.Sprintf(" and %d more", len(paths)-maxNamedFiles)
 	}
-	ch := failCheck(tier, name, text, fmt.Sprintf("%s changed the isolated checkout of %s: %d files differ from it: %s", after, short(pass.head), len(paths), list), StatusBlock, vocab.CauseWorktreeMismatch)
+	ch := failCheck(tier, name, text, fmt.Sprintf("%s changed the isolated checkout of %s: %s from it: %s", after, short(pass.head), counted(len(paths), "file differs", "files differ"), list), StatusBlock, vocab.CauseWorktreeMismatch)
 	return &ch
 }
 

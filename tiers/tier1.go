@@ -116,6 +116,9 @@ func tier1(ctx context.Context, in tier1Input) (checks []Check, runs []EvalRun, 
 				ev += ";"
 			}
 			ev += " " + tests.String()
+			if q := run.Failures.String(); q != "" {
+				ev += "; failure lines: " + q
+			}
 			if run.Log != "" {
 				ev += "; full log: " + run.Log
 			}
@@ -147,7 +150,7 @@ func tier1(ctx context.Context, in tier1Input) (checks []Check, runs []EvalRun, 
 				code = vocab.CauseEvalTimeout
 				ev = run.Error
 			case run.ExitCode != nil:
-				ev = fmt.Sprintf("exit %d (want %d) in %s", *run.ExitCode, ec.ExpectExit, tier1Duration(run.DurationMS))
+				ev = fmt.Sprintf("must exit %d — exited %d in %s", ec.ExpectExit, *run.ExitCode, tier1Duration(run.DurationMS))
 				if run.Error != "" {
 					ev += "; " + run.Error
 				}
@@ -157,9 +160,14 @@ func tier1(ctx context.Context, in tier1Input) (checks []Check, runs []EvalRun, 
 			if tests != nil {
 				ev += "; " + tests.String()
 			}
-			// The failing tests' names say more than the last lines of output (for go test -json,
-			// JSON events); without them the output is the best pointer there is.
-			if tests == nil || tests.err != nil || tests.sum.Failed == 0 {
+			// The lines in which the runner says what failed (--- FAIL: TestX and its file:line,
+			// FAILED tests/x.py::test_y, not ok 3, ✖ …), read from the whole output, say more than
+			// its last lines (for go test: FAIL pkg 0.394s | ok … | FAIL); so do the failing
+			// tests' names of declared results. Without either, the last lines are the best
+			// pointer there is.
+			if q := run.Failures.String(); q != "" {
+				ev += "; failure lines: " + q
+			} else if tests == nil || tests.err != nil || tests.sum.Failed == 0 {
 				if last := tier1LastOutput(run.OutputTail); last != "" {
 					ev += "; last output: " + last
 				} else {
@@ -228,7 +236,8 @@ func (in tier1Input) spec(n int, ec contract.EvalCommand) (proc.Spec, error) {
 
 // runProcess runs spec through start (nil: internal/proc) with the signing key withheld from the
 // child (SPEC §9); progress, when set, brackets the run and receives its output as it arrives, and
-// so does results, the reader of the test results a command declares in its output.
+// so does results, the reader of the test results a command declares in its output, and the
+// reader of the lines that say what failed (EvalRun.Failures).
 func runProcess(ctx context.Context, start func(context.Context, proc.Spec) proc.Result, spec proc.Spec, progress Progress, results testresults.Stream) EvalRun {
 	if start == nil {
 		start = proc.Run
@@ -237,19 +246,25 @@ func runProcess(ctx context.Context, start func(context.Context, proc.Spec) proc
 	if progress != nil {
 		progress.Start(spec.Label)
 	}
-	switch {
-	case progress != nil && results != nil:
-		spec.Output = teeWriter{progress, results}
-	case progress != nil:
-		spec.Output = progress
-	case results != nil:
-		spec.Output = results
+	failures := testresults.NewFailureLines()
+	var out teeWriter
+	if progress != nil {
+		out = append(out, progress) // first: live output is not held up by the readers
 	}
+	if results != nil {
+		out = append(out, results)
+	}
+	spec.Output = append(out, failures)
 	r := start(ctx, spec)
 	run := EvalRun{
 		Command: r.Command, Status: Status(r.Status), ExitCode: r.ExitCode, DurationMS: r.DurationMS,
 		OutputTail: r.OutputTail, OutputSHA256: r.OutputSHA256, OutputBytes: r.OutputBytes, Log: r.Log,
 		TimedOut: r.TimedOut, Metrics: r.Metrics, MetricLow: r.MetricLow, MetricHigh: r.MetricHigh, Error: r.Error,
+		Failures: failures.Failures(),
+	}
+	if failures.Written() == 0 && r.OutputTail != "" {
+		// A Start that did not stream the output (a test's stand-in): read what it kept.
+		run.Failures = testresults.FailuresIn(r.OutputTail)
 	}
 	if progress != nil {
 		progress.Finish(run)
@@ -257,13 +272,14 @@ func runProcess(ctx context.Context, start func(context.Context, proc.Spec) proc
 	return run
 }
 
-// teeWriter passes output to both its writers; neither can fail the other (proc ignores the
-// error anyway: a process is never blocked by a reader of its output).
-type teeWriter [2]io.Writer
+// teeWriter passes output to each of its writers; none can fail another (proc ignores the error
+// anyway: a process is never blocked by a reader of its output).
+type teeWriter []io.Writer
 
 func (t teeWriter) Write(p []byte) (int, error) {
-	_, _ = t[0].Write(p)
-	_, _ = t[1].Write(p)
+	for _, w := range t {
+		_, _ = w.Write(p)
+	}
 	return len(p), nil
 }
 

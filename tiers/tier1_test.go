@@ -98,6 +98,34 @@ func TestTier1AllPass(t *testing.T) {
 	}
 }
 
+// TestAFailingEvalCommandQuotesWhatFailed: the evidence of a failing eval command quotes the
+// lines in which the test runner says what failed, read from the whole output (here far past the
+// kept tail, and in a dry run that keeps no log), not the runner's last lines; output in which no
+// runner says what failed keeps the last lines.
+func TestAFailingEvalCommandQuotesWhatFailed(t *testing.T) {
+	gotest := `printf -- '--- FAIL: TestDepth (0.00s)\n    depth_test.go:6: Depth(1) = 1, want 2\nFAIL\nFAIL\texample.com/depth\t0.004s\n'; ` +
+		`i=0; while [ $i -lt 400 ]; do echo "ok  	example.com/depth/sub$i	0.021s"; i=$((i+1)); done; echo FAIL; exit 1`
+	for _, dry := range []bool{false, true} {
+		in := tier1Project(t, contract.EvalCommand{Run: gotest})
+		in.TailBytes = 1024
+		if dry {
+			in.LogRoot, in.LogDirName = nil, ""
+		}
+		checks, runs, _ := tier1(t.Context(), in)
+		require.Len(t, runs, 1)
+		assert.NotContains(t, runs[0].OutputTail, "--- FAIL", "the failure is outside the kept tail")
+		assert.Equal(t, vocab.CauseEvalFailed, checks[0].Code)
+		assert.Regexp(t, `^must exit 0 — exited 1 in \d+(ms|\.\ds); failure lines: --- FAIL: TestDepth \(0\.00s\) \| depth_test\.go:6: Depth\(1\) = 1, want 2(; full log: \S+)?$`,
+			checks[0].Evidence)
+		assert.NotContains(t, checks[0].Evidence, "last output")
+	}
+
+	// Control: output in which no runner says what failed is quoted by its last lines.
+	in := tier1Project(t, contract.EvalCommand{Run: `echo "--- FAIL in a sentence"; echo boom; exit 1`})
+	checks, _, _ := tier1(t.Context(), in)
+	assert.Regexp(t, `^must exit 0 — exited 1 in \S+; last output: --- FAIL in a sentence \| boom; full log: `, checks[0].Evidence)
+}
+
 func TestTier1StopsAtFirstFailure(t *testing.T) {
 	in := tier1Project(t,
 		contract.EvalCommand{Run: `echo building`},
@@ -115,7 +143,7 @@ func TestTier1StopsAtFirstFailure(t *testing.T) {
 	assert.False(t, failed.Passed)
 	assert.True(t, failed.Blocking)
 	assert.Equal(t, vocab.CauseEvalFailed, failed.Code)
-	assert.Regexp(t, `^exit 2 \(want 0\) in \d+(ms|\.\ds); last output: two \| three four \| FAIL: TestX; `+
+	assert.Regexp(t, `^must exit 0 — exited 2 in \d+(ms|\.\ds); last output: two \| three four \| FAIL: TestX; `+
 		`full log: \.geas/missions/m1/tasks/t1/gate-logs/gate-3/2\.log$`, failed.Evidence)
 	require.NotNil(t, runs[1].ExitCode)
 	assert.Equal(t, 2, *runs[1].ExitCode)
@@ -147,14 +175,14 @@ func TestTier1Failures(t *testing.T) {
 			cmd:      contract.EvalCommand{Run: `exit 1`},
 			status:   StatusFail,
 			code:     vocab.CauseEvalFailed,
-			evidence: `^exit 1 \(want 0\) in \d+(ms|\.\ds); no output; full log: \S+/1\.log$`,
+			evidence: `^must exit 0 — exited 1 in \d+(ms|\.\ds); no output; full log: \S+/1\.log$`,
 		},
 		{
 			name:     "zero exit when another is expected",
 			cmd:      contract.EvalCommand{Run: `echo ok`, ExpectExit: 1},
 			status:   StatusFail,
 			code:     vocab.CauseEvalFailed,
-			evidence: `^exit 0 \(want 1\) in \d+(ms|\.\ds); last output: ok; full log: `,
+			evidence: `^must exit 1 — exited 0 in \d+(ms|\.\ds); last output: ok; full log: `,
 		},
 		{
 			name:     "the fresh run is the truth",
@@ -171,7 +199,7 @@ func TestTier1Failures(t *testing.T) {
 			dryRun:   true,
 			status:   StatusFail,
 			code:     vocab.CauseEvalFailed,
-			evidence: `^exit 1 \(want 0\) in \d+(ms|\.\ds); no output; qa-engineer\.json, qa-engineer-2\.json claim pass, the fresh run failed$`,
+			evidence: `^must exit 0 — exited 1 in \d+(ms|\.\ds); no output; qa-engineer\.json, qa-engineer-2\.json claim pass, the fresh run failed$`,
 		},
 		{
 			name:     "timeout",

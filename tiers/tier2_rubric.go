@@ -235,7 +235,7 @@ type stubFacts struct {
 // (the contract's stub_cap overrides the policy's), and returns its checks and the cap.
 func checkStubCap(pass *Pass, stubs []stub, sf stubFacts) (out []Check, stubCap int) {
 	c := pass.in.Contract
-	stubCap = pass.in.Policy.stubCap(c.RiskLevel)
+	stubCap = pass.in.Policy.StubCapFor(c.RiskLevel)
 	if c.StubCap != nil {
 		stubCap = *c.StubCap
 	}
@@ -347,12 +347,14 @@ func confirmStub(pass *Pass, loc record.StubLocation, files map[string][]byte, b
 		if loc.Line > 0 && n != loc.Line {
 			continue
 		}
-		if p, ok := pass.in.Policy.isStub(line); ok {
+		if p, ok := pass.in.Policy.IsStub(line); ok {
 			add(stub{Location: Location{Path: loc.Path, Line: n}, Pattern: p, Text: line})
 		}
 	}
 }
 
+// truncate cuts s to its first n bytes and marks the cut with "…". The cut may fall inside a
+// UTF-8 sequence; cutText (quote.go) and cut (bounds.go) cut on a rune boundary.
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s

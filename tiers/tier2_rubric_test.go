@@ -10,6 +10,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -114,17 +115,17 @@ func TestPartDRubric(t *testing.T) {
 
 func TestStubPatterns(t *testing.T) {
 	t.Parallel()
-	p := DefaultPolicy()
+	p := policy.Default()
 	for _, line := range []string{
 		"// TODO: wire the flag", "# fixme later", "xxx", "return errors.New(\"Not Implemented\")",
 		"unimplemented!()", `panic("todo")`, `panic("TODO: later")`, "raise NotImplementedError",
 		"raise NotImplemented", `throw new Error("not implemented")`, `throw new Error('Not implemented yet')`,
 	} {
-		_, ok := p.isStub(line)
+		_, ok := p.IsStub(line)
 		assert.True(t, ok, "%q is a stub", line)
 	}
 	for _, line := range []string{"return nil", "fmt.Println(cfg)", `panic("unreachable")`, "implemented in v2"} {
-		_, ok := p.isStub(line)
+		_, ok := p.IsStub(line)
 		assert.False(t, ok, "%q is not a stub", line)
 	}
 }

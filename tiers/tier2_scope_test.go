@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -133,7 +134,7 @@ func TestASurfaceAsksOnlyAboutTheNamedAncestors(t *testing.T) {
 
 func TestMatchesAny(t *testing.T) {
 	t.Parallel()
-	defaults := DefaultPolicy().SharedGlobs
+	defaults := policy.Default().SharedGlobs
 	tests := []struct {
 		file  string
 		globs []string

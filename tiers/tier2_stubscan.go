@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/geas-dev/geas/internal/git"
+	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -51,7 +52,7 @@ func scanAdded(pass *Pass, also func(git.AddedLine)) *addedScan {
 	}
 	prefix := pass.projectPrefix()
 	lines, files, last := 0, 0, ""
-	stubs := newStubMatcher(pass.in.Policy.StubPatterns) // compiled once for the whole scan
+	stubs := policy.NewStubMatcher(pass.in.Policy.StubPatterns) // compiled once for the whole scan
 	res := &addedScan{}
 	scan, err := pass.repo.ScanAdded(pass.base, pass.head, func(l git.AddedLine) error {
 		if also != nil {
@@ -64,7 +65,7 @@ func scanAdded(pass *Pass, also func(git.AddedLine)) *addedScan {
 			files, last = files+1, l.Path
 		}
 		lines++
-		if p, ok := stubs.match(l.Text); ok {
+		if p, ok := stubs.Match(l.Text); ok {
 			res.stubs = append(res.stubs, stub{Location: Location{Path: strings.TrimPrefix(l.Path, prefix), Line: l.Line}, Pattern: p, Text: l.Text})
 		}
 		return nil

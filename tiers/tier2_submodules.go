@@ -45,8 +45,8 @@ func submoduleWarning(pass *Pass, check, what string) *Check {
 		return nil
 	}
 	ch := warnCheck(2, check+":submodules", text+what,
-		fmt.Sprintf("not scanned: %d submodules changed in %s..%s: %s; their files are in the submodules' own repositories, not in this diff: review them there",
-			len(named), short(pass.base), short(pass.head), joinLimited(named, maxNamedFiles)), vocab.CauseSubmoduleUnscanned)
+		fmt.Sprintf("not scanned: %s changed in %s..%s: %s; their files are in the submodules' own repositories, not in this diff: review them there",
+			counted(len(named), "submodule", "submodules"), short(pass.base), short(pass.head), joinLimited(named, maxNamedFiles)), vocab.CauseSubmoduleUnscanned)
 	ch.Locations = where
 	return &ch
 }

@@ -157,7 +157,7 @@ func TestTierResult(t *testing.T) {
 		{"not run", []Check{passCheck(1, "a", "t", "e")}, "not run: tier 0 did not pass", TierResult{Status: StatusSkipped, Details: "not run: tier 0 did not pass"}},
 		{"all pass", []Check{passCheck(1, "a", "t", "e"), passCheck(1, "b", "t", "e")}, "", TierResult{Status: StatusPass, Details: "2 of 2 checks passed"}},
 		{"a warning does not lower a pass", []Check{passCheck(1, "a", "t", "e"), warnCheck(1, "w", "t", "e", "x")}, "",
-			TierResult{Status: StatusPass, Details: "1 of 1 checks passed, 1 warnings"}},
+			TierResult{Status: StatusPass, Details: "1 of 1 checks passed, 1 warning"}},
 		{"only warnings", []Check{warnCheck(1, "w", "t", "e", "x")}, "", TierResult{Status: StatusSkipped, Details: "no checks ran"}},
 		{"worst status", []Check{
 			passCheck(1, "a", "t", "e"), failCheck(1, "b", "t", "e", StatusFail, "x"),

@@ -25,7 +25,7 @@ var floors = map[string]int{
 	"internal/testresults": 0,
 	"internal/git":         1, "schemas": 1,
 	"project":  2,
-	"contract": 3, "evidence": 3, "record": 3, "internal/demo": 3, "internal/testfixture": 3,
+	"contract": 3, "evidence": 3, "record": 3, "policy": 3, "internal/demo": 3, "internal/testfixture": 3,
 	"tiers": 4,
 	"gate":  5, "report": 5,
 	"cmd": 6, "bench/gitfacts": 6, "bench/difffacts": 6, "bench/wtcheck": 6, "bench/pairtime": 6,

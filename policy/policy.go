@@ -1,4 +1,8 @@
-package tiers
+// Package policy is the project policy, .geas/gate-policy.json (SPEC §10): the built-in
+// defaults, the parser that overrides them, the example geas init writes, and the tables the
+// policy replaces (the protected test files and the test-integrity markers of SPEC §5.2a) with
+// their matchers. The checks in tiers and the use cases in gate both read it.
+package policy
 
 import (
 	"errors"
@@ -22,12 +26,15 @@ import (
 	"github.com/geas-dev/geas/vocab"
 )
 
-// PolicyFile is the project policy under .geas/.
-const PolicyFile = "gate-policy.json"
+// File is the project policy under .geas/.
+const File = "gate-policy.json"
 
-// maxPolicyBytes bounds what LoadPolicy reads (SPEC §10: 4 MiB). It is the one limit a policy
-// cannot change: it is applied before the policy is read.
-const maxPolicyBytes = 4 << 20
+// MaxBytes bounds what is read of a policy document (SPEC §10: 4 MiB). It is the one limit a
+// policy cannot change: it is applied before the policy is read.
+const MaxBytes = 4 << 20
+
+// LimitCeiling is how far a policy may raise a size limit of SPEC §10 above its default.
+const LimitCeiling = 4
 
 // Policy holds the defaults of SPEC §10, overridden by .geas/gate-policy.json.
 type Policy struct {
@@ -42,23 +49,23 @@ type Policy struct {
 	MaxEvidenceBytes      int64
 	EvalCheckout          string // EvalCheckoutWorktree or EvalCheckoutIsolated
 	// EvalUser is the user eval commands and script detectors run as ("": the gate's own), and
-	// KeyExposure what a run does when they could read the signing key (keyexposure.go).
+	// KeyExposure what a run does when they could read the signing key (tiers/keyexposure.go).
 	EvalUser    string
 	KeyExposure string // KeyExposureRefuse or KeyExposureAccept
-	// Size limits of SPEC §10 beyond the per-file evidence limit (see bounds.go).
+	// Size limits of SPEC §10 beyond the per-file evidence limit (see tiers/bounds.go).
 	MaxTotalEvidenceBytes int64
 	MaxContractBytes      int64
 	MaxRecordBytes        int64
 	MaxHistoryBytes       int64
-	// Tests are the test-integrity settings (SPEC §5.2a, integrity.go).
-	Tests TestsPolicy
-	// Holdout is the held-out checks (SPEC §5.2a, holdout.go); no commands: none.
-	Holdout HoldoutPolicy
+	// Tests are the test-integrity settings (SPEC §5.2a, tiers/integrity.go).
+	Tests Tests
+	// Holdout is the held-out checks (SPEC §5.2a, tiers/holdout.go); no commands: none.
+	Holdout Holdout
 }
 
-// HoldoutPolicy is the policy's holdout object: files outside the agents' reach (a directory, or
+// Holdout is the policy's holdout object: files outside the agents' reach (a directory, or
 // a ref of another repository) and the commands run on the head with those files laid over it.
-type HoldoutPolicy struct {
+type Holdout struct {
 	Dir      string // an absolute directory, or ""
 	Repo     string // with Ref: another repository
 	Ref      string
@@ -66,18 +73,18 @@ type HoldoutPolicy struct {
 	Timeout  time.Duration // 0: the policy's eval_timeout
 }
 
-// TestsPolicy is the policy's tests object (SPEC §5.2a).
-type TestsPolicy struct {
+// Tests is the policy's tests object (SPEC §5.2a).
+type Tests struct {
 	// Off is tests.integrity "off": the test-integrity checks do not run, and every run says so.
 	Off bool
 	// CompareBase is tests.compare_base: the eval commands that declare results also run at the
-	// base, and every test that passed there must pass at the head (baseline.go).
+	// base, and every test that passed there must pass at the head (tiers/baseline.go).
 	CompareBase bool
 	// Protected is the protected table: tests.protected, or defaultProtected.
 	Protected []string
 	// Markers are the compiled marker tables: the defaults with the languages tests.markers lists
 	// replaced.
-	Markers *markerTables
+	Markers *Markers
 }
 
 // Where tier 1 and the detectors run (policy eval_checkout, SPEC §5.1).
@@ -92,8 +99,8 @@ const (
 	KeyExposureAccept = "accept"
 )
 
-// DefaultPolicy returns the built-in defaults of SPEC §10.
-func DefaultPolicy() Policy {
+// Default returns the built-in defaults of SPEC §10.
+func Default() Policy {
 	return Policy{
 		Evaluators: map[string][]string{
 			"code_quality":         {"design-authority"},
@@ -122,7 +129,7 @@ func DefaultPolicy() Policy {
 		MaxContractBytes:      contract.DefaultMaxBytes,
 		MaxRecordBytes:        record.DefaultMaxBytes,
 		MaxHistoryBytes:       record.DefaultMaxHistoryBytes,
-		Tests:                 TestsPolicy{Protected: slices.Clone(defaultProtected), Markers: defaultMarkerTables()},
+		Tests:                 Tests{Protected: slices.Clone(defaultProtected), Markers: defaultMarkerTables()},
 	}
 }
 
@@ -144,23 +151,23 @@ func mustCompileAll(exprs ...string) []*regexp.Regexp {
 	return out
 }
 
-// LoadPolicy returns the defaults overridden by .geas/gate-policy.json when it exists. An invalid
+// Load returns the defaults overridden by .geas/gate-policy.json when it exists. An invalid
 // policy file is an error: the gate does not guess what a broken policy meant.
-func LoadPolicy(geas *os.Root) (Policy, error) {
-	p, _, err := loadPolicyFile(geas)
+func Load(geas *os.Root) (Policy, error) {
+	p, _, err := loadFile(geas)
 	return p, err
 }
 
-// loadPolicyFile is LoadPolicy that also returns the bytes it read (nil when there is no policy).
-func loadPolicyFile(geas *os.Root) (Policy, []byte, error) {
-	data, err := fsutil.ReadLimited(geas, PolicyFile, maxPolicyBytes)
+// loadFile is Load that also returns the bytes it read (nil when there is no policy).
+func loadFile(geas *os.Root) (Policy, []byte, error) {
+	data, err := fsutil.ReadLimited(geas, File, MaxBytes)
 	if errors.Is(err, fs.ErrNotExist) {
-		return DefaultPolicy(), nil, nil
+		return Default(), nil, nil
 	}
 	if err != nil {
-		return DefaultPolicy(), nil, fmt.Errorf("read .geas/%s: %w", PolicyFile, err)
+		return Default(), nil, fmt.Errorf("read .geas/%s: %w", File, err)
 	}
-	p, err := ParsePolicy(".geas/"+PolicyFile, data)
+	p, err := Parse(".geas/"+File, data)
 	return p, data, err
 }
 
@@ -214,9 +221,9 @@ type policyMarkers struct {
 	Suppress []string            `json:"suppress"`
 }
 
-// ParsePolicy returns the defaults overridden by the policy document data; file names it in errors.
-func ParsePolicy(file string, data []byte) (Policy, error) {
-	p := DefaultPolicy()
+// Parse returns the defaults overridden by the policy document data; file names it in errors.
+func Parse(file string, data []byte) (Policy, error) {
+	p := Default()
 	if err := schemas.Validate(schemas.GatePolicy, file, data); err != nil {
 		return p, err
 	}
@@ -300,7 +307,7 @@ func (p *Policy) setHoldout(file string, h *policyHoldout) error {
 	if h == nil {
 		return nil
 	}
-	hp := HoldoutPolicy{Dir: h.Dir, Commands: h.Commands}
+	hp := Holdout{Dir: h.Dir, Commands: h.Commands}
 	if h.Ref != nil {
 		hp.Repo, hp.Ref = h.Ref.Repo, h.Ref.Ref
 	}
@@ -364,7 +371,7 @@ func (p *Policy) setEvalTimeout(file, timeout string) error {
 	return nil
 }
 
-// setLimits sets the size limits the policy sets, each at most limitCeiling times its default.
+// setLimits sets the size limits the policy sets, each at most LimitCeiling times its default.
 func (p *Policy) setLimits(file string, raw policyDocument) error {
 	for _, l := range []struct {
 		key string
@@ -383,17 +390,17 @@ func (p *Policy) setLimits(file string, raw policyDocument) error {
 		// SPEC §10: a policy may lower a limit, and raise it at most fourfold. The defaults are
 		// what the readers of every other command are built for; an unbounded raise would let
 		// a policy in the repository take the gate's memory wherever it likes.
-		if ceiling := limitCeiling * *l.dst; l.set > ceiling {
+		if ceiling := LimitCeiling * *l.dst; l.set > ceiling {
 			return policyProblem(file, "/"+l.key, fmt.Sprintf("%s %d is above its ceiling %d (%d × the default %d): a policy may lower a size limit, and raise it at most %d-fold",
-				l.key, l.set, ceiling, limitCeiling, *l.dst, limitCeiling))
+				l.key, l.set, ceiling, LimitCeiling, *l.dst, LimitCeiling))
 		}
 		*l.dst = l.set
 	}
 	return nil
 }
 
-// isStub reports whether a line of text matches a stub pattern, and which.
-func (p Policy) isStub(line string) (string, bool) {
+// IsStub reports whether a line of text matches a stub pattern, and which.
+func (p Policy) IsStub(line string) (string, bool) {
 	for _, re := range p.StubPatterns {
 		if re.MatchString(line) {
 			return re.String(), true
@@ -402,17 +409,17 @@ func (p Policy) isStub(line string) (string, bool) {
 	return "", false
 }
 
-// stubCap returns the cap for a risk level; an unknown level gets the strictest cap, 0.
-func (p Policy) stubCap(risk vocab.Risk) int {
+// StubCapFor returns the cap for a risk level; an unknown level gets the strictest cap, 0.
+func (p Policy) StubCapFor(risk vocab.Risk) int {
 	if n, ok := p.StubCap[vocab.Risk(strings.ToLower(string(risk)))]; ok {
 		return n
 	}
 	return 0
 }
 
-// clone is a deep copy of p's maps and slices; the compiled expressions, which nothing changes,
+// Clone is a deep copy of p's maps and slices; the compiled expressions, which nothing changes,
 // are shared.
-func (p Policy) clone() Policy {
+func (p Policy) Clone() Policy {
 	c := p
 	if p.Evaluators != nil {
 		c.Evaluators = make(map[string][]string, len(p.Evaluators))

@@ -1,4 +1,4 @@
-package tiers
+package policy
 
 import (
 	"testing"
@@ -12,11 +12,11 @@ import (
 // TestExamplePolicyIsTheDefaults: the example geas init writes validates, and read as a policy it
 // is exactly the built-in defaults, so copying it changes nothing and it cannot drift from them.
 func TestExamplePolicyIsTheDefaults(t *testing.T) {
-	b := ExamplePolicy()
-	require.NoError(t, schemas.Validate(schemas.GatePolicy, ExamplePolicyFile, b))
-	got, err := ParsePolicy(ExamplePolicyFile, b)
+	b := Example()
+	require.NoError(t, schemas.Validate(schemas.GatePolicy, ExampleFile, b))
+	got, err := Parse(ExampleFile, b)
 	require.NoError(t, err)
-	want := DefaultPolicy()
+	want := Default()
 	assert.Equal(t, patternStrings(want), patternStrings(got))
 	got.StubPatterns, want.StubPatterns = nil, nil
 	assert.Equal(t, want, got)
@@ -28,13 +28,13 @@ func TestExamplePolicyIsTheDefaults(t *testing.T) {
 // nothing; anything else under "//" is invalid.
 func TestPolicyCommentChangesNoSetting(t *testing.T) {
 	for _, doc := range []string{`{"//": "one line"}`, `{"//": ["a", "b"]}`, `{"//": []}`} {
-		p, err := ParsePolicy("p.json", []byte(doc))
+		p, err := Parse("p.json", []byte(doc))
 		require.NoError(t, err, doc)
-		assert.Equal(t, patternStrings(DefaultPolicy()), patternStrings(p))
-		assert.Equal(t, DefaultPolicy().SharedGlobs, p.SharedGlobs)
+		assert.Equal(t, patternStrings(Default()), patternStrings(p))
+		assert.Equal(t, Default().SharedGlobs, p.SharedGlobs)
 	}
 	for _, doc := range []string{`{"//": 1}`, `{"//": {"x": "y"}}`, `{"//": ["a", 2]}`, `{"/": "x"}`, `{"///": "x"}`} {
-		_, err := ParsePolicy("p.json", []byte(doc))
+		_, err := Parse("p.json", []byte(doc))
 		assert.Error(t, err, doc)
 	}
 }

@@ -1,4 +1,4 @@
-package tiers
+package policy
 
 import (
 	"bytes"
@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// ExamplePolicyFile is the example policy geas init writes beside where the policy would be. The
-// gate never reads it (it reads PolicyFile only), so writing it changes no default.
-const ExamplePolicyFile = "gate-policy.example.json"
+// ExampleFile is the example policy geas init writes beside where the policy would be. The
+// gate never reads it (it reads File only), so writing it changes no default.
+const ExampleFile = "gate-policy.example.json"
 
 // examplePolicyComment is the "//" of the example policy: JSON has no comments, and the policy
 // schema allows this one key for them.
@@ -22,10 +22,10 @@ var examplePolicyComment = []string{
 	"policy is read from the base commit when it is tracked there.",
 }
 
-// ExamplePolicy returns the example policy: the built-in defaults written as a policy document,
-// after a "//" comment that says how to use it. ParsePolicy reads it as DefaultPolicy.
-func ExamplePolicy() []byte {
-	d := DefaultPolicy()
+// Example returns the example policy: the built-in defaults written as a policy document,
+// after a "//" comment that says how to use it. Parse reads it as Default.
+func Example() []byte {
+	d := Default()
 	doc := policyDocument{
 		Evaluators: d.Evaluators, StubCap: map[string]int{}, SharedGlobs: d.SharedGlobs,
 		EvalTimeout: d.EvalTimeout.String(), OutputTailBytes: d.OutputTailBytes,

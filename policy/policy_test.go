@@ -1,6 +1,8 @@
-package tiers
+package policy
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -13,7 +15,7 @@ import (
 // TestDefaultPolicy pins the defaults of SPEC §10.
 func TestDefaultPolicy(t *testing.T) {
 	t.Parallel()
-	p := DefaultPolicy()
+	p := Default()
 	assert.Equal(t, map[string][]string{
 		"code_quality":         {"design-authority"},
 		"output_quality":       {"design-authority"},
@@ -32,23 +34,22 @@ func TestDefaultPolicy(t *testing.T) {
 	assert.Equal(t, 3, p.ConsecutiveErrorLimit)
 	assert.Equal(t, "enforce", p.JudgeIndependence)
 
-	assert.Equal(t, 2, p.stubCap("NORMAL"))
-	assert.Equal(t, 0, p.stubCap("unheard-of"), "an unknown risk level gets the strictest cap")
-	DefaultPolicy().Evaluators["code_quality"][0] = "x"
-	assert.Equal(t, "design-authority", DefaultPolicy().Evaluators["code_quality"][0], "each call is a fresh copy")
+	assert.Equal(t, 2, p.StubCapFor("NORMAL"))
+	assert.Equal(t, 0, p.StubCapFor("unheard-of"), "an unknown risk level gets the strictest cap")
+	Default().Evaluators["code_quality"][0] = "x"
+	assert.Equal(t, "design-authority", Default().Evaluators["code_quality"][0], "each call is a fresh copy")
 }
 
 func TestLoadPolicy(t *testing.T) {
 	t.Parallel()
 	t.Run("absent", func(t *testing.T) {
-		p, err := LoadPolicy(newUnitProject(t).p.Geas)
+		p, err := Load(geasDir(t, ""))
 		require.NoError(t, err)
-		assert.Equal(t, DefaultPolicy().Evaluators, p.Evaluators)
-		assert.Equal(t, DefaultPolicy().SharedGlobs, p.SharedGlobs)
+		assert.Equal(t, Default().Evaluators, p.Evaluators)
+		assert.Equal(t, Default().SharedGlobs, p.SharedGlobs)
 	})
 	t.Run("overrides", func(t *testing.T) {
-		u := newUnitProject(t)
-		u.write(".geas/gate-policy.json", `{
+		geas := geasDir(t, `{
 			"evaluators": {"code_quality": ["qa-engineer", "design-authority"], "performance": ["platform-engineer"]},
 			"stub_cap": {"high": 1},
 			"stub_patterns": ["HACK", "for now"],
@@ -59,7 +60,7 @@ func TestLoadPolicy(t *testing.T) {
 			"judge_independence": "strict",
 			"max_evidence_bytes": 4096
 		}`)
-		p, err := LoadPolicy(u.p.Geas)
+		p, err := Load(geas)
 		require.NoError(t, err)
 		assert.Equal(t, []string{"qa-engineer", "design-authority"}, p.Evaluators["code_quality"])
 		assert.Equal(t, []string{"platform-engineer"}, p.Evaluators["performance"])
@@ -76,7 +77,7 @@ func TestLoadPolicy(t *testing.T) {
 			"// HACK around it": true, "// hack around it": true, "works FOR NOW": true,
 			"// TODO later": false, // the list replaces the defaults
 		} {
-			_, ok := p.isStub(line)
+			_, ok := p.IsStub(line)
 			assert.Equal(t, want, ok, "%q: stub patterns match case-insensitively (SPEC §10)", line)
 		}
 	})
@@ -88,11 +89,23 @@ func TestLoadPolicy(t *testing.T) {
 		{"unknown independence mode", `{"judge_independence": "lenient"}`, "judge_independence"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			u := newUnitProject(t)
-			u.write(".geas/gate-policy.json", tc.body)
-			_, err := LoadPolicy(u.p.Geas)
+			_, err := Load(geasDir(t, tc.body))
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
+}
+
+// geasDir is a .geas directory, opened as a root, that holds policy as its gate-policy.json
+// ("": no policy file).
+func geasDir(t *testing.T, policy string) *os.Root {
+	t.Helper()
+	dir := t.TempDir()
+	if policy != "" {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, File), []byte(policy), 0o644))
+	}
+	root, err := os.OpenRoot(dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = root.Close() })
+	return root
 }

@@ -1,4 +1,4 @@
-package tiers
+package policy
 
 import (
 	"os"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// FuzzPolicyLoad: LoadPolicy never panics, and a policy it accepts keeps every limit positive, so
+// FuzzPolicyLoad: Load never panics, and a policy it accepts keeps every limit positive, so
 // a hostile .geas/gate-policy.json cannot switch a limit off.
 func FuzzPolicyLoad(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("..", "testdata", "schemas", "gate-policy", "*.json"))
@@ -26,10 +26,10 @@ func FuzzPolicyLoad(f *testing.F) {
 	}
 	f.Cleanup(func() { root.Close() })
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if err := os.WriteFile(filepath.Join(dir, PolicyFile), data, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, File), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		p, err := LoadPolicy(root)
+		p, err := Load(root)
 		if err != nil {
 			return
 		}

@@ -1,4 +1,4 @@
-package tiers
+package policy
 
 import (
 	"bytes"
@@ -9,13 +9,13 @@ import (
 	"unicode/utf8"
 )
 
-// stubMatcher answers Policy.isStub for many lines at once, compiled once per run: every pattern
+// StubMatcher answers Policy.IsStub for many lines at once, compiled once per run: every pattern
 // joined into one alternation, behind a literal pre-filter. A line of ASCII bytes that contains
 // none of the patterns' required literals (lowercased) cannot match any pattern and never reaches
 // a regexp; a line with a byte over 0x7f always does, since Go's (?i) folds non-ASCII runes onto
 // ASCII letters ('ſ' is 's', 'K' (Kelvin) is 'k'). A line the alternation matches is then tried
-// pattern by pattern, in order, so the pattern it names is the one isStub names.
-type stubMatcher struct {
+// pattern by pattern, in order, so the pattern it names is the one IsStub names.
+type StubMatcher struct {
 	patterns []*regexp.Regexp
 	any      *regexp.Regexp // the alternation; nil when the patterns cannot be joined safely
 	// lits are the lowercase ASCII literals of which a matching ASCII line holds at least one;
@@ -25,15 +25,16 @@ type stubMatcher struct {
 	buf    []byte
 }
 
-func newStubMatcher(patterns []*regexp.Regexp) *stubMatcher {
-	m := &stubMatcher{patterns: patterns, filter: true}
+// NewStubMatcher compiles patterns (a policy's StubPatterns) into one matcher.
+func NewStubMatcher(patterns []*regexp.Regexp) *StubMatcher {
+	m := &StubMatcher{patterns: patterns, filter: true}
 	var alts []string
 	for _, re := range patterns {
 		expr := re.String()
 		if strings.Contains(expr, `\Q`) {
 			// \Q quotes to the end of the expression when \E is missing, so "(?:"+expr+")" might
 			// quote the closing parenthesis: do not join, do not filter.
-			return &stubMatcher{patterns: patterns}
+			return &StubMatcher{patterns: patterns}
 		}
 		alts = append(alts, "(?:"+expr+")")
 		lits, ok := requiredLiterals(expr)
@@ -47,15 +48,15 @@ func newStubMatcher(patterns []*regexp.Regexp) *stubMatcher {
 	}
 	any, err := regexp.Compile(strings.Join(alts, "|"))
 	if err != nil {
-		return &stubMatcher{patterns: patterns}
+		return &StubMatcher{patterns: patterns}
 	}
 	m.any = any
 	m.lits = minimalLiterals(m.lits)
 	return m
 }
 
-// match is Policy{StubPatterns: m.patterns}.isStub(line).
-func (m *stubMatcher) match(line string) (string, bool) {
+// Match is Policy{StubPatterns: m.patterns}.IsStub(line).
+func (m *StubMatcher) Match(line string) (string, bool) {
 	if m.any != nil {
 		if m.filter && !m.mayMatch(line) {
 			return "", false
@@ -73,7 +74,7 @@ func (m *stubMatcher) match(line string) (string, bool) {
 }
 
 // mayMatch is the pre-filter: false only for an ASCII line that holds none of the literals.
-func (m *stubMatcher) mayMatch(line string) bool {
+func (m *StubMatcher) mayMatch(line string) bool {
 	m.buf = m.buf[:0]
 	for i := 0; i < len(line); i++ {
 		c := line[i]

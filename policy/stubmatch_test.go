@@ -1,4 +1,4 @@
-package tiers
+package policy
 
 import (
 	"regexp"
@@ -44,7 +44,7 @@ var stubPatternSets = [][]string{
 
 func stubPolicy(t testing.TB, exprs []string) Policy {
 	t.Helper()
-	p := DefaultPolicy()
+	p := Default()
 	if exprs == nil {
 		return p
 	}
@@ -69,7 +69,7 @@ func chunks(line string) []string {
 	return append(out, line)
 }
 
-// The matcher names the same pattern as Policy.isStub for every line of the corpus, under every
+// The matcher names the same pattern as Policy.IsStub for every line of the corpus, under every
 // pattern set, including the pieces of long lines with a marker on a piece boundary.
 func TestStubMatcherEqualsIsStub(t *testing.T) {
 	t.Parallel()
@@ -86,11 +86,11 @@ func TestStubMatcherEqualsIsStub(t *testing.T) {
 			lines = slices.Concat(stubLines, long)
 		}
 		p := stubPolicy(t, exprs)
-		m := newStubMatcher(p.StubPatterns)
+		m := NewStubMatcher(p.StubPatterns)
 		matched := 0
 		for _, line := range lines {
-			wantP, want := p.isStub(line)
-			gotP, got := m.match(line)
+			wantP, want := p.IsStub(line)
+			gotP, got := m.Match(line)
 			require.Equal(t, want, got, "patterns %q, line %q", exprs, clip(line))
 			require.Equal(t, wantP, gotP, "patterns %q, line %q", exprs, clip(line))
 			if got {
@@ -107,7 +107,7 @@ func TestStubMatcherEqualsIsStub(t *testing.T) {
 // The default patterns are joined and filtered; the literals are what they require.
 func TestStubMatcherDefaultLiterals(t *testing.T) {
 	t.Parallel()
-	m := newStubMatcher(DefaultPolicy().StubPatterns)
+	m := NewStubMatcher(Default().StubPatterns)
 	require.NotNil(t, m.any)
 	require.True(t, m.filter)
 	var lits []string
@@ -144,7 +144,7 @@ func TestStubMatcherDefaultLiterals(t *testing.T) {
 	}
 	_, ok := requiredLiterals(`(?i)x*`)
 	assert.False(t, ok)
-	assert.Nil(t, newStubMatcher(stubPolicy(t, []string{`\Qa`}).StubPatterns).any, `\Q is never joined`)
+	assert.Nil(t, NewStubMatcher(stubPolicy(t, []string{`\Qa`}).StubPatterns).any, `\Q is never joined`)
 }
 
 func FuzzStubMatch(f *testing.F) {
@@ -158,18 +158,18 @@ func FuzzStubMatch(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, withDefaults bool, expr, line string) {
-		p := DefaultPolicy()
+		p := Default()
 		if !withDefaults {
 			p.StubPatterns = nil
 		}
 		if re, err := regexp.Compile("(?i)" + expr); err == nil {
 			p.StubPatterns = append(p.StubPatterns, re)
 		}
-		m := newStubMatcher(p.StubPatterns)
-		wantP, want := p.isStub(line)
-		gotP, got := m.match(line)
+		m := NewStubMatcher(p.StubPatterns)
+		wantP, want := p.IsStub(line)
+		gotP, got := m.Match(line)
 		if want != got || wantP != gotP {
-			t.Fatalf("pattern %q, line %q: isStub %q %v, matcher %q %v", expr, line, wantP, want, gotP, got)
+			t.Fatalf("pattern %q, line %q: IsStub %q %v, matcher %q %v", expr, line, wantP, want, gotP, got)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package tiers
+package policy
 
 import (
 	"bytes"
@@ -29,94 +29,62 @@ var defaultProtected = []string{
 	"**/.pytest.ini", "**/.npmrc", "**/.yarnrc", "**/.yarnrc.yml", "**/go.work",
 }
 
-// runnerConfig are the test-runner configuration paths that are protected as paths: adding one the
-// base does not have changes how the tests run (a conftest.py that monkeypatches, a jest.config
-// that narrows testMatch), so it is a change to a protected check too.
-var runnerConfig = []string{
-	"**/conftest.py", "**/pytest.ini", "**/tox.ini", "**/jest.config.*", "**/vitest.config.*",
-	"**/.mocharc*", "**/karma.conf.*", "**/phpunit.xml*", "**/.nycrc*", "**/codecov.yml",
-	// pytest reads .pytest.ini before pyproject.toml; npm and yarn read their rc files for every
-	// script they run (script-shell=true makes `npm test` run nothing, node-options a preload).
-	"**/.pytest.ini", "**/.npmrc", "**/.yarnrc", "**/.yarnrc.yml",
-	// go.work decides which module a test's imports resolve to, like go.mod's replace.
-	"**/go.work",
-}
-
-// testHelper are, per language, what makes a file of the base a test helper wherever it lives: it
-// imports the language's test framework (Go's testing or testify, Python's unittest or pytest, a
-// JavaScript test runner or assertion library, minitest or RSpec), or, in shell, defines an
-// assert, expect or refute function. Code under test rarely does; a helper that a test calls to
-// check (checks.Equal(t, got, want), assert_eq "$got" "$want") is the test's assertion, and
-// emptying it is the same cheat as emptying the test.
-var testHelper = map[string]*regexp.Regexp{
-	langGo:     regexp.MustCompile(`(?m)^\s*(?:import\s+)?(?:[\w.]+\s+)?"(?:testing|testing/\w+|github\.com/stretchr/testify/\w+)"`),
-	langPython: regexp.MustCompile(`(?m)^\s*(?:import|from)\s+(?:unittest|pytest)\b`),
-	langJS:     regexp.MustCompile(`(?:require\(\s*|from\s+|import\s+)["'](?:node:test|chai|vitest|@jest/globals|mocha|tap|uvu)["'/]`),
-	langRuby:   regexp.MustCompile(`(?m)^\s*require\s*\(?\s*["'](?:minitest|rspec|test/unit)`),
-	langShell:  regexp.MustCompile(`(?m)^\s*(?:function\s+)?(?:assert|expect|refute)\w*\s*(?:\(\s*\)|\{)`),
-}
-
 // Languages of the marker tables, by file name.
 const (
-	langGo           = "go"
-	langPython       = "python"
-	langJS           = "javascript"
-	langRust         = "rust"
-	langJava         = "java"
-	langRuby         = "ruby"
-	langShell        = "shell"
-	langPytestConfig = "pytest-config"
+	LangGo           = "go"
+	LangPython       = "python"
+	LangJS           = "javascript"
+	LangRust         = "rust"
+	LangJava         = "java"
+	LangRuby         = "ruby"
+	LangShell        = "shell"
+	LangPytestConfig = "pytest-config"
 )
 
 // markerLanguages are the languages a policy's tests.markers may name.
-var markerLanguages = []string{langGo, langPython, langJS, langRust, langJava, langRuby, langShell, langPytestConfig}
+var markerLanguages = []string{LangGo, LangPython, LangJS, LangRust, LangJava, LangRuby, LangShell, LangPytestConfig}
 
-// languageOf names the marker language of a file by its name ("" for none).
-func languageOf(p string) string {
+// LanguageOf names the marker language of a file by its name ("" for none).
+func LanguageOf(p string) string {
 	base := strings.ToLower(path.Base(p))
 	switch base {
 	case "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml":
-		return langPytestConfig
+		return LangPytestConfig
 	}
 	switch path.Ext(base) {
 	case ".go":
-		return langGo
+		return LangGo
 	case ".py":
-		return langPython
+		return LangPython
 	case ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts":
-		return langJS
+		return LangJS
 	case ".rs":
-		return langRust
+		return LangRust
 	case ".java", ".kt", ".kts":
-		return langJava
+		return LangJava
 	case ".rb":
-		return langRuby
+		return LangRuby
 	case ".sh", ".bash", ".bats", ".zsh":
-		return langShell
+		return LangShell
 	}
 	return ""
 }
 
-// skipEverywhere are the languages whose skip markers count in every file, not only test files:
-// Rust's unit tests live beside the code (#[cfg(test)] in src/), and a pytest configuration is
-// whatever file pytest reads it from.
-var skipEverywhere = map[string]bool{langRust: true, langPytestConfig: true}
-
 // defaultSkipMarkers are, per language, the markers that skip, focus or end tests early: one added
 // in a test file is a fail (tests_weakened). They are case-sensitive regular expressions (Go
-// syntax) matched at word boundaries (see markerSet.find). A build constraint added to a Go test
+// syntax) matched at word boundaries (see MarkerSet.Find). A build constraint added to a Go test
 // file is a marker: `//go:build ignore` takes the file out of `go test`.
 var defaultSkipMarkers = map[string][]string{
-	langGo: {`Skip(f|Now)?`, `//\s*go:build`, `//\s*\+build`, `os\.Exit\(\s*0\s*\)`, `(syscall|unix)\.Exit\(`, `flag\.Set\(\s*"test\.`},
-	langPython: {`skip(If|Unless|Test|if)?`, `SkipTest`, `xfail`, `__unittest_skip__`,
+	LangGo: {`Skip(f|Now)?`, `//\s*go:build`, `//\s*\+build`, `os\.Exit\(\s*0\s*\)`, `(syscall|unix)\.Exit\(`, `flag\.Set\(\s*"test\.`},
+	LangPython: {`skip(If|Unless|Test|if)?`, `SkipTest`, `xfail`, `__unittest_skip__`,
 		`sys\.exit`, `os\._exit`, `load_tests`},
-	langJS: {`\.(skip|only|todo|skipIf|runIf)`, `xit`, `xdescribe`, `xtest`, `fit`, `fdescribe`,
+	LangJS: {`\.(skip|only|todo|skipIf|runIf)`, `xit`, `xdescribe`, `xtest`, `fit`, `fdescribe`,
 		`(skip|only|todo)\s*:`, `process\.exit`},
-	langRust:         {`#\[\s*ignore`, `#\[\s*cfg\(\s*(any\(\s*\)|not\(\s*test\s*\))`},
-	langJava:         {`@Disabled`, `@Ignore`, `assume(True|False|That)`, `System\.exit\(\s*0\s*\)`},
-	langRuby:         {`skip`, `pending`, `xit`, `xdescribe`, `xcontext`, `xspecify`, `fit`, `fdescribe`, `fcontext`, `focus`},
-	langShell:        {`skip`},
-	langPytestConfig: {`(^|[\s"'=\[,])-k`, `--deselect`, `--ignore(-glob)?`},
+	LangRust:         {`#\[\s*ignore`, `#\[\s*cfg\(\s*(any\(\s*\)|not\(\s*test\s*\))`},
+	LangJava:         {`@Disabled`, `@Ignore`, `assume(True|False|That)`, `System\.exit\(\s*0\s*\)`},
+	LangRuby:         {`skip`, `pending`, `xit`, `xdescribe`, `xcontext`, `xspecify`, `fit`, `fdescribe`, `fcontext`, `focus`},
+	LangShell:        {`skip`},
+	LangPytestConfig: {`(^|[\s"'=\[,])-k`, `--deselect`, `--ignore(-glob)?`},
 }
 
 // defaultSuppressMarkers silence a linter or a type checker; one added anywhere is a warning.
@@ -129,17 +97,17 @@ var defaultSuppressMarkers = []string{
 // defaultAssertMarkers are, per language, the assertion-like lines counted at the base and the
 // head of a changed protected file: a net drop in a may-change file is a fail.
 var defaultAssertMarkers = map[string][]string{
-	langGo:     {`t\.(Error|Errorf|Fatal|Fatalf|Fail|FailNow)`, `(assert|require)\.\w+`, `cmp\.Diff`},
-	langPython: {`assert\w*`, `(self\.)?fail\w*\(`, `pytest\.raises`},
-	langJS:     {`assert\w*`, `expect\s*\(`, `should`},
-	langRust:   {`assert\w*!`, `#\[\s*test\s*\]`, `#\[\s*should_panic`},
-	langJava:   {`assert\w*`, `@Test`, `verify\s*\(`},
-	langRuby:   {`assert\w*`, `expect\s*[({]`, `should`, `refute\w*`},
-	langShell:  {`\[\[?\s`, `test\s+-\w`, `grep\s+-\w*q`, `assert\w*`},
+	LangGo:     {`t\.(Error|Errorf|Fatal|Fatalf|Fail|FailNow)`, `(assert|require)\.\w+`, `cmp\.Diff`},
+	LangPython: {`assert\w*`, `(self\.)?fail\w*\(`, `pytest\.raises`},
+	LangJS:     {`assert\w*`, `expect\s*\(`, `should`},
+	LangRust:   {`assert\w*!`, `#\[\s*test\s*\]`, `#\[\s*should_panic`},
+	LangJava:   {`assert\w*`, `@Test`, `verify\s*\(`},
+	LangRuby:   {`assert\w*`, `expect\s*[({]`, `should`, `refute\w*`},
+	LangShell:  {`\[\[?\s`, `test\s+-\w`, `grep\s+-\w*q`, `assert\w*`},
 }
 
-// markerSet is one compiled marker list.
-type markerSet struct {
+// MarkerSet is one compiled marker list.
+type MarkerSet struct {
 	exprs []string
 	res   []*regexp.Regexp
 	any   *regexp.Regexp // all of them, for the first pass over a line
@@ -149,8 +117,8 @@ type markerSet struct {
 	filter bool
 }
 
-func compileMarkers(exprs []string) (*markerSet, error) {
-	m := &markerSet{exprs: exprs}
+func compileMarkers(exprs []string) (*MarkerSet, error) {
+	m := &MarkerSet{exprs: exprs}
 	for _, e := range exprs {
 		re, err := regexp.Compile(e)
 		if err != nil {
@@ -184,7 +152,7 @@ func compileMarkers(exprs []string) (*markerSet, error) {
 
 // mayMatch is the pre-filter: false only for an ASCII line that holds none of the literals,
 // compared case-insensitively (which only widens it for case-sensitive markers).
-func (m *markerSet) mayMatch(line string) bool {
+func (m *MarkerSet) mayMatch(line string) bool {
 	if !m.filter {
 		return true
 	}
@@ -208,11 +176,11 @@ func (m *markerSet) mayMatch(line string) bool {
 	return false
 }
 
-// find returns the first marker that occurs in line at word boundaries: a match whose first
+// Find returns the first marker that occurs in line at word boundaries: a match whose first
 // character is a letter, digit or underscore must not follow one, and one whose last character is
 // must not be followed by one, so that `xit` is not found in `exit` nor `skip` in `skipped`. A
 // marker inside a string or a comment counts: the scan reads lines, not programs (SPEC §5.2a).
-func (m *markerSet) find(line string) (string, bool) {
+func (m *MarkerSet) Find(line string) (string, bool) {
 	if m == nil || len(m.res) == 0 || !m.mayMatch(line) || m.any != nil && !m.any.MatchString(line) {
 		return "", false
 	}
@@ -252,26 +220,54 @@ func atWordBoundaries(line string, a, b int) bool {
 	return true
 }
 
-// count returns how many lines of text have a marker.
-func (m *markerSet) count(text string) int {
+// FindAll returns every marker expression that occurs in line at word boundaries.
+func (m *MarkerSet) FindAll(line string) []string {
+	var out []string
+	for i := range m.res {
+		one := &MarkerSet{exprs: m.exprs[i : i+1], res: m.res[i : i+1]}
+		if _, ok := one.Find(line); ok {
+			out = append(out, m.exprs[i])
+		}
+	}
+	return out
+}
+
+// Count returns how many lines of text have a marker.
+func (m *MarkerSet) Count(text string) int {
 	n := 0
 	for line := range strings.Lines(text) {
-		if _, ok := m.find(strings.TrimRight(line, "\r\n")); ok {
+		if _, ok := m.Find(strings.TrimRight(line, "\r\n")); ok {
 			n++
 		}
 	}
 	return n
 }
 
-// markerTables are the compiled marker tables of a policy.
-type markerTables struct {
-	skip     map[string]*markerSet
-	assert   map[string]*markerSet
-	suppress *markerSet
+// Empty reports whether the set has no marker (a nil set has none).
+func (m *MarkerSet) Empty() bool { return m == nil || len(m.res) == 0 }
+
+// Markers are the compiled marker tables of a policy.
+type Markers struct {
+	skip     map[string]*MarkerSet
+	assert   map[string]*MarkerSet
+	suppress *MarkerSet
 }
 
+// Skip is the skip, focus and early-exit markers of a language (nil for a language without).
+func (t *Markers) Skip(lang string) *MarkerSet { return t.skip[lang] }
+
+// Assert is the assertion-like markers of a language (nil for a language without).
+func (t *Markers) Assert(lang string) *MarkerSet { return t.assert[lang] }
+
+// Suppress is the markers that silence a linter or a type checker, in every language.
+func (t *Markers) Suppress() *MarkerSet { return t.suppress }
+
+// DefaultMarkers returns the built-in marker tables, compiled once a process and shared: nothing
+// changes them.
+func DefaultMarkers() *Markers { return defaultMarkerTables() }
+
 // defaultMarkerTables are compiled once a process.
-var defaultMarkerTables = sync.OnceValue(func() *markerTables {
+var defaultMarkerTables = sync.OnceValue(func() *Markers {
 	t, err := buildMarkerTables(nil, nil, nil)
 	if err != nil {
 		panic(err)
@@ -280,8 +276,8 @@ var defaultMarkerTables = sync.OnceValue(func() *markerTables {
 })
 
 // buildMarkerTables compiles the default tables with the lists a policy replaces (nil: not set).
-func buildMarkerTables(skip, assert map[string][]string, suppress []string) (*markerTables, error) {
-	t := &markerTables{skip: map[string]*markerSet{}, assert: map[string]*markerSet{}}
+func buildMarkerTables(skip, assert map[string][]string, suppress []string) (*Markers, error) {
+	t := &Markers{skip: map[string]*MarkerSet{}, assert: map[string]*MarkerSet{}}
 	for _, lang := range markerLanguages {
 		exprs, ok := skip[lang]
 		if !ok {
