@@ -41,8 +41,10 @@ type EvidenceWritten struct {
 // AddEvidence writes the task's evidence/{Name}.json: agent, task_id and role come from o (a
 // payload that names different values is refused), version "1.0" and created_at are filled in
 // when absent, and the file is validated against the evidence schema before it is written
-// atomically under the task's lock. It returns a non-nil *EvidenceWritten with the lock's notes
-// even when it fails.
+// atomically under the task's lock. Entries that count for nothing the contract names are
+// warnings (CheckEntries, at most maxEntryWarnings of them and a count of the rest); with Strict
+// they refuse the file (an *InputError), and so does a contract that cannot be read to check
+// them. It returns a non-nil *EvidenceWritten with the lock's notes even when it fails.
 func AddEvidence(ctx context.Context, t Task, o EvidenceOptions) (*EvidenceWritten, error) {
 	out := &EvidenceWritten{File: t.Dir + "/evidence/" + o.Name + ".json"}
 	obj, err := PayloadObject("evidence", o.Payload)
