@@ -122,3 +122,47 @@ func TestATriagedContractChangedBeforeTheLockIsJudgedAsItIsUnderTheLock(t *testi
 		})
 	}
 }
+
+// TestAContractChangedAfterTheCompletionIsNeverJudgedAsRead (SPEC §7.3, §7.4): when the task's
+// latest entry is a gate run, the lock's completion reads the contract too, and a run under the
+// same lock judges that read when the completion wrote nothing. A contract made stricter between
+// the completion and the run (here: a reviewer the evidence lacks) is never judged as the
+// completion read it: the run is not a pass. The control: left alone, the run after the fixed
+// evidence passes.
+func TestAContractChangedAfterTheCompletionIsNeverJudgedAsRead(t *testing.T) {
+	for _, change := range []bool{false, true} {
+		t.Run(map[bool]string{false: "control: left alone", true: "a reviewer required"}[change], func(t *testing.T) {
+			f := newFixture(t, true)
+			criterion := func(passed bool) {
+				f.Evidence("qa-engineer.json", func(m map[string]any) {
+					m["criteria_results"].([]any)[0].(map[string]any)["passed"] = passed
+				})
+			}
+			criterion(false)
+			task := Task{Project: f.Open(), Mission: testMission, ID: testTask, Dir: testTaskDir}
+			res, err := Run(t.Context(), task, Options{})
+			require.NoError(t, err)
+			require.Equal(t, vocab.VerdictFail, res.Verdict, "a first run, so that the completion reads the contract")
+			criterion(true)
+
+			lock, _, loaded, err := lockTask(t.Context(), task)
+			require.NoError(t, err)
+			defer lock.Unlock()
+			require.NotNil(t, loaded)
+			require.NotNil(t, loaded.contract, "the completion read the contract")
+			if change {
+				f.Contract(func(m map[string]any) {
+					r := m["routing"].(map[string]any)
+					r["required_reviewer_types"] = append(r["required_reviewer_types"].([]any), "security-engineer")
+				})
+			}
+			res, err = run(t.Context(), task, Options{}, lock.Held, loaded)
+			require.NoError(t, err)
+			if !change {
+				assert.True(t, res.Verdict.IsPass(), "control: %s %v", res.Verdict, causeCodes(res.Causes))
+				return
+			}
+			assert.False(t, res.Verdict.IsPass(), "causes %v", causeCodes(res.Causes))
+		})
+	}
+}
