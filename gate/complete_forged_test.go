@@ -115,3 +115,52 @@ func (s *savedFiles) restore(t *testing.T) {
 		require.NoError(t, os.WriteFile(p, data, 0o644))
 	}
 }
+
+// TestAnEditedResultNeverBlocksATaskBeforeItsErrorLimit (SPEC §7.2, §7.3): a run blocks its task
+// only on the consecutive-error limit's error with one cause (3 by default). A result.json of a
+// first error, edited after a crash to claim a move to blocked, moves nothing: the completion
+// counts the entry's errors itself. The control: the third error with the same cause, cut short
+// after its commit point, is completed with its move to blocked.
+func TestAnEditedResultNeverBlocksATaskBeforeItsErrorLimit(t *testing.T) {
+	for _, runs := range []int{3, 1} {
+		name := map[int]string{3: "control: the third error", 1: "a first error edited to block"}[runs]
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, true)
+			f.Contract(func(m map[string]any) { m["status"] = "implementing" }) // state_ineligible: an error
+			task := Task{Project: f.Open(), Mission: testMission, ID: testTask, Dir: testTaskDir}
+			var before *savedFiles
+			var runID string
+			for i := 1; i <= runs; i++ {
+				if i == runs {
+					before = snapshotFiles(t, f, testfixture.TaskFile("record.json"), testfixture.TaskFile("contract.json"), ".geas/"+record.EventsFile)
+				}
+				res, err := Run(t.Context(), task, Options{})
+				require.NoError(t, err)
+				require.Equal(t, vocab.VerdictError, res.Verdict)
+				runID = res.RunID
+				if i == runs && runs == 3 {
+					require.NotNil(t, res.Transition, "control: the third error blocks")
+					require.Equal(t, vocab.Blocked, res.Transition.To)
+				}
+			}
+			before.restore(t) // a crash right after the last run's commit point
+			require.Equal(t, "implementing", f.Status())
+			if runs == 1 {
+				file := ".geas/" + record.ResultFile(testTaskDir, runID)
+				var doc map[string]any
+				require.NoError(t, json.Unmarshal(f.Read(file), &doc))
+				doc["transition"] = map[string]any{"from": "implementing", "to": "blocked"}
+				data, err := json.Marshal(doc)
+				require.NoError(t, err)
+				require.NoError(t, os.WriteFile(f.Path(file), data, 0o644))
+			}
+			_, err := Complete(task.Project, testMission, testTask, testTaskDir, testNow, nil)
+			require.NoError(t, err)
+			if runs == 3 {
+				assert.Equal(t, "blocked", f.Status(), "control: the third error's move is completed")
+				return
+			}
+			assert.Equal(t, "implementing", f.Status(), "a first error blocks nothing")
+		})
+	}
+}
