@@ -284,8 +284,10 @@ func EligibleStates(profile vocab.Profile) []vocab.State {
 	return nil
 }
 
-// document is what Parse decodes a contract.json into.
-type document struct {
+// document is what Parse decodes a contract.json into. An alias of an unnamed struct, as the
+// decoding target always was: encoding/json names the target type in the error of a number it
+// cannot hold ("Go struct field .Contract.retry_budget"), which the report shows.
+type document = struct {
 	Contract
 	EvalCommands []EvalCommand `json:"eval_commands"`
 	EvalTimeout  string        `json:"eval_timeout"`

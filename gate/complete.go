@@ -175,7 +175,7 @@ func (c *completion) gateRun(e record.HistoryEntry) error {
 	if err != nil {
 		return err
 	}
-	if t := res.Transition; t != nil && !transitionFollows(e, res, t) {
+	if t := res.Transition; t != nil && !c.transitionFollows(e, res, t) {
 		plan = plan.Unmoved() // a result.json edited to claim a transition its entry does not imply
 	}
 	f := c.found(plan, k)
@@ -249,19 +249,38 @@ func (c *completion) gateResultIsBefore(e record.HistoryEntry) bool {
 	return want != "" && gr.Hash == want
 }
 
-// transitionFollows reports whether the transition t is one the entry e implies (SPEC §7.2): to
+// transitionFollows reports whether the transition t is one the entry e implies (SPEC §7.2), as
+// the run that recorded e would have made it (tiers.Budget): a move the state machine allows, to
 // verified only on a pass, to escalated only on a fail that spent the budget, to blocked only on
-// an error.
-func transitionFollows(e record.HistoryEntry, res *tiers.Result, t *tiers.Transition) bool {
+// an error that is the consecutive-error limit's with one cause. A result.json is agent-writable,
+// so what it claims is checked against the entry and the history, never taken on its word.
+func (c *completion) transitionFollows(e record.HistoryEntry, res *tiers.Result, t *tiers.Transition) bool {
+	if vocab.CheckTransition(t.From, t.To, true) != nil {
+		return false
+	}
 	switch t.To {
 	case vocab.Verified:
 		return res.Verdict.IsPass() // res is e's run: its verdict is the entry's (completion.result)
 	case vocab.Escalated:
 		return e.Verdict == string(vocab.VerdictFail) && e.RetryBudgetAfter != nil && *e.RetryBudgetAfter == 0
 	case vocab.Blocked:
-		return e.Verdict == string(vocab.VerdictError)
+		if e.Verdict != string(vocab.VerdictError) {
+			return false
+		}
+		// e is the history's latest entry: the errors counted end with it.
+		n, _ := record.ConsecutiveErrors(c.rec)
+		return n >= c.errorLimit()
 	}
 	return false
+}
+
+// errorLimit is the consecutive-error limit of the task's policy as a run reads it (the defaults
+// when it cannot be read, as the run then judges by them). Read only for a result that claims a
+// move to blocked.
+func (c *completion) errorLimit() int {
+	in := tiers.Gather(c.p, c.mission, c.task, c.taskDir)
+	in.Release()
+	return in.Policy.ConsecutiveErrorLimit
 }
 
 // extraString reads a string of the entry's extra keys.
