@@ -14,12 +14,13 @@ import (
 
 func newEvidenceCmd(g *globalOptions) *cobra.Command {
 	c := groupCmd("evidence", "Write evidence files for a task")
-	c.AddCommand(newEvidenceAddCmd(g))
+	c.AddCommand(newEvidenceAddCmd(g), newEvidenceTemplateCmd(g))
 	return c
 }
 
 type evidenceAddOptions struct {
 	mission, task, agent, role, name, file, data string
+	strict                                       bool
 }
 
 func newEvidenceAddCmd(g *globalOptions) *cobra.Command {
@@ -30,7 +31,13 @@ func newEvidenceAddCmd(g *globalOptions) *cobra.Command {
 		Long: `Write tasks/{task}/evidence/{name}.json (name defaults to the agent). agent, task_id and
 role come from the flags; a payload that names different values is refused. version "1.0"
 and created_at are filled in when absent. The file is validated against the evidence schema
-before it is written atomically under the task's lock; an existing file of that name is replaced.`,
+before it is written atomically under the task's lock; an existing file of that name is replaced.
+
+Entries that count for nothing the contract names are warned about, with a "did you mean": a
+criteria_results entry that binds to no criterion (an id or index the contract does not have, a
+text that is no criterion's) or binds to two, one that binds to a criterion an earlier entry
+already binds to, and a rubric_scores entry whose dimension is not one of the contract's. The
+gate never counts them; with --strict the file is refused (exit 64) instead of written.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runEvidenceAdd(c, g, o) },
 	}
@@ -41,6 +48,7 @@ before it is written atomically under the task's lock; an existing file of that 
 	c.Flags().StringVar(&o.name, "name", "", "file name without .json (default: the agent)")
 	c.Flags().StringVar(&o.file, "file", "", "JSON file holding the evidence (- for standard input)")
 	c.Flags().StringVar(&o.data, "data", "", "the evidence as a JSON string")
+	c.Flags().BoolVar(&o.strict, "strict", false, "refuse entries that match no criterion or dimension of the contract instead of warning")
 	return c
 }
 
@@ -71,12 +79,16 @@ func runEvidenceAdd(c *cobra.Command, g *globalOptions, o evidenceAddOptions) er
 		return err
 	}
 	defer t.Close()
-	done, err := gate.AddEvidence(c.Context(), t.ref(), gate.EvidenceOptions{Agent: o.agent, Role: o.role, Name: o.name, Payload: payload})
+	done, err := gate.AddEvidence(c.Context(), t.ref(), gate.EvidenceOptions{Agent: o.agent, Role: o.role, Name: o.name, Payload: payload, Strict: o.strict})
 	g.printNotes(t.task, done.Notes)
 	if err != nil {
 		return err
 	}
-	out := map[string]string{"mission_id": t.mission, "task_id": t.task, "agent": o.agent, "role": o.role, "file": ".geas/" + done.File}
+	for _, w := range done.Warnings {
+		fmt.Fprintf(g.stderr, "geas: warning: %s\n", w)
+	}
+	out := map[string]any{"mission_id": t.mission, "task_id": t.task, "agent": o.agent, "role": o.role, "file": ".geas/" + done.File,
+		"warnings": append([]string{}, done.Warnings...)}
 	return g.output(out, func(w io.Writer) {
 		fmt.Fprintf(w, "wrote .geas/%s\n", done.File)
 	})

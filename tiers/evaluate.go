@@ -85,7 +85,7 @@ func Evaluate(ctx context.Context, in *Snapshot, env Env, opts Options) (*Result
 	ev := &evaluation{checks: make([]Check, 0, 48)}
 	in.logRoot = opts.LogRoot
 	if in.Contract != nil {
-		pass.known = evidence.KnownTypes(append([]string{in.Contract.Routing.PrimaryWorkerType}, in.Contract.Routing.RequiredReviewerTypes...)...)
+		pass.known = contractTypes(in.Contract)
 	} else {
 		pass.known = evidence.KnownTypes()
 	}

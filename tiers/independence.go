@@ -21,15 +21,20 @@ func (pass *Pass) agentType(e *evidence.Evidence) string {
 // Agent names are compared after trimming and case folding: "Software-Engineer" and
 // " software-engineer-2" are the primary worker software-engineer as much as the exact name is.
 func (pass *Pass) isBuilder(e *evidence.Evidence) bool {
-	if e.Role == vocab.Implementer {
+	return isBuilderOf(pass.in.Contract, pass.known, e.Agent, e.Role)
+}
+
+// isBuilderOf is isBuilder for an agent writing in role under contract c, known the agent types.
+func isBuilderOf(c *contract.Contract, known []string, agent string, role vocab.Role) bool {
+	if role == vocab.Implementer {
 		return true
 	}
-	pw := foldID(pass.in.Contract.Routing.PrimaryWorkerType)
+	pw := foldID(c.Routing.PrimaryWorkerType)
 	if pw == "" {
 		return false
 	}
-	agent := foldID(e.Agent)
-	return agent == pw || strings.HasPrefix(agent, pw+"-") || pass.agentType(e) == pass.in.Contract.Routing.PrimaryWorkerType
+	a := foldID(agent)
+	return a == pw || strings.HasPrefix(a, pw+"-") || evidence.AgentType(agent, known) == c.Routing.PrimaryWorkerType
 }
 
 // foldID is an identifier as compared for identity: fullwidth letters read as ASCII, invisible

@@ -73,7 +73,7 @@ func partA(ctx context.Context, pass *Pass) partAFacts {
 	f.checks = make([]Check, 0, len(crs)+len(bound.warns))
 	for i, cr := range crs {
 		if cr.Check == nil {
-			byCriterion[i] = []Check{criterionByEvidence(pass, bound.results[i], f.claims.setAside, i+1, cr)}
+			byCriterion[i] = []Check{criterionByEvidence(pass, bound.results[i], f.claims.setAside, i+1, cr, &bound)}
 		}
 		f.checks = append(f.checks, byCriterion[i]...)
 	}
@@ -103,12 +103,51 @@ func readsTree(t string) bool {
 	return t == contract.DetectScript || t == contract.DetectRegexMatch || t == contract.DetectFileExists
 }
 
-// criteriaBinding is, per criterion, the evidence entries bound to it (SPEC §5.3 A), and the
-// ambiguous_result warnings of the entries that bind to none.
+// criteriaBinding is, per criterion, the evidence entries bound to it (SPEC §5.3 A), the
+// ambiguous_result warnings of the entries that bind to none, and the independent
+// criteria_results entries that bind to nothing at all (named where a criterion lacks evidence).
 type criteriaBinding struct {
 	results   [][]boundResult
 	judgments [][]boundJudgment
 	warns     []Check
+	unmatched []unmatchedResult
+	// unmatchedNote is what unmatchedNote returned, built on first use
+	unmatchedNote *string
+}
+
+// unmatchedResult is criteria_results entry k of e, which binds to no criterion.
+type unmatchedResult struct {
+	e *evidence.Evidence
+	k int
+}
+
+// maxUnmatchedNamed bounds the unmatched entries a check names.
+const maxUnmatchedNamed = 5
+
+// note names the independent entries that bind to no criterion, with what each was probably meant
+// for ("" when there are none), for the evidence of a criterion no entry confirms: the entry the
+// author meant for it is often one of them. Built once, from at most maxUnmatchedNamed entries.
+func (b *criteriaBinding) note(crs []contract.Criterion) string {
+	if b.unmatchedNote != nil {
+		return *b.unmatchedNote
+	}
+	var names []string
+	var sg *suggester
+	for _, u := range b.unmatched[:min(len(b.unmatched), maxUnmatchedNamed)] {
+		if sg == nil {
+			sg = criteriaSuggester(crs)
+		}
+		names = append(names, unmatchedCriterion(u.e.Name, u.k, u.e.CriteriaResults[u.k], sg).Message)
+	}
+	if more := len(b.unmatched) - len(names); more > 0 {
+		names = append(names, fmt.Sprintf("and %d more entries that match no criterion", more))
+	}
+	note := ""
+	if len(names) > 0 {
+		note = "; " + strings.Join(names, "; ")
+	}
+	b.unmatchedNote = &note
+	return note
 }
 
 // bindCriteria binds every criteria_results entry and every judgment of every evidence file to
@@ -136,6 +175,8 @@ func bindCriteria(pass *Pass) criteriaBinding {
 					shown = "id " + res.ID
 				}
 				ambiguous(e, "criteria_results", k, shown, bd)
+			case !pass.isBuilder(e):
+				out.unmatched = append(out.unmatched, unmatchedResult{e, k})
 			}
 		}
 		for k, j := range e.Judgments {
@@ -152,8 +193,10 @@ func bindCriteria(pass *Pass) criteriaBinding {
 }
 
 // criterionByEvidence checks criterion idx by the criteria_results entries bound to it (bound):
-// independent, and not set aside (aside) by a contradiction.
-func criterionByEvidence(pass *Pass, bound []boundResult, aside map[*evidence.Evidence]bool, idx int, cr contract.Criterion) Check {
+// independent, and not set aside (aside) by a contradiction. A criterion without an independent
+// pass names the independent entries that bind to no criterion (binding.note); they count for
+// nothing.
+func criterionByEvidence(pass *Pass, bound []boundResult, aside map[*evidence.Evidence]bool, idx int, cr contract.Criterion, binding *criteriaBinding) Check {
 	label := criterionLabel(idx, cr)
 	name := "criterion:" + label
 	text := fmt.Sprintf("%s %q is confirmed by independent evidence", label, cr.Criterion)
@@ -187,6 +230,9 @@ func criterionByEvidence(pass *Pass, bound []boundResult, aside map[*evidence.Ev
 	}
 	if len(setAside) > 0 {
 		note += "; not counted, their claims contradicted by the gate's measurements: " + limitedList(setAside, 20)
+	}
+	if len(passed) == 0 {
+		note += binding.note(pass.in.Contract.AcceptanceCriteria)
 	}
 	switch {
 	case len(failed) > 0:

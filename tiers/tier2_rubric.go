@@ -73,6 +73,8 @@ type dimensionScores struct {
 	have     bool    // whether any score was counted
 	// warns are the independence warnings of evaluators whose provider is unknown
 	warns []Check
+	// unscored are the evaluators' files that give no score for the dimension
+	unscored []*evidence.Evidence
 }
 
 // scoreDimension checks one rubric dimension: the minimum of its independent evaluators' scores
@@ -88,10 +90,7 @@ func scoreDimension(pass *Pass, dim contract.Dimension, confidence, nStubs int) 
 		threshold = min(threshold+1, 5)
 		raised = fmt.Sprintf(" (self_check confidence %d raised it from %d)", confidence, dim.Threshold)
 	}
-	evaluators := dim.Evaluators
-	if len(evaluators) == 0 {
-		evaluators = pass.in.Policy.Evaluators[dim.Name]
-	}
+	evaluators := dimensionEvaluators(dim, &pass.in.Policy)
 	who := "any independent evaluator"
 	if len(evaluators) > 0 {
 		who = strings.Join(evaluators, " or ")
@@ -117,6 +116,7 @@ func scoreDimension(pass *Pass, dim contract.Dimension, confidence, nStubs int) 
 	case len(ds.files) == 0:
 		return append(checks, failCheck(2, name, text, fmt.Sprintf("no evidence from %s%s", who, note), StatusBlock, vocab.CauseMissingReview)), nil, false
 	case !ds.have:
+		note += unmatchedScores(ds.unscored, pass.in.Contract.Rubric.Dimensions)
 		return append(checks, failCheck(2, name, text, fmt.Sprintf("%s gives no score for %s%s", strings.Join(ds.files, ", "), dim.Name, note), StatusBlock, vocab.CauseScoreMissing)), nil, false
 	}
 	got := ds.score
@@ -132,6 +132,42 @@ func scoreDimension(pass *Pass, dim contract.Dimension, confidence, nStubs int) 
 		return append(checks, failCheck(2, name, text, fmt.Sprintf("score %s < threshold %d%s (minimum of %s)%s%s", fmtNum(got), threshold, raised, strings.Join(ds.scored, ", "), capNote, note), StatusFail, vocab.CauseBelowThreshold)), score, true
 	}
 	return append(checks, passCheck(2, name, text, ev+note)), score, false
+}
+
+// unmatchedScores names the rubric_scores entries of files that name no dimension of the contract
+// (at most maxUnmatchedNamed of them), with what each was probably meant for: for a dimension no
+// evaluator scored, the score its evaluator meant for it is often one of them. They count for
+// nothing.
+func unmatchedScores(files []*evidence.Evidence, dims []contract.Dimension) string {
+	var names []string
+	more := 0
+	var sg *suggester
+	var have map[string]bool
+	for _, e := range files {
+		for k, s := range e.RubricScores {
+			if have == nil {
+				have = dimensionNames(dims)
+			}
+			if have[s.Dimension] {
+				continue
+			}
+			if len(names) == maxUnmatchedNamed {
+				more++
+				continue
+			}
+			if sg == nil {
+				sg = dimensionSuggester(dims)
+			}
+			names = append(names, unmatchedDimension(e.Name, k, s, sg).Message)
+		}
+	}
+	if more > 0 {
+		names = append(names, fmt.Sprintf("and %d more entries that match no dimension", more))
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(names, "; ")
 }
 
 // collectScores reads the scores of dimension dim from the evidence of its evaluators (any
@@ -164,6 +200,7 @@ func collectScores(pass *Pass, dim, check string, evaluators []string) dimension
 			}
 		}
 		if len(mine) == 0 {
+			ds.unscored = append(ds.unscored, e)
 			continue
 		}
 		ind := judgeIndependence(pass, e.ProviderID, e.Name)
