@@ -10,7 +10,9 @@
 #   recheck  geas gate --task shout           (a verified task: re-checked, nothing written)
 #   verify   geas gate verify --task shout
 #   pass     geas gate --task shoutpass       (a recorded pass: a fresh copy of shout, never gated,
-#                                              with shout's commit checked out)
+#                                              with shout's commit checked out and a
+#                                              .geas/gate-policy.json: the defaults, as written
+#                                              by geas init's example)
 #   error    geas gate --task benchmark       (a recorded error: eval_unstartable, its commit
 #                                              checked out)
 #   all      geas gate --all --dry-run        over 101 tasks (96 copies of simplify added)
@@ -75,6 +77,8 @@ for bin in "${bins[@]}"; do
 	done
 	count "$bin" all "$work/w" gate --all --dry-run
 	fresh; fresh_task "$work/w" shout shoutpass; checkout "$work/w" shout
+	mkdir "$work/init" && git -C "$work/init" init -q && "$bin" -C "$work/init" init >/dev/null 2>&1 || true
+	cp "$work/init/.geas/gate-policy.example.json" "$work/w/.geas/gate-policy.json" && rm -rf "$work/init"
 	count "$bin" pass "$work/w" gate --task shoutpass
 	fresh; checkout "$work/w" benchmark
 	count "$bin" error "$work/w" gate --task benchmark
