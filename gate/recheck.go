@@ -26,17 +26,18 @@ const NextRevoke = "revoke"
 // The caller has checked that the task's contract says verified or passed; the only errors are
 // VerifyTask's (ErrInterrupted, or ErrNotPassed when the state changed in between).
 func Recheck(ctx context.Context, p *project.Project, mission, task, taskDir string) (*tiers.Result, error) {
-	return recheck(ctx, p, mission, task, taskDir, nil)
+	return recheck(ctx, p, mission, task, taskDir, nil, nil)
 }
 
 // recheck is Recheck with the event log read through events (nil: through an index of its own,
-// so that the record check and the evaluation's history check open the log once).
-func recheck(ctx context.Context, p *project.Project, mission, task, taskDir string, events *record.EventIndex) (*tiers.Result, error) {
+// so that the record check and the evaluation's history check open the log once), judging k, what
+// the caller read of the task under its lock (nil: the task's files are read here).
+func recheck(ctx context.Context, p *project.Project, mission, task, taskDir string, events *record.EventIndex, k *tiers.Loaded) (*tiers.Result, error) {
 	if events == nil {
 		events = &record.EventIndex{Exact: true}
 		defer events.Close()
 	}
-	rep, err := verifyTask(ctx, p, mission, task, taskDir, events)
+	rep, err := verifyTaskLoaded(ctx, p, mission, task, taskDir, events, k)
 	var refused *RefusedError
 	if errors.As(err, &refused) {
 		res := refused.Result

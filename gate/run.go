@@ -148,11 +148,11 @@ func run(ctx context.Context, t Task, o Options, held func() error, loaded *load
 		k = &tiers.Loaded{}
 		k.Contract, k.Err = contract.Load(p.Geas, t.Dir+"/contract.json")
 	}
-	if k.Err == nil && k.Contract.TaskID == t.ID && k.Contract.Status.IsFinished() {
-		return recheck(ctx, p, t.Mission, t.ID, t.Dir, o.shared.EventIndex()) // SPEC §7.2: writes nothing
-	}
 	if loaded != nil {
 		k.Record, k.RecordErr, k.RecordRead = loaded.rec, loaded.err, true
+	}
+	if k.Err == nil && k.Contract.TaskID == t.ID && k.Contract.Status.IsFinished() {
+		return recheck(ctx, p, t.Mission, t.ID, t.Dir, o.shared.EventIndex(), k) // SPEC §7.2: writes nothing
 	}
 	start := time.Now()
 	k.Shared = o.shared

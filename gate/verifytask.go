@@ -85,7 +85,19 @@ func VerifyTask(ctx context.Context, p *project.Project, mission, task, taskDir 
 
 // verifyTask is VerifyTask with the event log read through events (nil: read by each check).
 func verifyTask(ctx context.Context, p *project.Project, mission, task, taskDir string, events *record.EventIndex) (*VerifyReport, error) {
-	in := tiers.Gather(p, mission, task, taskDir)
+	return verifyTaskLoaded(ctx, p, mission, task, taskDir, events, nil)
+}
+
+// verifyTaskLoaded is verifyTask judging k, the contract (and record) a caller read of the task
+// under its lock, rather than reading them again; nil k: everything is read here.
+func verifyTaskLoaded(ctx context.Context, p *project.Project, mission, task, taskDir string, events *record.EventIndex, k *tiers.Loaded) (*VerifyReport, error) {
+	var in *tiers.Snapshot
+	if k != nil {
+		in = tiers.GatherLoaded(p, mission, task, taskDir, *k)
+		defer in.Release() // the repository GatherLoaded keeps, unless Evaluate took it
+	} else {
+		in = tiers.Gather(p, mission, task, taskDir)
+	}
 	in.Events = events
 	state := ""
 	if in.Contract != nil {
