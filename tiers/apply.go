@@ -189,3 +189,47 @@ func GateState(profile vocab.Profile) vocab.State {
 	}
 	return vocab.Reviewed
 }
+
+// historyEntry is the compact gate_history entry of a run.
+func historyEntry(res *Result) record.HistoryEntry {
+	causes, _ := json.Marshal(res.Causes)
+	e := record.HistoryEntry{
+		Kind: record.KindGateRun, RunID: res.RunID, Verdict: string(res.Verdict), Causes: causes,
+		RetryBudgetBefore: copyInt(res.RetryBudgetBefore), RetryBudgetAfter: copyInt(res.RetryBudgetAfter), Head: res.Head,
+		InputsSHA256: res.InputsSHA256, RulesSHA256: res.RulesSHA256, StartedAt: res.StartedAt,
+	}
+	if len(res.claimTally) > 0 {
+		tally, _ := json.Marshal(res.claimTally)
+		e.Extra = map[string]json.RawMessage{record.ClaimsContradictedKey: tally}
+	}
+	return e
+}
+
+func copyInt(p *int) *int {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// NextRunID is the id of the next run of a task: gate-N, N one more than the runs so far. After a
+// history reset the numbering goes on from the runs of the discarded history (the reset entry's
+// superseded_runs), so a run id, and its log directory, is never used twice.
+func NextRunID(rec *record.Record) string {
+	n := 0
+	if rec != nil {
+		for i, e := range rec.History() {
+			if e.IsGateRun() {
+				n++
+			}
+			if i == 0 && e.Kind == record.KindHistoryReset {
+				var prior int
+				if raw, ok := e.Extra["superseded_runs"]; ok && json.Unmarshal(raw, &prior) == nil && prior > 0 {
+					n += prior
+				}
+			}
+		}
+	}
+	return fmt.Sprintf("gate-%d", n+1)
+}
