@@ -81,11 +81,3 @@ func transitionIfLegal(from, to vocab.State) *Transition {
 	}
 	return &Transition{From: from, To: to}
 }
-
-// BudgetText shows a budget value, or "none" when the run computed none.
-func BudgetText(p *int) string {
-	if p == nil {
-		return "none"
-	}
-	return fmt.Sprint(*p)
-}
