@@ -264,20 +264,11 @@ func transitionFollows(e record.HistoryEntry, res *tiers.Result, t *tiers.Transi
 	return false
 }
 
-// extraString reads a string of the entry's extra keys.
-func extraString(e record.HistoryEntry, key string) string {
-	var s string
-	if raw, ok := e.Extra[key]; ok {
-		_ = json.Unmarshal(raw, &s)
-	}
-	return s
-}
-
 // revocation completes a recorded revocation (geas gate verify --apply), in the order
 // applyRevocation writes: a verified task moves back to its gate state, then the revocation and
 // the transition events are logged.
 func (c *completion) revocation(e record.HistoryEntry) error {
-	state := vocab.State(extraString(e, "state"))
+	state := vocab.State(record.ExtraString(e, "state"))
 	var k *contract.Contract
 	var to vocab.State
 	if state == vocab.Verified && !c.keys.Has(record.EventTaskTransition, e.Hash, e.RunID) {
