@@ -27,10 +27,6 @@ type Snapshot struct {
 	// policy and the debt register are read through it.
 	shared *Shared
 
-	// logRoot is the run's log directory as Evaluate was given it (Options.LogRoot), where Apply
-	// writes result.json: the directory the run opened, even if a command moved it meanwhile.
-	logRoot *os.Root
-
 	// Events, when set, answers the history checks' reads of the event log: the index that
 	// geas gate --all and geas gate verify keep for all their tasks, so that each line of the log
 	// is parsed once a run (record.EventIndex); nil: each check reads the log.
