@@ -158,7 +158,7 @@ func (c *completion) gateRun(e record.HistoryEntry) error {
 			// A run recorded by an earlier version, or whose result is gone: nothing to derive
 			// from but its pin.
 			plan := &record.Plan{Mission: c.mission, Task: c.task, TaskDir: c.taskDir, RunID: e.RunID, Hash: e.Hash, PinBy: "gate run " + e.RunID, PinRules: e.RulesSHA256}
-			return c.apply(plan, c.found(plan, nil), "complete the pin of entry "+shortHash(e.Hash))
+			return c.apply(plan, c.found(plan, nil), "complete the pin of entry "+record.ShortHash(e.Hash))
 		}
 		return nil
 	}
@@ -193,7 +193,7 @@ func (c *completion) found(plan *record.Plan, k *contract.Contract) record.Found
 		f.Contract, f.Status = k.Raw, k.Status
 	}
 	if plan.PinBy != "" {
-		f.Pinned = tiers.PinnedHolds(c.geas, c.taskDir, plan.PinRules)
+		f.Pinned = record.PinnedHolds(c.geas, c.taskDir, plan.PinRules, tiers.PinnedMaxBytes)
 	}
 	return f
 }
@@ -211,13 +211,6 @@ func (c *completion) apply(plan *record.Plan, f record.Found, what string) error
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
-}
-
-func shortHash(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }
 
 // gateResultIsBefore reports whether record.json's gate_result is what it was just before the
