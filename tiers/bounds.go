@@ -1,9 +1,11 @@
 package tiers
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/geas-dev/geas/policy"
@@ -274,4 +276,15 @@ func checkWriteSize(name string, data []byte, limit int64) error {
 		return fmt.Errorf("%s: %d bytes would exceed the limit of %d bytes that the gate reads back (max_contract_bytes): nothing of this run was written", name, len(data), limit)
 	}
 	return nil
+}
+
+// indentedLen is the size raw takes in record.json at depth (record.Bytes indents two spaces a
+// level).
+func indentedLen(raw []byte, depth int) int64 {
+	var buf bytes.Buffer
+	prefix := strings.Repeat("  ", depth)
+	if err := json.Indent(&buf, raw, prefix, "  "); err != nil {
+		return int64(len(raw))
+	}
+	return int64(buf.Len())
 }

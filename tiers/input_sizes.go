@@ -1,10 +1,7 @@
 package tiers
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/record"
@@ -45,15 +42,4 @@ func historySectionBytes(rec *record.Record) int64 {
 		return 0
 	}
 	return indentedLen(raw, 1)
-}
-
-// indentedLen is the size raw takes in record.json at depth (record.Bytes indents two spaces a
-// level).
-func indentedLen(raw []byte, depth int) int64 {
-	var buf bytes.Buffer
-	prefix := strings.Repeat("  ", depth)
-	if err := json.Indent(&buf, raw, prefix, "  "); err != nil {
-		return int64(len(raw))
-	}
-	return int64(buf.Len())
 }
