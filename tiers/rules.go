@@ -11,6 +11,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/internal/canon"
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/internal/jsonobj"
 	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/project"
@@ -80,13 +81,21 @@ func baseRule(in *Snapshot) map[string]any {
 
 // RulesNow returns the task's rules as they are now, when they digest to want: the pinned copy of
 // an approval (or a first run) cut short is written from them (SPEC §7.3), and rules that changed
-// since are not pinned under an approval of others.
+// since are not pinned under an approval of others. It reads only what the rules are made of
+// (readRuled: the contract, the record, the policy and the base it resolves), not the evidence.
 func RulesNow(p *project.Project, mission, task, taskDir, want string) (map[string]any, bool) {
-	in := Gather(p, mission, task, taskDir)
-	if in.Rules == nil || in.RulesSHA256 != want {
+	in := &Snapshot{ProjectDir: p.Dir, Root: p.Root, Geas: p.Geas, Mission: mission, Task: task, TaskDir: taskDir}
+	dir := fsutil.OpenSubdir(p.Geas, taskDir)
+	in.files = dir
+	in.readRuled(dir, nil, nil)
+	in.files = nil
+	dir.Close()
+	in.Release()
+	rules, sum, err := rulesOf(in)
+	if err != nil || rules == nil || sum != want {
 		return nil, false
 	}
-	return in.Rules, true
+	return rules, true
 }
 
 // rulesDiff names each field that differs between the pinned and the current rules, with both
