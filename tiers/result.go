@@ -274,3 +274,17 @@ func (res *Result) Refused() bool {
 	}
 	return false
 }
+
+// historyTampered reports whether a run's checks found the history tampered.
+func historyTampered(checks []Check) bool {
+	for _, c := range checks {
+		if c.Code == vocab.CauseHistoryTampered && c.Status != StatusPass {
+			return true
+		}
+	}
+	return false
+}
+
+// HistoryTampered reports whether the run's checks found the task's gate history tampered
+// (check history failed): its budget is then not computed.
+func (res *Result) HistoryTampered() bool { return historyTampered(res.Checks) }
