@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/internal/canon"
 	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
@@ -158,7 +159,7 @@ func (c *completion) gateRun(e record.HistoryEntry) error {
 			// A run recorded by an earlier version, or whose result is gone: nothing to derive
 			// from but its pin.
 			plan := &record.Plan{Mission: c.mission, Task: c.task, TaskDir: c.taskDir, RunID: e.RunID, Hash: e.Hash, PinBy: "gate run " + e.RunID, PinRules: e.RulesSHA256}
-			return c.apply(plan, c.found(plan, nil), "complete the pin of entry "+record.ShortHash(e.Hash))
+			return c.apply(plan, c.found(plan, nil), "complete the pin of entry "+canon.Short(e.Hash))
 		}
 		return nil
 	}

@@ -99,15 +99,7 @@ func ReadPinned(geas *os.Root, taskDir, want string, limit int64) (map[string]an
 	}
 	got, err := canon.SHA256(rules)
 	if err != nil || got != want {
-		return nil, fmt.Sprintf("the pinned copy %s does not match the pinned rules_sha256 %s (it digests to %s): it was edited", PinnedFile, ShortHash(want), ShortHash(got))
+		return nil, fmt.Sprintf("the pinned copy %s does not match the pinned rules_sha256 %s (it digests to %s): it was edited", PinnedFile, canon.Short(want), canon.Short(got))
 	}
 	return rules, ""
-}
-
-// ShortHash is the first 12 characters of a digest or commit hash, as messages show them.
-func ShortHash(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }

@@ -1,13 +1,13 @@
 package tiers
 
-import "fmt"
+import (
+	"fmt"
 
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
-}
+	"github.com/geas-dev/geas/internal/canon"
+)
+
+// short is canon.Short under the short name the checks' messages use.
+func short(sha string) string { return canon.Short(sha) }
 
 // truncate cuts s to its first n bytes and marks the cut with "…". The cut may fall inside a
 // UTF-8 sequence; cutText (quote.go) and cut (bounds.go) cut on a rune boundary.
