@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/internal/canon"
 	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
@@ -158,7 +159,7 @@ func (c *completion) gateRun(e record.HistoryEntry) error {
 			// A run recorded by an earlier version, or whose result is gone: nothing to derive
 			// from but its pin.
 			plan := &record.Plan{Mission: c.mission, Task: c.task, TaskDir: c.taskDir, RunID: e.RunID, Hash: e.Hash, PinBy: "gate run " + e.RunID, PinRules: e.RulesSHA256}
-			return c.apply(plan, c.found(plan, nil), "complete the pin of entry "+shortHash(e.Hash))
+			return c.apply(plan, c.found(plan, nil), "complete the pin of entry "+canon.Short(e.Hash))
 		}
 		return nil
 	}
@@ -193,7 +194,7 @@ func (c *completion) found(plan *record.Plan, k *contract.Contract) record.Found
 		f.Contract, f.Status = k.Raw, k.Status
 	}
 	if plan.PinBy != "" {
-		f.Pinned = tiers.PinnedHolds(c.geas, c.taskDir, plan.PinRules)
+		f.Pinned = record.PinnedHolds(c.geas, c.taskDir, plan.PinRules, tiers.PinnedMaxBytes)
 	}
 	return f
 }
@@ -211,13 +212,6 @@ func (c *completion) apply(plan *record.Plan, f record.Found, what string) error
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
-}
-
-func shortHash(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }
 
 // gateResultIsBefore reports whether record.json's gate_result is what it was just before the
@@ -283,20 +277,11 @@ func (c *completion) errorLimit() int {
 	return in.Policy.ConsecutiveErrorLimit
 }
 
-// extraString reads a string of the entry's extra keys.
-func extraString(e record.HistoryEntry, key string) string {
-	var s string
-	if raw, ok := e.Extra[key]; ok {
-		_ = json.Unmarshal(raw, &s)
-	}
-	return s
-}
-
 // revocation completes a recorded revocation (geas gate verify --apply), in the order
 // applyRevocation writes: a verified task moves back to its gate state, then the revocation and
 // the transition events are logged.
 func (c *completion) revocation(e record.HistoryEntry) error {
-	state := vocab.State(extraString(e, "state"))
+	state := vocab.State(record.ExtraString(e, "state"))
 	var k *contract.Contract
 	var to vocab.State
 	if state == vocab.Verified && !c.keys.Has(record.EventTaskTransition, e.Hash, e.RunID) {

@@ -55,7 +55,7 @@ func (f *fixture) evaluate(opts tiers.Options) (*tiers.Snapshot, *tiers.Result, 
 func (f *fixture) gate() *tiers.Result {
 	f.T.Helper()
 	in, res, escalate := f.evaluate(tiers.Options{Now: testNow})
-	require.NoError(f.T, tiers.Apply(in, res, escalate, testNow))
+	require.NoError(f.T, tiers.Apply(in, res, escalate, nil, testNow))
 	return res
 }
 

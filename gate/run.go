@@ -200,7 +200,7 @@ func run(ctx context.Context, t Task, o Options, held func() error, loaded *load
 		discard()
 		return nil, tiers.ErrInterrupted
 	}
-	if err := tiers.Apply(in, res, escalate, time.Now()); err != nil {
+	if err := tiers.Apply(in, res, escalate, opts.LogRoot, time.Now()); err != nil {
 		return nil, err
 	}
 	return res, nil

@@ -50,7 +50,7 @@ const (
 var ErrInterrupted = tiers.ErrInterrupted
 
 // BudgetText prints a retry budget that may be unknown (nil).
-func BudgetText(p *int) string { return tiers.BudgetText(p) }
+func BudgetText(p *int) string { return record.BudgetText(p) }
 
 // PinnedFile is the pinned copy of a task's rules, beside its contract (SPEC §4.4).
 const PinnedFile = tiers.PinnedFile

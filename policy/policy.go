@@ -52,7 +52,8 @@ type Policy struct {
 	// KeyExposure what a run does when they could read the signing key (tiers/keyexposure.go).
 	EvalUser    string
 	KeyExposure string // KeyExposureRefuse or KeyExposureAccept
-	// Size limits of SPEC §10 beyond the per-file evidence limit (see tiers/bounds.go).
+	// Size limits of SPEC §10 beyond the per-file evidence limit (see tiers/input_sizes.go and
+	// tiers/bounds.go).
 	MaxTotalEvidenceBytes int64
 	MaxContractBytes      int64
 	MaxRecordBytes        int64

@@ -217,3 +217,11 @@ func extraText(e HistoryEntry, key string) string {
 	}
 	return "(none)"
 }
+
+// BudgetText shows a budget value, or "none" when the run computed none.
+func BudgetText(p *int) string {
+	if p == nil {
+		return "none"
+	}
+	return fmt.Sprint(*p)
+}

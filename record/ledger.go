@@ -212,7 +212,7 @@ func escalationDecision(in PlanInput, o RunOutcome, id string, now time.Time) ([
 		"task_id":           in.Task,
 		"mission_id":        in.Mission,
 		"escalation_policy": policy,
-		"context":           fmt.Sprintf("gate run %s failed with no retries left (budget %s -> %s)", o.RunID, budgetText(o.RetryBudgetBefore), budgetText(o.RetryBudgetAfter)),
+		"context":           fmt.Sprintf("gate run %s failed with no retries left (budget %s -> %s)", o.RunID, BudgetText(o.RetryBudgetBefore), BudgetText(o.RetryBudgetAfter)),
 		"failures":          nullIfEmpty(o.Causes),
 		"budget_history":    steps,
 	}
@@ -221,13 +221,6 @@ func escalationDecision(in PlanInput, o RunOutcome, id string, now time.Time) ([
 		return nil, err
 	}
 	return append(b, '\n'), nil
-}
-
-func budgetText(p *int) string {
-	if p == nil {
-		return "none"
-	}
-	return fmt.Sprint(*p)
 }
 
 // Found is what the task's files already hold of a plan, as the caller observed them under the

@@ -19,7 +19,7 @@ const (
 // rules approval), derived from the entry alone and naming it by hash: written right after the
 // entry is recorded, and by the next command on the task when that was cut short (SPEC §7.3).
 func EntryEvent(mission, task string, e HistoryEntry) (Event, error) {
-	by := extraString(e, "by")
+	by := ExtraString(e, "by")
 	var data []byte
 	var err error
 	typ := ""
@@ -41,11 +41,11 @@ func EntryEvent(mission, task string, e HistoryEntry) (Event, error) {
 			After   int    `json:"retry_budget_after"`
 			Reason  string `json:"reason"`
 			Hash    string `json:"hash"`
-		}{by, retries, before, after, extraString(e, "reason"), e.Hash})
+		}{by, retries, before, after, ExtraString(e, "reason"), e.Hash})
 	case KindHistoryReset:
 		typ = EventHistoryReset
-		data, err = json.Marshal(map[string]any{"by": by, "reason": extraString(e, "reason"), "retries": retries,
-			"kept_aside": extraString(e, "kept_aside"), "hash": e.Hash})
+		data, err = json.Marshal(map[string]any{"by": by, "reason": ExtraString(e, "reason"), "retries": retries,
+			"kept_aside": ExtraString(e, "kept_aside"), "hash": e.Hash})
 	case KindApproval:
 		typ = EventRulesApproval
 		data, err = json.Marshal(struct {
@@ -53,7 +53,7 @@ func EntryEvent(mission, task string, e HistoryEntry) (Event, error) {
 			Reason      string `json:"reason"`
 			RulesSHA256 string `json:"rules_sha256"`
 			Hash        string `json:"hash"`
-		}{by, extraString(e, "reason"), e.RulesSHA256, e.Hash})
+		}{by, ExtraString(e, "reason"), e.RulesSHA256, e.Hash})
 	default:
 		return Event{}, fmt.Errorf("a history entry of kind %q has no event of its own", e.Kind)
 	}
@@ -69,7 +69,7 @@ func RevocationEvent(mission, task string, e HistoryEntry, state string) (Event,
 	if len(e.Causes) > 0 {
 		causes = e.Causes
 	}
-	data, err := json.Marshal(map[string]any{"run_id": e.RunID, "revokes": extraString(e, "revokes"), "verdict": e.Verdict,
+	data, err := json.Marshal(map[string]any{"run_id": e.RunID, "revokes": ExtraString(e, "revokes"), "verdict": e.Verdict,
 		"causes": causes, "state": state, "inputs_sha256": e.InputsSHA256, "hash": e.Hash})
 	if err != nil {
 		return Event{}, err
@@ -86,8 +86,8 @@ func RevocationTransitionEvent(mission, task, runID string, from, to vocab.State
 	return Event{EventType: EventTaskTransition, MissionID: mission, TaskID: task, Agent: "geas-gate", Data: d}, nil
 }
 
-// extraString reads a string of the entry's extra keys.
-func extraString(e HistoryEntry, key string) string {
+// ExtraString reads a string of the entry's extra keys ("" when it is missing or not a string).
+func ExtraString(e HistoryEntry, key string) string {
 	var s string
 	if raw, ok := e.Extra[key]; ok {
 		_ = json.Unmarshal(raw, &s)
@@ -106,7 +106,7 @@ func PlanEntry(mission, task, taskDir string, e HistoryEntry) (*Plan, error) {
 	}
 	p := &Plan{Mission: mission, Task: task, TaskDir: taskDir, RunID: e.RunID, Name: fmt.Sprintf("entry %.12s", e.Hash), Hash: e.Hash, Events: []Event{ev}}
 	if e.Kind == KindApproval {
-		p.PinBy, p.PinRules = "approval by "+extraString(e, "by"), e.RulesSHA256
+		p.PinBy, p.PinRules = "approval by "+ExtraString(e, "by"), e.RulesSHA256
 	}
 	return p, nil
 }

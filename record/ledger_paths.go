@@ -7,7 +7,9 @@ import (
 	"path"
 	"time"
 
+	"github.com/geas-dev/geas/internal/canon"
 	"github.com/geas-dev/geas/internal/fsutil"
+	"github.com/geas-dev/geas/internal/jsonobj"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -70,4 +72,34 @@ func WritePinned(geas *os.Root, taskDir string, doc PinnedCopy) error {
 		return err
 	}
 	return fsutil.WriteFileAtomic(geas, path.Join(taskDir, PinnedFile), append(b, '\n'), 0o644)
+}
+
+// PinnedHolds reports whether the task's pinned copy holds the rules with digest want; limit
+// bounds the read (the caller's PinnedMaxBytes).
+func PinnedHolds(geas *os.Root, taskDir, want string, limit int64) bool {
+	_, why := ReadPinned(geas, taskDir, want, limit)
+	return why == ""
+}
+
+// ReadPinned returns the rules of contract.pinned.json when its rules digest to want; otherwise
+// nil and why the copy cannot be used. limit bounds the read: the copy holds a contract and a
+// policy, pretty-printed, which record does not know the limits of (tiers.PinnedMaxBytes).
+func ReadPinned(geas *os.Root, taskDir, want string, limit int64) (map[string]any, string) {
+	data, err := fsutil.ReadLimited(geas, path.Join(taskDir, PinnedFile), limit)
+	if err != nil {
+		return nil, fmt.Sprintf("the pinned copy %s cannot be read (%v)", PinnedFile, err)
+	}
+	doc, err := jsonobj.DecodeMap(data)
+	if err != nil {
+		return nil, fmt.Sprintf("the pinned copy %s is not valid JSON", PinnedFile)
+	}
+	rules, _ := doc["rules"].(map[string]any)
+	if rules == nil {
+		return nil, fmt.Sprintf("the pinned copy %s has no rules", PinnedFile)
+	}
+	got, err := canon.SHA256(rules)
+	if err != nil || got != want {
+		return nil, fmt.Sprintf("the pinned copy %s does not match the pinned rules_sha256 %s (it digests to %s): it was edited", PinnedFile, canon.Short(want), canon.Short(got))
+	}
+	return rules, ""
 }

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/geas-dev/geas/gate"
+	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 )
 
@@ -58,7 +59,7 @@ func writeAllText(w io.Writer, a *All) {
 		for _, t := range tasks {
 			outcome, budget, causes := t.Outcome, "-", terminalLine(t.Reason)
 			if t.Ran {
-				budget = fmt.Sprintf("%s -> %s", tiers.BudgetText(t.RetryBudgetBefore), tiers.BudgetText(t.RetryBudgetAfter))
+				budget = fmt.Sprintf("%s -> %s", record.BudgetText(t.RetryBudgetBefore), record.BudgetText(t.RetryBudgetAfter))
 				if t.Recheck {
 					outcome += " (recheck)"
 				}

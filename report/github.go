@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/geas-dev/geas/gate"
+	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -20,7 +21,7 @@ func writeGitHub(w io.Writer, results []*tiers.Result) error {
 	for _, res := range results {
 		checkAnnotations(&b, res)
 		msg := fmt.Sprintf("verdict %s; retry budget %s -> %s; next: %s",
-			verdictLine(res), tiers.BudgetText(res.RetryBudgetBefore), tiers.BudgetText(res.RetryBudgetAfter), nextActionText(res))
+			verdictLine(res), record.BudgetText(res.RetryBudgetBefore), record.BudgetText(res.RetryBudgetAfter), nextActionText(res))
 		ghCommand(&b, "notice", msg, "title", fmt.Sprintf("geas gate %s/%s", res.MissionID, res.TaskID))
 	}
 	_, err := io.WriteString(w, b.String())
@@ -130,7 +131,7 @@ func WriteGitHubSummary(w io.Writer, results []*tiers.Result) error {
 				fmt.Fprintf(&b, "- %s: %s\n", mdText(c.Name), mdText(c.Evidence))
 			}
 		}
-		fmt.Fprintf(&b, "\n**Retry budget:** %s → %s", tiers.BudgetText(res.RetryBudgetBefore), tiers.BudgetText(res.RetryBudgetAfter))
+		fmt.Fprintf(&b, "\n**Retry budget:** %s → %s", record.BudgetText(res.RetryBudgetBefore), record.BudgetText(res.RetryBudgetAfter))
 		if t := res.Transition; t != nil {
 			verb := "moved"
 			if res.DryRun {

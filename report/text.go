@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -69,7 +70,7 @@ func writeText(w io.Writer, res *tiers.Result) {
 	if len(res.BlockingDimensions) > 0 {
 		fmt.Fprintf(w, "blocking dimensions: %s\n", strings.Join(res.BlockingDimensions, ", "))
 	}
-	fmt.Fprintf(w, "retry budget: %s -> %s\n", tiers.BudgetText(res.RetryBudgetBefore), tiers.BudgetText(res.RetryBudgetAfter))
+	fmt.Fprintf(w, "retry budget: %s -> %s\n", record.BudgetText(res.RetryBudgetBefore), record.BudgetText(res.RetryBudgetAfter))
 	if t := res.Transition; t != nil {
 		verb := "moved"
 		if res.DryRun {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/geas-dev/geas/record"
@@ -18,8 +19,10 @@ import (
 // here and, after a crash, in the next command that takes the task's lock (gate.Complete). The
 // caller holds the task lock for the whole run. An error before the commit point is returned
 // (nothing was recorded); a write after it that fails is a note of the result, whose verdict
-// stands, and the next command that takes the task's lock completes it.
-func Apply(in *Snapshot, res *Result, escalate bool, now time.Time) error {
+// stands, and the next command that takes the task's lock completes it. logRoot is the run's log
+// directory as the caller opened it before the run (Options.LogRoot), where result.json is
+// written even if a command moved the directory meanwhile; nil writes it by its path.
+func Apply(in *Snapshot, res *Result, escalate bool, logRoot *os.Root, now time.Time) error {
 	if res.Refused() {
 		// Refused before anything ran (the signing key would be exposed): nothing is written,
 		// not even an event, so nothing signed comes of a run that judged nothing.
@@ -70,7 +73,7 @@ func Apply(in *Snapshot, res *Result, escalate bool, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	applied, err := in.ledger(now).Commit(plan, in.logRoot, in.found())
+	applied, err := in.ledger(now).Commit(plan, logRoot, in.found())
 	if err != nil {
 		return err
 	}
@@ -188,4 +191,27 @@ func GateState(profile vocab.Profile) vocab.State {
 		return vocab.Integrated
 	}
 	return vocab.Reviewed
+}
+
+// historyEntry is the compact gate_history entry of a run.
+func historyEntry(res *Result) record.HistoryEntry {
+	causes, _ := json.Marshal(res.Causes)
+	e := record.HistoryEntry{
+		Kind: record.KindGateRun, RunID: res.RunID, Verdict: string(res.Verdict), Causes: causes,
+		RetryBudgetBefore: copyInt(res.RetryBudgetBefore), RetryBudgetAfter: copyInt(res.RetryBudgetAfter), Head: res.Head,
+		InputsSHA256: res.InputsSHA256, RulesSHA256: res.RulesSHA256, StartedAt: res.StartedAt,
+	}
+	if len(res.claimTally) > 0 {
+		tally, _ := json.Marshal(res.claimTally)
+		e.Extra = map[string]json.RawMessage{record.ClaimsContradictedKey: tally}
+	}
+	return e
+}
+
+func copyInt(p *int) *int {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }

@@ -8,48 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
-
-// checkSizes applies the effective policy's limits to the contract and the record, which are read
-// (up to the fourfold ceiling every reader accepts) before the policy is known: a contract or a
-// record over the effective limit is invalid, as one over the ceiling already is.
-func (in *Snapshot) checkSizes() {
-	if in.PolicyErr != nil {
-		return // policy_invalid stops the run; the defaults would judge by limits nobody chose
-	}
-	if c := in.Contract; c != nil && int64(len(c.Raw)) > in.Policy.MaxContractBytes {
-		in.Contract, in.ContractErr = nil, fmt.Errorf("read contract: %w", tooLarge(in.TaskDir+"/contract.json", int64(len(c.Raw)), in.Policy.MaxContractBytes, "max_contract_bytes"))
-	}
-	if in.Record != nil && !in.RecordMissing {
-		var files fsutil.Reader = fsutil.RootReader(in.Geas)
-		if in.files != nil {
-			files = in.files
-		}
-		fi, err := files.Stat(in.TaskDir + "/record.json")
-		if err == nil && fi.Size()-historySectionBytes(in.Record) > in.Policy.MaxRecordBytes {
-			in.Record, in.RecordErr = nil, fmt.Errorf("load record: %w", tooLarge(in.TaskDir+"/record.json", fi.Size(), in.Policy.MaxRecordBytes, "max_record_bytes"))
-		}
-	}
-}
-
-func tooLarge(name string, size, limit int64, key string) error {
-	return fmt.Errorf("%s: %d bytes exceeds the limit of %d bytes (%s, SPEC §10)", name, size, limit, key)
-}
-
-// historySectionBytes is the part of record.json's size that is the gate history kept in it by
-// earlier layouts: the history has a limit of its own (max_history_bytes), so it does not count
-// against the record's.
-func historySectionBytes(rec *record.Record) int64 {
-	raw, ok := rec.Section("gate_history")
-	if !ok {
-		return 0
-	}
-	return indentedLen(raw, 1)
-}
 
 // historySize is the size of the task's gate history as the history file holds it: one canonical
 // entry a line.
@@ -172,17 +134,6 @@ func recordSize(in *Snapshot, res *Result) (own, total int64, err error) {
 	}
 	total = own + hist + indentedLen(entry, 2) + 256
 	return own, total, nil
-}
-
-// indentedLen is the size raw takes in record.json at depth (record.Bytes indents two spaces a
-// level).
-func indentedLen(raw []byte, depth int) int64 {
-	var buf bytes.Buffer
-	prefix := strings.Repeat("  ", depth)
-	if err := json.Indent(&buf, raw, prefix, "  "); err != nil {
-		return int64(len(raw))
-	}
-	return int64(buf.Len())
 }
 
 // Bounds of the compact form of a result (SPEC §7.3).
@@ -325,4 +276,15 @@ func checkWriteSize(name string, data []byte, limit int64) error {
 		return fmt.Errorf("%s: %d bytes would exceed the limit of %d bytes that the gate reads back (max_contract_bytes): nothing of this run was written", name, len(data), limit)
 	}
 	return nil
+}
+
+// indentedLen is the size raw takes in record.json at depth (record.Bytes indents two spaces a
+// level).
+func indentedLen(raw []byte, depth int) int64 {
+	var buf bytes.Buffer
+	prefix := strings.Repeat("  ", depth)
+	if err := json.Indent(&buf, raw, prefix, "  "); err != nil {
+		return int64(len(raw))
+	}
+	return int64(buf.Len())
 }

@@ -167,7 +167,7 @@ func TestATransitionNeverTakesTheContractPastItsLimit(t *testing.T) {
 	in, res, escalate := f.evaluate(Options{DryRun: false, Now: testNow})
 	require.True(t, res.Verdict.IsPass(), "causes %+v", res.Causes)
 	require.NotNil(t, res.Transition)
-	err := Apply(in, res, escalate, testNow)
+	err := Apply(in, res, escalate, nil, testNow)
 	require.Error(t, err)
 	assert.Regexp(t, `contract\.json: \d+ bytes would exceed the limit of 4096 bytes that the gate reads back \(max_contract_bytes\): nothing of this run was written`, err.Error())
 	assert.Equal(t, string(recordBefore), string(f.read(taskFile("record.json"))), "record.json is untouched")

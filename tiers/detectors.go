@@ -330,13 +330,3 @@ func opSymbol(op string) string {
 }
 
 func fmtNum(f float64) string { return fmt.Sprintf("%g", f) }
-
-func exitText(code *int, errText string) string {
-	if code == nil {
-		if errText != "" {
-			return "abnormally (" + errText + ")"
-		}
-		return "abnormally"
-	}
-	return fmt.Sprint(*code)
-}

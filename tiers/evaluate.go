@@ -83,7 +83,6 @@ func Evaluate(ctx context.Context, in *Snapshot, env Env, opts Options) (*Result
 	// Room for a run's checks (about thirty): grown by append, each Check (136 bytes) was copied
 	// four or five times.
 	ev := &evaluation{checks: make([]Check, 0, 48)}
-	in.logRoot = opts.LogRoot
 	if in.Contract != nil {
 		pass.known = contractTypes(in.Contract)
 	} else {

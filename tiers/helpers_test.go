@@ -121,7 +121,7 @@ func (f *fixture) approve() {
 func (f *fixture) gate() *Result {
 	f.t.Helper()
 	in, res, escalate := f.evaluate(Options{DryRun: false, Now: testNow})
-	require.NoError(f.t, Apply(in, res, escalate, testNow))
+	require.NoError(f.t, Apply(in, res, escalate, nil, testNow))
 	return res
 }
 

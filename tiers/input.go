@@ -27,10 +27,6 @@ type Snapshot struct {
 	// policy and the debt register are read through it.
 	shared *Shared
 
-	// logRoot is the run's log directory as Evaluate was given it (Options.LogRoot), where Apply
-	// writes result.json: the directory the run opened, even if a command moved it meanwhile.
-	logRoot *os.Root
-
 	// Events, when set, answers the history checks' reads of the event log: the index that
 	// geas gate --all and geas gate verify keep for all their tasks, so that each line of the log
 	// is parsed once a run (record.EventIndex); nil: each check reads the log.
@@ -160,40 +156,7 @@ func gatherWith(p *project.Project, mission, task, taskDir string, k *Loaded, pr
 	}
 	in.files = dir
 	defer func() { in.files = nil }()
-	if k != nil {
-		in.shared = k.Shared
-	}
-	if k != nil {
-		in.Contract, in.ContractErr = k.Contract, k.Err
-	} else {
-		var known *contract.Contract
-		if prev != nil {
-			known = prev.Contract
-		}
-		in.Contract, in.ContractErr = contract.LoadKnown(dir, taskDir+"/contract.json", known)
-	}
-	if c := in.Contract; c != nil && c.TaskID != task {
-		// A contract copied from another task is not this task's contract.
-		in.Contract, in.ContractErr = nil, &schemas.ValidationError{File: taskDir + "/contract.json", Kind: schemas.Contract,
-			Problems: []schemas.Problem{{Pointer: "/task_id", Message: fmt.Sprintf("task_id is %q, but this is task %q", c.TaskID, task)}}}
-	}
-	var rec *record.Record
-	var err error
-	if k != nil && k.RecordRead {
-		rec, err = k.Record, k.RecordErr
-	} else {
-		rec, err = record.LoadFrom(dir, taskDir+"/record.json")
-	}
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		in.Record, in.RecordMissing = record.New(task, time.Now()), true
-	case err != nil:
-		in.RecordErr = err
-	default:
-		in.Record = rec
-	}
-	in.loadPolicy()
-	in.checkSizes()
+	in.readRuled(dir, k, prev)
 	ev := dir.Subdir("evidence")
 	var known []*evidence.Evidence
 	if prev != nil {
@@ -214,6 +177,47 @@ func gatherWith(p *project.Project, mission, task, taskDir string, k *Loaded, pr
 	in.DebtData, in.DebtErr = in.readGeas(debtRegisterPath(mission), in.Policy.MaxEvidenceBytes)
 	in.Files = in.snapshot()
 	return in
+}
+
+// readRuled reads, through dir, what the task's rules are made of and what their reads depend
+// on: the contract (k's when given, else read here, reusing prev's when its bytes still hold), the
+// record, the effective policy, and the policy's size limits applied to the contract and the
+// record.
+func (in *Snapshot) readRuled(dir *fsutil.Dir, k *Loaded, prev *Snapshot) {
+	if k != nil {
+		in.shared = k.Shared
+	}
+	if k != nil {
+		in.Contract, in.ContractErr = k.Contract, k.Err
+	} else {
+		var known *contract.Contract
+		if prev != nil {
+			known = prev.Contract
+		}
+		in.Contract, in.ContractErr = contract.LoadKnown(dir, in.TaskDir+"/contract.json", known)
+	}
+	if c := in.Contract; c != nil && c.TaskID != in.Task {
+		// A contract copied from another task is not this task's contract.
+		in.Contract, in.ContractErr = nil, &schemas.ValidationError{File: in.TaskDir + "/contract.json", Kind: schemas.Contract,
+			Problems: []schemas.Problem{{Pointer: "/task_id", Message: fmt.Sprintf("task_id is %q, but this is task %q", c.TaskID, in.Task)}}}
+	}
+	var rec *record.Record
+	var err error
+	if k != nil && k.RecordRead {
+		rec, err = k.Record, k.RecordErr
+	} else {
+		rec, err = record.LoadFrom(dir, in.TaskDir+"/record.json")
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		in.Record, in.RecordMissing = record.New(in.Task, time.Now()), true
+	case err != nil:
+		in.RecordErr = err
+	default:
+		in.Record = rec
+	}
+	in.loadPolicy()
+	in.checkSizes()
 }
 
 // loadPolicy reads the effective policy (readPolicy) and parses it.

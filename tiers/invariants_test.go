@@ -678,7 +678,7 @@ func TestNothingIsLost(t *testing.T) {
 			require.NoError(t, err)
 
 			tc.spoil(res)
-			err = Apply(in, res, escalate, testNow)
+			err = Apply(in, res, escalate, nil, testNow)
 			var ve *schemas.ValidationError
 			require.ErrorAs(t, err, &ve, "the record refuses a result that does not match its schema")
 			assert.Equal(t, before, snapshotTree(t, f.dir), "a failed Apply leaves every file byte-identical")

@@ -207,7 +207,7 @@ func TestPaddedEvidenceNeverTurnsAFailIntoAnError(t *testing.T) {
 					require.NoError(t, err)
 					t.Logf("verdict %s, %d checks, result %d bytes, causes %v", res.Verdict, len(res.Checks), len(raw), causeCodeSet(res.Causes))
 					assertBoundedResult(t, res)
-					require.NoError(t, Apply(in, res, escalate, testNow))
+					require.NoError(t, Apply(in, res, escalate, nil, testNow))
 					assert.NotContains(t, causeCodeSet(res.Causes), vocab.CauseResultTooLarge)
 					assert.NotEqual(t, vocab.VerdictError, res.Verdict, "%v", res.Causes)
 					assert.NotEqual(t, vocab.Verdict("pass"), res.Verdict)

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +12,7 @@ import (
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/internal/canon"
 	"github.com/geas-dev/geas/internal/fsutil"
+	"github.com/geas-dev/geas/internal/jsonobj"
 	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
@@ -21,6 +20,10 @@ import (
 
 // PinnedFile is the pinned copy of a task's rules, beside its contract (SPEC §4.4).
 const PinnedFile = record.PinnedFile
+
+// PinnedMaxBytes bounds the read of the pinned copy: it holds a contract and a policy,
+// pretty-printed, so it allows for both at their limits.
+const PinnedMaxBytes = 4 * (contract.MaxBytes + policy.MaxBytes)
 
 // unpinnedContractFields are the contract fields that are not rules: the state, which the gate
 // itself moves, and geas's envelope timestamps.
@@ -35,7 +38,7 @@ func rulesOf(in *Snapshot) (map[string]any, string, error) {
 	if in.PolicyErr != nil {
 		return nil, "", errors.New("the gate policy could not be read")
 	}
-	c, err := decodeObject(in.Contract.Raw)
+	c, err := jsonobj.DecodeMap(in.Contract.Raw)
 	if err != nil {
 		return nil, "", fmt.Errorf("contract: %w", err)
 	}
@@ -44,7 +47,7 @@ func rulesOf(in *Snapshot) (map[string]any, string, error) {
 	}
 	p := map[string]any{}
 	if in.PolicyRaw != nil {
-		if p, err = decodeObject(in.PolicyRaw); err != nil {
+		if p, err = jsonobj.DecodeMap(in.PolicyRaw); err != nil {
 			return nil, "", fmt.Errorf("policy: %w", err)
 		}
 	}
@@ -76,58 +79,23 @@ func baseRule(in *Snapshot) map[string]any {
 	return map[string]any{"base_snapshot": base, "commit": commit}
 }
 
-// decodeObject decodes a JSON object keeping numbers as written (json.Number).
-func decodeObject(raw []byte) (map[string]any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
-		return nil, err
-	}
-	if m == nil {
-		return nil, errors.New("not a JSON object")
-	}
-	return m, nil
-}
-
-// PinnedHolds reports whether the task's pinned copy holds the rules with digest want.
-func PinnedHolds(geas *os.Root, taskDir, want string) bool {
-	_, why := readPinned(geas, taskDir, want)
-	return why == ""
-}
-
 // RulesNow returns the task's rules as they are now, when they digest to want: the pinned copy of
 // an approval (or a first run) cut short is written from them (SPEC §7.3), and rules that changed
-// since are not pinned under an approval of others.
+// since are not pinned under an approval of others. It reads only what the rules are made of
+// (readRuled: the contract, the record, the policy and the base it resolves), not the evidence.
 func RulesNow(p *project.Project, mission, task, taskDir, want string) (map[string]any, bool) {
-	in := Gather(p, mission, task, taskDir)
-	if in.Rules == nil || in.RulesSHA256 != want {
+	in := &Snapshot{ProjectDir: p.Dir, Root: p.Root, Geas: p.Geas, Mission: mission, Task: task, TaskDir: taskDir}
+	dir := fsutil.OpenSubdir(p.Geas, taskDir)
+	in.files = dir
+	in.readRuled(dir, nil, nil)
+	in.files = nil
+	dir.Close()
+	in.Release()
+	rules, sum, err := rulesOf(in)
+	if err != nil || rules == nil || sum != want {
 		return nil, false
 	}
-	return in.Rules, true
-}
-
-// readPinned returns the rules of contract.pinned.json when its rules digest to want; otherwise
-// nil and why the copy cannot be used.
-func readPinned(geas *os.Root, taskDir, want string) (map[string]any, string) {
-	// The copy holds a contract and a policy, pretty-printed: allow for both at their limits.
-	data, err := fsutil.ReadLimited(geas, path.Join(taskDir, PinnedFile), 4*(contract.MaxBytes+policy.MaxBytes))
-	if err != nil {
-		return nil, fmt.Sprintf("the pinned copy %s cannot be read (%v)", PinnedFile, err)
-	}
-	doc, err := decodeObject(data)
-	if err != nil {
-		return nil, fmt.Sprintf("the pinned copy %s is not valid JSON", PinnedFile)
-	}
-	rules, _ := doc["rules"].(map[string]any)
-	if rules == nil {
-		return nil, fmt.Sprintf("the pinned copy %s has no rules", PinnedFile)
-	}
-	got, err := canon.SHA256(rules)
-	if err != nil || got != want {
-		return nil, fmt.Sprintf("the pinned copy %s does not match the pinned rules_sha256 %s (it digests to %s): it was edited", PinnedFile, short(want), short(got))
-	}
-	return rules, ""
+	return rules, true
 }
 
 // rulesDiff names each field that differs between the pinned and the current rules, with both

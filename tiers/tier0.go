@@ -272,13 +272,6 @@ func resolveStatus(err error) Status {
 	return StatusBlock
 }
 
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
-}
-
 func orNone(s []string) string {
 	if len(s) == 0 {
 		return "none"

@@ -33,20 +33,6 @@ func historyCheck(pass *Pass) (out []Check) {
 	return
 }
 
-// historyTampered reports whether a run's checks found the history tampered.
-func historyTampered(checks []Check) bool {
-	for _, c := range checks {
-		if c.Code == vocab.CauseHistoryTampered && c.Status != StatusPass {
-			return true
-		}
-	}
-	return false
-}
-
-// HistoryTampered reports whether the run's checks found the task's gate history tampered
-// (check history failed): its budget is then not computed.
-func (res *Result) HistoryTampered() bool { return historyTampered(res.Checks) }
-
 // HistoryProblems lists, with the values found, what does not verify in a task's gate history:
 // the record's task_id, the hash chain, every entry's HMAC when key is set, the budget arithmetic
 // (record.BudgetProblems), gate_result against the latest gate run, and every event of

@@ -57,7 +57,7 @@ func rulesCheck(pass *Pass) (out []Check) {
 		return
 	}
 	ev := fmt.Sprintf("rules_sha256 %s differs from the pinned %s (%s); policy: %s", short(in.RulesSHA256), short(pin.RulesSHA256), pin.By, policyFrom)
-	if pinned, why := readPinned(in.Geas, in.TaskDir, pin.RulesSHA256); pinned == nil {
+	if pinned, why := record.ReadPinned(in.Geas, in.TaskDir, pin.RulesSHA256, PinnedMaxBytes); pinned == nil {
 		ev += "; " + why + ", so the changed fields cannot be named"
 		if b, ok := in.Rules["base"].(map[string]any); ok {
 			ev += fmt.Sprintf("; base_snapshot %s now resolves to %s", showValue(b["base_snapshot"]), resolution(b))

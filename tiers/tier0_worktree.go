@@ -105,16 +105,6 @@ func (pass *Pass) headName() string {
 	return "HEAD"
 }
 
-// isBookkeeping reports whether a project-relative path is one of bookkeepingPaths.
-func isBookkeeping(p string) bool {
-	for _, b := range bookkeepingPaths {
-		if strings.HasSuffix(b, "/") && strings.HasPrefix(p, b) || p == b {
-			return true
-		}
-	}
-	return false
-}
-
 // worktreeCheck compares the working tree with the head. after names the eval command that ran
 // just before ("" before tier 1). It returns nil when nothing is to be said (after tier 1, a
 // clean tree).
@@ -171,32 +161,11 @@ func worktreeCheck(pass *Pass, tier int, name, text, headName, after string) *Ch
 	return &ch
 }
 
-// projectPrefix is the project root relative to the repository's top directory, with a trailing
-// slash ("" when they are the same directory).
-func (pass *Pass) projectPrefix() string {
-	top, dir := evalDir(pass.repo.Top()), evalDir(pass.in.ProjectDir)
-	rel, err := filepath.Rel(top, dir)
-	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-		return ""
-	}
-	return filepath.ToSlash(rel) + "/"
-}
-
 func evalDir(p string) string {
 	if q, err := filepath.EvalSymlinks(p); err == nil {
 		return q
 	}
 	return p
-}
-
-// afterCode compares the working tree (or the isolated checkout) with the head after code ran;
-// after names what ran. A check means the code changed the tree: the caller records after as
-// what changed it.
-func afterCode(pass *Pass, tier int, name, text, after string) *Check {
-	if pass.work != nil {
-		return checkoutCheck(pass, tier, name, text, after)
-	}
-	return worktreeCheck(pass, tier, name, text, pass.headName(), after)
 }
 
 // checkoutCheck compares the isolated checkout with what the gate wrote.

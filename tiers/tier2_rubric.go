@@ -352,12 +352,3 @@ func confirmStub(pass *Pass, loc record.StubLocation, files map[string][]byte, b
 		}
 	}
 }
-
-// truncate cuts s to its first n bytes and marks the cut with "…". The cut may fall inside a
-// UTF-8 sequence; cutText (quote.go) and cut (bounds.go) cut on a rune boundary.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}

@@ -39,3 +39,11 @@ func SHA256(v any) (string, error) {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:]), nil
 }
+
+// Short is the first 12 characters of a digest or a commit hash, as messages show them.
+func Short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}

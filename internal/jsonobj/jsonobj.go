@@ -106,3 +106,17 @@ func Compact(members []Member) []byte {
 	b.WriteByte('}')
 	return b.Bytes()
 }
+
+// DecodeMap decodes a JSON object keeping numbers as written (json.Number).
+func DecodeMap(raw []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, errors.New("not a JSON object")
+	}
+	return m, nil
+}

@@ -263,81 +263,6 @@ func tierResult(checks []Check, tier int, notRun string) TierResult {
 	return TierResult{Status: worst, Details: details}
 }
 
-// Budget computes a run's retry budget, transition and next action from the record's history
-// (SPEC §7.1, §7.2). It fills res and reports whether the run escalates. A run on an unreadable
-// contract, on a record or history that cannot be read, or over a history that does not verify,
-// computes no budget (null before and after) and moves nothing: the next run takes its budget
-// from the history as if this one had not happened, and neither tampering nor an unreadable
-// history ever yields the contract's fresh budget.
-func Budget(in *Snapshot, res *Result) (escalate bool) {
-	res.RetryBudgetBefore, res.RetryBudgetAfter = nil, nil
-	if in.Contract == nil || in.Record == nil || historyTampered(res.Checks) || res.Refused() {
-		res.Transition = nil
-		switch {
-		case res.Verdict == vocab.VerdictFail:
-			res.NextAction = NextFix
-		case res.Verdict == vocab.VerdictBlock:
-			res.NextAction = NextResolveBlock
-		default:
-			res.NextAction = NextInvestigateErr
-		}
-		switch {
-		case in.Contract == nil || res.Refused():
-		case in.Record == nil:
-			res.Notes = append(res.Notes, "record.json or the gate history cannot be read: this run computes no budget (the contract's retry_budget is not what is left)")
-		default:
-			res.Notes = append(res.Notes, "the gate history does not verify: this run records nothing and computes no budget until an authority runs geas task history reset")
-		}
-		return false
-	}
-	before := record.BudgetLeft(in.Contract.RetryBudget, in.Record)
-	after := before
-	status := in.Contract.Status
-	switch res.Verdict {
-	case vocab.VerdictFail:
-		after = max(before-1, 0)
-		if after == 0 {
-			escalate = true
-			res.NextAction = NextEscalate
-			res.Transition = transitionIfLegal(status, vocab.Escalated)
-		} else {
-			res.NextAction = NextFix
-		}
-	case vocab.VerdictBlock:
-		res.NextAction = NextResolveBlock
-	case vocab.VerdictError:
-		res.NextAction = NextInvestigateErr
-		n, cause := record.ConsecutiveErrors(in.Record)
-		code := ""
-		if len(res.Causes) > 0 {
-			code = string(res.Causes[0].Code)
-		}
-		if n == 0 || cause != code {
-			n = 0
-		}
-		if n+1 >= in.Policy.ConsecutiveErrorLimit && status != vocab.Blocked {
-			res.Transition = transitionIfLegal(status, vocab.Blocked)
-			if res.Transition != nil {
-				res.Notes = append(res.Notes, fmt.Sprintf("%d consecutive errors with cause %s: task blocked", n+1, code))
-			}
-		}
-	default:
-		if res.Verdict.IsPass() {
-			res.NextAction = NextProceed
-			res.Transition = transitionIfLegal(status, vocab.Verified)
-		}
-	}
-	res.RetryBudgetBefore, res.RetryBudgetAfter = &before, &after
-	return escalate
-}
-
-func transitionIfLegal(from, to vocab.State) *Transition {
-	if from == "" || vocab.CheckTransition(from, to, true) != nil {
-		return nil
-	}
-	return &Transition{From: from, To: to}
-}
-
 // Refused reports whether the run was refused before anything ran (keyexposure.go): the signing
 // key would be exposed to the code it runs, or its eval_user cannot be used. Such a run records
 // nothing, computes no budget and moves nothing.
@@ -350,54 +275,16 @@ func (res *Result) Refused() bool {
 	return false
 }
 
-// historyEntry is the compact gate_history entry of a run.
-func historyEntry(res *Result) record.HistoryEntry {
-	causes, _ := json.Marshal(res.Causes)
-	e := record.HistoryEntry{
-		Kind: record.KindGateRun, RunID: res.RunID, Verdict: string(res.Verdict), Causes: causes,
-		RetryBudgetBefore: copyInt(res.RetryBudgetBefore), RetryBudgetAfter: copyInt(res.RetryBudgetAfter), Head: res.Head,
-		InputsSHA256: res.InputsSHA256, RulesSHA256: res.RulesSHA256, StartedAt: res.StartedAt,
-	}
-	if len(res.claimTally) > 0 {
-		tally, _ := json.Marshal(res.claimTally)
-		e.Extra = map[string]json.RawMessage{record.ClaimsContradictedKey: tally}
-	}
-	return e
-}
-
-func copyInt(p *int) *int {
-	if p == nil {
-		return nil
-	}
-	v := *p
-	return &v
-}
-
-// BudgetText shows a budget value, or "none" when the run computed none.
-func BudgetText(p *int) string {
-	if p == nil {
-		return "none"
-	}
-	return fmt.Sprint(*p)
-}
-
-// NextRunID is the id of the next run of a task: gate-N, N one more than the runs so far. After a
-// history reset the numbering goes on from the runs of the discarded history (the reset entry's
-// superseded_runs), so a run id, and its log directory, is never used twice.
-func NextRunID(rec *record.Record) string {
-	n := 0
-	if rec != nil {
-		for i, e := range rec.History() {
-			if e.IsGateRun() {
-				n++
-			}
-			if i == 0 && e.Kind == record.KindHistoryReset {
-				var prior int
-				if raw, ok := e.Extra["superseded_runs"]; ok && json.Unmarshal(raw, &prior) == nil && prior > 0 {
-					n += prior
-				}
-			}
+// historyTampered reports whether a run's checks found the history tampered.
+func historyTampered(checks []Check) bool {
+	for _, c := range checks {
+		if c.Code == vocab.CauseHistoryTampered && c.Status != StatusPass {
+			return true
 		}
 	}
-	return fmt.Sprintf("gate-%d", n+1)
+	return false
 }
+
+// HistoryTampered reports whether the run's checks found the task's gate history tampered
+// (check history failed): its budget is then not computed.
+func (res *Result) HistoryTampered() bool { return historyTampered(res.Checks) }

@@ -1,0 +1,83 @@
+package tiers
+
+import (
+	"fmt"
+
+	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
+)
+
+// Budget computes a run's retry budget, transition and next action from the record's history
+// (SPEC §7.1, §7.2). It fills res and reports whether the run escalates. A run on an unreadable
+// contract, on a record or history that cannot be read, or over a history that does not verify,
+// computes no budget (null before and after) and moves nothing: the next run takes its budget
+// from the history as if this one had not happened, and neither tampering nor an unreadable
+// history ever yields the contract's fresh budget.
+func Budget(in *Snapshot, res *Result) (escalate bool) {
+	res.RetryBudgetBefore, res.RetryBudgetAfter = nil, nil
+	if in.Contract == nil || in.Record == nil || historyTampered(res.Checks) || res.Refused() {
+		res.Transition = nil
+		switch {
+		case res.Verdict == vocab.VerdictFail:
+			res.NextAction = NextFix
+		case res.Verdict == vocab.VerdictBlock:
+			res.NextAction = NextResolveBlock
+		default:
+			res.NextAction = NextInvestigateErr
+		}
+		switch {
+		case in.Contract == nil || res.Refused():
+		case in.Record == nil:
+			res.Notes = append(res.Notes, "record.json or the gate history cannot be read: this run computes no budget (the contract's retry_budget is not what is left)")
+		default:
+			res.Notes = append(res.Notes, "the gate history does not verify: this run records nothing and computes no budget until an authority runs geas task history reset")
+		}
+		return false
+	}
+	before := record.BudgetLeft(in.Contract.RetryBudget, in.Record)
+	after := before
+	status := in.Contract.Status
+	switch res.Verdict {
+	case vocab.VerdictFail:
+		after = max(before-1, 0)
+		if after == 0 {
+			escalate = true
+			res.NextAction = NextEscalate
+			res.Transition = transitionIfLegal(status, vocab.Escalated)
+		} else {
+			res.NextAction = NextFix
+		}
+	case vocab.VerdictBlock:
+		res.NextAction = NextResolveBlock
+	case vocab.VerdictError:
+		res.NextAction = NextInvestigateErr
+		n, cause := record.ConsecutiveErrors(in.Record)
+		code := ""
+		if len(res.Causes) > 0 {
+			code = string(res.Causes[0].Code)
+		}
+		if n == 0 || cause != code {
+			n = 0
+		}
+		if n+1 >= in.Policy.ConsecutiveErrorLimit && status != vocab.Blocked {
+			res.Transition = transitionIfLegal(status, vocab.Blocked)
+			if res.Transition != nil {
+				res.Notes = append(res.Notes, fmt.Sprintf("%d consecutive errors with cause %s: task blocked", n+1, code))
+			}
+		}
+	default:
+		if res.Verdict.IsPass() {
+			res.NextAction = NextProceed
+			res.Transition = transitionIfLegal(status, vocab.Verified)
+		}
+	}
+	res.RetryBudgetBefore, res.RetryBudgetAfter = &before, &after
+	return escalate
+}
+
+func transitionIfLegal(from, to vocab.State) *Transition {
+	if from == "" || vocab.CheckTransition(from, to, true) != nil {
+		return nil
+	}
+	return &Transition{From: from, To: to}
+}

@@ -1,0 +1,37 @@
+package tiers
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// isBookkeeping reports whether a project-relative path is one of bookkeepingPaths.
+func isBookkeeping(p string) bool {
+	for _, b := range bookkeepingPaths {
+		if strings.HasSuffix(b, "/") && strings.HasPrefix(p, b) || p == b {
+			return true
+		}
+	}
+	return false
+}
+
+// projectPrefix is the project root relative to the repository's top directory, with a trailing
+// slash ("" when they are the same directory).
+func (pass *Pass) projectPrefix() string {
+	top, dir := evalDir(pass.repo.Top()), evalDir(pass.in.ProjectDir)
+	rel, err := filepath.Rel(top, dir)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return ""
+	}
+	return filepath.ToSlash(rel) + "/"
+}
+
+// afterCode compares the working tree (or the isolated checkout) with the head after code ran;
+// after names what ran. A check means the code changed the tree: the caller records after as
+// what changed it.
+func afterCode(pass *Pass, tier int, name, text, after string) *Check {
+	if pass.work != nil {
+		return checkoutCheck(pass, tier, name, text, after)
+	}
+	return worktreeCheck(pass, tier, name, text, pass.headName(), after)
+}
