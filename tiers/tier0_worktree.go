@@ -44,10 +44,15 @@ func emptyChange(pass *Pass, g gitFacts) []Check {
 	if err != nil {
 		return []Check{gitFailCheck(0, "empty_change", emptyText, fmt.Sprintf("diff %s..%s: %v", short(g.base), short(g.head), err), err, StatusError, vocab.CauseBaselineMismatch)}
 	}
+	// The project's own bookkeeping is not the work; a file outside the project root is (and the
+	// scope check fails it): a bookkeeping path of another directory is not this project's.
 	var work []string
-	for _, f := range files {
-		if !isBookkeeping(f) {
-			work = append(work, f)
+	pp := projectPathsOf(g.repo, pass.in.ProjectDir)
+	for i, f := range files {
+		rel, in := pp.rel(f)
+		files[i] = rel
+		if !in || !isBookkeeping(rel) {
+			work = append(work, rel)
 		}
 	}
 	switch {
