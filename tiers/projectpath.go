@@ -53,6 +53,15 @@ func (pp projectPaths) rel(p string) (string, bool) {
 	return strings.Repeat("../", len(dir)-common) + strings.Join(segs[common:], "/"), false
 }
 
+// path is the project root relative to the repository's top, without the trailing "/": "" at the
+// top, or when the project root is not inside it.
+func (pp projectPaths) path() string {
+	if !pp.within {
+		return ""
+	}
+	return strings.TrimSuffix(pp.prefix, "/")
+}
+
 // outsideProject reports whether a project-relative path (one the implementer declared) leads out
 // of the project root: absolute, "..", or below "../" once cleaned.
 func outsideProject(p string) bool {
