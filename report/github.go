@@ -15,7 +15,7 @@ import (
 // failed, blocked or errored, a ::warning for each warning, then a ::notice with the verdict of
 // each result. A check that points at files (scope violations, confirmed stubs) gets one
 // annotation per location, with file= and line=, so GitHub shows it on the file; paths are
-// relative to the project root, which is the repository root in the usual layout.
+// relative to the repository's top (a project in a subdirectory: its locations joined to it).
 func writeGitHub(w io.Writer, results []*tiers.Result) error {
 	var b strings.Builder
 	for _, res := range results {
@@ -56,7 +56,7 @@ func checkAnnotations(b *strings.Builder, res *tiers.Result) {
 			continue
 		}
 		for _, l := range c.Locations {
-			props := []string{"title", title, "file", l.Path}
+			props := []string{"title", title, "file", repoPath(res.ProjectPath, l.Path)}
 			if l.Line > 0 {
 				props = append(props, "line", fmt.Sprint(l.Line))
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"path"
 	"strings"
 
 	"github.com/geas-dev/geas/gate"
@@ -217,6 +218,7 @@ func (d *sarifDoc) addChecks(res *tiers.Result, extra map[string]any) {
 			props[k] = v
 		}
 		for _, l := range where {
+			l.Path = repoPath(res.ProjectPath, l.Path)
 			d.add(rule, level, res.TaskID+"/"+c.Name+": "+checkSentence(c), l, props, res.MissionID, res.TaskID, c.Name)
 		}
 	}
@@ -279,6 +281,17 @@ func sarifURI(p string) string {
 		u = "./" + u
 	}
 	return u
+}
+
+// repoPath is a project-relative path p relative to the repository's top, for a project whose
+// root is the subdirectory project of the repository ("" at the top): code scanning and GitHub's
+// annotations place a file by its path in the repository. A path that leads out of the project
+// root ("../other/b.txt") lands on the repository's file.
+func repoPath(project, p string) string {
+	if project == "" {
+		return p
+	}
+	return path.Join(project, p)
 }
 
 // contractPath is the task's contract, relative to the project root.

@@ -288,14 +288,14 @@ func policyAtBase(in *Snapshot, base, headRev string) (data []byte, from string,
 	if sha == "" {
 		return nil, "", false, false, nil
 	}
-	rel, err := git.WorkTreeRel(projectDir)
-	if err != nil {
-		return nil, "", false, false, nil
+	// The project root's place in the repository, as every check of the run finds it (symbolic
+	// links resolved): a policy looked for anywhere else would be absent, and the working tree's
+	// would judge the work.
+	prefix, ok := projectPrefixOf(repo.Top(), projectDir)
+	if !ok {
+		return nil, "", false, false, fmt.Errorf("read .geas/%s at base %s: the project root %s is not inside the repository %s", policy.File, short(sha), projectDir, repo.Top())
 	}
-	name := ".geas/" + policy.File
-	if rel != "" {
-		name = rel + "/" + name
-	}
+	name := prefix + ".geas/" + policy.File
 	from = fmt.Sprintf(".geas/%s at base %s", policy.File, sha)
 	data, found, err = repo.ReadFileAt(sha, name, policy.MaxBytes)
 	if err != nil {

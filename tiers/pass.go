@@ -17,13 +17,25 @@ func isBookkeeping(p string) bool {
 
 // projectPrefix is the project root relative to the repository's top directory, with a trailing
 // slash ("" when they are the same directory).
+// A project root that is not inside the top (a symbolic link to another repository's directory)
+// is "" here; projectPaths says that nothing is inside it.
 func (pass *Pass) projectPrefix() string {
-	top, dir := evalDir(pass.repo.Top()), evalDir(pass.in.ProjectDir)
-	rel, err := filepath.Rel(top, dir)
-	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-		return ""
+	prefix, _ := projectPrefixOf(pass.repo.Top(), pass.in.ProjectDir)
+	return prefix
+}
+
+// projectPrefixOf is the project root dir relative to the repository's top directory top, with a
+// trailing slash ("" when they are the same directory), both with their symbolic links resolved;
+// ok is false when dir is not inside top.
+func projectPrefixOf(top, dir string) (prefix string, ok bool) {
+	rel, err := filepath.Rel(evalDir(top), evalDir(dir))
+	switch {
+	case err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel):
+		return "", false
+	case rel == ".":
+		return "", true
 	}
-	return filepath.ToSlash(rel) + "/"
+	return filepath.ToSlash(rel) + "/", true
 }
 
 // afterCode compares the working tree (or the isolated checkout) with the head after code ran;

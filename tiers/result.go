@@ -98,15 +98,20 @@ type Result struct {
 	NextAction         string                `json:"next_action"`
 	BaseSnapshot       string                `json:"base_snapshot"`
 	Head               string                `json:"head"`
-	InputsSHA256       string                `json:"inputs_sha256"`
-	RulesSHA256        string                `json:"rules_sha256,omitempty"`
-	Hash               string                `json:"hash"`
-	Summary            Summary               `json:"summary"`
-	StartedAt          string                `json:"started_at"`
-	FinishedAt         string                `json:"finished_at"`
-	DurationMS         int64                 `json:"duration_ms"`
-	DryRun             bool                  `json:"dry_run,omitempty"`
-	Recheck            bool                  `json:"recheck,omitempty"` // a re-check of a verified or passed task (SPEC §7.2): nothing written
+	// ProjectPath is the project root relative to the repository's top, slash-separated, when it
+	// is a subdirectory (a monorepo service, SPEC §5.3 Part B): the checks' locations are relative
+	// to the project root, and a report read against the repository (SARIF, GitHub annotations)
+	// joins them to it.
+	ProjectPath  string  `json:"project_path,omitempty"`
+	InputsSHA256 string  `json:"inputs_sha256"`
+	RulesSHA256  string  `json:"rules_sha256,omitempty"`
+	Hash         string  `json:"hash"`
+	Summary      Summary `json:"summary"`
+	StartedAt    string  `json:"started_at"`
+	FinishedAt   string  `json:"finished_at"`
+	DurationMS   int64   `json:"duration_ms"`
+	DryRun       bool    `json:"dry_run,omitempty"`
+	Recheck      bool    `json:"recheck,omitempty"` // a re-check of a verified or passed task (SPEC §7.2): nothing written
 	// ClaimsContradicted lists (at most maxContradictionsShown) claims of independent evidence
 	// that the run's own measurements contradict (SPEC §5.2a.7).
 	ClaimsContradicted []Contradiction `json:"claims_contradicted,omitempty"`
@@ -164,7 +169,8 @@ func result(pass *Pass, ev *evaluation, profile vocab.Profile, stopped map[int]s
 		RunID: pass.opts.RunID, MissionID: in.Mission, TaskID: in.Task, GateProfile: profile, Checks: checks,
 		RubricScores: ev.rubric, BlockingDimensions: ev.blockingDims, EvalRuns: ev.evalRuns,
 		StubCount: ev.stubCount, StubCap: ev.stubCap, Head: pass.head,
-		StartedAt: record.Timestamp(pass.opts.Now), DryRun: pass.opts.DryRun,
+		ProjectPath: pass.projectPaths().path(),
+		StartedAt:   record.Timestamp(pass.opts.Now), DryRun: pass.opts.DryRun,
 		RulesSHA256: in.RulesSHA256, AdvisoryCauses: advisoryCauses,
 		ClaimsContradicted: pass.claims.shown(), claimTally: contradictionTally(pass.claims.list),
 	}

@@ -127,9 +127,11 @@ func (s *surfaces) dir(p string) (dirKind, error) {
 
 // treeDir is the isDir of a run with a base: a directory of the base tree is a baseDir; a path
 // the base does not have and the head holds as a directory is a newHeadDir; a path the base holds
-// as a file (or a link, or a submodule) is notDir, whatever the work made of it.
-func treeDir(repo *git.Repo, base, head string) func(p string) (dirKind, error) {
+// as a file (or a link, or a submodule) is notDir, whatever the work made of it. p is relative to
+// the project root, which is prefix (with a trailing "/", "" at the top) in the repository.
+func treeDir(repo *git.Repo, base, head, prefix string) func(p string) (dirKind, error) {
 	return func(p string) (dirKind, error) {
+		p = prefix + p
 		k, err := repo.KindAt(base, p)
 		switch {
 		case err != nil:

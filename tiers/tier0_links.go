@@ -66,7 +66,8 @@ func linksCheck(pass *Pass) (out []Check) {
 	ch := failCheck(0, name, text, fmt.Sprintf("%d of the %d symbolic links of the head tree of %s lead where the content is not the commit's: %s",
 		len(escapes), rep.Links, short(pass.head), list), StatusBlock, vocab.CauseSymlinkEscape)
 	for _, e := range escapes[:min(len(escapes), maxNamedFiles)] {
-		ch.Locations = append(ch.Locations, Location{Path: strings.TrimPrefix(e.Path, prefix)})
+		rel, _ := projectPaths{prefix: prefix, within: true}.rel(e.Path)
+		ch.Locations = append(ch.Locations, Location{Path: rel})
 	}
 	add(ch)
 	return

@@ -44,10 +44,15 @@ func emptyChange(pass *Pass, g gitFacts) []Check {
 	if err != nil {
 		return []Check{gitFailCheck(0, "empty_change", emptyText, fmt.Sprintf("diff %s..%s: %v", short(g.base), short(g.head), err), err, StatusError, vocab.CauseBaselineMismatch)}
 	}
+	// The project's own bookkeeping is not the work; a file outside the project root is (and the
+	// scope check fails it): a bookkeeping path of another directory is not this project's.
 	var work []string
-	for _, f := range files {
-		if !isBookkeeping(f) {
-			work = append(work, f)
+	pp := projectPathsOf(g.repo, pass.in.ProjectDir)
+	for i, f := range files {
+		rel, in := pp.rel(f)
+		files[i] = rel
+		if !in || !isBookkeeping(rel) {
+			work = append(work, rel)
 		}
 	}
 	switch {
@@ -135,8 +140,14 @@ func worktreeCheck(pass *Pass, tier int, name, text, headName, after string) *Ch
 	default:
 		parts = append(parts, fmt.Sprintf("HEAD is the integration head %s (%s)", short(pass.head), headName))
 	}
-	if n := len(rep.Paths); n > 0 {
-		named := rep.Paths
+	// The files are shown relative to the project root, a file outside it as the path from it.
+	pp := pass.projectPaths()
+	shown := make([]string, len(rep.Paths))
+	for i, p := range rep.Paths {
+		shown[i], _ = pp.rel(p)
+	}
+	if n := len(shown); n > 0 {
+		named := shown
 		if n > maxNamedFiles {
 			named = named[:maxNamedFiles]
 		}
@@ -154,8 +165,8 @@ func worktreeCheck(pass *Pass, tier int, name, text, headName, after string) *Ch
 	}
 	ch := failCheck(tier, name, text, ev, StatusBlock, vocab.CauseWorktreeMismatch)
 	if len(rep.Paths) > 0 {
-		for _, p := range rep.Paths[:min(len(rep.Paths), maxNamedFiles)] {
-			ch.Locations = append(ch.Locations, Location{Path: strings.TrimPrefix(p, prefix)})
+		for _, p := range shown[:min(len(shown), maxNamedFiles)] {
+			ch.Locations = append(ch.Locations, Location{Path: p})
 		}
 	}
 	return &ch

@@ -16,15 +16,17 @@ import (
 
 // changedFiles returns the files the task changed and how they were found: the git diff
 // base..head when the baseline resolved, else the implementer's files_changed (SPEC §5.3 Part B).
-// Only the orchestration's bookkeeping (bookkeeping) is left out of scope questions.
-func changedFiles(pass *Pass) ([]string, string, error) {
+// Only the project's own bookkeeping (bookkeeping) is left out of scope questions. The files are
+// relative to the project root; outside names those that are not inside it (shown as the path
+// from the project root, "../other/b.txt"), which no surface covers.
+func changedFiles(pass *Pass) ([]string, map[string]bool, string, error) {
 	var files []string
 	var how string
 	if pass.haveBase {
 		var err error
 		files, err = pass.repo.ChangedFiles(pass.base, pass.head)
 		if err != nil {
-			return nil, "", err
+			return nil, nil, "", err
 		}
 		how = fmt.Sprintf("git diff --name-only %s..%s", short(pass.base), short(pass.head))
 	} else {
@@ -39,16 +41,28 @@ func changedFiles(pass *Pass) ([]string, string, error) {
 		files = slices.Compact(files)
 		how = "the implementer's files_changed (no base_snapshot to diff against)"
 		if len(files) == 0 {
-			return nil, "", errNoChangeSource
+			return nil, nil, "", errNoChangeSource
 		}
 	}
 	out := files[:0]
+	outside := map[string]bool{}
+	pp := pass.projectPaths()
 	for _, f := range files {
-		if !bookkeeping(f) {
-			out = append(out, f)
+		in := true
+		if pass.haveBase {
+			f, in = pp.rel(f)
+		} else {
+			in = !outsideProject(f)
 		}
+		switch {
+		case !in:
+			outside[f] = true
+		case bookkeeping(f):
+			continue
+		}
+		out = append(out, f)
 	}
-	return out, how, nil
+	return out, outside, how, nil
 }
 
 // bookkeepingDirs and bookkeepingFiles are the geas v1 layout the orchestration writes itself
@@ -80,7 +94,7 @@ var errNoChangeSource = errors.New("no change source")
 // partB checks scope (SPEC §5.3 Part B).
 func partB(pass *Pass) (out []Check) {
 	c := pass.in.Contract
-	files, how, err := changedFiles(pass)
+	files, beyond, how, err := changedFiles(pass)
 	text := fmt.Sprintf("changed files are inside scope.surfaces (%s)", strings.Join(c.Scope.Surfaces, ", "))
 	if !pass.haveBase {
 		text += "; changed files taken from the implementer's files_changed (no base_snapshot)"
@@ -104,11 +118,15 @@ func partB(pass *Pass) (out []Check) {
 	}
 	isDir := workTreeDir(pass.in.Root)
 	if pass.haveBase {
-		isDir = treeDir(pass.repo, pass.base, pass.head)
+		isDir = treeDir(pass.repo, pass.base, pass.head, pass.projectPaths().prefix)
 	}
 	surf := newSurfaces(c.Scope.Surfaces, isDir)
 	var outside, minor []string
 	for _, f := range files {
+		if beyond[f] { // outside the project root: outside every surface, and never shared
+			outside = append(outside, f)
+			continue
+		}
 		in, err := surf.covers(f)
 		if err != nil {
 			out = append(out, gitFailCheck(2, "scope", text, fmt.Sprintf("cannot tell whether %s is inside the surfaces: %v", f, err), err, StatusError, vocab.CauseScopeViolation))

@@ -2,7 +2,6 @@ package tiers
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/geas-dev/geas/internal/git"
 	"github.com/geas-dev/geas/policy"
@@ -50,23 +49,28 @@ func scanAdded(pass *Pass, also func(git.AddedLine)) *addedScan {
 		}
 		return pass.added
 	}
-	prefix := pass.projectPrefix()
-	lines, files, last := 0, 0, ""
+	pp := pass.projectPaths()
+	lines, files, last, rel, skip := 0, 0, "", "", false
 	stubs := policy.NewStubMatcher(pass.in.Policy.StubPatterns) // compiled once for the whole scan
 	res := &addedScan{}
 	scan, err := pass.repo.ScanAdded(pass.base, pass.head, func(l git.AddedLine) error {
 		if also != nil {
 			also(l)
 		}
-		if strings.HasPrefix(l.Path, prefix) && isBookkeeping(strings.TrimPrefix(l.Path, prefix)) {
-			return nil
+		if l.Path != last { // lines come file by file: a file is placed once
+			var in bool
+			last = l.Path
+			rel, in = pp.rel(l.Path)
+			if skip = in && isBookkeeping(rel); !skip { // the project's own bookkeeping only
+				files++
+			}
 		}
-		if l.Path != last {
-			files, last = files+1, l.Path
+		if skip {
+			return nil
 		}
 		lines++
 		if p, ok := stubs.Match(l.Text); ok {
-			res.stubs = append(res.stubs, stub{Location: Location{Path: strings.TrimPrefix(l.Path, prefix), Line: l.Line}, Pattern: p, Text: l.Text})
+			res.stubs = append(res.stubs, stub{Location: Location{Path: rel, Line: l.Line}, Pattern: p, Text: l.Text})
 		}
 		return nil
 	})

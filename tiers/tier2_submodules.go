@@ -2,7 +2,6 @@ package tiers
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/geas-dev/geas/vocab"
 )
@@ -22,23 +21,24 @@ func submoduleWarning(pass *Pass, check, what string) *Check {
 		ch := warnCheck(2, check+":submodules", text+what, fmt.Sprintf("cannot list the submodules changed in %s..%s: %v", short(pass.base), short(pass.head), err), vocab.CauseSubmoduleUnscanned)
 		return &ch
 	}
-	prefix := pass.projectPrefix()
+	pp := pass.projectPaths()
 	var named []string
 	var where []Location
 	for _, s := range subs {
-		if strings.HasPrefix(s.Path, prefix) && isBookkeeping(strings.TrimPrefix(s.Path, prefix)) {
+		rel, in := pp.rel(s.Path)
+		if in && isBookkeeping(rel) {
 			continue
 		}
 		if len(where) < maxNamedFiles {
-			where = append(where, Location{Path: strings.TrimPrefix(s.Path, prefix)})
+			where = append(where, Location{Path: rel})
 		}
 		switch {
 		case s.From == "":
-			named = append(named, fmt.Sprintf("%s (added at %s)", s.Path, short(s.To)))
+			named = append(named, fmt.Sprintf("%s (added at %s)", rel, short(s.To)))
 		case s.To == "":
-			named = append(named, fmt.Sprintf("%s (removed, was %s)", s.Path, short(s.From)))
+			named = append(named, fmt.Sprintf("%s (removed, was %s)", rel, short(s.From)))
 		default:
-			named = append(named, fmt.Sprintf("%s (%s -> %s)", s.Path, short(s.From), short(s.To)))
+			named = append(named, fmt.Sprintf("%s (%s -> %s)", rel, short(s.From), short(s.To)))
 		}
 	}
 	if len(named) == 0 {

@@ -1,0 +1,70 @@
+package tiers
+
+import (
+	"path"
+	"strings"
+
+	"github.com/geas-dev/geas/internal/git"
+)
+
+// projectPaths turns the repository paths a diff lists into paths relative to the project root,
+// which may be a subdirectory of the repository (a monorepo service, SPEC §5.3 Part B): surfaces,
+// the bookkeeping exemption and the changed files shown compare with the contract in the project's
+// terms. A path outside the project root is outside every surface.
+type projectPaths struct {
+	prefix string // the project root relative to the repository's top, with a trailing "/"; "" at the top
+	within bool   // false when the project root is not inside the repository's top: nothing is inside
+}
+
+// projectPaths returns the run's projectPaths, once its repository is open.
+func (pass *Pass) projectPaths() projectPaths {
+	return projectPathsOf(pass.repo, pass.in.ProjectDir)
+}
+
+// projectPathsOf is the projectPaths of the project root dir in repo (nil: the top, for a run
+// without a repository, whose paths are the implementer's, already relative to the project).
+func projectPathsOf(repo *git.Repo, dir string) projectPaths {
+	if repo == nil {
+		return projectPaths{within: true}
+	}
+	prefix, ok := projectPrefixOf(repo.Top(), dir)
+	return projectPaths{prefix: prefix, within: ok}
+}
+
+// rel returns a repository path (slash-separated, as git lists it) relative to the project root,
+// and whether it is inside the project root. The comparison is byte for byte on whole path
+// segments: the project "svc" does not hold "svc2/a.txt", nor "SVC/a.txt". A path outside the
+// project root is returned as the path that leads to it from the project root ("../other/b.txt"),
+// so it is never mistaken for a file of the project; a path that names the project root itself
+// ("svc", a file or submodule where the project's directory is) is outside it.
+func (pp projectPaths) rel(p string) (string, bool) {
+	if pp.within && strings.HasPrefix(p, pp.prefix) && len(p) > len(pp.prefix) {
+		return p[len(pp.prefix):], true
+	}
+	if !pp.within {
+		return p, false // no path leads there from inside the repository: its repository path
+	}
+	dir := strings.Split(strings.TrimSuffix(pp.prefix, "/"), "/")
+	segs := strings.Split(p, "/")
+	common := 0
+	for common < len(dir) && common < len(segs)-1 && dir[common] == segs[common] {
+		common++
+	}
+	return strings.Repeat("../", len(dir)-common) + strings.Join(segs[common:], "/"), false
+}
+
+// path is the project root relative to the repository's top, without the trailing "/": "" at the
+// top, or when the project root is not inside it.
+func (pp projectPaths) path() string {
+	if !pp.within {
+		return ""
+	}
+	return strings.TrimSuffix(pp.prefix, "/")
+}
+
+// outsideProject reports whether a project-relative path (one the implementer declared) leads out
+// of the project root: absolute, "..", or below "../" once cleaned.
+func outsideProject(p string) bool {
+	p = path.Clean(p)
+	return path.IsAbs(p) || p == ".." || strings.HasPrefix(p, "../")
+}
