@@ -36,6 +36,11 @@ func Budget(in *Snapshot, res *Result) (escalate bool) {
 	}
 	before := record.BudgetLeft(in.Contract.RetryBudget, in.Record)
 	after := before
+	if res.RepeatOf != "" { // SPEC §7.1: the same attempt spends nothing and moves nothing
+		res.Transition, res.NextAction = nil, NextFix
+		res.RetryBudgetBefore, res.RetryBudgetAfter = &before, &after
+		return false
+	}
 	status := in.Contract.Status
 	switch res.Verdict {
 	case vocab.VerdictFail:

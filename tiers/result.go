@@ -107,6 +107,10 @@ type Result struct {
 	DurationMS         int64                 `json:"duration_ms"`
 	DryRun             bool                  `json:"dry_run,omitempty"`
 	Recheck            bool                  `json:"recheck,omitempty"` // a re-check of a verified or passed task (SPEC §7.2): nothing written
+	// RepeatOf names the recorded run this one is the same attempt as (SPEC §7.1): nothing ran,
+	// nothing is recorded and no retry is spent; that run's verdict (fail) and causes are reported
+	// again. "" for a run that judged.
+	RepeatOf string `json:"repeat_of,omitempty"`
 	// ClaimsContradicted lists (at most maxContradictionsShown) claims of independent evidence
 	// that the run's own measurements contradict (SPEC §5.2a.7).
 	ClaimsContradicted []Contradiction `json:"claims_contradicted,omitempty"`
