@@ -326,6 +326,9 @@ func hookNextAction(res *gate.Result) string {
 	case gate.NextResolveBlock:
 		return "resolve_block: supply what is missing (no retry spent)"
 	case gate.NextInvestigateErr:
+		if res.NextCommand != "" {
+			return "investigate_error: the task is not in a state the gate judges; run " + res.NextCommand + " (no retry spent)"
+		}
 		return "investigate_error: the gate could not decide; fix the cause (no retry spent; 3 errors in a row with one cause block the task)"
 	case gate.NextRevoke:
 		return fmt.Sprintf("revoke: the pass no longer holds; geas gate verify --apply --task %s records that (and moves a verified task back), then fix the causes", res.TaskID)

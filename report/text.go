@@ -141,6 +141,9 @@ func nextActionText(res *tiers.Result) string {
 	case tiers.NextResolveBlock:
 		return "resolve_block: supply what is missing, then run the gate again (no retry spent)"
 	case tiers.NextInvestigateErr:
+		if res.NextCommand != "" {
+			return "investigate_error: the task is not in a state the gate judges; run " + res.NextCommand + ", then run the gate again (no retry spent)"
+		}
 		return "investigate_error: the gate could not decide; fix the cause, then run it again (no retry spent)"
 	}
 	return res.NextAction

@@ -96,6 +96,9 @@ type Result struct {
 	RetryBudgetAfter   *int                  `json:"retry_budget_after"`  // null: no budget computed
 	Transition         *Transition           `json:"transition"`
 	NextAction         string                `json:"next_action"`
+	// NextCommand is the command the next action needs, when the gate knows it: the transition
+	// that makes a task gateable after a state_ineligible error. "" otherwise.
+	NextCommand string `json:"next_command,omitempty"`
 	BaseSnapshot       string                `json:"base_snapshot"`
 	Head               string                `json:"head"`
 	InputsSHA256       string                `json:"inputs_sha256"`
