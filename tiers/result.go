@@ -98,18 +98,18 @@ type Result struct {
 	NextAction         string                `json:"next_action"`
 	// NextCommand is the command the next action needs, when the gate knows it: the transition
 	// that makes a task gateable after a state_ineligible error. "" otherwise.
-	NextCommand string `json:"next_command,omitempty"`
-	BaseSnapshot       string                `json:"base_snapshot"`
-	Head               string                `json:"head"`
-	InputsSHA256       string                `json:"inputs_sha256"`
-	RulesSHA256        string                `json:"rules_sha256,omitempty"`
-	Hash               string                `json:"hash"`
-	Summary            Summary               `json:"summary"`
-	StartedAt          string                `json:"started_at"`
-	FinishedAt         string                `json:"finished_at"`
-	DurationMS         int64                 `json:"duration_ms"`
-	DryRun             bool                  `json:"dry_run,omitempty"`
-	Recheck            bool                  `json:"recheck,omitempty"` // a re-check of a verified or passed task (SPEC §7.2): nothing written
+	NextCommand  string  `json:"next_command,omitempty"`
+	BaseSnapshot string  `json:"base_snapshot"`
+	Head         string  `json:"head"`
+	InputsSHA256 string  `json:"inputs_sha256"`
+	RulesSHA256  string  `json:"rules_sha256,omitempty"`
+	Hash         string  `json:"hash"`
+	Summary      Summary `json:"summary"`
+	StartedAt    string  `json:"started_at"`
+	FinishedAt   string  `json:"finished_at"`
+	DurationMS   int64   `json:"duration_ms"`
+	DryRun       bool    `json:"dry_run,omitempty"`
+	Recheck      bool    `json:"recheck,omitempty"` // a re-check of a verified or passed task (SPEC §7.2): nothing written
 	// RepeatOf names the recorded run this one is the same attempt as (SPEC §7.1): nothing ran,
 	// nothing is recorded and no retry is spent; that run's verdict (fail) and causes are reported
 	// again. "" for a run that judged.
