@@ -96,24 +96,17 @@ type Result struct {
 	RetryBudgetAfter   *int                  `json:"retry_budget_after"`  // null: no budget computed
 	Transition         *Transition           `json:"transition"`
 	NextAction         string                `json:"next_action"`
-	// NextCommand is the command the next action needs, when the gate knows it: the transition
-	// that makes a task gateable after a state_ineligible error. "" otherwise.
-	NextCommand  string  `json:"next_command,omitempty"`
-	BaseSnapshot string  `json:"base_snapshot"`
-	Head         string  `json:"head"`
-	InputsSHA256 string  `json:"inputs_sha256"`
-	RulesSHA256  string  `json:"rules_sha256,omitempty"`
-	Hash         string  `json:"hash"`
-	Summary      Summary `json:"summary"`
-	StartedAt    string  `json:"started_at"`
-	FinishedAt   string  `json:"finished_at"`
-	DurationMS   int64   `json:"duration_ms"`
-	DryRun       bool    `json:"dry_run,omitempty"`
-	Recheck      bool    `json:"recheck,omitempty"` // a re-check of a verified or passed task (SPEC §7.2): nothing written
-	// RepeatOf names the recorded run this one is the same attempt as (SPEC §7.1): nothing ran,
-	// nothing is recorded and no retry is spent; that run's verdict (fail) and causes are reported
-	// again. "" for a run that judged.
-	RepeatOf string `json:"repeat_of,omitempty"`
+	BaseSnapshot       string                `json:"base_snapshot"`
+	Head               string                `json:"head"`
+	InputsSHA256       string                `json:"inputs_sha256"`
+	RulesSHA256        string                `json:"rules_sha256,omitempty"`
+	Hash               string                `json:"hash"`
+	Summary            Summary               `json:"summary"`
+	StartedAt          string                `json:"started_at"`
+	FinishedAt         string                `json:"finished_at"`
+	DurationMS         int64                 `json:"duration_ms"`
+	DryRun             bool                  `json:"dry_run,omitempty"`
+	Recheck            bool                  `json:"recheck,omitempty"` // a re-check of a verified or passed task (SPEC §7.2): nothing written
 	// ClaimsContradicted lists (at most maxContradictionsShown) claims of independent evidence
 	// that the run's own measurements contradict (SPEC §5.2a.7).
 	ClaimsContradicted []Contradiction `json:"claims_contradicted,omitempty"`
@@ -123,6 +116,13 @@ type Result struct {
 	Escalation string `json:"escalation,omitempty"`
 	// Notes are things the run could not do that do not change the verdict.
 	Notes []string `json:"notes,omitempty"`
+	// NextCommand is the command the next action needs, when the gate knows it: the transition
+	// that makes a task gateable after a state_ineligible error. "" otherwise.
+	NextCommand string `json:"next_command,omitempty"`
+	// RepeatOf names the recorded run this one is the same attempt as (SPEC §7.1): nothing ran,
+	// nothing is recorded and no retry is spent; that run's verdict (fail) and causes are reported
+	// again. "" for a run that judged.
+	RepeatOf string `json:"repeat_of,omitempty"`
 }
 
 // JSON encodes the result compactly without HTML escaping, so evidence such as "score 3 < 4"
