@@ -98,7 +98,7 @@ func repeatResult(pass *Pass, ev *evaluation, profile vocab.Profile, last record
 		return nil, false // decide is the one builder of a verdict, and a repeat is only ever a fail
 	}
 	res.Causes = causes
-	res.RunID, res.RepeatOf = last.RunID, last.RunID // that run's result, reported again
+	res.RunID, res.RepeatOf, res.Hash = last.RunID, last.RunID, last.Hash // that run's result, reported again
 	res.Notes = append(res.Notes, why)
 	return res, true
 }
