@@ -275,6 +275,12 @@ func claudeStopDecision(res *gate.Result, stopHookActive, contractUnreadable boo
 			return &claudeStopOutput{SystemMessage: fmt.Sprintf(
 				"geas gate still blocks task %s; the stop is allowed because it already followed a block (stop_hook_active), "+
 					"so a block the agent cannot lift does not loop: %s", res.TaskID, hookReport(res))}
+		case res.RepeatOf != "":
+			// SPEC §7.1: the same attempt spends nothing, so no budget would ever end this loop;
+			// the fail stands (the task is not verified) and the stop it already held is allowed.
+			return &claudeStopOutput{SystemMessage: fmt.Sprintf(
+				"geas gate still fails task %s and nothing changed since %s; the stop is allowed because it already followed a block (stop_hook_active), "+
+					"so an unchanged attempt does not loop; the task is not done: %s", res.TaskID, res.RepeatOf, hookReport(res))}
 		case res.Verdict == vocab.VerdictError && (contractUnreadable || res.Hash == ""):
 			return &claudeStopOutput{SystemMessage: fmt.Sprintf(
 				"geas gate still errors on task %s; the stop is allowed because this error could not be recorded, "+
@@ -290,6 +296,9 @@ func claudeStopDecision(res *gate.Result, stopHookActive, contractUnreadable boo
 func hookReport(res *gate.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Verdict: %s (run %s, task %s, mission %s).\n", res.Verdict, res.RunID, res.TaskID, res.MissionID)
+	if res.RepeatOf != "" {
+		fmt.Fprintf(&b, "Same attempt as %s: nothing changed since; nothing run, no retry spent. Change the work, the evidence or the rules before the gate runs again.\n", res.RepeatOf)
+	}
 	if len(res.Causes) > 0 {
 		b.WriteString("Causes:\n")
 		for _, c := range res.Causes {
@@ -317,6 +326,9 @@ func hookNextAction(res *gate.Result) string {
 	case gate.NextResolveBlock:
 		return "resolve_block: supply what is missing (no retry spent)"
 	case gate.NextInvestigateErr:
+		if res.NextCommand != "" {
+			return "investigate_error: the task is not in a state the gate judges; run " + res.NextCommand + " (no retry spent)"
+		}
 		return "investigate_error: the gate could not decide; fix the cause (no retry spent; 3 errors in a row with one cause block the task)"
 	case gate.NextRevoke:
 		return fmt.Sprintf("revoke: the pass no longer holds; geas gate verify --apply --task %s records that (and moves a verified task back), then fix the causes", res.TaskID)

@@ -67,7 +67,7 @@ func (f *fixture) history(t *testing.T) []record.HistoryEntry {
 // fail. A notices before its commit point, records nothing of the run it made under the lost
 // lock, and runs again under a lock it holds: one history entry per run, distinct run ids, the
 // budget spent twice (5 -> 4 -> 3), and a history that verifies. The control (lock untouched)
-// serializes A and B the ordinary way and gives the same figures.
+// serializes A and B the ordinary way: B is then the same attempt as A's fail, and repeats it.
 func TestARemovedLockLosesNoRunAndSpendsEachRetry(t *testing.T) {
 	lockPath := func(f *fixture) string { return f.Path(testfixture.TaskFile("record.lock")) }
 	cases := map[string]func(t *testing.T, f *fixture){
@@ -140,6 +140,15 @@ func TestARemovedLockLosesNoRunAndSpendsEachRetry(t *testing.T) {
 
 			assert.Equal(t, vocab.VerdictFail, aRes.Verdict)
 			assert.Equal(t, vocab.VerdictFail, bRes.Verdict)
+			if replace == nil {
+				// Serialized, B is the same attempt as A's recorded fail (SPEC §7.1): it runs
+				// nothing, records nothing and spends nothing.
+				assert.Equal(t, aRes.RunID, bRes.RepeatOf, "B repeats A")
+				h := f.history(t)
+				require.Len(t, h, 1, "a repeat appends nothing")
+				assert.Equal(t, 4, *h[0].RetryBudgetAfter)
+				return
+			}
 			assert.NotEqual(t, aRes.RunID, bRes.RunID, "no run id twice")
 			h := f.history(t)
 			require.Len(t, h, 2, "one history entry per run")
@@ -231,13 +240,18 @@ func TestRunsRecordOnceEachUnderRandomLockReplacement(t *testing.T) {
 		}()
 	}
 	ids := map[string]int{}
+	var repeats []string
 	answered := 0
 	for range runs {
 		select {
 		case res := <-results:
 			answered++
-			ids[res.RunID]++
 			assert.Equal(t, vocab.VerdictFail, res.Verdict, "%v", res.Causes)
+			if res.RepeatOf != "" { // the same attempt as a recorded run (SPEC §7.1): recorded nothing
+				repeats = append(repeats, res.RepeatOf)
+				continue
+			}
+			ids[res.RunID]++
 		case err := <-errs:
 			// Only a run that lost its lock every time it tried may give up, and it wrote nothing.
 			assert.ErrorIs(t, err, fsutil.ErrLockLost)
@@ -260,6 +274,9 @@ func TestRunsRecordOnceEachUnderRandomLockReplacement(t *testing.T) {
 	}
 	for id := range ids {
 		assert.True(t, seen[id], "the answer %s is in the history", id)
+	}
+	for _, id := range repeats {
+		assert.True(t, seen[id], "the run %s a repeat reported is in the history", id)
 	}
 }
 

@@ -189,8 +189,10 @@ func run(ctx context.Context, t Task, o Options, held func() error, loaded *load
 		discard()
 		return nil, err
 	}
-	if res.Refused() {
-		discard() // refused before anything ran: nothing is written, not even its log directory
+	if res.Refused() || res.RepeatOf != "" {
+		// Refused before anything ran, or the same attempt as the latest recorded run (SPEC
+		// §7.1): nothing is written, not even its log directory.
+		discard()
 	}
 	escalate := tiers.Budget(in, res)
 	if o.DryRun {

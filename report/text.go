@@ -132,12 +132,18 @@ func nextActionText(res *tiers.Result) string {
 	case tiers.NextProceed:
 		return "proceed: the task is verified"
 	case tiers.NextFix:
+		if res.RepeatOf != "" {
+			return fmt.Sprintf("fix: same attempt as %s: nothing changed since; nothing run, no retry spent (%s left); change the work, the evidence or the rules, then run the gate again", res.RepeatOf, plural(derefInt(res.RetryBudgetAfter), "retry", "retries"))
+		}
 		return fmt.Sprintf("fix: address the causes above and run the gate again (%s left)", plural(derefInt(res.RetryBudgetAfter), "retry", "retries"))
 	case tiers.NextEscalate:
 		return "escalate: the retry budget is spent; an authority decides (see the pending decision)"
 	case tiers.NextResolveBlock:
 		return "resolve_block: supply what is missing, then run the gate again (no retry spent)"
 	case tiers.NextInvestigateErr:
+		if res.NextCommand != "" {
+			return "investigate_error: the task is not in a state the gate judges; run " + res.NextCommand + ", then run the gate again (no retry spent)"
+		}
 		return "investigate_error: the gate could not decide; fix the cause, then run it again (no retry spent)"
 	}
 	return res.NextAction

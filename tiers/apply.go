@@ -23,9 +23,10 @@ import (
 // directory as the caller opened it before the run (Options.LogRoot), where result.json is
 // written even if a command moved the directory meanwhile; nil writes it by its path.
 func Apply(in *Snapshot, res *Result, escalate bool, logRoot *os.Root, now time.Time) error {
-	if res.Refused() {
-		// Refused before anything ran (the signing key would be exposed): nothing is written,
-		// not even an event, so nothing signed comes of a run that judged nothing.
+	if res.Refused() || res.RepeatOf != "" {
+		// Refused before anything ran (the signing key would be exposed), or the same attempt as
+		// the latest recorded run (SPEC §7.1): nothing is written, not even an event, so nothing
+		// signed comes of a run that judged nothing.
 		return nil
 	}
 	escalate, write, err := fitForRecord(in, res, escalate) // SPEC §7.3, §10: nothing the readers refuse

@@ -2,6 +2,7 @@ package tiers
 
 import (
 	"fmt"
+	"github.com/geas-dev/geas/contract"
 
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
@@ -36,6 +37,11 @@ func Budget(in *Snapshot, res *Result) (escalate bool) {
 	}
 	before := record.BudgetLeft(in.Contract.RetryBudget, in.Record)
 	after := before
+	if res.RepeatOf != "" { // SPEC §7.1: the same attempt spends nothing and moves nothing
+		res.Transition, res.NextAction = nil, NextFix
+		res.RetryBudgetBefore, res.RetryBudgetAfter = &before, &after
+		return false
+	}
 	status := in.Contract.Status
 	switch res.Verdict {
 	case vocab.VerdictFail:
@@ -51,6 +57,9 @@ func Budget(in *Snapshot, res *Result) (escalate bool) {
 		res.NextAction = NextResolveBlock
 	case vocab.VerdictError:
 		res.NextAction = NextInvestigateErr
+		if len(res.Causes) > 0 && res.Causes[0].Code == vocab.CauseStateIneligible && in.Contract != nil {
+			res.NextCommand = TransitionCommand(in.Task, status, contract.EligibleStates(in.Contract.GateProfile))
+		}
 		n, cause := record.ConsecutiveErrors(in.Record)
 		code := ""
 		if len(res.Causes) > 0 {

@@ -120,6 +120,14 @@ func Evaluate(ctx context.Context, in *Snapshot, env Env, opts Options) (*Result
 	}
 	ev.checks = append(ev.checks, tier0Tree(pass, coErr)...)
 	ev.tier0End = len(ev.checks)
+	// SPEC §7.1: the same attempt as the latest recorded fail runs nothing and is reported again.
+	if last, causes, ok := repeatedRun(pass, ev.checks); ok {
+		if res, ok := repeatResult(pass, ev, profile, last, causes); ok {
+			res.FinishedAt = record.Timestamp(env.Now())
+			res.DurationMS = env.Now().Sub(opts.Now).Milliseconds()
+			return res, nil
+		}
+	}
 	// An accepted exposure of the key is accepted under the pinned rules only: when tier 0 does
 	// not pass (a policy changed since the pin is one way), --keep-going runs no code.
 	keep := opts.KeepGoing && in.Contract != nil && in.Record != nil && !(pass.exec.accepted && notPassedSince(ev.checks, 0))

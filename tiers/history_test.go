@@ -115,7 +115,8 @@ func TestTheGateDoesNotBuildOnATamperedHistory(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, true)
 		failOnce(f)
-		res := f.gate() // gate-2: fail 2 -> 1
+		f.evidence("qa-engineer.json", func(m map[string]any) { m["summary"] = "again" }) // a new attempt
+		res := f.gate()                                                                   // gate-2: fail 2 -> 1
 		require.Equal(t, intp(1), res.RetryBudgetAfter)
 		f.record(func(m map[string]any) { m["gate_history"] = history(m)[:1] })
 		assertBuildsNothing(t, f, `gate_result.hash`, "does not match the latest gate run, gate_history entry 1 gate-1")
@@ -124,6 +125,7 @@ func TestTheGateDoesNotBuildOnATamperedHistory(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, true)
 		failOnce(f)
+		f.evidence("qa-engineer.json", func(m map[string]any) { m["summary"] = "again" }) // a new attempt
 		f.gate()
 		f.rewriteHistory(func(h []record.HistoryEntry) []record.HistoryEntry { return h[:1] })
 		assertBuildsNothing(t, f, "events.jsonl line 2: gate_result event of gate-2 names history entry")

@@ -706,6 +706,8 @@ func TestNothingIsLost(t *testing.T) {
 		f := newFixture(t, true)
 		f.contract(func(m map[string]any) { m["eval_commands"] = []any{"false"} })
 		for i, want := range []int{2, 1, 0} {
+			// each run a new attempt (SPEC §7.1: an unchanged one is repeated and spends nothing)
+			f.evidence("qa-engineer.json", func(m map[string]any) { m["summary"] = "attempt " + strconv.Itoa(i) })
 			res := f.gate()
 			require.Equal(t, vocab.VerdictFail, res.Verdict)
 			assert.Equal(t, intp(want+1), res.RetryBudgetBefore, "run %d", i+1)

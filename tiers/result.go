@@ -121,6 +121,13 @@ type Result struct {
 	Escalation string `json:"escalation,omitempty"`
 	// Notes are things the run could not do that do not change the verdict.
 	Notes []string `json:"notes,omitempty"`
+	// NextCommand is the command the next action needs, when the gate knows it: the transition
+	// that makes a task gateable after a state_ineligible error. "" otherwise.
+	NextCommand string `json:"next_command,omitempty"`
+	// RepeatOf names the recorded run this one is the same attempt as (SPEC §7.1): nothing ran,
+	// nothing is recorded and no retry is spent; that run's verdict (fail) and causes are reported
+	// again. "" for a run that judged.
+	RepeatOf string `json:"repeat_of,omitempty"`
 }
 
 // JSON encodes the result compactly without HTML escaping, so evidence such as "score 3 < 4"

@@ -102,7 +102,11 @@ func stateEligible(pass *Pass) (out []Check) {
 	} else if slices.Contains(eligible, c.Status) {
 		add(passCheck(0, "state_eligible", text, "state is "+string(c.Status)))
 	} else {
-		add(failCheck(0, "state_eligible", text, fmt.Sprintf("state is %s; %s needs %s", c.Status, c.GateProfile, vocab.JoinStates(eligible, " or ")), StatusError, vocab.CauseStateIneligible))
+		why := fmt.Sprintf("state is %s; %s needs %s", c.Status, c.GateProfile, vocab.JoinStates(eligible, " or "))
+		if cmd := TransitionCommand(pass.in.Task, c.Status, eligible); cmd != "" {
+			why += "; move it with " + cmd + ", then run the gate"
+		}
+		add(failCheck(0, "state_eligible", text, why, StatusError, vocab.CauseStateIneligible))
 	}
 	return
 }
@@ -289,4 +293,15 @@ func (pass *Pass) recordNote() string {
 		return "no record.json yet: read as an empty record"
 	}
 	return "valid"
+}
+
+// TransitionCommand is the geas task transition command that walks a task from its state to one
+// its gate profile gates (vocab.PathTo), for the next action of a state_ineligible error; "" when
+// no walk of the machine leads there (a terminal state).
+func TransitionCommand(task string, from vocab.State, eligible []vocab.State) string {
+	path, ok := vocab.PathTo(from, eligible)
+	if !ok || len(path) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("geas task transition --id %s --to %s", task, vocab.JoinStates(path, ","))
 }

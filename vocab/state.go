@@ -152,3 +152,36 @@ func CheckTransition(from, to State, byGate bool) error {
 	}
 	return nil
 }
+
+// PathTo returns the shortest walk of the state machine from a task's state to one of targets,
+// without from itself (the states to give `geas task transition --to`, in order), and whether
+// there is one. It walks the work's own edges: never through verified, which only the gate moves
+// a task to, nor through blocked, escalated or cancelled (a detour through blocked would skip the
+// review); from already among targets is an empty walk.
+func PathTo(from State, targets []State) ([]State, bool) {
+	if slices.Contains(targets, from) {
+		return nil, true
+	}
+	prev := map[State]State{from: ""}
+	queue := []State{from}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		for _, t := range Allowed(s) {
+			if _, seen := prev[t]; seen || t == Verified || t == Blocked || t == Escalated || t == Cancelled {
+				continue
+			}
+			prev[t] = s
+			if slices.Contains(targets, t) {
+				var path []State
+				for at := t; at != from; at = prev[at] {
+					path = append(path, at)
+				}
+				slices.Reverse(path)
+				return path, true
+			}
+			queue = append(queue, t)
+		}
+	}
+	return nil, false
+}
