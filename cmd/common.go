@@ -73,6 +73,7 @@ func (g *globalOptions) openTask(missionFlag, task string) (*taskRef, error) {
 	}
 	dir, err := p.Task(mission, task)
 	if err != nil {
+		err = p.ListTasks(err)
 		p.Close()
 		return nil, err
 	}

@@ -60,6 +60,9 @@ func applyEnvFlags(c *cobra.Command) error {
 		if all := c.Flags().Lookup("all"); ef.env == envTask && all != nil && all.Changed {
 			continue
 		}
+		if ef.env == envTask && c.Annotations[annotNoEnvTask] != "" {
+			continue
+		}
 		if err := project.ValidateID(ef.kind, v); err != nil {
 			return usagef("%s: %v", ef.env, err)
 		}

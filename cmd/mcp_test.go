@@ -328,3 +328,28 @@ func TestMCPEvaluateRefusesAKeyItsCodeCouldRead(t *testing.T) {
 	require.NotEmpty(t, got.Causes)
 	assert.Equal(t, "no_repository", got.Causes[0].Code, "%+v", got.Causes)
 }
+
+// TestMCPEvaluateOfAnEscalatedTaskSaysEscalate: the gate refuses an escalated task, and the MCP
+// tool's next action says it waits for an authority's decision, not investigate_error; nothing
+// is written. The control, the same task integrated, is gated as usual.
+func TestMCPEvaluateOfAnEscalatedTaskSaysEscalate(t *testing.T) {
+	dir := gitProject(t)
+	editContract(t, dir, func(c map[string]any) { c["eval_commands"] = []any{"true"} })
+	cs := mcpSession(t, dir)
+	var got struct {
+		Verdict    string   `json:"verdict"`
+		NextAction string   `json:"next_action"`
+		Notes      []string `json:"notes"`
+	}
+	mcpCall(t, cs, mcpToolEvaluate, map[string]any{"task": "t1"}, &got)
+	assert.Equal(t, "pass", got.Verdict, "control")
+
+	editContract(t, dir, func(c map[string]any) { c["status"] = "escalated" })
+	before := snapshot(t, dir)
+	got.Notes = nil
+	mcpCall(t, cs, mcpToolEvaluate, map[string]any{"task": "t1"}, &got)
+	assert.Equal(t, "error", got.Verdict)
+	assert.Equal(t, "escalate", got.NextAction)
+	assert.Contains(t, strings.Join(got.Notes, "\n"), "task t1 is escalated: an authority decides")
+	assert.Equal(t, before, snapshot(t, dir), "nothing under .geas changed")
+}

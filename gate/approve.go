@@ -67,7 +67,7 @@ func Approve(ctx context.Context, t Task, a Approval) (*Approved, error) {
 		return out, err
 	}
 	if err := in.Record.Write(t.Project.Geas, path.Join(t.Dir, record.RecordFile)); err != nil && !in.Record.Recorded(entry.Hash) {
-		return out, fmt.Errorf("write record.json: %w", err)
+		return out, fmt.Errorf("write .geas/%s/record.json: %w", t.Dir, err)
 	}
 	// The entry is the commit point; the ledger writes the pinned copy and the event it implies,
 	// as the completion would if this command were cut short.

@@ -17,23 +17,23 @@ import (
 // made safely is an error of the run (exit 3): the gate does not run commands it cannot log.
 func openLogDir(geas *os.Root, logDir string) (*os.Root, error) {
 	if err := geas.MkdirAll(logDir, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", logDir, err)
+		return nil, fmt.Errorf("create .geas/%s: %w", logDir, err)
 	}
 	parent := path.Dir(logDir)
 	for _, d := range []string{parent, logDir} {
 		fi, err := geas.Lstat(d)
 		if err != nil {
-			return nil, fmt.Errorf("create %s: %w", logDir, err)
+			return nil, fmt.Errorf("create .geas/%s: %w", logDir, err)
 		}
 		if !fi.IsDir() {
-			return nil, fmt.Errorf("create %s: .geas/%s is a %s, not a directory: the gate writes logs only into directories it can trust", logDir, d, fi.Mode().Type())
+			return nil, fmt.Errorf("create .geas/%s: .geas/%s is a %s, not a directory: the gate writes logs only into directories it can trust", logDir, d, fi.Mode().Type())
 		}
 	}
 	// Anything but a regular file already in the run's directory was planted before the run (the
 	// gate creates only regular files there): refuse to run rather than guess what it is for.
 	entries, err := fs.ReadDir(geas.FS(), logDir)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", logDir, err)
+		return nil, fmt.Errorf("read .geas/%s: %w", logDir, err)
 	}
 	for _, e := range entries {
 		if !e.Type().IsRegular() {
@@ -52,13 +52,13 @@ func openLogDir(geas *os.Root, logDir string) (*os.Root, error) {
 			}
 		}
 		if aside == "" {
-			return nil, fmt.Errorf("create %s: it holds logs of an unrecorded run, and %s.stale-1..100 all exist", logDir, logDir)
+			return nil, fmt.Errorf("create .geas/%s: it holds logs of an unrecorded run, and .geas/%s.stale-1..100 all exist", logDir, logDir)
 		}
 		if err := geas.Rename(logDir, aside); err != nil {
-			return nil, fmt.Errorf("move the unrecorded logs of %s aside: %w", logDir, err)
+			return nil, fmt.Errorf("move the unrecorded logs of .geas/%s aside: %w", logDir, err)
 		}
 		if err := geas.Mkdir(logDir, 0o755); err != nil {
-			return nil, fmt.Errorf("create %s: %w", logDir, err)
+			return nil, fmt.Errorf("create .geas/%s: %w", logDir, err)
 		}
 	}
 	want, err := geas.Lstat(logDir)
@@ -67,11 +67,11 @@ func openLogDir(geas *os.Root, logDir string) (*os.Root, error) {
 	}
 	root, err := geas.OpenRoot(logDir)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", logDir, err)
+		return nil, fmt.Errorf("open .geas/%s: %w", logDir, err)
 	}
 	if got, err := root.Stat("."); err != nil || !os.SameFile(want, got) {
 		root.Close()
-		return nil, fmt.Errorf("open %s: the directory changed while it was opened", logDir)
+		return nil, fmt.Errorf("open .geas/%s: the directory changed while it was opened", logDir)
 	}
 	return root, nil
 }

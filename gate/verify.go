@@ -67,7 +67,7 @@ func Verify(ctx context.Context, p *project.Project, mission, task string, apply
 	} else {
 		dir, err := p.Task(mission, task)
 		if err != nil {
-			return nil, err
+			return nil, p.ListTasks(err)
 		}
 		targets = []target{{id: task, dir: dir}}
 	}

@@ -236,10 +236,15 @@ func TaskDir(mission, task string) string { return MissionDir(mission) + "/tasks
 var ErrNoTask = errors.New("no such task")
 
 // NoTaskError names the missing task.
-type NoTaskError struct{ Mission, Task string }
+type NoTaskError struct {
+	Mission, Task string
+	// Tasks and Near, set by ListTasks, are the mission's tasks and those close to Task.
+	Tasks, Near []string
+	listed      bool
+}
 
 func (e *NoTaskError) Error() string {
-	return fmt.Sprintf("no task %q in mission %q (no .geas/%s/contract.json)", e.Task, e.Mission, TaskDir(e.Mission, e.Task))
+	return fmt.Sprintf("no task %q in mission %q (no .geas/%s/contract.json)", e.Task, e.Mission, TaskDir(e.Mission, e.Task)) + e.listing()
 }
 
 func (e *NoTaskError) Unwrap() error { return ErrNoTask }

@@ -80,7 +80,7 @@ func TestTheContractAndRecordLimitsFollowThePolicy(t *testing.T) {
 		assertNotPass(t, res, vocab.VerdictError, vocab.CauseContractInvalid)
 		size := len(f.read(taskFile("contract.json")))
 		assert.Contains(t, findCheck(t, res.Checks, "contract_valid").Evidence,
-			fmt.Sprintf("contract.json: %d bytes exceeds the limit of 1024 bytes (max_contract_bytes", size))
+			fmt.Sprintf(".geas/missions/m1/tasks/t1/contract.json: %d bytes exceeds the limit of 1024 bytes (max_contract_bytes", size))
 	})
 	t.Run("contract over the default limit", func(t *testing.T) {
 		t.Parallel()
@@ -108,6 +108,7 @@ func TestTheContractAndRecordLimitsFollowThePolicy(t *testing.T) {
 		})
 		_, res, _ := f.evaluate()
 		assertNotPass(t, res, vocab.VerdictError, vocab.CauseRecordInvalid)
+		assert.Contains(t, findCheck(t, res.Checks, "record_valid").Evidence, "load record: .geas/missions/m1/tasks/t1/record.json: ")
 		assert.Contains(t, findCheck(t, res.Checks, "record_valid").Evidence, "exceeds the limit of 1024 bytes (max_record_bytes")
 	})
 }

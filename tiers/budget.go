@@ -57,7 +57,12 @@ func Budget(in *Snapshot, res *Result) (escalate bool) {
 		res.NextAction = NextResolveBlock
 	case vocab.VerdictError:
 		res.NextAction = NextInvestigateErr
-		if len(res.Causes) > 0 && res.Causes[0].Code == vocab.CauseStateIneligible && in.Contract != nil {
+		if status == vocab.Escalated {
+			// The gate refuses an escalated task (state_ineligible): nothing is to investigate,
+			// the task waits for the authority's decision.
+			res.NextAction = NextEscalate
+			res.Notes = append(res.Notes, fmt.Sprintf("task %s is escalated: an authority decides (the pending decision under .geas/missions/%s/decisions/pending); the gate judges it again once the decision moves it", in.Task, in.Mission))
+		} else if len(res.Causes) > 0 && res.Causes[0].Code == vocab.CauseStateIneligible && in.Contract != nil {
 			res.NextCommand = TransitionCommand(in.Task, status, contract.EligibleStates(in.Contract.GateProfile))
 		}
 		n, cause := record.ConsecutiveErrors(in.Record)

@@ -312,3 +312,28 @@ func snapshotTree(t *testing.T, dir string) map[string]string {
 	}))
 	return out
 }
+
+// TestAnEscalatedTaskWaitsForItsDecision: the gate refuses an escalated task (an error verdict),
+// and the next action says an authority decides (escalate), naming where the decision is, rather
+// than asking to investigate an error. The control: the same error on an integrated task is
+// investigate_error with no such note.
+func TestAnEscalatedTaskWaitsForItsDecision(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		status vocab.State
+		next   string
+	}{{vocab.Escalated, NextEscalate}, {"integrated", NextInvestigateErr}} {
+		c := unitContract()
+		c.RetryBudget, c.Status = 1, tc.status
+		in := &Snapshot{Mission: "m1", Task: "t1", Contract: c, Record: withHistory(t, gateRun("fail", 0, vocab.CauseEvalFailed)), Policy: policy.Default()}
+		res := &Result{Verdict: vocab.VerdictError, Causes: []Cause{{Code: vocab.CauseStateIneligible, Check: "state_eligible", Detail: "d"}}}
+		assert.False(t, Budget(in, res), "no new escalation")
+		assert.Equal(t, tc.next, res.NextAction, "status %s", tc.status)
+		if tc.status == vocab.Escalated {
+			require.Len(t, res.Notes, 1)
+			assert.Contains(t, res.Notes[0], "task t1 is escalated: an authority decides (the pending decision under .geas/missions/m1/decisions/pending)")
+		} else {
+			assert.Empty(t, res.Notes)
+		}
+	}
+}

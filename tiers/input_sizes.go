@@ -15,7 +15,7 @@ func (in *Snapshot) checkSizes() {
 		return // policy_invalid stops the run; the defaults would judge by limits nobody chose
 	}
 	if c := in.Contract; c != nil && int64(len(c.Raw)) > in.Policy.MaxContractBytes {
-		in.Contract, in.ContractErr = nil, fmt.Errorf("read contract: %w", tooLarge(in.TaskDir+"/contract.json", int64(len(c.Raw)), in.Policy.MaxContractBytes, "max_contract_bytes"))
+		in.Contract, in.ContractErr = nil, fmt.Errorf("read contract: %w", tooLarge(".geas/"+in.TaskDir+"/contract.json", int64(len(c.Raw)), in.Policy.MaxContractBytes, "max_contract_bytes"))
 	}
 	if in.Record != nil && !in.RecordMissing {
 		var files fsutil.Reader = fsutil.RootReader(in.Geas)
@@ -24,7 +24,7 @@ func (in *Snapshot) checkSizes() {
 		}
 		fi, err := files.Stat(in.TaskDir + "/record.json")
 		if err == nil && fi.Size()-historySectionBytes(in.Record) > in.Policy.MaxRecordBytes {
-			in.Record, in.RecordErr = nil, fmt.Errorf("load record: %w", tooLarge(in.TaskDir+"/record.json", fi.Size(), in.Policy.MaxRecordBytes, "max_record_bytes"))
+			in.Record, in.RecordErr = nil, fmt.Errorf("load record: %w", tooLarge(".geas/"+in.TaskDir+"/record.json", fi.Size(), in.Policy.MaxRecordBytes, "max_record_bytes"))
 		}
 	}
 }

@@ -160,6 +160,10 @@ func worktreeCheck(pass *Pass, tier int, name, text, headName, after string) *Ch
 	ev := strings.Join(parts, "; ")
 	if after != "" {
 		ev = after + " changed the working tree: " + ev
+	} else if rep.HEADErr == "" && rep.HEAD != pass.head && headName != "HEAD" {
+		// HEAD moved past the commit integration.json names: the work may be committed after
+		// it, and then it is the integration that is out of date, not the working tree.
+		ev += fmt.Sprintf("; if HEAD holds the work, record it: geas task integrate --task %s --commit HEAD; else commit the work (or set eval_checkout isolated) and gate again", pass.in.Task)
 	} else {
 		ev += "; commit the work (or set eval_checkout isolated) and gate again"
 	}
