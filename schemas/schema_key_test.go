@@ -70,7 +70,13 @@ func TestOnlyTheExactSchemaKeyIsAccepted(t *testing.T) {
 			data, s = withKey(t, k, "$schema ", "x.json")
 			err = decodeUser(k, data, s)
 			require.Error(t, err)
-			assert.Contains(t, err.Error(), `unknown field "$schema "`)
+			assert.Contains(t, err.Error(), `unknown field "$schema " (not in the schema; a file names its schema with "$schema" exactly)`)
+			// Read by the schema alone (geas validate of a gate policy, a decision, a debt
+			// register), "$Schema" is an unknown field that says which key was meant.
+			data, _ = withKey(t, k, "$Schema", "x.json")
+			err = Validate(k, "f.json", data)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), `/$Schema: unknown field "$Schema" (not in the schema; a file names its schema with "$schema" exactly)`)
 		})
 	}
 }
