@@ -11,20 +11,51 @@ import (
 )
 
 func newSchemaCmd(g *globalOptions) *cobra.Command {
-	return &cobra.Command{
+	var writeDir string
+	c := &cobra.Command{
 		Use:   "schema [NAME]",
 		Short: "List the embedded JSON Schemas, or print one",
 		Long: `Without NAME, list the embedded schemas. With NAME (task-contract, record, evidence,
 debt-register, decision, event, gate-policy; "contract" also works; _defs, the shared definitions
-the others refer to), print that schema.`,
+the others refer to), print that schema.
+
+With --write DIR, write every schema into DIR as NAME.schema.json: their $ids and $refs resolve
+one another there, so a file whose "$schema" names DIR/task-contract.schema.json (contract, gate
+policy, evidence, decision and debt register accept a top-level "$schema"; the gate ignores it)
+is checked by an editor offline.`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usagef("schema takes at most one NAME, got %d", len(args))
 			}
 			return nil
 		},
-		RunE: func(c *cobra.Command, args []string) error { return runSchema(g, args) },
+		RunE: func(c *cobra.Command, args []string) error {
+			if c.Flags().Changed("write") {
+				return runSchemaWrite(g, writeDir, args)
+			}
+			return runSchema(g, args)
+		},
 	}
+	c.Flags().StringVar(&writeDir, "write", "", "write every schema into `DIR` as NAME.schema.json, for editors to bind offline")
+	return c
+}
+
+func runSchemaWrite(g *globalOptions, dir string, args []string) error {
+	if len(args) > 0 {
+		return usagef("schema --write writes every schema; it takes no NAME, got %q", args[0])
+	}
+	if dir == "" {
+		return usagef("schema --write needs a directory")
+	}
+	written, err := schemas.WriteDir(dir)
+	if err != nil {
+		return err
+	}
+	return g.output(map[string]any{"written": written}, func(w io.Writer) {
+		for _, p := range written {
+			fmt.Fprintln(w, p)
+		}
+	})
 }
 
 func runSchema(g *globalOptions, args []string) error {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -62,15 +63,17 @@ func TestEverySchemaMatchesItsMetaschema(t *testing.T) {
 }
 
 // TestEverySchemaNamesItsDraftOnce: every source names draft 2020-12 (the generator refuses any
-// other), and no compact file names one, so each is compiled under the compiler's draft.
+// other), and no compact file names one, so each is compiled under the compiler's draft. The
+// property "$schema" of the kinds people write (a file's own schema binding) is not the keyword.
 func TestEverySchemaNamesItsDraftOnce(t *testing.T) {
+	schemaProperty := regexp.MustCompile(`"\$schema": ?\{ ?"\$ref": ?"_defs\.schema\.json#/\$defs/schemaRef" ?\}`)
 	entries, err := files.ReadDir(".")
 	require.NoError(t, err)
 	for _, e := range entries {
 		b, err := files.ReadFile(e.Name())
 		require.NoError(t, err)
 		assert.Equal(t, 1, bytes.Count(b, []byte(`"$schema": "https://json-schema.org/draft/2020-12/schema",`)), "%s", e.Name())
-		assert.Equal(t, 1, bytes.Count(b, []byte(`"$schema"`)), "%s", e.Name())
+		assert.Equal(t, 1, bytes.Count(schemaProperty.ReplaceAll(b, nil), []byte(`"$schema"`)), "%s", e.Name())
 		// No "format" is used, so whether it asserts (vocabularies) changes nothing: none
 		// is used.
 		assert.NotContains(t, string(b), `"format"`, "%s", e.Name())
@@ -81,7 +84,7 @@ func TestEverySchemaNamesItsDraftOnce(t *testing.T) {
 	for _, e := range compact {
 		b, err := compactFiles.ReadFile("compact/" + e.Name())
 		require.NoError(t, err)
-		assert.NotContains(t, string(b), `"$schema"`, "%s", e.Name())
+		assert.NotContains(t, string(schemaProperty.ReplaceAll(b, nil)), `"$schema"`, "%s", e.Name())
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -219,6 +220,7 @@ func DecodeFor(k Kind, file string, data []byte, t reflect.Type) (any, error) {
 
 // DecodeShaped is DecodeFor with the shape of the type read given (ShapeOf, ShapeFor).
 func DecodeShaped(k Kind, file string, data []byte, s *Shape) (any, error) {
+	s = withSchemaKey(k, s)
 	doc, folds, ok := parse(data, s)
 	if !ok {
 		var err error
@@ -241,4 +243,32 @@ func CheckExact(k Kind, file string, doc any, t reflect.Type) error {
 		return &ValidationError{File: file, Kind: k, Problems: probs}
 	}
 	return nil
+}
+
+// SchemaKey is the top-level key by which a file names its JSON Schema, for an editor to bind it.
+// The kinds people and agents write (UserWritten) accept it at the top level only, as a string,
+// and geas ignores it: it is not a rule (the rules digest leaves it out) and no Go field reads it.
+const SchemaKey = "$schema"
+
+// UserWritten returns the kinds whose files people and agents write, each of which accepts a
+// top-level SchemaKey. Record and events are geas's own and stay closed.
+func UserWritten() []Kind { return []Kind{Contract, GatePolicy, Evidence, Decision, DebtRegister} }
+
+// withSchemaKey returns s with SchemaKey among its top-level fields when kind k accepts it, so that
+// the case-folding check refuses "$Schema" as a near miss of "$schema" (the schema alone would name
+// it only as an unknown property, and evidence, an open object, would not refuse it at all). The
+// copy is of the top level only, a few dozen map entries, and is not kept.
+func withSchemaKey(k Kind, s *Shape) *Shape {
+	if s == nil || s.Fields == nil || !slices.Contains(UserWritten(), k) {
+		return s
+	}
+	if _, ok := s.Fields[SchemaKey]; ok {
+		return s
+	}
+	fields := make(map[string]*Shape, len(s.Fields)+1)
+	for name, fs := range s.Fields {
+		fields[name] = fs
+	}
+	fields[SchemaKey] = nil
+	return &Shape{Fields: fields, Map: s.Map, Elem: s.Elem} // a copy of one level: the caller's stays as it is
 }

@@ -2,6 +2,9 @@ package schemas
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -82,4 +85,27 @@ func FormatVersion(k Kind) string {
 		return ""
 	}
 	return doc.Properties.Version.Const
+}
+
+// WriteDir writes every printable schema into dir (created when missing) as NAME.schema.json, the
+// file name its "$id" gives, and returns the paths written. Each "$id" and "$ref" is relative, so
+// the files resolve one another where they lie: an editor whose "$schema" names
+// DIR/task-contract.schema.json binds it offline. A file already there is replaced.
+func WriteDir(dir string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("write schemas: %w", err)
+	}
+	var out []string
+	for _, k := range Printable() {
+		src, err := Source(k)
+		if err != nil {
+			return out, err
+		}
+		p := filepath.Join(dir, string(k)+".schema.json")
+		if err := os.WriteFile(p, src, 0o644); err != nil {
+			return out, fmt.Errorf("write schema %s: %w", k, err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }

@@ -323,10 +323,11 @@ func leafProblems(e *jsonschema.ValidationError, doc any) []Problem {
 	case strings.HasPrefix(msg, extra) && strings.HasSuffix(msg, " not allowed"):
 		var ps []Problem
 		for _, n := range quotedNames(strings.TrimSuffix(strings.TrimPrefix(msg, extra), " not allowed")) {
-			ps = append(ps, Problem{
-				Pointer: at + "/" + escapePointer(n),
-				Message: fmt.Sprintf("unknown field %q (not in the schema)", n),
-			})
+			m := fmt.Sprintf("unknown field %q (not in the schema)", n)
+			if at == "" && n != SchemaKey && strings.EqualFold(strings.TrimSpace(n), SchemaKey) {
+				m = fmt.Sprintf("unknown field %q (not in the schema; a file names its schema with %q exactly)", n, SchemaKey)
+			}
+			ps = append(ps, Problem{Pointer: at + "/" + escapePointer(n), Message: m})
 		}
 		return ps
 	case strings.HasPrefix(msg, missing):

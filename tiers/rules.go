@@ -16,6 +16,7 @@ import (
 	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/schemas"
 )
 
 // PinnedFile is the pinned copy of a task's rules, beside its contract (SPEC §4.4).
@@ -26,11 +27,13 @@ const PinnedFile = record.PinnedFile
 const PinnedMaxBytes = 4 * (contract.MaxBytes + policy.MaxBytes)
 
 // unpinnedContractFields are the contract fields that are not rules: the state, which the gate
-// itself moves, and geas's envelope timestamps.
-var unpinnedContractFields = []string{"status", "created_at", "updated_at"}
+// itself moves, geas's envelope timestamps, and the "$schema" an editor binds the file to, which
+// the gate ignores (so pointing it elsewhere never reads as a rules change that blocks a task).
+var unpinnedContractFields = []string{"status", "created_at", "updated_at", schemas.SchemaKey}
 
 // rulesOf returns the task's rules (SPEC §4.4): every contract field except its status and
-// envelope timestamps, plus the effective gate policy document, and their RFC 8785 digest.
+// envelope timestamps (unpinnedContractFields), plus the effective gate policy document without
+// its "$schema", and their RFC 8785 digest.
 func rulesOf(in *Snapshot) (map[string]any, string, error) {
 	if in.Contract == nil {
 		return nil, "", errors.New("the contract could not be read")
@@ -50,6 +53,7 @@ func rulesOf(in *Snapshot) (map[string]any, string, error) {
 		if p, err = jsonobj.DecodeMap(in.PolicyRaw); err != nil {
 			return nil, "", fmt.Errorf("policy: %w", err)
 		}
+		delete(p, schemas.SchemaKey)
 	}
 	rules := map[string]any{"contract": c, "policy": p}
 	if b := baseRule(in); b != nil {
