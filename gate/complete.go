@@ -47,7 +47,7 @@ func Complete(p *project.Project, mission, task, taskDir string, now time.Time, 
 // files again; nil when it wrote something (or failed), and the caller reads them afresh.
 func complete(p *project.Project, mission, task, taskDir string, now time.Time, held func() error) ([]string, *loadedRecord, error) {
 	geas := p.Geas
-	name := taskDir + "/record.json"
+	name := taskDir + "/" + record.RecordFile
 	rec, err := record.Load(geas, name)
 	if err != nil {
 		// nothing readable to complete; the command reports the record itself
