@@ -72,9 +72,7 @@ type loadedRecord struct {
 // read it.
 func completeLoaded(p *project.Project, mission, task, taskDir, name string, rec *record.Record, now time.Time, held func() error) ([]string, *tiers.Loaded, error) {
 	geas := p.Geas
-	if held != nil {
-		rec.Guard(held)
-	}
+	rec.Guard(held) // nil: not checked
 	var notes []string
 	if rec.HistoryTorn() {
 		if err := rec.CutTornHistory(geas, name); err != nil {

@@ -221,9 +221,7 @@ func applyRevocation(t Task, rep *VerifyReport, now time.Time, held func() error
 	if err != nil {
 		return nil, err
 	}
-	if held != nil {
-		rec.Guard(held)
-	}
+	rec.Guard(held) // nil: not checked
 	// A passed task stays passed, so a second --apply would record the same revocation again.
 	hist := rec.History()
 	if n := len(hist); n > 0 && hist[n-1].Kind == record.KindRevocation && hist[n-1].InputsSHA256 == res.InputsSHA256 && hist[n-1].Verdict == string(res.Verdict) {
