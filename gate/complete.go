@@ -225,7 +225,7 @@ func (c *completion) gateResultIsBefore(e record.HistoryEntry) bool {
 			break
 		}
 	}
-	if c.keys.Has("gate_result", e.Hash, "") {
+	if c.keys.Has(record.EventGateResult, e.Hash, "") {
 		return false // logged after record.json was written: a later change, not a crash
 	}
 	raw, ok := c.rec.GateResult()

@@ -102,7 +102,7 @@ func writeTransition(t Task, name string, raw []byte, st TransitionStep, o Trans
 		Reason string      `json:"reason,omitempty"`
 	}{st.From, st.To, o.Agent, o.Reason})
 	if err := record.AppendEvent(t.Project.Geas, record.Event{
-		EventType: "task_transition", MissionID: t.Mission, TaskID: t.ID,
+		EventType: record.EventTaskTransition, MissionID: t.Mission, TaskID: t.ID,
 		Agent: o.Agent, Data: data,
 	}); err != nil {
 		return nil, fmt.Errorf("task moved to %s but the event was not logged: %w", st.To, err)
