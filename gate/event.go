@@ -44,7 +44,7 @@ func LogEvent(p *project.Project, o EventOptions) error {
 // gateEventTypes are written only by geas itself: the gate (gate_result, escalation,
 // revocation), geas task budget grant and geas task history reset. An agent logging one could
 // forge a pass, or an entry the history cross-check would then look for.
-var gateEventTypes = []string{record.EventGateResult, record.EventEscalation, record.KindRevocation, record.KindBudgetGrant, record.KindHistoryReset}
+var gateEventTypes = []string{record.EventGateResult, record.EventEscalation, record.EventRevocation, record.EventBudgetGrant, record.EventHistoryReset}
 
 // refuseGateIdentity refuses an event that would speak as the gate (SPEC §2.2, §9).
 func refuseGateIdentity(agent, typ string, data json.RawMessage) error {
