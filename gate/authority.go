@@ -46,7 +46,7 @@ func errTampered(t Task, problems []string) error {
 // LoadRecord reads the task's record.json, or starts a new one when the task has none yet. It
 // returns the record's name relative to .geas.
 func LoadRecord(t Task, now time.Time) (string, *record.Record, error) {
-	name := t.Dir + "/record.json"
+	name := t.Dir + "/" + record.RecordFile
 	rec, err := record.Load(t.Project.Geas, name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return name, record.New(t.ID, now), nil

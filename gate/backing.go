@@ -95,7 +95,7 @@ func cancelBacked(in *tiers.Snapshot) (bool, string) {
 		if json.Unmarshal(sc.Bytes(), &ev) != nil {
 			continue
 		}
-		if jsonStr(ev["event_type"]) != "task_transition" || jsonStr(ev["mission_id"]) != in.Mission || jsonStr(ev["task_id"]) != in.Task {
+		if jsonStr(ev["event_type"]) != record.EventTaskTransition || jsonStr(ev["mission_id"]) != in.Mission || jsonStr(ev["task_id"]) != in.Task {
 			continue
 		}
 		var data map[string]json.RawMessage

@@ -47,7 +47,7 @@ func Complete(p *project.Project, mission, task, taskDir string, now time.Time, 
 // files again; nil when it wrote something (or failed), and the caller reads them afresh.
 func complete(p *project.Project, mission, task, taskDir string, now time.Time, held func() error) ([]string, *loadedRecord, error) {
 	geas := p.Geas
-	name := taskDir + "/record.json"
+	name := taskDir + "/" + record.RecordFile
 	rec, err := record.Load(geas, name)
 	if err != nil {
 		// nothing readable to complete; the command reports the record itself
@@ -72,9 +72,7 @@ type loadedRecord struct {
 // read it.
 func completeLoaded(p *project.Project, mission, task, taskDir, name string, rec *record.Record, now time.Time, held func() error) ([]string, *tiers.Loaded, error) {
 	geas := p.Geas
-	if held != nil {
-		rec.Guard(held)
-	}
+	rec.Guard(held) // nil: not checked
 	var notes []string
 	if rec.HistoryTorn() {
 		if err := rec.CutTornHistory(geas, name); err != nil {
@@ -227,7 +225,7 @@ func (c *completion) gateResultIsBefore(e record.HistoryEntry) bool {
 			break
 		}
 	}
-	if c.keys.Has("gate_result", e.Hash, "") {
+	if c.keys.Has(record.EventGateResult, e.Hash, "") {
 		return false // logged after record.json was written: a later change, not a crash
 	}
 	raw, ok := c.rec.GateResult()

@@ -44,7 +44,7 @@ func LogEvent(p *project.Project, o EventOptions) error {
 // gateEventTypes are written only by geas itself: the gate (gate_result, escalation,
 // revocation), geas task budget grant and geas task history reset. An agent logging one could
 // forge a pass, or an entry the history cross-check would then look for.
-var gateEventTypes = []string{"gate_result", "escalation", "revocation", "budget_grant", record.KindHistoryReset}
+var gateEventTypes = []string{record.EventGateResult, record.EventEscalation, record.EventRevocation, record.EventBudgetGrant, record.EventHistoryReset}
 
 // refuseGateIdentity refuses an event that would speak as the gate (SPEC §2.2, §9).
 func refuseGateIdentity(agent, typ string, data json.RawMessage) error {
@@ -55,7 +55,7 @@ func refuseGateIdentity(agent, typ string, data json.RawMessage) error {
 	if slices.ContainsFunc(gateEventTypes, func(g string) bool { return foldName(g) == t }) {
 		return fmt.Errorf("event type %q is written only by geas itself (%s)", typ, strings.Join(gateEventTypes, ", "))
 	}
-	if t == foldName("task_transition") && len(data) > 0 {
+	if t == foldName(record.EventTaskTransition) && len(data) > 0 {
 		members, err := objectMembers(data)
 		if err != nil {
 			return &InputError{Err: fmt.Errorf("--data: %w", err)}

@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+
+	"github.com/geas-dev/geas/record"
 )
 
 // ResolveExisting resolves the symbolic links of the longest existing prefix of path and joins
@@ -46,13 +48,13 @@ func OwnedFile(geasDir, path string) string {
 		return "a gate log of task " + task
 	case len(parts) > 5:
 		return ""
-	case name == "gate-history.jsonl":
+	case name == record.HistoryFile:
 		return "the gate history of task " + task
 	case name == PinnedFile:
 		return "the pinned rules of task " + task
 	case name == "record.lock":
 		return "the lock of task " + task
-	case strings.HasPrefix(name, "gate-history.jsonl.reset-") || strings.HasPrefix(name, "record.json.reset-"):
+	case strings.HasPrefix(name, record.HistoryFile+asideSuffix) || strings.HasPrefix(name, record.RecordFile+asideSuffix):
 		return "a file geas task history reset kept aside for task " + task
 	}
 	return ""

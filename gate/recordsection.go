@@ -90,7 +90,7 @@ func Integrate(ctx context.Context, t Task, in Integration) (*Integrated, error)
 	}
 	out.Commit = sha
 	now := time.Now()
-	name := t.Dir + "/record.json"
+	name := t.Dir + "/" + record.RecordFile
 	rec, bad, err := record.LoadToReplaceIntegration(t.Project.Geas, name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -149,9 +149,12 @@ func supersededHistory(t Task, rec *record.Record) ([]string, int, error) {
 	return superseded, runs, nil
 }
 
+// asideSuffix starts the suffix of a file keepAside kept, which OwnedFile knows as geas's own.
+const asideSuffix = ".reset-"
+
 // keepAside writes data next to name under a name that is never overwritten.
 func keepAside(t Task, name string, data []byte, now time.Time) (string, error) {
-	base := name + ".reset-" + now.UTC().Format("20060102T150405Z")
+	base := name + asideSuffix + now.UTC().Format("20060102T150405Z")
 	for i := 1; i <= 100; i++ {
 		aside := base
 		if i > 1 {

@@ -46,7 +46,7 @@ func LoadTaskStatus(t Task) (TaskStatus, error) {
 		GateProfile: string(c.GateProfile), RiskLevel: string(c.RiskLevel), RetryBudget: c.RetryBudget,
 		BudgetLeft: &c.RetryBudget, RecordSections: []string{}, Evidence: []string{},
 	}
-	rec, err := record.Load(t.Project.Geas, t.Dir+"/record.json")
+	rec, err := record.Load(t.Project.Geas, t.Dir+"/"+record.RecordFile)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		// No record: the task's events must still not name gate runs (a deleted record).

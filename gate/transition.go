@@ -46,7 +46,7 @@ func Transition(ctx context.Context, t Task, o TransitionOptions) (*Transitioned
 		return out, err
 	}
 	defer lock.Unlock()
-	name := t.Dir + "/contract.json"
+	name := t.Dir + "/" + record.ContractFile
 	k, err := contract.Load(t.Project.Geas, name)
 	if err != nil {
 		return out, err
@@ -57,7 +57,7 @@ func Transition(ctx context.Context, t Task, o TransitionOptions) (*Transitioned
 	}
 	raw := k.Raw
 	for _, st := range steps {
-		if raw, err = writeTransition(t, name, raw, st, o); err != nil {
+		if raw, err = writeTransition(t, raw, st, o); err != nil {
 			return out, err
 		}
 	}
@@ -90,7 +90,7 @@ func checkTransitionPath(t Task, from vocab.State, path []vocab.State) ([]Transi
 
 // writeTransition writes one step: the contract's status (atomically), then its event. It
 // returns the contract as written, for the next step.
-func writeTransition(t Task, name string, raw []byte, st TransitionStep, o TransitionOptions) ([]byte, error) {
+func writeTransition(t Task, raw []byte, st TransitionStep, o TransitionOptions) ([]byte, error) {
 	updated, err := record.WriteContractStatus(t.Project.Geas, t.Dir, raw, st.To, time.Now())
 	if err != nil {
 		return nil, err
@@ -102,7 +102,7 @@ func writeTransition(t Task, name string, raw []byte, st TransitionStep, o Trans
 		Reason string      `json:"reason,omitempty"`
 	}{st.From, st.To, o.Agent, o.Reason})
 	if err := record.AppendEvent(t.Project.Geas, record.Event{
-		EventType: "task_transition", MissionID: t.Mission, TaskID: t.ID,
+		EventType: record.EventTaskTransition, MissionID: t.Mission, TaskID: t.ID,
 		Agent: o.Agent, Data: data,
 	}); err != nil {
 		return nil, fmt.Errorf("task moved to %s but the event was not logged: %w", st.To, err)

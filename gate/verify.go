@@ -138,7 +138,7 @@ func listTargets(p *project.Project, mission string) ([]target, []Skipped, error
 		switch {
 		case errors.Is(err, project.ErrNoTask):
 			dir = project.TaskDir(mission, e.Name)
-			_, serr := p.Geas.Lstat(dir + "/record.json")
+			_, serr := p.Geas.Lstat(dir + "/" + record.RecordFile)
 			_, herr := p.Geas.Lstat(dir + "/" + record.HistoryFile)
 			if serr != nil && herr != nil {
 				skipped = append(skipped, Skipped{e.Name, "no contract.json, no record.json and no " + record.HistoryFile})
@@ -216,14 +216,12 @@ func revoke(ctx context.Context, t Task, events *record.EventIndex) (Verified, e
 // held (nil: not checked); nothing is written once it fails.
 func applyRevocation(t Task, rep *VerifyReport, now time.Time, held func() error) (*Revocation, error) {
 	res := rep.Result
-	recName := t.Dir + "/record.json"
+	recName := t.Dir + "/" + record.RecordFile
 	rec, err := record.Load(t.Project.Geas, recName)
 	if err != nil {
 		return nil, err
 	}
-	if held != nil {
-		rec.Guard(held)
-	}
+	rec.Guard(held) // nil: not checked
 	// A passed task stays passed, so a second --apply would record the same revocation again.
 	hist := rec.History()
 	if n := len(hist); n > 0 && hist[n-1].Kind == record.KindRevocation && hist[n-1].InputsSHA256 == res.InputsSHA256 && hist[n-1].Verdict == string(res.Verdict) {

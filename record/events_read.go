@@ -68,7 +68,7 @@ type EventHash struct {
 
 // hashedEventTypes are the events whose data names the history entry they were logged for.
 var hashedEventTypes = map[string]bool{
-	"gate_result": true, KindRevocation: true, KindBudgetGrant: true, KindHistoryReset: true,
+	EventGateResult: true, EventRevocation: true, EventBudgetGrant: true, EventHistoryReset: true,
 }
 
 // TaskEventHashes reads the event log and returns, in log order, every event of mission/task

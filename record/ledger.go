@@ -327,14 +327,14 @@ func (l *Ledger) Commit(p *Plan, logDir *os.Root, f Found) (*Applied, error) {
 		return nil, fmt.Errorf("write the run's result: %w", err)
 	}
 	var failed *Failure
-	if err := l.Record.Write(l.Geas, path.Join(p.TaskDir, "record.json")); err != nil {
+	if err := l.Record.Write(l.Geas, path.Join(p.TaskDir, RecordFile)); err != nil {
 		if !l.Record.Recorded(p.Hash) {
 			return nil, fmt.Errorf("record the run in %s: %w", HistoryFile, err)
 		}
 		// The run's events are logged only after record.json holds its gate_result (a logged
 		// gate_result event tells a reader the record was written): the next command logs them.
 		f.ResultFailed = err
-		failed = &Failure{Step: StepRecord, What: "record.json", Err: err}
+		failed = &Failure{Step: StepRecord, What: RecordFile, Err: err}
 	}
 	applied := l.Apply(p, f)
 	if failed != nil {
@@ -370,10 +370,10 @@ func (l *Ledger) Apply(p *Plan, f Found) *Applied {
 		}
 		err := l.Record.SetGateResult(p.Result, l.Now)
 		if err == nil {
-			err = l.Record.Write(l.Geas, path.Join(p.TaskDir, "record.json"))
+			err = l.Record.Write(l.Geas, path.Join(p.TaskDir, RecordFile))
 		}
 		if err != nil {
-			a.fail(StepRecord, "record.json", err)
+			a.fail(StepRecord, RecordFile, err)
 			skip[EventGateResult], skip[EventTaskTransition], skip[EventEscalation] = true, true, true
 		} else {
 			a.done("wrote gate_result of %s to record.json", p.RunID)

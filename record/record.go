@@ -116,7 +116,7 @@ var historyKeys = []string{
 // New returns a record with only its envelope, for a task that has none yet.
 func New(taskID string, now time.Time) *Record {
 	return &Record{
-		file: "record.json",
+		file: RecordFile,
 		members: []jsonobj.Member{
 			{Key: "version", Value: jsonobj.String("1.0")},
 			{Key: "task_id", Value: jsonobj.String(taskID)},

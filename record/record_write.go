@@ -138,7 +138,7 @@ func (r *Record) update(now time.Time, sets ...jsonobj.Member) error {
 	}
 	file := r.file
 	if file == "" {
-		file = "record.json"
+		file = RecordFile
 	}
 	if err := validate(file, data); err != nil {
 		return err

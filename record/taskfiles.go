@@ -142,7 +142,7 @@ func (r *Record) adoptPendingResult(src files, dir string) error {
 	// check to report, not to repair.
 	if parts := strings.Split(dir, "/"); len(parts) == 4 && parts[0] == "missions" && parts[2] == "tasks" {
 		keys, err := TaskEventKeys(src.root, parts[1], parts[3])
-		if err != nil || keys.Has("gate_result", last.Hash, "") {
+		if err != nil || keys.Has(EventGateResult, last.Hash, "") {
 			return nil
 		}
 	} else {
