@@ -60,46 +60,9 @@ if [[ ${GRAPH:-0} = 1 ]]; then
 	g commit-graph write --reachable --no-progress
 	graph="commit-graph written"
 fi
-head=$(g rev-parse --verify "main^{commit}")
-near=$(g rev-parse --verify "bench-base^{commit}")
-far=$(g rev-list "$head" | sed -n 10001p)
-unmerged=$(GIT_COMMITTER_DATE="@1500000000 +0000" GIT_AUTHOR_DATE="@1500000000 +0000" \
-	GIT_COMMITTER_NAME=Bench GIT_COMMITTER_EMAIL=bench@example.com GIT_AUTHOR_NAME=Bench \
-	GIT_AUTHOR_EMAIL=bench@example.com g commit-tree -p "$far" -m "never merged" "$far^{tree}")
-rm -rf "$repo/.geas"
-mkdir -p "$repo/.geas/state"
-echo '{"mission_id": "bench"}' >"$repo/.geas/state/run.json"
-task() { # task NAME BASE
-	local t=$repo/.geas/missions/bench/tasks/$1
-	mkdir -p "$t/evidence"
-	cat >"$t/contract.json" <<JSON
-{
-  "version": "1.0", "artifact_type": "task_contract", "artifact_id": "tc-$1",
-  "producer_type": "orchestration-authority", "task_id": "$1", "title": "bench",
-  "goal": "measure the gate", "task_kind": "implementation", "risk_level": "low",
-  "gate_profile": "implementation_change", "vote_round_policy": "never",
-  "acceptance_criteria": ["AC1 the change is reviewed"], "eval_commands": [],
-  "rubric": {"dimensions": [{"name": "code_quality", "threshold": 3}]},
-  "retry_budget": 3, "scope": {"surfaces": ["src/", "docs/", "test/"]},
-  "routing": {"primary_worker_type": "software-engineer", "required_reviewer_types": ["design-authority"]},
-  "base_snapshot": "$2", "status": "integrated"
-}
-JSON
-	cat >"$t/record.json" <<JSON
-{"version": "1.0", "task_id": "$1",
- "self_check": {"confidence": 4, "known_risks": [], "untested_paths": [], "summary": "bench"},
- "integration": {"status": "merged", "branch": "main", "commit": "$head"}}
-JSON
-	cat >"$t/evidence/design-authority.json" <<JSON
-{"version": "1.0", "agent": "design-authority", "task_id": "$1", "role": "reviewer",
- "summary": "reviewed", "verdict": "approved", "concerns": [], "provider_id": "b",
- "criteria_results": [{"criterion": "AC1", "passed": true}],
- "rubric_scores": [{"dimension": "code_quality", "score": 4}]}
-JSON
-}
-task near "$near"
-task far "$far"
-task unmerged "$unmerged"
+# shellcheck source=gate_tasks.sh
+. "$here/gate_tasks.sh"
+gate_tasks
 
 # The history mission: copies of the example's t2 with a failing review and a budget that lasts,
 # gated (recorded) HIST times, t000 LONG times more.

@@ -10,9 +10,6 @@ import (
 	"github.com/geas-dev/geas/project"
 )
 
-// maxPayloadBytes bounds a --file or --data payload (the gate's evidence limit).
-const maxPayloadBytes = gate.MaxPayloadBytes
-
 // openProject finds the project from -C or the working directory.
 func (g *globalOptions) openProject() (*project.Project, error) {
 	start := g.dir
@@ -115,19 +112,14 @@ func (g *globalOptions) readPayload(file, data string) ([]byte, error) {
 		defer f.Close()
 		r = f
 	}
-	b, err := io.ReadAll(io.LimitReader(r, maxPayloadBytes+1))
+	b, err := io.ReadAll(io.LimitReader(r, gate.MaxPayloadBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("read payload %s: %w", file, err)
 	}
-	if len(b) > maxPayloadBytes {
-		return nil, fmt.Errorf("payload %s exceeds %d bytes", file, maxPayloadBytes)
+	if len(b) > gate.MaxPayloadBytes {
+		return nil, fmt.Errorf("payload %s exceeds %d bytes", file, gate.MaxPayloadBytes)
 	}
 	return b, nil
-}
-
-// payloadObject decodes a payload that must be one JSON object, keeping its values raw.
-func payloadObject(name string, b []byte) (map[string]json.RawMessage, error) {
-	return gate.PayloadObject(name, b)
 }
 
 // writeJSON prints v as indented JSON followed by a newline.

@@ -49,7 +49,7 @@ func runDecisionWrite(g *globalOptions, o decisionWriteOptions) error {
 	if err != nil {
 		return err
 	}
-	obj, err := payloadObject("decision", payload)
+	obj, err := gate.PayloadObject("decision", payload)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/geas-dev/geas/report"
 	"github.com/geas-dev/geas/schemas"
 )
 
@@ -82,19 +83,10 @@ func unstampedNote(v versionInfo) string {
 // "devel[-REV12][-dirty]" for a build from a checkout (the man pages name their source with it).
 func Version() string { return buildVersion().Short }
 
-// shortVersion is the module version, or "devel[-REV12][-dirty]" for a build from a checkout.
+// shortVersion is the module version, or "devel[-REV12][-dirty]" for a build from a checkout
+// (report.ShortVersion, which names the version in SARIF logs too).
 func shortVersion(v versionInfo) string {
-	if v.Version != "(devel)" {
-		return v.Version
-	}
-	s := "devel"
-	if v.Revision != "" {
-		s += "-" + v.Revision[:min(12, len(v.Revision))]
-	}
-	if v.Modified != nil && *v.Modified {
-		s += "-dirty"
-	}
-	return s
+	return report.ShortVersion(v.Version, v.Revision, v.Modified != nil && *v.Modified)
 }
 
 // readFormats lists the geas file formats with a version, read from the embedded schemas.

@@ -75,8 +75,9 @@ func writeJUnit(w io.Writer, results []*tiers.Result, dropEmpty bool) error {
 	var ms int64
 	for _, res := range results {
 		ms += res.DurationMS
+		runs := checkRuns(res)
 		for tier := 0; tier <= 2; tier++ {
-			s := junitTierSuite(res, tier)
+			s := junitTierSuite(res, tier, runs)
 			if dropEmpty && len(s.Cases) == 0 {
 				continue
 			}
@@ -105,11 +106,11 @@ func writeJUnitDoc(w io.Writer, doc junitSuites) error {
 	return err
 }
 
-func junitTierSuite(res *tiers.Result, tier int) junitSuite {
+// junitTierSuite is the suite of one tier of res; runs is checkRuns(res).
+func junitTierSuite(res *tiers.Result, tier int, runs map[int]int) junitSuite {
 	key := fmt.Sprintf("tier_%d", tier)
 	name := res.TaskID + "/" + key
 	tr := res.TierResults[key]
-	runs := checkRuns(res)
 	var ms int64
 	s := junitSuite{
 		Name:      name,

@@ -216,17 +216,7 @@ func BenchmarkFailureLines(b *testing.B) {
 	for i := range 20000 {
 		sb.WriteString("=== RUN   TestCase" + strings.Repeat("x", i%7) + "\n    case_test.go:12: computing the value of the thing\n--- PASS: TestCase (0.00s)\n")
 	}
-	out := []byte(sb.String())
-	b.SetBytes(int64(len(out)))
-	for b.Loop() {
-		r := NewFailureLines()
-		for p := out; len(p) > 0; {
-			k := min(32<<10, len(p))
-			_, _ = r.Write(p[:k])
-			p = p[k:]
-		}
-		r.Failures()
-	}
+	benchFailureLines(b, []byte(sb.String()))
 }
 
 // TestFailureLinesHoldLittleWhateverTheLines: the lines kept are cut as they are kept, so long
@@ -261,7 +251,12 @@ func BenchmarkFailureLinesLog(b *testing.B) {
 	for i := range 50000 {
 		sb.WriteString("INFO  2026-12-04T22:40:00Z handled request " + strings.Repeat("a", i%13) + " in 3ms status=200 path=/api/v1/items\n")
 	}
-	out := []byte(sb.String())
+	benchFailureLines(b, []byte(sb.String()))
+}
+
+// benchFailureLines feeds out to a fresh reader in 32 KiB writes, as a process's output arrives,
+// and takes its failures, b.N times.
+func benchFailureLines(b *testing.B, out []byte) {
 	b.SetBytes(int64(len(out)))
 	for b.Loop() {
 		r := NewFailureLines()
