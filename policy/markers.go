@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"bytes"
 	"fmt"
 	"path"
 	"regexp"
@@ -157,23 +156,8 @@ func (m *MarkerSet) mayMatch(line string) bool {
 		return true
 	}
 	var stack [256]byte
-	buf := stack[:0]
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		if c >= utf8.RuneSelf {
-			return true
-		}
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		buf = append(buf, c)
-	}
-	for _, lit := range m.lits {
-		if bytes.Contains(buf, lit) {
-			return true
-		}
-	}
-	return false
+	ok, _ := mayHoldLiteral(stack[:0], line, m.lits)
+	return ok
 }
 
 // Find returns the first marker that occurs in line at word boundaries: a match whose first

@@ -75,23 +75,31 @@ func (m *StubMatcher) Match(line string) (string, bool) {
 
 // mayMatch is the pre-filter: false only for an ASCII line that holds none of the literals.
 func (m *StubMatcher) mayMatch(line string) bool {
-	m.buf = m.buf[:0]
+	var ok bool
+	ok, m.buf = mayHoldLiteral(m.buf[:0], line, m.lits)
+	return ok
+}
+
+// mayHoldLiteral is the pre-filter of StubMatcher and MarkerSet: false only for an ASCII line
+// whose lowercased bytes hold none of lits (lowercase, from requiredLiterals). buf is scratch
+// space for the lowercased line, returned for reuse.
+func mayHoldLiteral(buf []byte, line string, lits [][]byte) (bool, []byte) {
 	for i := 0; i < len(line); i++ {
 		c := line[i]
 		if c >= utf8.RuneSelf {
-			return true
+			return true, buf
 		}
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
-		m.buf = append(m.buf, c)
+		buf = append(buf, c)
 	}
-	for _, lit := range m.lits {
-		if bytes.Contains(m.buf, lit) {
-			return true
+	for _, lit := range lits {
+		if bytes.Contains(buf, lit) {
+			return true, buf
 		}
 	}
-	return false
+	return false, buf
 }
 
 // requiredLiterals returns literals of which every match of expr on an ASCII line contains at

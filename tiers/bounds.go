@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/record"
@@ -262,13 +263,11 @@ func cut(s string) string {
 		return s
 	}
 	n := compactTextBytes
-	for n > 0 && !utf8RuneStart(s[n]) {
+	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
 	return s[:n] + fmt.Sprintf("… (%d more bytes)", len(s)-n)
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // checkWriteSize refuses to write data as name when it is over limit, the size its readers accept.
 func checkWriteSize(name string, data []byte, limit int64) error {

@@ -29,6 +29,9 @@ type Pass struct {
 	repo       *git.Repo
 	base, head string
 	haveBase   bool
+	// paths is the project root's place in repo, found on first use once repo is open
+	// (projectPaths): every check of the run compares paths with the same one.
+	paths *projectPaths
 
 	// work is the isolated checkout the run made for tier 1 and the detectors (invariant 7,
 	// tier0_worktree.go); nil: they run in the working tree.

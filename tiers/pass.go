@@ -20,8 +20,7 @@ func isBookkeeping(p string) bool {
 // A project root that is not inside the top (a symbolic link to another repository's directory)
 // is "" here; projectPaths says that nothing is inside it.
 func (pass *Pass) projectPrefix() string {
-	prefix, _ := projectPrefixOf(pass.repo.Top(), pass.in.ProjectDir)
-	return prefix
+	return pass.projectPaths().prefix
 }
 
 // projectPrefixOf is the project root dir relative to the repository's top directory top, with a

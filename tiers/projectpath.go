@@ -16,9 +16,17 @@ type projectPaths struct {
 	within bool   // false when the project root is not inside the repository's top: nothing is inside
 }
 
-// projectPaths returns the run's projectPaths, once its repository is open.
+// projectPaths returns the run's projectPaths, found once its repository is open and kept: the
+// symbolic links of the two directories are resolved once a run, not once a check.
 func (pass *Pass) projectPaths() projectPaths {
-	return projectPathsOf(pass.repo, pass.in.ProjectDir)
+	if pass.paths != nil {
+		return *pass.paths
+	}
+	pp := projectPathsOf(pass.repo, pass.in.ProjectDir)
+	if pass.repo != nil {
+		pass.paths = &pp
+	}
+	return pp
 }
 
 // projectPathsOf is the projectPaths of the project root dir in repo (nil: the top, for a run
