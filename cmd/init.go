@@ -19,8 +19,9 @@ import (
 const DefaultInitMission = gate.DefaultInitMission
 
 type initOptions struct {
-	mission   string
-	harnesses []string
+	mission      string
+	harnesses    []string
+	harnessGiven bool // --harness was given, perhaps empty
 }
 
 func newInitCmd(g *globalOptions) *cobra.Command {
@@ -55,7 +56,10 @@ same geas hook is not added twice: a second run changes nothing and says so. A f
 plain JSON (comments, trailing commas, duplicate keys) or has a member of the wrong type, or a
 symbolic link in its place, is refused with its path, and nothing is written.`,
 		Args: noArgs,
-		RunE: func(c *cobra.Command, _ []string) error { return runInit(g, o) },
+		RunE: func(c *cobra.Command, _ []string) error {
+			o.harnessGiven = c.Flags().Changed("harness")
+			return runInit(g, o)
+		},
 	}
 	c.Flags().StringVar(&o.mission, "mission", "", "mission id (default: run.json's, the only mission, or "+DefaultInitMission+")")
 	c.Flags().StringSliceVar(&o.harnesses, "harness", nil, "install the hooks of an agent harness: "+strings.Join(gate.Harnesses(), ", ")+" (repeatable, or comma-separated)")
@@ -71,7 +75,7 @@ func runInit(g *globalOptions, o initOptions) error {
 			return err
 		}
 	}
-	harnesses, err := harnessNames(o.harnesses)
+	harnesses, err := harnessNames(o.harnesses, o.harnessGiven)
 	if err != nil {
 		return err
 	}
@@ -115,9 +119,12 @@ func initDir(flagDir string) (string, error) {
 }
 
 // harnessNames checks the --harness values (letter case and spaces ignored, duplicates dropped):
-// an unknown one is a usage error naming the harnesses, with the close ones.
-func harnessNames(values []string) ([]string, error) {
+// an unknown or empty one is a usage error naming the harnesses, with the close ones.
+func harnessNames(values []string, given bool) ([]string, error) {
 	known := gate.Harnesses()
+	if given && len(values) == 0 {
+		return nil, usagef("--harness needs a harness: %s", strings.Join(known, ", "))
+	}
 	var out []string
 	for _, v := range values {
 		h := strings.ToLower(strings.TrimSpace(v))

@@ -226,6 +226,9 @@ func mergeHooks(spec harnessSpec, data []byte, f *HookFile, elsewhere map[string
 	var top []jsonobj.Member
 	indent := "  "
 	if data != nil {
+		if len(bytes.TrimSpace(data)) == 0 {
+			return nil, errors.New("is empty, not a JSON object")
+		}
 		if err := noDuplicateKeys(data); err != nil {
 			return nil, err
 		}
