@@ -59,16 +59,21 @@ type harnessSpec struct {
 	// otherFiles: the harness reads every *.json in file's directory, so an entry of ours in
 	// another file there counts as present (Copilot's .github/hooks/).
 	otherFiles bool
-	entries    []hookEntry
-	notes      []string
+	// timeoutKeys are the handler fields of its timeout in seconds, the first present counting;
+	// defaultTimeout is the harness's when none is (0: not documented).
+	timeoutKeys    []string
+	defaultTimeout int
+	entries        []hookEntry
+	notes          []string
 }
 
 // hookEntry is one entry geas adds under event: the group (nested) or the handler (flat) that
 // runs `geas hook sub`.
 type hookEntry struct {
-	event string
-	sub   string
-	entry json.RawMessage
+	event   string
+	sub     string
+	timeout int // the timeout of entry, in seconds
+	entry   json.RawMessage
 }
 
 // geasHook is the command line every installed hook runs: geas from PATH.
@@ -113,11 +118,12 @@ func claudeSpec() harnessSpec {
 	}
 	return harnessSpec{
 		name: HarnessClaude, file: ".claude/settings.json", nested: true, commandKeys: []string{"command"},
+		timeoutKeys: []string{"timeout"}, defaultTimeout: 600,
 		entries: []hookEntry{
-			{"Stop", "claude-stop", group("", "claude-stop", HookTimeoutSeconds, "geas gate: checking the task before the agent stops")},
-			{"SubagentStop", "claude-stop", group(subagentMatcher, "claude-stop", HookTimeoutSeconds, "geas gate: checking the task before the subagent finishes")},
-			{"TaskCompleted", "claude-task-completed", group("", "claude-task-completed", HookTimeoutSeconds, "geas gate: checking the task before it is marked completed")},
-			{"PreToolUse", "claude-pre-tool-use", group(toolGuardMatcher, "claude-pre-tool-use", GuardTimeoutSeconds, "")},
+			{"Stop", "claude-stop", HookTimeoutSeconds, group("", "claude-stop", HookTimeoutSeconds, "geas gate: checking the task before the agent stops")},
+			{"SubagentStop", "claude-stop", HookTimeoutSeconds, group(subagentMatcher, "claude-stop", HookTimeoutSeconds, "geas gate: checking the task before the subagent finishes")},
+			{"TaskCompleted", "claude-task-completed", HookTimeoutSeconds, group("", "claude-task-completed", HookTimeoutSeconds, "geas gate: checking the task before it is marked completed")},
+			{"PreToolUse", "claude-pre-tool-use", GuardTimeoutSeconds, group(toolGuardMatcher, "claude-pre-tool-use", GuardTimeoutSeconds, "")},
 		},
 		notes: []string{"Claude Code runs `geas` from PATH; do not also enable the geas-gate plugin in this project, or every hook runs twice"},
 	}
@@ -140,9 +146,10 @@ func codexSpec() harnessSpec {
 	}
 	return harnessSpec{
 		name: HarnessCodex, file: ".codex/hooks.json", nested: true, commandKeys: []string{"command", "commandWindows"},
+		timeoutKeys: []string{"timeout"}, defaultTimeout: 600,
 		entries: []hookEntry{
-			{"Stop", "codex-stop", group("geas gate: checking the task before the agent stops")},
-			{"SubagentStop", "codex-stop", group("geas gate: checking the task before the subagent finishes")},
+			{"Stop", "codex-stop", HookTimeoutSeconds, group("geas gate: checking the task before the agent stops")},
+			{"SubagentStop", "codex-stop", HookTimeoutSeconds, group("geas gate: checking the task before the subagent finishes")},
 		},
 		notes: []string{"Codex loads project hooks only in a trusted project, and runs a new or changed hook only after you review it with /hooks"},
 	}
@@ -164,9 +171,10 @@ func copilotSpec() harnessSpec {
 	return harnessSpec{
 		name: HarnessCopilot, file: ".github/hooks/geas.json", version: true, otherFiles: true,
 		commandKeys: []string{"bash", "powershell", "command"},
+		timeoutKeys: []string{"timeoutSec", "timeout"}, defaultTimeout: 30,
 		entries: []hookEntry{
-			{"agentStop", "copilot-stop", handler},
-			{"subagentStop", "copilot-stop", handler},
+			{"agentStop", "copilot-stop", HookTimeoutSeconds, handler},
+			{"subagentStop", "copilot-stop", HookTimeoutSeconds, handler},
 		},
 		notes: []string{"Copilot's cloud agent reads .github/hooks/ from the default branch: commit and push it; Copilot CLI reads it from the working directory"},
 	}
@@ -184,8 +192,9 @@ func cursorSpec() harnessSpec {
 	})
 	return harnessSpec{
 		name: HarnessCursor, file: ".cursor/hooks.json", version: true, commandKeys: []string{"command"},
-		entries: []hookEntry{{"stop", "cursor-stop", handler}},
-		notes:   []string{"Cursor runs project hooks in a trusted workspace; loop_limit 8 caps the follow-ups in a row"},
+		timeoutKeys: []string{"timeout"},
+		entries:     []hookEntry{{"stop", "cursor-stop", HookTimeoutSeconds, handler}},
+		notes:       []string{"Cursor runs project hooks in a trusted workspace; loop_limit 8 caps the follow-ups in a row"},
 	}
 }
 

@@ -181,8 +181,8 @@ func planHook(root *os.Root, spec harnessSpec) (hookPlan, error) {
 			p.file.Status = HookFileMerged
 		}
 	}
-	if spec.name == HarnessClaude && pluginEnabled(data) {
-		p.file.Notes = append(p.file.Notes, "enabledPlugins enables the geas-gate plugin here too: its hooks and these both run on every stop; disable one")
+	if spec.name == HarnessClaude {
+		p.file.Notes = append(p.file.Notes, claudeNotes(data)...)
 	}
 	p.file.Notes = append(p.file.Notes, spec.notes...)
 	return p, nil
@@ -266,7 +266,7 @@ func mergeHooks(spec harnessSpec, data []byte, f *HookFile, elsewhere map[string
 				return nil, fmt.Errorf(`"hooks"."%s" is not an array`, e.event)
 			}
 		}
-		found, err := holdsHook(spec, e, entries)
+		found, err := holdsHook(spec, e, entries, f)
 		if err != nil {
 			return nil, err
 		}
@@ -288,8 +288,8 @@ func mergeHooks(spec harnessSpec, data []byte, f *HookFile, elsewhere map[string
 }
 
 // holdsHook reports whether one of an event's entries already runs `geas hook e.sub`, refusing
-// an entry of the wrong type.
-func holdsHook(spec harnessSpec, e hookEntry, entries []json.RawMessage) (bool, error) {
+// an entry of the wrong type; such an entry with a shorter timeout than ours gets a note in f.
+func holdsHook(spec harnessSpec, e hookEntry, entries []json.RawMessage, f *HookFile) (bool, error) {
 	found := false
 	for i, raw := range entries {
 		where := fmt.Sprintf(`"hooks"."%s"[%d]`, e.event, i)
@@ -311,9 +311,14 @@ func holdsHook(spec harnessSpec, e hookEntry, entries []json.RawMessage) (bool, 
 			if spec.nested {
 				hw = fmt.Sprintf(`%s."hooks"[%d]`, where, j)
 			}
-			ok, err := runsGeasHook(spec, h, e.sub, hw)
+			handler, ok, err := runsGeasHook(spec, h, e.sub, hw)
 			if err != nil {
 				return false, err
+			}
+			if ok {
+				if t := handlerTimeout(spec, handler); t > 0 && t < e.timeout {
+					f.Notes = append(f.Notes, fmt.Sprintf("%s runs geas hook %s with a timeout of %d s, under %d s: the harness lets the agent go on when it kills the hook; raise it", hw, e.sub, t, e.timeout))
+				}
 			}
 			found = found || ok
 		}
@@ -325,19 +330,19 @@ func holdsHook(spec harnessSpec, e hookEntry, entries []json.RawMessage) (bool, 
 // would: a command hook (not async, no `if` filter) whose command is the geas launcher, `hook`,
 // sub and nothing but plain flags. A command that merely mentions it (`echo geas hook ...`,
 // `geas hook ... > /dev/null`, `... || true`) is not ours, and ours is added beside it.
-func runsGeasHook(spec harnessSpec, h json.RawMessage, sub, where string) (bool, error) {
+func runsGeasHook(spec harnessSpec, h json.RawMessage, sub, where string) (map[string]any, bool, error) {
 	var handler map[string]any
 	if err := json.Unmarshal(h, &handler); err != nil || handler == nil {
-		return false, fmt.Errorf("%s is not an object", where)
+		return nil, false, fmt.Errorf("%s is not an object", where)
 	}
 	if t, ok := handler["type"]; ok && t != "command" {
-		return false, nil
+		return handler, false, nil
 	}
 	if a, ok := handler["async"]; ok && a != false {
-		return false, nil
+		return handler, false, nil
 	}
 	if _, ok := handler["if"]; ok {
-		return false, nil
+		return handler, false, nil
 	}
 	for _, k := range spec.commandKeys {
 		v, ok := handler[k]
@@ -346,22 +351,46 @@ func runsGeasHook(spec harnessSpec, h json.RawMessage, sub, where string) (bool,
 		}
 		s, isString := v.(string)
 		if !isString {
-			return false, fmt.Errorf(`%s."%s" is not a string`, where, k)
+			return nil, false, fmt.Errorf(`%s."%s" is not a string`, where, k)
 		}
 		if isGeasHookCommand(s, sub) {
-			return true, nil
+			return handler, true, nil
 		}
 	}
-	return false, nil
+	return handler, false, nil
+}
+
+// handlerTimeout is a handler's timeout in seconds: its own, else the harness's default (0 when
+// that is not documented, or the value is not a number).
+func handlerTimeout(spec harnessSpec, handler map[string]any) int {
+	for _, k := range spec.timeoutKeys {
+		if v, ok := handler[k]; ok {
+			n, isNumber := v.(float64)
+			if !isNumber {
+				return 0
+			}
+			return int(n)
+		}
+	}
+	return spec.defaultTimeout
 }
 
 // plainArg is a command-line word without shell syntax: no redirection, pipe, list, comment,
 // substitution or glob.
 var plainArg = regexp.MustCompile(`^[A-Za-z0-9_./:=@+,-]+$`)
 
-// isGeasHookCommand reports whether command runs `geas hook sub`: its first word is geas,
-// geas.exe or geas-plugin (a path and quotes allowed), then `hook` and sub, then plain words only.
+// hookFlags are the flags of the geas hook commands that an installed entry may carry: any other
+// word (an unknown flag, a stray argument) would make the hook fail at every stop, and a hook that
+// fails lets the agent stop.
+var hookFlags = []string{"--task", "--mission", "--timeout"}
+
+// isGeasHookCommand reports whether command runs `geas hook sub`: one line whose first word is
+// geas, geas.exe or geas-plugin (a path and quotes allowed), then `hook` and sub, then only the
+// hook's own flags with plain values.
 func isGeasHookCommand(command, sub string) bool {
+	if strings.ContainsFunc(command, func(r rune) bool { return r < 0x20 && r != ' ' && r != '\t' || r == 0x7f }) {
+		return false // a newline would start a second command
+	}
 	words := strings.Fields(command)
 	if len(words) < 3 || words[1] != "hook" || words[2] != sub {
 		return false
@@ -372,10 +401,22 @@ func isGeasHookCommand(command, sub string) bool {
 	default:
 		return false
 	}
-	for _, w := range words[3:] {
-		if !plainArg.MatchString(w) {
+	rest := words[3:]
+	for len(rest) > 0 {
+		name, value, inline := strings.Cut(rest[0], "=")
+		if !slices.Contains(hookFlags, name) {
 			return false
 		}
+		if !inline {
+			if len(rest) < 2 {
+				return false
+			}
+			value, rest = rest[1], rest[1:]
+		}
+		if !plainArg.MatchString(value) || strings.HasPrefix(value, "-") {
+			return false
+		}
+		rest = rest[1:]
 	}
 	return true
 }
@@ -423,20 +464,27 @@ func presentInOtherFiles(root *os.Root, spec harnessSpec) (map[string]string, []
 	return found, notes
 }
 
-// pluginEnabled reports whether Claude Code settings enable the geas-gate plugin.
-func pluginEnabled(data []byte) bool {
+// claudeNotes are what Claude Code settings say that changes how the hooks run: all hooks
+// disabled, or the geas-gate plugin enabled too.
+func claudeNotes(data []byte) []string {
 	var s struct {
-		EnabledPlugins map[string]any `json:"enabledPlugins"`
+		DisableAllHooks any            `json:"disableAllHooks"`
+		EnabledPlugins  map[string]any `json:"enabledPlugins"`
 	}
 	if json.Unmarshal(data, &s) != nil {
-		return false
+		return nil
+	}
+	var notes []string
+	if s.DisableAllHooks == true {
+		notes = append(notes, "disableAllHooks is true in these settings: Claude Code runs none of the hooks, the gate's included, until it is removed")
 	}
 	for k, v := range s.EnabledPlugins {
 		if strings.HasPrefix(k, "geas-gate@") && v == true {
-			return true
+			notes = append(notes, "enabledPlugins enables the geas-gate plugin here too: its hooks and these both run on every stop; disable one")
+			break
 		}
 	}
-	return false
+	return notes
 }
 
 func member(members []jsonobj.Member, key string) (json.RawMessage, bool) {

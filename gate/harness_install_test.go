@@ -156,6 +156,7 @@ func TestAnEntryThatRunsTheHookIsNotAddedTwice(t *testing.T) {
 		`geas hook cursor-stop`,
 		`"${CLAUDE_PLUGIN_ROOT}/bin/geas-plugin" hook cursor-stop`,
 		`/usr/local/bin/geas hook cursor-stop --mission mission-001`,
+		`geas  hook cursor-stop --task=t-1 --timeout 9m`,
 		`C:\\tools\\geas.exe hook cursor-stop`,
 	} {
 		dir := t.TempDir()
@@ -178,6 +179,13 @@ func TestAnEntryThatOnlyMentionsTheHookIsNotOurs(t *testing.T) {
 		"redirected":    `{"type": "command", "command": "geas hook claude-stop > /dev/null"}`,
 		"or true":       `{"type": "command", "command": "geas hook claude-stop || true"}`,
 		"chained":       `{"type": "command", "command": "geas hook claude-stop; exit 0"}`,
+		"second line":   `{"type": "command", "command": "geas hook claude-stop\nexit 0"}`,
+		"unknown flag":  `{"type": "command", "command": "geas hook claude-stop --bogus"}`,
+		"stray word":    `{"type": "command", "command": "geas hook claude-stop exit"}`,
+		"flag no value": `{"type": "command", "command": "geas hook claude-stop --task"}`,
+		"flag as value": `{"type": "command", "command": "geas hook claude-stop --task --bogus"}`,
+		"launcher flag": `{"type": "command", "command": "geas -C /elsewhere hook claude-stop"}`,
+		"lookalike":     `{"type": "command", "command": "g\u0435as hook claude-stop"}`,
 		"other hook":    `{"type": "command", "command": "geas hook claude-stopper"}`,
 		"other program": `{"type": "command", "command": "notgeas hook claude-stop"}`,
 		"prompt hook":   `{"type": "prompt", "prompt": "geas hook claude-stop"}`,
@@ -337,19 +345,45 @@ func TestCopilotEntryInAnotherHooksFileCounts(t *testing.T) {
 	assert.Equal(t, `{`, readFile(t, dir, ".github/hooks/broken.json"))
 }
 
-// TestClaudePluginEnabledIsNoted: settings that enable the geas-gate plugin get a note that both
-// run.
-func TestClaudePluginEnabledIsNoted(t *testing.T) {
+// TestAShortTimeoutOnOurEntryIsNoted: our hook already there with a timeout under ours (or a
+// harness default under it, Copilot's 30 s) is kept, with a note to raise it.
+func TestAShortTimeoutOnOurEntryIsNoted(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, ".codex/hooks.json", `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "geas hook codex-stop", "timeout": 5}]}],
+		"SubagentStop": [{"hooks": [{"type": "command", "command": "geas hook codex-stop"}]}]}}`)
+	writeFile(t, dir, ".github/hooks/geas.json", `{"version": 1, "hooks": {"agentStop": [{"bash": "geas hook copilot-stop"}], "subagentStop": [{"bash": "geas hook copilot-stop", "timeoutSec": 900}]}}`)
+	files, err := InstallHooks(dir, []string{HarnessCodex, HarnessCopilot})
+	require.NoError(t, err)
+	codex := strings.Join(files[0].Notes, "\n")
+	assert.Contains(t, codex, `"hooks"."Stop"[0]."hooks"[0] runs geas hook codex-stop with a timeout of 5 s, under 600 s`)
+	assert.NotContains(t, codex, "SubagentStop", "no timeout is Codex's 600 s")
+	copilot := strings.Join(files[1].Notes, "\n")
+	assert.Contains(t, copilot, `"hooks"."agentStop"[0] runs geas hook copilot-stop with a timeout of 30 s`)
+	assert.NotContains(t, copilot, "subagentStop")
+	for _, f := range files {
+		assert.Equal(t, HookFileUnchanged, f.Status)
+	}
+}
+
+// TestClaudeSettingsThatChangeTheHooksAreNoted: settings that enable the geas-gate plugin get a
+// note that both run; settings that disable all hooks, a note that none runs.
+func TestClaudeSettingsThatChangeTheHooksAreNoted(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, ".claude/settings.json", `{"enabledPlugins": {"geas-gate@geas": true}}`)
 	files, err := InstallHooks(dir, []string{HarnessClaude})
 	require.NoError(t, err)
 	assert.Contains(t, strings.Join(files[0].Notes, "\n"), "enables the geas-gate plugin here too")
 	dir = t.TempDir()
-	writeFile(t, dir, ".claude/settings.json", `{"enabledPlugins": {"geas-gate@geas": false}}`)
+	writeFile(t, dir, ".claude/settings.json", `{"enabledPlugins": {"geas-gate@geas": false}, "disableAllHooks": false}`)
 	files, err = InstallHooks(dir, []string{HarnessClaude})
 	require.NoError(t, err)
 	assert.NotContains(t, strings.Join(files[0].Notes, "\n"), "enables the geas-gate plugin")
+	assert.NotContains(t, strings.Join(files[0].Notes, "\n"), "disableAllHooks")
+	dir = t.TempDir()
+	writeFile(t, dir, ".claude/settings.json", `{"disableAllHooks": true}`)
+	files, err = InstallHooks(dir, []string{HarnessClaude})
+	require.NoError(t, err)
+	assert.Contains(t, strings.Join(files[0].Notes, "\n"), "disableAllHooks is true in these settings")
 }
 
 // TestUnknownHarnessIsAUsageError: only the four names are installed.
