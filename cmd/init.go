@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -17,13 +19,15 @@ import (
 const DefaultInitMission = gate.DefaultInitMission
 
 type initOptions struct {
-	mission string
+	mission      string
+	harnesses    []string
+	harnessGiven bool // --harness was given, perhaps empty
 }
 
 func newInitCmd(g *globalOptions) *cobra.Command {
 	var o initOptions
 	c := &cobra.Command{
-		Use:   "init [--mission M]",
+		Use:   "init [--mission M] [--harness H]...",
 		Short: "Start .geas/ in a project: run.json naming the mission, the mission folder, an example policy",
 		Long: `Start .geas/ in the project root (the working directory, or -C DIR):
 
@@ -37,11 +41,28 @@ Without --mission, M is run.json's mission, else the only mission under .geas/mi
 ` + DefaultInitMission + `. geas init is idempotent and never overwrites: run again, it says what already
 exists (exit 0); with a --mission other than the one run.json names, it refuses (exit 1) and
 changes nothing. Outside a git repository it still works, and says that the gate needs one for
-implementation_change tasks.`,
+implementation_change tasks.
+
+--harness H (repeat it, or give a comma-separated list) also writes or merges the hook
+configuration of an agent harness, so that it runs geas hook ... when its agent stops:
+
+  claude    .claude/settings.json     Stop, SubagentStop, TaskCompleted, PreToolUse
+  codex     .codex/hooks.json         Stop, SubagentStop
+  copilot   .github/hooks/geas.json   agentStop, subagentStop
+  cursor    .cursor/hooks.json        stop (loop_limit ` + fmt.Sprint(gate.CursorLoopLimit) + `)
+
+An existing file keeps every other key and hook in its order, and an entry that already runs the
+same geas hook is not added twice: a second run changes nothing and says so. A file that is not
+plain JSON (comments, trailing commas, duplicate keys) or has a member of the wrong type, or a
+symbolic link in its place, is refused with its path, and nothing is written.`,
 		Args: noArgs,
-		RunE: func(c *cobra.Command, _ []string) error { return runInit(g, o) },
+		RunE: func(c *cobra.Command, _ []string) error {
+			o.harnessGiven = c.Flags().Changed("harness")
+			return runInit(g, o)
+		},
 	}
 	c.Flags().StringVar(&o.mission, "mission", "", "mission id (default: run.json's, the only mission, or "+DefaultInitMission+")")
+	c.Flags().StringSliceVar(&o.harnesses, "harness", nil, "install the hooks of an agent harness: "+strings.Join(gate.Harnesses(), ", ")+" (repeatable, or comma-separated)")
 	return c
 }
 
@@ -54,11 +75,15 @@ func runInit(g *globalOptions, o initOptions) error {
 			return err
 		}
 	}
+	harnesses, err := harnessNames(o.harnesses, o.harnessGiven)
+	if err != nil {
+		return err
+	}
 	dir, err := initDir(g.dir)
 	if err != nil {
 		return err
 	}
-	res, err := gate.Init(dir, o.mission)
+	res, err := gate.InitWithHooks(dir, o.mission, harnesses)
 	if err != nil {
 		return err
 	}
@@ -93,6 +118,26 @@ func initDir(flagDir string) (string, error) {
 	return dir, nil
 }
 
+// harnessNames checks the --harness values (letter case and spaces ignored, duplicates dropped):
+// an unknown or empty one is a usage error naming the harnesses, with the close ones.
+func harnessNames(values []string, given bool) ([]string, error) {
+	known := gate.Harnesses()
+	if given && len(values) == 0 {
+		return nil, usagef("--harness needs a harness: %s", strings.Join(known, ", "))
+	}
+	var out []string
+	for _, v := range values {
+		h := strings.ToLower(strings.TrimSpace(v))
+		if !slices.Contains(known, h) {
+			return nil, usagef("--harness %q: geas installs hooks for %s%s", v, strings.Join(known, ", "), didYouMean(closeNames(h, known)))
+		}
+		if !slices.Contains(out, h) {
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
 func samePath(a, b string) bool {
 	ea, errA := filepath.EvalSymlinks(a)
 	eb, errB := filepath.EvalSymlinks(b)
@@ -111,5 +156,27 @@ func initText(w io.Writer, r *initResult) {
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}
+	hooksText(w, r.Hooks)
 	fmt.Fprintf(w, "  next: geas task new --task T --criterion TEXT --eval CMD --surface GLOB\n")
+}
+
+// hooksText prints what --harness did to each harness's file, and says so when nothing changed.
+func hooksText(w io.Writer, files []gate.HookFile) {
+	changed := false
+	for _, f := range files {
+		fmt.Fprintf(w, "  %-8s %s (%s hooks)\n", f.Status, f.Path, f.Harness)
+		for _, a := range f.Added {
+			fmt.Fprintf(w, "    added    %s\n", a)
+		}
+		for _, p := range f.Present {
+			fmt.Fprintf(w, "    present  %s\n", p)
+		}
+		for _, n := range f.Notes {
+			fmt.Fprintf(w, "    note: %s\n", n)
+		}
+		changed = changed || f.Status != gate.HookFileUnchanged
+	}
+	if len(files) > 0 && !changed {
+		fmt.Fprintf(w, "  hooks: nothing changed, every hook is already installed\n")
+	}
 }

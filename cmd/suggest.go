@@ -40,3 +40,14 @@ func didYouMean(suggestions []string) string {
 	}
 	return "; did you mean " + strings.Join(quoted[:len(quoted)-1], ", ") + " or " + quoted[len(quoted)-1] + "?"
 }
+
+// closeNames returns the names close to typed by the rule cobra suggests subcommands with (a
+// case-insensitive edit distance of at most 2, or a prefix), for a flag that takes one of a few
+// names (geas init --harness).
+func closeNames(typed string, names []string) []string {
+	parent := &cobra.Command{Use: "x", SuggestionsMinimumDistance: suggestionDistance}
+	for _, n := range names {
+		parent.AddCommand(&cobra.Command{Use: n, Run: func(*cobra.Command, []string) {}})
+	}
+	return parent.SuggestionsFor(typed)
+}

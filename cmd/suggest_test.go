@@ -25,3 +25,23 @@ func TestUnknownCommandOnlyForGroups(t *testing.T) {
 	assert.EqualError(t, unknownCommand(root, []string{"gat"}), `unknown command "gat" for "geas"; did you mean "gate"?`)
 	assert.Equal(t, ExitUsage, exitCode(unknownCommand(root, []string{"zzz"})))
 }
+
+// TestHarnessNamesSuggestCloseOnes: --harness takes the four names (any letter case, once each);
+// a typo is a usage error that names the close ones, and a name close to none suggests nothing.
+func TestHarnessNamesSuggestCloseOnes(t *testing.T) {
+	got, err := harnessNames([]string{"Claude", " cursor", "claude"}, true)
+	assert.NoError(t, err)
+	assert.Equal(t, []string{"claude", "cursor"}, got)
+	got, err = harnessNames(nil, false)
+	assert.NoError(t, err)
+	assert.Empty(t, got)
+	_, err = harnessNames([]string{"copliot"}, true)
+	assert.EqualError(t, err, `--harness "copliot": geas installs hooks for claude, codex, copilot, cursor; did you mean "copilot"?`)
+	assert.Equal(t, ExitUsage, exitCode(err))
+	_, err = harnessNames([]string{"co"}, true)
+	assert.ErrorContains(t, err, `did you mean "codex" or "copilot"?`)
+	_, err = harnessNames([]string{"windsurf"}, true)
+	assert.NotContains(t, err.Error(), "did you mean")
+	_, err = harnessNames(nil, true)
+	assert.Equal(t, ExitUsage, exitCode(err))
+}

@@ -25,6 +25,8 @@ type Initialized struct {
 	Created   []string `json:"created"`
 	Existing  []string `json:"existing"`
 	Notes     []string `json:"notes"`
+	// Hooks is what --harness installed, one file per harness (absent without --harness).
+	Hooks []HookFile `json:"hooks,omitempty"`
 }
 
 // Init starts .geas/ in the project directory dir (geas init): run.json naming the mission, the
