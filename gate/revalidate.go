@@ -163,9 +163,17 @@ func repin(ctx context.Context, t Task, r Revalidation) (*Revalidated, error) {
 		}
 	}
 	// The rules of the new base: the contract as written, and the policy as the new base holds it.
+	raw := in.Contract.Raw
 	in = tiers.Gather(t.Project, t.Mission, t.ID, t.Dir)
 	if err := approvable(t, in); err != nil {
-		return out, fmt.Errorf("base_snapshot set to %s, but its rules cannot be approved (the next run blocks with rules_changed): %w", sha, err)
+		// The new base's rules cannot be approved (its policy does not parse, say): put the
+		// contract back, so that a refusal leaves the task as it was.
+		if out.BaseWritten {
+			if werr := writeContract(t, lock, raw); werr != nil {
+				return out, fmt.Errorf("base_snapshot set to %s, but its rules cannot be approved (%w), and the contract could not be put back (%v): the next run blocks with rules_changed", sha, err, werr)
+			}
+		}
+		return out, fmt.Errorf("base_snapshot %s refused, the contract left as it was: %w", sha, err)
 	}
 	done, err := approveHeld(t, lock, Approval{By: r.By, Reason: r.Reason}, in)
 	out.Approved = done
@@ -209,10 +217,16 @@ func writeBase(t Task, lock *fsutil.Lock, k *contract.Contract, sha string) erro
 	if _, err := contract.Parse(name, updated); err != nil {
 		return fmt.Errorf("base_snapshot %s would make the contract invalid: %w", sha, err)
 	}
+	return writeContract(t, lock, updated)
+}
+
+// writeContract writes the task's contract.json atomically while the lock is held.
+func writeContract(t Task, lock *fsutil.Lock, data []byte) error {
+	name := path.Join(t.Dir, record.ContractFile)
 	if err := lock.Held(); err != nil {
 		return err
 	}
-	if err := fsutil.WriteFileAtomic(t.Project.Geas, name, updated, 0o644); err != nil {
+	if err := fsutil.WriteFileAtomic(t.Project.Geas, name, data, 0o644); err != nil {
 		return fmt.Errorf("write .geas/%s: %w", name, err)
 	}
 	return nil

@@ -167,3 +167,43 @@ func TestARepinWithTheKeyIsSigned(t *testing.T) {
 	assert.NotEmpty(t, h[1].HMAC, "an approval under the key carries its MAC")
 	assert.False(t, strings.Contains(string(f.Read(testfixture.TaskFile("contract.json"))), c[0]), "the old base is gone from the contract")
 }
+
+// policyFixture is the example task in git with a gate policy committed after its base: base →
+// greeter (the work) → policy → later. The policy judges a task only from its base (SPEC §5.3
+// Part B), so moving the base past it changes the rules by the policy too.
+func policyFixture(t *testing.T, policy string) (*fixture, Task, string) {
+	t.Helper()
+	f := newFixture(t, true)
+	f.Write(".geas/gate-policy.json", policy)
+	at := f.Commit("policy")
+	f.Write("greeter/later.go", "package main\n")
+	f.Commit("later")
+	return f, Task{Project: f.Open(), Mission: testMission, ID: testTask, Dir: testTaskDir}, at
+}
+
+func TestARepinApprovesTheRulesOfTheNewBasesPolicy(t *testing.T) {
+	f, task, at := policyFixture(t, `{"shared_globs": ["*.md"]}`+"\n")
+	_, err := Approve(t.Context(), task, Approval{By: "product-authority", Reason: "pin"})
+	require.NoError(t, err)
+	out, err := Revalidate(t.Context(), task, Revalidation{Base: at, By: "orchestration-authority", Reason: "past the policy"})
+	require.NoError(t, err)
+	assert.True(t, out.BaseWritten)
+	_, res, _ := f.evaluate(tiers.Options{Now: testNow})
+	assertPass(t, res)
+	assert.Contains(t, findCheck(t, res.Checks, "rules_pinned").Evidence, "equals the pin")
+}
+
+func TestARepinWhoseRulesCannotBeApprovedLeavesTheContractAsItWas(t *testing.T) {
+	f, task, at := policyFixture(t, `{"no_such_setting": true}`+"\n")
+	_, err := Approve(t.Context(), task, Approval{By: "product-authority", Reason: "pin"})
+	require.NoError(t, err)
+	before := f.Read(testfixture.TaskFile("contract.json"))
+	n := historyLen(t, f)
+	_, err = Revalidate(t.Context(), task, Revalidation{Base: at, By: "orchestration-authority", Reason: "past the policy"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the contract left as it was")
+	assert.Equal(t, string(before), string(f.Read(testfixture.TaskFile("contract.json"))))
+	assert.Equal(t, n, historyLen(t, f))
+	_, res, _ := f.evaluate(tiers.Options{Now: testNow})
+	assert.NotContains(t, causeCodes(res.Causes), vocab.CauseRulesChanged, "the task is as it was: the old rules hold")
+}
