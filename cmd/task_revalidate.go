@@ -31,10 +31,13 @@ resolved to the full SHA of the commit it names (a SHA, a branch, a tag, HEAD~1)
 contract's base_snapshot is set to it (the contract validated before it is written), and
 the rules it makes are approved exactly as geas task approve approves them (an approval
 entry in the gate history, contract.pinned.json, an approval event; with GEAS_GATE_KEY
-the approval carries the key's MAC), so the next gate run sees no rules_changed. Both
-writes are made under the task's lock. A command cut short between them leaves a base
-the pin does not hold: the next gate run blocks with rules_changed naming base_snapshot,
-and the same command run again approves it.
+the approval carries the key's MAC), so the next gate run sees no rules_changed. Each
+field the approval changes in the pinned rules is printed (approved: base_snapshot: ...),
+any other field changed since the pin included: it is approved too.
+
+Both writes are made under the task's lock. A command cut short between them leaves a
+base the pin does not hold: the next gate run blocks with rules_changed naming
+base_snapshot, and the same command run again approves it.
 
 Use it when the base a task was created with no longer fits: the work of earlier tasks
 landed after it was pinned, and the scope check counts their files against this task.`,
@@ -76,6 +79,7 @@ type revalidateOutput struct {
 	PreviousRules string   `json:"previous_rules_sha256,omitempty"`
 	Pinned        string   `json:"pinned,omitempty"`
 	Hash          string   `json:"hash,omitempty"`
+	Changes       []string `json:"changes,omitempty"`
 	Notes         []string `json:"notes"`
 }
 
@@ -124,6 +128,7 @@ func revalidateOutputOf(mission, task string, o taskRevalidateOptions, done *gat
 		if a.HadPin {
 			out.PreviousRules = a.Previous
 		}
+		out.Changes = done.Changes
 	}
 	return out
 }
@@ -145,6 +150,9 @@ func printRevalidate(w io.Writer, o revalidateOutput) {
 		fmt.Fprintf(w, "task %s: %s %s; rules pinned at rules_sha256 %s (approved by %s)\n", o.TaskID, how, o.NewBase, o.RulesSHA256, o.By)
 		if o.PreviousRules != "" && o.PreviousRules != o.RulesSHA256 {
 			fmt.Fprintf(w, "  replaces the pin %s\n", o.PreviousRules)
+		}
+		for _, c := range o.Changes {
+			fmt.Fprintf(w, "  approved: %s\n", c)
 		}
 		fmt.Fprintf(w, "  drift since the new base:\n")
 	} else {

@@ -42,7 +42,11 @@ type Revalidated struct {
 	NewBase     string
 	BaseWritten bool
 	Approved    *Approved // the approval of the rules with the new base (nil: no re-pin)
-	Notes       []string  // what taking the task's lock completed or could not write, and caveats
+	// Changes are the fields the approval changed in the pinned rules (base_snapshot, and any
+	// other field changed since the pin, which the approval approves too); nil when nothing was
+	// pinned or the pinned copy could not be read.
+	Changes []string
+	Notes   []string // what taking the task's lock completed or could not write, and caveats
 }
 
 // testAfterBaseWritten, when set by a test, runs between the contract write and the approval of a
@@ -174,6 +178,11 @@ func repin(ctx context.Context, t Task, r Revalidation) (*Revalidated, error) {
 			}
 		}
 		return out, fmt.Errorf("base_snapshot %s refused, the contract left as it was: %w", sha, err)
+	}
+	if pin, ok := record.PinnedRules(in.Record); ok {
+		if rules, _ := record.ReadPinned(t.Project.Geas, t.Dir, pin.RulesSHA256, tiers.PinnedMaxBytes); rules != nil {
+			out.Changes = tiers.RulesChanges(rules, in.Rules)
+		}
 	}
 	done, err := approveHeld(t, lock, Approval{By: r.By, Reason: r.Reason}, in)
 	out.Approved = done

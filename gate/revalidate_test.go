@@ -207,3 +207,16 @@ func TestARepinWhoseRulesCannotBeApprovedLeavesTheContractAsItWas(t *testing.T) 
 	_, res, _ := f.evaluate(tiers.Options{Now: testNow})
 	assert.NotContains(t, causeCodes(res.Causes), vocab.CauseRulesChanged, "the task is as it was: the old rules hold")
 }
+
+// TestARepinShowsEveryRuleItApproves: an approval approves the rules as they are, so a re-pin
+// names each field it changes in the pinned rules, the base and anything an agent changed since
+// the pin, for the authority to see what it approved.
+func TestARepinShowsEveryRuleItApproves(t *testing.T) {
+	f, task, c := revalidateFixture(t)
+	_, err := Approve(t.Context(), task, Approval{By: "product-authority", Reason: "pin"})
+	require.NoError(t, err)
+	f.Contract(func(m map[string]any) { m["stub_cap"] = 50 })
+	out, err := Revalidate(t.Context(), task, Revalidation{Base: c[1], By: "orchestration-authority", Reason: "move"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{`base_snapshot: "` + c[0] + `" → "` + c[1] + `"`, "stub_cap: (absent) → 50"}, out.Changes)
+}

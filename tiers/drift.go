@@ -96,3 +96,10 @@ func DriftOf(in *Snapshot, base string) (*Drift, error) {
 	}
 	return d, nil
 }
+
+// RulesChanges names each field that differs between pinned and current rules (as rules_changed
+// names them: `eval_commands[0]: "go test ./..." → "true"`), for a command that approves rules to
+// show what its approval changes besides what it was asked to.
+func RulesChanges(pinned, current map[string]any) []string {
+	return rulesDiff(pinned, current)
+}
