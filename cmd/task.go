@@ -14,7 +14,7 @@ func newTaskCmd(g *globalOptions) *cobra.Command {
 	c := groupCmd("task", "Show a task, move it through its states, and write its record")
 	recordCmd := groupCmd("record", "Write sections of a task's record.json")
 	recordCmd.AddCommand(newTaskRecordAddCmd(g))
-	c.AddCommand(newTaskNewCmd(g), newTaskShowCmd(g), newTaskTransitionCmd(g), recordCmd, newTaskBudgetCmd(g), newTaskApproveCmd(g), newTaskHistoryCmd(g), newTaskIntegrateCmd(g), newTaskCurrentCmd(g))
+	c.AddCommand(newTaskNewCmd(g), newTaskShowCmd(g), newTaskTransitionCmd(g), recordCmd, newTaskBudgetCmd(g), newTaskApproveCmd(g), newTaskHistoryCmd(g), newTaskIntegrateCmd(g), newTaskCurrentCmd(g), newTaskRevalidateCmd(g))
 	return c
 }
 

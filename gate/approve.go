@@ -6,6 +6,7 @@ import (
 	"path"
 	"time"
 
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 )
@@ -39,27 +40,45 @@ func Approve(ctx context.Context, t Task, a Approval) (*Approved, error) {
 	}
 	defer lock.Unlock()
 	in := tiers.Gather(t.Project, t.Mission, t.ID, t.Dir)
+	if err := approvable(t, in); err != nil {
+		return out, err
+	}
+	done, err := approveHeld(t, lock, a, in)
+	done.Notes = notes
+	return done, err
+}
+
+// approvable refuses the approval of in's rules before anything is written: rules that cannot be
+// read, and an approval without the key on a signed history, which every later run would refuse
+// as forged.
+func approvable(t Task, in *tiers.Snapshot) error {
 	switch {
 	case in.ContractErr != nil:
-		return out, fmt.Errorf("cannot approve the rules: %w", in.ContractErr)
+		return fmt.Errorf("cannot approve the rules: %w", in.ContractErr)
 	case in.PolicyErr != nil:
-		return out, fmt.Errorf("cannot approve the rules: %w", in.PolicyErr)
+		return fmt.Errorf("cannot approve the rules: %w", in.PolicyErr)
 	case in.RecordErr != nil:
-		return out, fmt.Errorf("cannot approve the rules: %w", in.RecordErr)
+		return fmt.Errorf("cannot approve the rules: %w", in.RecordErr)
 	}
-	// A signed history takes only signed entries: an approval without the key would be refused as
-	// forged by every later run, so say so now.
 	if record.SigningKey() == nil {
 		for _, e := range in.Record.History() {
 			if e.HMAC != "" {
-				return out, fmt.Errorf("the gate history of task %s is signed: approving its rules needs %s", t.ID, record.SigningKeyEnv)
+				return fmt.Errorf("the gate history of task %s is signed: approving its rules needs %s", t.ID, record.SigningKeyEnv)
 			}
 		}
 	}
-	prev, hadPin := record.PinnedRules(in.Record)
 	if in.Rules == nil {
-		return out, fmt.Errorf("cannot pin the rules: %v", in.RulesErr)
+		return fmt.Errorf("cannot pin the rules: %v", in.RulesErr)
 	}
+	return nil
+}
+
+// approveHeld writes the approval of in's rules (approvable) under lock: the approval entry, the
+// commit point, then the pinned copy and the event its plan implies (record.PlanEntry), as the
+// completion would write them if the command were cut short. The result is never nil.
+func approveHeld(t Task, lock *fsutil.Lock, a Approval, in *tiers.Snapshot) (*Approved, error) {
+	out := &Approved{}
+	prev, hadPin := record.PinnedRules(in.Record)
 	now := time.Now()
 	in.Record.Guard(lock.Held) // SPEC §7.3: nothing is written once the lock file is replaced
 	entry, err := in.Record.AppendHistory(record.Approval(a.By, a.Reason, in.RulesSHA256, now), now)
