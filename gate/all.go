@@ -127,7 +127,7 @@ func classify(p *project.Project, tasks *fsutil.Dir, mission string, e project.T
 	// Read through a handle kept open, so that the run, once it holds the task's lock, confirms
 	// this read without opening the file again (sameContract).
 	name := dir + "/contract.json"
-	held, data, err := tiers.Hold(p.Geas, name, contract.MaxBytes)
+	held, data, err := fsutil.Hold(p.Geas, name, contract.MaxBytes)
 	var k *contract.Contract
 	if err == nil {
 		k, err = contract.Parse(name, data)

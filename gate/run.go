@@ -117,7 +117,7 @@ func runOnce(ctx context.Context, t Task, o Options) (*tiers.Result, error) {
 
 // sameContract reports whether the contract geas gate --all's triage read before the task lock
 // is still what the task's contract.json holds: read again through the handle the triage kept,
-// while the path still names that file (tiers.HeldFile), and compared byte for byte. A contract
+// while the path still names that file (fsutil.HeldFile), and compared byte for byte. A contract
 // the triage could not read or parse is never the same: the run reads it under the lock.
 func sameContract(p *project.Project, t Task, k *tiers.Loaded) bool {
 	if k.Contract == nil || k.Err != nil {
