@@ -85,7 +85,7 @@ func fitForRecord(in *Snapshot, res *Result, escalate bool) (bool, bool, error) 
 		if err != nil {
 			return escalate, false, err
 		}
-		if err := checkWriteSize(in.TaskDir+"/contract.json", updated, in.Policy.MaxContractBytes); err != nil {
+		if err := checkWriteSize(in.TaskDir+"/"+record.ContractFile, updated, in.Policy.MaxContractBytes); err != nil {
 			return escalate, false, err
 		}
 	}
