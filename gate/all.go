@@ -11,6 +11,7 @@ import (
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
+	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -126,8 +127,8 @@ func classify(p *project.Project, tasks *fsutil.Dir, mission string, e project.T
 	td := tasks.Subdir(e.Name)
 	// Read through a handle kept open, so that the run, once it holds the task's lock, confirms
 	// this read without opening the file again (sameContract).
-	name := dir + "/contract.json"
-	held, data, err := tiers.Hold(p.Geas, name, contract.MaxBytes)
+	name := dir + "/" + record.ContractFile
+	held, data, err := fsutil.Hold(p.Geas, name, contract.MaxBytes)
 	var k *contract.Contract
 	if err == nil {
 		k, err = contract.Parse(name, data)

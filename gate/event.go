@@ -41,10 +41,11 @@ func LogEvent(p *project.Project, o EventOptions) error {
 	return record.AppendEvent(p.Geas, record.Event{EventType: o.Type, MissionID: o.Mission, TaskID: o.Task, Agent: o.Agent, Data: o.Data})
 }
 
-// gateEventTypes are written only by geas itself: the gate (gate_result, escalation,
-// revocation), geas task budget grant and geas task history reset. An agent logging one could
-// forge a pass, or an entry the history cross-check would then look for.
-var gateEventTypes = []string{record.EventGateResult, record.EventEscalation, record.EventRevocation, record.EventBudgetGrant, record.EventHistoryReset}
+// gateEventTypes are written only by geas itself (record.GateEventTypes): the gate
+// (gate_result, escalation, revocation), geas task budget grant, geas task history reset and
+// geas task approve-rules. An agent logging one could forge a pass, or an entry the history
+// cross-check would then look for.
+var gateEventTypes = record.GateEventTypes()
 
 // refuseGateIdentity refuses an event that would speak as the gate (SPEC §2.2, §9).
 func refuseGateIdentity(agent, typ string, data json.RawMessage) error {

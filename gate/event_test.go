@@ -28,6 +28,10 @@ func TestAnAgentCannotLogAsTheGate(t *testing.T) {
 		{Type: " revocation", Agent: "qa-engineer"},
 		{Type: "budget\u2011grant", Agent: "qa-engineer"},
 		{Type: "history_reset", Agent: "qa-engineer"},
+		{Type: "rules_approval", Agent: "lead"},
+		{Type: " Rules-Approval\u200b", Agent: "lead"},
+		{Type: "ｒｕｌｅｓ_ａｐｐｒｏｖａｌ", Agent: "lead"},
+		{Type: "ESCALATION", Agent: "qa-engineer"},
 		{Type: "task_transition", Agent: "qa-engineer", Data: json.RawMessage(`{"to":"verified"}`)},
 		{Type: "Task-Transition", Agent: "qa-engineer", Data: json.RawMessage(`{"to":"reviewed","TO":" VERIFIED"}`)},
 	}
@@ -38,6 +42,7 @@ func TestAnAgentCannotLogAsTheGate(t *testing.T) {
 		{Type: "task_started", Agent: "qa-engineer"},
 		{Type: "task_started", Agent: "geas-gatekeeper"},
 		{Type: "gate_result_seen", Agent: "qa-engineer"},
+		{Type: "rules_approval_requested", Agent: "lead"},
 		{Type: "task_transition", Agent: "qa-engineer", Data: json.RawMessage(`{"to":"reviewed"}`)},
 		{Type: "note", Data: json.RawMessage(`{"verdict":"verified"}`)},
 	}

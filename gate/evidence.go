@@ -111,7 +111,7 @@ const maxEntryWarnings = 20
 // each with what it was probably meant for. It changes nothing the gate counts. The error is the
 // contract's, when it cannot be read.
 func CheckEntries(t Task, e *evidence.Evidence) ([]string, error) {
-	c, err := contract.Load(t.Project.Geas, t.Dir+"/contract.json")
+	c, err := contract.Load(t.Project.Geas, t.Dir+"/"+record.ContractFile)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/policy"
+	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -46,7 +47,7 @@ const (
 // requires, with a verdict that refuses. The placeholders count against the work until filled.
 // It reads the contract and the working tree's gate policy; it writes nothing.
 func EvidenceTemplate(t Task, o TemplateOptions) (*EvidenceSkeleton, error) {
-	c, err := contract.Load(t.Project.Geas, t.Dir+"/contract.json")
+	c, err := contract.Load(t.Project.Geas, t.Dir+"/"+record.ContractFile)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -49,7 +50,7 @@ func (h *HookCheck) RecheckState() string {
 // the run reports it as an error verdict with its cause. An error means the gate could not run.
 func HookGate(ctx context.Context, t Task, o HookOptions) (*HookCheck, error) {
 	h := &HookCheck{}
-	c, err := contract.Load(t.Project.Geas, t.Dir+"/contract.json")
+	c, err := contract.Load(t.Project.Geas, t.Dir+"/"+record.ContractFile)
 	if err != nil {
 		h.ContractErr = err
 	} else {

@@ -9,6 +9,7 @@ import (
 	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/internal/git"
 	"github.com/geas-dev/geas/project"
+	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -39,9 +40,9 @@ type CreatedTask struct {
 // nil: its Contract names the task also with an error.
 func CreateTask(p *project.Project, mission string, s Skeleton, baseRev string) (*CreatedTask, error) {
 	dir := project.TaskDir(mission, s.TaskID)
-	out := &CreatedTask{Contract: ".geas/" + dir + "/contract.json", Notes: []string{}}
+	out := &CreatedTask{Contract: ".geas/" + dir + "/" + record.ContractFile, Notes: []string{}}
 	exists := fmt.Errorf("task %s exists in mission %s (%s); nothing was overwritten", s.TaskID, mission, out.Contract)
-	if _, err := p.Geas.Lstat(dir + "/contract.json"); err == nil {
+	if _, err := p.Geas.Lstat(dir + "/" + record.ContractFile); err == nil {
 		return out, exists
 	}
 	base, note, err := resolveBase(p.Dir, baseRev, s.Profile)
@@ -59,7 +60,7 @@ func CreateTask(p *project.Project, mission string, s Skeleton, baseRev string) 
 	if err := createTaskDir(p, dir); err != nil {
 		return out, err
 	}
-	if err := fsutil.CreateFileAtomic(p.Geas, dir+"/contract.json", data, 0o644); err != nil {
+	if err := fsutil.CreateFileAtomic(p.Geas, dir+"/"+record.ContractFile, data, 0o644); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return out, exists
 		}

@@ -117,13 +117,13 @@ func runOnce(ctx context.Context, t Task, o Options) (*tiers.Result, error) {
 
 // sameContract reports whether the contract geas gate --all's triage read before the task lock
 // is still what the task's contract.json holds: read again through the handle the triage kept,
-// while the path still names that file (tiers.HeldFile), and compared byte for byte. A contract
+// while the path still names that file (fsutil.HeldFile), and compared byte for byte. A contract
 // the triage could not read or parse is never the same: the run reads it under the lock.
 func sameContract(p *project.Project, t Task, k *tiers.Loaded) bool {
 	if k.Contract == nil || k.Err != nil {
 		return false
 	}
-	data, ok, err := k.Held.ReadAgain(p.Geas, t.Dir+"/contract.json", contract.MaxBytes)
+	data, ok, err := k.Held.ReadAgain(p.Geas, t.Dir+"/"+record.ContractFile, contract.MaxBytes)
 	return ok && err == nil && bytes.Equal(data, k.Contract.Raw)
 }
 
@@ -146,7 +146,7 @@ func run(ctx context.Context, t Task, o Options, held func() error, loaded *load
 	}
 	if k == nil {
 		k = &tiers.Loaded{}
-		k.Contract, k.Err = contract.Load(p.Geas, t.Dir+"/contract.json")
+		k.Contract, k.Err = contract.Load(p.Geas, t.Dir+"/"+record.ContractFile)
 	}
 	if loaded != nil {
 		k.Record, k.RecordErr, k.RecordRead = loaded.rec, loaded.err, true

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/internal/testfixture"
 	"github.com/geas-dev/geas/tiers"
 )
@@ -23,7 +24,7 @@ func TestATriagedContractIsTheRunsOnlyWhileUnchanged(t *testing.T) {
 	name := testTaskDir + "/contract.json"
 	path := f.Path(testfixture.TaskFile("contract.json"))
 	triage := func() *tiers.Loaded {
-		held, data, err := tiers.Hold(p.Geas, name, contract.MaxBytes)
+		held, data, err := fsutil.Hold(p.Geas, name, contract.MaxBytes)
 		require.NoError(t, err)
 		t.Cleanup(held.Close)
 		k, err := contract.Parse(name, data)

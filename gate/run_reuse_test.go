@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/internal/testfixture"
 	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
@@ -103,7 +104,7 @@ func TestATriagedContractChangedBeforeTheLockIsJudgedAsItIsUnderTheLock(t *testi
 			f := newFixture(t, true)
 			p := f.Open()
 			task := Task{Project: p, Mission: testMission, ID: testTask, Dir: testTaskDir}
-			held, data, err := tiers.Hold(p.Geas, testTaskDir+"/contract.json", contract.MaxBytes)
+			held, data, err := fsutil.Hold(p.Geas, testTaskDir+"/contract.json", contract.MaxBytes)
 			require.NoError(t, err)
 			defer held.Close()
 			k, err := contract.Parse(testTaskDir+"/contract.json", data)

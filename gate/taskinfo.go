@@ -37,7 +37,7 @@ type TaskStatus struct {
 
 // LoadTaskStatus reads the task's status. It only reads.
 func LoadTaskStatus(t Task) (TaskStatus, error) {
-	c, err := contract.Load(t.Project.Geas, t.Dir+"/contract.json")
+	c, err := contract.Load(t.Project.Geas, t.Dir+"/"+record.ContractFile)
 	if err != nil {
 		return TaskStatus{}, err
 	}
@@ -84,7 +84,7 @@ func LoadTaskStatus(t Task) (TaskStatus, error) {
 // TaskState is the state the task's contract names, for completions and listings; an error when
 // the contract cannot be read.
 func TaskState(t Task) (vocab.State, error) {
-	c, err := contract.Load(t.Project.Geas, t.Dir+"/contract.json")
+	c, err := contract.Load(t.Project.Geas, t.Dir+"/"+record.ContractFile)
 	if err != nil {
 		return "", err
 	}

@@ -70,11 +70,17 @@ type Project struct {
 	Geas *os.Root // the .geas directory
 }
 
-// Open opens the project whose root is exactly dir (dir must hold .geas).
+// Open opens the project whose root is exactly dir (dir must hold .geas). Its Dir is dir's real
+// path (fsutil.RealPath): symbolic links resolved and names spelled as stored, so that the same
+// project reached by any spelling the system accepts, or through a link from outside its
+// repository, is the same directory of the same repository.
 func Open(dir string) (*Project, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
+	}
+	if real, err := fsutil.RealPath(abs); err == nil {
+		abs = real
 	}
 	root, err := os.OpenRoot(abs)
 	if err != nil {
@@ -92,8 +98,10 @@ func Open(dir string) (*Project, error) {
 }
 
 // Find locates the project for a command started in start (the -C directory, or the working
-// directory): the nearest ancestor that holds .geas. Inside a git worktree whose own checkout has
-// no .geas, the main checkout's .geas is used (the git common dir's parent), as geas does.
+// directory): the nearest ancestor that holds .geas, walking up from start's real path (symbolic
+// links resolved, as git walks up from the physical working directory). Inside a git worktree
+// whose own checkout has no .geas, the main checkout's .geas is used (the git common dir's
+// parent), as geas does.
 func Find(start string) (*Project, error) {
 	abs, err := filepath.Abs(start)
 	if err != nil {
@@ -102,7 +110,11 @@ func Find(start string) (*Project, error) {
 	if _, err := os.Stat(abs); err != nil {
 		return nil, fmt.Errorf("project directory: %w", err)
 	}
-	for dir := abs; ; {
+	from := abs
+	if real, err := fsutil.RealPath(abs); err == nil {
+		from = real
+	}
+	for dir := from; ; {
 		if isDir(filepath.Join(dir, GeasDir)) {
 			return Open(dir)
 		}

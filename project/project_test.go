@@ -214,3 +214,28 @@ func TestTaskEntriesListEveryEntry(t *testing.T) {
 	var ie *InvalidIDError
 	assert.ErrorAs(t, err, &ie)
 }
+
+// TestAProjectReachedThroughALinkIsTheDirectoryItLeadsTo: a project found or opened through a
+// symbolic link from outside its directory (or from a subdirectory reached that way) has the real
+// directory as its Dir, where its repository is found; the project opened by its own path is the
+// control.
+func TestAProjectReachedThroughALinkIsTheDirectoryItLeadsTo(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	real := filepath.Join(base, "repo", "svc")
+	mkProject(t, real)
+	require.NoError(t, os.MkdirAll(filepath.Join(real, "sub"), 0o755))
+	require.NoError(t, os.Symlink(real, filepath.Join(base, "outside")))
+	require.NoError(t, os.Symlink(filepath.Join(real, "sub"), filepath.Join(base, "into-sub")))
+	for _, open := range []func() (*Project, error){
+		func() (*Project, error) { return Open(real) },
+		func() (*Project, error) { return Open(filepath.Join(base, "outside")) },
+		func() (*Project, error) { return Find(filepath.Join(base, "outside")) },
+		func() (*Project, error) { return Find(filepath.Join(base, "into-sub")) },
+	} {
+		p, err := open()
+		require.NoError(t, err)
+		assert.Equal(t, real, p.Dir)
+		require.NoError(t, p.Close())
+	}
+}

@@ -61,15 +61,30 @@ func (l *limitedLog) Read(p []byte) (int, error) {
 // EventHash is an event of the log that names a history entry by its hash.
 type EventHash struct {
 	Line      int    // 1-based line of events.jsonl
-	EventType string // gate_result, revocation, budget_grant, history_reset
+	EventType string // one of GateEventTypes, or a task_transition the gate logged
 	RunID     string
 	Hash      string
 }
 
-// hashedEventTypes are the events whose data names the history entry they were logged for.
-var hashedEventTypes = map[string]bool{
-	EventGateResult: true, EventRevocation: true, EventBudgetGrant: true, EventHistoryReset: true,
+// gateEventTypes are the event types only geas itself logs, each naming by data.hash the history
+// entry it was logged for: a gate run's gate_result and escalation, a revocation, and an
+// authority's budget_grant, history_reset and rules_approval (ledger.go, ledger_entries.go).
+var gateEventTypes = []string{EventGateResult, EventEscalation, EventRevocation, EventBudgetGrant, EventHistoryReset, EventRulesApproval}
+
+// GateEventTypes returns the event types only geas itself logs (SPEC §9: an agent logging one is
+// refused), in a new slice.
+func GateEventTypes() []string { return slices.Clone(gateEventTypes) }
+
+// hashedEvent reports whether an event of type typ logged by agent is one geas logs naming a
+// history entry, which the history cross-check must find in the history (SPEC §7.4): an event of
+// a type only geas logs, whoever the line says logged it, and a task_transition logged as the
+// gate (a run's or a revocation's; an agent's own transitions name no entry).
+func hashedEvent(typ, agent string) bool {
+	return slices.Contains(gateEventTypes, typ) || typ == EventTaskTransition && agent == gateAgent
 }
+
+// gateAgent is the agent the gate logs its events as.
+const gateAgent = "geas-gate"
 
 // TaskEventHashes reads the event log and returns, in log order, every event of mission/task
 // whose type records a history entry and whose data carries that entry's "hash" (SPEC §7.4: every
@@ -124,7 +139,7 @@ func eventHashOf(line []byte) (mission, task string, h EventHash, ok bool) {
 		return "", "", h, false // cheap skip: most events name no history entry
 	}
 	if ev, ok := fastEvent(line); ok {
-		if ev.hasData && hashedEventTypes[ev.typ] && ev.hash != "" {
+		if ev.hasData && hashedEvent(ev.typ, ev.agent) && ev.hash != "" {
 			return ev.mission, ev.task, EventHash{EventType: ev.typ, RunID: ev.runID, Hash: ev.hash}, true
 		}
 		return "", "", h, false
@@ -133,11 +148,12 @@ func eventHashOf(line []byte) (mission, task string, h EventHash, ok bool) {
 	if err != nil {
 		return "", "", h, false
 	}
-	var ev struct{ typ, mission, task string }
+	var ev struct{ typ, mission, task, agent string }
 	if field(f, "event_type", &ev.typ) != nil || field(f, "mission_id", &ev.mission) != nil || field(f, "task_id", &ev.task) != nil {
 		return "", "", h, false
 	}
-	if !hashedEventTypes[ev.typ] {
+	_ = field(f, "agent", &ev.agent) // not a string: not the gate's (a gate-only type is checked all the same)
+	if !hashedEvent(ev.typ, ev.agent) {
 		return "", "", h, false
 	}
 	data, err := objectFields(f["data"])

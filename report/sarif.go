@@ -11,6 +11,7 @@ import (
 
 	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/project"
+	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/tiers"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -296,7 +297,7 @@ func repoPath(project, p string) string {
 
 // contractPath is the task's contract, relative to the project root.
 func contractPath(mission, task string) string {
-	return ".geas/" + project.TaskDir(mission, task) + "/contract.json"
+	return ".geas/" + project.TaskDir(mission, task) + "/" + record.ContractFile
 }
 
 // gateInvocation says whether the gate could decide (no result is an error) and its exit code

@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
@@ -85,7 +85,7 @@ func fitForRecord(in *Snapshot, res *Result, escalate bool) (bool, bool, error) 
 		if err != nil {
 			return escalate, false, err
 		}
-		if err := checkWriteSize(in.TaskDir+"/contract.json", updated, in.Policy.MaxContractBytes); err != nil {
+		if err := checkWriteSize(in.TaskDir+"/"+record.ContractFile, updated, in.Policy.MaxContractBytes); err != nil {
 			return escalate, false, err
 		}
 	}
@@ -262,11 +262,8 @@ func cut(s string) string {
 	if len(s) <= compactTextBytes {
 		return s
 	}
-	n := compactTextBytes
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + fmt.Sprintf("… (%d more bytes)", len(s)-n)
+	kept := text.Cut(s, compactTextBytes)
+	return kept + fmt.Sprintf("… (%d more bytes)", len(s)-len(kept))
 }
 
 // checkWriteSize refuses to write data as name when it is over limit, the size its readers accept.

@@ -18,7 +18,7 @@ type Loaded struct {
 	// Held is contract.json as the caller read it, kept open, so that a run that takes the task
 	// lock after that read confirms it without opening the file again; nil: none. The caller
 	// closes it.
-	Held *HeldFile
+	Held *fsutil.HeldFile
 
 	// Record and RecordErr are what record.Load of the task's record.json returned, as the caller
 	// read it for this run under the task lock, when RecordRead is set: Gather then judges that

@@ -194,11 +194,11 @@ func (in *Snapshot) readRuled(dir *fsutil.Dir, k *Loaded, prev *Snapshot) {
 		if prev != nil {
 			known = prev.Contract
 		}
-		in.Contract, in.ContractErr = contract.LoadKnown(dir, in.TaskDir+"/contract.json", known)
+		in.Contract, in.ContractErr = contract.LoadKnown(dir, in.TaskDir+"/"+record.ContractFile, known)
 	}
 	if c := in.Contract; c != nil && c.TaskID != in.Task {
 		// A contract copied from another task is not this task's contract.
-		in.Contract, in.ContractErr = nil, &schemas.ValidationError{File: in.TaskDir + "/contract.json", Kind: schemas.Contract,
+		in.Contract, in.ContractErr = nil, &schemas.ValidationError{File: in.TaskDir + "/" + record.ContractFile, Kind: schemas.Contract,
 			Problems: []schemas.Problem{{Pointer: "/task_id", Message: fmt.Sprintf("task_id is %q, but this is task %q", c.TaskID, in.Task)}}}
 	}
 	var rec *record.Record

@@ -15,7 +15,7 @@ func (in *Snapshot) checkSizes() {
 		return // policy_invalid stops the run; the defaults would judge by limits nobody chose
 	}
 	if c := in.Contract; c != nil && int64(len(c.Raw)) > in.Policy.MaxContractBytes {
-		in.Contract, in.ContractErr = nil, fmt.Errorf("read contract: %w", tooLarge(".geas/"+in.TaskDir+"/contract.json", int64(len(c.Raw)), in.Policy.MaxContractBytes, "max_contract_bytes"))
+		in.Contract, in.ContractErr = nil, fmt.Errorf("read contract: %w", tooLarge(".geas/"+in.TaskDir+"/"+record.ContractFile, int64(len(c.Raw)), in.Policy.MaxContractBytes, "max_contract_bytes"))
 	}
 	if in.Record != nil && !in.RecordMissing {
 		var files fsutil.Reader = fsutil.RootReader(in.Geas)

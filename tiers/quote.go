@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -33,11 +33,8 @@ func cutText(s string, n int) string {
 		return s
 	}
 	const tail = " … (%d more bytes not shown)"
-	keep := max(n-len(tail)-8, 0)
-	for keep > 0 && !utf8.RuneStart(s[keep]) {
-		keep--
-	}
-	return s[:keep] + fmt.Sprintf(tail, len(s)-keep)
+	kept := text.Cut(s, n-len(tail)-8)
+	return kept + fmt.Sprintf(tail, len(s)-len(kept))
 }
 
 // boundCheck cuts what one check quotes to the bounds.

@@ -13,6 +13,7 @@ import (
 	"github.com/geas-dev/geas/internal/canon"
 	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/internal/jsonobj"
+	"github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
@@ -205,7 +206,7 @@ func showValue(v any) string {
 	}
 	s := strings.TrimSuffix(buf.String(), "\n")
 	if len(s) > 240 {
-		s = strings.ToValidUTF8(s[:237], "") + "..."
+		s = text.Cut(s, 237) + "..."
 	}
 	return s
 }

@@ -34,9 +34,9 @@ func (in *Snapshot) snapshot() map[string]string {
 	task := ".geas/" + in.TaskDir
 	switch {
 	case in.Contract != nil:
-		files[task+"/contract.json"] = sum(in.Contract.Raw)
+		files[task+"/"+record.ContractFile] = sum(in.Contract.Raw)
 	case in.ContractErr != nil && !errors.Is(in.ContractErr, fs.ErrNotExist):
-		files[task+"/contract.json"] = digestInvalid
+		files[task+"/"+record.ContractFile] = digestInvalid
 	}
 	switch {
 	case in.RecordErr != nil:
@@ -173,7 +173,7 @@ func (in *Snapshot) sameBytes() bool {
 		}
 		return err == nil && sum(data) == want
 	}
-	if !holds(dir, task+"contract.json", contract.MaxBytes, sum(in.Contract.Raw)) {
+	if !holds(dir, task+record.ContractFile, contract.MaxBytes, sum(in.Contract.Raw)) {
 		return false
 	}
 	recordSum, integSum := "", ""

@@ -14,25 +14,44 @@ import (
 // It opens with O_NONBLOCK, so a named pipe or a device planted where a file should be is refused
 // as not regular instead of blocking the caller forever (open(2) of a FIFO waits for a writer).
 func ReadLimited(root *os.Root, name string, limit int64) ([]byte, error) {
-	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, fi, err := openLimited(root, name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
+	return readWhole(f, name, fi.Size(), limit)
+}
+
+// openLimited opens name through root as ReadLimited does: without blocking, refusing what is
+// not a regular file. It returns the file's FileInfo from the open handle.
+func openLimited(root *os.Root, name string) (*os.File, os.FileInfo, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", name)
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s: not a regular file", name)
 	}
-	if limit > 0 && fi.Size() > limit {
-		return nil, &TooLargeError{Name: name, Size: fi.Size(), Limit: limit}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
 	}
+	return f, fi, nil
+}
+
+// readWhole reads f, an open regular file of size bytes when it was last stated, whole from its
+// start (at offset 0 whatever f's offset, so a kept handle reads the file again), refusing it
+// when it is, or grows to, more than limit bytes (limit <= 0: no limit).
+func readWhole(f *os.File, name string, size, limit int64) ([]byte, error) {
+	if limit > 0 && size > limit {
+		return nil, &TooLargeError{Name: name, Size: size, Limit: limit}
+	}
+	r := io.NewSectionReader(f, 0, 1<<63-1)
 	if limit <= 0 {
-		return io.ReadAll(f)
+		return io.ReadAll(r)
 	}
-	b, err := readSized(io.LimitReader(f, limit+1), fi.Size())
+	b, err := readSized(io.LimitReader(r, limit+1), size)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/geas-dev/geas/internal/text"
 )
 
 // The bounds of what FailureLines quotes: a few lines, each cut, and a byte cap on all of them.
@@ -46,11 +47,7 @@ func (f Failures) String() string {
 		more = fmt.Sprintf(" (and %d more)", f.More)
 	}
 	if len(s)+len(more) > MaxFailureBytes {
-		n := max(MaxFailureBytes-len(more)-len("…"), 0)
-		for n > 0 && !utf8.RuneStart(s[n]) {
-			n--
-		}
-		s = s[:n] + "…"
+		s = text.Cut(s, MaxFailureBytes-len(more)-len("…")) + "…"
 	}
 	return s + more
 }
@@ -762,11 +759,7 @@ func (r *FailureLines) Failures() Failures {
 func quoteLine(l string) string {
 	l = strings.Join(strings.Fields(l), " ")
 	if len(l) > MaxFailureLineBytes {
-		n := MaxFailureLineBytes - len("…")
-		for n > 0 && !utf8.RuneStart(l[n]) {
-			n--
-		}
-		l = l[:n] + "…"
+		l = text.Cut(l, MaxFailureLineBytes-len("…")) + "…"
 	}
 	return l
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/geas-dev/geas/internal/text"
 )
 
 // maxTAPDepth bounds how deeply subtests nest; a deeper line is ignored.
@@ -124,12 +126,9 @@ func (t *tap) closeTo(depth int) {
 	}
 }
 
-// cut shortens s to at most MaxNameBytes bytes.
+// cut shortens s to at most MaxNameBytes bytes, between characters.
 func cut(s string) string {
-	if len(s) <= MaxNameBytes {
-		return s
-	}
-	return s[:MaxNameBytes]
+	return text.Cut(s, MaxNameBytes)
 }
 
 // point reads one test point at depth.

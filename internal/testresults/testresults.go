@@ -14,7 +14,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/geas-dev/geas/internal/text"
 )
 
 // Format is how a command's results are written.
@@ -139,11 +140,7 @@ func cleanName(name string) string {
 	}, name)
 	name = strings.TrimSpace(name)
 	if len(name) > MaxNameBytes {
-		n := MaxNameBytes - len("…")
-		for n > 0 && !utf8.RuneStart(name[n]) {
-			n--
-		}
-		name = name[:n] + "…"
+		name = text.Cut(name, MaxNameBytes-len("…")) + "…"
 	}
 	return name
 }

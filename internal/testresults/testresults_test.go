@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -200,4 +201,22 @@ func TestNamesAreBoundedAndRepeatsKeepTheWorst(t *testing.T) {
 	assert.True(t, s.Truncated)
 	assert.Len(t, s.Failing, MaxFailing)
 	assert.Contains(t, s.FailingText(), "more")
+}
+
+// TestALongTAPNameIsCutBetweenCharacters: a subtest header or a test point's description longer
+// than MaxNameBytes is cut between characters, so no name kept shows a replacement character the
+// test's name did not hold (the half of a cut character), and every name is within the bound; the
+// three tests keep three names, and a name that fits is kept whole.
+func TestALongTAPNameIsCutBetweenCharacters(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("a", MaxNameBytes-1) + "é tail"
+	data := "1..2\n# Subtest: " + long + "\n    1..1\n    ok 1 - inner\nok 1 - " + long + "\nok 2 - ünïcode fits\n"
+	s := stream(t, TAP, data, len(data))
+	require.Len(t, s.Names, 3)
+	for name := range s.Names {
+		assert.True(t, utf8.ValidString(name), "%q", name)
+		assert.NotContains(t, name, "\uFFFD", "a cut fell inside a character")
+		assert.LessOrEqual(t, len(name), MaxNameBytes, "%q", name)
+	}
+	assert.Contains(t, s.Names, "ünïcode fits")
 }

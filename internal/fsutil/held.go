@@ -1,0 +1,52 @@
+package fsutil
+
+import "os"
+
+// HeldFile is a file read through a handle that is kept open, so that the file can be read again
+// (ReadAgain) without opening it while its path still names it.
+type HeldFile struct {
+	f    *os.File
+	info os.FileInfo
+}
+
+// Hold reads name through root as ReadLimited(root, name, limit) does (the same checks and
+// errors) and keeps the file open; nil with the error when it cannot be read.
+func Hold(root *os.Root, name string, limit int64) (*HeldFile, []byte, error) {
+	f, fi, err := openLimited(root, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	data, err := readWhole(f, name, fi.Size(), limit)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return &HeldFile{f: f, info: fi}, data, nil
+}
+
+// ReadAgain reads the held file again from its start, as Hold read it, when name (through root)
+// still names that file (os.SameFile on a Stat of the path, which opens nothing); ok is false
+// when it does not (another file, or not a regular file, is there now), and the caller reads the
+// path.
+func (h *HeldFile) ReadAgain(root *os.Root, name string, limit int64) (data []byte, ok bool, err error) {
+	if h == nil {
+		return nil, false, nil
+	}
+	fi, err := root.Stat(name)
+	if err != nil || !fi.Mode().IsRegular() || !os.SameFile(fi, h.info) {
+		return nil, false, nil
+	}
+	now, err := h.f.Stat()
+	if err != nil {
+		return nil, true, err
+	}
+	data, err = readWhole(h.f, name, now.Size(), limit)
+	return data, true, err
+}
+
+// Close closes the held file. Safe on nil.
+func (h *HeldFile) Close() {
+	if h != nil {
+		h.f.Close()
+	}
+}
