@@ -14,6 +14,7 @@ import (
 func newHookCmd(g *globalOptions) *cobra.Command {
 	c := groupCmd("hook", "Run the gate from an agent's lifecycle hooks")
 	c.AddCommand(newHookClaudeStopCmd(g), newHookClaudeTaskCompletedCmd(g), newHookClaudePreToolUseCmd(g))
+	c.AddCommand(newHookCodexStopCmd(g), newHookCopilotStopCmd(g), newHookCursorStopCmd(g))
 	return c
 }
 
@@ -158,9 +159,14 @@ const runJSONPinText = "The task was chosen from .geas/state/run.json current_ta
 
 // noTaskMessage says that the gate did not run because no task was found, and where the hook looked.
 func noTaskMessage(t hookTarget, allowed string) string {
+	return noTaskMessageIn(t, allowed, "Claude Code")
+}
+
+// noTaskMessageIn is noTaskMessage for the hook of the named harness.
+func noTaskMessageIn(t hookTarget, allowed, harness string) string {
 	msg := fmt.Sprintf("geas gate did not run, so no task was verified: no task to gate (%s); %s. "+
-		"To gate a task, set %s in Claude Code's environment, set current_task_id in .geas/state/run.json, or pass --task to the hook.",
-		t.why, allowed, envHookTask)
+		"To gate a task, set %s in %s's environment, set current_task_id in .geas/state/run.json, or pass --task to the hook.",
+		t.why, allowed, envHookTask, harness)
 	for _, n := range t.notes {
 		msg += " Note: " + n + "."
 	}

@@ -37,6 +37,18 @@ const (
 // completion refused. When no project is found at all, g.dir is left where the walk started, so
 // the hook says there is none as before.
 func (g *globalOptions) pinHookProject(in hookInput) error {
+	return g.pinProjectFrom(claudeProjectEnv, in.Cwd)
+}
+
+// projectEnv is the environment variable in which a harness names the project for its hooks
+// ("" for a harness that sets none), and what the messages say of it.
+type projectEnv struct{ name, sets string }
+
+var claudeProjectEnv = projectEnv{envClaudeProjectDir, "Claude Code sets it for every hook"}
+
+// pinProjectFrom is pinHookProject for a harness whose project variable is env (none when
+// env.name is "") and whose hook input names cwd as the session's directory.
+func (g *globalOptions) pinProjectFrom(env projectEnv, cwd string) error {
 	if g.dir != "" {
 		return nil
 	}
@@ -44,11 +56,14 @@ func (g *globalOptions) pinHookProject(in hookInput) error {
 		g.dir = d
 		return nil
 	}
-	start, named := os.Getenv(envClaudeProjectDir), true
+	start, named := "", false
+	if env.name != "" {
+		start = os.Getenv(env.name)
+		named = start != ""
+	}
 	if start == "" {
-		named = false
-		if isDirPath(in.Cwd) { // a cwd that is no directory here says nothing: the hook's own
-			start = in.Cwd
+		if isDirPath(cwd) { // a cwd that is no directory here says nothing: the hook's own
+			start = cwd
 		}
 	}
 	if start == "" {
@@ -77,17 +92,20 @@ func (g *globalOptions) pinHookProject(in hookInput) error {
 	if named && sameDir(p.Dir, abs) {
 		return nil
 	}
-	return walkedProjectProblem(p.Dir, abs, named)
+	return walkedProjectProblem(p.Dir, abs, named, env)
 }
 
 // walkedProjectProblem says why the project at dir, found by walking up from start, is not gated
 // by a hook (nil when it is).
-func walkedProjectProblem(dir, start string, named bool) error {
+func walkedProjectProblem(dir, start string, named bool, env projectEnv) error {
 	from := "the hook's working directory " + start
 	if named {
-		from = envClaudeProjectDir + " " + start
+		from = env.name + " " + start
 	}
-	how := fmt.Sprintf("name the project: set %s (Claude Code sets it for every hook) or %s to its root, or pass -C to the hook", envClaudeProjectDir, envProjectDir)
+	how := fmt.Sprintf("name the project: set %s to its root, or pass -C to the hook", envProjectDir)
+	if env.name != "" {
+		how = fmt.Sprintf("name the project: set %s (%s) or %s to its root, or pass -C to the hook", env.name, env.sets, envProjectDir)
+	}
 	if exists(filepath.Join(dir, ".git")) {
 		return nil
 	}
