@@ -155,7 +155,7 @@ func decideHarnessStop(ctx context.Context, g *globalOptions, o hookOptions, in 
 	defer t.Close()
 	d := gate.HarnessStop(ctx, t.ref(), gate.StopOptions{
 		HookOptions: gate.HookOptions{Timeout: o.timeout},
-		Signal:      sig, SignalKnown: in.ActiveKnown, Stops: in.Stops,
+		Signal:      sig, SignalKnown: in.ActiveKnown, Stops: in.Stops, Session: in.Session,
 	})
 	if !d.Block && d.Message == "" && target.source == sourceRunJSON {
 		// The agent may stop; say which task let it, since agents write run.json.

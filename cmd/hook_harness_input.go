@@ -33,6 +33,7 @@ type harnessStopInput struct {
 	// Aborted: the user stopped the agent (Cursor's status "aborted"): nothing to gate.
 	Aborted bool
 	Cwd     string // the session's directory: cwd, or Cursor's first workspace root
+	Session string // the harness's session id, which the loop cap counts stops in
 	// Oversize: the input was longer than maxHookInputBytes and was not read; every field is
 	// unknown, so the stop is a first stop (the agent controls the input's size through what it
 	// writes, and a hook that exits with an error lets it go).
@@ -96,7 +97,7 @@ func readStopEvent(obj map[string]any, harness, main string, events map[string]b
 // "SubagentStop"), model, permission_mode, transcript_path, last_assistant_message and
 // stop_hook_active ("true when ... already continuing because an earlier stop-like hook blocked
 // completion"); SubagentStop adds agent_id, agent_type and agent_transcript_path. Read: hook_event_name,
-// stop_hook_active (leniently, as for Claude Code), cwd.
+// stop_hook_active (leniently, as for Claude Code), cwd, session_id.
 func readCodexStop(obj map[string]any) (harnessStopInput, error) {
 	in := harnessStopInput{ActiveName: "stop_hook_active"}
 	var err error
@@ -105,6 +106,7 @@ func readCodexStop(obj map[string]any) (harnessStopInput, error) {
 	}
 	in.Active, in.ActiveKnown = lenientBool(obj["stop_hook_active"]), true
 	in.Cwd, _ = obj["cwd"].(string)
+	in.Session, _ = obj["session_id"].(string)
 	return in, nil
 }
 
@@ -116,7 +118,8 @@ func readCodexStop(obj map[string]any) (harnessStopInput, error) {
 // stop_hook_active, and neither names its event), and the VS Code compatible one of Stop/
 // SubagentStop (hook_event_name, session_id, cwd, stop_hook_active; agent_id, agent_type,
 // agent_name for a subagent). Read: hook_event_name, stop_hook_active (known only when present: a
-// subagentStop sends none), cwd, and agentName/agentType/agent_type to tell a subagent's stop.
+// subagentStop sends none), cwd, sessionId/session_id, and agentName/agentType/agentId to tell a
+// subagent's stop.
 func readCopilotStop(obj map[string]any) (harnessStopInput, error) {
 	in := harnessStopInput{ActiveName: "stop_hook_active"}
 	var err error
@@ -135,6 +138,11 @@ func readCopilotStop(obj map[string]any) (harnessStopInput, error) {
 		in.Active, in.ActiveKnown = lenientBool(v), true
 	}
 	in.Cwd, _ = obj["cwd"].(string)
+	for _, k := range []string{"sessionId", "session_id"} {
+		if id, ok := obj[k].(string); ok && in.Session == "" {
+			in.Session = id
+		}
+	}
 	return in, nil
 }
 
@@ -144,7 +152,7 @@ func readCopilotStop(obj map[string]any) (harnessStopInput, error) {
 // status ("completed", "aborted" or "error") and loop_count (how many times a stop hook's
 // followup_message already continued this conversation; Cursor stops continuing at the hook's
 // loop_limit, 5 unless configured, null for none). Read: hook_event_name, status, loop_count,
-// workspace_roots[0]. A loop_count it cannot read counts as continuing (it only relaxes the hook)
+// workspace_roots[0], conversation_id. A loop_count it cannot read counts as continuing (it only relaxes the hook)
 // with no count of Cursor's, so the hook's own count caps the loop.
 func readCursorStop(obj map[string]any) (harnessStopInput, error) {
 	in := harnessStopInput{ActiveName: "loop_count"}
@@ -171,5 +179,6 @@ func readCursorStop(obj map[string]any) (harnessStopInput, error) {
 	if roots, ok := obj["workspace_roots"].([]any); ok && len(roots) > 0 {
 		in.Cwd, _ = roots[0].(string)
 	}
+	in.Session, _ = obj["conversation_id"].(string)
 	return in, nil
 }

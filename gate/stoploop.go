@@ -30,6 +30,10 @@ type StopOptions struct {
 	// (Cursor: loop_count + 1), which no agent can edit; 0 when the harness counts none, and the
 	// hook keeps its own count in .geas/state/hook-stops/ (stopStreak).
 	Stops int
+	// Session is the harness's id of the session (Codex's session_id, Copilot's sessionId,
+	// Cursor's conversation_id): the count is of consecutive stops in one session, so a session
+	// does not inherit the count another left behind.
+	Session string
 }
 
 // HarnessStop is the stop hook of a harness other than Claude Code (SPEC §9): the decision Claude
@@ -46,6 +50,9 @@ func HarnessStop(ctx context.Context, t Task, o StopOptions) StopDecision {
 		attempt = "cannot-run|" + shortSum(err.Error())
 	} else {
 		attempt = hookAttempt(h)
+	}
+	if o.Session != "" {
+		attempt = "session " + shortSum(o.Session) + "|" + attempt
 	}
 	streak, streakErr := readStopStreak(t)
 	held := 0

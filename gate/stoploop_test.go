@@ -108,3 +108,19 @@ func TestTheStopCountIsNotWrittenThroughALink(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, after, len(before), "nothing was written through the link")
 }
+
+// TestAStopCountIsKeptPerSession: the count is of consecutive stops in one session of the harness;
+// another session's count, however high, does not let this one's first stop go.
+func TestAStopCountIsKeptPerSession(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, true)
+	f.Contract(func(m map[string]any) { m["status"] = "verified" })
+	stop := func(session string) StopDecision {
+		return HarnessStop(t.Context(), Task{Project: f.Open(), Mission: testMission, ID: testTask, Dir: testTaskDir},
+			StopOptions{Signal: *continuing, SignalKnown: true, Session: session})
+	}
+	require.True(t, stop("s1").Block)
+	f.EditJSON(".geas/"+stopStreakFile(Task{Mission: testMission, ID: testTask}), func(m map[string]any) { m["held"] = 500 })
+	assert.True(t, stop("s2").Block, "another session starts its own count")
+	assert.True(t, stop("s1").Block, "s2's count replaced s1's")
+}
