@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -25,7 +26,8 @@ var (
 	// GitHub Copilot names no project directory for hooks (the cloud agent's is /workspace, its cwd).
 	copilotHarness = stopHarness{use: "copilot-stop", name: "GitHub Copilot", read: readCopilotStop, write: writeCopilotStop}
 	cursorHarness  = stopHarness{use: "cursor-stop", name: "Cursor",
-		env: projectEnv{"CURSOR_PROJECT_DIR", "Cursor sets it for every hook"}, read: readCursorStop, write: writeCursorStop}
+		env:  projectEnv{envCursorProjectDir, "Cursor sets it for every hook", func() string { return os.Getenv(envCursorProjectDir) }},
+		read: readCursorStop, write: writeCursorStop}
 )
 
 // writeCodexStop answers Codex CLI (stop.command.output.schema.json, exit 0): a held stop is

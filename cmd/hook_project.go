@@ -17,6 +17,7 @@ import (
 const (
 	envProjectDir       = "GEAS_PROJECT_DIR"   // the user's own choice, as -C
 	envClaudeProjectDir = "CLAUDE_PROJECT_DIR" // set by Claude Code for every hook: where it was started
+	envCursorProjectDir = "CURSOR_PROJECT_DIR" // set by Cursor for every hook: the workspace's root
 )
 
 // pinHookProject sets g.dir to the project the hook gates:
@@ -41,10 +42,15 @@ func (g *globalOptions) pinHookProject(in hookInput) error {
 }
 
 // projectEnv is the environment variable in which a harness names the project for its hooks
-// ("" for a harness that sets none), and what the messages say of it.
-type projectEnv struct{ name, sets string }
+// (name "" for a harness that sets none), what the messages say of it, and its reader (each
+// reads its variable by its constant name, which docs_env_test checks is documented).
+type projectEnv struct {
+	name, sets string
+	get        func() string
+}
 
-var claudeProjectEnv = projectEnv{envClaudeProjectDir, "Claude Code sets it for every hook"}
+var claudeProjectEnv = projectEnv{envClaudeProjectDir, "Claude Code sets it for every hook",
+	func() string { return os.Getenv(envClaudeProjectDir) }}
 
 // pinProjectFrom is pinHookProject for a harness whose project variable is env (none when
 // env.name is "") and whose hook input names cwd as the session's directory.
@@ -58,7 +64,7 @@ func (g *globalOptions) pinProjectFrom(env projectEnv, cwd string) error {
 	}
 	start, named := "", false
 	if env.name != "" {
-		start = os.Getenv(env.name)
+		start = env.get()
 		named = start != ""
 	}
 	if start == "" {
