@@ -4,18 +4,17 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/geas-dev/geas/gate"
-	"github.com/geas-dev/geas/vocab"
 )
 
 func newHookCmd(g *globalOptions) *cobra.Command {
 	c := groupCmd("hook", "Run the gate from an agent's lifecycle hooks")
 	c.AddCommand(newHookClaudeStopCmd(g), newHookClaudeTaskCompletedCmd(g), newHookClaudePreToolUseCmd(g))
+	c.AddCommand(newHookCodexStopCmd(g), newHookCopilotStopCmd(g), newHookCursorStopCmd(g))
 	return c
 }
 
@@ -160,19 +159,24 @@ const runJSONPinText = "The task was chosen from .geas/state/run.json current_ta
 
 // noTaskMessage says that the gate did not run because no task was found, and where the hook looked.
 func noTaskMessage(t hookTarget, allowed string) string {
+	return noTaskMessageIn(t, allowed, "Claude Code")
+}
+
+// noTaskMessageIn is noTaskMessage for the hook of the named harness.
+func noTaskMessageIn(t hookTarget, allowed, harness string) string {
 	msg := fmt.Sprintf("geas gate did not run, so no task was verified: no task to gate (%s); %s. "+
-		"To gate a task, set %s in Claude Code's environment, set current_task_id in .geas/state/run.json, or pass --task to the hook.",
-		t.why, allowed, envHookTask)
+		"To gate a task, set %s in %s's environment, set current_task_id in .geas/state/run.json, or pass --task to the hook.",
+		t.why, allowed, envHookTask, harness)
 	for _, n := range t.notes {
 		msg += " Note: " + n + "."
 	}
 	return msg
 }
 
-// claudeStop decides the hook's answer. It trusts no state it did not verify (SPEC §9): a
-// verified or passed task is re-checked, an escalated, blocked or cancelled task lets the agent
-// stop only when that state is backed (gate.StateBacking), every other task is gated, and a gate
-// that cannot run holds the first stop.
+// claudeStop decides the hook's answer (gate.DecideStop). It trusts no state it did not verify
+// (SPEC §9): a verified or passed task is re-checked, an escalated, blocked or cancelled task lets
+// the agent stop only when that state is backed (gate.StateBacking), every other task is gated,
+// and a gate that cannot run holds the first stop.
 func claudeStop(ctx context.Context, g *globalOptions, o hookOptions, active bool) *claudeStopOutput {
 	t, err := g.openTask(o.mission, o.task)
 	if err != nil {
@@ -180,183 +184,36 @@ func claudeStop(ctx context.Context, g *globalOptions, o hookOptions, active boo
 	}
 	defer t.Close()
 	h, err := gate.HookGate(ctx, t.ref(), gate.HookOptions{Timeout: o.timeout})
-	switch {
-	case err != nil:
+	if err != nil {
 		return claudeStopCannotRun("task "+t.task, err, active)
-	case h.NotGated && !h.Backed:
-		return claudeStopUnbacked(t.task, h.State, h.Why, active)
-	case h.NotGated:
-		return &claudeStopOutput{SystemMessage: notGatedMessage(t, h.State) + " Backed: " + h.Why + "."}
-	case h.Result.Recheck:
-		return claudeStopRecheck(h.Result, h.RecheckState(), active)
 	}
-	return claudeStopDecision(h.Result, active, h.ContractErr != nil)
+	return claudeStopAnswer(gate.DecideStop(t.ref(), h, claudeSignal(active)))
 }
 
-// claudeStopCannotRun answers when the gate cannot run at all (a task that cannot be opened, a
-// lock or log directory that cannot be created): fail closed, but never a loop. The first stop is
-// blocked with the error as the reason; the next one, which Claude Code marks stop_hook_active,
-// is allowed with a systemMessage saying the task was not gated.
+// claudeSignal is Claude Code's "already continuing" signal: the hook input's stop_hook_active.
+func claudeSignal(active bool) gate.StopSignal {
+	return gate.StopSignal{Active: active, Name: "stop_hook_active"}
+}
+
+// claudeStopCannotRun answers when the gate cannot run at all (gate.StopCannotRun): the first
+// stop is blocked with the error as the reason; the next one, which Claude Code marks
+// stop_hook_active, is allowed with a systemMessage saying the task was not gated.
 func claudeStopCannotRun(what string, err error, active bool) *claudeStopOutput {
-	if active {
-		return &claudeStopOutput{SystemMessage: fmt.Sprintf(
-			"geas gate could not run on %s, so the task is NOT verified: %v. The stop is allowed because the previous stop "+
-				"was already held for this (stop_hook_active), so the hook never loops; fix the cause and run geas gate.", what, err)}
-	}
-	return &claudeStopOutput{Decision: "block", Reason: fmt.Sprintf(
-		"geas gate could not run on %s, so the task is not verified and you may not stop yet: %v.\n"+
-			"Fix the cause if it is in your reach (for example a file or directory in the way under .geas), then finish your turn: "+
-			"the gate runs again when you stop. If you cannot fix it, say so; the next stop is allowed.", what, err)}
+	return claudeStopAnswer(gate.StopCannotRun(what, err, claudeSignal(active)))
 }
 
-// claudeStopUnbacked answers for an escalated, blocked or cancelled task whose state the records
-// do not back (set by hand): the state is not taken on trust, so the first stop is held with what
-// was checked; the next is allowed with a systemMessage (an authority may have set it for a
-// reason of its own, and the hook must not loop).
-func claudeStopUnbacked(task string, state vocab.State, why string, active bool) *claudeStopOutput {
-	if active {
-		return &claudeStopOutput{SystemMessage: fmt.Sprintf(
-			"geas gate: task %s is %s, but nothing the gate or geas recorded backs that state: %s. The stop is allowed because "+
-				"the previous stop was already held for this (stop_hook_active); the task is not done.", task, state, why)}
+// claudeStopAnswer writes a decision in Claude Code's shape: a held stop is {"decision":"block",
+// "reason":...}, an allowed stop with a message is {"systemMessage":...}, a silent one is nothing
+// (nil).
+func claudeStopAnswer(d gate.StopDecision) *claudeStopOutput {
+	switch {
+	case d.Block:
+		return &claudeStopOutput{Decision: "block", Reason: d.Message}
+	case d.Message != "":
+		return &claudeStopOutput{SystemMessage: d.Message}
 	}
-	return &claudeStopOutput{Decision: "block", Reason: fmt.Sprintf(
-		"geas gate: task %s is %s, but nothing the gate or geas recorded backs that state: %s.\n"+
-			"A state set by hand does not end the work: move the task back to where it was (geas task transition) and let the gate "+
-			"judge it, or, if an authority set it, say so and finish your turn.", task, state, why)}
-}
-
-// claudeStopRecheck answers for a verified or passed task, re-checked as geas gate verify does.
-// A pass that holds lets the agent stop silently. One that does not holds the stop. For a verified
-// task whose records do not back the state (state_unverified: verified set by hand) or whose fresh
-// verdict is a fail or an error, every stop is held: the way out is in the agent's reach (geas
-// gate verify --apply, or geas task transition back to the gate state) and leads to gate runs
-// whose budget ends the loop. A passed task (terminal: no geas command moves it back) and a fresh
-// block are held on the first stop only, as a block is, so that what the agent cannot lift does
-// not loop; the systemMessage of the allowed stop says the pass is not valid.
-func claudeStopRecheck(res *gate.Result, state string, active bool) *claudeStopOutput {
-	if res.Verdict.IsPass() {
-		return nil
-	}
-	unbacked := false
-	for _, c := range res.Causes {
-		if c.Code == vocab.CauseStateUnverified {
-			unbacked = true
-		}
-	}
-	report := fmt.Sprintf("geas gate re-checked task %s, which is %s, and the pass does not hold. %s", res.TaskID, state, hookReport(res))
-	for _, n := range res.Notes {
-		report += "\nNote: " + n
-	}
-	// A re-check refused before anything ran (the signing key would be exposed) is the setup's,
-	// not the agent's to lift: held once, as a block is.
-	soft := state == string(vocab.Passed) || (!unbacked && res.Verdict == vocab.VerdictBlock) || res.Refused()
-	if active && soft {
-		return &claudeStopOutput{SystemMessage: report + "\nThe stop is allowed because the previous stop was already held for this " +
-			"(stop_hook_active), so what the agent cannot lift does not loop; the pass is not valid."}
-	}
-	return &claudeStopOutput{Decision: "block", Reason: report + "\nDo not stop yet: do the next action, then finish your turn."}
-}
-
-// claudeStopDecision maps a recorded run to the hook's answer; nil lets the agent stop silently.
-// fail and error block: a fail spends a retry, so the loop ends in escalation, and three errors with
-// one cause move the task to blocked. A block spends nothing and may wait on something the agent
-// cannot supply (a human review), so it blocks only the first stop.
-func claudeStopDecision(res *gate.Result, stopHookActive, contractUnreadable bool) *claudeStopOutput {
-	if res.Verdict.IsPass() {
-		return nil
-	}
-	if tr := res.Transition; tr != nil && (tr.To == vocab.Escalated || tr.To == vocab.Blocked) {
-		return &claudeStopOutput{SystemMessage: fmt.Sprintf(
-			"geas gate moved task %s to %s, so the agent may stop: %s", res.TaskID, tr.To, hookReport(res))}
-	}
-	if stopHookActive {
-		switch {
-		case res.Verdict == vocab.VerdictBlock:
-			return &claudeStopOutput{SystemMessage: fmt.Sprintf(
-				"geas gate still blocks task %s; the stop is allowed because it already followed a block (stop_hook_active), "+
-					"so a block the agent cannot lift does not loop: %s", res.TaskID, hookReport(res))}
-		case res.RepeatOf != "":
-			// SPEC §7.1: the same attempt spends nothing, so no budget would ever end this loop;
-			// the fail stands (the task is not verified) and the stop it already held is allowed.
-			return &claudeStopOutput{SystemMessage: fmt.Sprintf(
-				"geas gate still fails task %s and nothing changed since %s; the stop is allowed because it already followed a block (stop_hook_active), "+
-					"so an unchanged attempt does not loop; the task is not done: %s", res.TaskID, res.RepeatOf, hookReport(res))}
-		case res.Verdict == vocab.VerdictError && (contractUnreadable || res.Hash == ""):
-			return &claudeStopOutput{SystemMessage: fmt.Sprintf(
-				"geas gate still errors on task %s; the stop is allowed because this error could not be recorded, "+
-					"so repeated errors could never move the task to blocked: %s", res.TaskID, hookReport(res))}
-		}
-	}
-	return &claudeStopOutput{Decision: "block", Reason: fmt.Sprintf(
-		"geas gate: task %s is not done, so do not stop yet. %s\nDo the next action, then finish your turn: the gate runs again when you stop.",
-		res.TaskID, hookReport(res))}
+	return nil
 }
 
 // hookReport is the verdict, each cause with its evidence, the next action and the budget left.
-func hookReport(res *gate.Result) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Verdict: %s (run %s, task %s, mission %s).\n", res.Verdict, res.RunID, res.TaskID, res.MissionID)
-	if res.RepeatOf != "" {
-		fmt.Fprintf(&b, "Same attempt as %s: nothing changed since; nothing run, no retry spent. Change the work, the evidence or the rules before the gate runs again.\n", res.RepeatOf)
-	}
-	if len(res.Causes) > 0 {
-		b.WriteString("Causes:\n")
-		for _, c := range res.Causes {
-			fmt.Fprintf(&b, "- %s (check %s): %s\n", c.Code, c.Check, c.Detail)
-		}
-	}
-	if len(res.BlockingDimensions) > 0 {
-		fmt.Fprintf(&b, "Blocking rubric dimensions: %s.\n", strings.Join(res.BlockingDimensions, ", "))
-	}
-	fmt.Fprintf(&b, "Next action: %s.\n", hookNextAction(res))
-	fmt.Fprintf(&b, "Retry budget left: %s (this run: %s -> %s; a fail spends one, at 0 the task escalates).",
-		gate.BudgetText(res.RetryBudgetAfter), gate.BudgetText(res.RetryBudgetBefore), gate.BudgetText(res.RetryBudgetAfter))
-	if res.Escalation != "" {
-		fmt.Fprintf(&b, "\nEscalation: %s.", res.Escalation)
-	}
-	return b.String()
-}
-
-func hookNextAction(res *gate.Result) string {
-	switch res.NextAction {
-	case gate.NextFix:
-		return "fix: address the causes above"
-	case gate.NextEscalate:
-		return "escalate: the retry budget is spent; an authority decides (see the pending decision)"
-	case gate.NextResolveBlock:
-		return "resolve_block: supply what is missing (no retry spent)"
-	case gate.NextInvestigateErr:
-		if res.NextCommand != "" {
-			return "investigate_error: the task is not in a state the gate judges; run " + res.NextCommand + " (no retry spent)"
-		}
-		return "investigate_error: the gate could not decide; fix the cause (no retry spent; 3 errors in a row with one cause block the task)"
-	case gate.NextRevoke:
-		return fmt.Sprintf("revoke: the pass no longer holds; geas gate verify --apply --task %s records that (and moves a verified task back), then fix the causes", res.TaskID)
-	}
-	return res.NextAction
-}
-
-// notGatedMessage says why a stop is allowed without a gate run.
-func notGatedMessage(t *taskRef, state vocab.State) string {
-	why := map[vocab.State]string{
-		vocab.Escalated: "its retry budget is spent and an authority decides what happens next (see the pending decision under .geas/missions/" + t.mission + "/decisions/pending)",
-		vocab.Blocked:   "the gate could not decide it repeatedly; someone must resolve the cause and move it out of blocked",
-		vocab.Cancelled: "it was cancelled",
-	}[state]
-	msg := fmt.Sprintf("geas gate: task %s is %s, so the hook did not gate it and the agent may stop: %s.", t.task, state, why)
-	if st, err := loadTaskStatus(t); err == nil {
-		msg += fmt.Sprintf(" Last verdict: %s; retry budget left: %s", orDefault(st.LastVerdict, "none"), gate.BudgetText(st.BudgetLeft))
-		if st.ConsecutiveErrors > 0 {
-			msg += fmt.Sprintf("; %d errors in a row (%s)", st.ConsecutiveErrors, st.ConsecutiveErrorCause)
-		}
-		msg += "."
-	}
-	return msg
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
+func hookReport(res *gate.Result) string { return gate.HookReport(res) }

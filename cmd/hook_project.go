@@ -17,6 +17,7 @@ import (
 const (
 	envProjectDir       = "GEAS_PROJECT_DIR"   // the user's own choice, as -C
 	envClaudeProjectDir = "CLAUDE_PROJECT_DIR" // set by Claude Code for every hook: where it was started
+	envCursorProjectDir = "CURSOR_PROJECT_DIR" // set by Cursor for every hook: the workspace's root
 )
 
 // pinHookProject sets g.dir to the project the hook gates:
@@ -37,6 +38,23 @@ const (
 // completion refused. When no project is found at all, g.dir is left where the walk started, so
 // the hook says there is none as before.
 func (g *globalOptions) pinHookProject(in hookInput) error {
+	return g.pinProjectFrom(claudeProjectEnv, in.Cwd)
+}
+
+// projectEnv is the environment variable in which a harness names the project for its hooks
+// (name "" for a harness that sets none), what the messages say of it, and its reader (each
+// reads its variable by its constant name, which docs_env_test checks is documented).
+type projectEnv struct {
+	name, sets string
+	get        func() string
+}
+
+var claudeProjectEnv = projectEnv{envClaudeProjectDir, "Claude Code sets it for every hook",
+	func() string { return os.Getenv(envClaudeProjectDir) }}
+
+// pinProjectFrom is pinHookProject for a harness whose project variable is env (none when
+// env.name is "") and whose hook input names cwd as the session's directory.
+func (g *globalOptions) pinProjectFrom(env projectEnv, cwd string) error {
 	if g.dir != "" {
 		return nil
 	}
@@ -44,11 +62,14 @@ func (g *globalOptions) pinHookProject(in hookInput) error {
 		g.dir = d
 		return nil
 	}
-	start, named := os.Getenv(envClaudeProjectDir), true
+	start, named := "", false
+	if env.name != "" {
+		start = env.get()
+		named = start != ""
+	}
 	if start == "" {
-		named = false
-		if isDirPath(in.Cwd) { // a cwd that is no directory here says nothing: the hook's own
-			start = in.Cwd
+		if isDirPath(cwd) { // a cwd that is no directory here says nothing: the hook's own
+			start = cwd
 		}
 	}
 	if start == "" {
@@ -77,17 +98,20 @@ func (g *globalOptions) pinHookProject(in hookInput) error {
 	if named && sameDir(p.Dir, abs) {
 		return nil
 	}
-	return walkedProjectProblem(p.Dir, abs, named)
+	return walkedProjectProblem(p.Dir, abs, named, env)
 }
 
 // walkedProjectProblem says why the project at dir, found by walking up from start, is not gated
 // by a hook (nil when it is).
-func walkedProjectProblem(dir, start string, named bool) error {
+func walkedProjectProblem(dir, start string, named bool, env projectEnv) error {
 	from := "the hook's working directory " + start
 	if named {
-		from = envClaudeProjectDir + " " + start
+		from = env.name + " " + start
 	}
-	how := fmt.Sprintf("name the project: set %s (Claude Code sets it for every hook) or %s to its root, or pass -C to the hook", envClaudeProjectDir, envProjectDir)
+	how := fmt.Sprintf("name the project: set %s to its root, or pass -C to the hook", envProjectDir)
+	if env.name != "" {
+		how = fmt.Sprintf("name the project: set %s (%s) or %s to its root, or pass -C to the hook", env.name, env.sets, envProjectDir)
+	}
 	if exists(filepath.Join(dir, ".git")) {
 		return nil
 	}
