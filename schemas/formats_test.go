@@ -3,6 +3,7 @@ package schemas
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,4 +52,26 @@ func TestTheKindsThatReadGeasV14SaySo(t *testing.T) {
 	}
 	assert.Equal(t, []string{"1.0", GeasV14}, FormatVersions(Contract))
 	assert.Empty(t, FormatVersions(GatePolicy))
+}
+
+// FuzzFormatOf: FormatOf never panics and answers one of the versions the kind reads, or "".
+func FuzzFormatOf(f *testing.F) {
+	for _, k := range []Kind{Contract, Record, Evidence, DebtRegister} {
+		files, _ := filepath.Glob(filepath.Join(fixtureDir, string(k), "*.json"))
+		for _, p := range files {
+			b, err := os.ReadFile(p)
+			require.NoError(f, err)
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(`{"routing":{"primary_worker_slot":null}}`))
+	f.Add([]byte(`{"self_check":[]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, k := range Kinds() {
+			got := FormatOf(k, data)
+			if got != "" && !slices.Contains(FormatVersions(k), got) {
+				t.Fatalf("%s: %q is not a version %s reads (%v)", k, got, k, FormatVersions(k))
+			}
+		}
+	})
 }
