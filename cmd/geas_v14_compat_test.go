@@ -128,6 +128,9 @@ const v14TaskDir = ".geas/missions/mission-v14/tasks/task-003"
 // section to a record only once. That is why the gate adds no envelope key to a record that has
 // none (record.setUpdatedAt), and the test shows the refusal names only the CLI's own keys.
 func TestGeasV14CanCloseWhatTheGateVerified(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped in -short: a dozen runs of the geas v1.4.0 CLI under node; the full run has it")
+	}
 	cli := geasV14CLI(t)
 	recordSchema, contractSchema := geasV14Schema(t, "record.schema.json"), geasV14Schema(t, "task-contract.schema.json")
 	dir, head := v14Project(t)
