@@ -1,6 +1,9 @@
 package tiers
 
 import (
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -20,6 +23,17 @@ func TestARevisionRefIsJudgedAsACommitIs(t *testing.T) {
 	f := newFixture(t, true)
 	head := strings.TrimSpace(f.git("rev-parse", "HEAD"))
 	old := strings.TrimSpace(f.git("rev-parse", "HEAD~1"))
+	// A blob whose id starts with the head's first five digits, and a commit (unreachable) whose
+	// id starts with its first four: git reads an abbreviation among the commits alone, so the
+	// five digits still name the head and the four name two commits.
+	f.write("twin.txt", colliding("blob", head[:5], "", func(i int) string { return fmt.Sprintf("twin %d\n", i) }))
+	f.git("hash-object", "-w", "twin.txt")
+	tree := strings.TrimSpace(f.git("rev-parse", "HEAD^{tree}"))
+	f.write("twin.txt", colliding("commit", head[:4], head[:5], func(i int) string {
+		return fmt.Sprintf("tree %s\nparent %s\nauthor t <t@geas.invalid> 1793523600 +0000\ncommitter t <t@geas.invalid> 1793523600 +0000\n\ntwin %d\n", tree, old, i)
+	}))
+	f.git("hash-object", "-t", "commit", "-w", "twin.txt")
+	f.remove("twin.txt")
 	for _, tc := range []struct {
 		name, commit, ref string
 		stale             bool
@@ -34,6 +48,8 @@ func TestARevisionRefIsJudgedAsACommitIs(t *testing.T) {
 		{name: "a branch that points at the head", ref: "main", stale: true, why: "which is not a commit id"},
 		{name: "HEAD", ref: "HEAD", stale: true, why: "which is not a commit id"},
 		{name: "too short to be an abbreviation", ref: head[:3], stale: true, why: "which is not a commit id"},
+		{name: "an abbreviation of the head that a blob shares", ref: head[:5]},
+		{name: "an abbreviation of the head that another commit shares", ref: head[:4], stale: true, why: "an abbreviation the repository does not resolve to one commit"},
 		{name: "a longer string that starts with the head", ref: head + "0", stale: true, why: "which is not a commit id"},
 		{name: "commit the head, revision_ref an older commit", commit: head, ref: old, stale: true, why: "another commit"},
 	} {
@@ -59,6 +75,20 @@ func TestARevisionRefIsJudgedAsACommitIs(t *testing.T) {
 			assert.Equal(t, vocab.VerdictBlock, res.Verdict)
 			assert.False(t, hasCheck(res.Checks, "stale:design-authority.json"), "the commit field is the head")
 		})
+	}
+}
+
+// colliding returns the first content(i) whose git object id, as an object of kind typ, starts
+// with prefix and not with avoid (prefix four or five hex digits: about 65,536 or a million
+// tries).
+func colliding(typ, prefix, avoid string, content func(i int) string) string {
+	for i := 0; ; i++ {
+		c := content(i)
+		sum := sha1.Sum([]byte(fmt.Sprintf("%s %d\x00%s", typ, len(c), c)))
+		id := hex.EncodeToString(sum[:])
+		if strings.HasPrefix(id, prefix) && (avoid == "" || !strings.HasPrefix(id, avoid)) {
+			return c
+		}
 	}
 }
 
