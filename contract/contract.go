@@ -268,6 +268,10 @@ type Routing struct {
 	// reviewer types): the default rubric evaluators, which name agent types, then also take the
 	// slots those types fill (WithSlots).
 	ReviewersFromSlots bool `json:"-"`
+	// WorkerFromSlot says PrimaryWorkerType is the slot (the contract names no worker type): every
+	// agent type that fills that slot in geas v1.4.0's profiles (ProfileSlots) is then the
+	// builder's too, since the contract does not say which of them builds.
+	WorkerFromSlot bool `json:"-"`
 }
 
 // ProfileSlots maps each agent type of geas v1.4.0's software and research profiles to the slot
@@ -298,8 +302,9 @@ func (r Routing) WithSlots(types []string) []string {
 
 // resolveSlots makes the slots stand for the types the contract does not name (see Routing).
 func (r *Routing) resolveSlots() {
-	if r.PrimaryWorkerType == "" {
+	if r.PrimaryWorkerType == "" && r.PrimaryWorkerSlot != "" {
 		r.PrimaryWorkerType = r.PrimaryWorkerSlot
+		r.WorkerFromSlot = true
 	}
 	if len(r.RequiredReviewerTypes) == 0 && len(r.RequiredReviewerSlots) > 0 {
 		r.RequiredReviewerTypes = slices.Clone(r.RequiredReviewerSlots)

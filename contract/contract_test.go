@@ -232,10 +232,14 @@ func TestSlotsStandForTheTypesAContractDoesNotName(t *testing.T) {
 	slots := parse(map[string]any{"primary_worker_slot": "implementer", "required_reviewer_slots": []any{"design-authority", "quality"}})
 	assert.Equal(t, "implementer", slots.PrimaryWorkerType)
 	assert.Equal(t, []string{"design-authority", "quality"}, slots.RequiredReviewerTypes)
+	assert.True(t, slots.WorkerFromSlot && slots.ReviewersFromSlots)
+	assert.False(t, both.WorkerFromSlot || both.ReviewersFromSlots)
 
 	mixed := parse(map[string]any{"primary_worker_slot": "implementer", "primary_worker_type": "technical-writer", "required_reviewer_slots": []any{"quality"}})
 	assert.Equal(t, "technical-writer", mixed.PrimaryWorkerType)
 	assert.Equal(t, []string{"quality"}, mixed.RequiredReviewerTypes)
+	assert.False(t, mixed.WorkerFromSlot)
+	assert.True(t, mixed.ReviewersFromSlots)
 
 	c, err := Parse("example.json", readFixture(t, "example.json"))
 	require.NoError(t, err)

@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/geas-dev/geas/contract"
+	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -128,4 +130,23 @@ func TestSlotsRouteAsTypes(t *testing.T) {
 	c = findCheck(t, res.Checks, "review:quality")
 	require.Equal(t, StatusBlock, c.Status, c.Evidence)
 	assert.Contains(t, c.Evidence, "primary worker")
+}
+
+// TestEveryTypeOfTheWorkerSlotIsTheBuilder: a contract that names only geas v1.4.0's worker slot
+// does not say which of the slot's agent types builds, so every type that fills it in geas's
+// profiles is the builder (its evidence never counts as a review); one that names the worker type
+// beside the slot is read by the type, as v1.0.
+func TestEveryTypeOfTheWorkerSlotIsTheBuilder(t *testing.T) {
+	t.Parallel()
+	c := &contract.Contract{Routing: contract.Routing{PrimaryWorkerSlot: "implementer", PrimaryWorkerType: "implementer", WorkerFromSlot: true}}
+	known := evidence.KnownTypes("implementer")
+	for _, agent := range []string{"implementer", "implementer-2", "software-engineer", "Research_Analyst", "literature-analyst-review"} {
+		assert.True(t, isBuilderOf(c, known, agent, vocab.Reviewer), agent)
+	}
+	for _, agent := range []string{"qa-engineer", "design-authority", "quality", "domain-expert"} {
+		assert.False(t, isBuilderOf(c, known, agent, vocab.Reviewer), agent)
+	}
+	typed := &contract.Contract{Routing: contract.Routing{PrimaryWorkerSlot: "implementer", PrimaryWorkerType: "technical-writer"}}
+	assert.True(t, isBuilderOf(typed, known, "technical-writer", vocab.Reviewer))
+	assert.False(t, isBuilderOf(typed, known, "software-engineer", vocab.Reviewer), "the type names the builder")
 }
