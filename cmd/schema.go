@@ -19,6 +19,10 @@ func newSchemaCmd(g *globalOptions) *cobra.Command {
 debt-register, decision, event, gate-policy; "contract" also works; _defs, the shared definitions
 the others refer to), print that schema.
 
+The task-contract, record, evidence and debt-register schemas each read the files of geas v1.0
+and of geas v1.4.0 (one schema, the union of both; the shape of a file tells its version, see
+geas validate); --format json lists the geas versions each schema reads under "formats".
+
 With --write DIR, write every schema into DIR as NAME.schema.json: their $ids and $refs resolve
 one another there, so a file whose "$schema" names DIR/task-contract.schema.json (contract, gate
 policy, evidence, decision and debt register accept a top-level "$schema"; the gate ignores it)
@@ -61,7 +65,13 @@ func runSchemaWrite(g *globalOptions, dir string, args []string) error {
 func runSchema(g *globalOptions, args []string) error {
 	if len(args) == 0 {
 		kinds := schemas.Printable()
-		return g.output(map[string]any{"schemas": kinds}, func(w io.Writer) {
+		formats := map[string][]string{}
+		for _, k := range kinds {
+			if v := schemas.FormatVersions(k); len(v) > 0 {
+				formats[string(k)] = v
+			}
+		}
+		return g.output(map[string]any{"schemas": kinds, "formats": formats}, func(w io.Writer) {
 			for _, k := range kinds {
 				fmt.Fprintln(w, k)
 			}

@@ -50,6 +50,8 @@ func TestScripts(t *testing.T) {
 		Condition: scriptCondition,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("GEAS_EXAMPLE", exampleDir(t))
+			// geas v1.4.0's own examples adapted into a mission (testdata/geas-v1.4/mission).
+			env.Setenv("GEAS_V14_MISSION", filepath.Join(filepath.Dir(exampleDir(t)), "geas-v1.4", "mission"))
 			// git works in scripts without any user configuration.
 			env.Setenv("HOME", env.WorkDir)
 			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")

@@ -89,15 +89,21 @@ func shortVersion(v versionInfo) string {
 	return report.ShortVersion(v.Version, v.Revision, v.Modified != nil && *v.Modified)
 }
 
-// readFormats lists the geas file formats with a version, read from the embedded schemas.
+// readFormats lists the geas file formats the gate reads, each kind once per geas release whose
+// files it reads (schemas.FormatVersions: geas v1.0, and v1.4.0 for the kinds that read both),
+// the older release's first.
 func readFormats() []formatVersion {
-	var out []formatVersion
+	var out, later []formatVersion
 	for _, k := range schemas.Kinds() {
-		if fv := schemas.FormatVersion(k); fv != "" {
-			out = append(out, formatVersion{Schema: string(k), Version: fv})
+		for i, fv := range schemas.FormatVersions(k) {
+			if i == 0 {
+				out = append(out, formatVersion{Schema: string(k), Version: fv})
+			} else {
+				later = append(later, formatVersion{Schema: string(k), Version: fv})
+			}
 		}
 	}
-	return out
+	return append(out, later...)
 }
 
 func newVersionCmd(g *globalOptions) *cobra.Command {
@@ -106,7 +112,8 @@ func newVersionCmd(g *globalOptions) *cobra.Command {
 		Short: "Print the geas version, the Go version, and the geas file formats it reads",
 		Long: `Print the module version geas was built at (from the build info; "(devel)" for a build
 from a checkout, with the commit, its time and whether the tree was modified), the Go version,
-and the version of each geas file format it reads. geas --version prints the same. A build that
+and the version of each geas file format it reads (geas v1.0 and, for contracts, records,
+evidence and debt registers, geas v1.4.0). geas --version prints the same. A build that
 names neither a version nor a commit (go run, a copy without .git, -buildvcs=false) says how to
 get one that does.`,
 		Args: noArgs,

@@ -19,7 +19,7 @@ func runInProcess(t *testing.T, args ...string) (int, string, string) {
 }
 
 // TestVersionFlagAndCommandAgree: geas --version prints what geas version prints, in text and in
-// JSON: the version, the Go version, and the geas v1.0 formats read from the schemas.
+// JSON: the version, the Go version, and the geas v1.0 and v1.4.0 formats read from the schemas.
 func TestVersionFlagAndCommandAgree(t *testing.T) {
 	code, text, stderr := runInProcess(t, "version")
 	require.Equal(t, 0, code, stderr)
@@ -29,6 +29,7 @@ func TestVersionFlagAndCommandAgree(t *testing.T) {
 	assert.True(t, strings.HasPrefix(text, "geas "+buildVersion().Short+"\n"), text)
 	assert.Contains(t, text, runtime.Version())
 	assert.Contains(t, text, "reads     geas v1.0 files: task-contract, record, evidence")
+	assert.Contains(t, text, "reads     geas v1.4.0 files: task-contract, record, evidence, debt-register\n")
 
 	for _, args := range [][]string{{"--format", "json", "version"}, {"--format", "json", "--version"}} {
 		code, out, stderr := runInProcess(t, args...)
@@ -40,6 +41,8 @@ func TestVersionFlagAndCommandAgree(t *testing.T) {
 		assert.NotEmpty(t, v.Version)
 		assert.Contains(t, v.Formats, formatVersion{Schema: "task-contract", Version: "1.0"})
 		assert.Contains(t, v.Formats, formatVersion{Schema: "record", Version: "1.0"})
+		assert.Contains(t, v.Formats, formatVersion{Schema: "task-contract", Version: "1.4.0"})
+		assert.NotContains(t, v.Formats, formatVersion{Schema: "gate-policy", Version: "1.4.0"})
 		assert.Equal(t, geasVersion(), v.Short, "the MCP server reports the same version")
 	}
 	code, _, stderr = runInProcess(t, "version", "extra")

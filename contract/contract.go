@@ -247,9 +247,69 @@ type Tests struct {
 }
 
 // Routing names the builder and the reviewers a task requires.
+//
+// geas v1.0 names agent types (primary_worker_type, required_reviewer_types); geas v1.4.0 names
+// slots (primary_worker_slot, required_reviewer_slots: "implementer", "quality", "design-authority",
+// ...) and may name the types beside them. Parse makes PrimaryWorkerType and
+// RequiredReviewerTypes the roles the gate judges by, each on its own: the type the contract names,
+// else its slot (SPEC: "a contract that names both slots and types is read by its types"). A slot
+// is then matched to evidence as an agent type is: the evidence file's name or its agent
+// ("quality.json", or agent "quality" or "quality-review"). So geas v1.4.0's own example, which
+// names implementer/software-engineer and design-authority+quality/design-authority+qa-engineer,
+// is judged exactly as its v1.0 equivalent (software-engineer builds, design-authority and
+// qa-engineer review), and a slots-only contract asks for evidence of agents named after the slots.
 type Routing struct {
-	PrimaryWorkerType     string   `json:"primary_worker_type"`
-	RequiredReviewerTypes []string `json:"required_reviewer_types"`
+	PrimaryWorkerType     string   `json:"primary_worker_type,omitempty"`
+	RequiredReviewerTypes []string `json:"required_reviewer_types,omitempty"`
+	// PrimaryWorkerSlot and RequiredReviewerSlots are the geas v1.4.0 slots as the file names them.
+	PrimaryWorkerSlot     string   `json:"primary_worker_slot,omitempty"`
+	RequiredReviewerSlots []string `json:"required_reviewer_slots,omitempty"`
+	// ReviewersFromSlots says RequiredReviewerTypes are the slots (the contract names no
+	// reviewer types): the default rubric evaluators, which name agent types, then also take the
+	// slots those types fill (WithSlots).
+	ReviewersFromSlots bool `json:"-"`
+	// WorkerFromSlot says PrimaryWorkerType is the slot (the contract names no worker type): every
+	// agent type that fills that slot in geas v1.4.0's profiles (ProfileSlots) is then the
+	// builder's too, since the contract does not say which of them builds.
+	WorkerFromSlot bool `json:"-"`
+}
+
+// ProfileSlots maps each agent type of geas v1.4.0's software and research profiles to the slot
+// it fills there (geas v1.4.0 docs/reference/AGENTS.md); the authorities are their own slots.
+var ProfileSlots = map[string]string{
+	"software-engineer": "implementer", "qa-engineer": "quality", "security-engineer": "risk",
+	"platform-engineer": "operations", "technical-writer": "communication",
+	"literature-analyst": "implementer", "research-analyst": "implementer",
+	"methodology-reviewer": "quality", "research-integrity-reviewer": "risk",
+	"research-engineer": "operations", "research-writer": "communication",
+}
+
+// WithSlots returns types, and when the reviewers are slots (ReviewersFromSlots) after them the
+// slots those types fill (ProfileSlots), each once: a default evaluator named by type
+// (qa-engineer) is then also found under its slot (quality) in a contract routed by slots alone.
+func (r Routing) WithSlots(types []string) []string {
+	if !r.ReviewersFromSlots {
+		return types
+	}
+	out := slices.Clone(types)
+	for _, t := range types {
+		if s := ProfileSlots[t]; s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// resolveSlots makes the slots stand for the types the contract does not name (see Routing).
+func (r *Routing) resolveSlots() {
+	if r.PrimaryWorkerType == "" && r.PrimaryWorkerSlot != "" {
+		r.PrimaryWorkerType = r.PrimaryWorkerSlot
+		r.WorkerFromSlot = true
+	}
+	if len(r.RequiredReviewerTypes) == 0 && len(r.RequiredReviewerSlots) > 0 {
+		r.RequiredReviewerTypes = slices.Clone(r.RequiredReviewerSlots)
+		r.ReviewersFromSlots = true
+	}
 }
 
 // EffectiveEscalationPolicy returns the contract's policy or the default.
@@ -307,6 +367,7 @@ func Parse(file string, data []byte) (*Contract, error) {
 		return nil, err
 	}
 	c := raw.Contract
+	c.Routing.resolveSlots()
 	c.EvalCommands = raw.EvalCommands
 	c.EvalTimeout = DefaultEvalTimeout
 	c.Raw = bytes.Clone(data)

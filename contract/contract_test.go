@@ -203,3 +203,46 @@ func TestParseReadsTheTestsObject(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Tests{MayChange: []string{"test/a_test.sh", "package.json#scripts.test"}, Protected: []string{"checks/**"}}, c.Tests)
 }
+
+// TestSlotsStandForTheTypesAContractDoesNotName: a geas v1.4.0 contract that routes by slots alone
+// is judged by its slots; one that names types beside them is judged by its types, each field on
+// its own; a geas v1.0 contract is unchanged.
+func TestSlotsStandForTheTypesAContractDoesNotName(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "schemas", "task-contract", "geas-v1.4-software.json"))
+	require.NoError(t, err)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(b, &doc))
+	parse := func(routing map[string]any) Routing {
+		t.Helper()
+		doc["routing"] = routing
+		data, err := json.Marshal(doc)
+		require.NoError(t, err)
+		c, err := Parse("contract.json", data)
+		require.NoError(t, err)
+		return c.Routing
+	}
+	both := parse(map[string]any{
+		"primary_worker_slot": "implementer", "primary_worker_type": "software-engineer",
+		"required_reviewer_slots": []any{"design-authority", "quality"}, "required_reviewer_types": []any{"design-authority", "qa-engineer"},
+	})
+	assert.Equal(t, "software-engineer", both.PrimaryWorkerType)
+	assert.Equal(t, []string{"design-authority", "qa-engineer"}, both.RequiredReviewerTypes)
+	assert.Equal(t, []string{"design-authority", "quality"}, both.RequiredReviewerSlots)
+
+	slots := parse(map[string]any{"primary_worker_slot": "implementer", "required_reviewer_slots": []any{"design-authority", "quality"}})
+	assert.Equal(t, "implementer", slots.PrimaryWorkerType)
+	assert.Equal(t, []string{"design-authority", "quality"}, slots.RequiredReviewerTypes)
+	assert.True(t, slots.WorkerFromSlot && slots.ReviewersFromSlots)
+	assert.False(t, both.WorkerFromSlot || both.ReviewersFromSlots)
+
+	mixed := parse(map[string]any{"primary_worker_slot": "implementer", "primary_worker_type": "technical-writer", "required_reviewer_slots": []any{"quality"}})
+	assert.Equal(t, "technical-writer", mixed.PrimaryWorkerType)
+	assert.Equal(t, []string{"quality"}, mixed.RequiredReviewerTypes)
+	assert.False(t, mixed.WorkerFromSlot)
+	assert.True(t, mixed.ReviewersFromSlots)
+
+	c, err := Parse("example.json", readFixture(t, "example.json"))
+	require.NoError(t, err)
+	assert.Empty(t, c.Routing.PrimaryWorkerSlot)
+	assert.NotEmpty(t, c.Routing.PrimaryWorkerType)
+}

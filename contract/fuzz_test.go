@@ -37,6 +37,11 @@ func FuzzContractLoad(f *testing.F) {
 		if c.TaskID == "" || c.Status == "" || c.GateProfile == "" || len(c.AcceptanceCriteria) == 0 {
 			t.Fatalf("accepted a contract without its required fields: %+v", c)
 		}
+		// Whatever version routes it (types or geas v1.4.0 slots), an accepted contract names its
+		// builder and at least one reviewer to judge by.
+		if c.Routing.PrimaryWorkerType == "" || len(c.Routing.RequiredReviewerTypes) == 0 {
+			t.Fatalf("accepted a contract that names no builder or no reviewer: %+v", c.Routing)
+		}
 		if c.EvalTimeout <= 0 {
 			t.Fatalf("accepted a non-positive eval timeout %v", c.EvalTimeout)
 		}

@@ -32,16 +32,20 @@ const DefaultMaxTotalBytes = 64 << 20
 type Evidence struct {
 	Name string `json:"-"` // file name inside the evidence directory, e.g. "qa-engineer.json"
 
-	Version         string             `json:"version"`
-	Agent           string             `json:"agent"`
-	TaskID          string             `json:"task_id"`
-	Role            vocab.Role         `json:"role"`
-	Summary         string             `json:"summary"`
-	Verdict         string             `json:"verdict,omitempty"`
-	Concerns        []string           `json:"concerns,omitempty"`
-	Rationale       string             `json:"rationale,omitempty"`
-	FilesChanged    []string           `json:"files_changed,omitempty"`
-	Commit          string             `json:"commit,omitempty"`
+	Version      string     `json:"version"`
+	Agent        string     `json:"agent"`
+	TaskID       string     `json:"task_id"`
+	Role         vocab.Role `json:"role"`
+	Summary      string     `json:"summary"`
+	Verdict      string     `json:"verdict,omitempty"`
+	Concerns     []string   `json:"concerns,omitempty"`
+	Rationale    string     `json:"rationale,omitempty"`
+	FilesChanged []string   `json:"files_changed,omitempty"`
+	Commit       string     `json:"commit,omitempty"`
+	// ArtifactRefs and RevisionRef are geas v1.4.0's names for what files_changed and commit say
+	// in v1.0: the gate reads either pair in a file of either version (Declared, Revisions).
+	ArtifactRefs    []string           `json:"artifact_refs,omitempty"`
+	RevisionRef     string             `json:"revision_ref,omitempty"`
 	ProviderID      string             `json:"provider_id,omitempty"`
 	CriteriaResults []CriterionResult  `json:"criteria_results,omitempty"`
 	RubricScores    []RubricScore      `json:"rubric_scores,omitempty"`
@@ -51,6 +55,40 @@ type Evidence struct {
 
 	// SHA256 is the hex digest of the file's bytes, for the gate's inputs digest.
 	SHA256 string `json:"-"`
+}
+
+// Declared returns the files the evidence says the work changed: files_changed (geas v1.0) and
+// artifact_refs (geas v1.4.0), in that order, each name once.
+func (e *Evidence) Declared() []string {
+	if len(e.ArtifactRefs) == 0 {
+		return e.FilesChanged
+	}
+	out := slices.Clone(e.FilesChanged)
+	for _, f := range e.ArtifactRefs {
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Revision is one revision an evidence file says it is about, with the field that names it.
+type Revision struct {
+	Field string // "commit" (geas v1.0) or "revision_ref" (geas v1.4.0)
+	Ref   string // as written
+}
+
+// Revisions returns the revisions the evidence names, commit first, leaving out a field that is
+// absent or blank. A file that names both gets both: each must be the head.
+func (e *Evidence) Revisions() []Revision {
+	var out []Revision
+	if strings.TrimSpace(e.Commit) != "" {
+		out = append(out, Revision{"commit", e.Commit})
+	}
+	if strings.TrimSpace(e.RevisionRef) != "" {
+		out = append(out, Revision{"revision_ref", e.RevisionRef})
+	}
+	return out
 }
 
 // CriterionResult is an agent's claim about one acceptance criterion.

@@ -42,7 +42,10 @@ func TestParseFull(t *testing.T) {
 func TestParseRejects(t *testing.T) {
 	for _, tc := range []struct{ name, data, want string }{
 		{"score above 5", `{"version":"1.0","agent":"a","task_id":"t","role":"reviewer","summary":"s","verdict":"approved","concerns":[],"rubric_scores":[{"dimension":"d","score":7}]}`, "/rubric_scores/0/score"},
-		{"tester without criteria_results", `{"version":"1.0","agent":"a","task_id":"t","role":"tester","summary":"s","verdict":"pass"}`, "criteria_results"},
+		{"tester without a verdict", `{"version":"1.0","agent":"a","task_id":"t","role":"tester","summary":"s","criteria_results":[]}`, "/verdict"},
+		{"reviewer without a verdict in geas v1.4.0's shape", `{"agent":"a","task_id":"t","role":"reviewer","summary":"s","revision_ref":"abc123f"}`, "/verdict"},
+		{"revision_ref not a string", `{"agent":"a","task_id":"t","role":"implementer","summary":"s","revision_ref":7}`, "/revision_ref"},
+		{"artifact_refs not a list of strings", `{"agent":"a","task_id":"t","role":"implementer","summary":"s","artifact_refs":[1]}`, "/artifact_refs/0"},
 		{"bad role", `{"version":"1.0","agent":"a","task_id":"t","role":"boss","summary":"s"}`, "/role"},
 		{"bad risk status", `{"version":"1.0","agent":"a","task_id":"t","role":"reviewer","summary":"s","verdict":"approved","concerns":[],"risk_handling":[{"risk":"r","status":"ignored"}]}`, "/risk_handling/0/status"},
 		{"metric not a number", `{"version":"1.0","agent":"a","task_id":"t","role":"reviewer","summary":"s","verdict":"approved","concerns":[],"metrics":{"m":"high"}}`, "/metrics/m"},
@@ -170,4 +173,24 @@ func TestLoadAllBoundsTheTotal(t *testing.T) {
 	require.Len(t, bad, 1)
 	assert.Contains(t, bad[0].Error(), fmt.Sprintf("42 evidence files total %d bytes, over the limit of %d bytes", exact+40*15<<20, DefaultMaxTotalBytes))
 	assert.Contains(t, bad[0].Error(), "largest: f00.json 15728640 bytes, f01.json 15728640 bytes, f02.json 15728640 bytes")
+}
+
+// TestGeasV14EvidenceNamesItsWorkAsV10Does: artifact_refs and revision_ref are read beside
+// files_changed and commit, in a file of either version, each name once and both revisions kept.
+func TestGeasV14EvidenceNamesItsWorkAsV10Does(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "schemas", "evidence", "geas-v1.4-software.json"))
+	require.NoError(t, err)
+	e, err := Parse("software-engineer.json", b)
+	require.NoError(t, err)
+	assert.Empty(t, e.Version)
+	assert.Equal(t, []string{"src/features/auth/login.ts", "src/features/auth/signup.ts", "src/features/auth/reset-password.ts", "src/api/auth.ts"}, e.Declared())
+	assert.Equal(t, []Revision{{"revision_ref", "abc123f"}}, e.Revisions())
+
+	both := &Evidence{FilesChanged: []string{"a.go", "b.go"}, ArtifactRefs: []string{"b.go", "c.go"}, Commit: "abc1234", RevisionRef: " def5678 "}
+	assert.Equal(t, []string{"a.go", "b.go", "c.go"}, both.Declared())
+	assert.Equal(t, []Revision{{"commit", "abc1234"}, {"revision_ref", " def5678 "}}, both.Revisions())
+
+	v10 := &Evidence{FilesChanged: []string{"a.go"}, Commit: "abc1234", RevisionRef: "  "}
+	assert.Equal(t, []string{"a.go"}, v10.Declared())
+	assert.Equal(t, []Revision{{"commit", "abc1234"}}, v10.Revisions(), "a blank revision_ref names nothing, as a blank commit")
 }

@@ -3,6 +3,7 @@ package evidence
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/geas-dev/geas/vocab"
@@ -44,6 +45,17 @@ func FuzzEvidenceLoad(f *testing.F) {
 		case vocab.Implementer, vocab.Reviewer, vocab.Tester, vocab.Authority:
 		default:
 			t.Fatalf("accepted unknown role %q", e.Role)
+		}
+		// In either geas version, a review, test or authority file without a verdict approves
+		// nothing: it is not accepted.
+		if e.Role != vocab.Implementer && e.Verdict == "" {
+			t.Fatalf("accepted a %s file without a verdict", e.Role)
+		}
+		// Every revision a file names is one the stale check judges: none blank.
+		for _, r := range e.Revisions() {
+			if strings.TrimSpace(r.Ref) == "" {
+				t.Fatalf("a blank %s counts as a revision", r.Field)
+			}
 		}
 		for _, s := range e.RubricScores {
 			if s.Score < 1 || s.Score > 5 {

@@ -17,17 +17,24 @@ import (
 // the schema cannot express where the gate makes them: a contract's durations, regexes and paths,
 // a policy's globs, regexes and durations, evidence and record as the gate parses them.
 func ValidateFile(k schemas.Kind, file string) error {
+	_, err := ValidateFileFormat(k, file)
+	return err
+}
+
+// ValidateFileFormat is ValidateFile that also says, for a valid file, which geas release's format
+// it is (schemas.FormatOf: "1.0" or "1.4.0", by its shape; "" for a kind with one version).
+func ValidateFileFormat(k schemas.Kind, file string) (format string, err error) {
 	f, err := os.Open(file)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, evidence.DefaultMaxBytes+1))
 	if err != nil {
-		return err
+		return "", err
 	}
 	if len(data) > evidence.DefaultMaxBytes {
-		return fmt.Errorf("%s: larger than %d bytes", file, evidence.DefaultMaxBytes)
+		return "", fmt.Errorf("%s: larger than %d bytes", file, evidence.DefaultMaxBytes)
 	}
 	switch k {
 	case schemas.Contract:
@@ -45,5 +52,8 @@ func ValidateFile(k schemas.Kind, file string) error {
 	if errors.As(err, &fe) {
 		err = fe.Err
 	}
-	return err
+	if err != nil {
+		return "", err
+	}
+	return schemas.FormatOf(k, data), nil
 }

@@ -24,6 +24,8 @@ func FuzzRecordLoad(f *testing.F) {
 	}
 	f.Add([]byte(`{"version":"1.0","task_id":"t","gate_history":[{"prev_hash":"","hash":"h","x":{"y":[1,2.50]}}]}`))
 	f.Add([]byte(`{"version":"1.0","task_id":"t","self_check":{"confidence":3,"known_risks":[],"untested_paths":[],"summary":"s","possible_stubs":["a:1:2",{"path":"b"}]}}`))
+	// geas v1.4.0's shape: no version, unverified_cases for untested_paths.
+	f.Add([]byte(`{"task_id":"t","self_check":{"confidence":3,"known_risks":[],"unverified_cases":["c"],"summary":"s"}}`))
 	root, err := os.OpenRoot(f.TempDir())
 	if err != nil {
 		f.Fatal(err)

@@ -57,11 +57,13 @@ type Record struct {
 // as a claim (never as proof): low confidence raises rubric thresholds, known risks need handling,
 // possible stubs are checked against the stub patterns.
 type SelfCheck struct {
-	Confidence    int            `json:"confidence"`
-	KnownRisks    []string       `json:"known_risks"`
-	UntestedPaths []string       `json:"untested_paths"`
-	Summary       string         `json:"summary"`
-	PossibleStubs []StubLocation `json:"possible_stubs,omitempty"`
+	Confidence    int      `json:"confidence"`
+	KnownRisks    []string `json:"known_risks"`
+	UntestedPaths []string `json:"untested_paths"`
+	// UnverifiedCases is geas v1.4.0's name for untested_paths.
+	UnverifiedCases []string       `json:"unverified_cases,omitempty"`
+	Summary         string         `json:"summary"`
+	PossibleStubs   []StubLocation `json:"possible_stubs,omitempty"`
 }
 
 // StubLocation is a place the implementer says may hold a stub. Line is 0 when only the file is
@@ -503,6 +505,7 @@ func (s *SelfCheck) UnmarshalJSON(data []byte) error {
 		field(f, "confidence", &v.Confidence),
 		field(f, "known_risks", &v.KnownRisks),
 		field(f, "untested_paths", &v.UntestedPaths),
+		field(f, "unverified_cases", &v.UnverifiedCases),
 		field(f, "summary", &v.Summary),
 		field(f, "possible_stubs", &v.PossibleStubs),
 	); err != nil {

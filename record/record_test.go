@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -503,4 +505,40 @@ func TestSeedRecords(t *testing.T) {
 		require.True(t, ok)
 		assert.Equal(t, []StubLocation{{"a/b.go", 12}, {"c.py", 0}, {"d:e.rs", 3}, {"f.ts", 0}}, sc.PossibleStubs)
 	})
+}
+
+// TestAGeasV14RecordGetsNoEnvelopeItHasNot: a record in geas v1.4.0's shape (no version, no
+// created_at: its schema has none, and its CLI refuses to add a section to a record with a root key
+// the schema lacks) gets no updated_at from the gate's writes; one the geas v1.4.0 CLI stamped
+// (created_at and updated_at) has its updated_at refreshed, as that CLI does on each write; and a
+// geas v1.0 record gets updated_at as before.
+func TestAGeasV14RecordGetsNoEnvelopeItHasNot(t *testing.T) {
+	const v14 = `{"task_id":"t1","implementation_contract":{"planned_actions":["a"],"non_goals":[],"status":"approved"}}`
+	r, err := Parse("record.json", []byte(v14))
+	require.NoError(t, err)
+	sc := `{"confidence":4,"known_risks":[],"unverified_cases":["c"],"summary":"works"}`
+	require.NoError(t, r.SetSection("self_check", json.RawMessage(sc), testNow))
+	require.NoError(t, r.SetGateResult(json.RawMessage(`{"verdict":"pass"}`), testNow))
+	b, err := r.Bytes()
+	require.NoError(t, err)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(b, &doc))
+	assert.Equal(t, []string{"gate_result", "implementation_contract", "self_check", "task_id"}, slices.Sorted(maps.Keys(doc)))
+	got, ok := r.SelfCheck()
+	require.True(t, ok)
+	assert.Equal(t, []string{"c"}, got.UnverifiedCases)
+
+	stamped := `{"task_id":"t1","updated_at":"2026-04-01T00:00:00Z","created_at":"2026-04-01T00:00:00Z"}`
+	r, err = Parse("record.json", []byte(stamped))
+	require.NoError(t, err)
+	require.NoError(t, r.SetSection("self_check", json.RawMessage(sc), testNow))
+	up, ok := r.Section("updated_at")
+	require.True(t, ok)
+	assert.JSONEq(t, `"`+Timestamp(testNow)+`"`, string(up))
+
+	r, err = Parse("record.json", []byte(`{"version":"1.0","task_id":"t1"}`))
+	require.NoError(t, err)
+	require.NoError(t, r.SetSection("self_check", json.RawMessage(sc), testNow))
+	_, ok = r.Section("updated_at")
+	assert.True(t, ok, "a geas v1.0 record gets updated_at")
 }

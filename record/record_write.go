@@ -153,11 +153,17 @@ func (r *Record) update(now time.Time, sets ...jsonobj.Member) error {
 }
 
 // setUpdatedAt replaces updated_at in place, or inserts it after the last envelope key, where geas
-// keeps it.
+// keeps it. A record that carries neither version nor created_at (geas v1.4.0's shape, as its own
+// examples are) gets none: geas v1.4.0's record schema has no place for them and its CLI refuses
+// to add a section to a record with a root key its schema lacks, so the gate adds nothing there.
+// Where the record has them, the gate refreshes updated_at on every write, as that CLI does.
 func setUpdatedAt(members []jsonobj.Member, now time.Time) []jsonobj.Member {
 	value := jsonobj.String(Timestamp(now))
 	if i := slices.IndexFunc(members, func(m jsonobj.Member) bool { return m.Key == "updated_at" }); i >= 0 {
 		members[i].Value = value
+		return members
+	}
+	if !slices.ContainsFunc(members, func(m jsonobj.Member) bool { return m.Key == "version" || m.Key == "created_at" }) {
 		return members
 	}
 	at := 0

@@ -27,6 +27,23 @@ var fixtures = []struct {
 	// task-contract
 	{Contract, "valid-minimal.json", nil},
 	{Contract, "valid-extensions.json", nil},
+	// geas v1.4.0's own examples, unchanged: routing by slots (and types), no envelope.
+	{Contract, "geas-v1.4-software.json", nil},
+	{Contract, "geas-v1.4-content.json", nil},
+	{Contract, "geas-v1.4-research.json", nil},
+	// A contract that names no slot is geas v1.0's, whose envelope and agent types are required.
+	{Contract, "invalid-v1-without-envelope.json", []string{
+		`/artifact_id: required field "artifact_id" is missing`,
+		`/artifact_type: required field "artifact_type" is missing`,
+		`/producer_type: required field "producer_type" is missing`,
+		`/version: required field "version" is missing`,
+	}},
+	{Contract, "invalid-v1.4-one-slot.json", []string{`/routing/required_reviewer_slots: required field "required_reviewer_slots" is missing`}},
+	{Contract, "invalid-slot.json", []string{
+		`/routing/primary_worker_slot: value must be one of "implementer", "quality", "risk", "operations", "communication", found "builder"`,
+		`/routing/required_reviewer_slots/1: value must be one of`,
+	}},
+	{Contract, "invalid-v1.4-type-name.json", []string{`/routing/primary_worker_type: "Software Engineer" does not match the pattern`}},
 	{Contract, "task-contract.example.json", []string{
 		`/scope/paths: unknown field "paths"`,
 		`/scope/surfaces: required field "surfaces" is missing`,
@@ -79,6 +96,13 @@ var fixtures = []struct {
 	// record
 	{Record, "valid-minimal.json", nil},
 	{Record, "valid-extensions.json", nil},
+	{Record, "geas-v1.4-software.json", nil},
+	{Record, "geas-v1.4-content.json", nil},
+	{Record, "geas-v1.4-research.json", nil},
+	{Record, "invalid-self-check-without-cases.json", []string{
+		`/self_check/untested_paths: required field "untested_paths" is missing`,
+		`/self_check/unverified_cases: required field "unverified_cases" is missing`,
+	}},
 	{Record, "record.example.json", nil},
 	// geas v1.0's root (SPEC §3): integration and the gate history live in integration.json and
 	// gate-history.jsonl, whose contents record.ParseIntegration and the history reader check; a
@@ -127,6 +151,13 @@ var fixtures = []struct {
 	// evidence
 	{Evidence, "valid-minimal.json", nil},
 	{Evidence, "valid-extensions.json", nil},
+	{Evidence, "geas-v1.4-software.json", nil},
+	{Evidence, "geas-v1.4-content.json", nil},
+	{Evidence, "geas-v1.4-research.json", nil},
+	// geas v1.4.0 dropped v1.0's role conditions; only the verdict of a review stays required.
+	{Evidence, "valid-reviewer-without-concerns.json", nil},
+	{Evidence, "valid-tester-without-results.json", nil},
+	{Evidence, "invalid-reviewer-without-verdict.json", []string{`/verdict: required field "verdict" is missing`}},
 	{Evidence, "evidence.example.json", nil},
 	{Evidence, "invalid-rubric-score.json", []string{`/rubric_scores/0/score: must be <= 5 but found 7`}},
 	{Evidence, "invalid-risk-handling.json", []string{
@@ -140,8 +171,6 @@ var fixtures = []struct {
 		`/judgments/0/score: must be >= 1 but found 0`,
 	}},
 	{Evidence, "invalid-metrics.json", []string{`/metrics/coverage: expected number, but got string`}},
-	{Evidence, "invalid-reviewer-without-concerns.json", []string{`/concerns: required field "concerns" is missing`}},
-	{Evidence, "invalid-tester-without-results.json", []string{`/criteria_results: required field "criteria_results" is missing`}},
 	{Evidence, "invalid-role.json", []string{`/role: value must be one of "implementer", "reviewer", "tester", "authority", found "builder"`}},
 	{Evidence, "invalid-missing-role.json", []string{
 		`/role: required field "role" is missing`,
@@ -157,13 +186,13 @@ var fixtures = []struct {
 	// debt-register
 	{DebtRegister, "valid-minimal.json", nil},
 	{DebtRegister, "valid-full.json", nil},
+	{DebtRegister, "geas-v1.4.example.json", nil},
 	{DebtRegister, "invalid-item.json", []string{
 		`/items/0/due: unknown field "due"`,
 		`/items/0/severity: value must be one of "low", "normal", "high", "critical", found "medium"`,
 	}},
 	{DebtRegister, "invalid-envelope.json", []string{
 		`/artifact_type: value must be "debt_register", found "debt"`,
-		`/producer_type: value must be one of "design-authority", "product-authority", found "software-engineer"`,
 		`/scope: value must be one of "task", "phase", "mission", found "global"`,
 	}},
 	{DebtRegister, "invalid-rollup.json", []string{
@@ -291,7 +320,7 @@ func TestEveryFixtureIsInTheTable(t *testing.T) {
 		rel, err := filepath.Rel(fixtureDir, p)
 		require.NoError(t, err)
 		rel = filepath.ToSlash(rel)
-		if strings.HasPrefix(rel, "geas-v1/") {
+		if strings.HasPrefix(rel, "geas-v1/") || strings.HasPrefix(rel, "geas-v1.4/") {
 			return nil
 		}
 		assert.True(t, listed[rel], "fixture %s has no row in the fixtures table", rel)
@@ -597,26 +626,65 @@ func TestKindForFile(t *testing.T) {
 	}
 }
 
-// TestSchemasKeepEveryGeasField compares each embedded schema that extends a geas v1.0 schema with
-// the original: every property geas defines is still defined, every object geas closes is still
-// closed, and every required list is unchanged apart from the documented relaxations.
+// TestSchemasKeepEveryGeasField compares each embedded schema that extends a geas schema with the
+// originals of geas v1.0 and of geas v1.4.0: every property either defines is still defined, every
+// object either closes is still closed, and every required list is unchanged apart from the
+// documented relaxations (which are what the union of the two versions needs: a field one version
+// requires and the other does not).
 func TestSchemasKeepEveryGeasField(t *testing.T) {
-	relaxed := map[string][]string{
-		"record/properties/implementation_contract": {"non_goals"},
-		"record/properties/closure":                 {"open_risks", "debt_items"},
+	relaxed := map[string]map[string][]string{
+		"geas-v1": {
+			"record/properties/implementation_contract":          {"non_goals"},
+			"record/properties/closure":                          {"open_risks", "debt_items"},
+			"record/properties/closure/properties/reviews/items": {"reviewer_type", "status"},
+			"record/properties/self_check":                       {"untested_paths"},
+			"record":                                             {"version"},
+			"evidence":                                           {"version"},
+			"debt-register":                                      {"version", "artifact_type", "artifact_id", "producer_type"},
+			"task-contract":                                      {"version", "artifact_type", "artifact_id", "producer_type"}, // required by shape, below
+			"task-contract/properties/routing":                   {"primary_worker_type", "required_reviewer_types"},
+		},
+		"geas-v1.4": {
+			"record/properties/implementation_contract": {"non_goals"},
+			"record/properties/closure":                 {"open_risks", "debt_items"},
+			"record/properties/self_check":              {"unverified_cases"},
+			"task-contract/properties/routing":          {"primary_worker_slot", "required_reviewer_slots"}, // required by shape, below
+		},
 	}
-	for _, k := range []Kind{Contract, Record, Evidence, DebtRegister} {
-		t.Run(string(k), func(t *testing.T) {
-			b, err := os.ReadFile(filepath.Join(fixtureDir, "geas-v1", string(k)+".schema.json"))
-			require.NoError(t, err)
-			var geas, ours map[string]any
-			require.NoError(t, json.Unmarshal(b, &geas))
-			src, err := Source(k)
-			require.NoError(t, err)
-			require.NoError(t, json.Unmarshal(src, &ours))
-			compareSchemas(t, string(k), geas, ours, ours, relaxed)
-		})
+	for _, dir := range []string{"geas-v1", "geas-v1.4"} {
+		for _, k := range []Kind{Contract, Record, Evidence, DebtRegister} {
+			t.Run(dir+"/"+string(k), func(t *testing.T) {
+				b, err := os.ReadFile(filepath.Join(fixtureDir, dir, string(k)+".schema.json"))
+				require.NoError(t, err)
+				var geas, ours map[string]any
+				require.NoError(t, json.Unmarshal(b, &geas))
+				src, err := Source(k)
+				require.NoError(t, err)
+				require.NoError(t, json.Unmarshal(src, &ours))
+				compareSchemas(t, string(k), geas, ours, ours, relaxed[dir])
+			})
+		}
 	}
+}
+
+// TestAContractIsReadByItsShape: the contract fields each version requires and the other does not
+// are required by shape, so that a contract of either version misses none of its own: one that
+// names a slot needs both slots, any other needs geas v1.0's envelope and both agent types.
+func TestAContractIsReadByItsShape(t *testing.T) {
+	v14 := withField(t, Contract, "geas-v1.4-software.json", "routing", map[string]any{"primary_worker_slot": "implementer", "required_reviewer_slots": []any{"quality"}})
+	require.NoError(t, Validate(Contract, "c.json", v14), "slots without types and without the envelope")
+	v10 := withField(t, Contract, "valid-minimal.json", "routing", map[string]any{"primary_worker_type": "software-engineer", "required_reviewer_types": []any{"qa-engineer"}})
+	require.NoError(t, Validate(Contract, "c.json", v10), "types with the envelope")
+	// The v1.0 shape keeps v1.0's closed list of agent types; the v1.4.0 shape takes any name.
+	err := Validate(Contract, "c.json", withField(t, Contract, "valid-minimal.json", "routing", map[string]any{"primary_worker_type": "data-engineer", "required_reviewer_types": []any{"qa-engineer"}}))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "/routing/primary_worker_type: value must be one of")
+	require.NoError(t, Validate(Contract, "c.json", withField(t, Contract, "geas-v1.4-software.json", "routing", map[string]any{
+		"primary_worker_slot": "implementer", "required_reviewer_slots": []any{"quality"}, "primary_worker_type": "data-engineer"})))
+	// Types alone without the envelope are neither version.
+	err = Validate(Contract, "c.json", withField(t, Contract, "geas-v1.4-software.json", "routing", map[string]any{"primary_worker_type": "software-engineer", "required_reviewer_types": []any{"qa-engineer"}}))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `/version: required field "version" is missing`)
 }
 
 func compareSchemas(t *testing.T, at string, geas, ours, root map[string]any, relaxed map[string][]string) {

@@ -17,7 +17,8 @@ func (pass *Pass) agentType(e *evidence.Evidence) string {
 }
 
 // isBuilder reports evidence written by the implementer: role implementer, or an agent of the
-// contract's primary worker type. Such evidence never satisfies a check on its own (SPEC §2.1).
+// contract's primary worker type (for a contract that names only geas v1.4.0's worker slot, an
+// agent of any type that fills the slot in geas's profiles: contract.Routing.WorkerFromSlot). Such evidence never satisfies a check on its own (SPEC §2.1).
 // Agent names are compared after trimming and case folding: "Software-Engineer" and
 // " software-engineer-2" are the primary worker software-engineer as much as the exact name is.
 func (pass *Pass) isBuilder(e *evidence.Evidence) bool {
@@ -34,7 +35,16 @@ func isBuilderOf(c *contract.Contract, known []string, agent string, role vocab.
 		return false
 	}
 	a := foldID(agent)
-	return a == pw || strings.HasPrefix(a, pw+"-") || evidence.AgentType(agent, known) == c.Routing.PrimaryWorkerType
+	if a == pw || strings.HasPrefix(a, pw+"-") || evidence.AgentType(agent, known) == c.Routing.PrimaryWorkerType {
+		return true
+	}
+	if c.Routing.WorkerFromSlot {
+		// "research-analyst" builds for the slot "implementer": the contract does not say which
+		// of the slot's types builds, so none of them reviews.
+		typ := evidence.AgentType(a, evidence.KnownTypes(known...))
+		return typ != "" && contract.ProfileSlots[typ] == c.Routing.PrimaryWorkerSlot
+	}
+	return false
 }
 
 // foldID is an identifier as compared for identity: fullwidth letters read as ASCII, invisible

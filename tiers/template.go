@@ -32,12 +32,13 @@ func EvidenceRole(c *contract.Contract, agent string) vocab.Role {
 }
 
 // dimensionEvaluators are the agent types whose scores count for dim: the contract's, else the
-// policy's (none: any independent evaluator).
-func dimensionEvaluators(dim contract.Dimension, p *policy.Policy) []string {
+// policy's (none: any independent evaluator), with the slots they fill when the contract routes
+// its reviewers by geas v1.4.0 slots alone (contract.Routing.WithSlots).
+func dimensionEvaluators(c *contract.Contract, dim contract.Dimension, p *policy.Policy) []string {
 	if len(dim.Evaluators) > 0 {
 		return dim.Evaluators
 	}
-	return p.Evaluators[dim.Name]
+	return c.Routing.WithSlots(p.Evaluators[dim.Name])
 }
 
 // ScoredDimensions are the dimensions of c whose scores by agent, writing in role, the gate counts
@@ -51,7 +52,7 @@ func ScoredDimensions(c *contract.Contract, p policy.Policy, agent string, role 
 	typ := evidence.AgentType(agent, known)
 	var out []contract.Dimension
 	for _, dim := range c.Rubric.Dimensions {
-		if ev := dimensionEvaluators(dim, &p); len(ev) == 0 || slices.Contains(ev, typ) {
+		if ev := dimensionEvaluators(c, dim, &p); len(ev) == 0 || slices.Contains(ev, typ) {
 			out = append(out, dim)
 		}
 	}

@@ -9,7 +9,10 @@ import (
 
 // staleEvidence checks that no evidence file that carries a commit names a commit other than the
 // head (SPEC §5.1, stale_evidence): a review of an older commit says nothing about the head. It runs
-// after baseline, which resolves the head.
+// after baseline, which resolves the head. The commit is geas v1.0's commit or geas v1.4.0's
+// revision_ref, whichever the file carries, and both when it carries both (evidence.Revisions):
+// each is judged by the same rule, so a file cannot name the head in one and an older commit in
+// the other.
 //
 // The comparison: a full SHA (either case) must equal the head. An abbreviated SHA (4 to 39 hex
 // digits) counts as the head only if the head starts with it and it is unambiguous in the
@@ -21,7 +24,7 @@ func staleEvidence(pass *Pass) (out []Check) {
 	const text = "no evidence file that carries a commit names a commit other than the head"
 	var carrying []string
 	for _, e := range pass.in.Evidence {
-		if strings.TrimSpace(e.Commit) != "" {
+		if len(e.Revisions()) > 0 {
 			carrying = append(carrying, e.Name)
 		}
 	}
@@ -35,15 +38,26 @@ func staleEvidence(pass *Pass) (out []Check) {
 	}
 	var fresh []string
 	for _, e := range pass.in.Evidence {
-		c := strings.TrimSpace(e.Commit)
-		if c == "" {
+		revs := e.Revisions()
+		if len(revs) == 0 {
 			continue
 		}
-		if why := notTheHead(pass, c); why != "" {
-			add(failCheck(0, "stale:"+e.Name, text, fmt.Sprintf("%s (agent %s) carries commit %q, %s; the head is %s", e.Name, e.Agent, e.Commit, why, pass.head), StatusBlock, vocab.CauseStaleEvidence))
-			continue
+		stale := false
+		for _, r := range revs {
+			why := notTheHead(pass, strings.TrimSpace(r.Ref))
+			if why == "" {
+				continue
+			}
+			stale = true
+			name := "stale:" + e.Name
+			if r.Field != "commit" {
+				name += "#" + r.Field
+			}
+			add(failCheck(0, name, text, fmt.Sprintf("%s (agent %s) carries %s %q, %s; the head is %s", e.Name, e.Agent, r.Field, r.Ref, why, pass.head), StatusBlock, vocab.CauseStaleEvidence))
 		}
-		fresh = append(fresh, e.Name)
+		if !stale {
+			fresh = append(fresh, e.Name)
+		}
 	}
 	if len(fresh) == len(carrying) {
 		add(passCheck(0, "stale_evidence", text, fmt.Sprintf("%s name the head %s", limitedList(fresh, 10), short(pass.head))))

@@ -90,7 +90,7 @@ func scoreDimension(pass *Pass, dim contract.Dimension, confidence, nStubs int) 
 		threshold = min(threshold+1, 5)
 		raised = fmt.Sprintf(" (self_check confidence %d raised it from %d)", confidence, dim.Threshold)
 	}
-	evaluators := dimensionEvaluators(dim, &pass.in.Policy)
+	evaluators := dimensionEvaluators(pass.in.Contract, dim, &pass.in.Policy)
 	who := "any independent evaluator"
 	if len(evaluators) > 0 {
 		who = strings.Join(evaluators, " or ")

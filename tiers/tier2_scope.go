@@ -15,7 +15,7 @@ import (
 )
 
 // changedFiles returns the files the task changed and how they were found: the git diff
-// base..head when the baseline resolved, else the implementer's files_changed (SPEC §5.3 Part B).
+// base..head when the baseline resolved, else the implementer's files_changed or geas v1.4.0 artifact_refs (SPEC §5.3 Part B).
 // Only the project's own bookkeeping (bookkeeping) is left out of scope questions. The files are
 // relative to the project root; outside names those that are not inside it (shown as the path
 // from the project root, "../other/b.txt"), which no surface covers.
@@ -32,7 +32,7 @@ func changedFiles(pass *Pass) ([]string, map[string]bool, string, error) {
 	} else {
 		for _, e := range pass.in.Evidence {
 			if pass.isBuilder(e) {
-				for _, f := range e.FilesChanged {
+				for _, f := range e.Declared() {
 					files = append(files, path.Clean(f)) // "./README.md" is README.md, as git would list it
 				}
 			}
@@ -165,7 +165,7 @@ func partB(pass *Pass) (out []Check) {
 		for _, e := range pass.in.Evidence {
 			if pass.isBuilder(e) {
 				any = true
-				for _, f := range e.FilesChanged {
+				for _, f := range e.Declared() {
 					declared[path.Clean(f)] = true
 				}
 			}
