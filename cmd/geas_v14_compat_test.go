@@ -2,11 +2,9 @@ package cmd
 
 import (
 	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,15 +18,22 @@ import (
 )
 
 // geasV14CLISHA256 is the SHA-256 of plugin/bin/geas at geas's tag v1.4.0 (the geas CLI of that
-// release, one bundled Node.js file), as testdata/geas-v1.4/cli/geas-v1.4.0.cjs.gz holds it.
+// release, one bundled Node.js file).
 const geasV14CLISHA256 = "a98cd01c97463f6ee40d2da4129922aa1b0b75f18425c6edc22c817acda8b056"
 
 // geasV14CLI returns a command line that runs the geas CLI of tag v1.4.0 under node, or skips
-// the test, saying why, where node (>= 18, which that CLI needs) is not installed. The CLI is
-// not on the npm registry (its package is private); the release's bundle is kept in testdata, so
-// the round trip needs no network.
+// the test, saying why. The CLI is not on the npm registry (its package, @geas/cli, is private)
+// and this repository does not redistribute it, so the round trip runs where $GEAS_V14_CLI names
+// the release's bundle, checked by its SHA-256:
+//
+//	git -C GEAS_CLONE show v1.4.0:plugin/bin/geas > /tmp/geas-v1.4.0.cjs
+//	GEAS_V14_CLI=/tmp/geas-v1.4.0.cjs go test ./cmd -run TestGeasV14
 func geasV14CLI(t *testing.T) []string {
 	t.Helper()
+	p := os.Getenv("GEAS_V14_CLI")
+	if p == "" {
+		t.Skip("skipped: set GEAS_V14_CLI to geas v1.4.0's plugin/bin/geas (git show v1.4.0:plugin/bin/geas in a clone of geas); it is not on the npm registry")
+	}
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("skipped: the geas v1.4.0 CLI runs under node, and node is not installed")
@@ -37,17 +42,10 @@ func geasV14CLI(t *testing.T) []string {
 	if major, _ := strconv.Atoi(strings.TrimSpace(string(out))); err != nil || major < 18 {
 		t.Skipf("skipped: the geas v1.4.0 CLI needs node 18 or later, found %q (%v)", strings.TrimSpace(string(out)), err)
 	}
-	f, err := os.Open(filepath.Join("..", "testdata", "geas-v1.4", "cli", "geas-v1.4.0.cjs.gz"))
-	require.NoError(t, err)
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	require.NoError(t, err)
-	b, err := io.ReadAll(zr)
+	b, err := os.ReadFile(p)
 	require.NoError(t, err)
 	sum := sha256.Sum256(b)
-	require.Equal(t, geasV14CLISHA256, hex.EncodeToString(sum[:]), "the geas v1.4.0 CLI in testdata is not the release's")
-	p := filepath.Join(t.TempDir(), "geas.cjs")
-	require.NoError(t, os.WriteFile(p, b, 0o644))
+	require.Equal(t, geasV14CLISHA256, hex.EncodeToString(sum[:]), "$GEAS_V14_CLI is not geas v1.4.0's plugin/bin/geas")
 	return []string{node, p}
 }
 
