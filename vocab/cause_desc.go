@@ -38,7 +38,7 @@ var causeDescriptions = map[CauseCode]string{
 	CauseGateRunFailed:       "a run that could not complete for one task (a lock or log directory it cannot create); the other tasks go on",
 	CauseReviewRejected:      "a required reviewer requested changes (changes_requested), or a tester did not pass the work (iterate, fail)",
 	CauseReviewBlocked:       "a required reviewer answered blocked, or a tester escalate, block or error",
-	CauseStaleEvidence:       "an evidence file that carries a commit names a commit other than the head (naming the file and both commits)",
+	CauseStaleEvidence:       "an evidence file that carries a commit (or geas v1.4.0's revision_ref; each is judged when a file carries both) names a commit other than the head (naming the file, the field and both commits); only the head's full SHA in either case, or an abbreviation the repository resolves to the head alone, is the head: a branch name is stale even while it points at the head, since it moves",
 	CauseAmbiguousResult:     "a criteria_results or risk_handling entry that would bind to two criteria or risks binds to none",
 	CauseRulesChanged:        "the rules differ from the pinned rules, each changed field named with both values (a base that is not a full SHA and now resolves to another commit than at the pin included), until an authority approves",
 	CauseNoChangeSource:      "neither a base nor the implementer's files_changed says what changed",
