@@ -41,7 +41,7 @@ type attribution struct {
 // its base, and whose head is an ancestor of this head.
 type verifiedPass struct {
 	task, run, head, base string
-	// files are the paths attributed to it, in order.
+	// files are the paths attributed to it, in order, as shown: relative to the project root.
 	files []string
 }
 
@@ -130,12 +130,14 @@ func attribute(pass *Pass) *attribution {
 	pp := pass.projectPaths()
 	var paths []string
 	here := map[string]git.FileSide{}
+	shown := map[string]string{}
 	for _, c := range changes {
-		if rel, in := pp.rel(c.Path); in && isBookkeeping(rel) {
+		rel, in := pp.rel(c.Path)
+		if in && isBookkeeping(rel) {
 			continue // the orchestration's own files are nobody's work
 		}
 		paths = append(paths, c.Path)
-		here[c.Path] = c.To
+		here[c.Path], shown[c.Path] = c.To, rel
 	}
 	if len(paths) == 0 {
 		return a
@@ -172,7 +174,7 @@ func attribute(pass *Pass) *attribution {
 		}
 		if v != nil {
 			a.files[p] = v
-			v.files = append(v.files, p)
+			v.files = append(v.files, shown[p])
 		}
 	}
 	for _, v := range passes {
