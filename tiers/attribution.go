@@ -311,28 +311,52 @@ func (l *passLookup) ancestor(a, b string) (bool, error) {
 // its head holds the entry this head holds (a deletion equals a deletion). So that no verified
 // change is undone under cover of another, every other confirmed pass whose own change included
 // p and whose head holds something else there must be an ancestor of the owner's head (its
-// change is one the owner's pass already built on); otherwise nobody owns p. Of several owners,
-// the first by task id.
+// change is one the owner's pass already built on); otherwise nobody owns p. Of several owners
+// (a task based before an earlier task's pass carries that task's files in its own change), the
+// one whose head is an ancestor of all the others' heads: the pass that made the change; else the
+// first by task id. The bases are read only for a path some pass's head holds as this head does.
 func (l *passLookup) owner(p string, now git.FileSide) (*verifiedPass, error) {
-	var owners, others []*verifiedPass
+	var same, differ []*verifiedPass
 	for _, v := range l.passes {
 		atHead, err := l.at(v.head, p)
 		if err != nil {
 			return nil, err
 		}
-		atBase, err := l.at(v.base, p)
-		if err != nil {
-			return nil, err
-		}
-		if atHead == atBase {
-			continue // not its change
-		}
 		if atHead == now {
-			owners = append(owners, v)
+			same = append(same, v)
 		} else {
-			others = append(others, v)
+			differ = append(differ, v)
 		}
 	}
+	if len(same) == 0 {
+		return nil, nil
+	}
+	changed := func(vs []*verifiedPass) ([]*verifiedPass, error) {
+		var out []*verifiedPass
+		for _, v := range vs {
+			atHead, err := l.at(v.head, p)
+			if err != nil {
+				return nil, err
+			}
+			atBase, err := l.at(v.base, p)
+			if err != nil {
+				return nil, err
+			}
+			if atHead != atBase {
+				out = append(out, v)
+			}
+		}
+		return out, nil
+	}
+	owners, err := changed(same)
+	if err != nil || len(owners) == 0 {
+		return nil, err
+	}
+	others, err := changed(differ)
+	if err != nil {
+		return nil, err
+	}
+	var standing []*verifiedPass // the owners no other pass's verified change of p is undone by
 	for _, o := range owners {
 		undone := false
 		for _, v := range others {
@@ -346,10 +370,29 @@ func (l *passLookup) owner(p string, now git.FileSide) (*verifiedPass, error) {
 			}
 		}
 		if !undone {
+			standing = append(standing, o)
+		}
+	}
+	if len(standing) == 0 {
+		return nil, nil
+	}
+	for _, o := range standing {
+		first := true
+		for _, w := range standing {
+			ok, err := l.ancestor(o.head, w.head)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				first = false
+				break
+			}
+		}
+		if first {
 			return o, nil
 		}
 	}
-	return nil, nil
+	return standing[0], nil
 }
 
 // attributionWarning is the warning that names the other tasks' claimed passes the gate could not

@@ -86,6 +86,30 @@ func TestAVerifiedChangeUndoneIsNobodysWork(t *testing.T) {
 	assert.Same(t, c, ownerOf(t, f, "x.txt", merged, c))
 }
 
+func TestAFileIsAttributedToThePassThatMadeTheChange(t *testing.T) {
+	f := newFixture(t, true)
+	base := f.Git("rev-parse", "HEAD")
+	f.write("x.txt", "1\n")
+	h1 := f.commit("z")
+	f.write("y.txt", "1\n")
+	h2 := f.commit("b")
+	// Both based at base: b's own change carries z's x.txt too. x.txt is z's, y.txt b's, whatever
+	// the order of their ids.
+	z := &verifiedPass{task: "z", run: "gate-1", head: h1, base: base}
+	b := &verifiedPass{task: "b", run: "gate-1", head: h2, base: base}
+	assert.Same(t, z, ownerOf(t, f, "x.txt", h2, b, z))
+	assert.Same(t, b, ownerOf(t, f, "y.txt", h2, b, z))
+	// A verified revert of another pass's change owns the path, the pass it reverted does not
+	// undo it.
+	f.write("x.txt", "2\n")
+	h3 := f.commit("v")
+	f.write("x.txt", "1\n")
+	h4 := f.commit("r")
+	v := &verifiedPass{task: "v", run: "gate-1", head: h3, base: h2}
+	r := &verifiedPass{task: "r", run: "gate-1", head: h4, base: h3}
+	assert.Same(t, r, ownerOf(t, f, "x.txt", h4, b, z, v, r))
+}
+
 func TestOnlyAGatePassThatIsTheLatestEntryStands(t *testing.T) {
 	run := func(verdict string, causes ...vocab.CauseCode) record.HistoryEntry {
 		var cs []Cause
