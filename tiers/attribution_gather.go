@@ -1,6 +1,13 @@
 package tiers
 
 import (
+	"crypto/sha256"
+	"errors"
+	"io/fs"
+	"os"
+	"sync"
+
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
 )
@@ -18,8 +25,10 @@ type OtherTask struct {
 // evaluation judges them, attribution.go). A task directory that does not list, or a record that
 // cannot be read, is left out: it attributes nothing. The task itself is never among them.
 //
-// Under geas gate --all each run reads them again rather than sharing one read: a task that
-// passed earlier in the same --all accounts for its files in the runs after it.
+// Under geas gate --all the runs share what they parsed (Shared.others): a record whose files
+// hold the bytes an earlier run of the --all parsed is not parsed again, and one that changed (a
+// task that passed earlier in the same --all) is read anew, so its pass accounts for its files in
+// the runs after it.
 func (in *Snapshot) readOthers(p *project.Project) {
 	if p == nil || in.Geas == nil || in.Mission == "" {
 		return
@@ -33,8 +42,8 @@ func (in *Snapshot) readOthers(p *project.Project) {
 			continue
 		}
 		dir := project.TaskDir(in.Mission, id)
-		rec, err := record.Load(in.Geas, dir+"/record.json")
-		if err != nil || rec == nil || !claimsPass(rec.History()) {
+		rec := in.otherRecord(dir)
+		if rec == nil || !claimsPass(rec.History()) {
 			continue
 		}
 		in.Others = append(in.Others, OtherTask{ID: id, Dir: dir, Record: rec})
@@ -50,4 +59,85 @@ func claimsPass(hist []record.HistoryEntry) bool {
 		}
 	}
 	return false
+}
+
+// otherRecord is record.Load of the task directory dir's record (nil when it cannot be read),
+// through the runs' shared parse when the run has one.
+func (in *Snapshot) otherRecord(dir string) *record.Record {
+	if in.shared == nil {
+		rec, err := record.Load(in.Geas, dir+"/record.json")
+		if err != nil {
+			return nil
+		}
+		return rec
+	}
+	return in.shared.others.load(in.Geas, dir)
+}
+
+// sharedRecords are the records of the tasks of geas gate --all as last parsed for attribution,
+// by task directory, with the digest of the bytes of record.json and gate-history.jsonl read just
+// before the parse. A record is parsed again whenever those bytes differ from the ones digested;
+// what is handed out is a record the gate read from those files, and it is judged (its history
+// verified) by every run that uses it. Safe for concurrent use.
+type sharedRecords struct {
+	mu   sync.Mutex
+	recs map[string]sharedRecord
+}
+
+type sharedRecord struct {
+	sum [sha256.Size]byte
+	rec *record.Record
+}
+
+// load returns the record of task directory dir, parsed again only when its files changed.
+func (s *sharedRecords) load(geas *os.Root, dir string) *record.Record {
+	sum, ok := filesSum(geas, dir)
+	s.mu.Lock()
+	if c, hit := s.recs[dir]; ok && hit && c.sum == sum {
+		s.mu.Unlock()
+		return c.rec
+	}
+	s.mu.Unlock()
+	rec, err := record.Load(geas, dir+"/record.json")
+	if err != nil {
+		rec = nil
+	}
+	if ok {
+		s.mu.Lock()
+		if s.recs == nil {
+			s.recs = map[string]sharedRecord{}
+		}
+		s.recs[dir] = sharedRecord{sum: sum, rec: rec}
+		s.mu.Unlock()
+	}
+	return rec
+}
+
+// filesSum digests the bytes of dir's record.json and gate-history.jsonl (an absent file as
+// such); false when one cannot be read.
+func filesSum(geas *os.Root, dir string) ([sha256.Size]byte, bool) {
+	h := sha256.New()
+	for _, f := range []struct {
+		name  string
+		limit int64
+	}{{dir + "/record.json", record.MaxBytes}, {dir + "/" + record.HistoryFile, record.MaxHistoryBytes}} {
+		data, err := fsutil.ReadLimited(geas, f.name, f.limit)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			h.Write([]byte{0})
+		case err != nil:
+			return [sha256.Size]byte{}, false
+		default:
+			h.Write([]byte{1})
+			var n [8]byte
+			for i := range n {
+				n[i] = byte(len(data) >> (8 * i))
+			}
+			h.Write(n[:])
+			h.Write(data)
+		}
+	}
+	var out [sha256.Size]byte
+	h.Sum(out[:0])
+	return out, true
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -194,4 +195,25 @@ func TestTheAttributedPassesARunRecordsAreThoseARepeatReads(t *testing.T) {
 	// A value that is not a string is never the same attempt as one that attributes nothing.
 	e.Extra[attributedPassesKey] = json.RawMessage(`1`)
 	assert.NotEqual(t, "", attemptOf(e).attributed)
+}
+
+func TestGateAllParsesAnotherTasksRecordAgainOnlyWhenItsFilesChanged(t *testing.T) {
+	root, err := os.OpenRoot(t.TempDir())
+	require.NoError(t, err)
+	defer root.Close()
+	const dir = "missions/m/tasks/a"
+	require.NoError(t, root.MkdirAll(dir, 0o755))
+	rec := record.New("a", time.Now())
+	require.NoError(t, rec.Write(root, dir+"/record.json"))
+	var s sharedRecords
+	first := s.load(root, dir)
+	require.NotNil(t, first)
+	assert.Same(t, first, s.load(root, dir), "unchanged: the same parse")
+	_, err = rec.AppendHistory(record.HistoryEntry{Kind: record.KindGateRun, RunID: "gate-1", Verdict: "pass"}, time.Now())
+	require.NoError(t, err)
+	require.NoError(t, rec.Write(root, dir+"/record.json"))
+	again := s.load(root, dir)
+	require.NotNil(t, again)
+	assert.NotSame(t, first, again, "a history appended to: parsed again")
+	assert.Len(t, again.History(), 1)
 }
