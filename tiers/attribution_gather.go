@@ -1,6 +1,7 @@
 package tiers
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"errors"
 	"io/fs"
@@ -64,6 +65,10 @@ func claimsPass(hist []record.HistoryEntry) bool {
 // otherRecord is record.Load of the task directory dir's record (nil when it cannot be read),
 // through the runs' shared parse when the run has one.
 func (in *Snapshot) otherRecord(dir string) *record.Record {
+	sum, mayPass, ok := filesSum(in.Geas, dir)
+	if ok && !mayPass {
+		return nil // no gate pass in its history: nothing to parse
+	}
 	if in.shared == nil {
 		rec, err := record.Load(in.Geas, dir+"/record.json")
 		if err != nil {
@@ -71,7 +76,7 @@ func (in *Snapshot) otherRecord(dir string) *record.Record {
 		}
 		return rec
 	}
-	return in.shared.others.load(in.Geas, dir)
+	return in.shared.others.load(in.Geas, dir, sum, ok)
 }
 
 // sharedRecords are the records of the tasks of geas gate --all as last parsed for attribution,
@@ -89,9 +94,9 @@ type sharedRecord struct {
 	rec *record.Record
 }
 
-// load returns the record of task directory dir, parsed again only when its files changed.
-func (s *sharedRecords) load(geas *os.Root, dir string) *record.Record {
-	sum, ok := filesSum(geas, dir)
+// load returns the record of task directory dir, whose files digested to sum (filesSum; ok false:
+// they could not be read), parsed again only when its files changed.
+func (s *sharedRecords) load(geas *os.Root, dir string, sum [sha256.Size]byte, ok bool) *record.Record {
 	s.mu.Lock()
 	if c, hit := s.recs[dir]; ok && hit && c.sum == sum {
 		s.mu.Unlock()
@@ -113,9 +118,15 @@ func (s *sharedRecords) load(geas *os.Root, dir string) *record.Record {
 	return rec
 }
 
+// passWritten is how the gate writes a passing verdict in a history line.
+var passWritten = []byte(`"verdict":"pass"`)
+
 // filesSum digests the bytes of dir's record.json and gate-history.jsonl (an absent file as
-// such); false when one cannot be read.
-func filesSum(geas *os.Root, dir string) ([sha256.Size]byte, bool) {
+// such), and says whether the history may hold a gate pass: it is absent (an earlier layout kept
+// the history in record.json) or holds a verdict pass as the gate writes it (a history written
+// otherwise is no gate's, and attributes nothing); ok is false when a file cannot be read.
+func filesSum(geas *os.Root, dir string) (sum [sha256.Size]byte, mayPass, ok bool) {
+	mayPass = true
 	h := sha256.New()
 	for _, f := range []struct {
 		name  string
@@ -126,8 +137,11 @@ func filesSum(geas *os.Root, dir string) ([sha256.Size]byte, bool) {
 		case errors.Is(err, fs.ErrNotExist):
 			h.Write([]byte{0})
 		case err != nil:
-			return [sha256.Size]byte{}, false
+			return [sha256.Size]byte{}, true, false
 		default:
+			if f.name != dir+"/record.json" {
+				mayPass = bytes.Contains(data, passWritten)
+			}
 			h.Write([]byte{1})
 			var n [8]byte
 			for i := range n {
@@ -137,7 +151,6 @@ func filesSum(geas *os.Root, dir string) ([sha256.Size]byte, bool) {
 			h.Write(data)
 		}
 	}
-	var out [sha256.Size]byte
-	h.Sum(out[:0])
-	return out, true
+	h.Sum(sum[:0])
+	return sum, mayPass, true
 }

@@ -206,13 +206,18 @@ func TestGateAllParsesAnotherTasksRecordAgainOnlyWhenItsFilesChanged(t *testing.
 	rec := record.New("a", time.Now())
 	require.NoError(t, rec.Write(root, dir+"/record.json"))
 	var s sharedRecords
-	first := s.load(root, dir)
+	load := func() *record.Record {
+		sum, _, ok := filesSum(root, dir)
+		require.True(t, ok)
+		return s.load(root, dir, sum, ok)
+	}
+	first := load()
 	require.NotNil(t, first)
-	assert.Same(t, first, s.load(root, dir), "unchanged: the same parse")
+	assert.Same(t, first, load(), "unchanged: the same parse")
 	_, err = rec.AppendHistory(record.HistoryEntry{Kind: record.KindGateRun, RunID: "gate-1", Verdict: "pass"}, time.Now())
 	require.NoError(t, err)
 	require.NoError(t, rec.Write(root, dir+"/record.json"))
-	again := s.load(root, dir)
+	again := load()
 	require.NotNil(t, again)
 	assert.NotSame(t, first, again, "a history appended to: parsed again")
 	assert.Len(t, again.History(), 1)
