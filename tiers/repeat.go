@@ -84,10 +84,13 @@ const checkSameAttempt = "same_attempt"
 // did not fold to fail. It runs nothing, and the run records nothing (RepeatOf).
 func repeatResult(pass *Pass, ev *evaluation, profile vocab.Profile, last record.HistoryEntry, causes []Cause) (*Result, bool) {
 	why := fmt.Sprintf("same attempt as %s: nothing changed since; nothing run, no retry spent", last.RunID)
+	same := fmt.Sprintf("head %s, inputs_sha256 %s and rules_sha256 %s", short(pass.head), short(last.InputsSHA256), short(last.RulesSHA256))
+	if a := attributedPassesOf(last); a != "" {
+		same = fmt.Sprintf("head %s, inputs_sha256 %s, rules_sha256 %s and the passes of other tasks attributed (%s)", short(pass.head), short(last.InputsSHA256), short(last.RulesSHA256), short(a))
+	}
 	ev.checks = append(ev.checks, failCheck(1, checkSameAttempt,
-		"the head, the inputs and the rules differ from those of the latest recorded run",
-		fmt.Sprintf("head %s, inputs_sha256 %s and rules_sha256 %s are those of %s, whose verdict was fail: %s",
-			short(pass.head), short(last.InputsSHA256), short(last.RulesSHA256), last.RunID, why),
+		"the head, the inputs and the rules (and the other tasks' passes attributed) differ from those of the latest recorded run",
+		fmt.Sprintf("%s are those of %s, whose verdict was fail: %s", same, last.RunID, why),
 		StatusFail, causes[0].Code))
 	res := result(pass, ev, profile, map[int]string{2: "not run: " + why})
 	if res.Verdict != vocab.VerdictFail {
