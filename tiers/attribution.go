@@ -17,8 +17,14 @@ import (
 // nothing ("").
 const attributedPassesKey = "attributed_passes"
 
-// maxAttributionNotes bounds how many refused passes and attributed files are named one by one.
-const maxAttributionNotes = 5
+// maxAttributionNotes bounds how many refused passes and attributed files are named one by one;
+// maxAttributionText bounds what one refusal quotes, and maxRunIDText a run id (both are what
+// other tasks' files say, which agents can write).
+const (
+	maxAttributionNotes = 5
+	maxAttributionText  = 400
+	maxRunIDText        = 40
+)
 
 // attribution is what the other tasks' verified passes account for in this task's change
 // base..head (SPEC §5.3 B): a changed file whose entry at this head equals its entry at the
@@ -63,7 +69,7 @@ func (a *attribution) note() string {
 	}
 	var parts []string
 	for _, v := range a.used {
-		parts = append(parts, fmt.Sprintf("%s %s at %s (%s)", v.task, v.run, short(v.head), joinLimited(v.files, maxAttributionNotes)))
+		parts = append(parts, fmt.Sprintf("%s %s at %s (%s)", v.task, truncate(v.run, maxRunIDText), short(v.head), joinLimited(v.files, maxAttributionNotes)))
 	}
 	return fmt.Sprintf("%s attributed to other tasks' verified passes and left out: %s",
 		counted(len(a.files), "changed file", "changed files"), joinLimited(parts, maxAttributionNotes))
@@ -156,7 +162,7 @@ func attribute(pass *Pass) *attribution {
 		v, why := confirmPass(pass, o, key, idx)
 		switch {
 		case why != "":
-			a.refused = append(a.refused, fmt.Sprintf("%s: %s", o.ID, why))
+			a.refused = append(a.refused, fmt.Sprintf("%s: %s", o.ID, cutText(why, maxAttributionText)))
 		case v != nil:
 			passes = append(passes, v)
 		}

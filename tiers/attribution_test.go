@@ -222,3 +222,10 @@ func TestGateAllParsesAnotherTasksRecordAgainOnlyWhenItsFilesChanged(t *testing.
 	assert.NotSame(t, first, again, "a history appended to: parsed again")
 	assert.Len(t, again.History(), 1)
 }
+
+func TestWhatOtherTasksWroteIsQuotedBounded(t *testing.T) {
+	v := &verifiedPass{task: "a", run: strings.Repeat("r", 1<<20), head: strings.Repeat("ab", 20), files: []string{"x.txt"}}
+	a := &attribution{files: map[string]*verifiedPass{"x.txt": v}, used: []*verifiedPass{v}}
+	assert.Less(t, len(a.note()), 300)
+	assert.Contains(t, a.note(), "1 changed file attributed to other tasks' verified passes and left out: a rrrr")
+}
