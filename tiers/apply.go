@@ -206,6 +206,12 @@ func historyEntry(res *Result) record.HistoryEntry {
 		tally, _ := json.Marshal(res.claimTally)
 		e.Extra = map[string]json.RawMessage{record.ClaimsContradictedKey: tally}
 	}
+	if res.attributed != "" { // SPEC §5.3 B: the passes it attributed files to, which attemptOf compares
+		if e.Extra == nil {
+			e.Extra = map[string]json.RawMessage{}
+		}
+		e.Extra[attributedPassesKey], _ = json.Marshal(res.attributed)
+	}
 	return e
 }
 

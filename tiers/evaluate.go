@@ -50,6 +50,9 @@ type Pass struct {
 	// added is the one pass over the lines base..head adds, made by test integrity and reused by
 	// the stub scan (tier2_stubscan.go); nil until then.
 	added *addedScan
+	// attrib is what other tasks' verified passes account for in base..head (attribution.go),
+	// made on first use; nil until then.
+	attrib *attribution
 
 	// scratch makes the checkouts of their own that the held-out checks and the base run run
 	// code in: the run's to write (makeScratch), handed to those checks.

@@ -44,5 +44,6 @@ func GatherLoaded(p *project.Project, mission, task, taskDir string, k Loaded) *
 		in.Events = k.Shared.Events
 	}
 	in.Rules, in.RulesSHA256, in.RulesErr = rulesOf(in)
+	in.readOthers(p)
 	return in
 }

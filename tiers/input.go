@@ -82,6 +82,11 @@ type Snapshot struct {
 	RulesSHA256 string
 	RulesErr    error
 
+	// Others are the mission's other tasks whose histories record a gate pass, read once for
+	// attribution (SPEC §5.3 B, attribution_gather.go); not inputs of the run's inputs_sha256: the
+	// passes they attribute are compared on their own (attempt.attributed).
+	Others []OtherTask
+
 	// Files is the snapshot of every input: path relative to the project root → sha256 of what
 	// was read (SPEC §7.4). It is taken as the inputs are read, before tier 1.
 	Files map[string]string
@@ -128,6 +133,7 @@ func debtRegisterPath(mission string) string {
 func Gather(p *project.Project, mission, task, taskDir string) *Snapshot {
 	in := gather(p, mission, task, taskDir)
 	in.Rules, in.RulesSHA256, in.RulesErr = rulesOf(in)
+	in.readOthers(p)
 	return in
 }
 

@@ -370,6 +370,11 @@ func (ig *integrity) modified() Check {
 	if err != nil {
 		return gitFailCheck(1, "tests_modified", testsModifiedText, fmt.Sprintf("cannot diff %s..%s: %v", short(pass.base), short(pass.head), err), err, StatusError, vocab.CauseDetectorError)
 	}
+	// Another task's verified work (SPEC §5.3 B) is not this task's change of a protected check.
+	attributed := pass.attribution()
+	if len(attributed.files) > 0 {
+		changes = slices.DeleteFunc(changes, func(c git.FileChange) bool { return attributed.attributed(c.Path) })
+	}
 	byPath := map[string]git.FileChange{}
 	var findings []finding
 	ig.addedByID = map[string][]addedFile{}
@@ -425,6 +430,9 @@ func (ig *integrity) modified() Check {
 		locs = append(locs, Location{Path: f.file})
 	}
 	base := fmt.Sprintf("%d protected named by the eval commands; table of %d globs", len(ig.named), len(ig.globs))
+	if n := attributed.note(); n != "" {
+		base += "; " + n
+	}
 	if len(bad) > 0 {
 		ev := fmt.Sprintf("%d protected %s changed in %s..%s: %s", len(bad), pluralChecks(len(bad)), short(pass.base), short(pass.head), joinLimited(bad, maxIntegrityFindings))
 		if len(ok) > 0 {

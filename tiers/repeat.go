@@ -13,9 +13,9 @@ import (
 // tasks' passes it may attribute files to (SPEC §5.3 B).
 type attempt struct {
 	head, inputs, rules string
-	// attributed digests the other tasks' verified passes this run may attribute files to. The
-	// gate attributes nothing yet, so it is "" on both sides of every comparison; the change that
-	// adds attribution fills it here (attributedPasses) and records it in the run's entry.
+	// attributed digests the other tasks' verified passes the run attributes files to
+	// (attributedPasses, attribution.go), recorded in the run's entry; "" when none, as an entry
+	// recorded without it reads.
 	attributed string
 }
 
@@ -26,12 +26,8 @@ func attemptNow(pass *Pass) attempt {
 
 // attemptOf is the attempt a recorded gate run judged.
 func attemptOf(e record.HistoryEntry) attempt {
-	return attempt{head: e.Head, inputs: e.InputsSHA256, rules: e.RulesSHA256, attributed: ""}
+	return attempt{head: e.Head, inputs: e.InputsSHA256, rules: e.RulesSHA256, attributed: attributedPassesOf(e)}
 }
-
-// attributedPasses digests the other tasks' passes the run may attribute files to (SPEC §5.3 B):
-// "" while the gate attributes nothing.
-func attributedPasses(*Pass) string { return "" }
 
 // repeatedRun returns the latest recorded gate run when the run being made is the same attempt
 // (SPEC §7.1): that run's verdict was fail, the history verified (tier 0's history check, with
@@ -88,10 +84,13 @@ const checkSameAttempt = "same_attempt"
 // did not fold to fail. It runs nothing, and the run records nothing (RepeatOf).
 func repeatResult(pass *Pass, ev *evaluation, profile vocab.Profile, last record.HistoryEntry, causes []Cause) (*Result, bool) {
 	why := fmt.Sprintf("same attempt as %s: nothing changed since; nothing run, no retry spent", last.RunID)
+	same := fmt.Sprintf("head %s, inputs_sha256 %s and rules_sha256 %s", short(pass.head), short(last.InputsSHA256), short(last.RulesSHA256))
+	if a := attributedPassesOf(last); a != "" {
+		same = fmt.Sprintf("head %s, inputs_sha256 %s, rules_sha256 %s and the passes of other tasks attributed (%s)", short(pass.head), short(last.InputsSHA256), short(last.RulesSHA256), short(a))
+	}
 	ev.checks = append(ev.checks, failCheck(1, checkSameAttempt,
-		"the head, the inputs and the rules differ from those of the latest recorded run",
-		fmt.Sprintf("head %s, inputs_sha256 %s and rules_sha256 %s are those of %s, whose verdict was fail: %s",
-			short(pass.head), short(last.InputsSHA256), short(last.RulesSHA256), last.RunID, why),
+		"the head, the inputs and the rules (and the other tasks' passes attributed) differ from those of the latest recorded run",
+		fmt.Sprintf("%s are those of %s, whose verdict was fail: %s", same, last.RunID, why),
 		StatusFail, causes[0].Code))
 	res := result(pass, ev, profile, map[int]string{2: "not run: " + why})
 	if res.Verdict != vocab.VerdictFail {

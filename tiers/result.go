@@ -117,6 +117,9 @@ type Result struct {
 	ClaimsContradicted []Contradiction `json:"claims_contradicted,omitempty"`
 	// claimTally counts every contradicted claim per agent, for the history entry.
 	claimTally map[string]int
+	// attributed is the digest of the other tasks' passes the run attributed files to
+	// (attributedPasses), for the history entry; "" when none.
+	attributed string
 	// Escalation names the pending decision record an escalation wrote.
 	Escalation string `json:"escalation,omitempty"`
 	// Notes are things the run could not do that do not change the verdict.
@@ -180,6 +183,7 @@ func result(pass *Pass, ev *evaluation, profile vocab.Profile, stopped map[int]s
 		StartedAt:   record.Timestamp(pass.opts.Now), DryRun: pass.opts.DryRun,
 		RulesSHA256: in.RulesSHA256, AdvisoryCauses: advisoryCauses,
 		ClaimsContradicted: pass.claims.shown(), claimTally: contradictionTally(pass.claims.list),
+		attributed: attributedPasses(pass),
 	}
 	if res.Checks == nil {
 		res.Checks = []Check{}

@@ -24,6 +24,9 @@ type Shared struct {
 	mu     sync.Mutex
 	held   map[string]*fsutil.HeldFile // by name relative to .geas
 	policy *sharedPolicy               // the working tree's policy as last parsed
+
+	// others are the other tasks' records as attribution last read them (attribution_gather.go).
+	others sharedRecords
 }
 
 // NewShared returns a Shared whose event index reads the whole log on every read when exact

@@ -47,9 +47,13 @@ func changedFiles(pass *Pass) ([]string, map[string]bool, string, error) {
 	out := files[:0]
 	outside := map[string]bool{}
 	pp := pass.projectPaths()
+	attributed := pass.attribution()
 	for _, f := range files {
 		in := true
 		if pass.haveBase {
+			if attributed.attributed(f) {
+				continue // another task's verified work (SPEC §5.3 B), not this one's
+			}
 			f, in = pp.rel(f)
 		} else {
 			in = !outsideProject(f)
@@ -107,8 +111,17 @@ func partB(pass *Pass) (out []Check) {
 		out = append(out, gitFailCheck(2, "scope", text, "cannot list changed files: "+err.Error(), err, StatusError, vocab.CauseScopeViolation))
 		return
 	}
+	attributed := ""
+	if pass.haveBase {
+		if attributed = pass.attribution().note(); attributed != "" {
+			attributed = "; " + attributed
+		}
+		if w := attributionWarning(pass); w != nil {
+			defer func() { out = append(out, *w) }()
+		}
+	}
 	if len(files) == 0 {
-		out = append(out, skippedCheck(2, "scope", text, "no changed files in "+how))
+		out = append(out, skippedCheck(2, "scope", text, "no changed files in "+how+attributed))
 		return
 	}
 	// scope.shared replaces the default (or policy) table rather than adding to it (SPEC §5.3 Part B).
@@ -141,7 +154,7 @@ func partB(pass *Pass) (out []Check) {
 		}
 	}
 	if len(outside) > 0 {
-		ch := failCheck(2, "scope", text, fmt.Sprintf("%d of %d changed files are outside the surfaces: %s (from %s)", len(outside), len(files), joinLimited(outside, 20), how), StatusFail, vocab.CauseScopeViolation)
+		ch := failCheck(2, "scope", text, fmt.Sprintf("%d of %d changed files are outside the surfaces: %s (from %s)%s", len(outside), len(files), joinLimited(outside, 20), how, attributed), StatusFail, vocab.CauseScopeViolation)
 		for _, f := range outside {
 			ch.Locations = append(ch.Locations, Location{Path: f})
 		}
@@ -151,7 +164,7 @@ func partB(pass *Pass) (out []Check) {
 		if len(minor) > 0 {
 			ev = fmt.Sprintf("%d changed files are in the surfaces and %d are shared (from %s)", len(files)-len(minor), len(minor), how)
 		}
-		out = append(out, passCheck(2, "scope", text, ev))
+		out = append(out, passCheck(2, "scope", text, ev+attributed))
 	}
 	if w := submoduleWarning(pass, "scope", "compared with the surfaces"); w != nil {
 		out = append(out, *w)

@@ -2,6 +2,7 @@ package tiers
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/geas-dev/geas/internal/git"
 	"github.com/geas-dev/geas/policy"
@@ -42,6 +43,16 @@ type addedScan struct {
 // read the same lines, and the diff is most of their cost, so the run keeps the first pass
 // (pass.added) and a caller without also reuses it. A later caller with also gets its own pass.
 func scanAdded(pass *Pass, also func(git.AddedLine)) *addedScan {
+	// Another task's verified work (SPEC §5.3 B) is not scanned for this task's stubs or markers.
+	attributed := pass.attribution()
+	if also != nil && len(attributed.files) > 0 {
+		all := also
+		also = func(l git.AddedLine) {
+			if !attributed.attributed(l.Path) {
+				all(l)
+			}
+		}
+	}
 	if pass.added != nil {
 		if also != nil {
 			scan, err := pass.repo.ScanAdded(pass.base, pass.head, func(l git.AddedLine) error { also(l); return nil })
@@ -61,7 +72,7 @@ func scanAdded(pass *Pass, also func(git.AddedLine)) *addedScan {
 			var in bool
 			last = l.Path
 			rel, in = pp.rel(l.Path)
-			if skip = in && isBookkeeping(rel); !skip { // the project's own bookkeeping only
+			if skip = in && isBookkeeping(rel) || attributed.attributed(l.Path); !skip { // the project's own bookkeeping only
 				files++
 			}
 		}
@@ -78,6 +89,9 @@ func scanAdded(pass *Pass, also func(git.AddedLine)) *addedScan {
 		res.err = err
 	} else {
 		scan.Lines, scan.Files = lines, files // what was scanned for stubs: the work, not the bookkeeping
+		if len(attributed.files) > 0 {
+			scan.Binary = slices.DeleteFunc(scan.Binary, attributed.attributed)
+		}
 		res.scan = scan
 	}
 	return res

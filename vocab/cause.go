@@ -183,6 +183,15 @@ const (
 	CauseClaimContradicted CauseCode = "claim_contradicted"
 )
 
+// A warning of tier 2 part B (SPEC §5.3 B).
+const (
+	// CauseAttributionRefused: another task of the mission claims a verified pass that the gate
+	// cannot confirm (its history does not verify, its pinned rules or its event do not match the
+	// pass, or its recorded base is unknown): nothing is attributed to it, and its files stay
+	// this task's scope question.
+	CauseAttributionRefused CauseCode = "attribution_refused"
+)
+
 // Causes returns every cause code, in the order they are declared: the registry a document or a
 // test can walk to see that each code is described.
 func Causes() []CauseCode {
@@ -248,5 +257,6 @@ func Causes() []CauseCode {
 		CausePolicyNotInBase,
 		CauseStubUnreadable,
 		CauseClaimContradicted,
+		CauseAttributionRefused,
 	}
 }

@@ -67,4 +67,5 @@ var causeDescriptions = map[CauseCode]string{
 	CauseUndeclaredChange:    "a changed file is not in the implementer's files_changed",
 	CausePolicyNotInBase:     "a task with a base has a .geas/gate-policy.json its base commit does not hold (the work under review added it): the built-in defaults judge the task; commit the policy before the base to make it apply",
 	CauseStubUnreadable:      "a self_check.possible_stubs location the gate cannot read (a directory, a special file, a path out of the project, past the read budget): the builder's claim cannot be checked; a fail, never an error",
+	CauseAttributionRefused:  "another task of the mission claims a verified pass the gate cannot confirm (its history does not verify, its pinned rules or its gate_result event do not match the pass, or its recorded base is unknown): nothing is attributed to it, and its files stay this task's scope question",
 }

@@ -54,25 +54,33 @@ func (r *Repo) EntryKindAt(commit, name string) (EntryKind, error) {
 // modeAt returns the mode of the entry at name in commit's tree (filemode.Dir for the root), or 0
 // when the tree has nothing there. Each tree on the way is read (and verified) once.
 func (r *Repo) modeAt(commit, name string) (filemode.FileMode, error) {
+	mode, _, err := r.entryAt(commit, name)
+	return mode, err
+}
+
+// entryAt returns the mode and object id of the entry at name in commit's tree (filemode.Dir and
+// the root tree for ""), or 0 when the tree has nothing there. Each tree on the way is read (and
+// verified) once.
+func (r *Repo) entryAt(commit, name string) (filemode.FileMode, plumbing.Hash, error) {
 	tree, err := r.commitTree("commit", commit)
 	if err != nil {
-		return 0, err
+		return 0, plumbing.ZeroHash, err
 	}
 	if name == "" {
-		return filemode.Dir, nil
+		return filemode.Dir, tree, nil
 	}
 	parts := strings.Split(name, "/")
 	var entries []treeEntry
 	for i, part := range parts {
 		typ, data, err := r.readObject(tree)
 		if err != nil {
-			return 0, fmt.Errorf("%s at %s: read tree %s: %w", name, short12(commit), tree, err)
+			return 0, plumbing.ZeroHash, fmt.Errorf("%s at %s: read tree %s: %w", name, short12(commit), tree, err)
 		}
 		if typ != plumbing.TreeObject {
-			return 0, fmt.Errorf("%s at %s: object %s is a %s, not a tree", name, short12(commit), tree, typ)
+			return 0, plumbing.ZeroHash, fmt.Errorf("%s at %s: object %s is a %s, not a tree", name, short12(commit), tree, typ)
 		}
 		if entries, err = parseTreeEntries(tree, data, entries[:0]); err != nil {
-			return 0, fmt.Errorf("%s at %s: %w", name, short12(commit), err)
+			return 0, plumbing.ZeroHash, fmt.Errorf("%s at %s: %w", name, short12(commit), err)
 		}
 		var found *treeEntry
 		for j := range entries {
@@ -83,13 +91,13 @@ func (r *Repo) modeAt(commit, name string) (filemode.FileMode, error) {
 		}
 		switch {
 		case found == nil:
-			return 0, nil
+			return 0, plumbing.ZeroHash, nil
 		case i == len(parts)-1:
-			return found.mode, nil
+			return found.mode, found.hash, nil
 		case !found.isDir():
-			return 0, nil
+			return 0, plumbing.ZeroHash, nil
 		}
 		tree = found.hash
 	}
-	return 0, nil
+	return 0, plumbing.ZeroHash, nil
 }

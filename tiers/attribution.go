@@ -1,0 +1,428 @@
+package tiers
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/geas-dev/geas/internal/canon"
+	"github.com/geas-dev/geas/internal/git"
+	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
+)
+
+// attributedPassesKey is the key of a gate run's history entry that holds the digest of the other
+// tasks' passes the run attributed files to (attributedPasses); an entry without it attributed
+// nothing ("").
+const attributedPassesKey = "attributed_passes"
+
+// maxAttributionNotes bounds how many refused passes and attributed files are named one by one;
+// maxAttributionText bounds what one refusal quotes, and maxRunIDText a run id (both are what
+// other tasks' files say, which agents can write).
+const (
+	maxAttributionNotes = 5
+	maxAttributionText  = 400
+	maxRunIDText        = 40
+)
+
+// attribution is what the other tasks' verified passes account for in this task's change
+// base..head (SPEC §5.3 B): a changed file whose entry at this head equals its entry at the
+// verified head of another task of the mission, whose own judged change included it, is that
+// task's work. It is left out of this task's scope, stub, marker and protected-check checks.
+type attribution struct {
+	// files maps a changed path (relative to the repository's top, as the diff lists it) to the
+	// pass it is attributed to.
+	files map[string]*verifiedPass
+	// used are the passes that account for at least one file, by task id.
+	used []*verifiedPass
+	// refused says, for each task whose claimed pass could not be confirmed, why (a warning).
+	refused []string
+	// err is why the attribution could not be made at all (then nothing is attributed).
+	err error
+}
+
+// verifiedPass is another task's pass the gate confirmed: its latest gate run, a pass, in a
+// history that verifies, whose gate_result event is logged, whose pinned rules name the task and
+// its base, and whose head is an ancestor of this head.
+type verifiedPass struct {
+	task, run, head, base string
+	// files are the paths attributed to it, in order, as shown: relative to the project root.
+	files []string
+}
+
+// attributed reports whether a path of the repository (as the diff lists it) is another task's
+// work. Safe on nil.
+func (a *attribution) attributed(p string) bool {
+	if a == nil {
+		return false
+	}
+	_, ok := a.files[p]
+	return ok
+}
+
+// note says how many changed files were attributed, and to which tasks' passes, for the evidence
+// of the checks that left them out; "" when none was.
+func (a *attribution) note() string {
+	if a == nil || len(a.files) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, v := range a.used {
+		parts = append(parts, fmt.Sprintf("%s %s at %s (%s)", v.task, truncate(v.run, maxRunIDText), short(v.head), joinLimited(v.files, maxAttributionNotes)))
+	}
+	return fmt.Sprintf("%s attributed to other tasks' verified passes and left out: %s",
+		counted(len(a.files), "changed file", "changed files"), joinLimited(parts, maxAttributionNotes))
+}
+
+// attribution returns the run's attribution, made on first use (the repeat check of SPEC §7.1,
+// test integrity, the stub scan and scope read the same one). Nothing is attributed without a
+// base to diff against.
+func (pass *Pass) attribution() *attribution {
+	if pass.attrib == nil {
+		pass.attrib = attribute(pass)
+	}
+	return pass.attrib
+}
+
+// attributedPasses digests the other tasks' passes the run attributes files to (SPEC §5.3 B):
+// the RFC 8785 sha256 of [{task, run_id, head}], by task; "" when it attributes nothing, as an
+// entry recorded without the field reads.
+func attributedPasses(pass *Pass) string {
+	if pass.head == "" || !pass.haveBase {
+		return ""
+	}
+	a := pass.attribution()
+	if len(a.used) == 0 {
+		return ""
+	}
+	list := make([]map[string]string, 0, len(a.used))
+	for _, v := range a.used {
+		list = append(list, map[string]string{"task": v.task, "run_id": v.run, "head": v.head})
+	}
+	d, err := canon.SHA256(list)
+	if err != nil {
+		return "unreadable" // never equal to a recorded digest, so never the same attempt
+	}
+	return d
+}
+
+// attributedPassesOf is the digest a recorded gate run holds ("" when the entry has none).
+func attributedPassesOf(e record.HistoryEntry) string {
+	raw, ok := e.Extra[attributedPassesKey]
+	if !ok {
+		return ""
+	}
+	s, ok := jsonString(raw)
+	if !ok {
+		return "unreadable"
+	}
+	return s
+}
+
+// attribute makes the attribution of the run (SPEC §5.3 B): it confirms each other task's claimed
+// pass (confirmPass), then, for each path of base..head (the bookkeeping left out), looks the
+// path up in the confirmed passes' heads and bases only: no diff of another task is made.
+func attribute(pass *Pass) *attribution {
+	a := &attribution{files: map[string]*verifiedPass{}}
+	if pass.repo == nil || !pass.haveBase || pass.head == "" || len(pass.in.Others) == 0 {
+		return a
+	}
+	changes, err := pass.repo.FileChanges(pass.base, pass.head)
+	if err != nil {
+		a.err = err
+		return a
+	}
+	pp := pass.projectPaths()
+	var paths []string
+	here := map[string]git.FileSide{}
+	shown := map[string]string{}
+	for _, c := range changes {
+		rel, in := pp.rel(c.Path)
+		if in && isBookkeeping(rel) {
+			continue // the orchestration's own files are nobody's work
+		}
+		paths = append(paths, c.Path)
+		here[c.Path], shown[c.Path] = c.To, rel
+	}
+	if len(paths) == 0 {
+		return a
+	}
+	key := record.SigningKey()
+	idx := pass.in.Events
+	if idx == nil {
+		idx = &record.EventIndex{}
+		defer idx.Close()
+	}
+	var passes []*verifiedPass
+	for _, o := range pass.in.Others {
+		if o.ID == pass.in.Task {
+			continue
+		}
+		v, why := confirmPass(pass, o, key, idx)
+		switch {
+		case why != "":
+			a.refused = append(a.refused, fmt.Sprintf("%s: %s", o.ID, cutText(why, maxAttributionText)))
+		case v != nil:
+			passes = append(passes, v)
+		}
+	}
+	if len(passes) == 0 {
+		return a
+	}
+	look := newPassLookup(pass.repo, pass.head, passes)
+	for _, p := range paths {
+		v, err := look.owner(p, here[p])
+		if err != nil {
+			a.err = err
+			a.files, a.used = map[string]*verifiedPass{}, nil
+			return a
+		}
+		if v != nil {
+			a.files[p] = v
+			v.files = append(v.files, shown[p])
+		}
+	}
+	for _, v := range passes {
+		if len(v.files) > 0 {
+			a.used = append(a.used, v)
+		}
+	}
+	return a
+}
+
+// confirmPass confirms another task's claimed pass, as tier 0 confirms this task's history: nil
+// and "" when the task has no standing pass (its latest entry is not a gate pass: a later run, a
+// revocation, a grant) or its pass is not in this head's history; nil and why when the claim
+// cannot be confirmed (a warning: it attributes nothing).
+func confirmPass(pass *Pass, o OtherTask, key []byte, idx *record.EventIndex) (*verifiedPass, string) {
+	in := pass.in
+	other := &Snapshot{ProjectDir: in.ProjectDir, Root: in.Root, Geas: in.Geas, Mission: in.Mission, Task: o.ID, TaskDir: o.Dir, Record: o.Record, Events: idx}
+	if problems := HistoryProblems(other, key); len(problems) > 0 {
+		return nil, "its gate history does not verify (" + joinLimited(problems, 2) + ")"
+	}
+	e, ok := standingPass(o.Record.History())
+	if !ok {
+		return nil, ""
+	}
+	if !fullSHA().MatchString(e.Head) || e.RunID == "" || e.RulesSHA256 == "" {
+		return nil, fmt.Sprintf("its pass %s names no full head commit, run id or rules", e.RunID)
+	}
+	evs, err := idx.TaskEventHashes(in.Geas, in.Mission, o.ID)
+	if err != nil {
+		return nil, fmt.Sprintf("the event log cannot be read: %v", err)
+	}
+	if !slices.ContainsFunc(evs, func(ev record.EventHash) bool {
+		return ev.EventType == record.EventGateResult && ev.Hash == e.Hash && ev.RunID == e.RunID
+	}) {
+		return nil, fmt.Sprintf("no %s event of mission %s, task %s names its pass %s (hash %.12s)", record.EventGateResult, in.Mission, o.ID, e.RunID, e.Hash)
+	}
+	base, why := pinnedBase(in, o, e)
+	if why != "" {
+		return nil, why
+	}
+	ok, err = pass.repo.IsAncestor(e.Head, pass.head)
+	if err != nil {
+		return nil, fmt.Sprintf("the ancestry of its pass head %s in %s cannot be read: %v", short(e.Head), short(pass.head), err)
+	}
+	if !ok {
+		return nil, "" // a pass on a branch this head does not hold accounts for nothing here
+	}
+	return &verifiedPass{task: o.ID, run: e.RunID, head: strings.ToLower(e.Head), base: base}, ""
+}
+
+// standingPass is the pass a task's state rests on, as PassProblems reads it: the latest entry of
+// the history, passing over later gate runs refused with state_ineligible, is a gate run with
+// verdict pass.
+func standingPass(hist []record.HistoryEntry) (record.HistoryEntry, bool) {
+	for i := len(hist) - 1; i >= 0; i-- {
+		e := hist[i]
+		if e.IsGateRun() && e.Verdict == string(vocab.VerdictError) && onlyIneligible(e.Causes) {
+			continue
+		}
+		return e, e.IsGateRun() && RecordsPass(e)
+	}
+	return record.HistoryEntry{}, false
+}
+
+// pinnedBase is the base commit the pass judged: read from the task's pinned rules, which must
+// digest to the pass entry's rules_sha256 (chained, and signed with the key), name the task, and
+// hold the base as a full SHA (the contract's base_snapshot, or what an unpinned one resolved to).
+func pinnedBase(in *Snapshot, o OtherTask, e record.HistoryEntry) (string, string) {
+	rules, why := record.ReadPinned(in.Geas, o.Dir, e.RulesSHA256, PinnedMaxBytes)
+	if why != "" {
+		return "", why
+	}
+	c, _ := rules["contract"].(map[string]any)
+	if id, _ := c["task_id"].(string); id != o.ID {
+		return "", fmt.Sprintf("the rules its pass %s was judged by are those of task %q", e.RunID, id)
+	}
+	base, _ := c["base_snapshot"].(string)
+	if !fullSHA().MatchString(base) {
+		b, _ := rules["base"].(map[string]any)
+		base, _ = b["commit"].(string)
+	}
+	if !fullSHA().MatchString(base) {
+		return "", fmt.Sprintf("the rules its pass %s was judged by record no base commit", e.RunID)
+	}
+	return strings.ToLower(base), ""
+}
+
+// passLookup looks the changed paths up in the confirmed passes' heads and bases, each entry
+// read once, and the ancestry between pass heads once a pair.
+type passLookup struct {
+	repo   *git.Repo
+	passes []*verifiedPass
+	entry  map[[2]string]git.FileSide // {commit, path}
+	anc    map[[2]string]bool         // {a, b}: a is an ancestor of b
+}
+
+func newPassLookup(repo *git.Repo, head string, passes []*verifiedPass) *passLookup {
+	slices.SortFunc(passes, func(x, y *verifiedPass) int { return strings.Compare(x.task, y.task) })
+	return &passLookup{repo: repo, passes: passes, entry: map[[2]string]git.FileSide{}, anc: map[[2]string]bool{}}
+}
+
+func (l *passLookup) at(commit, p string) (git.FileSide, error) {
+	k := [2]string{commit, p}
+	if s, ok := l.entry[k]; ok {
+		return s, nil
+	}
+	s, err := l.repo.EntryAt(commit, p)
+	if err != nil {
+		return git.FileSide{}, err
+	}
+	l.entry[k] = s
+	return s, nil
+}
+
+func (l *passLookup) ancestor(a, b string) (bool, error) {
+	if a == b {
+		return true, nil
+	}
+	k := [2]string{a, b}
+	if ok, seen := l.anc[k]; seen {
+		return ok, nil
+	}
+	ok, err := l.repo.IsAncestor(a, b)
+	if err != nil {
+		return false, err
+	}
+	l.anc[k] = ok
+	return ok, nil
+}
+
+// owner returns the pass path p (whose entry at this head is now) is attributed to, or nil. A pass
+// owns p when its own change included p (the entry at its base differs from the entry at its
+// head: an addition, a deletion, a change of content, mode or kind, either side of a rename) and
+// its head holds the entry this head holds (a deletion equals a deletion). So that no verified
+// change is undone under cover of another, every other confirmed pass whose own change included
+// p and whose head holds something else there must be an ancestor of the owner's head (its
+// change is one the owner's pass already built on); otherwise nobody owns p. Of several owners
+// (a task based before an earlier task's pass carries that task's files in its own change), the
+// one whose head is an ancestor of all the others' heads: the pass that made the change; else the
+// first by task id. The bases are read only for a path some pass's head holds as this head does.
+func (l *passLookup) owner(p string, now git.FileSide) (*verifiedPass, error) {
+	var same, differ []*verifiedPass
+	for _, v := range l.passes {
+		atHead, err := l.at(v.head, p)
+		if err != nil {
+			return nil, err
+		}
+		if atHead == now {
+			same = append(same, v)
+		} else {
+			differ = append(differ, v)
+		}
+	}
+	if len(same) == 0 {
+		return nil, nil
+	}
+	changed := func(vs []*verifiedPass) ([]*verifiedPass, error) {
+		var out []*verifiedPass
+		for _, v := range vs {
+			atHead, err := l.at(v.head, p)
+			if err != nil {
+				return nil, err
+			}
+			atBase, err := l.at(v.base, p)
+			if err != nil {
+				return nil, err
+			}
+			if atHead != atBase {
+				out = append(out, v)
+			}
+		}
+		return out, nil
+	}
+	owners, err := changed(same)
+	if err != nil || len(owners) == 0 {
+		return nil, err
+	}
+	others, err := changed(differ)
+	if err != nil {
+		return nil, err
+	}
+	var standing []*verifiedPass // the owners no other pass's verified change of p is undone by
+	for _, o := range owners {
+		undone := false
+		for _, v := range others {
+			ok, err := l.ancestor(v.head, o.head)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				undone = true
+				break
+			}
+		}
+		if !undone {
+			standing = append(standing, o)
+		}
+	}
+	if len(standing) == 0 {
+		return nil, nil
+	}
+	for _, o := range standing {
+		first := true
+		for _, w := range standing {
+			ok, err := l.ancestor(o.head, w.head)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				first = false
+				break
+			}
+		}
+		if first {
+			return o, nil
+		}
+	}
+	return standing[0], nil
+}
+
+// attributionWarning is the warning that names the other tasks' claimed passes the gate could not
+// confirm, or why no attribution could be made; nil when there is nothing to say.
+func attributionWarning(pass *Pass) *Check {
+	a := pass.attribution()
+	text := "other tasks' claimed passes are confirmed before they account for any changed file"
+	switch {
+	case a.err != nil:
+		c := warnCheck(2, "scope:attribution", text, "no file attributed to other tasks: the trees of their passes cannot be read: "+a.err.Error(), vocab.CauseAttributionRefused)
+		return &c
+	case len(a.refused) > 0:
+		c := warnCheck(2, "scope:attribution", text, fmt.Sprintf("nothing attributed to %s: %s",
+			counted(len(a.refused), "task", "tasks"), joinLimited(a.refused, maxAttributionNotes)), vocab.CauseAttributionRefused)
+		return &c
+	}
+	return nil
+}
+
+// jsonString decodes a JSON string value; false when raw is not one.
+func jsonString(raw []byte) (string, bool) {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}

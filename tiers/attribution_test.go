@@ -1,0 +1,231 @@
+package tiers
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/geas-dev/geas/internal/canon"
+	"github.com/geas-dev/geas/internal/git"
+	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
+)
+
+// ownerOf is the pass that owns path p at commit head of f's repository, of passes.
+func ownerOf(t *testing.T, f *fixture, p, head string, passes ...*verifiedPass) *verifiedPass {
+	t.Helper()
+	repo, err := git.Open(f.dir)
+	require.NoError(t, err)
+	defer repo.Close()
+	now, err := repo.EntryAt(head, p)
+	require.NoError(t, err)
+	v, err := newPassLookup(repo, head, passes).owner(p, now)
+	require.NoError(t, err)
+	return v
+}
+
+func TestAFileIsAttributedOnlyToAPassWhoseOwnChangeHeldItsEntry(t *testing.T) {
+	f := newFixture(t, true)
+	base := f.Git("rev-parse", "HEAD")
+	f.write("x.txt", "x1\n")
+	f.write("y.txt", "y\n")
+	h1 := f.commit("a")
+	a := &verifiedPass{task: "a", run: "gate-1", head: h1, base: base}
+	// Later work on y.txt only: x.txt at the head is a's.
+	f.write("y.txt", "y2\n")
+	head := f.commit("later")
+	assert.Same(t, a, ownerOf(t, f, "x.txt", head, a))
+	// A pass whose own change did not include the path (its base already held the entry) owns
+	// nothing there, whatever its head holds.
+	b := &verifiedPass{task: "b", run: "gate-1", head: h1, base: h1}
+	assert.Nil(t, ownerOf(t, f, "x.txt", head, b))
+	// Other content, a case variant of the path, and the same blob as a symbolic link are not a's.
+	f.write("x.txt", "x2\n")
+	assert.Nil(t, ownerOf(t, f, "x.txt", f.commit("edit"), a))
+	f.write("x.txt", "x1\n")
+	f.write("X.txt", "x1\n")
+	assert.Nil(t, ownerOf(t, f, "X.txt", f.commit("case"), a))
+	f.remove("x.txt")
+	require.NoError(t, os.Symlink("x1\n", f.path("x.txt")))
+	assert.Nil(t, ownerOf(t, f, "x.txt", f.commit("symlink"), a))
+	// A deletion equals a deletion: a pass that deleted a file owns its absence.
+	f.remove("x.txt")
+	f.remove("X.txt")
+	gone := f.commit("delete")
+	c := &verifiedPass{task: "c", run: "gate-2", head: gone, base: h1}
+	assert.Same(t, c, ownerOf(t, f, "x.txt", gone, c))
+}
+
+func TestAVerifiedChangeUndoneIsNobodysWork(t *testing.T) {
+	f := newFixture(t, true)
+	base := f.Git("rev-parse", "HEAD")
+	f.write("x.txt", "1\n")
+	h1 := f.commit("a")
+	f.write("x.txt", "2\n")
+	h2 := f.commit("b")
+	a := &verifiedPass{task: "a", run: "gate-1", head: h1, base: base}
+	b := &verifiedPass{task: "b", run: "gate-1", head: h2, base: h1}
+	// b built on a: the head as b left it is b's.
+	assert.Same(t, b, ownerOf(t, f, "x.txt", h2, a, b))
+	// The head puts a's content back: that undoes b's verified change, so it is not a's work.
+	f.write("x.txt", "1\n")
+	assert.Nil(t, ownerOf(t, f, "x.txt", f.commit("revert b"), a, b))
+
+	// Two parallel passes changed the same file; a merge that keeps one side undoes the other.
+	f.Git("checkout", "-q", "-b", "side", base)
+	f.write("x.txt", "3\n")
+	h3 := f.commit("c")
+	c := &verifiedPass{task: "c", run: "gate-1", head: h3, base: base}
+	f.Git("merge", "-q", "-s", "ours", "--no-ff", "-m", "merge", h1)
+	merged := f.Git("rev-parse", "HEAD")
+	assert.Nil(t, ownerOf(t, f, "x.txt", merged, a, c))
+	assert.Same(t, c, ownerOf(t, f, "x.txt", merged, c))
+}
+
+func TestAFileIsAttributedToThePassThatMadeTheChange(t *testing.T) {
+	f := newFixture(t, true)
+	base := f.Git("rev-parse", "HEAD")
+	f.write("x.txt", "1\n")
+	h1 := f.commit("z")
+	f.write("y.txt", "1\n")
+	h2 := f.commit("b")
+	// Both based at base: b's own change carries z's x.txt too. x.txt is z's, y.txt b's, whatever
+	// the order of their ids.
+	z := &verifiedPass{task: "z", run: "gate-1", head: h1, base: base}
+	b := &verifiedPass{task: "b", run: "gate-1", head: h2, base: base}
+	assert.Same(t, z, ownerOf(t, f, "x.txt", h2, b, z))
+	assert.Same(t, b, ownerOf(t, f, "y.txt", h2, b, z))
+	// A verified revert of another pass's change owns the path, the pass it reverted does not
+	// undo it.
+	f.write("x.txt", "2\n")
+	h3 := f.commit("v")
+	f.write("x.txt", "1\n")
+	h4 := f.commit("r")
+	v := &verifiedPass{task: "v", run: "gate-1", head: h3, base: h2}
+	r := &verifiedPass{task: "r", run: "gate-1", head: h4, base: h3}
+	assert.Same(t, r, ownerOf(t, f, "x.txt", h4, b, z, v, r))
+}
+
+func TestOnlyAGatePassThatIsTheLatestEntryStands(t *testing.T) {
+	run := func(verdict string, causes ...vocab.CauseCode) record.HistoryEntry {
+		var cs []Cause
+		for _, c := range causes {
+			cs = append(cs, Cause{Code: c})
+		}
+		raw, _ := json.Marshal(cs)
+		return record.HistoryEntry{Kind: record.KindGateRun, RunID: "gate-x", Verdict: verdict, Causes: raw}
+	}
+	pass, fail := run("pass"), run("fail", vocab.CauseEvalFailed)
+	ineligible := run("error", vocab.CauseStateIneligible)
+	revoked := record.HistoryEntry{Kind: "revocation", RunID: "verify-1", Verdict: "block"}
+	reset := record.HistoryEntry{Kind: record.KindHistoryReset}
+	for _, tc := range []struct {
+		name  string
+		hist  []record.HistoryEntry
+		stand bool
+	}{
+		{"a pass", []record.HistoryEntry{fail, pass}, true},
+		{"a pass, then runs refused as state_ineligible", []record.HistoryEntry{pass, ineligible, ineligible}, true},
+		{"a pass, then a fail", []record.HistoryEntry{pass, fail}, false},
+		{"a pass, then a revocation", []record.HistoryEntry{pass, revoked}, false},
+		{"a reset", []record.HistoryEntry{reset}, false},
+		{"another error", []record.HistoryEntry{pass, run("error", vocab.CauseHistoryTampered)}, false},
+		{"no history", nil, false},
+	} {
+		_, ok := standingPass(tc.hist)
+		assert.Equal(t, tc.stand, ok, tc.name)
+	}
+}
+
+func TestThePinnedRulesOfAPassNameItsTaskAndBase(t *testing.T) {
+	root, err := os.OpenRoot(t.TempDir())
+	require.NoError(t, err)
+	defer root.Close()
+	const dir = "missions/m/tasks/a"
+	require.NoError(t, root.MkdirAll(dir, 0o755))
+	sha := strings.Repeat("ab", 20)
+	pin := func(rules map[string]any) record.HistoryEntry {
+		d, err := canon.SHA256(rules)
+		require.NoError(t, err)
+		require.NoError(t, record.WritePinned(root, dir, record.PinnedCopy{RulesSHA256: d, Rules: rules}))
+		return record.HistoryEntry{RunID: "gate-1", RulesSHA256: d}
+	}
+	in := &Snapshot{Geas: root}
+	o := OtherTask{ID: "a", Dir: dir}
+
+	base, why := pinnedBase(in, o, pin(map[string]any{"contract": map[string]any{"task_id": "a", "base_snapshot": sha}}))
+	assert.Empty(t, why)
+	assert.Equal(t, sha, base)
+	// An unpinned base: the commit it resolved to, which the rules hold.
+	base, why = pinnedBase(in, o, pin(map[string]any{"contract": map[string]any{"task_id": "a", "base_snapshot": "main"}, "base": map[string]any{"base_snapshot": "main", "commit": sha}}))
+	assert.Empty(t, why)
+	assert.Equal(t, sha, base)
+	// Another task's rules (a copied directory), no base, or a pinned copy edited after the pass.
+	_, why = pinnedBase(in, o, pin(map[string]any{"contract": map[string]any{"task_id": "b", "base_snapshot": sha}}))
+	assert.Contains(t, why, `are those of task "b"`)
+	_, why = pinnedBase(in, o, pin(map[string]any{"contract": map[string]any{"task_id": "a"}}))
+	assert.Contains(t, why, "record no base commit")
+	e := pin(map[string]any{"contract": map[string]any{"task_id": "a", "base_snapshot": sha}})
+	pin(map[string]any{"contract": map[string]any{"task_id": "a", "base_snapshot": strings.Repeat("cd", 20)}})
+	_, why = pinnedBase(in, o, e)
+	assert.Contains(t, why, "it was edited")
+}
+
+func TestTheAttributedPassesARunRecordsAreThoseARepeatReads(t *testing.T) {
+	// An entry recorded before attribution existed reads as attributing nothing.
+	assert.Equal(t, "", attemptOf(record.HistoryEntry{Kind: record.KindGateRun}).attributed)
+	res := &Result{RunID: "gate-2", Verdict: vocab.VerdictFail, attributed: strings.Repeat("e", 64)}
+	e := historyEntry(res)
+	assert.Equal(t, res.attributed, attemptOf(e).attributed)
+	// The field is chained with the entry: editing it breaks the hash.
+	h, err := record.EntryHash(e)
+	require.NoError(t, err)
+	e.Extra[attributedPassesKey] = json.RawMessage(`"` + strings.Repeat("f", 64) + `"`)
+	h2, err := record.EntryHash(e)
+	require.NoError(t, err)
+	assert.NotEqual(t, h, h2)
+	// A run that attributes nothing records no field.
+	_, ok := historyEntry(&Result{RunID: "gate-3"}).Extra[attributedPassesKey]
+	assert.False(t, ok)
+	// A value that is not a string is never the same attempt as one that attributes nothing.
+	e.Extra[attributedPassesKey] = json.RawMessage(`1`)
+	assert.NotEqual(t, "", attemptOf(e).attributed)
+}
+
+func TestGateAllParsesAnotherTasksRecordAgainOnlyWhenItsFilesChanged(t *testing.T) {
+	root, err := os.OpenRoot(t.TempDir())
+	require.NoError(t, err)
+	defer root.Close()
+	const dir = "missions/m/tasks/a"
+	require.NoError(t, root.MkdirAll(dir, 0o755))
+	rec := record.New("a", time.Now())
+	require.NoError(t, rec.Write(root, dir+"/record.json"))
+	var s sharedRecords
+	load := func() *record.Record {
+		sum, _, ok := filesSum(root, dir)
+		require.True(t, ok)
+		return s.load(root, dir, sum, ok)
+	}
+	first := load()
+	require.NotNil(t, first)
+	assert.Same(t, first, load(), "unchanged: the same parse")
+	_, err = rec.AppendHistory(record.HistoryEntry{Kind: record.KindGateRun, RunID: "gate-1", Verdict: "pass"}, time.Now())
+	require.NoError(t, err)
+	require.NoError(t, rec.Write(root, dir+"/record.json"))
+	again := load()
+	require.NotNil(t, again)
+	assert.NotSame(t, first, again, "a history appended to: parsed again")
+	assert.Len(t, again.History(), 1)
+}
+
+func TestWhatOtherTasksWroteIsQuotedBounded(t *testing.T) {
+	v := &verifiedPass{task: "a", run: strings.Repeat("r", 1<<20), head: strings.Repeat("ab", 20), files: []string{"x.txt"}}
+	a := &attribution{files: map[string]*verifiedPass{"x.txt": v}, used: []*verifiedPass{v}}
+	assert.Less(t, len(a.note()), 300)
+	assert.Contains(t, a.note(), "1 changed file attributed to other tasks' verified passes and left out: a rrrr")
+}
