@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -70,7 +71,8 @@ func runHookClaudePreToolUse(g *globalOptions) error {
 				"against the files only geas gate writes. Write the file in smaller pieces (Write, then Edit).",
 		}})
 	}
-	if !guardedTools[in.ToolName] || len(in.ToolPaths) == 0 {
+	identity := in.AgentType != "" && (in.ToolName == "Bash" || guardedTools[in.ToolName] || strings.HasPrefix(in.ToolName, "mcp__"))
+	if !identity && (!guardedTools[in.ToolName] || len(in.ToolPaths) == 0) {
 		return nil
 	}
 	// The project the hooks gate (pinHookProject); when it is refused there, a copy may have been
@@ -91,6 +93,9 @@ func runHookClaudePreToolUse(g *globalOptions) error {
 		}
 	}
 	for _, path := range in.ToolPaths {
+		if !guardedTools[in.ToolName] {
+			break
+		}
 		what := ""
 		for _, geasDir := range geasDirs {
 			if what = gate.OwnedFile(geasDir, absHookPath(path, in.Cwd)); what != "" {
@@ -107,7 +112,20 @@ func runHookClaudePreToolUse(g *globalOptions) error {
 			}})
 		}
 	}
-	return nil
+	if !identity {
+		return nil
+	}
+	cwd := in.Cwd
+	if cwd == "" {
+		cwd = start
+	}
+	why := gate.CheckIdentity(gate.IdentityCall{AgentType: in.AgentType, Tool: in.ToolName, Input: in.ToolInput, Cwd: cwd, GeasDirs: geasDirs})
+	if why == "" {
+		return nil
+	}
+	return writeJSON(g.stdout, &preToolUseOutput{preToolUseDecision{
+		HookEventName: "PreToolUse", PermissionDecision: "deny", PermissionDecisionReason: why,
+	}})
 }
 
 // absHookPath makes a tool's path absolute: as given when it is, else against the hook input's
