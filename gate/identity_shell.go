@@ -164,7 +164,8 @@ func (k *identityCheck) command(c shellcmd.Command, depth int) string {
 		}
 	}
 
-	if why := k.geasCommand(args, start); why != "" {
+	why, checked := k.geasCommand(args, start)
+	if why != "" {
 		return why
 	}
 	for _, w := range args[start+1:] {
@@ -172,7 +173,11 @@ func (k *identityCheck) command(c shellcmd.Command, depth int) string {
 			return why
 		}
 	}
-	if !prog.Literal && k.mentions(strings.Join(rawWords(args), " ")) {
+	// A computed program is refused when the line mentions what the guard protects, unless it
+	// runs a guarded geas command whose names were all read as the caller's and the program is
+	// one double-quoted word ("$CLAUDE_PLUGIN_ROOT/bin/geas-plugin"), which word splitting
+	// cannot turn into more arguments.
+	if !prog.Literal && !(checked && quotedWhole(prog.Raw)) && k.mentions(strings.Join(rawWords(args), " ")) {
 		return k.deny("the command's program is computed (%s), so the guard cannot tell what it runs, and it mentions geas, evidence or an agent", prog.Raw)
 	}
 	if !prog.Literal || !slices.Contains(readOnly, name) || (name == "find" && findWrites(args)) {
@@ -248,8 +253,9 @@ func (k *identityCheck) shellWrite(w shellcmd.Word, how string) string {
 }
 
 // geasCommand checks a command whose words hold one of guardedSubs: every flag naming an agent
-// must name the caller, literally. args[start] is the program.
-func (k *identityCheck) geasCommand(args []shellcmd.Word, start int) string {
+// must name the caller, literally. args[start] is the program. checked: the words held a guarded
+// command and every name in it is the caller's.
+func (k *identityCheck) geasCommand(args []shellcmd.Word, start int) (why string, checked bool) {
 	var words []string
 	for _, w := range args[start:] {
 		if w.Literal {
@@ -269,21 +275,21 @@ func (k *identityCheck) geasCommand(args []shellcmd.Word, start int) string {
 			// geas $SUB ...: a computed word where a command name may stand.
 			for i, w := range args[start+1:] {
 				if !w.Literal && !k.valueOfFlag(args[start+1:], i) && k.mentions(strings.Join(rawWords(args), " ")) {
-					return k.deny("the command runs %s with a computed word (%s) where a command or flag may stand, and it mentions geas, evidence or an agent", args[start].Text, w.Raw)
+					return k.denied("the command runs %s with a computed word (%s) where a command or flag may stand, and it mentions geas, evidence or an agent", args[start].Text, w.Raw)
 				}
 			}
 		}
-		return ""
+		return "", false
 	}
 	cmdline := strings.Join(rawWords(args[start:]), " ")
 	for _, w := range args[:start+1] {
 		if w.Literal && slices.Contains(argAppenders, progName(w)) {
-			return k.deny("the command runs geas %s through %s, which adds arguments the guard cannot read: %s", strings.Join(sub.words, " "), progName(w), cmdline)
+			return k.denied("the command runs geas %s through %s, which adds arguments the guard cannot read: %s", strings.Join(sub.words, " "), progName(w), cmdline)
 		}
 	}
 	for _, w := range args[start+1:] {
 		if w.Literal && slices.Contains(argAppenders, progName(w)) {
-			return k.deny("the command runs geas %s through %s, which adds arguments the guard cannot read: %s", strings.Join(sub.words, " "), progName(w), cmdline)
+			return k.denied("the command runs geas %s through %s, which adds arguments the guard cannot read: %s", strings.Join(sub.words, " "), progName(w), cmdline)
 		}
 	}
 	rest := args[start+1:]
@@ -293,7 +299,7 @@ func (k *identityCheck) geasCommand(args []shellcmd.Word, start int) string {
 			if k.valueOfFlag(rest, i) {
 				continue
 			}
-			return k.deny("the command writes %s (geas %s) with a computed word (%s) the guard cannot read, which may name an agent: %s",
+			return k.denied("the command writes %s (geas %s) with a computed word (%s) the guard cannot read, which may name an agent: %s",
 				sub.what, strings.Join(sub.words, " "), w.Raw, cmdline)
 		}
 		flag, value, inline := strings.Cut(w.Text, "=")
@@ -312,18 +318,18 @@ func (k *identityCheck) geasCommand(args []shellcmd.Word, start int) string {
 			}
 			i++
 			if !rest[i].Literal {
-				return k.deny("the command writes %s (geas %s) with --%s %s, a value the guard cannot compute: %s", sub.what, strings.Join(sub.words, " "), flag, rest[i].Raw, cmdline)
+				return k.denied("the command writes %s (geas %s) with --%s %s, a value the guard cannot compute: %s", sub.what, strings.Join(sub.words, " "), flag, rest[i].Raw, cmdline)
 			}
 			value = rest[i].Text
 		}
 		switch {
 		case isName && !k.sameAgent(value):
-			return k.deny("the command writes %s (geas %s) with --%s %s, under another agent's name: %s", sub.what, strings.Join(sub.words, " "), flag, value, cmdline)
+			return k.denied("the command writes %s (geas %s) with --%s %s, under another agent's name: %s", sub.what, strings.Join(sub.words, " "), flag, value, cmdline)
 		case isFile && !k.ownName(value):
-			return k.deny("the command writes %s (geas %s) with --%s %s, another agent's evidence file by its name: %s", sub.what, strings.Join(sub.words, " "), flag, value, cmdline)
+			return k.denied("the command writes %s (geas %s) with --%s %s, another agent's evidence file by its name: %s", sub.what, strings.Join(sub.words, " "), flag, value, cmdline)
 		}
 	}
-	return ""
+	return "", true
 }
 
 // valueOfFlag reports whether ws[i] is the value of a geas flag that names no agent: the word
@@ -349,6 +355,16 @@ func subsequence(words, want []string) bool {
 		}
 	}
 	return j == len(want)
+}
+
+// denied is deny for a function that also says whether it checked.
+func (k *identityCheck) denied(format string, args ...any) (string, bool) {
+	return k.deny(format, args...), false
+}
+
+// quotedWhole reports a word that is one double-quoted string ("$X/bin/geas").
+func quotedWhole(raw string) bool {
+	return len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && strings.Count(raw, `"`)-strings.Count(raw, `\"`) == 2
 }
 
 // isDuration reports a number or a duration (timeout 5, timeout 1.5m, nice -n 3's 3), which a
