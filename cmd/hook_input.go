@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/schemas"
 )
 
@@ -146,4 +147,10 @@ func jsonKind(v any) string {
 		return "array"
 	}
 	return "object"
+}
+
+// hookStopAgent is the agent a Stop or SubagentStop input names as stopping (agent_type and
+// agent_id; none for the main session), which the hook records (gate.StopAgent).
+func hookStopAgent(in hookInput) gate.StopAgent {
+	return gate.StopAgent{Event: in.Event, Type: in.AgentType, ID: in.AgentID}
 }
