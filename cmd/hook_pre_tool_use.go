@@ -38,7 +38,9 @@ agent's, and an evidence file written by a file tool must be named as the caller
 its "agent". The command line is read through quotes, escapes, operators, subshells,
 substitutions, sh -c, eval and here-documents; what it cannot read with certainty (a computed
 program, flag or value, xargs) is denied when it mentions geas, evidence or an agent, and a shell
-write into an evidence directory is denied whatever it writes (use geas evidence add). Input
+write into an evidence directory is denied whatever it writes (use geas evidence add). Text that
+may be run later (a script a file tool writes, a string a command passes on such as python3 -c)
+is denied when it holds such a geas command naming another geas agent type. Input
 without agent_type (the main session) is not checked: a shell can always hide a name (a script
 written earlier), and GEAS_GATE_KEY and separate OS users are the defences (docs/reliability.md).
 

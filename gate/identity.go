@@ -152,6 +152,9 @@ func (k *identityCheck) evidencePath(p, dir string) (task, name string, ok bool)
 func (k *identityCheck) fileTool(tool string, in map[string]any) string {
 	for _, key := range []string{"file_path", "notebook_path"} {
 		p, _ := in[key].(string)
+		if why := k.scriptWrite(tool, p, in); why != "" {
+			return why
+		}
 		task, name, ok := k.evidencePath(p, k.cwds[0])
 		if !ok {
 			continue
@@ -174,11 +177,42 @@ func (k *identityCheck) fileTool(tool string, in map[string]any) string {
 		default:
 			return k.deny("%s writes %s, task %s's evidence, which is JSON, not a notebook", tool, p, task)
 		}
-		if agents := contentAgents(content); len(agents) > 0 {
-			for _, a := range agents {
-				if !k.sameAgent(a) {
-					return k.deny("%s writes %s, task %s's evidence, with \"agent\": %q: evidence under another agent's name", tool, p, task, a)
-				}
+		agents, err := contentAgents(content)
+		if err != nil {
+			return k.deny("%s writes %s, task %s's evidence, with content that is not one JSON object the guard can read (%v), so the agent it names could not be checked", tool, p, task, err)
+		}
+		for _, a := range agents {
+			if !k.sameAgent(a) {
+				return k.deny("%s writes %s, task %s's evidence, with \"agent\": %q: evidence under another agent's name", tool, p, task, a)
+			}
+		}
+	}
+	return ""
+}
+
+// docExtensions are the files whose text is read, not run: a geas command written in them is an
+// example, not a script.
+var docExtensions = []string{".md", ".markdown", ".rst", ".txt", ".adoc", ".html", ".htm"}
+
+// scriptWrite checks what a file tool writes to a file that may be run later (a script, a git
+// hook, a Makefile, a Python program): a geas command in it that writes under another agent's
+// name is refused (embedded).
+func (k *identityCheck) scriptWrite(tool, p string, in map[string]any) string {
+	if p == "" || slices.Contains(docExtensions, strings.ToLower(filepath.Ext(p))) {
+		return ""
+	}
+	texts := []any{in["content"], in["new_string"], in["new_source"]}
+	if edits, ok := in["edits"].([]any); ok {
+		for _, e := range edits {
+			if m, ok := e.(map[string]any); ok {
+				texts = append(texts, m["new_string"])
+			}
+		}
+	}
+	for _, t := range texts {
+		if s, ok := t.(string); ok {
+			if why := k.embedded(s); why != "" {
+				return strings.Replace(why, "the command holds", tool+" of "+p+" holds", 1)
 			}
 		}
 	}
@@ -231,11 +265,11 @@ func editedContent(path string, in map[string]any) (string, string) {
 }
 
 // contentAgents are the values of every top-level "agent" member of a JSON object (duplicates
-// and keys in another letter case included), or none when content is not one.
-func contentAgents(content string) []string {
+// and keys in another letter case included); an error when content is not one JSON object.
+func contentAgents(content string) ([]string, error) {
 	members, err := objectMembers(json.RawMessage(content))
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	var out []string
 	for _, m := range members {
@@ -248,7 +282,7 @@ func contentAgents(content string) []string {
 		}
 		out = append(out, s)
 	}
-	return out
+	return out, nil
 }
 
 // mcpCommandKeys are the tool_input keys whose string an MCP tool may run as a command line.
@@ -280,6 +314,9 @@ func (k *identityCheck) mcp(tool string, in map[string]any) string {
 				if why = k.shell(v, 0); why != "" {
 					return
 				}
+			}
+			if why = k.embedded(v); why != "" {
+				return
 			}
 			if task, _, ok := k.evidencePath(v, k.cwds[0]); ok && writes {
 				why = k.deny("MCP tool %s is given %s, in task %s's evidence directory, and its name says it writes: evidence is written with geas evidence add", tool, v, task)

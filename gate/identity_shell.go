@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/internal/shellcmd"
@@ -169,7 +170,10 @@ func (k *identityCheck) command(c shellcmd.Command, depth int) string {
 		return why
 	}
 	for _, w := range args[start+1:] {
-		if why := k.embedded(w, depth+1); why != "" {
+		if !w.Literal {
+			continue
+		}
+		if why := k.embedded(w.Text); why != "" {
 			return why
 		}
 	}
@@ -376,35 +380,41 @@ func isDuration(s string) bool {
 	return strings.IndexFunc(s, func(r rune) bool { return !strings.ContainsRune("0123456789.smhd", r) }) < 0
 }
 
-// embedded checks a literal word that holds a command line of its own (printf 'geas evidence
-// add --agent X' > s.sh; git commit -m "..."): a guarded geas command in it that names another
-// agent literally is refused, as a script written now to be run later. What it cannot read is
-// not refused: the word is text, not a command the shell runs.
-func (k *identityCheck) embedded(w shellcmd.Word, depth int) string {
-	if !w.Literal || depth > maxShellDepth || !strings.ContainsAny(w.Text, " \t\n") || !k.mentions(w.Text) {
+// embedded checks text that may be run later or elsewhere (a literal word of a command: printf
+// 'geas evidence add --agent X' > s.sh, python3 -c '...'; a script a file tool writes): a geas
+// command in it that writes under a name, read as tokens between quotes, brackets, commas and
+// space (so a Python or JSON list of arguments reads too), is refused when it names another agent
+// than the caller. What it cannot read is not refused: the text is not a command the shell runs.
+func (k *identityCheck) embedded(text string) string {
+	if !k.mentions(text) {
 		return ""
 	}
-	for _, c := range shellcmd.Parse(w.Text).Commands {
-		args := c.Args()
-		for start := range args {
-			if !args[start].Literal || !strings.HasPrefix(progName(args[start]), "geas") {
-				continue
-			}
-			if why := k.literalNames(args[start:]); why != "" {
-				return why
-			}
+	tokens := strings.FieldsFunc(text, func(r rune) bool {
+		return unicode.IsSpace(r) || strings.ContainsRune("\"'`,[](){};|&<>\\", r)
+	})
+	for i, tok := range tokens {
+		if !strings.HasPrefix(progName(shellcmd.Word{Text: tok}), "geas") {
+			continue
 		}
-		for _, a := range args {
-			if why := k.embedded(a, depth+1); why != "" {
-				return why
+		var words []shellcmd.Word
+		for _, t := range tokens[i:min(i+maxEmbeddedTokens, len(tokens))] {
+			if len(words) > 0 && strings.HasPrefix(progName(shellcmd.Word{Text: t}), "geas") {
+				break // the next geas command
 			}
+			words = append(words, shellcmd.Word{Text: t, Raw: t, Literal: true, Prefix: t})
+		}
+		if why := k.literalNames(words); why != "" {
+			return why
 		}
 	}
 	return ""
 }
 
+// maxEmbeddedTokens bounds the tokens after "geas" that embedded reads as its arguments.
+const maxEmbeddedTokens = 64
+
 // literalNames refuses a guarded geas command (args[0] is the program) whose literal name flags
-// name another agent than the caller.
+// name a geas agent type other than the caller.
 func (k *identityCheck) literalNames(args []shellcmd.Word) string {
 	var words []string
 	for _, w := range args {
@@ -428,7 +438,9 @@ func (k *identityCheck) literalNames(args []shellcmd.Word) string {
 				i++
 				value = args[i].Text
 			}
-			if !k.sameAgent(value) {
+			// Text is not a command line: only a value that names a geas agent type is taken as
+			// a name ("--agent, as in the README" is prose).
+			if !k.sameAgent(value) && evidence.AgentType(foldName(value), evidence.GeasAgentTypes) != "" {
 				return k.deny("the command holds, as text it writes or passes on, geas %s %s %s: %s under another agent's name, which a script run later would write",
 					strings.Join(sub.words, " "), flag, value, sub.what)
 			}

@@ -87,6 +87,8 @@ func TestACallerCannotWriteUnderAnotherAgentsNameFromTheShell(t *testing.T) {
 		// A script written now, to be run later.
 		`printf 'geas evidence add --task t1 --agent design-authority --role reviewer --file r.json' > s.sh && bash s.sh`,
 		`cat > s.sh <<'EOF'` + "\ngeas task approve --task t1 --by design-authority --reason ok\nEOF",
+		`python3 -c 'import subprocess; subprocess.run(["geas", "evidence", "add", "--task", "t1", "--agent", "design-authority", "--role", "reviewer", "--file", "r.json"])'`,
+		`node -e 'require("child_process").execFileSync("geas", ["task", "budget", "grant", "--by=product-authority"])'`,
 		// Shell writes into an evidence directory, whose content the guard cannot read.
 		`echo '{"agent": "design-authority"}' > .geas/missions/m1/tasks/t1/evidence/design-authority.json`,
 		`echo '{"agent": "design-authority"}' > .geas/missions/m1/tasks/t1/evidence/software-engineer.json`,
@@ -181,6 +183,18 @@ func TestAFileToolCannotWriteAnotherAgentsEvidence(t *testing.T) {
 	assert.NotEmpty(t, call("Edit", map[string]any{"file_path": ev + "missing-software-engineer.json", "old_string": "a", "new_string": "b"}))
 	assert.NotEmpty(t, call("NotebookEdit", map[string]any{"notebook_path": ev + "software-engineer.json"}))
 
+	assert.NotEmpty(t, call("Write", map[string]any{"file_path": ev + "software-engineer.json", "content": "\ufeff" + `{"agent": "design-authority"}`}),
+		"content the guard cannot read as one JSON object")
+	assert.NotEmpty(t, call("Write", map[string]any{"file_path": ev + "software-engineer.json", "content": "agent: design-authority"}))
+	// A script written now to be run later (a git hook, a shell or Python script).
+	approve := "#!/bin/sh\ngeas task approve --task t1 --by design-authority --reason ok\n"
+	assert.NotEmpty(t, call("Write", map[string]any{"file_path": "scripts/review.sh", "content": approve}))
+	assert.NotEmpty(t, call("Write", map[string]any{"file_path": ".git/hooks/post-commit", "content": approve}))
+	assert.NotEmpty(t, call("Edit", map[string]any{"file_path": "Makefile", "old_string": "x", "new_string": "\tgeas evidence add --agent=qa-engineer --role tester --file t.json"}))
+	assert.NotEmpty(t, call("Write", map[string]any{"file_path": "tools/review.py", "content": `subprocess.run(["geas", "evidence", "add", "--agent", "design-authority"])`}))
+	assert.Empty(t, call("Write", map[string]any{"file_path": "docs/usage.md", "content": approve}), "documentation is read, not run")
+	assert.Empty(t, call("Write", map[string]any{"file_path": "scripts/own.sh", "content": "geas evidence add --task t1 --agent software-engineer --role implementer --file r.json\n"}))
+
 	assert.Empty(t, call("Write", map[string]any{"file_path": ev + "software-engineer.json", "content": own}))
 	assert.Empty(t, call("Write", map[string]any{"file_path": ev + "software-engineer-build.json", "content": own}))
 	assert.Empty(t, call("Write", map[string]any{"file_path": ev + "notes.json", "content": own}))
@@ -202,6 +216,7 @@ func TestAnMCPToolCannotWriteUnderAnotherAgentsName(t *testing.T) {
 	assert.NotEmpty(t, call("mcp__proc__run", map[string]any{"command": "geas", "args": []any{"task", "approve", "--task", "t1", "--by", "design-authority", "--reason", "ok"}}))
 	assert.NotEmpty(t, call("mcp__proc__run", map[string]any{"options": map[string]any{"cmd": "geas task budget grant --task t1 --retries 2 --by product-authority --reason x"}}))
 	assert.NotEmpty(t, call("mcp__filesystem__write_file", map[string]any{"path": ".geas/missions/m1/tasks/t1/evidence/design-authority.json", "content": "{}"}))
+	assert.NotEmpty(t, call("mcp__filesystem__write_file", map[string]any{"path": "s.sh", "content": "geas task approve --task t1 --by design-authority --reason ok"}))
 
 	assert.Empty(t, call("mcp__shell__execute", map[string]any{"command": "geas evidence add --task t1 --agent software-engineer --role implementer --file r.json"}))
 	assert.Empty(t, call("mcp__filesystem__read_file", map[string]any{"path": ".geas/missions/m1/tasks/t1/evidence/design-authority.json"}))
