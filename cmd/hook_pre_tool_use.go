@@ -81,8 +81,8 @@ func runHookClaudePreToolUse(g *globalOptions) error {
 		return writeJSON(g.stdout, &preToolUseOutput{preToolUseDecision{
 			HookEventName:      "PreToolUse",
 			PermissionDecision: "deny",
-			PermissionDecisionReason: "geas: the " + oversizeText() + ", so the path this call writes could not be checked " +
-				"against the files only geas gate writes. Write the file in smaller pieces (Write, then Edit).",
+			PermissionDecisionReason: "geas: the " + oversizeText() + ", so what this call writes could not be checked " +
+				"against the files only geas gate writes, or the agent it writes as. Write the file in smaller pieces (Write, then Edit).",
 		}})
 	}
 	identity := in.AgentType != "" && (in.ToolName == "Bash" || guardedTools[in.ToolName] || strings.HasPrefix(in.ToolName, "mcp__"))

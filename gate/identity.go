@@ -334,6 +334,12 @@ func (k *identityCheck) mcp(tool string, in map[string]any) string {
 				walk(v[key], key, depth+1)
 			}
 		case []any:
+			if slices.Contains(mcpCommandKeys, foldName(key)) {
+				// {"command": ["geas", "evidence", "add", ...]}: a program and its arguments.
+				if why = k.mcpArgv(tool, map[string]any{"args": v}); why != "" {
+					return
+				}
+			}
 			for _, e := range v {
 				walk(e, key, depth+1)
 			}

@@ -216,6 +216,7 @@ func TestAnMCPToolCannotWriteUnderAnotherAgentsName(t *testing.T) {
 	assert.NotEmpty(t, call("mcp__proc__run", map[string]any{"command": "geas", "args": []any{"task", "approve", "--task", "t1", "--by", "design-authority", "--reason", "ok"}}))
 	assert.NotEmpty(t, call("mcp__proc__run", map[string]any{"options": map[string]any{"cmd": "geas task budget grant --task t1 --retries 2 --by product-authority --reason x"}}))
 	assert.NotEmpty(t, call("mcp__filesystem__write_file", map[string]any{"path": ".geas/missions/m1/tasks/t1/evidence/design-authority.json", "content": "{}"}))
+	assert.NotEmpty(t, call("mcp__proc__spawn", map[string]any{"command": []any{"geas", "evidence", "add", "--agent", "design-authority"}}))
 	assert.NotEmpty(t, call("mcp__filesystem__write_file", map[string]any{"path": "s.sh", "content": "geas task approve --task t1 --by design-authority --reason ok"}))
 
 	assert.Empty(t, call("mcp__shell__execute", map[string]any{"command": "geas evidence add --task t1 --agent software-engineer --role implementer --file r.json"}))
