@@ -177,6 +177,24 @@ func (k *identityCheck) command(c shellcmd.Command, depth int) string {
 			return why
 		}
 	}
+	// A here-string is the program's input, which a shell runs (bash <<< '...').
+	for _, r := range c.Redirects {
+		if r.Op != "<<<" {
+			continue
+		}
+		switch {
+		case !r.Target.Literal && prog.Literal && slices.Contains(shells, name) && k.mentions(r.Target.Raw):
+			return k.deny("%s runs a computed here-string (%s), which the guard cannot read, and it mentions geas, evidence or an agent", name, r.Target.Raw)
+		case r.Target.Literal && prog.Literal && slices.Contains(shells, name):
+			if why := k.shell(r.Target.Text, depth+1); why != "" {
+				return why
+			}
+		case r.Target.Literal:
+			if why := k.embedded(r.Target.Text); why != "" {
+				return why
+			}
+		}
+	}
 	// A computed program is refused when the line mentions what the guard protects, unless it
 	// runs a guarded geas command whose names were all read as the caller's and the program is
 	// one double-quoted word ("$CLAUDE_PLUGIN_ROOT/bin/geas-plugin"), which word splitting

@@ -89,6 +89,10 @@ func TestACallerCannotWriteUnderAnotherAgentsNameFromTheShell(t *testing.T) {
 		`cat > s.sh <<'EOF'` + "\ngeas task approve --task t1 --by design-authority --reason ok\nEOF",
 		`python3 -c 'import subprocess; subprocess.run(["geas", "evidence", "add", "--task", "t1", "--agent", "design-authority", "--role", "reviewer", "--file", "r.json"])'`,
 		`node -e 'require("child_process").execFileSync("geas", ["task", "budget", "grant", "--by=product-authority"])'`,
+		`bash <<< 'geas evidence add --task t1 --agent "design-authority" --role reviewer --file r.json'`,
+		`bash <<< "$(echo geas evidence add)"`,
+		`echo 'geas task approve --task t1 --by design-authority --reason ok' | sh`,
+		`source <(echo geas task approve --task t1 --by design-authority --reason ok)`,
 		// Shell writes into an evidence directory, whose content the guard cannot read.
 		`echo '{"agent": "design-authority"}' > .geas/missions/m1/tasks/t1/evidence/design-authority.json`,
 		`echo '{"agent": "design-authority"}' > .geas/missions/m1/tasks/t1/evidence/software-engineer.json`,
