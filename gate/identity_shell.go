@@ -88,7 +88,7 @@ var shells = []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash",
 var readOnly = []string{"cat", "less", "more", "head", "tail", "grep", "egrep", "fgrep", "rg", "ag", "jq", "ls", "wc", "diff",
 	"cmp", "stat", "file", "sha256sum", "sha1sum", "md5sum", "b2sum", "cksum", "test", "[", "[[", "echo", "printf", "realpath",
 	"readlink", "basename", "dirname", "du", "tree", "od", "xxd", "hexdump", "strings", "uniq", "cut", "column", "nl", "bat",
-	"geas", "geas-plugin", "true", "false", "cd", "pushd"}
+	"geas", "geas-plugin", "true", "false", "cd", "pushd", "for", "select", "case", "in", "esac", "function"}
 
 // progName is a program word's name as compared: its base name, letter case folded, without
 // ".exe".
@@ -169,7 +169,9 @@ func (k *identityCheck) command(c shellcmd.Command, depth int) string {
 	if why != "" {
 		return why
 	}
-	for _, w := range args[start+1:] {
+	// Every literal word, the program's included: a wrapper may run a string as a command line
+	// (script -qc '...', flock lock -c '...', ssh host '...').
+	for _, w := range args {
 		if !w.Literal {
 			continue
 		}
@@ -202,7 +204,7 @@ func (k *identityCheck) command(c shellcmd.Command, depth int) string {
 	if !prog.Literal && !(checked && quotedWhole(prog.Raw)) && k.mentions(strings.Join(rawWords(args), " ")) {
 		return k.deny("the command's program is computed (%s), so the guard cannot tell what it runs, and it mentions geas, evidence or an agent", prog.Raw)
 	}
-	if !prog.Literal || !slices.Contains(readOnly, name) || (name == "find" && findWrites(args)) {
+	if !prog.Literal || !readsOnly(name, args[start+1:]) {
 		for _, w := range args[start+1:] {
 			if why := k.shellWrite(w, "("+name+") writes or moves"); why != "" {
 				return why
@@ -221,12 +223,41 @@ func rawWords(ws []shellcmd.Word) []string {
 	return out
 }
 
-// findWrites reports a find that deletes or runs commands.
-func findWrites(args []shellcmd.Word) bool {
-	return slices.ContainsFunc(args, func(w shellcmd.Word) bool {
-		return slices.Contains([]string{"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"}, w.Text)
-	})
+// readsOnly reports a program, given its arguments, that writes none of the files they name: one
+// of readOnly, find without actions that delete, run or print to a file, sed without -i, and git
+// commands that change no file of the working tree (status, diff, log, show, add, commit, ...).
+func readsOnly(name string, args []shellcmd.Word) bool {
+	switch name {
+	case "find":
+		return !slices.ContainsFunc(args, func(w shellcmd.Word) bool {
+			return slices.Contains([]string{"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"}, w.Text)
+		})
+	case "sed":
+		return !slices.ContainsFunc(args, func(w shellcmd.Word) bool {
+			return !w.Literal || strings.HasPrefix(w.Text, "--in-place") || strings.HasPrefix(w.Text, "-") && !strings.HasPrefix(w.Text, "--") && strings.Contains(w.Text, "i")
+		})
+	case "git":
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			if !a.Literal {
+				return false
+			}
+			if a.Text == "-C" || a.Text == "-c" {
+				i++
+				continue
+			}
+			if strings.HasPrefix(a.Text, "-") {
+				continue
+			}
+			return slices.Contains(gitReadOnly, a.Text)
+		}
+		return true
+	}
+	return slices.Contains(readOnly, name)
 }
+
+// gitReadOnly are git commands that write no file of the working tree they are given.
+var gitReadOnly = []string{"status", "diff", "log", "show", "add", "commit", "blame", "ls-files", "grep", "rev-parse", "cat-file", "shortlog", "whatchanged", "annotate", "check-ignore"}
 
 // cd follows a cd or pushd of the line: relative paths after it may be relative to where it went.
 func (k *identityCheck) cd(args []shellcmd.Word) {
