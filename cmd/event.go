@@ -33,7 +33,7 @@ interleave. --data must be a JSON object.
 
 Only the gate speaks for the gate: agent geas-gate (in any letter case, with any surrounding
 space) and the gate's own event types (gate_result, escalation, revocation, budget_grant,
-history_reset, rules_approval, and a task_transition to verified) are refused.`,
+history_reset, rules_approval, the stop hooks' agent_stop, and a task_transition to verified) are refused.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runEventLog(g, o) },
 	}

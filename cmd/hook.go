@@ -20,7 +20,8 @@ func newHookCmd(g *globalOptions) *cobra.Command {
 
 type hookOptions struct {
 	mission, task string
-	timeout       time.Duration // --timeout: the bound of the hook's gate run (runHookGate)
+	timeout       time.Duration  // --timeout: the bound of the hook's gate run (runHookGate)
+	agent         gate.StopAgent // the agent the hook input names as stopping (hookStopAgent)
 }
 
 func newHookClaudeStopCmd(g *globalOptions) *cobra.Command {
@@ -143,7 +144,7 @@ func decideClaudeStop(ctx context.Context, g *globalOptions, o hookOptions, in h
 	case target.task == "":
 		out = &claudeStopOutput{SystemMessage: noTaskMessage(target, "the stop is allowed")}
 	default:
-		out = claudeStop(ctx, g, hookOptions{mission: target.mission, task: target.task, timeout: o.timeout}, in.StopHookActive)
+		out = claudeStop(ctx, g, hookOptions{mission: target.mission, task: target.task, timeout: o.timeout, agent: hookStopAgent(in)}, in.StopHookActive)
 		if out == nil && target.source == sourceRunJSON {
 			// The agent may stop; say which task let it, since agents write run.json.
 			out = &claudeStopOutput{SystemMessage: fmt.Sprintf("geas gate: task %s passes, so the stop is allowed. %s", target.task, runJSONPinText)}
@@ -183,7 +184,7 @@ func claudeStop(ctx context.Context, g *globalOptions, o hookOptions, active boo
 		return claudeStopCannotRun("task "+o.task, err, active)
 	}
 	defer t.Close()
-	h, err := gate.HookGate(ctx, t.ref(), gate.HookOptions{Timeout: o.timeout})
+	h, err := gate.HookGate(ctx, t.ref(), gate.HookOptions{Timeout: o.timeout, Agent: o.agent})
 	if err != nil {
 		return claudeStopCannotRun("task "+t.task, err, active)
 	}

@@ -156,7 +156,7 @@ func decideHarnessStop(ctx context.Context, g *globalOptions, o hookOptions, in 
 	}
 	defer t.Close()
 	d := gate.HarnessStop(ctx, t.ref(), gate.StopOptions{
-		HookOptions: gate.HookOptions{Timeout: o.timeout},
+		HookOptions: gate.HookOptions{Timeout: o.timeout, Agent: in.Agent},
 		Signal:      sig, SignalKnown: in.ActiveKnown, Stops: in.Stops, Session: in.Session,
 	})
 	if !d.Block && d.Message == "" && target.source == sourceRunJSON {

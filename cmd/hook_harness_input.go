@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/schemas"
 )
 
@@ -34,6 +35,9 @@ type harnessStopInput struct {
 	Aborted bool
 	Cwd     string // the session's directory: cwd, or Cursor's first workspace root
 	Session string // the harness's session id, which the loop cap counts stops in
+	// Agent is the agent that stops, where the input names it (Codex's and Copilot's subagent
+	// stops: agent_type/agentType and agent_id/agentId), which the hook records (gate.StopAgent).
+	Agent gate.StopAgent
 	// Oversize: the input was longer than maxHookInputBytes and was not read; every field is
 	// unknown, so the stop is a first stop (the agent controls the input's size through what it
 	// writes, and a hook that exits with an error lets it go).
@@ -97,7 +101,8 @@ func readStopEvent(obj map[string]any, harness, main string, events map[string]b
 // "SubagentStop"), model, permission_mode, transcript_path, last_assistant_message and
 // stop_hook_active ("true when ... already continuing because an earlier stop-like hook blocked
 // completion"); SubagentStop adds agent_id, agent_type and agent_transcript_path. Read: hook_event_name,
-// stop_hook_active (leniently, as for Claude Code), cwd, session_id.
+// stop_hook_active (leniently, as for Claude Code), cwd, session_id, agent_type and agent_id (the
+// agent that stops, recorded).
 func readCodexStop(obj map[string]any) (harnessStopInput, error) {
 	in := harnessStopInput{ActiveName: "stop_hook_active"}
 	var err error
@@ -107,7 +112,28 @@ func readCodexStop(obj map[string]any) (harnessStopInput, error) {
 	in.Active, in.ActiveKnown = lenientBool(obj["stop_hook_active"]), true
 	in.Cwd, _ = obj["cwd"].(string)
 	in.Session, _ = obj["session_id"].(string)
+	in.Agent = readStopAgent(obj, in.Event)
 	return in, nil
+}
+
+// readStopAgent reads the agent a stop input names: agent_type (or agentType) and agent_id (or
+// agentId), as given; the zero value when it names none (the main agent).
+func readStopAgent(obj map[string]any, event string) gate.StopAgent {
+	a := gate.StopAgent{Event: event}
+	for _, k := range []string{"agent_type", "agentType"} {
+		if v, ok := obj[k].(string); ok && a.Type == "" {
+			a.Type = v
+		}
+	}
+	for _, k := range []string{"agent_id", "agentId"} {
+		if v, ok := obj[k].(string); ok && a.ID == "" {
+			a.ID = v
+		}
+	}
+	if a.Type == "" && a.ID == "" {
+		return gate.StopAgent{}
+	}
+	return a
 }
 
 // readCopilotStop reads a GitHub Copilot agentStop or subagentStop input. Source: the Copilot hooks
@@ -119,7 +145,7 @@ func readCodexStop(obj map[string]any) (harnessStopInput, error) {
 // SubagentStop (hook_event_name, session_id, cwd, stop_hook_active; agent_id, agent_type,
 // agent_name for a subagent). Read: hook_event_name, stop_hook_active (known only when present: a
 // subagentStop sends none), cwd, sessionId/session_id, and agentName/agentType/agentId to tell a
-// subagent's stop.
+// subagent's stop (agentType/agent_type and agentId/agent_id are recorded as the agent that stops).
 func readCopilotStop(obj map[string]any) (harnessStopInput, error) {
 	in := harnessStopInput{ActiveName: "stop_hook_active"}
 	var err error
@@ -143,6 +169,7 @@ func readCopilotStop(obj map[string]any) (harnessStopInput, error) {
 			in.Session = id
 		}
 	}
+	in.Agent = readStopAgent(obj, in.Event)
 	return in, nil
 }
 

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/geas-dev/geas/gate"
 )
 
 // readStop reads in as harness h's stop input.
@@ -36,8 +38,9 @@ func TestEachHarnessStopInputIsReadInItsOwnShape(t *testing.T) {
 			in:   `{"session_id":"s","turn_id":"u","cwd":"/p","hook_event_name":"Stop","stop_hook_active":true}`,
 			want: harnessStopInput{Event: "Stop", Active: true, ActiveKnown: true, ActiveName: "stop_hook_active", Cwd: "/p", Session: "s"}},
 		{name: "codex subagent stop", h: codexHarness,
-			in:   `{"hook_event_name":"SubagentStop","stop_hook_active":false,"agent_type":"worker","cwd":"/p"}`,
-			want: harnessStopInput{Event: "SubagentStop", Subagent: true, ActiveKnown: true, ActiveName: "stop_hook_active", Cwd: "/p"}},
+			in: `{"hook_event_name":"SubagentStop","stop_hook_active":false,"agent_type":"worker","cwd":"/p"}`,
+			want: harnessStopInput{Event: "SubagentStop", Subagent: true, ActiveKnown: true, ActiveName: "stop_hook_active", Cwd: "/p",
+				Agent: gate.StopAgent{Event: "SubagentStop", Type: "worker"}}},
 		{name: "codex key in another case is not the field", h: codexHarness,
 			in:   `{"Stop_Hook_Active":true,"CWD":"/p"}`,
 			want: harnessStopInput{Event: "Stop", ActiveKnown: true, ActiveName: "stop_hook_active"}},
@@ -52,14 +55,16 @@ func TestEachHarnessStopInputIsReadInItsOwnShape(t *testing.T) {
 			in:   `{"sessionId":"s","timestamp":1,"cwd":"/p","transcriptPath":"/t","stopReason":"end_turn","stop_hook_active":true}`,
 			want: harnessStopInput{Event: "agentStop", Active: true, ActiveKnown: true, ActiveName: "stop_hook_active", Cwd: "/p", Session: "s"}},
 		{name: "copilot subagentStop camelCase has no signal", h: copilotHarness,
-			in:   `{"sessionId":"s","timestamp":1,"cwd":"/p","agentId":"a","agentType":"custom","agentName":"x","response":"r","stopReason":"end_turn"}`,
-			want: harnessStopInput{Event: "subagentStop", Subagent: true, ActiveName: "stop_hook_active", Cwd: "/p", Session: "s"}},
+			in: `{"sessionId":"s","timestamp":1,"cwd":"/p","agentId":"a","agentType":"custom","agentName":"x","response":"r","stopReason":"end_turn"}`,
+			want: harnessStopInput{Event: "subagentStop", Subagent: true, ActiveName: "stop_hook_active", Cwd: "/p", Session: "s",
+				Agent: gate.StopAgent{Event: "subagentStop", Type: "custom", ID: "a"}}},
 		{name: "copilot VS Code Stop", h: copilotHarness,
 			in:   `{"hook_event_name":"Stop","session_id":"s","cwd":"/p","stop_hook_active":false}`,
 			want: harnessStopInput{Event: "Stop", ActiveKnown: true, ActiveName: "stop_hook_active", Cwd: "/p", Session: "s"}},
 		{name: "copilot VS Code SubagentStop", h: copilotHarness,
-			in:   `{"hook_event_name":"SubagentStop","session_id":"s","cwd":"/p","agent_type":"x"}`,
-			want: harnessStopInput{Event: "SubagentStop", Subagent: true, ActiveName: "stop_hook_active", Cwd: "/p", Session: "s"}},
+			in: `{"hook_event_name":"SubagentStop","session_id":"s","cwd":"/p","agent_type":"x"}`,
+			want: harnessStopInput{Event: "SubagentStop", Subagent: true, ActiveName: "stop_hook_active", Cwd: "/p", Session: "s",
+				Agent: gate.StopAgent{Event: "SubagentStop", Type: "x"}}},
 		{name: "copilot other event", h: copilotHarness, in: `{"hook_event_name":"PreToolUse"}`, wantErr: "not a GitHub Copilot stop event"},
 
 		{name: "cursor stop", h: cursorHarness,

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/geas-dev/geas/gate"
 	"github.com/geas-dev/geas/schemas"
 )
 
@@ -28,12 +29,17 @@ type hookInput struct {
 	// not checked here; TaskIDProblem says why a task_id of another JSON type was not read.
 	TaskID        string
 	TaskIDProblem string
-	AgentType     string
+	// AgentType and AgentID name the agent the hook fires in (every event's optional agent_type
+	// and agent_id: gate.CallerAgent says which inputs carry them).
+	AgentType string
+	AgentID   string
 	// Cwd, ToolName and ToolPaths are what the PreToolUse guard reads: the cwd field, tool_name,
 	// and the paths a file tool writes (tool_input's file_path and notebook_path).
+	// ToolInput is tool_input as decoded, which the identity guard reads (gate.CheckIdentity).
 	Cwd       string
 	ToolName  string
 	ToolPaths []string
+	ToolInput map[string]any
 	// Oversize says the input was longer than maxHookInputBytes and was not read: every field is
 	// unknown. The agent controls the input's size (a task's description, a Write's content), so
 	// each hook fails closed on it rather than exiting with a usage error, which Claude Code takes
@@ -78,10 +84,12 @@ func readHookInput(r io.Reader) (hookInput, error) {
 	}
 	in.Event, _ = obj["hook_event_name"].(string)
 	in.AgentType, _ = obj["agent_type"].(string)
+	in.AgentID, _ = obj["agent_id"].(string)
 	in.StopHookActive = lenientBool(obj["stop_hook_active"])
 	in.Cwd, _ = obj["cwd"].(string)
 	in.ToolName, _ = obj["tool_name"].(string)
 	if ti, ok := obj["tool_input"].(map[string]any); ok {
+		in.ToolInput = ti
 		for _, k := range []string{"file_path", "notebook_path"} {
 			if p, ok := ti[k].(string); ok && p != "" {
 				in.ToolPaths = append(in.ToolPaths, p)
@@ -139,4 +147,10 @@ func jsonKind(v any) string {
 		return "array"
 	}
 	return "object"
+}
+
+// hookStopAgent is the agent a Stop or SubagentStop input names as stopping (agent_type and
+// agent_id; none for the main session), which the hook records (gate.StopAgent).
+func hookStopAgent(in hookInput) gate.StopAgent {
+	return gate.StopAgent{Event: in.Event, Type: in.AgentType, ID: in.AgentID}
 }

@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -18,27 +19,41 @@ var guardedTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": tru
 func newHookClaudePreToolUseCmd(g *globalOptions) *cobra.Command {
 	return &cobra.Command{
 		Use:   "claude-pre-tool-use",
-		Short: "Claude Code PreToolUse guard: agents may not write the gate's own files",
-		Long: `A Claude Code PreToolUse hook for the file tools (Write, Edit, MultiEdit, NotebookEdit). It denies a
-write to a file only geas writes in a task directory (.geas/missions/M/tasks/T/...): its
-gate-history.jsonl, anything under its gate-logs/, contract.pinned.json, record.lock, and the
-record.json.reset-* and gate-history.jsonl.reset-* files that geas task history reset keeps aside.
-Paths are compared with letter case folded, after resolving symbolic links, and as Windows opens
-them (a trailing dot or space, an NTFS stream after a colon), so GATE-HISTORY.JSONL,
-gate-history.jsonl. or a link into .geas is refused too. A hook input over 1 MiB, whose path
-cannot be checked, is denied. It answers
+		Short: "Claude Code PreToolUse guard: agents may not write the gate's files, or write as another agent",
+		Long: `A Claude Code PreToolUse hook. It denies two kinds of tool call.
+
+The gate's own files: a Write, Edit, MultiEdit or NotebookEdit of a file only geas writes in a task
+directory (.geas/missions/M/tasks/T/...): its gate-history.jsonl, anything under its gate-logs/,
+contract.pinned.json, record.lock, and the record.json.reset-* and gate-history.jsonl.reset-*
+files that geas task history reset keeps aside. Paths are compared with letter case folded, after
+resolving symbolic links, and as Windows opens them (a trailing dot or space, an NTFS stream after
+a colon), so GATE-HISTORY.JSONL, gate-history.jsonl. or a link into .geas is refused too.
+
+Another agent's name: when the hook input names the agent that calls (agent_type: a subagent, or
+the main thread of claude --agent; "plugin:agent" reads as agent), a Bash command, an MCP tool's
+command or a file tool that writes evidence, an approval (task approve, task revalidate --base), a
+budget grant or a history reset under another agent's name is denied: --agent and --by must be the
+caller (compared with letter case, underscores and dashes folded), --name the caller's or no
+agent's, and an evidence file written by a file tool must be named as the caller's and name it as
+its "agent". The command line is read through quotes, escapes, operators, subshells,
+substitutions, sh -c, eval and here-documents; what it cannot read with certainty (a computed
+program, flag or value, xargs) is denied when it mentions geas, evidence or an agent, and a shell
+write into an evidence directory is denied whatever it writes (use geas evidence add). Text that
+may be run later (a script a file tool writes, a string a command passes on such as python3 -c)
+is denied when it holds such a geas command naming another geas agent type. Input
+without agent_type (the main session) is not checked: a shell can always hide a name (a script
+written earlier), and GEAS_GATE_KEY and separate OS users are the defences (docs/reliability.md).
+
+A hook input over 1 MiB, which cannot be checked, is denied. A denial is
 {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
 "permissionDecisionReason": ...}}, which Claude Code shows to the agent; any other call gets no
 output, and the normal permission flow applies.
 
-This is a courtesy, not the defence. Not guarded: Bash (echo > file, cp, ln, sed -i), MCP tools
-that write files, and the files agents write themselves (contract.json, record.json, evidence/,
-which geas's own commands validate and the gate reads as agents' claims). The gate itself refuses
-a history or a pin it did not write (the hash chain, the rules digest in every entry, and the
-signature when GEAS_GATE_KEY is set).
+This is a courtesy, not the defence: the gate itself refuses a history or a pin it did not write
+(the hash chain, the rules digest in every entry, and the signature when GEAS_GATE_KEY is set).
 
 In .claude/settings.json:
-  {"hooks": {"PreToolUse": [{"matcher": "Write|Edit|MultiEdit|NotebookEdit", "hooks": [{"type": "command",
+  {"hooks": {"PreToolUse": [{"matcher": "^(Write|Edit|MultiEdit|NotebookEdit|Bash|mcp__.*)$", "hooks": [{"type": "command",
     "command": "geas hook claude-pre-tool-use"}]}]}}`,
 		Args: noArgs,
 		RunE: func(*cobra.Command, []string) error { return runHookClaudePreToolUse(g) },
@@ -66,11 +81,12 @@ func runHookClaudePreToolUse(g *globalOptions) error {
 		return writeJSON(g.stdout, &preToolUseOutput{preToolUseDecision{
 			HookEventName:      "PreToolUse",
 			PermissionDecision: "deny",
-			PermissionDecisionReason: "geas: the " + oversizeText() + ", so the path this call writes could not be checked " +
-				"against the files only geas gate writes. Write the file in smaller pieces (Write, then Edit).",
+			PermissionDecisionReason: "geas: the " + oversizeText() + ", so what this call writes could not be checked " +
+				"against the files only geas gate writes, or the agent it writes as. Write the file in smaller pieces (Write, then Edit).",
 		}})
 	}
-	if !guardedTools[in.ToolName] || len(in.ToolPaths) == 0 {
+	identity := in.AgentType != "" && (in.ToolName == "Bash" || guardedTools[in.ToolName] || strings.HasPrefix(in.ToolName, "mcp__"))
+	if !identity && (!guardedTools[in.ToolName] || len(in.ToolPaths) == 0) {
 		return nil
 	}
 	// The project the hooks gate (pinHookProject); when it is refused there, a copy may have been
@@ -91,6 +107,9 @@ func runHookClaudePreToolUse(g *globalOptions) error {
 		}
 	}
 	for _, path := range in.ToolPaths {
+		if !guardedTools[in.ToolName] {
+			break
+		}
 		what := ""
 		for _, geasDir := range geasDirs {
 			if what = gate.OwnedFile(geasDir, absHookPath(path, in.Cwd)); what != "" {
@@ -107,7 +126,20 @@ func runHookClaudePreToolUse(g *globalOptions) error {
 			}})
 		}
 	}
-	return nil
+	if !identity {
+		return nil
+	}
+	cwd := in.Cwd
+	if cwd == "" {
+		cwd = start
+	}
+	why := gate.CheckIdentity(gate.IdentityCall{AgentType: in.AgentType, Tool: in.ToolName, Input: in.ToolInput, Cwd: cwd, GeasDirs: geasDirs})
+	if why == "" {
+		return nil
+	}
+	return writeJSON(g.stdout, &preToolUseOutput{preToolUseDecision{
+		HookEventName: "PreToolUse", PermissionDecision: "deny", PermissionDecisionReason: why,
+	}})
 }
 
 // absHookPath makes a tool's path absolute: as given when it is, else against the hook input's

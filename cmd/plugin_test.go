@@ -107,7 +107,7 @@ func TestPluginManifests(t *testing.T) {
 // TestPluginHooksRunTheGate: hooks/hooks.json registers exactly the documented events, each with
 // one command hook that runs the launcher (which exists and is executable) with a geas command that
 // exists; SubagentStop's matcher matches the agents that build the change, PreToolUse's the file
-// tools, and the events without matcher support have none.
+// tools, Bash and MCP tools, and the events without matcher support have none.
 func TestPluginHooksRunTheGate(t *testing.T) {
 	h := readPluginJSON(t, "hooks/hooks.json")
 	assert.NotEmpty(t, str(t, h, "description", "hooks.json"))
@@ -131,8 +131,15 @@ func TestPluginHooksRunTheGate(t *testing.T) {
 		case "SubagentStop":
 			checkSubagentMatcher(t, matcher.(string))
 		case "PreToolUse":
-			// Only letters and |: an exact list of tool names, not a regular expression.
-			assert.Equal(t, "Write|Edit|MultiEdit|NotebookEdit", matcher)
+			// A regular expression (it holds more than letters and |), anchored: the file tools,
+			// Bash and every MCP tool, which the identity guard reads; no other tool.
+			re := regexp.MustCompile(matcher.(string))
+			for _, tool := range []string{"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash", "mcp__shell__run", "mcp__plugin_geas_geas__geas_gate_evaluate"} {
+				assert.True(t, re.MatchString(tool), tool)
+			}
+			for _, tool := range []string{"Read", "TodoWrite", "WebFetch", "Grep", "BashOutput", "xmcp__a"} {
+				assert.False(t, re.MatchString(tool), tool)
+			}
 		}
 		handlers, ok := group["hooks"].([]any)
 		require.True(t, ok, event)

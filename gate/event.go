@@ -44,8 +44,9 @@ func LogEvent(p *project.Project, o EventOptions) error {
 // gateEventTypes are written only by geas itself (record.GateEventTypes): the gate
 // (gate_result, escalation, revocation), geas task budget grant, geas task history reset and
 // geas task approve-rules. An agent logging one could forge a pass, or an entry the history
-// cross-check would then look for.
-var gateEventTypes = record.GateEventTypes()
+// cross-check would then look for. agent_stop is the stop hooks' record of which agent stopped
+// (logAgentStop): an agent logging one would put words in another agent's mouth.
+var gateEventTypes = append(record.GateEventTypes(), EventAgentStop)
 
 // refuseGateIdentity refuses an event that would speak as the gate (SPEC §2.2, §9).
 func refuseGateIdentity(agent, typ string, data json.RawMessage) error {

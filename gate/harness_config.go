@@ -41,8 +41,9 @@ const CursorLoopLimit = 8
 const subagentMatcher = "(^|:)(software-engineer|platform-engineer|research-engineer|technical-writer|research-writer)$"
 
 // toolGuardMatcher is the plugin's PreToolUse matcher (hooks/hooks.json): the tools that write
-// files, whose writes of the gate's own files the guard denies.
-const toolGuardMatcher = "Write|Edit|MultiEdit|NotebookEdit"
+// files, whose writes of the gate's own files the guard denies, and Bash and every MCP tool,
+// which the identity guard reads (CheckIdentity). Anchored, so TodoWrite and BashOutput stay out.
+const toolGuardMatcher = "^(Write|Edit|MultiEdit|NotebookEdit|Bash|mcp__.*)$"
 
 // harnessSpec is what one harness's hook configuration file is and what geas adds to it.
 type harnessSpec struct {

@@ -17,6 +17,9 @@ type HookOptions struct {
 	// Timeout bounds the gate run (0: no limit): a run cut off by it kills its eval commands,
 	// writes nothing, and is an error that says so.
 	Timeout time.Duration
+	// Agent is the agent the hook input names as stopping; when it names one, an agent_stop
+	// event records it with the gate's answer (logAgentStop).
+	Agent StopAgent
 }
 
 // HookCheck is what the agent hooks answer from (SPEC §9): the task's state as its contract
@@ -59,12 +62,14 @@ func HookGate(ctx context.Context, t Task, o HookOptions) (*HookCheck, error) {
 		case vocab.Escalated, vocab.Blocked, vocab.Cancelled:
 			h.NotGated = true
 			h.Backed, h.Why = StateBacking(tiers.Gather(t.Project, t.Mission, t.ID, t.Dir), h.State)
+			logAgentStop(t, o.Agent, h)
 			return h, nil
 		}
 	}
 	if h.Result, err = runHookGate(ctx, t, o.Timeout); err != nil {
 		return nil, err
 	}
+	logAgentStop(t, o.Agent, h)
 	return h, nil
 }
 

@@ -3,6 +3,7 @@ package gate
 import (
 	"errors"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -10,14 +11,30 @@ import (
 )
 
 // ResolveExisting resolves the symbolic links of the longest existing prefix of path and joins
-// the rest: where a write to path would land.
+// the rest: where a write to path would land. A dangling link on the way is followed too (a
+// write through it creates its target), up to maxLinkHops links.
 func ResolveExisting(path string) string {
+	return resolveExisting(path, 0)
+}
+
+// maxLinkHops bounds the dangling links ResolveExisting follows (Linux's own limit is 40).
+const maxLinkHops = 40
+
+func resolveExisting(path string, hops int) string {
 	rest := ""
 	for dir := path; ; dir = filepath.Dir(dir) {
 		if r, err := filepath.EvalSymlinks(dir); err == nil {
 			return filepath.Join(r, rest)
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return path
+		}
+		if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 && hops < maxLinkHops {
+			if target, err := os.Readlink(dir); err == nil {
+				if !filepath.IsAbs(target) {
+					target = filepath.Join(filepath.Dir(dir), target)
+				}
+				return resolveExisting(filepath.Join(target, rest), hops+1)
+			}
 		}
 		if filepath.Dir(dir) == dir {
 			return path

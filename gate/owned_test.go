@@ -19,6 +19,11 @@ func TestTheGatesOwnFilesAreKnownInEverySpelling(t *testing.T) {
 	task := filepath.Join(geas, "missions", "m1", "tasks", "t1")
 	require.NoError(t, os.MkdirAll(task, 0o755))
 	require.NoError(t, os.Symlink(task, filepath.Join(dir, "link")))
+	// Dangling links, which a write follows to create their target: to the history itself, and to
+	// a task directory not created yet.
+	require.NoError(t, os.Symlink(filepath.Join(task, "gate-history.jsonl"), filepath.Join(dir, "dangling")))
+	require.NoError(t, os.Symlink(filepath.Join(geas, "missions", "m1", "tasks", "t9"), filepath.Join(dir, "later")))
+	require.NoError(t, os.Symlink("dangling", filepath.Join(dir, "chained")))
 	owned := []string{
 		filepath.Join(task, "gate-history.jsonl"),
 		filepath.Join(task, "GATE-HISTORY.JSONL"),
@@ -31,6 +36,9 @@ func TestTheGatesOwnFilesAreKnownInEverySpelling(t *testing.T) {
 		filepath.Join(task, "record.json.reset-20260101T000000Z"),
 		filepath.Join(task, "gate-history.jsonl.reset-20260101T000000Z"),
 		filepath.Join(dir, "link", "gate-history.jsonl"),
+		filepath.Join(dir, "dangling"),
+		filepath.Join(dir, "chained"),
+		filepath.Join(dir, "later", "gate-history.jsonl"),
 	}
 	for _, p := range owned {
 		assert.NotEmpty(t, OwnedFile(ResolveExisting(geas), p), p)

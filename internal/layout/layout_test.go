@@ -24,6 +24,7 @@ var floors = map[string]int{
 	"vocab": 0, "internal/canon": 0, "internal/fsutil": 0, "internal/proc": 0, "internal/jsonobj": 0,
 	"internal/testresults": 0,
 	"internal/text":        0,
+	"internal/shellcmd":    0,
 	"internal/git":         1, "schemas": 1,
 	"project":  2,
 	"contract": 3, "evidence": 3, "record": 3, "policy": 3, "internal/demo": 3, "internal/testfixture": 3,
