@@ -291,14 +291,19 @@ func mergeHooks(spec harnessSpec, data []byte, f *HookFile, elsewhere map[string
 // an entry of the wrong type; such an entry with a shorter timeout than ours gets a note in f.
 func holdsHook(spec harnessSpec, e hookEntry, entries []json.RawMessage, f *HookFile) (bool, error) {
 	found := false
+	ours := groupMatcher(e.entry)
 	for i, raw := range entries {
 		where := fmt.Sprintf(`"hooks"."%s"[%d]`, e.event, i)
 		handlers := []json.RawMessage{raw}
+		sameMatcher := true
 		if spec.nested {
 			var group map[string]json.RawMessage
 			if err := json.Unmarshal(raw, &group); err != nil || group == nil {
 				return false, fmt.Errorf("%s is not an object", where)
 			}
+			// A group with another matcher runs our hook for other tools (an older install's
+			// PreToolUse matcher, without Bash): it does not stand for ours, which is added.
+			sameMatcher = groupMatcher(raw) == ours
 			handlers = nil
 			if h, ok := group["hooks"]; ok {
 				if err := json.Unmarshal(h, &handlers); err != nil || handlers == nil {
@@ -315,6 +320,10 @@ func holdsHook(spec harnessSpec, e hookEntry, entries []json.RawMessage, f *Hook
 			if err != nil {
 				return false, err
 			}
+			if ok && !sameMatcher {
+				f.Notes = append(f.Notes, fmt.Sprintf("%s runs geas hook %s with matcher %q, not %q: geas's entry is added beside it; remove the old one", where, e.sub, groupMatcher(entries[i]), ours))
+				continue
+			}
 			if ok {
 				if t := handlerTimeout(spec, handler); t > 0 && t < e.timeout {
 					f.Notes = append(f.Notes, fmt.Sprintf("%s runs geas hook %s with a timeout of %d s, under %d s: the harness lets the agent go on when it kills the hook; raise it", hw, e.sub, t, e.timeout))
@@ -324,6 +333,16 @@ func holdsHook(spec harnessSpec, e hookEntry, entries []json.RawMessage, f *Hook
 		}
 	}
 	return found, nil
+}
+
+// groupMatcher is the "matcher" of a matcher group ("" when it has none or it is not a string).
+func groupMatcher(group json.RawMessage) string {
+	var g map[string]json.RawMessage // keys exact: encoding/json would take "Matcher" for it
+	var m string
+	if json.Unmarshal(group, &g) == nil {
+		_ = json.Unmarshal(g["matcher"], &m)
+	}
+	return m
 }
 
 // runsGeasHook reports whether the handler h runs `geas hook sub` as the hook geas installs

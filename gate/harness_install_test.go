@@ -449,3 +449,26 @@ func TestIndentOf(t *testing.T) {
 	assert.Equal(t, "  ", indentOf([]byte(`{"a": 1}`)))
 	assert.Equal(t, "  ", indentOf([]byte("{\n \t\"a\": 1\n}")))
 }
+
+// TestAnOlderGuardMatcherDoesNotStandForOurs: a settings file whose PreToolUse group runs the
+// guard for the file tools only (an install from before the guard read Bash and MCP calls) gets
+// geas's group beside it, with a note, so Bash and MCP calls are guarded; the same matcher is
+// left alone (the control).
+func TestAnOlderGuardMatcherDoesNotStandForOurs(t *testing.T) {
+	old := `{"hooks": {"PreToolUse": [{"matcher": "Write|Edit|MultiEdit|NotebookEdit", "hooks": [{"type": "command", "command": "geas hook claude-pre-tool-use", "timeout": 30}]}]}}` + "\n"
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".claude"), 0o755))
+	path := filepath.Join(dir, ".claude", "settings.json")
+	require.NoError(t, os.WriteFile(path, []byte(old), 0o644))
+	files, err := InstallHooks(dir, []string{HarnessClaude})
+	require.NoError(t, err)
+	assert.Contains(t, files[0].Added, "PreToolUse: geas hook claude-pre-tool-use")
+	assert.Contains(t, strings.Join(files[0].Notes, "\n"), `with matcher "Write|Edit|MultiEdit|NotebookEdit"`)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), toolGuardMatcher)
+
+	again, err := InstallHooks(dir, []string{HarnessClaude})
+	require.NoError(t, err)
+	assert.Empty(t, again[0].Added, "the second install finds geas's own group")
+}
