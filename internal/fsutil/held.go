@@ -7,6 +7,9 @@ import "os"
 type HeldFile struct {
 	f    *os.File
 	info os.FileInfo
+	// last is what Stat of the handle said just before its latest read (Hold or ReadAgain): a
+	// file that changed during or after that read no longer matches it (Unchanged).
+	last os.FileInfo
 }
 
 // Hold reads name through root as ReadLimited(root, name, limit) does (the same checks and
@@ -21,7 +24,7 @@ func Hold(root *os.Root, name string, limit int64) (*HeldFile, []byte, error) {
 		f.Close()
 		return nil, nil, err
 	}
-	return &HeldFile{f: f, info: fi}, data, nil
+	return &HeldFile{f: f, info: fi, last: fi}, data, nil
 }
 
 // ReadAgain reads the held file again from its start, as Hold read it, when name (through root)
@@ -40,8 +43,34 @@ func (h *HeldFile) ReadAgain(root *os.Root, name string, limit int64) (data []by
 	if err != nil {
 		return nil, true, err
 	}
+	h.last = now
 	data, err = readWhole(h.f, name, now.Size(), limit)
 	return data, true, err
+}
+
+// Unchanged reports whether name (through root) still names the held file with what it held at
+// the latest read: a Stat of the path, which opens nothing, finds the same file (os.SameFile),
+// with the size, modification time and inode change time (ChangeTime) the handle had just before
+// that read. A platform without a change time answers false (the caller reads again, through the
+// handle), for a modification time can be set back. What it cannot see is a write in place, to
+// the same size, within the file system's timestamp granularity of that read.
+func (h *HeldFile) Unchanged(root *os.Root, name string) bool {
+	if h == nil || h.last == nil {
+		return false
+	}
+	fi, err := root.Stat(name)
+	if err != nil || !fi.Mode().IsRegular() || !os.SameFile(fi, h.info) {
+		return false
+	}
+	return sameState(fi, h.last)
+}
+
+// sameState reports whether a and b, two Stats of one file, show the same size, modification
+// time and change time; false where the platform has no change time.
+func sameState(a, b os.FileInfo) bool {
+	ca, okA := ChangeTime(a)
+	cb, okB := ChangeTime(b)
+	return okA && okB && ca.Equal(cb) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
 // Close closes the held file. Safe on nil.
