@@ -2,10 +2,10 @@ package tiers
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"errors"
 	"io/fs"
 	"os"
+	"path"
 	"sync"
 
 	"github.com/geas-dev/geas/internal/fsutil"
@@ -26,10 +26,10 @@ type OtherTask struct {
 // evaluation judges them, attribution.go). A task directory that does not list, or a record that
 // cannot be read, is left out: it attributes nothing. The task itself is never among them.
 //
-// Under geas gate --all the runs share what they parsed (Shared.others): a record whose files
-// hold the bytes an earlier run of the --all parsed is not parsed again, and one that changed (a
-// task that passed earlier in the same --all) is read anew, so its pass accounts for its files in
-// the runs after it.
+// Under geas gate --all the runs share what they read (Shared.others, sharedRecords): a record
+// whose files are unchanged since an earlier run of the --all read them is neither opened nor
+// parsed again, and one that changed (a task that passed, or whose pass was revoked, earlier in
+// the same --all) is read anew, so that the runs after it judge what its files hold now.
 func (in *Snapshot) readOthers(p *project.Project) {
 	if p == nil || in.Geas == nil || in.Mission == "" {
 		return
@@ -38,12 +38,14 @@ func (in *Snapshot) readOthers(p *project.Project) {
 	if err != nil {
 		return
 	}
+	own := &sharedRecords{}
+	defer own.close()
 	for _, id := range ids {
 		if id == in.Task {
 			continue
 		}
 		dir := project.TaskDir(in.Mission, id)
-		rec := in.otherRecord(dir)
+		rec := in.otherRecord(dir, own)
 		if rec == nil || !claimsPass(rec.History()) {
 			continue
 		}
@@ -62,95 +64,190 @@ func claimsPass(hist []record.HistoryEntry) bool {
 	return false
 }
 
-// otherRecord is record.Load of the task directory dir's record (nil when it cannot be read),
-// through the runs' shared parse when the run has one.
-func (in *Snapshot) otherRecord(dir string) *record.Record {
-	sum, mayPass, ok := filesSum(in.Geas, dir)
-	if ok && !mayPass {
-		return nil // no gate pass in its history: nothing to parse
+// otherRecord is record.Load of the task directory dir's record (nil when it cannot be read, or
+// when its history holds no gate pass as the gate writes one), through the runs' shared reads when
+// the run has them; a run alone reads each file once, through reads of its own.
+func (in *Snapshot) otherRecord(dir string, own *sharedRecords) *record.Record {
+	s := own
+	if in.shared != nil {
+		s = &in.shared.others
 	}
-	if in.shared == nil {
-		rec, err := record.Load(in.Geas, dir+"/record.json")
-		if err != nil {
-			return nil
-		}
-		return rec
-	}
-	return in.shared.others.load(in.Geas, dir, sum, ok)
+	return s.load(in.Geas, dir)
 }
 
-// sharedRecords are the records of the tasks of geas gate --all as last parsed for attribution,
-// by task directory, with the digest of the bytes of record.json and gate-history.jsonl read just
-// before the parse. A record is parsed again whenever those bytes differ from the ones digested;
-// what is handed out is a record the gate read from those files, and it is judged (its history
-// verified) by every run that uses it. Safe for concurrent use.
+// recordFiles are the files of a task directory record.Load reads, with the bounds of their
+// reads here (what record.Load bounds more tightly it refuses as it would).
+var recordFiles = [...]struct {
+	name  string
+	limit int64
+}{{record.RecordFile, record.MaxBytes}, {record.HistoryFile, record.MaxHistoryBytes}, {record.IntegrationFile, record.MaxBytes}}
+
+// sharedRecords are the records of other tasks as attribution last read them, by task directory:
+// each of the task's files (recordFiles) kept open (fsutil.HeldFile) with the bytes of its latest
+// read, and the record parsed from those bytes. Before a record is handed out again, each file is
+// checked with a Stat of its path, which opens nothing (fsutil.HeldFile.Unchanged: the same file,
+// with the size, modification and change time it had at that read; a missing one still missing):
+// a file that changed is read again (through its handle while the path still names it, so an
+// appended history is not opened again; else opened afresh) and the record parsed again from what
+// was read. So what is handed out is always parsed from bytes the gate read, as the files are now
+// (a task that passed earlier in the same --all, or whose pass was revoked, is read anew), and it
+// is judged (its history verified) by every run that uses it. Safe for concurrent use; close
+// releases the handles.
 type sharedRecords struct {
 	mu   sync.Mutex
-	recs map[string]sharedRecord
+	recs map[string]*heldRecord
 }
 
-type sharedRecord struct {
-	sum [sha256.Size]byte
-	rec *record.Record
+// heldRecord is one task directory's files as last read, and what was parsed from them.
+type heldRecord struct {
+	files   [len(recordFiles)]heldRead
+	parsed  bool
+	rec     *record.Record // nil: it cannot be read, or claims no pass
+	mayPass bool
 }
 
-// load returns the record of task directory dir, whose files digested to sum (filesSum; ok false:
-// they could not be read), parsed again only when its files changed.
-func (s *sharedRecords) load(geas *os.Root, dir string, sum [sha256.Size]byte, ok bool) *record.Record {
+// heldRead is one file's latest read: the handle kept (nil when the read failed), and its answer.
+type heldRead struct {
+	h    *fsutil.HeldFile
+	data []byte
+	err  error
+}
+
+// load returns the record of task directory dir, parsed again only when one of its files changed
+// since it was last parsed; nil when it cannot be read or its history holds no gate pass as the
+// gate writes it.
+func (s *sharedRecords) load(geas *os.Root, dir string) *record.Record {
 	s.mu.Lock()
-	if c, hit := s.recs[dir]; ok && hit && c.sum == sum {
-		s.mu.Unlock()
-		return c.rec
+	defer s.mu.Unlock()
+	if s.recs == nil {
+		s.recs = map[string]*heldRecord{}
 	}
-	s.mu.Unlock()
-	rec, err := record.Load(geas, dir+"/record.json")
-	if err != nil {
-		rec = nil
+	e := s.recs[dir]
+	if e == nil {
+		e = &heldRecord{}
+		s.recs[dir] = e
 	}
-	if ok {
-		s.mu.Lock()
-		if s.recs == nil {
-			s.recs = map[string]sharedRecord{}
+	same := e.parsed
+	for i, f := range recordFiles {
+		name := dir + "/" + f.name
+		if e.files[i].current(geas, name) {
+			continue
 		}
-		s.recs[dir] = sharedRecord{sum: sum, rec: rec}
-		s.mu.Unlock()
+		same = false
+		e.files[i].read(geas, name, f.limit)
 	}
-	return rec
+	if same {
+		return e.rec
+	}
+	hist := e.files[1]
+	e.parsed, e.rec = true, nil
+	// A history absent (an earlier layout kept it in record.json) or unreadable may hold a pass;
+	// one written otherwise than the gate writes a pass is no gate's, and attributes nothing.
+	e.mayPass = hist.err != nil || bytes.Contains(hist.data, passWritten)
+	if !e.mayPass {
+		return nil
+	}
+	d := fsutil.ServedDir(geas, dir)
+	for i, f := range recordFiles {
+		d.Serve(dir+"/"+f.name, e.files[i].data, e.files[i].err)
+	}
+	if rec, err := record.LoadFrom(d, dir+"/"+record.RecordFile); err == nil {
+		e.rec = rec
+	}
+	return e.rec
+}
+
+// current reports whether name still holds what r read: the held file unchanged, or a file that
+// was missing still missing.
+func (r *heldRead) current(geas *os.Root, name string) bool {
+	if r.h != nil {
+		return r.h.Unchanged(geas, name)
+	}
+	if !errors.Is(r.err, fs.ErrNotExist) {
+		return false // never read, or a read that failed otherwise: read again
+	}
+	_, err := geas.Stat(name)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// read reads name again: through the held handle while the path names its file, else afresh.
+func (r *heldRead) read(geas *os.Root, name string, limit int64) {
+	if r.h != nil {
+		if data, ok, err := r.h.ReadAgain(geas, name, limit); ok {
+			r.data, r.err = data, err
+			return
+		}
+		r.h.Close()
+	}
+	r.h, r.data, r.err = fsutil.Hold(geas, name, limit)
+}
+
+// close releases the handles s keeps; s stays usable (its next load reads the files afresh).
+func (s *sharedRecords) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range s.recs {
+		for i := range e.files {
+			e.files[i].h.Close()
+		}
+	}
+	s.recs = nil
 }
 
 // passWritten is how the gate writes a passing verdict in a history line.
 var passWritten = []byte(`"verdict":"pass"`)
 
-// filesSum digests the bytes of dir's record.json and gate-history.jsonl (an absent file as
-// such), and says whether the history may hold a gate pass: it is absent (an earlier layout kept
-// the history in record.json) or holds a verdict pass as the gate writes it (a history written
-// otherwise is no gate's, and attributes nothing); ok is false when a file cannot be read.
-func filesSum(geas *os.Root, dir string) (sum [sha256.Size]byte, mayPass, ok bool) {
-	mayPass = true
-	h := sha256.New()
-	for _, f := range []struct {
-		name  string
-		limit int64
-	}{{dir + "/record.json", record.MaxBytes}, {dir + "/" + record.HistoryFile, record.MaxHistoryBytes}} {
-		data, err := fsutil.ReadLimited(geas, f.name, f.limit)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			h.Write([]byte{0})
-		case err != nil:
-			return [sha256.Size]byte{}, true, false
-		default:
-			if f.name != dir+"/record.json" {
-				mayPass = bytes.Contains(data, passWritten)
-			}
-			h.Write([]byte{1})
-			var n [8]byte
-			for i := range n {
-				n[i] = byte(len(data) >> (8 * i))
-			}
-			h.Write(n[:])
-			h.Write(data)
-		}
+// sharedPinned are the other tasks' pinned copies (contract.pinned.json) as attribution last read
+// them, by task directory, checked before each use as sharedRecords checks a record's files; the
+// rules each digest asked for were found to hold, as record.ReadPinned answers them, are kept
+// with the bytes they were found in. Safe for concurrent use.
+type sharedPinned struct {
+	mu   sync.Mutex
+	copy map[string]*heldPinned
+}
+
+type heldPinned struct {
+	file heldRead
+	read bool
+	by   map[string]pinnedAnswer // by the rules digest asked for
+}
+
+type pinnedAnswer struct {
+	rules map[string]any
+	why   string
+}
+
+// read is record.ReadPinned(geas, dir, want, PinnedMaxBytes), the file read only when it changed
+// since its last read and the answer computed once for the bytes read.
+func (s *sharedPinned) read(geas *os.Root, dir, want string) (map[string]any, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.copy == nil {
+		s.copy = map[string]*heldPinned{}
 	}
-	h.Sum(sum[:0])
-	return sum, mayPass, true
+	e := s.copy[dir]
+	if e == nil {
+		e = &heldPinned{}
+		s.copy[dir] = e
+	}
+	name := path.Join(dir, record.PinnedFile)
+	if !e.read || !e.file.current(geas, name) {
+		e.file.read(geas, name, PinnedMaxBytes)
+		e.read, e.by = true, map[string]pinnedAnswer{}
+	}
+	a, ok := e.by[want]
+	if !ok {
+		a.rules, a.why = record.PinnedFrom(e.file.data, e.file.err, want)
+		e.by[want] = a
+	}
+	return a.rules, a.why
+}
+
+func (s *sharedPinned) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range s.copy {
+		e.file.h.Close()
+	}
+	s.copy = nil
 }

@@ -1,6 +1,7 @@
 package tiers
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"strings"
@@ -197,30 +198,113 @@ func TestTheAttributedPassesARunRecordsAreThoseARepeatReads(t *testing.T) {
 	assert.NotEqual(t, "", attemptOf(e).attributed)
 }
 
-func TestGateAllParsesAnotherTasksRecordAgainOnlyWhenItsFilesChanged(t *testing.T) {
+// otherTaskFixture is a task directory "a" of root with a record whose history holds a gate pass.
+func otherTaskFixture(t *testing.T) (*os.Root, string, *record.Record) {
+	t.Helper()
 	root, err := os.OpenRoot(t.TempDir())
 	require.NoError(t, err)
-	defer root.Close()
+	t.Cleanup(func() { root.Close() })
 	const dir = "missions/m/tasks/a"
 	require.NoError(t, root.MkdirAll(dir, 0o755))
 	rec := record.New("a", time.Now())
-	require.NoError(t, rec.Write(root, dir+"/record.json"))
-	var s sharedRecords
-	load := func() *record.Record {
-		sum, _, ok := filesSum(root, dir)
-		require.True(t, ok)
-		return s.load(root, dir, sum, ok)
-	}
-	first := load()
-	require.NotNil(t, first)
-	assert.Same(t, first, load(), "unchanged: the same parse")
 	_, err = rec.AppendHistory(record.HistoryEntry{Kind: record.KindGateRun, RunID: "gate-1", Verdict: "pass"}, time.Now())
 	require.NoError(t, err)
 	require.NoError(t, rec.Write(root, dir+"/record.json"))
-	again := load()
+	return root, dir, rec
+}
+
+func TestGateAllParsesAnotherTasksRecordAgainOnlyWhenItsFilesChanged(t *testing.T) {
+	root, dir, rec := otherTaskFixture(t)
+	var s sharedRecords
+	defer s.close()
+	first := s.load(root, dir)
+	require.NotNil(t, first)
+	assert.Same(t, first, s.load(root, dir), "unchanged: the same parse")
+	_, err := rec.AppendHistory(record.HistoryEntry{Kind: record.KindGateRun, RunID: "gate-2", Verdict: "fail"}, time.Now())
+	require.NoError(t, err)
+	require.NoError(t, rec.Write(root, dir+"/record.json"))
+	again := s.load(root, dir)
 	require.NotNil(t, again)
 	assert.NotSame(t, first, again, "a history appended to: parsed again")
-	assert.Len(t, again.History(), 1)
+	assert.Len(t, again.History(), 2)
+}
+
+// TestAFileReplacedBetweenTwoRunsOfGateAllIsReadAgain: a task's history replaced by another
+// file (renamed over it) between two runs of one --all, even one of the same size whose
+// modification time is set back, is read again: what the earlier run read is never taken for
+// it. So is one rewritten in place to the same size, its modification time set back (the change
+// time cannot be), and one removed. The honest control: untouched, the parse is reused.
+func TestAFileReplacedBetweenTwoRunsOfGateAllIsReadAgain(t *testing.T) {
+	for _, how := range []string{"renamed over", "rewritten in place", "removed"} {
+		t.Run(how, func(t *testing.T) {
+			root, dir, _ := otherTaskFixture(t)
+			name := dir + "/" + record.HistoryFile
+			var s sharedRecords
+			defer s.close()
+			first := s.load(root, dir)
+			require.NotNil(t, first)
+			require.Len(t, first.History(), 1)
+			assert.Same(t, first, s.load(root, dir), "the control: unchanged, the same parse")
+
+			fi, err := root.Stat(name)
+			require.NoError(t, err)
+			old, err := root.ReadFile(name)
+			require.NoError(t, err)
+			// The same bytes but the verdict: a pass that no longer stands, of the same size.
+			forged := bytes.Replace(old, []byte(`"verdict":"pass"`), []byte(`"verdict":"fail"`), 1)
+			require.NotEqual(t, old, forged)
+			require.Len(t, forged, len(old))
+			time.Sleep(20 * time.Millisecond) // past the change time's granularity
+			switch how {
+			case "renamed over":
+				require.NoError(t, root.WriteFile(name+".new", forged, 0o644))
+				require.NoError(t, root.Chtimes(name+".new", fi.ModTime(), fi.ModTime()))
+				require.NoError(t, root.Rename(name+".new", name))
+			case "rewritten in place":
+				f, err := root.OpenFile(name, os.O_WRONLY, 0)
+				require.NoError(t, err)
+				_, err = f.WriteAt(forged, 0)
+				require.NoError(t, err)
+				require.NoError(t, f.Close())
+				require.NoError(t, root.Chtimes(name, fi.ModTime(), fi.ModTime()))
+			case "removed":
+				require.NoError(t, root.Remove(name))
+			}
+			again := s.load(root, dir)
+			if how == "removed" {
+				// A history gone: the record read now holds none (record.json alone).
+				if again != nil {
+					assert.Empty(t, again.History())
+				}
+				return
+			}
+			// The forged history no longer holds a pass as the gate writes one: nothing to parse.
+			assert.Nil(t, again, "the file as it is now was read: it claims no pass")
+		})
+	}
+}
+
+// TestAPassRevokedEarlierInTheSameGateAllNoLongerAttributes: a task whose pass a run earlier in
+// the same --all revoked (an entry appended to its history) no longer has a standing pass in the
+// runs after it, though they share what the earlier runs read. The control: before the
+// revocation, the pass stands.
+func TestAPassRevokedEarlierInTheSameGateAllNoLongerAttributes(t *testing.T) {
+	root, dir, rec := otherTaskFixture(t)
+	s := NewShared(true)
+	defer s.Close()
+	in := &Snapshot{Geas: root, Mission: "m", Task: "b", shared: s}
+	before := in.otherRecord(dir, nil)
+	require.NotNil(t, before)
+	_, stands := standingPass(before.History())
+	require.True(t, stands, "the control: the pass stands")
+
+	_, err := rec.AppendHistory(record.HistoryEntry{Kind: record.KindRevocation, RunID: "gate-1"}, time.Now())
+	require.NoError(t, err)
+	require.NoError(t, rec.Write(root, dir+"/record.json"))
+	after := in.otherRecord(dir, nil)
+	require.NotNil(t, after)
+	_, stands = standingPass(after.History())
+	assert.False(t, stands, "revoked: no standing pass")
 }
 
 func TestWhatOtherTasksWroteIsQuotedBounded(t *testing.T) {

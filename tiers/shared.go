@@ -25,8 +25,10 @@ type Shared struct {
 	held   map[string]*fsutil.HeldFile // by name relative to .geas
 	policy *sharedPolicy               // the working tree's policy as last parsed
 
-	// others are the other tasks' records as attribution last read them (attribution_gather.go).
+	// others and pinned are the other tasks' records and pinned copies as attribution last read
+	// them (attribution_gather.go).
 	others sharedRecords
+	pinned sharedPinned
 }
 
 // NewShared returns a Shared whose event index reads the whole log on every read when exact
@@ -49,6 +51,8 @@ func (s *Shared) Close() {
 		return
 	}
 	s.Events.Close()
+	s.others.close()
+	s.pinned.close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for name, h := range s.held {
