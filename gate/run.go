@@ -151,11 +151,11 @@ func run(ctx context.Context, t Task, o Options, held func() error, loaded *load
 	if loaded != nil {
 		k.Record, k.RecordErr, k.RecordRead = loaded.rec, loaded.err, true
 	}
+	k.Shared = o.shared // a re-check's reads too go through what --all shares
 	if k.Err == nil && k.Contract.TaskID == t.ID && k.Contract.Status.IsFinished() {
 		return recheck(ctx, p, t.Mission, t.ID, t.Dir, o.shared.EventIndex(), k) // SPEC §7.2: writes nothing
 	}
 	start := time.Now()
-	k.Shared = o.shared
 	in := tiers.GatherLoaded(p, t.Mission, t.ID, t.Dir, *k) // the contract read once
 	defer in.Release()                                      // the repository, unless Evaluate took it
 	in.Held = held
