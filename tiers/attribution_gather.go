@@ -2,6 +2,7 @@ package tiers
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -157,6 +158,37 @@ func (s *sharedRecords) load(geas *os.Root, dir string) *record.Record {
 	return e.rec
 }
 
+// loadFresh is record.Load of dir's record, its files read now through the handles s keeps (Shared.LoadRecord).
+// The record parsed is the caller's own (it may append to it): attribution parses what was read
+// anew when it next loads dir.
+func (s *sharedRecords) loadFresh(geas *os.Root, dir string) (*record.Record, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.recs == nil {
+		s.recs = map[string]*heldRecord{}
+	}
+	e := s.recs[dir]
+	if e == nil {
+		e = &heldRecord{}
+		s.recs[dir] = e
+	}
+	e.parsed, e.rec = false, nil
+	name := dir + "/" + record.RecordFile
+	d := fsutil.ServedDir(geas, dir)
+	for i, f := range recordFiles {
+		e.files[i].read(geas, dir+"/"+f.name, f.limit)
+		if err := e.files[i].err; err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return record.Load(geas, name) // its error, as record.Load words it
+		}
+		d.Serve(dir+"/"+f.name, e.files[i].data, e.files[i].err)
+	}
+	rec, err := record.LoadFrom(d, name)
+	if err != nil || resultLags(rec) {
+		return record.Load(geas, name)
+	}
+	return rec, nil
+}
+
 // current reports whether name still holds what r read: the held file unchanged, or a file that
 // was missing still missing.
 func (r *heldRead) current(geas *os.Root, name string) bool {
@@ -250,4 +282,21 @@ func (s *sharedPinned) close() {
 		e.file.h.Close()
 	}
 	s.copy = nil
+}
+
+// resultLags is record.Load's test for a record read while a writer was between its files: the
+// latest history entry is a gate run that gate_result does not name by its hash.
+func resultLags(r *record.Record) bool {
+	hist := r.History()
+	if len(hist) == 0 || !hist[len(hist)-1].IsGateRun() {
+		return false
+	}
+	raw, ok := r.GateResult()
+	if !ok {
+		return true
+	}
+	var named struct {
+		Hash string `json:"hash"`
+	}
+	return json.Unmarshal(raw, &named) != nil || named.Hash != hist[len(hist)-1].Hash
 }

@@ -105,3 +105,16 @@ func (s *Shared) parsePolicy(from string, data []byte) (policy.Policy, error) {
 	}
 	return s.policy.p.Clone(), s.policy.err
 }
+
+// LoadRecord is record.Load(geas, taskDir+"/record.json") for a run that holds the task's lock:
+// under geas gate --all, the task's files are read through the handles s keeps of them (an earlier
+// run's attribution read them) while their paths still name those files, their bytes read again
+// (never taken from their metadata), so that the task's own run does not open them once more.
+// Any read that fails otherwise than with a missing file, or a record whose gate_result lags its
+// history (which record.Load reads again), is left to record.Load. Without s, record.Load.
+func (s *Shared) LoadRecord(geas *os.Root, taskDir string) (*record.Record, error) {
+	if s == nil {
+		return record.Load(geas, taskDir+"/"+record.RecordFile)
+	}
+	return s.others.loadFresh(geas, taskDir)
+}
