@@ -313,3 +313,51 @@ func TestWhatOtherTasksWroteIsQuotedBounded(t *testing.T) {
 	assert.Less(t, len(a.note()), 300)
 	assert.Contains(t, a.note(), "1 changed file attributed to other tasks' verified passes and left out: a rrrr")
 }
+
+// TestARunOfGateAllReadsItsRecordAsRecordLoadReadsIt: the task's own run, reading its record
+// through the handles attribution holds (Shared.LoadRecord), answers what record.Load answers: the
+// record as its files hold it now (a history rewritten in place after the handles were taken,
+// its modification time set back, is read as it is now: the bytes are read again), a record.json
+// removed while its history is there, and the error of a record.json that is a directory.
+func TestARunOfGateAllReadsItsRecordAsRecordLoadReadsIt(t *testing.T) {
+	root, dir, rec := otherTaskFixture(t)
+	s := NewShared(true)
+	defer s.Close()
+	require.NotNil(t, s.others.load(root, dir)) // an earlier run's attribution holds the files
+	same := func() {
+		t.Helper()
+		want, werr := record.Load(root, dir+"/record.json")
+		got, gerr := s.LoadRecord(root, dir)
+		if werr != nil {
+			require.Error(t, gerr)
+			assert.Equal(t, werr.Error(), gerr.Error())
+			return
+		}
+		require.NoError(t, gerr)
+		assert.Equal(t, want.History(), got.History())
+		assert.Equal(t, want.TaskID(), got.TaskID())
+	}
+	same()
+	_, err := rec.AppendHistory(record.HistoryEntry{Kind: record.KindGateRun, RunID: "gate-2", Verdict: "fail"}, time.Now())
+	require.NoError(t, err)
+	require.NoError(t, rec.Write(root, dir+"/record.json"))
+	same()
+	name := dir + "/" + record.HistoryFile
+	fi, err := root.Stat(name)
+	require.NoError(t, err)
+	old, err := root.ReadFile(name)
+	require.NoError(t, err)
+	f, err := root.OpenFile(name, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteAt(bytes.Replace(old, []byte(`"verdict":"fail"`), []byte(`"verdict":"pass"`), 1), 0)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	require.NoError(t, root.Chtimes(name, fi.ModTime(), fi.ModTime()))
+	got, err := s.LoadRecord(root, dir)
+	require.NoError(t, err)
+	assert.Equal(t, "pass", got.History()[1].Verdict, "the bytes as they are now")
+	require.NoError(t, root.Remove(dir+"/record.json"))
+	same()
+	require.NoError(t, root.Mkdir(dir+"/record.json", 0o755))
+	same()
+}
