@@ -129,25 +129,29 @@ func (s *sharedRecords) load(geas *os.Root, dir string) *record.Record {
 		s.recs[dir] = e
 	}
 	same := e.parsed
-	for i, f := range recordFiles {
-		name := dir + "/" + f.name
-		if e.files[i].current(geas, name) {
-			continue
+	check := func(i int) {
+		name := dir + "/" + recordFiles[i].name
+		if !e.files[i].current(geas, name) {
+			same = false
+			e.files[i].read(geas, name, recordFiles[i].limit)
 		}
-		same = false
-		e.files[i].read(geas, name, f.limit)
 	}
-	if same {
-		return e.rec
-	}
+	check(0)
+	check(1)
 	hist := e.files[1]
-	e.parsed, e.rec = true, nil
 	// A history absent (an earlier layout kept it in record.json) or unreadable may hold a pass;
-	// one written otherwise than the gate writes a pass is no gate's, and attributes nothing.
-	e.mayPass = hist.err != nil || bytes.Contains(hist.data, passWritten)
-	if !e.mayPass {
+	// one written otherwise than the gate writes a pass is no gate's, and attributes nothing (its
+	// integration.json is then not read).
+	mayPass := hist.err != nil || bytes.Contains(hist.data, passWritten)
+	if !mayPass {
+		e.parsed, e.rec, e.mayPass = true, nil, false
 		return nil
 	}
+	check(2)
+	if same && e.mayPass {
+		return e.rec
+	}
+	e.parsed, e.rec, e.mayPass = true, nil, true
 	d := fsutil.ServedDir(geas, dir)
 	for i, f := range recordFiles {
 		d.Serve(dir+"/"+f.name, e.files[i].data, e.files[i].err)
