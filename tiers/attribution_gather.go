@@ -304,3 +304,53 @@ func resultLags(r *record.Record) bool {
 	}
 	return json.Unmarshal(raw, &named) != nil || named.Hash != hist[len(hist)-1].Hash
 }
+
+// recordReader is r, except that under geas gate --all the task's own record files (recordFiles)
+// are read through the handles the runs share (sharedRecords.readNow): their bytes read now,
+// through the handle while the path still names the held file, else opened afresh. For the
+// confirm of the run's inputs (sameBytes), so that it does not open them once more.
+func (in *Snapshot) recordReader(r fsutil.Reader) fsutil.Reader {
+	if in.shared == nil {
+		return r
+	}
+	return sharedReader{Reader: r, s: &in.shared.others, geas: in.Geas, dir: in.TaskDir}
+}
+
+type sharedReader struct {
+	fsutil.Reader
+	s    *sharedRecords
+	geas *os.Root
+	dir  string
+}
+
+func (r sharedReader) ReadLimited(name string, limit int64) ([]byte, error) {
+	for i, f := range recordFiles {
+		if name == r.dir+"/"+f.name {
+			data, err := r.s.readNow(r.geas, r.dir, i)
+			if err == nil && limit > 0 && int64(len(data)) > limit {
+				return nil, &fsutil.TooLargeError{Name: name, Size: int64(len(data)), Limit: limit}
+			}
+			return data, err
+		}
+	}
+	return r.Reader.ReadLimited(name, limit)
+}
+
+// readNow reads file i of recordFiles of task directory dir now, through the handle s holds while
+// the path still names that file, else afresh (and holds it); what attribution parsed of dir is
+// parsed again when it next loads it.
+func (s *sharedRecords) readNow(geas *os.Root, dir string, i int) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.recs == nil {
+		s.recs = map[string]*heldRecord{}
+	}
+	e := s.recs[dir]
+	if e == nil {
+		e = &heldRecord{}
+		s.recs[dir] = e
+	}
+	e.parsed, e.rec = false, nil
+	e.files[i].read(geas, dir+"/"+recordFiles[i].name, recordFiles[i].limit)
+	return e.files[i].data, e.files[i].err
+}

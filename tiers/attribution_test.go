@@ -3,6 +3,8 @@ package tiers
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"strings"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/geas-dev/geas/internal/canon"
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/internal/git"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
@@ -360,4 +363,49 @@ func TestARunOfGateAllReadsItsRecordAsRecordLoadReadsIt(t *testing.T) {
 	same()
 	require.NoError(t, root.Mkdir(dir+"/record.json", 0o755))
 	same()
+}
+
+// TestTheConfirmOfARunOfGateAllReadsItsRecordAsItIsNow: the confirm of a run's inputs, reading
+// the task's record.json through the handles the runs share, reads the bytes the file holds now:
+// written in place (its modification time set back) or renamed over, the new bytes; removed,
+// missing. The control: untouched, the bytes read before.
+func TestTheConfirmOfARunOfGateAllReadsItsRecordAsItIsNow(t *testing.T) {
+	root, dir, _ := otherTaskFixture(t)
+	s := NewShared(true)
+	defer s.Close()
+	in := &Snapshot{Geas: root, TaskDir: dir, shared: s}
+	name := dir + "/record.json"
+	r := in.recordReader(fsutil.RootReader(root))
+	read := func() string {
+		t.Helper()
+		data, err := r.ReadLimited(name, record.MaxBytes)
+		if errors.Is(err, fs.ErrNotExist) {
+			return "missing"
+		}
+		require.NoError(t, err)
+		return string(data)
+	}
+	orig, err := root.ReadFile(name)
+	require.NoError(t, err)
+	assert.Equal(t, string(orig), read(), "the control")
+	fi, err := root.Stat(name)
+	require.NoError(t, err)
+	inPlace := bytes.Replace(orig, []byte(`"a"`), []byte(`"b"`), 1)
+	require.NotEqual(t, orig, inPlace)
+	f, err := root.OpenFile(name, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteAt(inPlace, 0)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	require.NoError(t, root.Chtimes(name, fi.ModTime(), fi.ModTime()))
+	assert.Equal(t, string(inPlace), read(), "written in place")
+	require.NoError(t, root.WriteFile(name+".new", []byte(`{"renamed":true}`), 0o644))
+	require.NoError(t, root.Rename(name+".new", name))
+	assert.Equal(t, `{"renamed":true}`, read(), "renamed over")
+	require.NoError(t, root.Remove(name))
+	assert.Equal(t, "missing", read(), "removed")
+	require.NoError(t, root.WriteFile(name, orig, 0o644))
+	_, err = r.ReadLimited(name, 3)
+	var tooLarge *fsutil.TooLargeError
+	assert.ErrorAs(t, err, &tooLarge, "a limit is kept")
 }
