@@ -55,7 +55,7 @@ func Apply(in *Snapshot, res *Result, escalate bool, logRoot *os.Root, now time.
 		}
 		return afterCommit(in, res, plan, in.found(), now)
 	}
-	_, pinned := record.PinnedRules(in.Record)
+	pinned := in.Facts.Pinned
 	entry, err := in.Record.Chain(historyEntry(res))
 	if err != nil {
 		return err

@@ -123,10 +123,10 @@ func recordSize(in *Snapshot, res *Result) (own, total int64, err error) {
 		return 0, 0, err
 	}
 	others := int64(len(cur))
-	if old, ok := in.Record.Section("gate_result"); ok {
-		others -= indentedLen(old, 1)
+	if f := in.Facts; f.HaveGateResult {
+		others -= indentedLen(f.GateResult, 1)
 	}
-	hist := historySectionBytes(in.Record)
+	hist := historySectionBytes(in.Facts)
 	others -= hist
 	own = others + indentedLen(raw, 1) + 64 /* the hash */ + 256 /* keys, updated_at */
 	entry, err := json.Marshal(historyEntry(res))

@@ -26,6 +26,10 @@ type Loaded struct {
 	Record     *record.Record
 	RecordErr  error
 	RecordRead bool
+	// Facts, when set with RecordRead, are the facts the caller computed of Record with the
+	// signing key (record.FactsOf): Gather then hands them to the checks instead of computing
+	// them again.
+	Facts *record.Facts
 	// Shared, when set, is what the run shares with the other runs of one geas gate --all: its
 	// reads of the policy and the debt register go through it, and its event index answers the
 	// history checks.

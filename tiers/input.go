@@ -50,6 +50,9 @@ type Snapshot struct {
 	Record        *record.Record
 	RecordErr     error
 	RecordMissing bool
+	// Facts are what the checks and the ledger know of Record (record.FactsOf with the signing
+	// key), computed once when the record is read: set whenever Record is, nil when it is nil.
+	Facts *record.Facts
 
 	Evidence    []*evidence.Evidence
 	BadEvidence []*evidence.FileError
@@ -208,19 +211,27 @@ func (in *Snapshot) readRuled(dir *fsutil.Dir, k *Loaded, prev *Snapshot) {
 			Problems: []schemas.Problem{{Pointer: "/task_id", Message: fmt.Sprintf("task_id is %q, but this is task %q", c.TaskID, in.Task)}}}
 	}
 	var rec *record.Record
+	var facts *record.Facts
 	var err error
 	if k != nil && k.RecordRead {
-		rec, err = k.Record, k.RecordErr
+		rec, err, facts = k.Record, k.RecordErr, k.Facts
 	} else {
 		rec, err = record.LoadFrom(dir, in.TaskDir+"/record.json")
 	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		in.Record, in.RecordMissing = record.New(in.Task, time.Now()), true
+		facts = nil
 	case err != nil:
 		in.RecordErr = err
 	default:
 		in.Record = rec
+	}
+	if in.Record != nil {
+		if facts == nil || !facts.For(record.SigningKey()) {
+			facts = record.FactsOf(in.Record, record.SigningKey())
+		}
+		in.Facts = facts
 	}
 	in.loadPolicy()
 	in.checkSizes()
@@ -256,8 +267,8 @@ func (in *Snapshot) readGeas(name string, limit int64) ([]byte, error) {
 func (in *Snapshot) readPolicy() (data []byte, from string, err error) {
 	if c := in.Contract; c != nil && c.BaseSnapshot != "" {
 		headRev := "HEAD"
-		if in.Record != nil {
-			if integ, ok := in.Record.Integration(); ok && integ.Commit != "" {
+		if in.Facts != nil {
+			if integ := in.Facts.Integration; integ != nil && integ.Commit != "" {
 				headRev = integ.Commit
 			}
 		}

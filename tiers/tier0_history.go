@@ -49,40 +49,42 @@ const maxEventProblems = 5
 // VerifyHistory is HistoryProblems, with, when nothing is wrong, a summary of what verified (the
 // evidence of check history). The event log is read through in.Events when set.
 func VerifyHistory(in *Snapshot, key []byte) (problems []string, summary string) {
-	rec := in.Record
-	if rec == nil {
+	if in.Record == nil {
 		return nil, ""
 	}
-	hist := rec.History()
-	problems = chainProblems(in, hist, key)
-	last, lastAt, haveRun := record.LastRun(rec)
-	problems = append(problems, resultProblems(rec, last, lastAt, haveRun)...)
-	ep, n := eventProblems(in, hist, in.Events)
+	f := in.Facts
+	if f == nil || !f.For(key) {
+		// A Snapshot built by hand (a command that judges only the history) or computed with
+		// another key: the facts of its record under key.
+		f = record.FactsOf(in.Record, key)
+	}
+	problems = chainProblems(in, f)
+	problems = append(problems, resultProblems(f)...)
+	ep, n := eventProblems(in, f.History, in.Events)
 	problems = append(problems, ep...)
-	return problems, historySummary(hist, key, last, lastAt, haveRun, n)
+	return problems, historySummary(f.History, key, f.LastRun, f.LastRunAt, f.HaveRun, n)
 }
 
 // chainProblems are what does not verify in the history itself: the record's task_id, the hash
-// chain, every entry's HMAC when key is set, and the budget arithmetic.
-func chainProblems(in *Snapshot, hist []record.HistoryEntry, key []byte) (problems []string) {
-	if id := in.Record.TaskID(); id != in.Task {
+// chain, every entry's HMAC when the facts were computed with a key, and the budget arithmetic.
+func chainProblems(in *Snapshot, f *record.Facts) (problems []string) {
+	if id := f.TaskID; id != in.Task {
 		problems = append(problems, fmt.Sprintf("record.json has task_id %q, but this is task %q", id, in.Task))
 	}
-	if err := record.VerifyChain(hist); err != nil {
+	if err := f.ChainErr; err != nil {
 		problems = append(problems, err.Error())
 	}
-	if key != nil {
-		for _, e := range record.VerifySignatures(hist, key) {
-			problems = append(problems, e.Error())
-		}
+	for _, e := range f.BadSignatures {
+		problems = append(problems, e.Error())
 	}
-	return append(problems, record.BudgetProblems(hist)...)
+	return append(problems, f.BudgetProblems...)
 }
 
-// resultProblems are what does not match between gate_result and last, the latest gate run of
-// the history (entry lastAt), when haveRun.
-func resultProblems(rec *record.Record, last record.HistoryEntry, lastAt int, haveRun bool) []string {
-	raw, haveResult := rec.GateResult()
+// resultProblems are what does not match between gate_result and the latest gate run of the
+// history, when there is one.
+func resultProblems(f *record.Facts) []string {
+	raw, haveResult := f.GateResult, f.HaveGateResult
+	last, lastAt, haveRun := f.LastRun, f.LastRunAt, f.HaveRun
 	switch {
 	case !haveRun && haveResult:
 		return []string{fmt.Sprintf("record.json has a gate_result (%s), but gate_history records no gate run: the gate did not write it", resultSummary(raw))}

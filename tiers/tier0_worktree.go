@@ -103,7 +103,7 @@ func worktree(pass *Pass, coErr error) []Check {
 // headName says where the integration head came from.
 func (pass *Pass) headName() string {
 	if pass.in.Record != nil {
-		if integ, ok := pass.in.Record.Integration(); ok && integ.Commit != "" {
+		if integ := pass.in.Facts.Integration; integ != nil && integ.Commit != "" {
 			return "integration.commit " + integ.Commit
 		}
 	}
