@@ -99,6 +99,11 @@ type Snapshot struct {
 	repo      *git.Repo
 	repoErr   error
 	repoOpens int // git.Open calls of this Snapshot, for tests
+
+	// rootIn is the project root's place in the repository as the read of the policy at the
+	// base found it (nil: that read did not look): the checks compare paths with the same place
+	// (projectPathsIn).
+	rootIn *rootPlace
 }
 
 // openRepo returns the project's repository, opened on first use.
@@ -309,6 +314,7 @@ func policyAtBase(in *Snapshot, base, headRev string) (data []byte, from string,
 	// links resolved): a policy looked for anywhere else would be absent, and the working tree's
 	// would judge the work.
 	prefix, ok := projectPrefixOf(repo.Top(), projectDir)
+	in.rootIn = &rootPlace{top: repo.Top(), paths: projectPaths{prefix: prefix, within: ok}}
 	if !ok {
 		return nil, "", false, false, fmt.Errorf("read .geas/%s at base %s: the project root %s is not inside the repository %s", policy.File, short(sha), projectDir, repo.Top())
 	}

@@ -47,7 +47,7 @@ func emptyChange(pass *Pass, g gitFacts) []Check {
 	// The project's own bookkeeping is not the work; a file outside the project root is (and the
 	// scope check fails it): a bookkeeping path of another directory is not this project's.
 	var work []string
-	pp := projectPathsOf(g.repo, pass.in.ProjectDir)
+	pp := projectPathsIn(pass.in, g.repo)
 	for i, f := range files {
 		rel, in := pp.rel(f)
 		files[i] = rel
