@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/geas-dev/geas/internal/canon"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -305,3 +306,18 @@ func historyTampered(checks []Check) bool {
 // HistoryTampered reports whether the run's checks found the task's gate history tampered
 // (check history failed): its budget is then not computed.
 func (res *Result) HistoryTampered() bool { return historyTampered(res.Checks) }
+
+// inputsDigest is inputs_sha256 (SPEC §7.4): the sha256 of the RFC 8785 JSON of
+// {"files": {path: sha256}, "head": sha}. The framing is JSON's, so no two different input sets
+// share a digest by concatenation.
+func inputsDigest(in *Snapshot, head string) string {
+	files := in.Files
+	if files == nil {
+		files = in.snapshot()
+	}
+	d, err := canon.SHA256(map[string]any{"files": files, "head": head})
+	if err != nil {
+		return ""
+	}
+	return d
+}

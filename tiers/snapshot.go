@@ -87,21 +87,6 @@ func recordDigest(f *record.Facts) string {
 	return d
 }
 
-// inputsDigest is inputs_sha256 (SPEC §7.4): the sha256 of the RFC 8785 JSON of
-// {"files": {path: sha256}, "head": sha}. The framing is JSON's, so no two different input sets
-// share a digest by concatenation.
-func inputsDigest(in *Snapshot, head string) string {
-	files := in.Files
-	if files == nil {
-		files = in.snapshot()
-	}
-	d, err := canon.SHA256(map[string]any{"files": files, "head": head})
-	if err != nil {
-		return ""
-	}
-	return d
-}
-
 // changedInputs confirms the snapshot the run judged (SPEC §7.4) and returns the paths whose
 // content differs from it (added, removed or changed), sorted. It reads the bytes of every input
 // again and compares their digests with those of the first read (sameBytes); nothing is parsed
