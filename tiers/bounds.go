@@ -126,7 +126,7 @@ func recordSize(in *Snapshot, res *Result) (own, total int64, err error) {
 	if f := in.Facts; f.HaveGateResult {
 		others -= indentedLen(f.GateResult, 1)
 	}
-	hist := historySectionBytes(in.Facts)
+	hist := in.historyBytes
 	others -= hist
 	own = others + indentedLen(raw, 1) + 64 /* the hash */ + 256 /* keys, updated_at */
 	entry, err := json.Marshal(historyEntry(res))

@@ -172,10 +172,10 @@ func (u *unitProject) run(c *contract.Contract, rec *record.Record, ev ...*evide
 	if rec == nil {
 		rec = unitRecord(u.t, nil)
 	}
-	in := &Snapshot{
+	in := withFacts(&Snapshot{
 		ProjectDir: u.p.Dir, Root: u.p.Root, Geas: u.p.Geas, Mission: testMission, Task: testTask,
-		TaskDir: testTaskDir, Contract: c, Record: rec, Facts: record.FactsOf(rec, record.SigningKey()), Evidence: ev, Policy: policy.Default(),
-	}
+		TaskDir: testTaskDir, Contract: c, Record: rec, Evidence: ev, Policy: policy.Default(),
+	})
 	// Gather reads the debt register before tier 1; so does a unit run, when it is created.
 	in.DebtData, in.DebtErr = fsutil.ReadLimited(u.p.Geas, debtRegisterPath(testMission), 0)
 	r := &Pass{in: in, env: DefaultEnv(), opts: Options{Now: testNow}, metrics: map[string]float64{}}
@@ -291,6 +291,7 @@ func assertNotPass(t *testing.T, res *Result, verdict vocab.Verdict, code vocab.
 func withFacts(in *Snapshot) *Snapshot {
 	if in.Record != nil {
 		in.Facts = record.FactsOf(in.Record, record.SigningKey())
+		in.historyBytes = historySectionBytes(in.Facts)
 	}
 	return in
 }

@@ -53,6 +53,9 @@ type Snapshot struct {
 	// Facts are what the checks and the ledger know of Record (record.FactsOf with the signing
 	// key), computed once when the record is read: set whenever Record is, nil when it is nil.
 	Facts *record.Facts
+	// historyBytes is the part of record.json's size that is the gate history the earlier layout
+	// kept in it (historySectionBytes), measured once for the size limits and the ledger.
+	historyBytes int64
 
 	Evidence    []*evidence.Evidence
 	BadEvidence []*evidence.FileError
@@ -237,6 +240,7 @@ func (in *Snapshot) readRuled(dir *fsutil.Dir, k *Loaded, prev *Snapshot) {
 			facts = record.FactsOf(in.Record, record.SigningKey())
 		}
 		in.Facts = facts
+		in.historyBytes = historySectionBytes(facts)
 	}
 	in.loadPolicy()
 	in.checkSizes()

@@ -23,7 +23,7 @@ func (in *Snapshot) checkSizes() {
 			files = in.files
 		}
 		fi, err := files.Stat(in.TaskDir + "/record.json")
-		if err == nil && fi.Size()-historySectionBytes(in.Facts) > in.Policy.MaxRecordBytes {
+		if err == nil && fi.Size()-in.historyBytes > in.Policy.MaxRecordBytes {
 			in.Record, in.Facts, in.RecordErr = nil, nil, fmt.Errorf("load record: %w", tooLarge(".geas/"+in.TaskDir+"/record.json", fi.Size(), in.Policy.MaxRecordBytes, "max_record_bytes"))
 		}
 	}
