@@ -1,8 +1,6 @@
 package tiers
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -132,18 +130,6 @@ type Result struct {
 	// nothing is recorded and no retry is spent; that run's verdict (fail) and causes are reported
 	// again. "" for a run that judged.
 	RepeatOf string `json:"repeat_of,omitempty"`
-}
-
-// JSON encodes the result compactly without HTML escaping, so evidence such as "score 3 < 4"
-// reads the same in record.json as on the terminal.
-func (res *Result) JSON() ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(res); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // Next actions (SPEC §7.2).
