@@ -53,43 +53,46 @@ func complete(p *project.Project, mission, task, taskDir string, now time.Time, 
 		// nothing readable to complete; the command reports the record itself
 		return nil, &loadedRecord{err: err}, nil
 	}
-	notes, k, facts, err := completeLoaded(p, mission, task, taskDir, name, rec, now, held)
+	notes, k, facts, events, err := completeLoaded(p, mission, task, taskDir, name, rec, now, held)
 	if len(notes) > 0 || err != nil {
 		return notes, nil, err
 	}
-	return nil, &loadedRecord{rec: rec, contract: k, facts: facts}, nil
+	return nil, &loadedRecord{rec: rec, contract: k, facts: facts, events: events}, nil
 }
 
 // loadedRecord is record.Load's answer for a task's record.json, the facts the completion
-// computed of it (record.FactsOf, with the signing key), and the task's contract when the
-// completion read it too (contract.Load's answer; nil when it did not).
+// computed of it (record.FactsOf, with the signing key), the task's events it read of the event
+// log (nil: it did not read them), and the task's contract when the completion read it too
+// (contract.Load's answer; nil when it did not).
 type loadedRecord struct {
 	rec      *record.Record
 	err      error
 	facts    *record.Facts
+	events   *tiers.TaskEvents
 	contract *tiers.Loaded
 }
 
 // completeLoaded is Complete on the record it read; it also returns the contract it read, if it
-// read it, and the facts of the record it computed (record.FactsOf).
-func completeLoaded(p *project.Project, mission, task, taskDir, name string, rec *record.Record, now time.Time, held func() error) ([]string, *tiers.Loaded, *record.Facts, error) {
+// read it, the facts of the record it computed (record.FactsOf), and the task's events it read
+// of the event log, if it read them.
+func completeLoaded(p *project.Project, mission, task, taskDir, name string, rec *record.Record, now time.Time, held func() error) ([]string, *tiers.Loaded, *record.Facts, *tiers.TaskEvents, error) {
 	geas := p.Geas
 	rec.Guard(held) // nil: not checked
 	var notes []string
 	if rec.HistoryTorn() {
 		if err := rec.CutTornHistory(geas, name); err != nil {
-			return notes, nil, nil, err
+			return notes, nil, nil, nil, err
 		}
 		notes = append(notes, fmt.Sprintf("cut a torn last line of %s (a run killed while appending it, which did not happen)", record.HistoryFile))
 	}
 	facts := record.FactsOf(rec, record.SigningKey())
 	if len(facts.History) == 0 || facts.ChainErr != nil || len(facts.BadSignatures) > 0 {
-		return notes, nil, facts, nil
+		return notes, nil, facts, nil, nil
 	}
 	hist := facts.History
-	keys, err := record.TaskEventKeys(geas, mission, task)
+	keys, hashes, err := record.TaskEvents(geas, mission, task)
 	if err != nil {
-		return notes, nil, facts, nil // the events cannot be read: nothing can be told missing
+		return notes, nil, facts, nil, nil // the events cannot be read: nothing can be told missing
 	}
 	c := &completion{p: p, geas: geas, mission: mission, task: task, taskDir: taskDir, name: name, rec: rec, facts: facts, keys: keys, held: held, now: now}
 	last := hist[len(hist)-1]
@@ -105,7 +108,7 @@ func completeLoaded(p *project.Project, mission, task, taskDir, name string, rec
 	case record.KindApproval:
 		err = c.approval(last)
 	}
-	return append(notes, c.notes...), c.contract, facts, err
+	return append(notes, c.notes...), c.contract, facts, &tiers.TaskEvents{Hashes: hashes}, err
 }
 
 type completion struct {

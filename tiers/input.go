@@ -31,6 +31,9 @@ type Snapshot struct {
 	// geas gate --all and geas gate verify keep for all their tasks, so that each line of the log
 	// is parsed once a run (record.EventIndex); nil: each check reads the log.
 	Events *record.EventIndex
+	// taskEvents, when set, are the task's events as the crash completion read them of the log
+	// under the run's task lock (Loaded.TaskEvents): the history check cross-checks those.
+	taskEvents *TaskEvents
 
 	// Held, when set, says whether the task lock the run took is still held (fsutil.Lock.Held):
 	// Apply asks it before each write and writes nothing more once it fails (SPEC §7.3).
@@ -222,7 +225,7 @@ func (in *Snapshot) readRuled(dir *fsutil.Dir, k *Loaded, prev *Snapshot) {
 	var facts *record.Facts
 	var err error
 	if k != nil && k.RecordRead {
-		rec, err, facts = k.Record, k.RecordErr, k.Facts
+		rec, err, facts, in.taskEvents = k.Record, k.RecordErr, k.Facts, k.TaskEvents
 	} else {
 		rec, err = record.LoadFrom(dir, in.TaskDir+"/record.json")
 	}

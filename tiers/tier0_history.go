@@ -109,7 +109,13 @@ func eventProblems(in *Snapshot, hist []record.HistoryEntry, idx *record.EventIn
 			known[h] = true
 		}
 	}
-	evs, err := idx.TaskEventHashes(in.Geas, in.Mission, in.Task)
+	var evs []record.EventHash
+	var err error
+	if in.taskEvents != nil {
+		evs = in.taskEvents.Hashes // read under the run's lock, with the record judged here
+	} else {
+		evs, err = idx.TaskEventHashes(in.Geas, in.Mission, in.Task)
+	}
 	if err != nil {
 		problems = append(problems, fmt.Sprintf("the gate events of this task could not be cross-checked with gate_history: %v", err))
 	}
