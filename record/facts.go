@@ -68,13 +68,13 @@ func FactsOf(r *Record, key []byte) *Facts {
 	if r == nil {
 		return f
 	}
-	f.TaskID = r.taskID
-	f.History = slices.Clone(r.history)
-	f.ChainErr = VerifyChain(f.History)
+	hist := slices.Clone(r.history)
+	f.TaskID, f.History = r.taskID, hist
+	f.ChainErr = VerifyChain(hist)
 	if key != nil {
-		f.BadSignatures = VerifySignatures(f.History, key)
+		f.BadSignatures = VerifySignatures(hist, key)
 	}
-	f.BudgetProblems = BudgetProblems(f.History)
+	f.BudgetProblems = BudgetProblems(hist)
 	f.LastRun, f.LastRunAt, f.HaveRun = LastRun(r)
 	f.Budget, f.BudgetAt, f.HaveBudget = LatestBudget(r)
 	f.Pin, f.Pinned = PinnedRules(r)
