@@ -68,17 +68,21 @@ func FactsOf(r *Record, key []byte) *Facts {
 	if r == nil {
 		return f
 	}
+	// The history: its chain and signatures, and its latest gate run.
 	hist := slices.Clone(r.history)
 	f.TaskID, f.History = r.taskID, hist
 	f.ChainErr = VerifyChain(hist)
 	if key != nil {
 		f.BadSignatures = VerifySignatures(hist, key)
 	}
-	f.BudgetProblems = BudgetProblems(hist)
 	f.LastRun, f.LastRunAt, f.HaveRun = LastRun(r)
+	// The budget it records.
+	f.BudgetProblems = BudgetProblems(hist)
 	f.Budget, f.BudgetAt, f.HaveBudget = LatestBudget(r)
-	f.Pin, f.Pinned = PinnedRules(r)
 	f.ErrorStreak, f.ErrorCause = ConsecutiveErrors(r)
+	// The entry that pins the rules.
+	f.Pin, f.Pinned = PinnedRules(r)
+	// The sections.
 	f.GateResult, f.HaveGateResult = r.GateResult()
 	f.SelfCheck, _ = r.SelfCheck()
 	f.Implementation, _ = r.ImplementationContract()
