@@ -47,7 +47,8 @@ func HistoryProblems(in *Snapshot, key []byte) []string {
 const maxEventProblems = 5
 
 // VerifyHistory is HistoryProblems, with, when nothing is wrong, a summary of what verified (the
-// evidence of check history). The event log is read through in.Events when set.
+// evidence of check history). The task's events are those the run's crash completion read under
+// the lock when it handed them over, else the event log is read (through in.Events when set).
 func VerifyHistory(in *Snapshot, key []byte) (problems []string, summary string) {
 	if in.Record == nil {
 		return nil, ""
@@ -97,8 +98,9 @@ func resultProblems(f *record.Facts) []string {
 }
 
 // eventProblems names the gate events of events.jsonl that name a history entry of this task
-// the history does not hold (at most maxEventProblems one by one), and counts the events. The log
-// is read through idx (nil: read here).
+// the history does not hold (at most maxEventProblems one by one), and counts the events: those
+// of in.taskEvents when the completion handed them over, else the log read through idx (nil: read
+// here).
 func eventProblems(in *Snapshot, hist []record.HistoryEntry, idx *record.EventIndex) (problems []string, events int) {
 	known := map[string]bool{}
 	for _, e := range hist {
