@@ -149,7 +149,7 @@ func run(ctx context.Context, t Task, o Options, held func() error, loaded *load
 		k.Contract, k.Err = contract.Load(p.Geas, t.Dir+"/"+record.ContractFile)
 	}
 	if loaded != nil {
-		k.Record, k.RecordErr, k.RecordRead = loaded.rec, loaded.err, true
+		k.Record, k.RecordErr, k.RecordRead, k.Facts, k.TaskEvents = loaded.rec, loaded.err, true, loaded.facts, loaded.events
 	}
 	if k.Err == nil && k.Contract.TaskID == t.ID && k.Contract.Status.IsFinished() {
 		return recheck(ctx, p, t.Mission, t.ID, t.Dir, o.shared.EventIndex(), k) // SPEC §7.2: writes nothing

@@ -109,7 +109,8 @@ func newIntegrity(pass *Pass) *integrity {
 		cmds = append(cmds, [2]string{e.Run, e.Workdir})
 	}
 	ig.names = namesOf(cmds)
-	if pin, ok := record.PinnedRules(pass.in.Record); ok {
+	if f := pass.in.Facts; f != nil && f.Pinned {
+		pin := f.Pin
 		ig.pinnedBy = pin.By
 		ig.approved = pin.Entry.Kind == record.KindApproval && pin.RulesSHA256 == pass.in.RulesSHA256 && pass.in.RulesSHA256 != ""
 	}
