@@ -1,6 +1,9 @@
 package tiers
 
 import (
+	"errors"
+	"io/fs"
+
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/internal/git"
 	"github.com/geas-dev/geas/record"
@@ -102,15 +105,32 @@ func BuildsOn(projectDir string, tasks []OrderTask) (after [][]int, heads int) {
 	return after, len(distinct)
 }
 
+// maxIntegrationBytes bounds integration.json as record.Load bounds it (three short strings).
+const maxIntegrationBytes = 64 << 10
+
 // judgedHead is the full SHA of the head a run on the task would judge, as tier 0's baseline
-// resolves it; "" when it cannot be read.
+// resolves it; "" when it cannot be read. integration.json is read alone (not the history): only
+// without it is the whole record read, whose earlier layout kept the integration in record.json.
 func judgedHead(repo *git.Repo, k *Loaded) string {
-	rec, err := record.LoadFrom(k.Dir, k.Dir.Name+"/"+record.RecordFile)
-	if err != nil {
+	name := k.Dir.Name + "/" + record.IntegrationFile
+	var integ *record.Integration
+	data, err := k.Dir.ReadLimitedAbsent(name, maxIntegrationBytes)
+	switch {
+	case err == nil:
+		if integ, _, err = record.ParseIntegration(name, data); err != nil {
+			return ""
+		}
+	case errors.Is(err, fs.ErrNotExist):
+		rec, err := record.LoadFrom(k.Dir, k.Dir.Name+"/"+record.RecordFile)
+		if err != nil {
+			return ""
+		}
+		integ, _ = rec.Integration()
+	default:
 		return ""
 	}
 	rev := "HEAD"
-	if integ, ok := rec.Integration(); ok && integ.Commit != "" {
+	if integ != nil && integ.Commit != "" {
 		rev = integ.Commit
 	}
 	h, err := repo.Resolve(rev)
