@@ -62,7 +62,8 @@ type Overall struct {
 }
 
 // All accounts for every entry of the mission's tasks directory (SPEC §7.2): tasks in a
-// gate-eligible state are gated and verified or passed ones re-checked, o.Jobs at a time; a task
+// gate-eligible state are gated and verified or passed ones re-checked, o.Jobs at a time (a
+// recorded run gates a task after the tasks whose work its head builds on: gateInOrder); a task
 // whose contract.json cannot be parsed is gated too, so that it ends in an error verdict;
 // cancelled tasks are listed and not counted; tasks in any other state are not_ready; an entry
 // that is not a readable task directory is an error. Nothing is silently left out. The error is
@@ -107,7 +108,7 @@ func All(ctx context.Context, p *project.Project, mission string, o AllOptions) 
 	}()
 	err = forEach(ctx, len(todo), o.Jobs, func(i int) {
 		at, k := classify(p, tasks, mission, todo[i])
-		if !o.DryRun && at.Outcome == "" && k.Err == nil && k.Contract.TaskID == at.TaskID && !k.Contract.Status.IsFinished() && tiers.JudgesHead(k.Contract) {
+		if !o.DryRun && ordered(at, k) {
 			m.Tasks[i], deferred[i] = at, k
 			return
 		}

@@ -41,6 +41,13 @@ func gateInOrder(ctx context.Context, p *project.Project, shared *tiers.Shared, 
 	})
 }
 
+// ordered reports whether an entry classify returned is one gateInOrder orders: a task to be
+// gated (not a re-check), whose contract reads as its own, that judges a head.
+func ordered(at *MissionTask, k *tiers.Loaded) bool {
+	return at.Outcome == "" && k != nil && k.Err == nil && k.Contract.TaskID == at.TaskID &&
+		!k.Contract.Status.IsFinished() && tiers.JudgesHead(k.Contract)
+}
+
 // forEachAfter is forEach with an order: do(i) is called only once do(j) returned for every j in
 // after[i] (after may be nil: no order), and of the calls that may start, the lowest i starts
 // first, so that with no order, or one job, the calls go in index order as far as the order
