@@ -2,6 +2,7 @@ package gate
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -10,7 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/tiers"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // callOrder runs forEachAfter over n calls and returns the order they started in.
@@ -89,4 +92,20 @@ func TestAnInterruptedOrderStopsHandingOutWork(t *testing.T) {
 	})
 	assert.ErrorIs(t, err, tiers.ErrInterrupted)
 	assert.Equal(t, []int{0}, ran)
+}
+
+func TestOnlyTasksToBeGatedThatJudgeAHeadAreOrdered(t *testing.T) {
+	loaded := func(id string, status vocab.State, profile vocab.Profile, base string) *tiers.Loaded {
+		return &tiers.Loaded{Contract: &contract.Contract{TaskID: id, Status: status, GateProfile: profile, BaseSnapshot: base}}
+	}
+	gate := &MissionTask{TaskID: "a"}
+	assert.True(t, ordered(gate, loaded("a", vocab.Integrated, vocab.ImplementationChange, "HEAD")))
+	assert.True(t, ordered(gate, loaded("a", vocab.Reviewed, vocab.ArtifactOnly, "HEAD~1")), "a base makes a head judged")
+	assert.False(t, ordered(gate, loaded("a", vocab.Reviewed, vocab.ArtifactOnly, "")), "no head judged")
+	assert.False(t, ordered(gate, loaded("a", vocab.Verified, vocab.ImplementationChange, "HEAD")), "a re-check")
+	assert.False(t, ordered(gate, loaded("a", vocab.Passed, vocab.ImplementationChange, "HEAD")), "a re-check")
+	assert.False(t, ordered(gate, loaded("b", vocab.Integrated, vocab.ImplementationChange, "HEAD")), "another task's contract")
+	assert.False(t, ordered(gate, &tiers.Loaded{Err: errors.New("invalid")}), "an unreadable contract")
+	assert.False(t, ordered(&MissionTask{TaskID: "a", Outcome: OutcomeNotReady}, loaded("a", vocab.Integrated, vocab.ImplementationChange, "HEAD")))
+	assert.False(t, ordered(gate, nil))
 }
