@@ -229,3 +229,27 @@ func TestWhatOtherTasksWroteIsQuotedBounded(t *testing.T) {
 	assert.Less(t, len(a.note()), 300)
 	assert.Contains(t, a.note(), "1 changed file attributed to other tasks' verified passes and left out: a rrrr")
 }
+
+func TestOnlyAPassUnderRulesAnAuthorityApprovedBeforeItAccountsForFiles(t *testing.T) {
+	approval := func(rules string) record.HistoryEntry {
+		return record.Approval("product-authority", "planned", rules, time.Unix(0, 0))
+	}
+	run := func(id, rules string) record.HistoryEntry {
+		return record.HistoryEntry{Kind: record.KindGateRun, RunID: id, Verdict: "pass", RulesSHA256: rules, Hash: "h-" + id}
+	}
+	pass, unpinned := run("gate-2", "r1"), run("gate-2", "")
+	for _, tc := range []struct {
+		name string
+		hist []record.HistoryEntry
+		pass record.HistoryEntry
+		ok   bool
+	}{
+		{"approved, then passed", []record.HistoryEntry{approval("r1"), run("gate-1", "r1"), pass}, pass, true},
+		{"pinned by its first gate run only", []record.HistoryEntry{run("gate-1", "r1"), pass}, pass, false},
+		{"approved after the pass", []record.HistoryEntry{pass, approval("r1")}, pass, false},
+		{"other rules approved", []record.HistoryEntry{approval("r0"), pass}, pass, false},
+		{"an approval of no rules", []record.HistoryEntry{approval(""), unpinned}, unpinned, false},
+	} {
+		assert.Equal(t, tc.ok, approvedBefore(tc.hist, tc.pass), tc.name)
+	}
+}

@@ -370,10 +370,11 @@ func (ig *integrity) modified() Check {
 	if err != nil {
 		return gitFailCheck(1, "tests_modified", testsModifiedText, fmt.Sprintf("cannot diff %s..%s: %v", short(pass.base), short(pass.head), err), err, StatusError, vocab.CauseDetectorError)
 	}
-	// Another task's verified work (SPEC §5.3 B) is not this task's change of a protected check.
+	// Another task's verified work (SPEC §5.3 B) under rules an authority approved is not this
+	// task's change of a protected check.
 	attributed := pass.attribution()
 	if len(attributed.files) > 0 {
-		changes = slices.DeleteFunc(changes, func(c git.FileChange) bool { return attributed.attributed(c.Path) })
+		changes = slices.DeleteFunc(changes, func(c git.FileChange) bool { return attributed.attributedCheck(c.Path) })
 	}
 	byPath := map[string]git.FileChange{}
 	var findings []finding
