@@ -35,6 +35,11 @@ type attribution struct {
 	// files maps a changed path (relative to the repository's top, as the diff lists it) to the
 	// pass it is attributed to.
 	files map[string]*verifiedPass
+	// over maps a changed path no pass accounts for, but whose entry a confirmed pass's own change
+	// made (and this head changed again), to that pass: its head's entry is what this task's
+	// protected-check check compares with, not the base's (a verified task's test weakened after
+	// its pass is a protected check changed, wherever this task's base is).
+	over map[string]*verifiedPass
 	// used are the passes that account for at least one file, by task id.
 	used []*verifiedPass
 	// refused says, for each task whose claimed pass could not be confirmed, why (a warning).
@@ -198,6 +203,19 @@ func attribute(pass *Pass) *attribution {
 		if v != nil {
 			a.files[p] = v
 			v.files = append(v.files, shown[p])
+			continue
+		}
+		w, err := look.changedOver(p, here[p])
+		if err != nil {
+			a.err = err
+			a.files, a.used, a.over = map[string]*verifiedPass{}, nil, nil
+			return a
+		}
+		if w != nil {
+			if a.over == nil {
+				a.over = map[string]*verifiedPass{}
+			}
+			a.over[p] = w
 		}
 	}
 	for _, v := range passes {
@@ -505,6 +523,60 @@ func (l *passLookup) owner(p string, now git.FileSide) (*verifiedPass, error) {
 		}
 	}
 	return standing[0], nil
+}
+
+// changedOver returns the confirmed pass whose own change made an entry at p that this head (whose
+// entry is now) changed again, or nil: of several, the one whose head all the others' heads are
+// ancestors of (the latest verified change), else the first by task id.
+func (l *passLookup) changedOver(p string, now git.FileSide) (*verifiedPass, error) {
+	var made []*verifiedPass
+	for _, v := range l.passes {
+		atHead, err := l.at(v.head, p)
+		if err != nil {
+			return nil, err
+		}
+		if atHead == now {
+			continue
+		}
+		atBase, err := l.at(v.base, p)
+		if err != nil {
+			return nil, err
+		}
+		if atHead != atBase {
+			made = append(made, v)
+		}
+	}
+	if len(made) == 0 {
+		return nil, nil
+	}
+	for _, o := range made {
+		last := true
+		for _, w := range made {
+			ok, err := l.ancestor(w.head, o.head)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				last = false
+				break
+			}
+		}
+		if last {
+			return o, nil
+		}
+	}
+	return made[0], nil
+}
+
+// verifiedEntry is the entry of path p (as the diff lists it) at the head of the pass whose
+// verified change this head changed again (changedOver), and that pass; nil when there is none.
+func (a *attribution) verifiedEntry(repo *git.Repo, p string) (git.FileSide, *verifiedPass, error) {
+	if a == nil || a.over[p] == nil {
+		return git.FileSide{}, nil, nil
+	}
+	v := a.over[p]
+	s, err := repo.EntryAt(v.head, p)
+	return s, v, err
 }
 
 // attributionWarning is the warning that names the other tasks' claimed passes the gate could not

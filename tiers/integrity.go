@@ -376,6 +376,20 @@ func (ig *integrity) modified() Check {
 	if len(attributed.files) > 0 {
 		changes = slices.DeleteFunc(changes, func(c git.FileChange) bool { return attributed.attributedCheck(c.Path) })
 	}
+	// A file another task's verified change made, changed again here, is compared with what that
+	// pass verified: a verified task's test weakened after its pass is a protected check changed,
+	// whether this task's base is before that pass or after it.
+	since := map[string]*verifiedPass{}
+	for i, c := range changes {
+		s, v, err := attributed.verifiedEntry(pass.repo, c.Path)
+		if err != nil {
+			return gitFailCheck(1, "tests_modified", testsModifiedText, fmt.Sprintf("cannot read %s at %s: %v", c.Path, short(v.head), err), err, StatusError, vocab.CauseDetectorError)
+		}
+		if v != nil && s != c.From {
+			changes[i].From = s
+			since[c.Path] = v
+		}
+	}
 	byPath := map[string]git.FileChange{}
 	var findings []finding
 	ig.addedByID = map[string][]addedFile{}
@@ -401,6 +415,9 @@ func (ig *integrity) modified() Check {
 			return gitFailCheck(1, "tests_modified", testsModifiedText, err.Error(), err, StatusError, vocab.CauseDetectorError)
 		}
 		if f != nil {
+			if v := since[c.Path]; v != nil {
+				f.change += fmt.Sprintf(" (since task %s's verified pass %s at %s)", v.task, truncate(v.run, maxRunIDText), short(v.head))
+			}
 			findings = append(findings, *f)
 		}
 	}
