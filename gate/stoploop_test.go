@@ -3,6 +3,7 @@ package gate
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -155,4 +156,24 @@ func TestAStopCountSignedWithTheKeyCannotBeRaisedByHand(t *testing.T) {
 	// A count written without the key (the agent's own hook run) is not the gate's either.
 	require.NoError(t, writeStopStreak(task, stopStreak{Attempt: s.Attempt, Held: StopLoopCap - 1}, nil))
 	assert.True(t, f.harnessStop(continuing, 0).Block)
+}
+
+// TestASessionIdNamesNoFile: the harness's session id is counted in (digested), never part of a
+// file name: an id with path separators, dots or a NUL writes the count where every count goes,
+// and nothing elsewhere.
+func TestASessionIdNamesNoFile(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, true)
+	f.Contract(func(m map[string]any) { m["status"] = "verified" })
+	for _, session := range []string{"../../../outside", "/tmp/x", "a/b\\c", "..", "s\x00t", strings.Repeat("s", 1<<16)} {
+		d := HarnessStop(t.Context(), Task{Project: f.Open(), Mission: testMission, ID: testTask, Dir: testTaskDir},
+			StopOptions{Signal: *continuing, SignalKnown: true, Session: session})
+		require.True(t, d.Block, d.Message)
+		entries, err := os.ReadDir(f.Path(".geas/" + stopStreakDir))
+		require.NoError(t, err)
+		require.Len(t, entries, 1, "one count, of the task")
+		assert.Equal(t, testMission+"."+testTask+".json", entries[0].Name())
+	}
+	assert.NoFileExists(t, filepath.Join(f.Path(".."), "outside"))
+	assert.NoFileExists(t, f.Path(".geas/outside"))
 }
