@@ -378,14 +378,17 @@ func (ig *integrity) modified() Check {
 	}
 	// A file another task's verified change made, changed again here, is compared with what that
 	// pass verified: a verified task's test weakened after its pass is a protected check changed,
-	// whether this task's base is before that pass or after it.
+	// whether this task's base is before that pass or after it. Only where that is no looser than
+	// the base: for a file new to this task's base (nothing else to compare with), or a pass under
+	// approved rules, whose work counts for protected checks (attributedCheck); never a deletion
+	// (a file the pass deleted and this head puts back is compared with the base's).
 	since := map[string]*verifiedPass{}
 	for i, c := range changes {
 		s, v, err := attributed.verifiedEntry(pass.repo, c.Path)
 		if err != nil {
 			return gitFailCheck(1, "tests_modified", testsModifiedText, fmt.Sprintf("cannot read %s at %s: %v", c.Path, short(v.head), err), err, StatusError, vocab.CauseDetectorError)
 		}
-		if v != nil && s != c.From {
+		if v != nil && s != c.From && s.Kind != git.Absent && (c.From.Kind == git.Absent || v.approved) {
 			changes[i].From = s
 			since[c.Path] = v
 		}
