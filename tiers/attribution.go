@@ -40,6 +40,10 @@ type attribution struct {
 	// protected-check check compares with, not the base's (a verified task's test weakened after
 	// its pass is a protected check changed, wherever this task's base is).
 	over map[string]*verifiedPass
+	// undone are the paths a confirmed pass's own change included that this task's change does not
+	// list (this head holds the base's entry there) but whose entry differs from the one that pass
+	// verified: a verified change this head undid. Each is in over too.
+	undone []string
 	// used are the passes that account for at least one file, by task id.
 	used []*verifiedPass
 	// refused says, for each task whose claimed pass could not be confirmed, why (a warning).
@@ -218,12 +222,57 @@ func attribute(pass *Pass) *attribution {
 			a.over[p] = w
 		}
 	}
+	if err := a.findUndone(pass, look, passes, here); err != nil {
+		a.err = err
+		a.files, a.used, a.over, a.undone = map[string]*verifiedPass{}, nil, nil, nil
+		return a
+	}
 	for _, v := range passes {
 		if len(v.files) > 0 {
 			a.used = append(a.used, v)
 		}
 	}
 	return a
+}
+
+// findUndone lists the paths the confirmed passes' own changes included that this task's change
+// (here) does not list, where this head holds something else than the pass verified: base..head
+// does not show a verified change put back to the base's entry (a test a pass added, deleted
+// again; a pass's assertions taken out), so it is looked up from the passes' side.
+func (a *attribution) findUndone(pass *Pass, look *passLookup, passes []*verifiedPass, here map[string]git.FileSide) error {
+	pp := pass.projectPaths()
+	seen := map[string]bool{}
+	for _, v := range passes {
+		changes, err := pass.repo.FileChanges(v.base, v.head)
+		if err != nil {
+			return err
+		}
+		for _, c := range changes {
+			if _, listed := here[c.Path]; listed || seen[c.Path] {
+				continue
+			}
+			seen[c.Path] = true
+			if rel, in := pp.rel(c.Path); in && isBookkeeping(rel) {
+				continue
+			}
+			now, err := look.at(pass.head, c.Path)
+			if err != nil {
+				return err
+			}
+			w, err := look.changedOver(c.Path, now)
+			if err != nil {
+				return err
+			}
+			if w != nil {
+				if a.over == nil {
+					a.over = map[string]*verifiedPass{}
+				}
+				a.over[c.Path] = w
+				a.undone = append(a.undone, c.Path)
+			}
+		}
+	}
+	return nil
 }
 
 // confirmPass confirms another task's claimed pass, as tier 0 confirms this task's history: nil

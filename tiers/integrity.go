@@ -382,6 +382,18 @@ func (ig *integrity) modified() Check {
 	// the base: for a file new to this task's base (nothing else to compare with), or a pass under
 	// approved rules, whose work counts for protected checks (attributedCheck); never a deletion
 	// (a file the pass deleted and this head puts back is compared with the base's).
+	if len(attributed.undone) > 0 {
+		// A verified change this head undid to the base's entry: not in base..head, compared with
+		// what the pass verified below.
+		for _, p := range attributed.undone {
+			now, err := pass.repo.EntryAt(pass.head, p)
+			if err != nil {
+				return gitFailCheck(1, "tests_modified", testsModifiedText, fmt.Sprintf("cannot read %s at %s: %v", p, short(pass.head), err), err, StatusError, vocab.CauseDetectorError)
+			}
+			changes = append(changes, git.FileChange{Path: p, From: now, To: now})
+		}
+		slices.SortFunc(changes, func(x, y git.FileChange) int { return strings.Compare(x.Path, y.Path) })
+	}
 	since := map[string]*verifiedPass{}
 	for i, c := range changes {
 		s, v, err := attributed.verifiedEntry(pass.repo, c.Path)
@@ -393,6 +405,8 @@ func (ig *integrity) modified() Check {
 			since[c.Path] = v
 		}
 	}
+	// An undone change compared with nothing looser than the base is no change of this task's.
+	changes = slices.DeleteFunc(changes, func(c git.FileChange) bool { return c.From == c.To })
 	byPath := map[string]git.FileChange{}
 	var findings []finding
 	ig.addedByID = map[string][]addedFile{}
