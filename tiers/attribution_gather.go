@@ -30,8 +30,12 @@ type OtherTask struct {
 // hold the bytes an earlier run of the --all parsed is not parsed again, and one that changed (a
 // task that passed earlier in the same --all) is read anew, so its pass accounts for its files in
 // the runs after it.
+//
+// Only a task whose contract names a base has a change (base..head) that anything can be
+// attributed out of (attribute needs the base resolved): for any other task nothing is read, so
+// geas gate --all over tasks without a base stays linear in the tasks.
 func (in *Snapshot) readOthers(p *project.Project) {
-	if p == nil || in.Geas == nil || in.Mission == "" {
+	if p == nil || in.Geas == nil || in.Mission == "" || in.Contract == nil || in.Contract.BaseSnapshot == "" {
 		return
 	}
 	ids, err := p.Tasks(in.Mission)
