@@ -331,19 +331,6 @@ func (c *Contract) EffectiveJudgeIndependence(def string) string {
 	return Enforce
 }
 
-// EligibleStates are the task states from which a profile may be gated (SPEC §5.1).
-func EligibleStates(profile vocab.Profile) []vocab.State {
-	switch profile {
-	case vocab.ImplementationChange:
-		return []vocab.State{vocab.Integrated}
-	case vocab.ArtifactOnly:
-		return []vocab.State{vocab.Reviewed}
-	case vocab.ClosureReady:
-		return []vocab.State{vocab.Reviewed, vocab.Integrated}
-	}
-	return nil
-}
-
 // document is what Parse decodes a contract.json into. An alias of an unnamed struct, as the
 // decoding target always was: encoding/json names the target type in the error of a number it
 // cannot hold ("Go struct field .Contract.retry_budget"), which the report shows.

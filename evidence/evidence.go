@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 
@@ -55,40 +54,6 @@ type Evidence struct {
 
 	// SHA256 is the hex digest of the file's bytes, for the gate's inputs digest.
 	SHA256 string `json:"-"`
-}
-
-// Declared returns the files the evidence says the work changed: files_changed (geas v1.0) and
-// artifact_refs (geas v1.4.0), in that order, each name once.
-func (e *Evidence) Declared() []string {
-	if len(e.ArtifactRefs) == 0 {
-		return e.FilesChanged
-	}
-	out := slices.Clone(e.FilesChanged)
-	for _, f := range e.ArtifactRefs {
-		if !slices.Contains(out, f) {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// Revision is one revision an evidence file says it is about, with the field that names it.
-type Revision struct {
-	Field string // "commit" (geas v1.0) or "revision_ref" (geas v1.4.0)
-	Ref   string // as written
-}
-
-// Revisions returns the revisions the evidence names, commit first, leaving out a field that is
-// absent or blank. A file that names both gets both: each must be the head.
-func (e *Evidence) Revisions() []Revision {
-	var out []Revision
-	if strings.TrimSpace(e.Commit) != "" {
-		out = append(out, Revision{"commit", e.Commit})
-	}
-	if strings.TrimSpace(e.RevisionRef) != "" {
-		out = append(out, Revision{"revision_ref", e.RevisionRef})
-	}
-	return out
 }
 
 // CriterionResult is an agent's claim about one acceptance criterion.
@@ -332,36 +297,4 @@ type TotalTooLargeError struct {
 func (e *TotalTooLargeError) Error() string {
 	return fmt.Sprintf("%d evidence files total %d bytes, over the limit of %d bytes for all evidence of a task (largest: %s); none was read",
 		e.Files, e.Total, e.Limit, strings.Join(e.Largest, ", "))
-}
-
-// GeasAgentTypes are the agent types of geas v1.0.
-var GeasAgentTypes = []string{
-	"orchestration-authority", "product-authority", "design-authority", "challenger",
-	"software-engineer", "qa-engineer", "security-engineer", "platform-engineer",
-	"technical-writer", "literature-analyst", "research-analyst", "methodology-reviewer",
-	"research-integrity-reviewer", "research-engineer", "research-writer",
-}
-
-// AgentType returns the agent type of an evidence file's agent field: the longest known type that
-// equals it or prefixes it followed by "-" ("design-authority-review" is design-authority). It
-// returns "" when no known type fits.
-func AgentType(agent string, known []string) string {
-	best := ""
-	for _, k := range known {
-		if (agent == k || strings.HasPrefix(agent, k+"-")) && len(k) > len(best) {
-			best = k
-		}
-	}
-	return best
-}
-
-// KnownTypes is GeasAgentTypes plus extra (the types a contract names), without duplicates.
-func KnownTypes(extra ...string) []string {
-	out := slices.Clone(GeasAgentTypes)
-	for _, t := range extra {
-		if t != "" && !slices.Contains(out, t) {
-			out = append(out, t)
-		}
-	}
-	return out
 }

@@ -62,7 +62,8 @@ type Overall struct {
 }
 
 // All accounts for every entry of the mission's tasks directory (SPEC §7.2): tasks in a
-// gate-eligible state are gated and verified or passed ones re-checked, o.Jobs at a time; a task
+// gate-eligible state are gated and verified or passed ones re-checked, o.Jobs at a time (a
+// recorded run gates a task after the tasks whose work its head builds on: gateInOrder); a task
 // whose contract.json cannot be parsed is gated too, so that it ends in an error verdict;
 // cancelled tasks are listed and not counted; tasks in any other state are not_ready; an entry
 // that is not a readable task directory is an error. Nothing is silently left out. The error is
@@ -94,9 +95,28 @@ func All(ctx context.Context, p *project.Project, mission string, o AllOptions) 
 	// The policy and the debt register are read through one handle each for all tasks (tiers.Shared).
 	shared := tiers.NewShared(!o.DryRun)
 	defer shared.Close()
+	// A recorded run gates a task after the tasks whose work its head builds on (allorder.go):
+	// the triage defers the tasks that judge a head, and they run once every entry is triaged.
+	deferred := make([]*tiers.Loaded, len(todo))
+	defer func() {
+		for _, k := range deferred {
+			if k != nil {
+				k.Dir.Close()
+				k.Held.Close()
+			}
+		}
+	}()
 	err = forEach(ctx, len(todo), o.Jobs, func(i int) {
-		m.Tasks[i] = account(ctx, p, tasks, shared, mission, todo[i], o)
+		at, k := classify(p, tasks, mission, todo[i])
+		if !o.DryRun && ordered(at, k) {
+			m.Tasks[i], deferred[i] = at, k
+			return
+		}
+		m.Tasks[i] = gateEntry(ctx, p, shared, mission, at, k, o)
 	})
+	if err == nil {
+		err = gateInOrder(ctx, p, shared, mission, m.Tasks, deferred, o)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -178,12 +198,11 @@ func runFailed(t Task, err error) *tiers.Result {
 		"the gate run did not complete; nothing of it was recorded")
 }
 
-// account classifies one entry and, when it is to be gated, runs the gate on it. A task whose run
-// fails outright (a write error, a lock that cannot be taken) becomes an error result naming the
-// failure, and the others go on.
-// shared is what the tasks share (tiers.Shared).
-func account(ctx context.Context, p *project.Project, tasks *fsutil.Dir, shared *tiers.Shared, mission string, e project.TaskEntry, o AllOptions) *MissionTask {
-	at, k := classify(p, tasks, mission, e)
+// gateEntry runs the gate on an entry classify left to be gated (at with no Outcome; k as
+// classify returned it, closed here), and returns at: an entry with an Outcome as it is. A task
+// whose run fails outright (a write error, a lock that cannot be taken) becomes an error result
+// naming the failure, and the others go on. shared is what the tasks share (tiers.Shared).
+func gateEntry(ctx context.Context, p *project.Project, shared *tiers.Shared, mission string, at *MissionTask, k *tiers.Loaded, o AllOptions) *MissionTask {
 	if k != nil {
 		defer k.Dir.Close()
 		defer k.Held.Close()
@@ -191,7 +210,7 @@ func account(ctx context.Context, p *project.Project, tasks *fsutil.Dir, shared 
 	if at.Outcome != "" {
 		return at
 	}
-	t := Task{Project: p, Mission: mission, ID: e.Name, Dir: project.TaskDir(mission, e.Name)}
+	t := Task{Project: p, Mission: mission, ID: at.TaskID, Dir: project.TaskDir(mission, at.TaskID)}
 	ro := Options{DryRun: o.DryRun, shared: shared}
 	if o.Progress != nil {
 		ro.Progress = o.Progress(t.ID)

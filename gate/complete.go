@@ -54,45 +54,48 @@ func complete(p *project.Project, mission, task, taskDir string, now time.Time, 
 		// nothing readable to complete; the command reports the record itself
 		return nil, &loadedRecord{err: err}, nil
 	}
-	notes, k, err := completeLoaded(p, mission, task, taskDir, name, rec, now, held)
+	notes, k, facts, events, err := completeLoaded(p, mission, task, taskDir, name, rec, now, held)
 	if len(notes) > 0 || err != nil {
 		return notes, nil, err
 	}
-	return nil, &loadedRecord{rec: rec, contract: k}, nil
+	return nil, &loadedRecord{rec: rec, contract: k, facts: facts, events: events}, nil
 }
 
-// loadedRecord is record.Load's answer for a task's record.json, and the task's contract when
-// the completion read it too (contract.Load's answer; nil when it did not).
+// loadedRecord is record.Load's answer for a task's record.json, the facts the completion
+// computed of it (record.FactsOf, with the signing key), the task's events it read of the event
+// log (nil: it did not read them), and the task's contract when the completion read it too
+// (contract.Load's answer; nil when it did not).
 type loadedRecord struct {
 	rec      *record.Record
 	err      error
+	facts    *record.Facts
+	events   *tiers.TaskEvents
 	contract *tiers.Loaded
 }
 
 // completeLoaded is Complete on the record it read; it also returns the contract it read, if it
-// read it.
-func completeLoaded(p *project.Project, mission, task, taskDir, name string, rec *record.Record, now time.Time, held func() error) ([]string, *tiers.Loaded, error) {
+// read it, the facts of the record it computed (record.FactsOf), and the task's events it read
+// of the event log, if it read them.
+func completeLoaded(p *project.Project, mission, task, taskDir, name string, rec *record.Record, now time.Time, held func() error) ([]string, *tiers.Loaded, *record.Facts, *tiers.TaskEvents, error) {
 	geas := p.Geas
 	rec.Guard(held) // nil: not checked
 	var notes []string
 	if rec.HistoryTorn() {
 		if err := rec.CutTornHistory(geas, name); err != nil {
-			return notes, nil, err
+			return notes, nil, nil, nil, err
 		}
 		notes = append(notes, fmt.Sprintf("cut a torn last line of %s (a run killed while appending it, which did not happen)", record.HistoryFile))
 	}
-	hist := rec.History()
-	if len(hist) == 0 || record.VerifyChain(hist) != nil {
-		return notes, nil, nil
+	facts := record.FactsOf(rec, record.SigningKey())
+	if len(facts.History) == 0 || facts.ChainErr != nil || len(facts.BadSignatures) > 0 {
+		return notes, nil, facts, nil, nil
 	}
-	if key := record.SigningKey(); key != nil && len(record.VerifySignatures(hist, key)) > 0 {
-		return notes, nil, nil
-	}
-	keys, err := record.TaskEventKeys(geas, mission, task)
+	hist := facts.History
+	keys, hashes, err := record.TaskEvents(geas, mission, task)
 	if err != nil {
-		return notes, nil, nil // the events cannot be read: nothing can be told missing
+		return notes, nil, facts, nil, nil // the events cannot be read: nothing can be told missing
 	}
-	c := &completion{p: p, geas: geas, mission: mission, task: task, taskDir: taskDir, name: name, rec: rec, keys: keys, held: held, now: now}
+	c := &completion{p: p, geas: geas, mission: mission, task: task, taskDir: taskDir, name: name, rec: rec, facts: facts, keys: keys, held: held, now: now}
 	last := hist[len(hist)-1]
 	switch last.Kind {
 	case "", record.KindGateRun:
@@ -106,7 +109,7 @@ func completeLoaded(p *project.Project, mission, task, taskDir, name string, rec
 	case record.KindApproval:
 		err = c.approval(last)
 	}
-	return append(notes, c.notes...), c.contract, err
+	return append(notes, c.notes...), c.contract, facts, &tiers.TaskEvents{Hashes: hashes}, err
 }
 
 type completion struct {
@@ -115,6 +118,7 @@ type completion struct {
 	mission, task, taskDir string
 	name                   string
 	rec                    *record.Record
+	facts                  *record.Facts // of rec as read, before the completion wrote anything
 	keys                   *record.EventKeys
 	held                   func() error
 	now                    time.Time
@@ -133,8 +137,8 @@ func (c *completion) result(e record.HistoryEntry) (*tiers.Result, json.RawMessa
 		}
 		return &res, bytes.TrimSpace(raw), true
 	}
-	if raw, ok := c.rec.GateResult(); ok {
-		if res, raw, ok := read(raw); ok {
+	if c.facts.HaveGateResult {
+		if res, raw, ok := read(c.facts.GateResult); ok {
 			return res, raw, true
 		}
 	}
@@ -150,7 +154,7 @@ func (c *completion) result(e record.HistoryEntry) (*tiers.Result, json.RawMessa
 // the rest.
 func (c *completion) gateRun(e record.HistoryEntry) error {
 	// The task's first recorded run pins the rules it read (SPEC §4.4): its copy, if it is missing.
-	pin, pinned := record.PinnedRules(c.rec)
+	pin, pinned := c.facts.Pin, c.facts.Pinned
 	pins := pinned && pin.Entry.Hash == e.Hash && e.RulesSHA256 != ""
 	res, raw, ok := c.result(e)
 	if !ok {
@@ -179,7 +183,7 @@ func (c *completion) gateRun(e record.HistoryEntry) error {
 		plan = plan.Unmoved() // a result.json edited to claim a transition its entry does not imply
 	}
 	f := c.found(plan, k)
-	if gr, ok := c.rec.GateResult(); c.rec.ResultPending() || (!ok || !bytes.Equal(bytes.TrimSpace(gr), raw)) && c.gateResultIsBefore(e) {
+	if gr, ok := c.facts.GateResult, c.facts.HaveGateResult; c.rec.ResultPending() || (!ok || !bytes.Equal(bytes.TrimSpace(gr), raw)) && c.gateResultIsBefore(e) {
 		f.ResultMissing = true
 	}
 	return c.apply(plan, f, "complete "+e.RunID)
@@ -229,7 +233,7 @@ func (c *completion) gateResultIsBefore(e record.HistoryEntry) bool {
 	if c.keys.Has(record.EventGateResult, e.Hash, "") {
 		return false // logged after record.json was written: a later change, not a crash
 	}
-	raw, ok := c.rec.GateResult()
+	raw, ok := c.facts.GateResult, c.facts.HaveGateResult
 	if !ok {
 		return want == ""
 	}
@@ -261,8 +265,7 @@ func (c *completion) transitionFollows(e record.HistoryEntry, res *tiers.Result,
 			return false
 		}
 		// e is the history's latest entry: the errors counted end with it.
-		n, _ := record.ConsecutiveErrors(c.rec)
-		return n >= c.errorLimit()
+		return c.facts.ErrorStreak >= c.errorLimit()
 	}
 	return false
 }

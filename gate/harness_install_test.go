@@ -472,3 +472,24 @@ func TestAnOlderGuardMatcherDoesNotStandForOurs(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, again[0].Added, "the second install finds geas's own group")
 }
+
+// TestAConfigOverTheSizeBoundIsRefusedAndKept: a configuration file larger than geas init reads
+// is refused with nothing written, and the user's file is left whole (never truncated to what was
+// read). The control: the same settings under the bound are merged.
+func TestAConfigOverTheSizeBoundIsRefusedAndKept(t *testing.T) {
+	dir := t.TempDir()
+	pad := strings.Repeat(" ", maxHookConfigSize)
+	big := `{"model": "x",` + pad + `"hooks": {}}`
+	writeFile(t, dir, ".codex/hooks.json", big)
+	_, err := InstallHooks(dir, []string{HarnessCodex})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "nothing written")
+	assert.Equal(t, big, readFile(t, dir, ".codex/hooks.json"))
+
+	small := `{"model": "x", "hooks": {}}`
+	writeFile(t, dir, ".codex/hooks.json", small)
+	files, err := InstallHooks(dir, []string{HarnessCodex})
+	require.NoError(t, err)
+	assert.Equal(t, HookFileMerged, files[0].Status)
+	assert.Contains(t, readFile(t, dir, ".codex/hooks.json"), `"model": "x"`)
+}

@@ -220,3 +220,25 @@ func TestARepinShowsEveryRuleItApproves(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{`base_snapshot: "` + c[0] + `" → "` + c[1] + `"`, "stub_cap: (absent) → 50"}, out.Changes)
 }
+
+// TestARepinByALookAlikeOfAnAuthorityIsRefused: --by is compared byte for byte with the
+// authorities' names: a case variant, a Unicode look-alike (a hyphen, a full-width letter, a
+// compatibility or combining form that normalizes to the name), white space or a control
+// character around it is not an authority. The control: an authority, or an agent named after
+// one, re-pins.
+func TestARepinByALookAlikeOfAnAuthorityIsRefused(t *testing.T) {
+	for _, by := range []string{
+		"Orchestration-Authority", "ORCHESTRATION-AUTHORITY",
+		"orchestration\u2010authority", "orchestration\u2011authority", // hyphen, non-breaking hyphen
+		"\uff4frchestration-authority", // full-width o
+		"orchestration-authority\u200b", "\u200borchestration-authority", "orchestration-authority\u00a0",
+		" orchestration-authority", "orchestration-authority ", "orchestration-authority\n", "orchestration-authority\x00",
+		"orchestration-authorit\u0079\u0301", "orchestration-authority_x", "orchestration-authority.x", "orchestration-authority/x",
+		"", "-", "authority",
+	} {
+		assert.Error(t, CheckAuthority(by, "re-pin a task's base"), "%q", by)
+	}
+	for _, by := range []string{"orchestration-authority", "product-authority", "design-authority-review"} {
+		assert.NoError(t, CheckAuthority(by, "re-pin a task's base"), by)
+	}
+}

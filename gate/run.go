@@ -151,7 +151,7 @@ func run(ctx context.Context, t Task, o Options, held func() error, loaded *load
 		k.Contract, k.Err = contract.Load(p.Geas, t.Dir+"/"+record.ContractFile)
 	}
 	if loaded != nil {
-		k.Record, k.RecordErr, k.RecordRead = loaded.rec, loaded.err, true
+		k.Record, k.RecordErr, k.RecordRead, k.Facts, k.TaskEvents = loaded.rec, loaded.err, true, loaded.facts, loaded.events
 	}
 	k.Shared = o.shared // a re-check's reads too go through what --all shares
 	if k.Err == nil && k.Contract.TaskID == t.ID && k.Contract.Status.IsFinished() {

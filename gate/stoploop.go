@@ -2,6 +2,7 @@ package gate
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"io/fs"
 
 	"github.com/geas-dev/geas/internal/fsutil"
+	"github.com/geas-dev/geas/record"
 )
 
 // StopLoopCap is the most consecutive stops on one unchanged attempt that a stop hook answers
@@ -54,7 +56,8 @@ func HarnessStop(ctx context.Context, t Task, o StopOptions) StopDecision {
 	if o.Session != "" {
 		attempt = "session " + shortSum(o.Session) + "|" + attempt
 	}
-	streak, streakErr := readStopStreak(t)
+	key := record.SigningKey()
+	streak, streakErr := readStopStreak(t, key)
 	held := 0
 	if streakErr == nil && streak.Attempt == attempt {
 		held = streak.Held
@@ -83,7 +86,7 @@ func HarnessStop(ctx context.Context, t Task, o StopOptions) StopDecision {
 		if !d.Block {
 			next = stopStreak{}
 		}
-		if werr := writeStopStreak(t, next); werr != nil && d.Block {
+		if werr := writeStopStreak(t, next, key); werr != nil && d.Block {
 			d.Message += fmt.Sprintf("\nNote: the hook could not record its count of held stops (%v), so its loop cap cannot end this loop; "+
 				"fix that, or stop and say so.", werr)
 		}
@@ -113,10 +116,21 @@ func shortSum(s string) string {
 // the loop cap: a count raised by hand makes the hook let the agent stop sooner, always with the
 // message that the task is not verified, never with a pass (the gate's verdict and the task's
 // state are not touched); a count lowered or deleted only makes the hook hold more stops.
-// Derived from the history it could not be: a repeated fail and a re-check record nothing.
+// Derived from the history it could not be: a repeated fail and a re-check record nothing. With
+// GEAS_GATE_KEY set the hook signs the count (HMAC), and a count whose MAC does not verify counts
+// as none: an agent without the key cannot raise it.
 type stopStreak struct {
 	Attempt string `json:"attempt"`
 	Held    int    `json:"held"`
+	HMAC    string `json:"hmac,omitempty"`
+}
+
+// streakMAC is the MAC of task t's count s under key: it binds the mission, the task, the attempt
+// and the count.
+func streakMAC(t Task, s stopStreak, key []byte) string {
+	m := hmac.New(sha256.New, key)
+	fmt.Fprintf(m, "geas hook stop count\x00%s\x00%s\x00%s\x00%d", t.Mission, t.ID, s.Attempt, s.Held)
+	return hex.EncodeToString(m.Sum(nil))
 }
 
 // stopStreakDir is where the counts live, under .geas.
@@ -127,8 +141,9 @@ const maxStopStreakBytes = 4096
 
 func stopStreakFile(t Task) string { return stopStreakDir + "/" + t.Mission + "." + t.ID + ".json" }
 
-// readStopStreak reads the task's count; none is the zero count.
-func readStopStreak(t Task) (stopStreak, error) {
+// readStopStreak reads the task's count; none is the zero count. With a key, a count whose MAC
+// does not verify is an error (the caller counts it as none).
+func readStopStreak(t Task, key []byte) (stopStreak, error) {
 	var s stopStreak
 	b, err := fsutil.ReadLimited(t.Project.Geas, stopStreakFile(t), maxStopStreakBytes)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -140,12 +155,16 @@ func readStopStreak(t Task) (stopStreak, error) {
 	if err := json.Unmarshal(b, &s); err != nil || s.Held < 0 {
 		return stopStreak{}, fmt.Errorf("read .geas/%s: not a count the hook wrote", stopStreakFile(t))
 	}
+	if len(key) > 0 && !hmac.Equal([]byte(s.HMAC), []byte(streakMAC(t, stopStreak{Attempt: s.Attempt, Held: s.Held}, key))) {
+		return stopStreak{}, fmt.Errorf("read .geas/%s: its hmac does not verify with GEAS_GATE_KEY: not a count the hook wrote", stopStreakFile(t))
+	}
 	s.Held = min(s.Held, 1000)
 	return s, nil
 }
 
-// writeStopStreak records the task's count; the zero count removes the file.
-func writeStopStreak(t Task, s stopStreak) error {
+// writeStopStreak records the task's count, signed with key when there is one; the zero count
+// removes the file.
+func writeStopStreak(t Task, s stopStreak, key []byte) error {
 	name := stopStreakFile(t)
 	if s == (stopStreak{}) {
 		if err := t.Project.Geas.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -160,6 +179,9 @@ func writeStopStreak(t Task, s stopStreak) error {
 	// evidence directory, say): the count is written only into a real directory.
 	if fi, err := t.Project.Geas.Lstat(stopStreakDir); err != nil || !fi.IsDir() {
 		return fmt.Errorf("create .geas/%s: it is not a directory", stopStreakDir)
+	}
+	if len(key) > 0 {
+		s.HMAC = streakMAC(t, s, key)
 	}
 	b, err := json.Marshal(s)
 	if err != nil {

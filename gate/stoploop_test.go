@@ -3,6 +3,7 @@ package gate
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -123,4 +124,56 @@ func TestAStopCountIsKeptPerSession(t *testing.T) {
 	f.EditJSON(".geas/"+stopStreakFile(Task{Mission: testMission, ID: testTask}), func(m map[string]any) { m["held"] = 500 })
 	assert.True(t, stop("s2").Block, "another session starts its own count")
 	assert.True(t, stop("s1").Block, "s2's count replaced s1's")
+}
+
+// TestAStopCountSignedWithTheKeyCannotBeRaisedByHand: with GEAS_GATE_KEY set the hook signs its
+// count, and a count raised by hand (or written without the key) counts as none: the stop is held
+// as a first one. The honest control: the hook's own signed count carries from stop to stop.
+func TestAStopCountSignedWithTheKeyCannotBeRaisedByHand(t *testing.T) {
+	t.Setenv("GEAS_GATE_KEY", "the-gate-key")
+	f := newFixture(t, true)
+	f.Write(".geas/gate-policy.json", `{"key_exposure": "accept"}`)
+	f.Contract(func(m map[string]any) { m["status"] = "verified" })
+	task := Task{Project: f.Open(), Mission: testMission, ID: testTask, Dir: testTaskDir}
+	name := ".geas/" + stopStreakFile(task)
+
+	require.True(t, f.harnessStop(continuing, 0).Block)
+	require.True(t, f.harnessStop(continuing, 0).Block)
+	s, err := readStopStreak(task, []byte("the-gate-key"))
+	require.NoError(t, err)
+	assert.Equal(t, 2, s.Held, "the hook's signed count carries")
+	assert.Regexp(t, `"hmac":"[0-9a-f]{64}"`, string(f.Read(name)))
+
+	f.EditJSON(name, func(m map[string]any) { m["held"] = 500 })
+	_, err = readStopStreak(task, []byte("the-gate-key"))
+	require.ErrorContains(t, err, "its hmac does not verify with GEAS_GATE_KEY")
+	d := f.harnessStop(continuing, 0)
+	assert.True(t, d.Block, "a raised count counts as none: %s", d.Message)
+	s, err = readStopStreak(task, []byte("the-gate-key"))
+	require.NoError(t, err)
+	assert.Equal(t, 1, s.Held, "the count starts again")
+
+	// A count written without the key (the agent's own hook run) is not the gate's either.
+	require.NoError(t, writeStopStreak(task, stopStreak{Attempt: s.Attempt, Held: StopLoopCap - 1}, nil))
+	assert.True(t, f.harnessStop(continuing, 0).Block)
+}
+
+// TestASessionIdNamesNoFile: the harness's session id is counted in (digested), never part of a
+// file name: an id with path separators, dots or a NUL writes the count where every count goes,
+// and nothing elsewhere.
+func TestASessionIdNamesNoFile(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, true)
+	f.Contract(func(m map[string]any) { m["status"] = "verified" })
+	for _, session := range []string{"../../../outside", "/tmp/x", "a/b\\c", "..", "s\x00t", strings.Repeat("s", 1<<16)} {
+		d := HarnessStop(t.Context(), Task{Project: f.Open(), Mission: testMission, ID: testTask, Dir: testTaskDir},
+			StopOptions{Signal: *continuing, SignalKnown: true, Session: session})
+		require.True(t, d.Block, d.Message)
+		entries, err := os.ReadDir(f.Path(".geas/" + stopStreakDir))
+		require.NoError(t, err)
+		require.Len(t, entries, 1, "one count, of the task")
+		assert.Equal(t, testMission+"."+testTask+".json", entries[0].Name())
+	}
+	assert.NoFileExists(t, filepath.Join(f.Path(".."), "outside"))
+	assert.NoFileExists(t, f.Path(".geas/outside"))
 }

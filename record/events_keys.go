@@ -29,18 +29,38 @@ func (k *EventKeys) Has(typ, hash, runID string) bool {
 // budget grants and history resets, which name their entry by hash). A missing log holds none; a
 // torn or malformed line is skipped; a log that cannot be read is an error.
 func TaskEventKeys(root *os.Root, mission, task string) (*EventKeys, error) {
+	k, _, err := taskEvents(root, mission, task, false)
+	return k, err
+}
+
+// TaskEvents is TaskEventKeys and TaskEventHashes of mission/task from one read of the event log:
+// what the crash completion needs of the log, and what the history check cross-checks. On an
+// error neither is returned.
+func TaskEvents(root *os.Root, mission, task string) (*EventKeys, []EventHash, error) {
+	return taskEvents(root, mission, task, true)
+}
+
+// taskEvents reads the event log for TaskEventKeys and, when hashes, for TaskEventHashes too.
+func taskEvents(root *os.Root, mission, task string, hashes bool) (*EventKeys, []EventHash, error) {
 	k := &EventKeys{byHash: map[string]bool{}, byRun: map[string]bool{}}
 	f, sc, err := openEvents(root)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if f == nil {
-		return k, nil
+		return k, nil, nil
 	}
 	defer f.Close()
+	var hs []EventHash
 	taskKey := []byte(`"task_id":` + string(jsonobj.String(task)))
-	for sc.Scan() {
+	for n := 1; sc.Scan(); n++ {
 		line := sc.Bytes()
+		if hashes {
+			if m, t, h, ok := eventHashOf(line); ok && m == mission && t == task {
+				h.Line = n
+				hs = append(hs, h)
+			}
+		}
 		if !bytes.Contains(line, taskKey) {
 			continue // cheap skip: another task's event
 		}
@@ -72,9 +92,9 @@ func TaskEventKeys(root *os.Root, mission, task string) (*EventKeys, error) {
 		k.add(typ, hash, run, agent)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read %s: %w", EventsFile, err)
+		return nil, nil, fmt.Errorf("read %s: %w", EventsFile, err)
 	}
-	return k, nil
+	return k, hs, nil
 }
 
 // add records an event of type typ with data.hash hash and data.run_id run, logged by agent.

@@ -23,20 +23,22 @@ import (
 // directory as the caller opened it before the run (Options.LogRoot), where result.json is
 // written even if a command moved the directory meanwhile; nil writes it by its path.
 func Apply(in *Snapshot, res *Result, escalate bool, logRoot *os.Root, now time.Time) error {
-	if res.Refused() || res.RepeatOf != "" {
+	// What the evaluation found, read once: fitForRecord changes no check that says either.
+	refused, tampered := res.Refused(), historyTampered(res.Checks)
+	if refused || res.RepeatOf != "" {
 		// Refused before anything ran (the signing key would be exposed), or the same attempt as
 		// the latest recorded run (SPEC §7.1): nothing is written, not even an event, so nothing
 		// signed comes of a run that judged nothing.
 		return nil
 	}
-	escalate, write, err := fitForRecord(in, res, escalate) // SPEC §7.3, §10: nothing the readers refuse
+	escalate, write, err := fitForRecord(in, res, escalate, tampered) // SPEC §7.3, §10: nothing the readers refuse
 	if err != nil || !write {
 		return err
 	}
 	if escalate {
 		res.Escalation = ".geas/" + record.PendingDecisionFile(in.Mission, record.EscalationID(in.Task, res.RunID))
 	}
-	if historyTampered(res.Checks) {
+	if tampered {
 		// SPEC §5.1: nothing is appended to a history that does not verify, and nothing derived
 		// from it (the budget, a transition, an escalation) is written. The event still tells
 		// the log that the gate ran and refused.
@@ -55,7 +57,7 @@ func Apply(in *Snapshot, res *Result, escalate bool, logRoot *os.Root, now time.
 		}
 		return afterCommit(in, res, plan, in.found(), now)
 	}
-	_, pinned := record.PinnedRules(in.Record)
+	pinned := in.Facts.Pinned
 	entry, err := in.Record.Chain(historyEntry(res))
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/geas-dev/geas/internal/canon"
 	"github.com/geas-dev/geas/internal/git"
@@ -34,6 +35,15 @@ type attribution struct {
 	// files maps a changed path (relative to the repository's top, as the diff lists it) to the
 	// pass it is attributed to.
 	files map[string]*verifiedPass
+	// over maps a changed path no pass accounts for, but whose entry a confirmed pass's own change
+	// made (and this head changed again), to that pass: its head's entry is what this task's
+	// protected-check check compares with, not the base's (a verified task's test weakened after
+	// its pass is a protected check changed, wherever this task's base is).
+	over map[string]*verifiedPass
+	// undone are the paths a confirmed pass's own change included that this task's change does not
+	// list (this head holds the base's entry there) but whose entry differs from the one that pass
+	// verified: a verified change this head undid. Each is in over too.
+	undone []string
 	// used are the passes that account for at least one file, by task id.
 	used []*verifiedPass
 	// refused says, for each task whose claimed pass could not be confirmed, why (a warning).
@@ -43,10 +53,14 @@ type attribution struct {
 }
 
 // verifiedPass is another task's pass the gate confirmed: its latest gate run, a pass, in a
-// history that verifies, whose gate_result event is logged, whose pinned rules name the task and
-// its base, and whose head is an ancestor of this head.
+// history that verifies, whose gate_result event is logged, judged by rules an authority approved
+// before it or pinned no later than this task's (pinnedAfter), whose pinned rules name the task
+// and its base, and whose head is an ancestor of this head.
 type verifiedPass struct {
 	task, run, head, base string
+	// approved says an authority approved the rules the pass was judged by, before it
+	// (approvedBefore): only then does it account for changes to protected checks.
+	approved bool
 	// files are the paths attributed to it, in order, as shown: relative to the project root.
 	files []string
 }
@@ -59,6 +73,18 @@ func (a *attribution) attributed(p string) bool {
 	}
 	_, ok := a.files[p]
 	return ok
+}
+
+// attributedCheck reports whether a path of the repository (as the diff lists it) is another
+// task's work as far as protected checks and weakening markers go (SPEC §5.2a): only a pass under
+// rules an authority approved accounts for those, as only approved rules make tests.may_change
+// count. Safe on nil.
+func (a *attribution) attributedCheck(p string) bool {
+	if a == nil {
+		return false
+	}
+	v, ok := a.files[p]
+	return ok && v.approved
 }
 
 // note says how many changed files were attributed, and to which tasks' passes, for the evidence
@@ -181,7 +207,25 @@ func attribute(pass *Pass) *attribution {
 		if v != nil {
 			a.files[p] = v
 			v.files = append(v.files, shown[p])
+			continue
 		}
+		w, err := look.changedOver(p, here[p])
+		if err != nil {
+			a.err = err
+			a.files, a.used, a.over = map[string]*verifiedPass{}, nil, nil
+			return a
+		}
+		if w != nil {
+			if a.over == nil {
+				a.over = map[string]*verifiedPass{}
+			}
+			a.over[p] = w
+		}
+	}
+	if err := a.findUndone(pass, look, passes, here); err != nil {
+		a.err = err
+		a.files, a.used, a.over, a.undone = map[string]*verifiedPass{}, nil, nil, nil
+		return a
 	}
 	for _, v := range passes {
 		if len(v.files) > 0 {
@@ -189,6 +233,46 @@ func attribute(pass *Pass) *attribution {
 		}
 	}
 	return a
+}
+
+// findUndone lists the paths the confirmed passes' own changes included that this task's change
+// (here) does not list, where this head holds something else than the pass verified: base..head
+// does not show a verified change put back to the base's entry (a test a pass added, deleted
+// again; a pass's assertions taken out), so it is looked up from the passes' side.
+func (a *attribution) findUndone(pass *Pass, look *passLookup, passes []*verifiedPass, here map[string]git.FileSide) error {
+	pp := pass.projectPaths()
+	seen := map[string]bool{}
+	for _, v := range passes {
+		changes, err := pass.repo.FileChanges(v.base, v.head)
+		if err != nil {
+			return err
+		}
+		for _, c := range changes {
+			if _, listed := here[c.Path]; listed || seen[c.Path] {
+				continue
+			}
+			seen[c.Path] = true
+			if rel, in := pp.rel(c.Path); in && isBookkeeping(rel) {
+				continue
+			}
+			now, err := look.at(pass.head, c.Path)
+			if err != nil {
+				return err
+			}
+			w, err := look.changedOver(c.Path, now)
+			if err != nil {
+				return err
+			}
+			if w != nil {
+				if a.over == nil {
+					a.over = map[string]*verifiedPass{}
+				}
+				a.over[c.Path] = w
+				a.undone = append(a.undone, c.Path)
+			}
+		}
+	}
+	return nil
 }
 
 // confirmPass confirms another task's claimed pass, as tier 0 confirms this task's history: nil
@@ -217,6 +301,12 @@ func confirmPass(pass *Pass, o OtherTask, key []byte, idx *record.EventIndex) (*
 	}) {
 		return nil, fmt.Sprintf("no %s event of mission %s, task %s names its pass %s (hash %.12s)", record.EventGateResult, in.Mission, o.ID, e.RunID, e.Hash)
 	}
+	approved := approvedBefore(o.Record.History(), e)
+	if !approved {
+		if why := pinnedAfter(in, o.Record, e, evs, idx); why != "" {
+			return nil, why
+		}
+	}
 	base, why := pinnedBase(in, o, e)
 	if why != "" {
 		return nil, why
@@ -228,7 +318,7 @@ func confirmPass(pass *Pass, o OtherTask, key []byte, idx *record.EventIndex) (*
 	if !ok {
 		return nil, "" // a pass on a branch this head does not hold accounts for nothing here
 	}
-	return &verifiedPass{task: o.ID, run: e.RunID, head: strings.ToLower(e.Head), base: base}, ""
+	return &verifiedPass{task: o.ID, run: e.RunID, head: strings.ToLower(e.Head), base: base, approved: approved}, ""
 }
 
 // standingPass is the pass a task's state rests on, as PassProblems reads it: the latest entry of
@@ -243,6 +333,89 @@ func standingPass(hist []record.HistoryEntry) (record.HistoryEntry, bool) {
 		return e, e.IsGateRun() && RecordsPass(e)
 	}
 	return record.HistoryEntry{}, false
+}
+
+// approvedBefore reports whether an authority's approval (geas task approve) of the very rules
+// pass was judged by precedes it in the history (SPEC §4.4). Another task's pass accounts for
+// files of this task only then: as for tests.may_change (SPEC §5.2a), the rules a first gate run
+// pinned are whatever the contract said then, and a task an agent creates itself, with surfaces
+// "**" and an eval command "true", would pass for real and launder any file. The history's chain
+// and MACs are verified by the caller (HistoryProblems), so with GEAS_GATE_KEY set only the key's
+// holder can have written the approval.
+func approvedBefore(hist []record.HistoryEntry, pass record.HistoryEntry) bool {
+	for _, h := range hist {
+		if h.Hash == pass.Hash && h.RunID == pass.RunID {
+			return false
+		}
+		if h.Kind == record.KindApproval && h.RulesSHA256 != "" && h.RulesSHA256 == pass.RulesSHA256 {
+			return true
+		}
+	}
+	return false
+}
+
+// pinnedAfter says why a pass under rules no authority approved accounts for nothing here ("" when
+// it may account for files of this task's scope and stubs): its rules were pinned, by its first
+// gate run, after this task's rules were first pinned. Before this task's first pin its contract
+// is whatever the files say (SPEC §4.4: the first gate run pins what it reads), so an agent could
+// as well have widened this task's own surfaces; after it, a task the agent makes itself, with
+// surfaces "**", must not widen them. Pins are compared by their entries' timestamps (second
+// precision, signed with GEAS_GATE_KEY), and within one second by the lines of their events in
+// the mission's event log (theirs: the other task's events); a pin whose event is not found is
+// after.
+func pinnedAfter(in *Snapshot, other *record.Record, e record.HistoryEntry, theirEvents []record.EventHash, idx *record.EventIndex) string {
+	mine, ok := firstPin(in.Record)
+	if !ok {
+		return "" // this run pins the task's rules: every earlier pin is before it
+	}
+	theirs, ok := record.PinnedRules(other)
+	if !ok || theirs.RulesSHA256 != e.RulesSHA256 {
+		return fmt.Sprintf("its pass %s was judged by rules no authority approved (rules_sha256 %.12s), which its history does not show pinned", e.RunID, e.RulesSHA256)
+	}
+	t1, err1 := time.Parse(time.RFC3339, mine.StartedAt)
+	t2, err2 := time.Parse(time.RFC3339, theirs.Entry.StartedAt)
+	after := err1 != nil || err2 != nil || t2.After(t1)
+	if !after && t2.Equal(t1) {
+		myEvents, err := idx.TaskEventHashes(in.Geas, in.Mission, in.Task)
+		l1, l2 := eventLine(myEvents, mine), eventLine(theirEvents, theirs.Entry)
+		after = err != nil || l1 == 0 || l2 == 0 || l2 > l1
+	}
+	if after {
+		return fmt.Sprintf("its pass %s was judged by rules no authority approved (rules_sha256 %.12s), pinned by its %s at %s, after this task's rules were pinned (%s at %s); if its work is not this task's, an authority moves this task's base past it (geas task revalidate --task %s --base REV --by AUTHORITY --reason TEXT), or approves the rules of tasks like it before they run (geas task approve)",
+			e.RunID, e.RulesSHA256, pinKind(theirs.Entry), cutText(theirs.Entry.StartedAt, maxRunIDText), pinKind(mine), cutText(mine.StartedAt, maxRunIDText), in.Task)
+	}
+	return ""
+}
+
+// eventLine is the line of the event of events logged for history entry h (0: none).
+func eventLine(events []record.EventHash, h record.HistoryEntry) int {
+	for _, ev := range events {
+		if ev.Hash == h.Hash && (ev.EventType == record.EventGateResult || ev.EventType == record.EventRulesApproval) {
+			return ev.Line
+		}
+	}
+	return 0
+}
+
+// firstPin is the earliest entry of a history that pinned rules: an approval or a gate run that
+// recorded the rules it read.
+func firstPin(r *record.Record) (record.HistoryEntry, bool) {
+	if r == nil {
+		return record.HistoryEntry{}, false
+	}
+	for _, h := range r.History() {
+		if h.RulesSHA256 != "" && (h.Kind == record.KindApproval || h.IsGateRun()) {
+			return h, true
+		}
+	}
+	return record.HistoryEntry{}, false
+}
+
+func pinKind(e record.HistoryEntry) string {
+	if e.Kind == record.KindApproval {
+		return "approval"
+	}
+	return "first gate run " + cutText(e.RunID, maxRunIDText)
 }
 
 // pinnedBase is the base commit the pass judged: read from the task's pinned rules, which must
@@ -405,6 +578,60 @@ func (l *passLookup) owner(p string, now git.FileSide) (*verifiedPass, error) {
 		}
 	}
 	return standing[0], nil
+}
+
+// changedOver returns the confirmed pass whose own change made an entry at p that this head (whose
+// entry is now) changed again, or nil: of several, the one whose head all the others' heads are
+// ancestors of (the latest verified change), else the first by task id.
+func (l *passLookup) changedOver(p string, now git.FileSide) (*verifiedPass, error) {
+	var made []*verifiedPass
+	for _, v := range l.passes {
+		atHead, err := l.at(v.head, p)
+		if err != nil {
+			return nil, err
+		}
+		if atHead == now {
+			continue
+		}
+		atBase, err := l.at(v.base, p)
+		if err != nil {
+			return nil, err
+		}
+		if atHead != atBase {
+			made = append(made, v)
+		}
+	}
+	if len(made) == 0 {
+		return nil, nil
+	}
+	for _, o := range made {
+		last := true
+		for _, w := range made {
+			ok, err := l.ancestor(w.head, o.head)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				last = false
+				break
+			}
+		}
+		if last {
+			return o, nil
+		}
+	}
+	return made[0], nil
+}
+
+// verifiedEntry is the entry of path p (as the diff lists it) at the head of the pass whose
+// verified change this head changed again (changedOver), and that pass; nil when there is none.
+func (a *attribution) verifiedEntry(repo *git.Repo, p string) (git.FileSide, *verifiedPass, error) {
+	if a == nil || a.over[p] == nil {
+		return git.FileSide{}, nil, nil
+	}
+	v := a.over[p]
+	s, err := repo.EntryAt(v.head, p)
+	return s, v, err
 }
 
 // attributionWarning is the warning that names the other tasks' claimed passes the gate could not

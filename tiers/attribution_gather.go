@@ -31,8 +31,12 @@ type OtherTask struct {
 // whose files are unchanged since an earlier run of the --all read them is neither opened nor
 // parsed again, and one that changed (a task that passed, or whose pass was revoked, earlier in
 // the same --all) is read anew, so that the runs after it judge what its files hold now.
+//
+// Only a task whose contract names a base has a change (base..head) that anything can be
+// attributed out of (attribute needs the base resolved): for any other task nothing is read, so
+// geas gate --all over tasks without a base stays linear in the tasks.
 func (in *Snapshot) readOthers(p *project.Project) {
-	if p == nil || in.Geas == nil || in.Mission == "" {
+	if p == nil || in.Geas == nil || in.Mission == "" || in.Contract == nil || in.Contract.BaseSnapshot == "" {
 		return
 	}
 	ids, err := p.Tasks(in.Mission)

@@ -409,3 +409,61 @@ func TestTheConfirmOfARunOfGateAllReadsItsRecordAsItIsNow(t *testing.T) {
 	var tooLarge *fsutil.TooLargeError
 	assert.ErrorAs(t, err, &tooLarge, "a limit is kept")
 }
+
+func TestOnlyAPassUnderRulesAnAuthorityApprovedBeforeItAccountsForFiles(t *testing.T) {
+	approval := func(rules string) record.HistoryEntry {
+		return record.Approval("product-authority", "planned", rules, time.Unix(0, 0))
+	}
+	run := func(id, rules string) record.HistoryEntry {
+		return record.HistoryEntry{Kind: record.KindGateRun, RunID: id, Verdict: "pass", RulesSHA256: rules, Hash: "h-" + id}
+	}
+	pass, unpinned := run("gate-2", "r1"), run("gate-2", "")
+	for _, tc := range []struct {
+		name string
+		hist []record.HistoryEntry
+		pass record.HistoryEntry
+		ok   bool
+	}{
+		{"approved, then passed", []record.HistoryEntry{approval("r1"), run("gate-1", "r1"), pass}, pass, true},
+		{"pinned by its first gate run only", []record.HistoryEntry{run("gate-1", "r1"), pass}, pass, false},
+		{"approved after the pass", []record.HistoryEntry{pass, approval("r1")}, pass, false},
+		{"other rules approved", []record.HistoryEntry{approval("r0"), pass}, pass, false},
+		{"an approval of no rules", []record.HistoryEntry{approval(""), unpinned}, unpinned, false},
+	} {
+		assert.Equal(t, tc.ok, approvedBefore(tc.hist, tc.pass), tc.name)
+	}
+}
+
+// changedOverAt is the pass whose verified change of p the head changed again, of passes.
+func changedOverAt(t *testing.T, f *fixture, p, head string, passes ...*verifiedPass) *verifiedPass {
+	t.Helper()
+	repo, err := git.Open(f.dir)
+	require.NoError(t, err)
+	defer repo.Close()
+	now, err := repo.EntryAt(head, p)
+	require.NoError(t, err)
+	v, err := newPassLookup(repo, head, passes).changedOver(p, now)
+	require.NoError(t, err)
+	return v
+}
+
+func TestAFileAVerifiedPassMadeAndThisHeadChangedIsComparedWithThatPass(t *testing.T) {
+	f := newFixture(t, true)
+	base := f.Git("rev-parse", "HEAD")
+	f.write("t_test.sh", "1\n2\n")
+	h1 := f.commit("a")
+	f.write("t_test.sh", "1\n2\n3\n")
+	h2 := f.commit("b")
+	a := &verifiedPass{task: "a", run: "gate-1", head: h1, base: base}
+	b := &verifiedPass{task: "b", run: "gate-1", head: h2, base: h1}
+	// As b left it: b's work (changedOver is asked only of paths no pass owns).
+	assert.Same(t, b, ownerOf(t, f, "t_test.sh", h2, a, b))
+	// Weakened after both: compared with the latest verified change, b's.
+	f.write("t_test.sh", "1\n")
+	weak := f.commit("weaken")
+	assert.Same(t, b, changedOverAt(t, f, "t_test.sh", weak, a, b))
+	assert.Same(t, a, changedOverAt(t, f, "t_test.sh", weak, a))
+	// A file no pass changed is compared with the base as ever.
+	f.write("other.sh", "x\n")
+	assert.Nil(t, changedOverAt(t, f, "other.sh", f.commit("other"), a, b))
+}

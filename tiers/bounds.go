@@ -23,7 +23,8 @@ func historySize(in *Snapshot) (int64, error) {
 // fitForRecord makes sure a run writes nothing the readers refuse (SPEC §2 invariant 9, §7.3). It
 // is called before anything of the run is written, with the verdict and budget computed, and
 // returns the escalation decision (changed when the result had to change) and whether the run
-// may write at all.
+// may write at all. tampered says that the run's checks found the history tampered
+// (historyTampered): nothing of the run goes into the record then.
 //
 //   - The history entry would take the history past max_history_bytes (or, while the history is
 //     kept in record.json, the record past what record.Load reads): the run is an error
@@ -33,8 +34,8 @@ func historySize(in *Snapshot) (int64, error) {
 //     its compact form, an error (result_too_large) whose checks are cut down to the ones that
 //     did not pass and whose causes are summarized, and the budget is computed again for it. A
 //     compact form that still does not fit is an error of the run: nothing is written.
-func fitForRecord(in *Snapshot, res *Result, escalate bool) (bool, bool, error) {
-	if in.Record == nil || historyTampered(res.Checks) {
+func fitForRecord(in *Snapshot, res *Result, escalate, tampered bool) (bool, bool, error) {
+	if in.Record == nil || tampered {
 		return escalate, true, nil // nothing of the run goes into the record
 	}
 	own, total, err := recordSize(in, res)
@@ -123,10 +124,10 @@ func recordSize(in *Snapshot, res *Result) (own, total int64, err error) {
 		return 0, 0, err
 	}
 	others := int64(len(cur))
-	if old, ok := in.Record.Section("gate_result"); ok {
-		others -= indentedLen(old, 1)
+	if f := in.Facts; f.HaveGateResult {
+		others -= indentedLen(f.GateResult, 1)
 	}
-	hist := historySectionBytes(in.Record)
+	hist := in.historyBytes
 	others -= hist
 	own = others + indentedLen(raw, 1) + 64 /* the hash */ + 256 /* keys, updated_at */
 	entry, err := json.Marshal(historyEntry(res))

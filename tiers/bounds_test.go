@@ -141,7 +141,7 @@ func TestACompactResultFitsTheRecord(t *testing.T) {
 		// The history is still kept in record.json here; it has its own limit.
 		rec := f.gather()
 		require.NoError(t, rec.RecordErr, "run %d: the record reads back", run)
-		assert.LessOrEqual(t, fi.Size()-historySectionBytes(rec.Record), int64(12288))
+		assert.LessOrEqual(t, fi.Size()-historySectionBytes(rec.Facts), int64(12288))
 		assert.Equal(t, "pass", string(findCheck(t, f.evaluateChecks(), "record_valid").Status))
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"github.com/geas-dev/geas/contract"
 
-	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -35,7 +34,7 @@ func Budget(in *Snapshot, res *Result) (escalate bool) {
 		}
 		return false
 	}
-	before := record.BudgetLeft(in.Contract.RetryBudget, in.Record)
+	before := budgetLeft(in)
 	after := before
 	if res.RepeatOf != "" { // SPEC §7.1: the same attempt spends nothing and moves nothing
 		res.Transition, res.NextAction = nil, NextFix
@@ -65,7 +64,7 @@ func Budget(in *Snapshot, res *Result) (escalate bool) {
 		} else if len(res.Causes) > 0 && res.Causes[0].Code == vocab.CauseStateIneligible && in.Contract != nil {
 			res.NextCommand = TransitionCommand(in.Task, status, contract.EligibleStates(in.Contract.GateProfile))
 		}
-		n, cause := record.ConsecutiveErrors(in.Record)
+		n, cause := in.Facts.ErrorStreak, in.Facts.ErrorCause
 		code := ""
 		if len(res.Causes) > 0 {
 			code = string(res.Causes[0].Code)
@@ -87,6 +86,16 @@ func Budget(in *Snapshot, res *Result) (escalate bool) {
 	}
 	res.RetryBudgetBefore, res.RetryBudgetAfter = &before, &after
 	return escalate
+}
+
+// budgetLeft is the retries in's task has left (record.BudgetLeft): the retry_budget_after of the
+// latest history entry that records one, else the contract's retry_budget. in has a contract and
+// a record.
+func budgetLeft(in *Snapshot) int {
+	if f := in.Facts; f.HaveBudget {
+		return *f.Budget.RetryBudgetAfter
+	}
+	return in.Contract.RetryBudget
 }
 
 func transitionIfLegal(from, to vocab.State) *Transition {

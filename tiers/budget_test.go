@@ -115,7 +115,7 @@ func TestBudget(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := unitContract()
 			c.RetryBudget, c.Status = tc.budget, tc.status
-			in := &Snapshot{Contract: c, Record: withHistory(t, tc.history...), Policy: policy.Default()}
+			in := withFacts(&Snapshot{Contract: c, Record: withHistory(t, tc.history...), Policy: policy.Default()})
 			if tc.limit > 0 {
 				in.Policy.ConsecutiveErrorLimit = tc.limit
 			}
@@ -166,7 +166,7 @@ func TestAnUnreadableHistoryReportsNoBudget(t *testing.T) {
 	// Control: the same contract over a readable history with one retry left reports that one.
 	c := unitContract()
 	c.Status = "integrated"
-	in := &Snapshot{Contract: c, Record: withHistory(t, gateRun("fail", 2, "x"), gateRun("fail", 1, "x")), Policy: policy.Default()}
+	in := withFacts(&Snapshot{Contract: c, Record: withHistory(t, gateRun("fail", 2, "x"), gateRun("fail", 1, "x")), Policy: policy.Default()})
 	res := &Result{Verdict: vocab.VerdictBlock, Causes: []Cause{{Code: vocab.CauseMissingReview}}}
 	Budget(in, res)
 	assert.Equal(t, intp(1), res.RetryBudgetBefore)
@@ -325,7 +325,7 @@ func TestAnEscalatedTaskWaitsForItsDecision(t *testing.T) {
 	}{{vocab.Escalated, NextEscalate}, {"integrated", NextInvestigateErr}} {
 		c := unitContract()
 		c.RetryBudget, c.Status = 1, tc.status
-		in := &Snapshot{Mission: "m1", Task: "t1", Contract: c, Record: withHistory(t, gateRun("fail", 0, vocab.CauseEvalFailed)), Policy: policy.Default()}
+		in := withFacts(&Snapshot{Mission: "m1", Task: "t1", Contract: c, Record: withHistory(t, gateRun("fail", 0, vocab.CauseEvalFailed)), Policy: policy.Default()})
 		res := &Result{Verdict: vocab.VerdictError, Causes: []Cause{{Code: vocab.CauseStateIneligible, Check: "state_eligible", Detail: "d"}}}
 		assert.False(t, Budget(in, res), "no new escalation")
 		assert.Equal(t, tc.next, res.NextAction, "status %s", tc.status)

@@ -26,10 +26,24 @@ type Loaded struct {
 	Record     *record.Record
 	RecordErr  error
 	RecordRead bool
+	// Facts, when set with RecordRead, are the facts the caller computed of Record with the
+	// signing key (record.FactsOf): Gather then hands them to the checks instead of computing
+	// them again.
+	Facts *record.Facts
+	// TaskEvents, when set with RecordRead, are the task's events the caller read of the event
+	// log under the same task lock: the history check cross-checks them instead of reading the
+	// log again.
+	TaskEvents *TaskEvents
 	// Shared, when set, is what the run shares with the other runs of one geas gate --all: its
 	// reads of the policy and the debt register go through it, and its event index answers the
 	// history checks.
 	Shared *Shared
+}
+
+// TaskEvents are a task's events that name a history entry by its hash, as one read of the event
+// log found them (record.TaskEventHashes).
+type TaskEvents struct {
+	Hashes []record.EventHash
 }
 
 // GatherLoaded is Gather with the contract the caller read (contract.Load of taskDir's

@@ -172,10 +172,10 @@ func (u *unitProject) run(c *contract.Contract, rec *record.Record, ev ...*evide
 	if rec == nil {
 		rec = unitRecord(u.t, nil)
 	}
-	in := &Snapshot{
+	in := withFacts(&Snapshot{
 		ProjectDir: u.p.Dir, Root: u.p.Root, Geas: u.p.Geas, Mission: testMission, Task: testTask,
 		TaskDir: testTaskDir, Contract: c, Record: rec, Evidence: ev, Policy: policy.Default(),
-	}
+	})
 	// Gather reads the debt register before tier 1; so does a unit run, when it is created.
 	in.DebtData, in.DebtErr = fsutil.ReadLimited(u.p.Geas, debtRegisterPath(testMission), 0)
 	r := &Pass{in: in, env: DefaultEnv(), opts: Options{Now: testNow}, metrics: map[string]float64{}}
@@ -285,4 +285,13 @@ func assertNotPass(t *testing.T, res *Result, verdict vocab.Verdict, code vocab.
 	if code != "" {
 		assert.Contains(t, causeCodes(res.Causes), code)
 	}
+}
+
+// withFacts sets the facts of in's record, as Gather does for the record it reads.
+func withFacts(in *Snapshot) *Snapshot {
+	if in.Record != nil {
+		in.Facts = record.FactsOf(in.Record, record.SigningKey())
+		in.historyBytes = historySectionBytes(in.Facts)
+	}
+	return in
 }

@@ -433,3 +433,26 @@ func TestAZeroContractBudgetIsNotSpent(t *testing.T) {
 	f.contract(func(m map[string]any) { m["status"] = "integrated" })
 	assertNotPass(t, f.gate(), vocab.VerdictBlock, vocab.CauseBudgetSpent)
 }
+
+// TestTheHistoryCheckCrossChecksTheEventsTheLockRead: the events the crash completion read under
+// the run's lock are the ones the history check cross-checks: an event among them that names an
+// entry the history does not hold is named, though the log on disk holds nothing; the entry's own
+// event is not.
+func TestTheHistoryCheckCrossChecksTheEventsTheLockRead(t *testing.T) {
+	t.Parallel()
+	u := newUnitProject(t)
+	rec := withHistory(t, gateRun("fail", 2, vocab.CauseEvalFailed))
+	in := u.run(unitContract(), rec).in
+	entry := rec.History()[0]
+
+	honest := *in
+	honest.taskEvents = &TaskEvents{Hashes: []record.EventHash{{Line: 1, EventType: record.EventGateResult, RunID: entry.RunID, Hash: entry.Hash}}}
+	problems, summary := VerifyHistory(&honest, nil)
+	assert.NotContains(t, strings.Join(problems, "; "), "events.jsonl line")
+	assert.Contains(t, summary, "1 gate events of this task cross-checked")
+
+	forged := *in
+	forged.taskEvents = &TaskEvents{Hashes: []record.EventHash{{Line: 7, EventType: record.EventGateResult, RunID: "gate-9", Hash: strings.Repeat("ab", 32)}}}
+	problems, _ = VerifyHistory(&forged, nil)
+	assert.Contains(t, strings.Join(problems, "; "), "events.jsonl line 7: gate_result event of gate-9 names history entry abababababab, which gate_history does not hold")
+}

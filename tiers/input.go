@@ -31,6 +31,9 @@ type Snapshot struct {
 	// geas gate --all and geas gate verify keep for all their tasks, so that each line of the log
 	// is parsed once a run (record.EventIndex); nil: each check reads the log.
 	Events *record.EventIndex
+	// taskEvents, when set, are the task's events as the crash completion read them of the log
+	// under the run's task lock (Loaded.TaskEvents): the history check cross-checks those.
+	taskEvents *TaskEvents
 
 	// Held, when set, says whether the task lock the run took is still held (fsutil.Lock.Held):
 	// Apply asks it before each write and writes nothing more once it fails (SPEC §7.3).
@@ -50,6 +53,12 @@ type Snapshot struct {
 	Record        *record.Record
 	RecordErr     error
 	RecordMissing bool
+	// Facts are what the checks and the ledger know of Record (record.FactsOf with the signing
+	// key), computed once when the record is read: set whenever Record is, nil when it is nil.
+	Facts *record.Facts
+	// historyBytes is the part of record.json's size that is the gate history the earlier layout
+	// kept in it (historySectionBytes), measured once for the size limits and the ledger.
+	historyBytes int64
 
 	Evidence    []*evidence.Evidence
 	BadEvidence []*evidence.FileError
@@ -96,6 +105,11 @@ type Snapshot struct {
 	repo      *git.Repo
 	repoErr   error
 	repoOpens int // git.Open calls of this Snapshot, for tests
+
+	// rootIn is the project root's place in the repository as the read of the policy at the
+	// base found it (nil: that read did not look): the checks compare paths with the same place
+	// (projectPathsIn).
+	rootIn *rootPlace
 }
 
 // openRepo returns the project's repository, opened on first use.
@@ -208,19 +222,28 @@ func (in *Snapshot) readRuled(dir *fsutil.Dir, k *Loaded, prev *Snapshot) {
 			Problems: []schemas.Problem{{Pointer: "/task_id", Message: fmt.Sprintf("task_id is %q, but this is task %q", c.TaskID, in.Task)}}}
 	}
 	var rec *record.Record
+	var facts *record.Facts
 	var err error
 	if k != nil && k.RecordRead {
-		rec, err = k.Record, k.RecordErr
+		rec, err, facts, in.taskEvents = k.Record, k.RecordErr, k.Facts, k.TaskEvents
 	} else {
 		rec, err = record.LoadFrom(dir, in.TaskDir+"/record.json")
 	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		in.Record, in.RecordMissing = record.New(in.Task, time.Now()), true
+		facts = nil
 	case err != nil:
 		in.RecordErr = err
 	default:
 		in.Record = rec
+	}
+	if in.Record != nil {
+		if facts == nil || !facts.For(record.SigningKey()) {
+			facts = record.FactsOf(in.Record, record.SigningKey())
+		}
+		in.Facts = facts
+		in.historyBytes = historySectionBytes(facts)
 	}
 	in.loadPolicy()
 	in.checkSizes()
@@ -256,8 +279,8 @@ func (in *Snapshot) readGeas(name string, limit int64) ([]byte, error) {
 func (in *Snapshot) readPolicy() (data []byte, from string, err error) {
 	if c := in.Contract; c != nil && c.BaseSnapshot != "" {
 		headRev := "HEAD"
-		if in.Record != nil {
-			if integ, ok := in.Record.Integration(); ok && integ.Commit != "" {
+		if in.Facts != nil {
+			if integ := in.Facts.Integration; integ != nil && integ.Commit != "" {
 				headRev = integ.Commit
 			}
 		}
@@ -298,6 +321,7 @@ func policyAtBase(in *Snapshot, base, headRev string) (data []byte, from string,
 	// links resolved): a policy looked for anywhere else would be absent, and the working tree's
 	// would judge the work.
 	prefix, ok := projectPrefixOf(repo.Top(), projectDir)
+	in.rootIn = &rootPlace{top: repo.Top(), paths: projectPaths{prefix: prefix, within: ok}}
 	if !ok {
 		return nil, "", false, false, fmt.Errorf("read .geas/%s at base %s: the project root %s is not inside the repository %s", policy.File, short(sha), projectDir, repo.Top())
 	}

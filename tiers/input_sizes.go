@@ -23,8 +23,8 @@ func (in *Snapshot) checkSizes() {
 			files = in.files
 		}
 		fi, err := files.Stat(in.TaskDir + "/record.json")
-		if err == nil && fi.Size()-historySectionBytes(in.Record) > in.Policy.MaxRecordBytes {
-			in.Record, in.RecordErr = nil, fmt.Errorf("load record: %w", tooLarge(".geas/"+in.TaskDir+"/record.json", fi.Size(), in.Policy.MaxRecordBytes, "max_record_bytes"))
+		if err == nil && fi.Size()-in.historyBytes > in.Policy.MaxRecordBytes {
+			in.Record, in.Facts, in.RecordErr = nil, nil, fmt.Errorf("load record: %w", tooLarge(".geas/"+in.TaskDir+"/record.json", fi.Size(), in.Policy.MaxRecordBytes, "max_record_bytes"))
 		}
 	}
 }
@@ -36,10 +36,9 @@ func tooLarge(name string, size, limit int64, key string) error {
 // historySectionBytes is the part of record.json's size that is the gate history kept in it by
 // earlier layouts: the history has a limit of its own (max_history_bytes), so it does not count
 // against the record's.
-func historySectionBytes(rec *record.Record) int64 {
-	raw, ok := rec.Section("gate_history")
-	if !ok {
+func historySectionBytes(f *record.Facts) int64 {
+	if f.HistorySection == nil {
 		return 0
 	}
-	return indentedLen(raw, 1)
+	return indentedLen(f.HistorySection, 1)
 }

@@ -109,7 +109,8 @@ func newIntegrity(pass *Pass) *integrity {
 		cmds = append(cmds, [2]string{e.Run, e.Workdir})
 	}
 	ig.names = namesOf(cmds)
-	if pin, ok := record.PinnedRules(pass.in.Record); ok {
+	if f := pass.in.Facts; f != nil && f.Pinned {
+		pin := f.Pin
 		ig.pinnedBy = pin.By
 		ig.approved = pin.Entry.Kind == record.KindApproval && pin.RulesSHA256 == pass.in.RulesSHA256 && pass.in.RulesSHA256 != ""
 	}
@@ -370,11 +371,43 @@ func (ig *integrity) modified() Check {
 	if err != nil {
 		return gitFailCheck(1, "tests_modified", testsModifiedText, fmt.Sprintf("cannot diff %s..%s: %v", short(pass.base), short(pass.head), err), err, StatusError, vocab.CauseDetectorError)
 	}
-	// Another task's verified work (SPEC §5.3 B) is not this task's change of a protected check.
+	// Another task's verified work (SPEC §5.3 B) under rules an authority approved is not this
+	// task's change of a protected check.
 	attributed := pass.attribution()
 	if len(attributed.files) > 0 {
-		changes = slices.DeleteFunc(changes, func(c git.FileChange) bool { return attributed.attributed(c.Path) })
+		changes = slices.DeleteFunc(changes, func(c git.FileChange) bool { return attributed.attributedCheck(c.Path) })
 	}
+	// A file another task's verified change made, changed again here, is compared with what that
+	// pass verified: a verified task's test weakened after its pass is a protected check changed,
+	// whether this task's base is before that pass or after it. Only where that is no looser than
+	// the base: for a file new to this task's base (nothing else to compare with), or a pass under
+	// approved rules, whose work counts for protected checks (attributedCheck); never a deletion
+	// (a file the pass deleted and this head puts back is compared with the base's).
+	if len(attributed.undone) > 0 {
+		// A verified change this head undid to the base's entry: not in base..head, compared with
+		// what the pass verified below.
+		for _, p := range attributed.undone {
+			now, err := pass.repo.EntryAt(pass.head, p)
+			if err != nil {
+				return gitFailCheck(1, "tests_modified", testsModifiedText, fmt.Sprintf("cannot read %s at %s: %v", p, short(pass.head), err), err, StatusError, vocab.CauseDetectorError)
+			}
+			changes = append(changes, git.FileChange{Path: p, From: now, To: now})
+		}
+		slices.SortFunc(changes, func(x, y git.FileChange) int { return strings.Compare(x.Path, y.Path) })
+	}
+	since := map[string]*verifiedPass{}
+	for i, c := range changes {
+		s, v, err := attributed.verifiedEntry(pass.repo, c.Path)
+		if err != nil {
+			return gitFailCheck(1, "tests_modified", testsModifiedText, fmt.Sprintf("cannot read %s at %s: %v", c.Path, short(v.head), err), err, StatusError, vocab.CauseDetectorError)
+		}
+		if v != nil && s != c.From && s.Kind != git.Absent && (c.From.Kind == git.Absent || v.approved) {
+			changes[i].From = s
+			since[c.Path] = v
+		}
+	}
+	// An undone change compared with nothing looser than the base is no change of this task's.
+	changes = slices.DeleteFunc(changes, func(c git.FileChange) bool { return c.From == c.To })
 	byPath := map[string]git.FileChange{}
 	var findings []finding
 	ig.addedByID = map[string][]addedFile{}
@@ -400,6 +433,9 @@ func (ig *integrity) modified() Check {
 			return gitFailCheck(1, "tests_modified", testsModifiedText, err.Error(), err, StatusError, vocab.CauseDetectorError)
 		}
 		if f != nil {
+			if v := since[c.Path]; v != nil {
+				f.change += fmt.Sprintf(" (since task %s's verified pass %s at %s)", v.task, truncate(v.run, maxRunIDText), short(v.head))
+			}
 			findings = append(findings, *f)
 		}
 	}

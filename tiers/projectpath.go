@@ -22,11 +22,27 @@ func (pass *Pass) projectPaths() projectPaths {
 	if pass.paths != nil {
 		return *pass.paths
 	}
-	pp := projectPathsOf(pass.repo, pass.in.ProjectDir)
+	pp := projectPathsIn(pass.in, pass.repo)
 	if pass.repo != nil {
 		pass.paths = &pp
 	}
 	return pp
+}
+
+// rootPlace is the project root's place (paths) in the repository whose top directory is top.
+type rootPlace struct {
+	top   string
+	paths projectPaths
+}
+
+// projectPathsIn is the projectPaths of in's project root in repo: the place the snapshot found
+// when it read the policy at the base in the same repository, so that the policy and the checks
+// judge the same place and the symbolic links are resolved once a run; else found here.
+func projectPathsIn(in *Snapshot, repo *git.Repo) projectPaths {
+	if repo != nil && in.rootIn != nil && in.rootIn.top == repo.Top() {
+		return in.rootIn.paths
+	}
+	return projectPathsOf(repo, in.ProjectDir)
 }
 
 // projectPathsOf is the projectPaths of the project root dir in repo (nil: the top, for a run

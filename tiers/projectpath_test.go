@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/geas-dev/geas/internal/git"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -96,4 +98,25 @@ func TestADeclaredPathOutsideTheProjectIsOutside(t *testing.T) {
 	} {
 		assert.Equal(t, out, outsideProject(p), p)
 	}
+}
+
+// TestTheChecksJudgeThePlaceThePolicyWasReadAt: the snapshot finds the project root's place in
+// the repository when it reads the policy at the base, and the checks compare paths with that
+// place, in the same repository; in another repository, or without one, they find it themselves.
+func TestTheChecksJudgeThePlaceThePolicyWasReadAt(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, true)
+	in := f.gather()
+	require.NotNil(t, in.rootIn, "the policy was read at the base")
+	repo, err := git.Open(f.dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = repo.Close() })
+	assert.Equal(t, projectPathsOf(repo, f.dir), in.rootIn.paths)
+	assert.Equal(t, repo.Top(), in.rootIn.top)
+
+	found := &Snapshot{ProjectDir: f.dir, rootIn: &rootPlace{top: repo.Top(), paths: projectPaths{prefix: "svc/", within: true}}}
+	assert.Equal(t, projectPaths{prefix: "svc/", within: true}, projectPathsIn(found, repo), "the snapshot's place, not found again")
+	other := &Snapshot{ProjectDir: f.dir, rootIn: &rootPlace{top: filepath.Join(t.TempDir(), "other"), paths: projectPaths{prefix: "svc/", within: true}}}
+	assert.Equal(t, projectPathsOf(repo, f.dir), projectPathsIn(other, repo), "another repository's place is not this one's")
+	assert.Equal(t, projectPaths{within: true}, projectPathsIn(found, nil), "no repository: the implementer's paths")
 }

@@ -42,7 +42,7 @@ func repeatedRun(pass *Pass, tier0 []Check) (record.HistoryEntry, []Cause, bool)
 	if in.Contract == nil || in.Record == nil || pass.opts.Verify || pass.head == "" || notPassedSince(tier0, 0) || !ranCheck(tier0, "history") {
 		return record.HistoryEntry{}, nil, false
 	}
-	hist := in.Record.History()
+	hist := in.Facts.History
 	if len(hist) == 0 {
 		return record.HistoryEntry{}, nil, false
 	}
@@ -50,7 +50,7 @@ func repeatedRun(pass *Pass, tier0 []Check) (record.HistoryEntry, []Cause, bool)
 	if !last.IsGateRun() || last.Verdict != string(vocab.VerdictFail) || last.RunID == "" || last.RetryBudgetAfter == nil {
 		return record.HistoryEntry{}, nil, false
 	}
-	if record.BudgetLeft(in.Contract.RetryBudget, in.Record) <= 0 || attemptOf(last) != attemptNow(pass) {
+	if budgetLeft(in) <= 0 || attemptOf(last) != attemptNow(pass) {
 		return record.HistoryEntry{}, nil, false
 	}
 	var causes []Cause

@@ -1,13 +1,12 @@
 package tiers
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"time"
 
+	"github.com/geas-dev/geas/internal/canon"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -131,18 +130,6 @@ type Result struct {
 	// nothing is recorded and no retry is spent; that run's verdict (fail) and causes are reported
 	// again. "" for a run that judged.
 	RepeatOf string `json:"repeat_of,omitempty"`
-}
-
-// JSON encodes the result compactly without HTML escaping, so evidence such as "score 3 < 4"
-// reads the same in record.json as on the terminal.
-func (res *Result) JSON() ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(res); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // Next actions (SPEC §7.2).
@@ -305,3 +292,18 @@ func historyTampered(checks []Check) bool {
 // HistoryTampered reports whether the run's checks found the task's gate history tampered
 // (check history failed): its budget is then not computed.
 func (res *Result) HistoryTampered() bool { return historyTampered(res.Checks) }
+
+// inputsDigest is inputs_sha256 (SPEC §7.4): the sha256 of the RFC 8785 JSON of
+// {"files": {path: sha256}, "head": sha}. The framing is JSON's, so no two different input sets
+// share a digest by concatenation.
+func inputsDigest(in *Snapshot, head string) string {
+	files := in.Files
+	if files == nil {
+		files = in.snapshot()
+	}
+	d, err := canon.SHA256(map[string]any{"files": files, "head": head})
+	if err != nil {
+		return ""
+	}
+	return d
+}

@@ -3,7 +3,6 @@ package tiers
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"slices"
@@ -42,7 +41,7 @@ func (in *Snapshot) snapshot() map[string]string {
 	case in.RecordErr != nil:
 		files[task+"/record.json"] = digestInvalid
 	case in.Record != nil && !in.RecordMissing:
-		files[task+"/record.json"] = recordDigest(in.Record)
+		files[task+"/record.json"] = recordDigest(in.Facts)
 	}
 	for _, e := range in.Evidence {
 		files[task+"/evidence/"+e.Name] = e.SHA256
@@ -77,39 +76,13 @@ func sum(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-// recordDigest is the sha256 of the RFC 8785 form of the record's agent-written sections.
-func recordDigest(rec *record.Record) string {
-	sections := map[string]json.RawMessage{}
-	for _, s := range rec.Sections() {
-		if s == "gate_result" || s == "gate_history" {
-			continue
-		}
-		raw, _ := rec.Section(s)
-		sections[s] = raw
-	}
-	// integration.json is an input too (SPEC §7.4); keyed as the section it was in the earlier
-	// layout, so a migration does not change what a run's inputs digest to.
-	if raw, ok := rec.IntegrationJSON(); ok {
-		sections["integration"] = raw
-	}
-	d, err := canon.SHA256(sections)
+// recordDigest is the sha256 of the RFC 8785 form of the record's agent-written sections, with
+// integration.json's content keyed as the section it was in the earlier layout, so that a
+// migration does not change what a run's inputs digest to (record.Facts.Inputs).
+func recordDigest(f *record.Facts) string {
+	d, err := canon.SHA256(f.Inputs)
 	if err != nil {
 		return digestInvalid
-	}
-	return d
-}
-
-// inputsDigest is inputs_sha256 (SPEC §7.4): the sha256 of the RFC 8785 JSON of
-// {"files": {path: sha256}, "head": sha}. The framing is JSON's, so no two different input sets
-// share a digest by concatenation.
-func inputsDigest(in *Snapshot, head string) string {
-	files := in.Files
-	if files == nil {
-		files = in.snapshot()
-	}
-	d, err := canon.SHA256(map[string]any{"files": files, "head": head})
-	if err != nil {
-		return ""
 	}
 	return d
 }
@@ -193,7 +166,7 @@ func (in *Snapshot) sameBytes() bool {
 	if !in.sameEvidence(dir, evidenceLimit) {
 		return false
 	}
-	policyAgain := &Snapshot{ProjectDir: in.ProjectDir, Root: in.Root, Geas: in.Geas, Contract: in.Contract, Record: in.Record, shared: in.shared}
+	policyAgain := &Snapshot{ProjectDir: in.ProjectDir, Root: in.Root, Geas: in.Geas, Contract: in.Contract, Record: in.Record, Facts: in.Facts, shared: in.shared}
 	data, from, err := policyAgain.readPolicy()
 	policyAgain.Release()
 	if err != nil || from != in.PolicyFrom || (data == nil) != (in.PolicyRaw == nil) || (data != nil && sum(data) != sum(in.PolicyRaw)) {

@@ -117,7 +117,7 @@ func selfCheckPresent(pass *Pass) (out []Check) {
 	if pass.in.Record == nil {
 		return
 	}
-	if _, ok := pass.in.Record.SelfCheck(); ok {
+	if pass.in.Facts.SelfCheck != nil {
 		add(passCheck(0, "self_check", "record.json has a self_check section", "present"))
 	} else {
 		add(failCheck(0, "self_check", "record.json has a self_check section", "no self_check section in record.json", StatusBlock, vocab.CauseMissingSelfCheck))
@@ -182,9 +182,9 @@ func integrationMerged(pass *Pass) (out []Check) {
 		return
 	}
 	text := "integration.status is merged"
-	integ, ok := pass.in.Record.Integration()
+	integ := pass.in.Facts.Integration
 	switch {
-	case !ok:
+	case integ == nil:
 		add(failCheck(0, "integration", text, "no integration.json (geas task integrate writes it)", StatusBlock, vocab.CauseMissingIntegration))
 	case integ.Status != "merged":
 		add(failCheck(0, "integration", text, fmt.Sprintf("integration.status is %s", integ.Status), StatusBlock, vocab.CauseMissingIntegration))
@@ -224,7 +224,7 @@ func baseline(pass *Pass) (out []Check, g gitFacts) {
 	g.repo = repo
 	headRev := "HEAD"
 	if pass.in.Record != nil {
-		if integ, ok := pass.in.Record.Integration(); ok && integ.Commit != "" {
+		if integ := pass.in.Facts.Integration; integ != nil && integ.Commit != "" {
 			headRev = integ.Commit
 		}
 	}

@@ -25,7 +25,7 @@ func budgetCheck(pass *Pass, before []Check) (out []Check) {
 		add(skippedCheck(0, "budget", budgetText, "not computed: the gate history does not verify"))
 		return
 	}
-	e, at, ok := record.LatestBudget(in.Record)
+	e, at, ok := in.Facts.Budget, in.Facts.BudgetAt, in.Facts.HaveBudget
 	if !ok {
 		add(passCheck(0, "budget", budgetText, fmt.Sprintf("no run has spent any of it yet: %d left (contract retry_budget)", in.Contract.RetryBudget)))
 		return
@@ -43,7 +43,7 @@ func budgetCheck(pass *Pass, before []Check) (out []Check) {
 	// history reset that granted nothing put it there. A contract whose retry_budget is 0 has
 	// spent nothing yet: runs that block or error at 0 -> 0 do not spend, and its first fail
 	// escalates. Name the earliest such entry, not the runs refused since.
-	hist := in.Record.History()
+	hist := in.Facts.History
 	spent := -1
 	for i := at; i >= 0; i-- {
 		a := hist[i].RetryBudgetAfter

@@ -47,42 +47,45 @@ func HistoryProblems(in *Snapshot, key []byte) []string {
 const maxEventProblems = 5
 
 // VerifyHistory is HistoryProblems, with, when nothing is wrong, a summary of what verified (the
-// evidence of check history). The event log is read through in.Events when set.
+// evidence of check history). The task's events are those the run's crash completion read under
+// the lock when it handed them over, else the event log is read (through in.Events when set).
 func VerifyHistory(in *Snapshot, key []byte) (problems []string, summary string) {
-	rec := in.Record
-	if rec == nil {
+	if in.Record == nil {
 		return nil, ""
 	}
-	hist := rec.History()
-	problems = chainProblems(in, hist, key)
-	last, lastAt, haveRun := record.LastRun(rec)
-	problems = append(problems, resultProblems(rec, last, lastAt, haveRun)...)
-	ep, n := eventProblems(in, hist, in.Events)
+	f := in.Facts
+	if f == nil || !f.For(key) {
+		// A Snapshot built by hand (a command that judges only the history) or computed with
+		// another key: the facts of its record under key.
+		f = record.FactsOf(in.Record, key)
+	}
+	problems = chainProblems(in, f)
+	problems = append(problems, resultProblems(f)...)
+	ep, n := eventProblems(in, f.History, in.Events)
 	problems = append(problems, ep...)
-	return problems, historySummary(hist, key, last, lastAt, haveRun, n)
+	return problems, historySummary(f.History, key, f.LastRun, f.LastRunAt, f.HaveRun, n)
 }
 
 // chainProblems are what does not verify in the history itself: the record's task_id, the hash
-// chain, every entry's HMAC when key is set, and the budget arithmetic.
-func chainProblems(in *Snapshot, hist []record.HistoryEntry, key []byte) (problems []string) {
-	if id := in.Record.TaskID(); id != in.Task {
+// chain, every entry's HMAC when the facts were computed with a key, and the budget arithmetic.
+func chainProblems(in *Snapshot, f *record.Facts) (problems []string) {
+	if id := f.TaskID; id != in.Task {
 		problems = append(problems, fmt.Sprintf("record.json has task_id %q, but this is task %q", id, in.Task))
 	}
-	if err := record.VerifyChain(hist); err != nil {
+	if err := f.ChainErr; err != nil {
 		problems = append(problems, err.Error())
 	}
-	if key != nil {
-		for _, e := range record.VerifySignatures(hist, key) {
-			problems = append(problems, e.Error())
-		}
+	for _, e := range f.BadSignatures {
+		problems = append(problems, e.Error())
 	}
-	return append(problems, record.BudgetProblems(hist)...)
+	return append(problems, f.BudgetProblems...)
 }
 
-// resultProblems are what does not match between gate_result and last, the latest gate run of
-// the history (entry lastAt), when haveRun.
-func resultProblems(rec *record.Record, last record.HistoryEntry, lastAt int, haveRun bool) []string {
-	raw, haveResult := rec.GateResult()
+// resultProblems are what does not match between gate_result and the latest gate run of the
+// history, when there is one.
+func resultProblems(f *record.Facts) []string {
+	raw, haveResult := f.GateResult, f.HaveGateResult
+	last, lastAt, haveRun := f.LastRun, f.LastRunAt, f.HaveRun
 	switch {
 	case !haveRun && haveResult:
 		return []string{fmt.Sprintf("record.json has a gate_result (%s), but gate_history records no gate run: the gate did not write it", resultSummary(raw))}
@@ -95,8 +98,9 @@ func resultProblems(rec *record.Record, last record.HistoryEntry, lastAt int, ha
 }
 
 // eventProblems names the gate events of events.jsonl that name a history entry of this task
-// the history does not hold (at most maxEventProblems one by one), and counts the events. The log
-// is read through idx (nil: read here).
+// the history does not hold (at most maxEventProblems one by one), and counts the events: those
+// of in.taskEvents when the completion handed them over, else the log read through idx (nil: read
+// here).
 func eventProblems(in *Snapshot, hist []record.HistoryEntry, idx *record.EventIndex) (problems []string, events int) {
 	known := map[string]bool{}
 	for _, e := range hist {
@@ -107,7 +111,13 @@ func eventProblems(in *Snapshot, hist []record.HistoryEntry, idx *record.EventIn
 			known[h] = true
 		}
 	}
-	evs, err := idx.TaskEventHashes(in.Geas, in.Mission, in.Task)
+	var evs []record.EventHash
+	var err error
+	if in.taskEvents != nil {
+		evs = in.taskEvents.Hashes // read under the run's lock, with the record judged here
+	} else {
+		evs, err = idx.TaskEventHashes(in.Geas, in.Mission, in.Task)
+	}
 	if err != nil {
 		problems = append(problems, fmt.Sprintf("the gate events of this task could not be cross-checked with gate_history: %v", err))
 	}

@@ -17,6 +17,17 @@ const maxRulesChanges = 20
 // differ block (rules_changed), naming each changed field with its pinned and current value, until
 // an authority approves them with geas task approve. The pin is the history entry, never the
 // pinned copy beside the contract, which only serves to name the changes.
+// pinSignature is the signature problem of the entry that pins the rules (f.Pin), when the
+// history is signed and that entry's HMAC does not verify; nil otherwise.
+func pinSignature(f *record.Facts) *record.ChainError {
+	for _, bad := range f.BadSignatures {
+		if bad.Index == f.Pin.Index {
+			return bad
+		}
+	}
+	return nil
+}
+
 func rulesCheck(pass *Pass) (out []Check) {
 	add := func(c Check) { out = append(out, c) }
 	in := pass.in
@@ -36,7 +47,7 @@ func rulesCheck(pass *Pass) (out []Check) {
 			strings.TrimPrefix(policyFrom, "built-in defaults: ")+"; the built-in defaults judge this task: commit the policy before the task's base to make it apply",
 			vocab.CausePolicyNotInBase))
 	}
-	pin, ok := record.PinnedRules(in.Record)
+	pin, ok := in.Facts.Pin, in.Facts.Pinned
 	if !ok {
 		ev := fmt.Sprintf("nothing pinned the rules yet: this run pins rules_sha256 %s; policy: %s", short(in.RulesSHA256), policyFrom)
 		if pass.opts.DryRun || pass.opts.Verify {
@@ -45,12 +56,10 @@ func rulesCheck(pass *Pass) (out []Check) {
 		add(passCheck(0, name, text, ev))
 		return
 	}
-	if key := record.SigningKey(); key != nil {
-		if bad := record.VerifySignatures([]record.HistoryEntry{pin.Entry}, key); len(bad) > 0 {
-			add(failCheck(0, name, text, fmt.Sprintf("the history entry %d that pins the rules (%s) does not verify: %s; an authority must approve the rules again",
-				pin.Index+1, pin.By, bad[0].Reason), StatusBlock, vocab.CauseRulesChanged))
-			return
-		}
+	if bad := pinSignature(in.Facts); bad != nil {
+		add(failCheck(0, name, text, fmt.Sprintf("the history entry %d that pins the rules (%s) does not verify: %s; an authority must approve the rules again",
+			pin.Index+1, pin.By, bad.Reason), StatusBlock, vocab.CauseRulesChanged))
+		return
 	}
 	if pin.RulesSHA256 == in.RulesSHA256 {
 		add(passCheck(0, name, text, fmt.Sprintf("rules_sha256 %s equals the pin (%s); policy: %s", short(in.RulesSHA256), pin.By, policyFrom)))

@@ -47,7 +47,7 @@ func emptyChange(pass *Pass, g gitFacts) []Check {
 	// The project's own bookkeeping is not the work; a file outside the project root is (and the
 	// scope check fails it): a bookkeeping path of another directory is not this project's.
 	var work []string
-	pp := projectPathsOf(g.repo, pass.in.ProjectDir)
+	pp := projectPathsIn(pass.in, g.repo)
 	for i, f := range files {
 		rel, in := pp.rel(f)
 		files[i] = rel
@@ -103,7 +103,7 @@ func worktree(pass *Pass, coErr error) []Check {
 // headName says where the integration head came from.
 func (pass *Pass) headName() string {
 	if pass.in.Record != nil {
-		if integ, ok := pass.in.Record.Integration(); ok && integ.Commit != "" {
+		if integ := pass.in.Facts.Integration; integ != nil && integ.Commit != "" {
 			return "integration.commit " + integ.Commit
 		}
 	}

@@ -24,10 +24,10 @@ func knownRisks(pass *Pass) []string {
 			}
 		}
 	}
-	if sc, ok := pass.in.Record.SelfCheck(); ok {
+	if sc := pass.in.Facts.SelfCheck; sc != nil {
 		add(sc.KnownRisks)
 	}
-	if ic, ok := pass.in.Record.ImplementationContract(); ok {
+	if ic := pass.in.Facts.Implementation; ic != nil {
 		add(ic.KnownRisks)
 	}
 	return risks

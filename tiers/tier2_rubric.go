@@ -42,7 +42,7 @@ func partD(pass *Pass) rubricFacts {
 	var f rubricFacts
 	stubs, sf := confirmStubs(pass)
 	confidence := 0
-	if sc, ok := pass.in.Record.SelfCheck(); ok {
+	if sc := pass.in.Facts.SelfCheck; sc != nil {
 		confidence = sc.Confidence
 	}
 	for _, dim := range pass.in.Contract.Rubric.Dimensions {
@@ -300,7 +300,7 @@ func confirmStubs(pass *Pass) ([]stub, stubFacts) {
 			out = append(out, s)
 		}
 	}
-	if sc, ok := pass.in.Record.SelfCheck(); ok {
+	if sc := pass.in.Facts.SelfCheck; sc != nil {
 		files := map[string][]byte{}
 		budget := pass.in.Policy.MaxTotalEvidenceBytes
 		for _, loc := range sc.PossibleStubs {

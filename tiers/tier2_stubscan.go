@@ -43,12 +43,13 @@ type addedScan struct {
 // read the same lines, and the diff is most of their cost, so the run keeps the first pass
 // (pass.added) and a caller without also reuses it. A later caller with also gets its own pass.
 func scanAdded(pass *Pass, also func(git.AddedLine)) *addedScan {
-	// Another task's verified work (SPEC §5.3 B) is not scanned for this task's stubs or markers.
+	// Another task's verified work (SPEC §5.3 B) is not scanned for this task's stubs, nor, when
+	// an authority approved the rules it passed under, for its markers.
 	attributed := pass.attribution()
 	if also != nil && len(attributed.files) > 0 {
 		all := also
 		also = func(l git.AddedLine) {
-			if !attributed.attributed(l.Path) {
+			if !attributed.attributedCheck(l.Path) {
 				all(l)
 			}
 		}
