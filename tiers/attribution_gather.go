@@ -101,6 +101,7 @@ var recordFiles = [...]struct {
 type sharedRecords struct {
 	mu   sync.Mutex
 	recs map[string]*heldRecord
+	open int // handles kept open (maxHeldOpen)
 }
 
 // heldRecord is one task directory's files as last read, and what was parsed from them.
@@ -137,7 +138,7 @@ func (s *sharedRecords) load(geas *os.Root, dir string) *record.Record {
 		name := dir + "/" + recordFiles[i].name
 		if !e.files[i].current(geas, name) {
 			same = false
-			e.files[i].read(geas, name, recordFiles[i].limit)
+			e.files[i].read(geas, name, recordFiles[i].limit, &s.open)
 		}
 	}
 	check(0)
@@ -184,7 +185,7 @@ func (s *sharedRecords) loadFresh(geas *os.Root, dir string) (*record.Record, er
 	name := dir + "/" + record.RecordFile
 	d := fsutil.ServedDir(geas, dir)
 	for i, f := range recordFiles {
-		e.files[i].read(geas, dir+"/"+f.name, f.limit)
+		e.files[i].read(geas, dir+"/"+f.name, f.limit, &s.open)
 		if err := e.files[i].err; err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return record.Load(geas, name) // its error, as record.Load words it
 		}
@@ -211,16 +212,38 @@ func (r *heldRead) current(geas *os.Root, name string) bool {
 }
 
 // read reads name again: through the held handle while the path names its file, else afresh.
-func (r *heldRead) read(geas *os.Root, name string, limit int64) {
+// open counts the handles kept open by the reads sharing it: past maxHeldOpen, a file read afresh
+// is not kept open (its Stat is kept, so that Unchanged still answers; reading it again opens it).
+func (r *heldRead) read(geas *os.Root, name string, limit int64, open *int) {
 	if r.h != nil {
 		if data, ok, err := r.h.ReadAgain(geas, name, limit); ok {
 			r.data, r.err = data, err
 			return
 		}
-		r.h.Close()
+		r.close(open)
 	}
 	r.h, r.data, r.err = fsutil.Hold(geas, name, limit)
+	if r.h.Open() {
+		if *open >= maxHeldOpen {
+			r.h.Release()
+		} else {
+			*open++
+		}
+	}
 }
+
+// close closes r's handle, counted in open.
+func (r *heldRead) close(open *int) {
+	if r.h.Open() {
+		*open--
+	}
+	r.h.Close()
+}
+
+// maxHeldOpen bounds the handles attribution keeps open for the records, and for the pinned
+// copies, of the other tasks of one geas gate --all (each file of a task is one), so that a large
+// mission does not run the process out of file descriptors.
+var maxHeldOpen = 512
 
 // close releases the handles s keeps; s stays usable (its next load reads the files afresh).
 func (s *sharedRecords) close() {
@@ -228,7 +251,7 @@ func (s *sharedRecords) close() {
 	defer s.mu.Unlock()
 	for _, e := range s.recs {
 		for i := range e.files {
-			e.files[i].h.Close()
+			e.files[i].close(&s.open)
 		}
 	}
 	s.recs = nil
@@ -244,6 +267,7 @@ var passWritten = []byte(`"verdict":"pass"`)
 type sharedPinned struct {
 	mu   sync.Mutex
 	copy map[string]*heldPinned
+	open int // handles kept open (maxHeldOpen)
 }
 
 type heldPinned struct {
@@ -272,7 +296,7 @@ func (s *sharedPinned) read(geas *os.Root, dir, want string) (map[string]any, st
 	}
 	name := path.Join(dir, record.PinnedFile)
 	if !e.read || !e.file.current(geas, name) {
-		e.file.read(geas, name, PinnedMaxBytes)
+		e.file.read(geas, name, PinnedMaxBytes, &s.open)
 		e.read, e.by = true, map[string]pinnedAnswer{}
 	}
 	a, ok := e.by[want]
@@ -287,7 +311,7 @@ func (s *sharedPinned) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, e := range s.copy {
-		e.file.h.Close()
+		e.file.close(&s.open)
 	}
 	s.copy = nil
 }
@@ -355,6 +379,6 @@ func (s *sharedRecords) readNow(geas *os.Root, dir string, i int) ([]byte, error
 		s.recs[dir] = e
 	}
 	e.parsed, e.rec = false, nil
-	e.files[i].read(geas, dir+"/"+recordFiles[i].name, recordFiles[i].limit)
+	e.files[i].read(geas, dir+"/"+recordFiles[i].name, recordFiles[i].limit, &s.open)
 	return e.files[i].data, e.files[i].err
 }

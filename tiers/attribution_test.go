@@ -467,3 +467,29 @@ func TestAFileAVerifiedPassMadeAndThisHeadChangedIsComparedWithThatPass(t *testi
 	f.write("other.sh", "x\n")
 	assert.Nil(t, changedOverAt(t, f, "other.sh", f.commit("other"), a, b))
 }
+
+// TestAttributionKeepsABoundedNumberOfFilesOpen: past maxHeldOpen (here 1: record.json is kept
+// open, gate-history.jsonl is not), the other tasks' files are read without keeping them open,
+// and a file changed since is still read again (the control: an unchanged one is not parsed
+// again).
+func TestAttributionKeepsABoundedNumberOfFilesOpen(t *testing.T) {
+	defer func(n int) { maxHeldOpen = n }(maxHeldOpen)
+	maxHeldOpen = 1
+	root, dir, rec := otherTaskFixture(t)
+	var s sharedRecords
+	defer s.close()
+	first := s.load(root, dir) // record.json, gate-history.jsonl, integration.json (absent)
+	require.NotNil(t, first)
+	assert.Equal(t, 1, s.open)
+	assert.Same(t, first, s.load(root, dir), "the control: unchanged, the same parse")
+	time.Sleep(20 * time.Millisecond)
+	_, err := rec.AppendHistory(record.HistoryEntry{Kind: record.KindRevocation, RunID: "gate-1"}, time.Now())
+	require.NoError(t, err)
+	require.NoError(t, rec.Write(root, dir+"/record.json"))
+	again := s.load(root, dir)
+	require.NotNil(t, again)
+	assert.Len(t, again.History(), 2)
+	assert.Equal(t, 1, s.open)
+	s.close()
+	assert.Equal(t, 0, s.open)
+}

@@ -32,7 +32,7 @@ func Hold(root *os.Root, name string, limit int64) (*HeldFile, []byte, error) {
 // when it does not (another file, or not a regular file, is there now), and the caller reads the
 // path.
 func (h *HeldFile) ReadAgain(root *os.Root, name string, limit int64) (data []byte, ok bool, err error) {
-	if h == nil {
+	if h == nil || h.f == nil {
 		return nil, false, nil
 	}
 	fi, err := root.Stat(name)
@@ -53,7 +53,8 @@ func (h *HeldFile) ReadAgain(root *os.Root, name string, limit int64) (data []by
 // with the size, modification time and inode change time (ChangeTime) the handle had just before
 // that read. A platform without a change time answers false (the caller reads again, through the
 // handle), for a modification time can be set back. What it cannot see is a write in place, to
-// the same size, within the file system's timestamp granularity of that read.
+// the same size, within the file system's timestamp granularity of that read (nor, once Released,
+// another file given the same inode number within that granularity).
 func (h *HeldFile) Unchanged(root *os.Root, name string) bool {
 	if h == nil || h.last == nil {
 		return false
@@ -73,9 +74,18 @@ func sameState(a, b os.FileInfo) bool {
 	return okA && okB && ca.Equal(cb) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
-// Close closes the held file. Safe on nil.
-func (h *HeldFile) Close() {
-	if h != nil {
+// Release closes the handle but keeps what Stat said of the file, so that Unchanged still answers
+// (a Stat of the path against it) while ReadAgain answers false: for a caller that holds many
+// files and must not run out of descriptors. Safe on nil.
+func (h *HeldFile) Release() {
+	if h != nil && h.f != nil {
 		h.f.Close()
+		h.f = nil
 	}
 }
+
+// Open reports whether the handle is still open (not Released, not Closed). Safe on nil.
+func (h *HeldFile) Open() bool { return h != nil && h.f != nil }
+
+// Close closes the held file. Safe on nil.
+func (h *HeldFile) Close() { h.Release() }
