@@ -38,17 +38,18 @@ const maxResultBytes = record.MaxBytes
 // held, when not nil, says whether the caller's task lock is still held (fsutil.Lock.Held): every
 // write asks it first, and nothing more is written once it fails.
 func Complete(p *project.Project, mission, task, taskDir string, now time.Time, held func() error) ([]string, error) {
-	notes, _, err := complete(p, mission, task, taskDir, now, held)
+	notes, _, err := complete(p, mission, task, taskDir, now, held, nil)
 	return notes, err
 }
 
 // complete is Complete that also returns the record as it read it (record.Load's answer) when it
 // wrote nothing, so that the run under the same lock judges that read instead of reading the task's
-// files again; nil when it wrote something (or failed), and the caller reads them afresh.
-func complete(p *project.Project, mission, task, taskDir string, now time.Time, held func() error) ([]string, *loadedRecord, error) {
+// files again; nil when it wrote something (or failed), and the caller reads them afresh. The
+// record is read through shared (tiers.Shared.LoadRecord: the handles of geas gate --all) when set.
+func complete(p *project.Project, mission, task, taskDir string, now time.Time, held func() error, shared *tiers.Shared) ([]string, *loadedRecord, error) {
 	geas := p.Geas
 	name := taskDir + "/" + record.RecordFile
-	rec, err := record.Load(geas, name)
+	rec, err := shared.LoadRecord(geas, taskDir)
 	if err != nil {
 		// nothing readable to complete; the command reports the record itself
 		return nil, &loadedRecord{err: err}, nil

@@ -20,7 +20,7 @@ func TestTheCompletionHandsTheRunWhatItRead(t *testing.T) {
 	res, err := Run(t.Context(), task, Options{})
 	require.NoError(t, err)
 
-	notes, loaded, err := complete(task.Project, testMission, testTask, testTaskDir, testNow, nil)
+	notes, loaded, err := complete(task.Project, testMission, testTask, testTaskDir, testNow, nil, nil)
 	require.NoError(t, err)
 	assert.Empty(t, notes, "nothing to complete")
 	require.NotNil(t, loaded)
@@ -39,7 +39,7 @@ func TestTheCompletionHandsTheRunWhatItRead(t *testing.T) {
 	// Control: with the event log gone, the completion logs the run's events again, and hands
 	// nothing over.
 	require.NoError(t, os.Remove(f.Path(".geas/"+record.EventsFile)))
-	notes, loaded, err = complete(task.Project, testMission, testTask, testTaskDir, testNow, nil)
+	notes, loaded, err = complete(task.Project, testMission, testTask, testTaskDir, testNow, nil, nil)
 	require.NoError(t, err)
 	assert.NotEmpty(t, notes)
 	assert.Nil(t, loaded)

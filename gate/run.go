@@ -45,18 +45,20 @@ type Options struct {
 // which every command that takes the lock does first. It returns what the completion did, as
 // notes, also when it fails; the caller unlocks.
 func Lock(ctx context.Context, t Task) (*fsutil.Lock, []string, error) {
-	lock, notes, _, err := lockTask(ctx, t)
+	lock, notes, _, err := lockTask(ctx, t, nil)
 	return lock, notes, err
 }
 
 // lockTask is Lock that also returns the task's record (and contract) as the completion read
 // them, when it wrote nothing: under the lock, that read is the run's (nil: read them again).
-func lockTask(ctx context.Context, t Task) (*fsutil.Lock, []string, *loadedRecord, error) {
+// shared, under geas gate --all, holds the task's files when an earlier run read them
+// (tiers.Shared.LoadRecord); nil: none.
+func lockTask(ctx context.Context, t Task, shared *tiers.Shared) (*fsutil.Lock, []string, *loadedRecord, error) {
 	lock, err := record.LockTask(ctx, t.Project.Geas, t.Dir)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	notes, loaded, err := complete(t.Project, t.Mission, t.ID, t.Dir, time.Now(), lock.Held)
+	notes, loaded, err := complete(t.Project, t.Mission, t.ID, t.Dir, time.Now(), lock.Held, shared)
 	if err != nil {
 		lock.Unlock()
 		return nil, notes, nil, fmt.Errorf("task %s: complete the last recorded entry: %w", t.ID, err)
@@ -101,7 +103,7 @@ func runOnce(ctx context.Context, t Task, o Options) (*tiers.Result, error) {
 	var held func() error
 	var loaded *loadedRecord
 	if !o.DryRun {
-		lock, notes, l, err := lockTask(ctx, t)
+		lock, notes, l, err := lockTask(ctx, t, o.shared)
 		if err != nil {
 			return nil, err
 		}
@@ -151,11 +153,11 @@ func run(ctx context.Context, t Task, o Options, held func() error, loaded *load
 	if loaded != nil {
 		k.Record, k.RecordErr, k.RecordRead, k.Facts, k.TaskEvents = loaded.rec, loaded.err, true, loaded.facts, loaded.events
 	}
+	k.Shared = o.shared // a re-check's reads too go through what --all shares
 	if k.Err == nil && k.Contract.TaskID == t.ID && k.Contract.Status.IsFinished() {
 		return recheck(ctx, p, t.Mission, t.ID, t.Dir, o.shared.EventIndex(), k) // SPEC §7.2: writes nothing
 	}
 	start := time.Now()
-	k.Shared = o.shared
 	in := tiers.GatherLoaded(p, t.Mission, t.ID, t.Dir, *k) // the contract read once
 	defer in.Release()                                      // the repository, unless Evaluate took it
 	in.Held = held

@@ -42,7 +42,7 @@ func TestARecordChangedAfterTheCompletionIsNeverJudgedAsRead(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := newFixture(t, true)
 			task := Task{Project: f.Open(), Mission: testMission, ID: testTask, Dir: testTaskDir}
-			lock, _, loaded, err := lockTask(t.Context(), task)
+			lock, _, loaded, err := lockTask(t.Context(), task, nil)
 			require.NoError(t, err)
 			defer lock.Unlock()
 			require.NotNil(t, loaded, "the completion wrote nothing: its read is the run's")
@@ -146,7 +146,7 @@ func TestAContractChangedAfterTheCompletionIsNeverJudgedAsRead(t *testing.T) {
 			require.Equal(t, vocab.VerdictFail, res.Verdict, "a first run, so that the completion reads the contract")
 			criterion(true)
 
-			lock, _, loaded, err := lockTask(t.Context(), task)
+			lock, _, loaded, err := lockTask(t.Context(), task, nil)
 			require.NoError(t, err)
 			defer lock.Unlock()
 			require.NotNil(t, loaded)

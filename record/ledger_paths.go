@@ -86,6 +86,12 @@ func PinnedHolds(geas *os.Root, taskDir, want string, limit int64) bool {
 // policy, pretty-printed, which record does not know the limits of (tiers.PinnedMaxBytes).
 func ReadPinned(geas *os.Root, taskDir, want string, limit int64) (map[string]any, string) {
 	data, err := fsutil.ReadLimited(geas, path.Join(taskDir, PinnedFile), limit)
+	return PinnedFrom(data, err, want)
+}
+
+// PinnedFrom is ReadPinned of what a read of contract.pinned.json returned (data, or the error
+// err), for a caller that read the file itself.
+func PinnedFrom(data []byte, err error, want string) (map[string]any, string) {
 	if err != nil {
 		return nil, fmt.Sprintf("the pinned copy %s cannot be read (%v)", PinnedFile, err)
 	}

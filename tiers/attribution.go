@@ -422,7 +422,13 @@ func pinKind(e record.HistoryEntry) string {
 // digest to the pass entry's rules_sha256 (chained, and signed with the key), name the task, and
 // hold the base as a full SHA (the contract's base_snapshot, or what an unpinned one resolved to).
 func pinnedBase(in *Snapshot, o OtherTask, e record.HistoryEntry) (string, string) {
-	rules, why := record.ReadPinned(in.Geas, o.Dir, e.RulesSHA256, PinnedMaxBytes)
+	var rules map[string]any
+	var why string
+	if in.shared != nil {
+		rules, why = in.shared.pinned.read(in.Geas, o.Dir, e.RulesSHA256)
+	} else {
+		rules, why = record.ReadPinned(in.Geas, o.Dir, e.RulesSHA256, PinnedMaxBytes)
+	}
 	if why != "" {
 		return "", why
 	}

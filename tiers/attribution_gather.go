@@ -2,10 +2,11 @@ package tiers
 
 import (
 	"bytes"
-	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
+	"path"
 	"sync"
 
 	"github.com/geas-dev/geas/internal/fsutil"
@@ -26,10 +27,10 @@ type OtherTask struct {
 // evaluation judges them, attribution.go). A task directory that does not list, or a record that
 // cannot be read, is left out: it attributes nothing. The task itself is never among them.
 //
-// Under geas gate --all the runs share what they parsed (Shared.others): a record whose files
-// hold the bytes an earlier run of the --all parsed is not parsed again, and one that changed (a
-// task that passed earlier in the same --all) is read anew, so its pass accounts for its files in
-// the runs after it.
+// Under geas gate --all the runs share what they read (Shared.others, sharedRecords): a record
+// whose files are unchanged since an earlier run of the --all read them is neither opened nor
+// parsed again, and one that changed (a task that passed, or whose pass was revoked, earlier in
+// the same --all) is read anew, so that the runs after it judge what its files hold now.
 //
 // Only a task whose contract names a base has a change (base..head) that anything can be
 // attributed out of (attribute needs the base resolved): for any other task nothing is read, so
@@ -42,12 +43,14 @@ func (in *Snapshot) readOthers(p *project.Project) {
 	if err != nil {
 		return
 	}
+	own := &sharedRecords{}
+	defer own.close()
 	for _, id := range ids {
 		if id == in.Task {
 			continue
 		}
 		dir := project.TaskDir(in.Mission, id)
-		rec := in.otherRecord(dir)
+		rec := in.otherRecord(dir, own)
 		if rec == nil || !claimsPass(rec.History()) {
 			continue
 		}
@@ -66,95 +69,316 @@ func claimsPass(hist []record.HistoryEntry) bool {
 	return false
 }
 
-// otherRecord is record.Load of the task directory dir's record (nil when it cannot be read),
-// through the runs' shared parse when the run has one.
-func (in *Snapshot) otherRecord(dir string) *record.Record {
-	sum, mayPass, ok := filesSum(in.Geas, dir)
-	if ok && !mayPass {
-		return nil // no gate pass in its history: nothing to parse
+// otherRecord is record.Load of the task directory dir's record (nil when it cannot be read, or
+// when its history holds no gate pass as the gate writes one), through the runs' shared reads when
+// the run has them; a run alone reads each file once, through reads of its own.
+func (in *Snapshot) otherRecord(dir string, own *sharedRecords) *record.Record {
+	s := own
+	if in.shared != nil {
+		s = &in.shared.others
 	}
-	if in.shared == nil {
-		rec, err := record.Load(in.Geas, dir+"/record.json")
-		if err != nil {
-			return nil
-		}
-		return rec
-	}
-	return in.shared.others.load(in.Geas, dir, sum, ok)
+	return s.load(in.Geas, dir)
 }
 
-// sharedRecords are the records of the tasks of geas gate --all as last parsed for attribution,
-// by task directory, with the digest of the bytes of record.json and gate-history.jsonl read just
-// before the parse. A record is parsed again whenever those bytes differ from the ones digested;
-// what is handed out is a record the gate read from those files, and it is judged (its history
-// verified) by every run that uses it. Safe for concurrent use.
+// recordFiles are the files of a task directory record.Load reads, with the bounds of their
+// reads here (what record.Load bounds more tightly it refuses as it would).
+var recordFiles = [...]struct {
+	name  string
+	limit int64
+}{{record.RecordFile, record.MaxBytes}, {record.HistoryFile, record.MaxHistoryBytes}, {record.IntegrationFile, record.MaxBytes}}
+
+// sharedRecords are the records of other tasks as attribution last read them, by task directory:
+// each of the task's files (recordFiles) kept open (fsutil.HeldFile) with the bytes of its latest
+// read, and the record parsed from those bytes. Before a record is handed out again, each file is
+// checked with a Stat of its path, which opens nothing (fsutil.HeldFile.Unchanged: the same file,
+// with the size, modification and change time it had at that read; a missing one still missing):
+// a file that changed is read again (through its handle while the path still names it, so an
+// appended history is not opened again; else opened afresh) and the record parsed again from what
+// was read. So what is handed out is always parsed from bytes the gate read, as the files are now
+// (a task that passed earlier in the same --all, or whose pass was revoked, is read anew), and it
+// is judged (its history verified) by every run that uses it. Safe for concurrent use; close
+// releases the handles.
 type sharedRecords struct {
 	mu   sync.Mutex
-	recs map[string]sharedRecord
+	recs map[string]*heldRecord
+	open int // handles kept open (maxHeldOpen)
 }
 
-type sharedRecord struct {
-	sum [sha256.Size]byte
-	rec *record.Record
+// heldRecord is one task directory's files as last read, and what was parsed from them.
+type heldRecord struct {
+	files   [len(recordFiles)]heldRead
+	parsed  bool
+	rec     *record.Record // nil: it cannot be read, or claims no pass
+	mayPass bool
 }
 
-// load returns the record of task directory dir, whose files digested to sum (filesSum; ok false:
-// they could not be read), parsed again only when its files changed.
-func (s *sharedRecords) load(geas *os.Root, dir string, sum [sha256.Size]byte, ok bool) *record.Record {
+// heldRead is one file's latest read: the handle kept (nil when the read failed), and its answer.
+type heldRead struct {
+	h    *fsutil.HeldFile
+	data []byte
+	err  error
+}
+
+// load returns the record of task directory dir, parsed again only when one of its files changed
+// since it was last parsed; nil when it cannot be read or its history holds no gate pass as the
+// gate writes it.
+func (s *sharedRecords) load(geas *os.Root, dir string) *record.Record {
 	s.mu.Lock()
-	if c, hit := s.recs[dir]; ok && hit && c.sum == sum {
-		s.mu.Unlock()
-		return c.rec
+	defer s.mu.Unlock()
+	if s.recs == nil {
+		s.recs = map[string]*heldRecord{}
 	}
-	s.mu.Unlock()
-	rec, err := record.Load(geas, dir+"/record.json")
-	if err != nil {
-		rec = nil
+	e := s.recs[dir]
+	if e == nil {
+		e = &heldRecord{}
+		s.recs[dir] = e
 	}
-	if ok {
-		s.mu.Lock()
-		if s.recs == nil {
-			s.recs = map[string]sharedRecord{}
+	same := e.parsed
+	check := func(i int) {
+		name := dir + "/" + recordFiles[i].name
+		if !e.files[i].current(geas, name) {
+			same = false
+			e.files[i].read(geas, name, recordFiles[i].limit, &s.open)
 		}
-		s.recs[dir] = sharedRecord{sum: sum, rec: rec}
-		s.mu.Unlock()
 	}
-	return rec
+	check(0)
+	check(1)
+	hist := e.files[1]
+	// A history absent (an earlier layout kept it in record.json) or unreadable may hold a pass;
+	// one written otherwise than the gate writes a pass is no gate's, and attributes nothing (its
+	// integration.json is then not read).
+	mayPass := hist.err != nil || bytes.Contains(hist.data, passWritten)
+	if !mayPass {
+		e.parsed, e.rec, e.mayPass = true, nil, false
+		return nil
+	}
+	check(2)
+	if same && e.mayPass {
+		return e.rec
+	}
+	e.parsed, e.rec, e.mayPass = true, nil, true
+	d := fsutil.ServedDir(geas, dir)
+	for i, f := range recordFiles {
+		d.Serve(dir+"/"+f.name, e.files[i].data, e.files[i].err)
+	}
+	if rec, err := record.LoadFrom(d, dir+"/"+record.RecordFile); err == nil {
+		e.rec = rec
+	}
+	return e.rec
+}
+
+// loadFresh is record.Load of dir's record, its files read now through the handles s keeps (Shared.LoadRecord).
+// The record parsed is the caller's own (it may append to it): attribution parses what was read
+// anew when it next loads dir.
+func (s *sharedRecords) loadFresh(geas *os.Root, dir string) (*record.Record, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.recs == nil {
+		s.recs = map[string]*heldRecord{}
+	}
+	e := s.recs[dir]
+	if e == nil {
+		e = &heldRecord{}
+		s.recs[dir] = e
+	}
+	e.parsed, e.rec = false, nil
+	name := dir + "/" + record.RecordFile
+	d := fsutil.ServedDir(geas, dir)
+	for i, f := range recordFiles {
+		e.files[i].read(geas, dir+"/"+f.name, f.limit, &s.open)
+		if err := e.files[i].err; err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return record.Load(geas, name) // its error, as record.Load words it
+		}
+		d.Serve(dir+"/"+f.name, e.files[i].data, e.files[i].err)
+	}
+	rec, err := record.LoadFrom(d, name)
+	if err != nil || resultLags(rec) {
+		return record.Load(geas, name)
+	}
+	return rec, nil
+}
+
+// current reports whether name still holds what r read: the held file unchanged, or a file that
+// was missing still missing.
+func (r *heldRead) current(geas *os.Root, name string) bool {
+	if r.h != nil {
+		return r.h.Unchanged(geas, name)
+	}
+	if !errors.Is(r.err, fs.ErrNotExist) {
+		return false // never read, or a read that failed otherwise: read again
+	}
+	_, err := geas.Stat(name)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// read reads name again: through the held handle while the path names its file, else afresh.
+// open counts the handles kept open by the reads sharing it: past maxHeldOpen, a file read afresh
+// is not kept open (its Stat is kept, so that Unchanged still answers; reading it again opens it).
+func (r *heldRead) read(geas *os.Root, name string, limit int64, open *int) {
+	if r.h != nil {
+		if data, ok, err := r.h.ReadAgain(geas, name, limit); ok {
+			r.data, r.err = data, err
+			return
+		}
+		r.close(open)
+	}
+	r.h, r.data, r.err = fsutil.Hold(geas, name, limit)
+	if r.h.Open() {
+		if *open >= maxHeldOpen {
+			r.h.Release()
+		} else {
+			*open++
+		}
+	}
+}
+
+// close closes r's handle, counted in open.
+func (r *heldRead) close(open *int) {
+	if r.h.Open() {
+		*open--
+	}
+	r.h.Close()
+}
+
+// maxHeldOpen bounds the handles attribution keeps open for the records, and for the pinned
+// copies, of the other tasks of one geas gate --all (each file of a task is one), so that a large
+// mission does not run the process out of file descriptors.
+var maxHeldOpen = 512
+
+// close releases the handles s keeps; s stays usable (its next load reads the files afresh).
+func (s *sharedRecords) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range s.recs {
+		for i := range e.files {
+			e.files[i].close(&s.open)
+		}
+	}
+	s.recs = nil
 }
 
 // passWritten is how the gate writes a passing verdict in a history line.
 var passWritten = []byte(`"verdict":"pass"`)
 
-// filesSum digests the bytes of dir's record.json and gate-history.jsonl (an absent file as
-// such), and says whether the history may hold a gate pass: it is absent (an earlier layout kept
-// the history in record.json) or holds a verdict pass as the gate writes it (a history written
-// otherwise is no gate's, and attributes nothing); ok is false when a file cannot be read.
-func filesSum(geas *os.Root, dir string) (sum [sha256.Size]byte, mayPass, ok bool) {
-	mayPass = true
-	h := sha256.New()
-	for _, f := range []struct {
-		name  string
-		limit int64
-	}{{dir + "/record.json", record.MaxBytes}, {dir + "/" + record.HistoryFile, record.MaxHistoryBytes}} {
-		data, err := fsutil.ReadLimited(geas, f.name, f.limit)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			h.Write([]byte{0})
-		case err != nil:
-			return [sha256.Size]byte{}, true, false
-		default:
-			if f.name != dir+"/record.json" {
-				mayPass = bytes.Contains(data, passWritten)
+// sharedPinned are the other tasks' pinned copies (contract.pinned.json) as attribution last read
+// them, by task directory, checked before each use as sharedRecords checks a record's files; the
+// rules each digest asked for were found to hold, as record.ReadPinned answers them, are kept
+// with the bytes they were found in. Safe for concurrent use.
+type sharedPinned struct {
+	mu   sync.Mutex
+	copy map[string]*heldPinned
+	open int // handles kept open (maxHeldOpen)
+}
+
+type heldPinned struct {
+	file heldRead
+	read bool
+	by   map[string]pinnedAnswer // by the rules digest asked for
+}
+
+type pinnedAnswer struct {
+	rules map[string]any
+	why   string
+}
+
+// read is record.ReadPinned(geas, dir, want, PinnedMaxBytes), the file read only when it changed
+// since its last read and the answer computed once for the bytes read.
+func (s *sharedPinned) read(geas *os.Root, dir, want string) (map[string]any, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.copy == nil {
+		s.copy = map[string]*heldPinned{}
+	}
+	e := s.copy[dir]
+	if e == nil {
+		e = &heldPinned{}
+		s.copy[dir] = e
+	}
+	name := path.Join(dir, record.PinnedFile)
+	if !e.read || !e.file.current(geas, name) {
+		e.file.read(geas, name, PinnedMaxBytes, &s.open)
+		e.read, e.by = true, map[string]pinnedAnswer{}
+	}
+	a, ok := e.by[want]
+	if !ok {
+		a.rules, a.why = record.PinnedFrom(e.file.data, e.file.err, want)
+		e.by[want] = a
+	}
+	return a.rules, a.why
+}
+
+func (s *sharedPinned) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range s.copy {
+		e.file.close(&s.open)
+	}
+	s.copy = nil
+}
+
+// resultLags is record.Load's test for a record read while a writer was between its files: the
+// latest history entry is a gate run that gate_result does not name by its hash.
+func resultLags(r *record.Record) bool {
+	hist := r.History()
+	if len(hist) == 0 || !hist[len(hist)-1].IsGateRun() {
+		return false
+	}
+	raw, ok := r.GateResult()
+	if !ok {
+		return true
+	}
+	var named struct {
+		Hash string `json:"hash"`
+	}
+	return json.Unmarshal(raw, &named) != nil || named.Hash != hist[len(hist)-1].Hash
+}
+
+// recordReader is r, except that under geas gate --all the task's own record files (recordFiles)
+// are read through the handles the runs share (sharedRecords.readNow): their bytes read now,
+// through the handle while the path still names the held file, else opened afresh. For the
+// confirm of the run's inputs (sameBytes), so that it does not open them once more.
+func (in *Snapshot) recordReader(r fsutil.Reader) fsutil.Reader {
+	if in.shared == nil {
+		return r
+	}
+	return sharedReader{Reader: r, s: &in.shared.others, geas: in.Geas, dir: in.TaskDir}
+}
+
+type sharedReader struct {
+	fsutil.Reader
+	s    *sharedRecords
+	geas *os.Root
+	dir  string
+}
+
+func (r sharedReader) ReadLimited(name string, limit int64) ([]byte, error) {
+	for i, f := range recordFiles {
+		if name == r.dir+"/"+f.name {
+			data, err := r.s.readNow(r.geas, r.dir, i)
+			if err == nil && limit > 0 && int64(len(data)) > limit {
+				return nil, &fsutil.TooLargeError{Name: name, Size: int64(len(data)), Limit: limit}
 			}
-			h.Write([]byte{1})
-			var n [8]byte
-			for i := range n {
-				n[i] = byte(len(data) >> (8 * i))
-			}
-			h.Write(n[:])
-			h.Write(data)
+			return data, err
 		}
 	}
-	h.Sum(sum[:0])
-	return sum, mayPass, true
+	return r.Reader.ReadLimited(name, limit)
+}
+
+// readNow reads file i of recordFiles of task directory dir now, through the handle s holds while
+// the path still names that file, else afresh (and holds it); what attribution parsed of dir is
+// parsed again when it next loads it.
+func (s *sharedRecords) readNow(geas *os.Root, dir string, i int) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.recs == nil {
+		s.recs = map[string]*heldRecord{}
+	}
+	e := s.recs[dir]
+	if e == nil {
+		e = &heldRecord{}
+		s.recs[dir] = e
+	}
+	e.parsed, e.rec = false, nil
+	e.files[i].read(geas, dir+"/"+recordFiles[i].name, recordFiles[i].limit, &s.open)
+	return e.files[i].data, e.files[i].err
 }

@@ -1,7 +1,10 @@
 package tiers
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"strings"
 	"testing"
@@ -11,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/geas-dev/geas/internal/canon"
+	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/internal/git"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
@@ -197,30 +201,113 @@ func TestTheAttributedPassesARunRecordsAreThoseARepeatReads(t *testing.T) {
 	assert.NotEqual(t, "", attemptOf(e).attributed)
 }
 
-func TestGateAllParsesAnotherTasksRecordAgainOnlyWhenItsFilesChanged(t *testing.T) {
+// otherTaskFixture is a task directory "a" of root with a record whose history holds a gate pass.
+func otherTaskFixture(t *testing.T) (*os.Root, string, *record.Record) {
+	t.Helper()
 	root, err := os.OpenRoot(t.TempDir())
 	require.NoError(t, err)
-	defer root.Close()
+	t.Cleanup(func() { root.Close() })
 	const dir = "missions/m/tasks/a"
 	require.NoError(t, root.MkdirAll(dir, 0o755))
 	rec := record.New("a", time.Now())
-	require.NoError(t, rec.Write(root, dir+"/record.json"))
-	var s sharedRecords
-	load := func() *record.Record {
-		sum, _, ok := filesSum(root, dir)
-		require.True(t, ok)
-		return s.load(root, dir, sum, ok)
-	}
-	first := load()
-	require.NotNil(t, first)
-	assert.Same(t, first, load(), "unchanged: the same parse")
 	_, err = rec.AppendHistory(record.HistoryEntry{Kind: record.KindGateRun, RunID: "gate-1", Verdict: "pass"}, time.Now())
 	require.NoError(t, err)
 	require.NoError(t, rec.Write(root, dir+"/record.json"))
-	again := load()
+	return root, dir, rec
+}
+
+func TestGateAllParsesAnotherTasksRecordAgainOnlyWhenItsFilesChanged(t *testing.T) {
+	root, dir, rec := otherTaskFixture(t)
+	var s sharedRecords
+	defer s.close()
+	first := s.load(root, dir)
+	require.NotNil(t, first)
+	assert.Same(t, first, s.load(root, dir), "unchanged: the same parse")
+	_, err := rec.AppendHistory(record.HistoryEntry{Kind: record.KindGateRun, RunID: "gate-2", Verdict: "fail"}, time.Now())
+	require.NoError(t, err)
+	require.NoError(t, rec.Write(root, dir+"/record.json"))
+	again := s.load(root, dir)
 	require.NotNil(t, again)
 	assert.NotSame(t, first, again, "a history appended to: parsed again")
-	assert.Len(t, again.History(), 1)
+	assert.Len(t, again.History(), 2)
+}
+
+// TestAFileReplacedBetweenTwoRunsOfGateAllIsReadAgain: a task's history replaced by another
+// file (renamed over it) between two runs of one --all, even one of the same size whose
+// modification time is set back, is read again: what the earlier run read is never taken for
+// it. So is one rewritten in place to the same size, its modification time set back (the change
+// time cannot be), and one removed. The honest control: untouched, the parse is reused.
+func TestAFileReplacedBetweenTwoRunsOfGateAllIsReadAgain(t *testing.T) {
+	for _, how := range []string{"renamed over", "rewritten in place", "removed"} {
+		t.Run(how, func(t *testing.T) {
+			root, dir, _ := otherTaskFixture(t)
+			name := dir + "/" + record.HistoryFile
+			var s sharedRecords
+			defer s.close()
+			first := s.load(root, dir)
+			require.NotNil(t, first)
+			require.Len(t, first.History(), 1)
+			assert.Same(t, first, s.load(root, dir), "the control: unchanged, the same parse")
+
+			fi, err := root.Stat(name)
+			require.NoError(t, err)
+			old, err := root.ReadFile(name)
+			require.NoError(t, err)
+			// The same bytes but the verdict: a pass that no longer stands, of the same size.
+			forged := bytes.Replace(old, []byte(`"verdict":"pass"`), []byte(`"verdict":"fail"`), 1)
+			require.NotEqual(t, old, forged)
+			require.Len(t, forged, len(old))
+			time.Sleep(20 * time.Millisecond) // past the change time's granularity
+			switch how {
+			case "renamed over":
+				require.NoError(t, root.WriteFile(name+".new", forged, 0o644))
+				require.NoError(t, root.Chtimes(name+".new", fi.ModTime(), fi.ModTime()))
+				require.NoError(t, root.Rename(name+".new", name))
+			case "rewritten in place":
+				f, err := root.OpenFile(name, os.O_WRONLY, 0)
+				require.NoError(t, err)
+				_, err = f.WriteAt(forged, 0)
+				require.NoError(t, err)
+				require.NoError(t, f.Close())
+				require.NoError(t, root.Chtimes(name, fi.ModTime(), fi.ModTime()))
+			case "removed":
+				require.NoError(t, root.Remove(name))
+			}
+			again := s.load(root, dir)
+			if how == "removed" {
+				// A history gone: the record read now holds none (record.json alone).
+				if again != nil {
+					assert.Empty(t, again.History())
+				}
+				return
+			}
+			// The forged history no longer holds a pass as the gate writes one: nothing to parse.
+			assert.Nil(t, again, "the file as it is now was read: it claims no pass")
+		})
+	}
+}
+
+// TestAPassRevokedEarlierInTheSameGateAllNoLongerAttributes: a task whose pass a run earlier in
+// the same --all revoked (an entry appended to its history) no longer has a standing pass in the
+// runs after it, though they share what the earlier runs read. The control: before the
+// revocation, the pass stands.
+func TestAPassRevokedEarlierInTheSameGateAllNoLongerAttributes(t *testing.T) {
+	root, dir, rec := otherTaskFixture(t)
+	s := NewShared(true)
+	defer s.Close()
+	in := &Snapshot{Geas: root, Mission: "m", Task: "b", shared: s}
+	before := in.otherRecord(dir, nil)
+	require.NotNil(t, before)
+	_, stands := standingPass(before.History())
+	require.True(t, stands, "the control: the pass stands")
+
+	_, err := rec.AppendHistory(record.HistoryEntry{Kind: record.KindRevocation, RunID: "gate-1"}, time.Now())
+	require.NoError(t, err)
+	require.NoError(t, rec.Write(root, dir+"/record.json"))
+	after := in.otherRecord(dir, nil)
+	require.NotNil(t, after)
+	_, stands = standingPass(after.History())
+	assert.False(t, stands, "revoked: no standing pass")
 }
 
 func TestWhatOtherTasksWroteIsQuotedBounded(t *testing.T) {
@@ -228,6 +315,99 @@ func TestWhatOtherTasksWroteIsQuotedBounded(t *testing.T) {
 	a := &attribution{files: map[string]*verifiedPass{"x.txt": v}, used: []*verifiedPass{v}}
 	assert.Less(t, len(a.note()), 300)
 	assert.Contains(t, a.note(), "1 changed file attributed to other tasks' verified passes and left out: a rrrr")
+}
+
+// TestARunOfGateAllReadsItsRecordAsRecordLoadReadsIt: the task's own run, reading its record
+// through the handles attribution holds (Shared.LoadRecord), answers what record.Load answers: the
+// record as its files hold it now (a history rewritten in place after the handles were taken,
+// its modification time set back, is read as it is now: the bytes are read again), a record.json
+// removed while its history is there, and the error of a record.json that is a directory.
+func TestARunOfGateAllReadsItsRecordAsRecordLoadReadsIt(t *testing.T) {
+	root, dir, rec := otherTaskFixture(t)
+	s := NewShared(true)
+	defer s.Close()
+	require.NotNil(t, s.others.load(root, dir)) // an earlier run's attribution holds the files
+	same := func() {
+		t.Helper()
+		want, werr := record.Load(root, dir+"/record.json")
+		got, gerr := s.LoadRecord(root, dir)
+		if werr != nil {
+			require.Error(t, gerr)
+			assert.Equal(t, werr.Error(), gerr.Error())
+			return
+		}
+		require.NoError(t, gerr)
+		assert.Equal(t, want.History(), got.History())
+		assert.Equal(t, want.TaskID(), got.TaskID())
+	}
+	same()
+	_, err := rec.AppendHistory(record.HistoryEntry{Kind: record.KindGateRun, RunID: "gate-2", Verdict: "fail"}, time.Now())
+	require.NoError(t, err)
+	require.NoError(t, rec.Write(root, dir+"/record.json"))
+	same()
+	name := dir + "/" + record.HistoryFile
+	fi, err := root.Stat(name)
+	require.NoError(t, err)
+	old, err := root.ReadFile(name)
+	require.NoError(t, err)
+	f, err := root.OpenFile(name, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteAt(bytes.Replace(old, []byte(`"verdict":"fail"`), []byte(`"verdict":"pass"`), 1), 0)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	require.NoError(t, root.Chtimes(name, fi.ModTime(), fi.ModTime()))
+	got, err := s.LoadRecord(root, dir)
+	require.NoError(t, err)
+	assert.Equal(t, "pass", got.History()[1].Verdict, "the bytes as they are now")
+	require.NoError(t, root.Remove(dir+"/record.json"))
+	same()
+	require.NoError(t, root.Mkdir(dir+"/record.json", 0o755))
+	same()
+}
+
+// TestTheConfirmOfARunOfGateAllReadsItsRecordAsItIsNow: the confirm of a run's inputs, reading
+// the task's record.json through the handles the runs share, reads the bytes the file holds now:
+// written in place (its modification time set back) or renamed over, the new bytes; removed,
+// missing. The control: untouched, the bytes read before.
+func TestTheConfirmOfARunOfGateAllReadsItsRecordAsItIsNow(t *testing.T) {
+	root, dir, _ := otherTaskFixture(t)
+	s := NewShared(true)
+	defer s.Close()
+	in := &Snapshot{Geas: root, TaskDir: dir, shared: s}
+	name := dir + "/record.json"
+	r := in.recordReader(fsutil.RootReader(root))
+	read := func() string {
+		t.Helper()
+		data, err := r.ReadLimited(name, record.MaxBytes)
+		if errors.Is(err, fs.ErrNotExist) {
+			return "missing"
+		}
+		require.NoError(t, err)
+		return string(data)
+	}
+	orig, err := root.ReadFile(name)
+	require.NoError(t, err)
+	assert.Equal(t, string(orig), read(), "the control")
+	fi, err := root.Stat(name)
+	require.NoError(t, err)
+	inPlace := bytes.Replace(orig, []byte(`"a"`), []byte(`"b"`), 1)
+	require.NotEqual(t, orig, inPlace)
+	f, err := root.OpenFile(name, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteAt(inPlace, 0)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	require.NoError(t, root.Chtimes(name, fi.ModTime(), fi.ModTime()))
+	assert.Equal(t, string(inPlace), read(), "written in place")
+	require.NoError(t, root.WriteFile(name+".new", []byte(`{"renamed":true}`), 0o644))
+	require.NoError(t, root.Rename(name+".new", name))
+	assert.Equal(t, `{"renamed":true}`, read(), "renamed over")
+	require.NoError(t, root.Remove(name))
+	assert.Equal(t, "missing", read(), "removed")
+	require.NoError(t, root.WriteFile(name, orig, 0o644))
+	_, err = r.ReadLimited(name, 3)
+	var tooLarge *fsutil.TooLargeError
+	assert.ErrorAs(t, err, &tooLarge, "a limit is kept")
 }
 
 func TestOnlyAPassUnderRulesAnAuthorityApprovedBeforeItAccountsForFiles(t *testing.T) {
@@ -286,4 +466,30 @@ func TestAFileAVerifiedPassMadeAndThisHeadChangedIsComparedWithThatPass(t *testi
 	// A file no pass changed is compared with the base as ever.
 	f.write("other.sh", "x\n")
 	assert.Nil(t, changedOverAt(t, f, "other.sh", f.commit("other"), a, b))
+}
+
+// TestAttributionKeepsABoundedNumberOfFilesOpen: past maxHeldOpen (here 1: record.json is kept
+// open, gate-history.jsonl is not), the other tasks' files are read without keeping them open,
+// and a file changed since is still read again (the control: an unchanged one is not parsed
+// again).
+func TestAttributionKeepsABoundedNumberOfFilesOpen(t *testing.T) {
+	defer func(n int) { maxHeldOpen = n }(maxHeldOpen)
+	maxHeldOpen = 1
+	root, dir, rec := otherTaskFixture(t)
+	var s sharedRecords
+	defer s.close()
+	first := s.load(root, dir) // record.json, gate-history.jsonl, integration.json (absent)
+	require.NotNil(t, first)
+	assert.Equal(t, 1, s.open)
+	assert.Same(t, first, s.load(root, dir), "the control: unchanged, the same parse")
+	time.Sleep(20 * time.Millisecond)
+	_, err := rec.AppendHistory(record.HistoryEntry{Kind: record.KindRevocation, RunID: "gate-1"}, time.Now())
+	require.NoError(t, err)
+	require.NoError(t, rec.Write(root, dir+"/record.json"))
+	again := s.load(root, dir)
+	require.NotNil(t, again)
+	assert.Len(t, again.History(), 2)
+	assert.Equal(t, 1, s.open)
+	s.close()
+	assert.Equal(t, 0, s.open)
 }

@@ -25,8 +25,10 @@ type Shared struct {
 	held   map[string]*fsutil.HeldFile // by name relative to .geas
 	policy *sharedPolicy               // the working tree's policy as last parsed
 
-	// others are the other tasks' records as attribution last read them (attribution_gather.go).
+	// others and pinned are the other tasks' records and pinned copies as attribution last read
+	// them (attribution_gather.go).
 	others sharedRecords
+	pinned sharedPinned
 }
 
 // NewShared returns a Shared whose event index reads the whole log on every read when exact
@@ -49,6 +51,8 @@ func (s *Shared) Close() {
 		return
 	}
 	s.Events.Close()
+	s.others.close()
+	s.pinned.close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for name, h := range s.held {
@@ -100,4 +104,17 @@ func (s *Shared) parsePolicy(from string, data []byte) (policy.Policy, error) {
 		s.policy = &sharedPolicy{from: from, sum: sum, p: p, err: err}
 	}
 	return s.policy.p.Clone(), s.policy.err
+}
+
+// LoadRecord is record.Load(geas, taskDir+"/record.json") for a run that holds the task's lock:
+// under geas gate --all, the task's files are read through the handles s keeps of them (an earlier
+// run's attribution read them) while their paths still name those files, their bytes read again
+// (never taken from their metadata), so that the task's own run does not open them once more.
+// Any read that fails otherwise than with a missing file, or a record whose gate_result lags its
+// history (which record.Load reads again), is left to record.Load. Without s, record.Load.
+func (s *Shared) LoadRecord(geas *os.Root, taskDir string) (*record.Record, error) {
+	if s == nil {
+		return record.Load(geas, taskDir+"/"+record.RecordFile)
+	}
+	return s.others.loadFresh(geas, taskDir)
 }

@@ -155,7 +155,7 @@ func (in *Snapshot) sameBytes() bool {
 			return false // read without record.json and integration.json (from the history alone)
 		}
 	}
-	if !holds(dir, task+"record.json", record.MaxBytes, recordSum) || !holds(dir, task+record.IntegrationFile, record.MaxBytes, integSum) {
+	if rr := in.recordReader(dir); !holds(rr, task+"record.json", record.MaxBytes, recordSum) || !holds(rr, task+record.IntegrationFile, record.MaxBytes, integSum) {
 		return false
 	}
 	if in.RecordMissing {

@@ -30,6 +30,8 @@ type Dir struct {
 	Outer *os.Root
 	Name  string   // the directory, relative to Outer
 	sub   *os.Root // nil: every call goes through Outer
+	// served answers the reads of the names given to Serve (ServedDir); nil: none.
+	served map[string]served
 }
 
 // OpenSubdir opens name, a directory of outer, for the reads of Dir. It never fails: a directory
@@ -94,6 +96,9 @@ func (d *Dir) inside(name string) (string, bool) {
 
 // ReadLimited is ReadLimited(d.Outer, name, limit); name is relative to the outer root.
 func (d *Dir) ReadLimited(name string, limit int64) ([]byte, error) {
+	if b, ok, err := d.serve(name, limit); ok {
+		return b, err
+	}
 	if rel, ok := d.inside(name); ok {
 		if b, err := ReadLimited(d.sub, rel, limit); err == nil {
 			return b, nil

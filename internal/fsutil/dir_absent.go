@@ -13,6 +13,9 @@ import (
 // as absent and never show that error; every other error is asked of the outer root, as
 // ReadLimited does, whose answer and text are returned.
 func (d *Dir) ReadLimitedAbsent(name string, limit int64) ([]byte, error) {
+	if b, ok, err := d.serve(name, limit); ok {
+		return b, err
+	}
 	if rel, ok := d.inside(name); ok {
 		b, err := ReadLimited(d.sub, rel, limit)
 		if err == nil || errors.Is(err, fs.ErrNotExist) {

@@ -7,6 +7,9 @@ import "os"
 type HeldFile struct {
 	f    *os.File
 	info os.FileInfo
+	// last is what Stat of the handle said just before its latest read (Hold or ReadAgain): a
+	// file that changed during or after that read no longer matches it (Unchanged).
+	last os.FileInfo
 }
 
 // Hold reads name through root as ReadLimited(root, name, limit) does (the same checks and
@@ -21,7 +24,7 @@ func Hold(root *os.Root, name string, limit int64) (*HeldFile, []byte, error) {
 		f.Close()
 		return nil, nil, err
 	}
-	return &HeldFile{f: f, info: fi}, data, nil
+	return &HeldFile{f: f, info: fi, last: fi}, data, nil
 }
 
 // ReadAgain reads the held file again from its start, as Hold read it, when name (through root)
@@ -29,7 +32,7 @@ func Hold(root *os.Root, name string, limit int64) (*HeldFile, []byte, error) {
 // when it does not (another file, or not a regular file, is there now), and the caller reads the
 // path.
 func (h *HeldFile) ReadAgain(root *os.Root, name string, limit int64) (data []byte, ok bool, err error) {
-	if h == nil {
+	if h == nil || h.f == nil {
 		return nil, false, nil
 	}
 	fi, err := root.Stat(name)
@@ -40,13 +43,49 @@ func (h *HeldFile) ReadAgain(root *os.Root, name string, limit int64) (data []by
 	if err != nil {
 		return nil, true, err
 	}
+	h.last = now
 	data, err = readWhole(h.f, name, now.Size(), limit)
 	return data, true, err
 }
 
-// Close closes the held file. Safe on nil.
-func (h *HeldFile) Close() {
-	if h != nil {
+// Unchanged reports whether name (through root) still names the held file with what it held at
+// the latest read: a Stat of the path, which opens nothing, finds the same file (os.SameFile),
+// with the size, modification time and inode change time (ChangeTime) the handle had just before
+// that read. A platform without a change time answers false (the caller reads again, through the
+// handle), for a modification time can be set back. What it cannot see is a write in place, to
+// the same size, within the file system's timestamp granularity of that read (nor, once Released,
+// another file given the same inode number within that granularity).
+func (h *HeldFile) Unchanged(root *os.Root, name string) bool {
+	if h == nil || h.last == nil {
+		return false
+	}
+	fi, err := root.Stat(name)
+	if err != nil || !fi.Mode().IsRegular() || !os.SameFile(fi, h.info) {
+		return false
+	}
+	return sameState(fi, h.last)
+}
+
+// sameState reports whether a and b, two Stats of one file, show the same size, modification
+// time and change time; false where the platform has no change time.
+func sameState(a, b os.FileInfo) bool {
+	ca, okA := ChangeTime(a)
+	cb, okB := ChangeTime(b)
+	return okA && okB && ca.Equal(cb) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}
+
+// Release closes the handle but keeps what Stat said of the file, so that Unchanged still answers
+// (a Stat of the path against it) while ReadAgain answers false: for a caller that holds many
+// files and must not run out of descriptors. Safe on nil.
+func (h *HeldFile) Release() {
+	if h != nil && h.f != nil {
 		h.f.Close()
+		h.f = nil
 	}
 }
+
+// Open reports whether the handle is still open (not Released, not Closed). Safe on nil.
+func (h *HeldFile) Open() bool { return h != nil && h.f != nil }
+
+// Close closes the held file. Safe on nil.
+func (h *HeldFile) Close() { h.Release() }
