@@ -215,7 +215,7 @@ func LoadToReplaceIntegration(root *os.Root, name string) (r *Record, bad error,
 
 func load(src files, name string, replaceInteg bool) (*Record, error) {
 	r, err := loadOnce(src, name, replaceInteg)
-	for i := 0; err == nil && i < loadRetries && r.resultLags(); i++ {
+	for i := 0; err == nil && i < loadRetries && r.ResultLags(); i++ {
 		r, err = loadOnce(src, name, replaceInteg)
 	}
 	return r, err
@@ -224,9 +224,10 @@ func load(src files, name string, replaceInteg bool) (*Record, error) {
 // loadRetries bounds how many times Load reads a record again whose gate_result lags its history.
 const loadRetries = 3
 
-// resultLags reports whether the latest history entry is a gate run that gate_result (as read, or
-// as adopted from the run's result.json) does not name by its hash.
-func (r *Record) resultLags() bool {
+// ResultLags reports whether the latest history entry is a gate run that gate_result (as read, or
+// as adopted from the run's result.json) does not name by its hash: a record read while a writer
+// was between its files, which Load reads again.
+func (r *Record) ResultLags() bool {
 	n := len(r.history)
 	if n == 0 {
 		return false

@@ -2,7 +2,6 @@ package tiers
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -125,14 +124,7 @@ type heldRead struct {
 func (s *sharedRecords) load(geas *os.Root, dir string) *record.Record {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.recs == nil {
-		s.recs = map[string]*heldRecord{}
-	}
-	e := s.recs[dir]
-	if e == nil {
-		e = &heldRecord{}
-		s.recs[dir] = e
-	}
+	e := s.entry(dir)
 	same := e.parsed
 	check := func(i int) {
 		name := dir + "/" + recordFiles[i].name
@@ -173,14 +165,7 @@ func (s *sharedRecords) load(geas *os.Root, dir string) *record.Record {
 func (s *sharedRecords) loadFresh(geas *os.Root, dir string) (*record.Record, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.recs == nil {
-		s.recs = map[string]*heldRecord{}
-	}
-	e := s.recs[dir]
-	if e == nil {
-		e = &heldRecord{}
-		s.recs[dir] = e
-	}
+	e := s.entry(dir)
 	e.parsed, e.rec = false, nil
 	name := dir + "/" + record.RecordFile
 	d := fsutil.ServedDir(geas, dir)
@@ -192,7 +177,7 @@ func (s *sharedRecords) loadFresh(geas *os.Root, dir string) (*record.Record, er
 		d.Serve(dir+"/"+f.name, e.files[i].data, e.files[i].err)
 	}
 	rec, err := record.LoadFrom(d, name)
-	if err != nil || resultLags(rec) {
+	if err != nil || rec.ResultLags() {
 		return record.Load(geas, name)
 	}
 	return rec, nil
@@ -316,23 +301,6 @@ func (s *sharedPinned) close() {
 	s.copy = nil
 }
 
-// resultLags is record.Load's test for a record read while a writer was between its files: the
-// latest history entry is a gate run that gate_result does not name by its hash.
-func resultLags(r *record.Record) bool {
-	hist := r.History()
-	if len(hist) == 0 || !hist[len(hist)-1].IsGateRun() {
-		return false
-	}
-	raw, ok := r.GateResult()
-	if !ok {
-		return true
-	}
-	var named struct {
-		Hash string `json:"hash"`
-	}
-	return json.Unmarshal(raw, &named) != nil || named.Hash != hist[len(hist)-1].Hash
-}
-
 // recordReader is r, except that under geas gate --all the task's own record files (recordFiles)
 // are read through the handles the runs share (sharedRecords.readNow): their bytes read now,
 // through the handle while the path still names the held file, else opened afresh. For the
@@ -364,12 +332,8 @@ func (r sharedReader) ReadLimited(name string, limit int64) ([]byte, error) {
 	return r.Reader.ReadLimited(name, limit)
 }
 
-// readNow reads file i of recordFiles of task directory dir now, through the handle s holds while
-// the path still names that file, else afresh (and holds it); what attribution parsed of dir is
-// parsed again when it next loads it.
-func (s *sharedRecords) readNow(geas *os.Root, dir string, i int) ([]byte, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// entry is what s holds of task directory dir, made empty when it holds nothing; s.mu is held.
+func (s *sharedRecords) entry(dir string) *heldRecord {
 	if s.recs == nil {
 		s.recs = map[string]*heldRecord{}
 	}
@@ -378,6 +342,16 @@ func (s *sharedRecords) readNow(geas *os.Root, dir string, i int) ([]byte, error
 		e = &heldRecord{}
 		s.recs[dir] = e
 	}
+	return e
+}
+
+// readNow reads file i of recordFiles of task directory dir now, through the handle s holds while
+// the path still names that file, else afresh (and holds it); what attribution parsed of dir is
+// parsed again when it next loads it.
+func (s *sharedRecords) readNow(geas *os.Root, dir string, i int) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.entry(dir)
 	e.parsed, e.rec = false, nil
 	e.files[i].read(geas, dir+"/"+recordFiles[i].name, recordFiles[i].limit, &s.open)
 	return e.files[i].data, e.files[i].err
