@@ -19,7 +19,7 @@ const defaultHookTimeout = 9 * time.Minute
 // addHookTimeoutFlag adds --timeout to a hook command.
 func addHookTimeoutFlag(c *cobra.Command, d *time.Duration) {
 	c.Flags().DurationVar(d, "timeout", defaultHookTimeout,
-		"end the gate run after this long and answer as when the gate cannot run; keep it below the hook's timeout in Claude Code's settings (0: no limit)")
+		"end the gate run after this long and answer as when the gate cannot run; keep it below the timeout the harness's hook configuration gives the hook (0: no limit)")
 }
 
 // hookStall, when set, is called by a hook's decision before it starts: a hang that nothing in the
@@ -33,7 +33,7 @@ type errHookWatchdog struct{ timeout time.Duration }
 func (e errHookWatchdog) Error() string {
 	return fmt.Sprintf("the gate run did not finish within the hook's --timeout of %s, and did not stop when cancelled "+
 		"(it waits on something the hook cannot interrupt, such as a file that blocks when opened): the hook answers "+
-		"without it, so that Claude Code does not kill the hook and let the agent go on unverified; the run is abandoned "+
+		"without it, so that the harness does not kill the hook and let the agent go on unverified; the run is abandoned "+
 		"and what it had not committed is not recorded", e.timeout)
 }
 
