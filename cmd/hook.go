@@ -166,7 +166,7 @@ func noTaskMessage(t hookTarget, allowed string) string {
 // noTaskMessageIn is noTaskMessage for the hook of the named harness.
 func noTaskMessageIn(t hookTarget, allowed, harness string) string {
 	msg := fmt.Sprintf("geas gate did not run, so no task was verified: no task to gate (%s); %s. "+
-		"To gate a task, set %s in %s's environment, set current_task_id in .geas/state/run.json, or pass --task to the hook.",
+		"To gate a task, set %s in %s's environment, run geas task current --task T (it sets current_task_id in .geas/state/run.json), or pass --task to the hook.",
 		t.why, allowed, envHookTask, harness)
 	for _, n := range t.notes {
 		msg += " Note: " + n + "."
