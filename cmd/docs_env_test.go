@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -68,7 +67,7 @@ func TestEveryEnvironmentVariableIsDocumented(t *testing.T) {
 	require.Contains(t, reads, "GEAS_GATE_KEY", "the scan missed the signing key: it is broken")
 	require.Contains(t, reads, "GEAS_HOLDOUT_LOGS", "the scan missed a constant of another package: it is broken")
 	require.Contains(t, reads, "GIT_CONFIG_GLOBAL", "the scan missed a range over literals: it is broken")
-	for _, name := range sortedSet(reads) {
+	for _, name := range sortedKeys(reads) {
 		where := reads[name]
 		switch {
 		case name == "(unknown)":
@@ -104,15 +103,6 @@ func allowedEnviron(where string) bool {
 		}
 	}
 	return false
-}
-
-func sortedSet(m map[string][]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // envReads scans the non-test Go files of the module (bench/ and testdata left out) and returns

@@ -59,7 +59,7 @@ func markdownFiles(t *testing.T, dir string) map[string][]byte {
 	return files
 }
 
-func sortedKeys(m map[string][]byte) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

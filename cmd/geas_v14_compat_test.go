@@ -63,13 +63,13 @@ func runGeasV14(t *testing.T, cli []string, dir, stdin string, args ...string) (
 	return 0, string(out)
 }
 
-// geasV14Schema compiles one of geas v1.4.0's own schemas, as it stands (testdata/geas-v1.4).
+// geasV14Schema compiles one of geas v1.4.0's own schemas, as it stands (testdata/schemas/geas-v1.4).
 func geasV14Schema(t *testing.T, name string) *jsonschema.Schema {
 	t.Helper()
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
 	for _, n := range []string{name, "_defs.schema.json"} {
-		b, err := os.ReadFile(filepath.Join("..", "testdata", "geas-v1.4", n))
+		b, err := os.ReadFile(filepath.Join("..", "testdata", "schemas", "geas-v1.4", n))
 		require.NoError(t, err)
 		require.NoError(t, c.AddResource(n, bytes.NewReader(b)))
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/geas-dev/geas/internal/fsutil"
-	"github.com/geas-dev/geas/schemas"
 )
 
 // CurrentTask returns the current_task_id of .geas/state/run.json, the task geas v1's
@@ -19,18 +18,11 @@ import (
 // differs from current_task_id only by letter case (SPEC §2 invariant 8), or names an id that is
 // not valid: run.json is written by agents, so its value is checked like any other id.
 func (p *Project) CurrentTask() (string, error) {
-	b, err := fsutil.ReadLimited(p.Geas, RunFile, maxRunFileBytes) // a named pipe is refused, not waited on
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("read .geas/state/run.json: %w", err)
-	}
 	var run struct {
 		CurrentTaskID *string `json:"current_task_id"`
 	}
-	if err := schemas.DecodeExact("", ".geas/state/run.json", b, &run); err != nil {
-		return "", fmt.Errorf("read .geas/state/run.json: %w", err)
+	if exists, err := p.readRun(&run); !exists || err != nil {
+		return "", err
 	}
 	if run.CurrentTaskID == nil || *run.CurrentTaskID == "" {
 		return "", nil

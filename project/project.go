@@ -207,19 +207,11 @@ const maxRunFileBytes = 4 << 20
 // RunMission reads .geas/state/run.json: the mission_id it names ("" when absent, null or empty)
 // and whether the file exists. A file that cannot be read, or names an invalid id, is an error.
 func (p *Project) RunMission() (mission string, exists bool, err error) {
-	b, err := fsutil.ReadLimited(p.Geas, RunFile, maxRunFileBytes) // a named pipe is refused, not waited on
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", false, nil
-	}
-	if err != nil {
-		return "", true, fmt.Errorf("read .geas/state/run.json: %w", err)
-	}
 	var run struct {
 		MissionID *string `json:"mission_id"`
 	}
-	// Exactly (SPEC §2 invariant 8): "Mission_ID" next to mission_id is refused, not read.
-	if err := schemas.DecodeExact("", ".geas/state/run.json", b, &run); err != nil {
-		return "", true, fmt.Errorf("read .geas/state/run.json: %w", err)
+	if exists, err := p.readRun(&run); !exists || err != nil {
+		return "", exists, err
 	}
 	if run.MissionID == nil || *run.MissionID == "" {
 		return "", true, nil
@@ -228,6 +220,23 @@ func (p *Project) RunMission() (mission string, exists bool, err error) {
 		return "", true, fmt.Errorf(".geas/state/run.json: %w", err)
 	}
 	return *run.MissionID, true, nil
+}
+
+// readRun decodes .geas/state/run.json into run, exactly (SPEC §2 invariant 8: "Mission_ID" next
+// to mission_id is refused, not read); exists is false, with a nil error, when there is no
+// run.json. It is an error when run.json cannot be read or is not one JSON object.
+func (p *Project) readRun(run any) (exists bool, err error) {
+	b, err := fsutil.ReadLimited(p.Geas, RunFile, maxRunFileBytes) // a named pipe is refused, not waited on
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err == nil {
+		err = schemas.DecodeExact("", ".geas/state/run.json", b, run)
+	}
+	if err != nil {
+		return true, fmt.Errorf("read .geas/state/run.json: %w", err)
+	}
+	return true, nil
 }
 
 // Mission resolves the mission to use: the flag value if set, else the default mission.

@@ -35,8 +35,7 @@ func (h *HeldFile) ReadAgain(root *os.Root, name string, limit int64) (data []by
 	if h == nil || h.f == nil {
 		return nil, false, nil
 	}
-	fi, err := root.Stat(name)
-	if err != nil || !fi.Mode().IsRegular() || !os.SameFile(fi, h.info) {
+	if _, ok := h.stillNamed(root, name); !ok {
 		return nil, false, nil
 	}
 	now, err := h.f.Stat()
@@ -59,11 +58,18 @@ func (h *HeldFile) Unchanged(root *os.Root, name string) bool {
 	if h == nil || h.last == nil {
 		return false
 	}
+	fi, ok := h.stillNamed(root, name)
+	return ok && sameState(fi, h.last)
+}
+
+// stillNamed returns a Stat of name through root, which opens nothing, when name still names the
+// held file: a regular file that os.SameFile finds to be the one Hold opened.
+func (h *HeldFile) stillNamed(root *os.Root, name string) (os.FileInfo, bool) {
 	fi, err := root.Stat(name)
 	if err != nil || !fi.Mode().IsRegular() || !os.SameFile(fi, h.info) {
-		return false
+		return nil, false
 	}
-	return sameState(fi, h.last)
+	return fi, true
 }
 
 // sameState reports whether a and b, two Stats of one file, show the same size, modification

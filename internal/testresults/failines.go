@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	"github.com/geas-dev/geas/internal/text"
 )
 
 // The bounds of what FailureLines quotes: a few lines, each cut, and a byte cap on all of them.
@@ -46,10 +44,7 @@ func (f Failures) String() string {
 	if f.More > 0 {
 		more = fmt.Sprintf(" (and %d more)", f.More)
 	}
-	if len(s)+len(more) > MaxFailureBytes {
-		s = text.Cut(s, MaxFailureBytes-len(more)-len("…")) + "…"
-	}
-	return s + more
+	return clip(s, MaxFailureBytes-len(more)) + more
 }
 
 // FailuresIn reads output whole (an output tail, a log) with FailureLines.
@@ -757,9 +752,5 @@ func (r *FailureLines) Failures() Failures {
 // quoteLine puts a line on one line with single spaces, cut to MaxFailureLineBytes. Lines are
 // cut as they are kept, so what the reader holds stays small whatever the output's lines.
 func quoteLine(l string) string {
-	l = strings.Join(strings.Fields(l), " ")
-	if len(l) > MaxFailureLineBytes {
-		l = text.Cut(l, MaxFailureLineBytes-len("…")) + "…"
-	}
-	return l
+	return clip(strings.Join(strings.Fields(l), " "), MaxFailureLineBytes)
 }

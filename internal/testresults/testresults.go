@@ -138,11 +138,16 @@ func cleanName(name string) string {
 		}
 		return r
 	}, name)
-	name = strings.TrimSpace(name)
-	if len(name) > MaxNameBytes {
-		name = text.Cut(name, MaxNameBytes-len("…")) + "…"
+	return clip(strings.TrimSpace(name), MaxNameBytes)
+}
+
+// clip returns s when it is at most n bytes, else s cut between characters (text.Cut) and marked
+// with "…", at most n bytes in all.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return name
+	return text.Cut(s, n-len("…")) + "…"
 }
 
 // lineSplitter calls line for every line written to it, without its "\n" or "\r\n"; a line
