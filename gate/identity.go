@@ -111,15 +111,8 @@ func (k *identityCheck) ownName(name string) bool {
 // path below a subdirectory). Names are compared with their letter case folded, after
 // resolving symbolic links, and as Windows opens them, as OwnedFile does.
 func EvidencePath(geasDir, path string) (task, name string, ok bool) {
-	rel, err := filepath.Rel(strings.ToLower(geasDir), strings.ToLower(ResolveExisting(path)))
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", "", false
-	}
-	parts := strings.Split(filepath.ToSlash(rel), "/")
-	for i := range parts {
-		parts[i] = windowsName(parts[i])
-	}
-	if len(parts) < 5 || parts[0] != "missions" || parts[2] != "tasks" || parts[4] != "evidence" {
+	parts, ok := taskPathParts(geasDir, path)
+	if !ok || parts[4] != "evidence" {
 		return "", "", false
 	}
 	if len(parts) == 6 {
