@@ -202,7 +202,7 @@ func intJSON(n int) json.RawMessage {
 	return b
 }
 
-func arrayJSON(elems ...[]byte) json.RawMessage {
+func arrayJSON(elems ...json.RawMessage) json.RawMessage {
 	out := []byte{'['}
 	for i, e := range elems {
 		if i > 0 {
