@@ -71,6 +71,11 @@ type preToolUseDecision struct {
 	PermissionDecisionReason string `json:"permissionDecisionReason"`
 }
 
+// preToolUseDeny is the guard's denial of a call, with the reason Claude Code shows the agent.
+func preToolUseDeny(reason string) *preToolUseOutput {
+	return &preToolUseOutput{preToolUseDecision{HookEventName: "PreToolUse", PermissionDecision: "deny", PermissionDecisionReason: reason}}
+}
+
 func runHookClaudePreToolUse(g *globalOptions) error {
 	in, err := readHookInput(g.stdin)
 	if err != nil {
@@ -78,12 +83,8 @@ func runHookClaudePreToolUse(g *globalOptions) error {
 	}
 	if in.Oversize {
 		// The path is unknown, so it may be one only the gate writes: deny, saying why.
-		return writeJSON(g.stdout, &preToolUseOutput{preToolUseDecision{
-			HookEventName:      "PreToolUse",
-			PermissionDecision: "deny",
-			PermissionDecisionReason: "geas: the " + oversizeText() + ", so what this call writes could not be checked " +
-				"against the files only geas gate writes, or the agent it writes as. Write the file in smaller pieces (Write, then Edit).",
-		}})
+		return writeJSON(g.stdout, preToolUseDeny("geas: the "+oversizeText()+", so what this call writes could not be checked "+
+			"against the files only geas gate writes, or the agent it writes as. Write the file in smaller pieces (Write, then Edit)."))
 	}
 	identity := in.AgentType != "" && (in.ToolName == "Bash" || guardedTools[in.ToolName] || strings.HasPrefix(in.ToolName, "mcp__"))
 	if !identity && (!guardedTools[in.ToolName] || len(in.ToolPaths) == 0) {
@@ -117,13 +118,9 @@ func runHookClaudePreToolUse(g *globalOptions) error {
 			}
 		}
 		if what != "" {
-			return writeJSON(g.stdout, &preToolUseOutput{preToolUseDecision{
-				HookEventName:      "PreToolUse",
-				PermissionDecision: "deny",
-				PermissionDecisionReason: fmt.Sprintf("geas: %s is %s, which only geas writes; an agent's write there is "+
-					"refused (and the gate would refuse the result). Record evidence with geas evidence add, record sections "+
-					"with geas task record add, and run geas gate for a verdict.", path, what),
-			}})
+			return writeJSON(g.stdout, preToolUseDeny(fmt.Sprintf("geas: %s is %s, which only geas writes; an agent's write there is "+
+				"refused (and the gate would refuse the result). Record evidence with geas evidence add, record sections "+
+				"with geas task record add, and run geas gate for a verdict.", path, what)))
 		}
 	}
 	if !identity {
@@ -137,9 +134,7 @@ func runHookClaudePreToolUse(g *globalOptions) error {
 	if why == "" {
 		return nil
 	}
-	return writeJSON(g.stdout, &preToolUseOutput{preToolUseDecision{
-		HookEventName: "PreToolUse", PermissionDecision: "deny", PermissionDecisionReason: why,
-	}})
+	return writeJSON(g.stdout, preToolUseDeny(why))
 }
 
 // absHookPath makes a tool's path absolute: as given when it is, else against the hook input's
