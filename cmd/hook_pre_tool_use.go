@@ -3,18 +3,11 @@ package cmd
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/geas-dev/geas/gate"
 )
-
-// guardedTools are the file tools whose writes the PreToolUse guard checks (hooks reference,
-// "PreToolUse input": Write "creates or overwrites a file", Edit "replaces a string in an existing
-// file", both by an absolute file_path; NotebookEdit by notebook_path; MultiEdit as older Claude
-// Code versions name it).
-var guardedTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
 
 func newHookClaudePreToolUseCmd(g *globalOptions) *cobra.Command {
 	return &cobra.Command{
@@ -86,8 +79,8 @@ func runHookClaudePreToolUse(g *globalOptions) error {
 		return writeJSON(g.stdout, preToolUseDeny("geas: the "+oversizeText()+", so what this call writes could not be checked "+
 			"against the files only geas gate writes, or the agent it writes as. Write the file in smaller pieces (Write, then Edit)."))
 	}
-	identity := in.AgentType != "" && (in.ToolName == "Bash" || guardedTools[in.ToolName] || strings.HasPrefix(in.ToolName, "mcp__"))
-	if !identity && (!guardedTools[in.ToolName] || len(in.ToolPaths) == 0) {
+	identity := gate.ReadsIdentity(in.AgentType, in.ToolName)
+	if !identity && (!gate.IsFileTool(in.ToolName) || len(in.ToolPaths) == 0) {
 		return nil
 	}
 	// The project the hooks gate (pinHookProject); when it is refused there, a copy may have been
@@ -108,7 +101,7 @@ func runHookClaudePreToolUse(g *globalOptions) error {
 		}
 	}
 	for _, path := range in.ToolPaths {
-		if !guardedTools[in.ToolName] {
+		if !gate.IsFileTool(in.ToolName) {
 			break
 		}
 		what := ""

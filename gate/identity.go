@@ -66,12 +66,30 @@ func CheckIdentity(c IdentityCall) string {
 	case c.Tool == "Bash":
 		cmd, _ := c.Input["command"].(string)
 		return k.shell(cmd, 0)
-	case c.Tool == "Write" || c.Tool == "Edit" || c.Tool == "MultiEdit" || c.Tool == "NotebookEdit":
+	case IsFileTool(c.Tool):
 		return k.fileTool(c.Tool, c.Input)
 	case strings.HasPrefix(c.Tool, "mcp__"):
 		return k.mcp(c.Tool, c.Input)
 	}
 	return ""
+}
+
+// IsFileTool reports whether tool is one of Claude Code's file tools, which write the file their
+// input names (hooks reference, "PreToolUse input": Write "creates or overwrites a file", Edit
+// "replaces a string in an existing file", both by an absolute file_path; NotebookEdit by
+// notebook_path; MultiEdit as older Claude Code versions name it).
+func IsFileTool(tool string) bool {
+	switch tool {
+	case "Write", "Edit", "MultiEdit", "NotebookEdit":
+		return true
+	}
+	return false
+}
+
+// ReadsIdentity reports whether CheckIdentity reads a call of tool by an input whose agent_type
+// is agentType: one that names a caller, of a Bash command, a file tool or an MCP tool.
+func ReadsIdentity(agentType, tool string) bool {
+	return agentType != "" && (tool == "Bash" || IsFileTool(tool) || strings.HasPrefix(tool, "mcp__"))
 }
 
 type identityCheck struct {
