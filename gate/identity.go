@@ -374,7 +374,7 @@ func (k *identityCheck) mcpArgv(tool string, m map[string]any) string {
 		var words []shellcmd.Word
 		for _, pk := range []string{"command", "cmd", "program", "executable", "file"} {
 			if s, ok := m[pk].(string); ok {
-				words = append(words, shellcmd.Word{Text: s, Raw: s, Literal: true, Prefix: s})
+				words = append(words, shellcmd.LiteralWord(s))
 				break
 			}
 		}
@@ -383,7 +383,7 @@ func (k *identityCheck) mcpArgv(tool string, m map[string]any) string {
 			if !ok {
 				s = fmt.Sprint(a)
 			}
-			words = append(words, shellcmd.Word{Text: s, Raw: s, Literal: true, Prefix: s})
+			words = append(words, shellcmd.LiteralWord(s))
 		}
 		if why := k.command(shellcmd.Command{Words: words}, 0); why != "" {
 			return why

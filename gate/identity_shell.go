@@ -447,7 +447,7 @@ func (k *identityCheck) embedded(text string) string {
 			if len(words) > 0 && strings.HasPrefix(progName(shellcmd.Word{Text: t}), "geas") {
 				break // the next geas command
 			}
-			words = append(words, shellcmd.Word{Text: t, Raw: t, Literal: true, Prefix: t})
+			words = append(words, shellcmd.LiteralWord(t))
 		}
 		if why := k.literalNames(words); why != "" {
 			return why
