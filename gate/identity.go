@@ -141,17 +141,12 @@ func EvidencePath(geasDir, path string) (task, name string, ok bool) {
 
 // evidencePath is EvidencePath over every guarded .geas; p is made absolute against dir.
 func (k *identityCheck) evidencePath(p, dir string) (task, name string, ok bool) {
-	if p == "" || strings.ContainsAny(p, "\x00\n") {
+	if p == "" || strings.ContainsAny(p, "\x00\n") || !filepath.IsAbs(p) && dir == "" {
 		return "", "", false
 	}
-	if !filepath.IsAbs(p) {
-		if dir == "" {
-			return "", "", false
-		}
-		p = filepath.Join(dir, p)
-	}
+	p = absPath(p, dir)
 	for _, g := range k.geasDirs {
-		if task, name, ok = EvidencePath(g, filepath.Clean(p)); ok {
+		if task, name, ok = EvidencePath(g, p); ok {
 			return task, name, true
 		}
 	}
