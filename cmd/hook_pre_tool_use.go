@@ -3,18 +3,11 @@ package cmd
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/geas-dev/geas/gate"
 )
-
-// guardedTools are the file tools whose writes the PreToolUse guard checks (hooks reference,
-// "PreToolUse input": Write "creates or overwrites a file", Edit "replaces a string in an existing
-// file", both by an absolute file_path; NotebookEdit by notebook_path; MultiEdit as older Claude
-// Code versions name it).
-var guardedTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
 
 func newHookClaudePreToolUseCmd(g *globalOptions) *cobra.Command {
 	return &cobra.Command{
@@ -71,6 +64,11 @@ type preToolUseDecision struct {
 	PermissionDecisionReason string `json:"permissionDecisionReason"`
 }
 
+// preToolUseDeny is the guard's denial of a call, with the reason Claude Code shows the agent.
+func preToolUseDeny(reason string) *preToolUseOutput {
+	return &preToolUseOutput{preToolUseDecision{HookEventName: "PreToolUse", PermissionDecision: "deny", PermissionDecisionReason: reason}}
+}
+
 func runHookClaudePreToolUse(g *globalOptions) error {
 	in, err := readHookInput(g.stdin)
 	if err != nil {
@@ -78,15 +76,11 @@ func runHookClaudePreToolUse(g *globalOptions) error {
 	}
 	if in.Oversize {
 		// The path is unknown, so it may be one only the gate writes: deny, saying why.
-		return writeJSON(g.stdout, &preToolUseOutput{preToolUseDecision{
-			HookEventName:      "PreToolUse",
-			PermissionDecision: "deny",
-			PermissionDecisionReason: "geas: the " + oversizeText() + ", so what this call writes could not be checked " +
-				"against the files only geas gate writes, or the agent it writes as. Write the file in smaller pieces (Write, then Edit).",
-		}})
+		return writeJSON(g.stdout, preToolUseDeny("geas: the "+oversizeText()+", so what this call writes could not be checked "+
+			"against the files only geas gate writes, or the agent it writes as. Write the file in smaller pieces (Write, then Edit)."))
 	}
-	identity := in.AgentType != "" && (in.ToolName == "Bash" || guardedTools[in.ToolName] || strings.HasPrefix(in.ToolName, "mcp__"))
-	if !identity && (!guardedTools[in.ToolName] || len(in.ToolPaths) == 0) {
+	identity := gate.ReadsIdentity(in.AgentType, in.ToolName)
+	if !identity && (!gate.IsFileTool(in.ToolName) || len(in.ToolPaths) == 0) {
 		return nil
 	}
 	// The project the hooks gate (pinHookProject); when it is refused there, a copy may have been
@@ -107,7 +101,7 @@ func runHookClaudePreToolUse(g *globalOptions) error {
 		}
 	}
 	for _, path := range in.ToolPaths {
-		if !guardedTools[in.ToolName] {
+		if !gate.IsFileTool(in.ToolName) {
 			break
 		}
 		what := ""
@@ -117,13 +111,9 @@ func runHookClaudePreToolUse(g *globalOptions) error {
 			}
 		}
 		if what != "" {
-			return writeJSON(g.stdout, &preToolUseOutput{preToolUseDecision{
-				HookEventName:      "PreToolUse",
-				PermissionDecision: "deny",
-				PermissionDecisionReason: fmt.Sprintf("geas: %s is %s, which only geas writes; an agent's write there is "+
-					"refused (and the gate would refuse the result). Record evidence with geas evidence add, record sections "+
-					"with geas task record add, and run geas gate for a verdict.", path, what),
-			}})
+			return writeJSON(g.stdout, preToolUseDeny(fmt.Sprintf("geas: %s is %s, which only geas writes; an agent's write there is "+
+				"refused (and the gate would refuse the result). Record evidence with geas evidence add, record sections "+
+				"with geas task record add, and run geas gate for a verdict.", path, what)))
 		}
 	}
 	if !identity {
@@ -137,9 +127,7 @@ func runHookClaudePreToolUse(g *globalOptions) error {
 	if why == "" {
 		return nil
 	}
-	return writeJSON(g.stdout, &preToolUseOutput{preToolUseDecision{
-		HookEventName: "PreToolUse", PermissionDecision: "deny", PermissionDecisionReason: why,
-	}})
+	return writeJSON(g.stdout, preToolUseDeny(why))
 }
 
 // absHookPath makes a tool's path absolute: as given when it is, else against the hook input's

@@ -101,30 +101,14 @@ func harnessSpecs(name string) harnessSpec {
 // hooks/hooks.json (events, matchers, timeouts, messages), with geas from PATH instead of the
 // plugin's launcher.
 func claudeSpec() harnessSpec {
-	group := func(matcher, sub string, timeout int, status string) json.RawMessage {
-		h := []jsonobj.Member{
-			{Key: "type", Value: jsonobj.String("command")},
-			{Key: "command", Value: jsonobj.String(geasHook(sub))},
-			{Key: "timeout", Value: intJSON(timeout)},
-		}
-		if status != "" {
-			h = append(h, jsonobj.Member{Key: "statusMessage", Value: jsonobj.String(status)})
-		}
-		var g []jsonobj.Member
-		if matcher != "" {
-			g = append(g, jsonobj.Member{Key: "matcher", Value: jsonobj.String(matcher)})
-		}
-		g = append(g, jsonobj.Member{Key: "hooks", Value: arrayJSON(jsonobj.Compact(h))})
-		return jsonobj.Compact(g)
-	}
 	return harnessSpec{
 		name: HarnessClaude, file: ".claude/settings.json", nested: true, commandKeys: []string{"command"},
 		timeoutKeys: []string{"timeout"}, defaultTimeout: 600,
 		entries: []hookEntry{
-			{"Stop", "claude-stop", HookTimeoutSeconds, group("", "claude-stop", HookTimeoutSeconds, "geas gate: checking the task before the agent stops")},
-			{"SubagentStop", "claude-stop", HookTimeoutSeconds, group(subagentMatcher, "claude-stop", HookTimeoutSeconds, "geas gate: checking the task before the subagent finishes")},
-			{"TaskCompleted", "claude-task-completed", HookTimeoutSeconds, group("", "claude-task-completed", HookTimeoutSeconds, "geas gate: checking the task before it is marked completed")},
-			{"PreToolUse", "claude-pre-tool-use", GuardTimeoutSeconds, group(toolGuardMatcher, "claude-pre-tool-use", GuardTimeoutSeconds, "")},
+			{"Stop", "claude-stop", HookTimeoutSeconds, commandGroup("", "claude-stop", HookTimeoutSeconds, "geas gate: checking the task before the agent stops")},
+			{"SubagentStop", "claude-stop", HookTimeoutSeconds, commandGroup(subagentMatcher, "claude-stop", HookTimeoutSeconds, "geas gate: checking the task before the subagent finishes")},
+			{"TaskCompleted", "claude-task-completed", HookTimeoutSeconds, commandGroup("", "claude-task-completed", HookTimeoutSeconds, "geas gate: checking the task before it is marked completed")},
+			{"PreToolUse", "claude-pre-tool-use", GuardTimeoutSeconds, commandGroup(toolGuardMatcher, "claude-pre-tool-use", GuardTimeoutSeconds, "")},
 		},
 		notes: []string{"Claude Code runs `geas` from PATH; do not also enable the geas-gate plugin in this project, or every hook runs twice"},
 	}
@@ -137,13 +121,7 @@ func claudeSpec() harnessSpec {
 // Codex ignores a matcher on Stop; on SubagentStop none matches every subagent.
 func codexSpec() harnessSpec {
 	group := func(status string) json.RawMessage {
-		h := jsonobj.Compact([]jsonobj.Member{
-			{Key: "type", Value: jsonobj.String("command")},
-			{Key: "command", Value: jsonobj.String(geasHook("codex-stop"))},
-			{Key: "timeout", Value: intJSON(HookTimeoutSeconds)},
-			{Key: "statusMessage", Value: jsonobj.String(status)},
-		})
-		return jsonobj.Compact([]jsonobj.Member{{Key: "hooks", Value: arrayJSON(h)}})
+		return commandGroup("", "codex-stop", HookTimeoutSeconds, status)
 	}
 	return harnessSpec{
 		name: HarnessCodex, file: ".codex/hooks.json", nested: true, commandKeys: []string{"command", "commandWindows"},
@@ -199,12 +177,32 @@ func cursorSpec() harnessSpec {
 	}
 }
 
+// commandGroup is a matcher group of Claude Code and Codex, which share its shape: the matcher
+// (none when ""), and one command handler that runs `geas hook sub` with timeout (seconds) and
+// the status message (none when "").
+func commandGroup(matcher, sub string, timeout int, status string) json.RawMessage {
+	h := []jsonobj.Member{
+		{Key: "type", Value: jsonobj.String("command")},
+		{Key: "command", Value: jsonobj.String(geasHook(sub))},
+		{Key: "timeout", Value: intJSON(timeout)},
+	}
+	if status != "" {
+		h = append(h, jsonobj.Member{Key: "statusMessage", Value: jsonobj.String(status)})
+	}
+	var g []jsonobj.Member
+	if matcher != "" {
+		g = append(g, jsonobj.Member{Key: "matcher", Value: jsonobj.String(matcher)})
+	}
+	g = append(g, jsonobj.Member{Key: "hooks", Value: arrayJSON(jsonobj.Compact(h))})
+	return jsonobj.Compact(g)
+}
+
 func intJSON(n int) json.RawMessage {
 	b, _ := json.Marshal(n)
 	return b
 }
 
-func arrayJSON(elems ...[]byte) json.RawMessage {
+func arrayJSON(elems ...json.RawMessage) json.RawMessage {
 	out := []byte{'['}
 	for i, e := range elems {
 		if i > 0 {

@@ -275,7 +275,7 @@ func mergeHooks(spec harnessSpec, data []byte, f *HookFile, elsewhere map[string
 			continue
 		}
 		entries = append(entries, e.entry)
-		hooks = jsonobj.Set(hooks, e.event, arrayJSON(rawSlices(entries)...))
+		hooks = jsonobj.Set(hooks, e.event, arrayJSON(entries...))
 		f.Added = append(f.Added, label)
 	}
 	top = jsonobj.Set(top, "hooks", jsonobj.Compact(hooks))
@@ -513,14 +513,6 @@ func member(members []jsonobj.Member, key string) (json.RawMessage, bool) {
 		}
 	}
 	return nil, false
-}
-
-func rawSlices(rs []json.RawMessage) [][]byte {
-	out := make([][]byte, len(rs))
-	for i, r := range rs {
-		out[i] = r
-	}
-	return out
 }
 
 // indentOf is the indentation of data's first indented line (spaces or tabs), "  " when it has

@@ -66,12 +66,30 @@ func CheckIdentity(c IdentityCall) string {
 	case c.Tool == "Bash":
 		cmd, _ := c.Input["command"].(string)
 		return k.shell(cmd, 0)
-	case c.Tool == "Write" || c.Tool == "Edit" || c.Tool == "MultiEdit" || c.Tool == "NotebookEdit":
+	case IsFileTool(c.Tool):
 		return k.fileTool(c.Tool, c.Input)
 	case strings.HasPrefix(c.Tool, "mcp__"):
 		return k.mcp(c.Tool, c.Input)
 	}
 	return ""
+}
+
+// IsFileTool reports whether tool is one of Claude Code's file tools, which write the file their
+// input names (hooks reference, "PreToolUse input": Write "creates or overwrites a file", Edit
+// "replaces a string in an existing file", both by an absolute file_path; NotebookEdit by
+// notebook_path; MultiEdit as older Claude Code versions name it).
+func IsFileTool(tool string) bool {
+	switch tool {
+	case "Write", "Edit", "MultiEdit", "NotebookEdit":
+		return true
+	}
+	return false
+}
+
+// ReadsIdentity reports whether CheckIdentity reads a call of tool by an input whose agent_type
+// is agentType: one that names a caller, of a Bash command, a file tool or an MCP tool.
+func ReadsIdentity(agentType, tool string) bool {
+	return agentType != "" && (tool == "Bash" || IsFileTool(tool) || strings.HasPrefix(tool, "mcp__"))
 }
 
 type identityCheck struct {
@@ -111,15 +129,8 @@ func (k *identityCheck) ownName(name string) bool {
 // path below a subdirectory). Names are compared with their letter case folded, after
 // resolving symbolic links, and as Windows opens them, as OwnedFile does.
 func EvidencePath(geasDir, path string) (task, name string, ok bool) {
-	rel, err := filepath.Rel(strings.ToLower(geasDir), strings.ToLower(ResolveExisting(path)))
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", "", false
-	}
-	parts := strings.Split(filepath.ToSlash(rel), "/")
-	for i := range parts {
-		parts[i] = windowsName(parts[i])
-	}
-	if len(parts) < 5 || parts[0] != "missions" || parts[2] != "tasks" || parts[4] != "evidence" {
+	parts, ok := taskPathParts(geasDir, path)
+	if !ok || parts[4] != "evidence" {
 		return "", "", false
 	}
 	if len(parts) == 6 {
@@ -130,17 +141,12 @@ func EvidencePath(geasDir, path string) (task, name string, ok bool) {
 
 // evidencePath is EvidencePath over every guarded .geas; p is made absolute against dir.
 func (k *identityCheck) evidencePath(p, dir string) (task, name string, ok bool) {
-	if p == "" || strings.ContainsAny(p, "\x00\n") {
+	if p == "" || strings.ContainsAny(p, "\x00\n") || !filepath.IsAbs(p) && dir == "" {
 		return "", "", false
 	}
-	if !filepath.IsAbs(p) {
-		if dir == "" {
-			return "", "", false
-		}
-		p = filepath.Join(dir, p)
-	}
+	p = absPath(p, dir)
 	for _, g := range k.geasDirs {
-		if task, name, ok = EvidencePath(g, filepath.Clean(p)); ok {
+		if task, name, ok = EvidencePath(g, p); ok {
 			return task, name, true
 		}
 	}
@@ -363,7 +369,7 @@ func (k *identityCheck) mcpArgv(tool string, m map[string]any) string {
 		var words []shellcmd.Word
 		for _, pk := range []string{"command", "cmd", "program", "executable", "file"} {
 			if s, ok := m[pk].(string); ok {
-				words = append(words, shellcmd.Word{Text: s, Raw: s, Literal: true, Prefix: s})
+				words = append(words, shellcmd.LiteralWord(s))
 				break
 			}
 		}
@@ -372,7 +378,7 @@ func (k *identityCheck) mcpArgv(tool string, m map[string]any) string {
 			if !ok {
 				s = fmt.Sprint(a)
 			}
-			words = append(words, shellcmd.Word{Text: s, Raw: s, Literal: true, Prefix: s})
+			words = append(words, shellcmd.LiteralWord(s))
 		}
 		if why := k.command(shellcmd.Command{Words: words}, 0); why != "" {
 			return why

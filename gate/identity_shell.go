@@ -335,12 +335,9 @@ func (k *identityCheck) geasCommand(args []shellcmd.Word, start int) (why string
 		return "", false
 	}
 	cmdline := strings.Join(rawWords(args[start:]), " ")
-	for _, w := range args[:start+1] {
-		if w.Literal && slices.Contains(argAppenders, progName(w)) {
-			return k.denied("the command runs geas %s through %s, which adds arguments the guard cannot read: %s", strings.Join(sub.words, " "), progName(w), cmdline)
-		}
-	}
-	for _, w := range args[start+1:] {
+	// An argument appender anywhere among the words: a wrapper before the program (xargs geas ...)
+	// or a word after it.
+	for _, w := range args {
 		if w.Literal && slices.Contains(argAppenders, progName(w)) {
 			return k.denied("the command runs geas %s through %s, which adds arguments the guard cannot read: %s", strings.Join(sub.words, " "), progName(w), cmdline)
 		}
@@ -450,7 +447,7 @@ func (k *identityCheck) embedded(text string) string {
 			if len(words) > 0 && strings.HasPrefix(progName(shellcmd.Word{Text: t}), "geas") {
 				break // the next geas command
 			}
-			words = append(words, shellcmd.Word{Text: t, Raw: t, Literal: true, Prefix: t})
+			words = append(words, shellcmd.LiteralWord(t))
 		}
 		if why := k.literalNames(words); why != "" {
 			return why

@@ -48,15 +48,8 @@ func resolveExisting(path string, hops int) string {
 // history files geas task history reset kept aside. Each name is compared with its letter case
 // folded and as Windows resolves it (windowsName), so that no spelling reaches the same file.
 func OwnedFile(geasDir, path string) string {
-	rel, err := filepath.Rel(strings.ToLower(geasDir), strings.ToLower(ResolveExisting(path)))
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return ""
-	}
-	parts := strings.Split(filepath.ToSlash(rel), "/")
-	for i := range parts {
-		parts[i] = windowsName(parts[i])
-	}
-	if len(parts) < 5 || parts[0] != "missions" || parts[2] != "tasks" {
+	parts, ok := taskPathParts(geasDir, path)
+	if !ok {
 		return ""
 	}
 	task, name := parts[3], parts[4]
@@ -75,6 +68,25 @@ func OwnedFile(geasDir, path string) string {
 		return "a file geas task history reset kept aside for task " + task
 	}
 	return ""
+}
+
+// taskPathParts are the elements of path below geasDir when it is inside a task directory
+// (missions/M/tasks/T/NAME...; at least five): symbolic links resolved (ResolveExisting), letter
+// case folded, and each element as Windows opens it (windowsName), so that no spelling of a path
+// reaches a file under another name.
+func taskPathParts(geasDir, path string) ([]string, bool) {
+	rel, err := filepath.Rel(strings.ToLower(geasDir), strings.ToLower(ResolveExisting(path)))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil, false
+	}
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	for i := range parts {
+		parts[i] = windowsName(parts[i])
+	}
+	if len(parts) < 5 || parts[0] != "missions" || parts[2] != "tasks" {
+		return nil, false
+	}
+	return parts, true
 }
 
 // windowsName is a path element as Windows opens it: up to an NTFS stream name (name:stream or

@@ -37,6 +37,12 @@ type Word struct {
 	Prefix string
 }
 
+// LiteralWord is s as a word the shell passes unchanged (Literal, all of it its Prefix): an
+// argument a caller has as a program would receive it, not as a command line.
+func LiteralWord(s string) Word {
+	return Word{Text: s, Raw: s, Literal: true, Prefix: s}
+}
+
 // Redirect is one redirection of a simple command.
 type Redirect struct {
 	// Op is the operator as written without its file descriptor: ">", ">>", ">|", "<", "<>",
