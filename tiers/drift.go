@@ -44,10 +44,8 @@ func DriftOf(in *Snapshot, base string) (*Drift, error) {
 	}
 	defer repo.Close()
 	d := &Drift{HeadRev: "HEAD", HeadFrom: "HEAD"}
-	if in.Record != nil {
-		if integ, ok := in.Record.Integration(); ok && integ.Commit != "" {
-			d.HeadRev, d.HeadFrom = integ.Commit, "integration.commit"
-		}
+	if c := in.integrationCommit(); c != "" {
+		d.HeadRev, d.HeadFrom = c, "integration.commit"
 	}
 	if d.Head, err = repo.Resolve(d.HeadRev); err != nil {
 		return nil, fmt.Errorf("integration head %s: %w", d.HeadRev, err)

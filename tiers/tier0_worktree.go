@@ -102,10 +102,8 @@ func worktree(pass *Pass, coErr error) []Check {
 
 // headName says where the integration head came from.
 func (pass *Pass) headName() string {
-	if pass.in.Record != nil {
-		if integ := pass.in.Facts.Integration; integ != nil && integ.Commit != "" {
-			return "integration.commit " + integ.Commit
-		}
+	if c := pass.in.integrationCommit(); c != "" {
+		return "integration.commit " + c
 	}
 	return "HEAD"
 }
