@@ -61,10 +61,7 @@ func DriftOf(in *Snapshot, base string) (*Drift, error) {
 		return nil, fmt.Errorf("list the files changed in %s..%s: %w", short(d.Base), short(d.Head), err)
 	}
 	pp := projectPathsOf(repo, in.ProjectDir)
-	shared := in.Policy.SharedGlobs
-	if len(c.Scope.Shared) > 0 {
-		shared = c.Scope.Shared
-	}
+	shared := in.sharedGlobs()
 	surf := newSurfaces(c.Scope.Surfaces, treeDir(repo, d.Base, d.Head, pp.prefix))
 	for _, f := range files {
 		f, inside := pp.rel(f)

@@ -124,11 +124,7 @@ func partB(pass *Pass) (out []Check) {
 		out = append(out, skippedCheck(2, "scope", text, "no changed files in "+how+attributed))
 		return
 	}
-	// scope.shared replaces the default (or policy) table rather than adding to it (SPEC §5.3 Part B).
-	shared := pass.in.Policy.SharedGlobs
-	if len(c.Scope.Shared) > 0 {
-		shared = c.Scope.Shared
-	}
+	shared := pass.in.sharedGlobs()
 	isDir := workTreeDir(pass.in.Root)
 	if pass.haveBase {
 		isDir = treeDir(pass.repo, pass.base, pass.head, pass.projectPaths().prefix)
@@ -198,6 +194,16 @@ func partB(pass *Pass) (out []Check) {
 		}
 	}
 	return
+}
+
+// sharedGlobs are the globs of the files outside the surfaces that are shared (a warning, not a
+// scope_violation): the contract's scope.shared, which replaces the default (or policy) table
+// rather than adding to it (SPEC §5.3 Part B), else the effective policy's. in has its contract.
+func (in *Snapshot) sharedGlobs() []string {
+	if s := in.Contract.Scope.Shared; len(s) > 0 {
+		return s
+	}
+	return in.Policy.SharedGlobs
 }
 
 // workTreeDir is the isDir of a run without a base, whose changed files are the implementer's
