@@ -165,7 +165,7 @@ func attribute(pass *Pass) *attribution {
 	shown := map[string]string{}
 	for _, c := range changes {
 		rel, in := pp.rel(c.Path)
-		if in && isBookkeeping(rel) {
+		if in && bookkeeping(rel) {
 			continue // the orchestration's own files are nobody's work
 		}
 		paths = append(paths, c.Path)
@@ -252,7 +252,7 @@ func (a *attribution) findUndone(pass *Pass, look *passLookup, passes []*verifie
 				continue
 			}
 			seen[c.Path] = true
-			if rel, in := pp.rel(c.Path); in && isBookkeeping(rel) {
+			if rel, in := pp.rel(c.Path); in && bookkeeping(rel) {
 				continue
 			}
 			now, err := look.at(pass.head, c.Path)
