@@ -165,7 +165,7 @@ func attribute(pass *Pass) *attribution {
 	shown := map[string]string{}
 	for _, c := range changes {
 		rel, in := pp.rel(c.Path)
-		if in && isBookkeeping(rel) {
+		if in && bookkeeping(rel) {
 			continue // the orchestration's own files are nobody's work
 		}
 		paths = append(paths, c.Path)
@@ -252,7 +252,7 @@ func (a *attribution) findUndone(pass *Pass, look *passLookup, passes []*verifie
 				continue
 			}
 			seen[c.Path] = true
-			if rel, in := pp.rel(c.Path); in && isBookkeeping(rel) {
+			if rel, in := pp.rel(c.Path); in && bookkeeping(rel) {
 				continue
 			}
 			now, err := look.at(pass.head, c.Path)
@@ -516,28 +516,24 @@ func (l *passLookup) owner(p string, now git.FileSide) (*verifiedPass, error) {
 	if len(same) == 0 {
 		return nil, nil
 	}
-	changed := func(vs []*verifiedPass) ([]*verifiedPass, error) {
+	changedOf := func(vs []*verifiedPass) ([]*verifiedPass, error) {
 		var out []*verifiedPass
 		for _, v := range vs {
-			atHead, err := l.at(v.head, p)
+			ok, err := l.changed(v, p)
 			if err != nil {
 				return nil, err
 			}
-			atBase, err := l.at(v.base, p)
-			if err != nil {
-				return nil, err
-			}
-			if atHead != atBase {
+			if ok {
 				out = append(out, v)
 			}
 		}
 		return out, nil
 	}
-	owners, err := changed(same)
+	owners, err := changedOf(same)
 	if err != nil || len(owners) == 0 {
 		return nil, err
 	}
-	others, err := changed(differ)
+	others, err := changedOf(differ)
 	if err != nil {
 		return nil, err
 	}
@@ -558,26 +554,7 @@ func (l *passLookup) owner(p string, now git.FileSide) (*verifiedPass, error) {
 			standing = append(standing, o)
 		}
 	}
-	if len(standing) == 0 {
-		return nil, nil
-	}
-	for _, o := range standing {
-		first := true
-		for _, w := range standing {
-			ok, err := l.ancestor(o.head, w.head)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				first = false
-				break
-			}
-		}
-		if first {
-			return o, nil
-		}
-	}
-	return standing[0], nil
+	return l.ordered(standing, true)
 }
 
 // changedOver returns the confirmed pass whose own change made an entry at p that this head (whose
@@ -593,34 +570,58 @@ func (l *passLookup) changedOver(p string, now git.FileSide) (*verifiedPass, err
 		if atHead == now {
 			continue
 		}
-		atBase, err := l.at(v.base, p)
+		ok, err := l.changed(v, p)
 		if err != nil {
 			return nil, err
 		}
-		if atHead != atBase {
+		if ok {
 			made = append(made, v)
 		}
 	}
-	if len(made) == 0 {
+	return l.ordered(made, false)
+}
+
+// changed reports whether v's own change included p: the entry at its base differs from the
+// entry at its head (both read through the cache).
+func (l *passLookup) changed(v *verifiedPass, p string) (bool, error) {
+	atHead, err := l.at(v.head, p)
+	if err != nil {
+		return false, err
+	}
+	atBase, err := l.at(v.base, p)
+	if err != nil {
+		return false, err
+	}
+	return atHead != atBase, nil
+}
+
+// ordered returns of vs the pass whose head is an ancestor of every other's head (earliest), or
+// the one every other's head is an ancestor of (latest); else the first; nil when vs is empty.
+func (l *passLookup) ordered(vs []*verifiedPass, earliest bool) (*verifiedPass, error) {
+	if len(vs) == 0 {
 		return nil, nil
 	}
-	for _, o := range made {
-		last := true
-		for _, w := range made {
-			ok, err := l.ancestor(w.head, o.head)
+	for _, o := range vs {
+		all := true
+		for _, w := range vs {
+			a, b := o.head, w.head
+			if !earliest {
+				a, b = b, a
+			}
+			ok, err := l.ancestor(a, b)
 			if err != nil {
 				return nil, err
 			}
 			if !ok {
-				last = false
+				all = false
 				break
 			}
 		}
-		if last {
+		if all {
 			return o, nil
 		}
 	}
-	return made[0], nil
+	return vs[0], nil
 }
 
 // verifiedEntry is the entry of path p (as the diff lists it) at the head of the pass whose

@@ -23,12 +23,20 @@ import (
 // ownerOf is the pass that owns path p at commit head of f's repository, of passes.
 func ownerOf(t *testing.T, f *fixture, p, head string, passes ...*verifiedPass) *verifiedPass {
 	t.Helper()
+	return askLookup(t, f, p, head, passes, (*passLookup).owner)
+}
+
+// askLookup is ask's answer for path p, whose entry at commit head of f's repository it is given,
+// of a passLookup of passes at that head.
+func askLookup(t *testing.T, f *fixture, p, head string, passes []*verifiedPass,
+	ask func(*passLookup, string, git.FileSide) (*verifiedPass, error)) *verifiedPass {
+	t.Helper()
 	repo, err := git.Open(f.dir)
 	require.NoError(t, err)
 	defer repo.Close()
 	now, err := repo.EntryAt(head, p)
 	require.NoError(t, err)
-	v, err := newPassLookup(repo, head, passes).owner(p, now)
+	v, err := ask(newPassLookup(repo, head, passes), p, now)
 	require.NoError(t, err)
 	return v
 }
@@ -437,14 +445,7 @@ func TestOnlyAPassUnderRulesAnAuthorityApprovedBeforeItAccountsForFiles(t *testi
 // changedOverAt is the pass whose verified change of p the head changed again, of passes.
 func changedOverAt(t *testing.T, f *fixture, p, head string, passes ...*verifiedPass) *verifiedPass {
 	t.Helper()
-	repo, err := git.Open(f.dir)
-	require.NoError(t, err)
-	defer repo.Close()
-	now, err := repo.EntryAt(head, p)
-	require.NoError(t, err)
-	v, err := newPassLookup(repo, head, passes).changedOver(p, now)
-	require.NoError(t, err)
-	return v
+	return askLookup(t, f, p, head, passes, (*passLookup).changedOver)
 }
 
 func TestAFileAVerifiedPassMadeAndThisHeadChangedIsComparedWithThatPass(t *testing.T) {

@@ -44,10 +44,8 @@ func DriftOf(in *Snapshot, base string) (*Drift, error) {
 	}
 	defer repo.Close()
 	d := &Drift{HeadRev: "HEAD", HeadFrom: "HEAD"}
-	if in.Record != nil {
-		if integ, ok := in.Record.Integration(); ok && integ.Commit != "" {
-			d.HeadRev, d.HeadFrom = integ.Commit, "integration.commit"
-		}
+	if c := in.integrationCommit(); c != "" {
+		d.HeadRev, d.HeadFrom = c, "integration.commit"
 	}
 	if d.Head, err = repo.Resolve(d.HeadRev); err != nil {
 		return nil, fmt.Errorf("integration head %s: %w", d.HeadRev, err)
@@ -63,10 +61,7 @@ func DriftOf(in *Snapshot, base string) (*Drift, error) {
 		return nil, fmt.Errorf("list the files changed in %s..%s: %w", short(d.Base), short(d.Head), err)
 	}
 	pp := projectPathsOf(repo, in.ProjectDir)
-	shared := in.Policy.SharedGlobs
-	if len(c.Scope.Shared) > 0 {
-		shared = c.Scope.Shared
-	}
+	shared := in.sharedGlobs()
 	surf := newSurfaces(c.Scope.Surfaces, treeDir(repo, d.Base, d.Head, pp.prefix))
 	for _, f := range files {
 		f, inside := pp.rel(f)

@@ -249,6 +249,15 @@ func (in *Snapshot) readRuled(dir *fsutil.Dir, k *Loaded, prev *Snapshot) {
 	in.checkSizes()
 }
 
+// integrationCommit is the commit integration.json names, which the gate judges in place of HEAD
+// (the integration head); "" when the record names none.
+func (in *Snapshot) integrationCommit() string {
+	if in.Facts == nil || in.Facts.Integration == nil {
+		return ""
+	}
+	return in.Facts.Integration.Commit
+}
+
 // loadPolicy reads the effective policy (readPolicy) and parses it.
 func (in *Snapshot) loadPolicy() {
 	data, from, err := in.readPolicy()
@@ -279,10 +288,8 @@ func (in *Snapshot) readGeas(name string, limit int64) ([]byte, error) {
 func (in *Snapshot) readPolicy() (data []byte, from string, err error) {
 	if c := in.Contract; c != nil && c.BaseSnapshot != "" {
 		headRev := "HEAD"
-		if in.Facts != nil {
-			if integ := in.Facts.Integration; integ != nil && integ.Commit != "" {
-				headRev = integ.Commit
-			}
+		if c := in.integrationCommit(); c != "" {
+			headRev = c
 		}
 		data, from, found, addedByWork, err := policyAtBase(in, c.BaseSnapshot, headRev)
 		switch {

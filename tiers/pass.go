@@ -1,19 +1,5 @@
 package tiers
 
-import (
-	"strings"
-)
-
-// isBookkeeping reports whether a project-relative path is one of bookkeepingPaths.
-func isBookkeeping(p string) bool {
-	for _, b := range bookkeepingPaths {
-		if strings.HasSuffix(b, "/") && strings.HasPrefix(p, b) || p == b {
-			return true
-		}
-	}
-	return false
-}
-
 // projectPrefix is the project root relative to the repository's top directory, with a trailing
 // slash ("" when they are the same directory).
 // A project root that is not inside the top (a symbolic link to another repository's directory)

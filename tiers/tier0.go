@@ -223,10 +223,8 @@ func baseline(pass *Pass) (out []Check, g gitFacts) {
 	}
 	g.repo = repo
 	headRev := "HEAD"
-	if pass.in.Record != nil {
-		if integ := pass.in.Facts.Integration; integ != nil && integ.Commit != "" {
-			headRev = integ.Commit
-		}
+	if c := pass.in.integrationCommit(); c != "" {
+		headRev = c
 	}
 	if headRev == "HEAD" && pass.opts.Verify && pass.opts.Head != "" {
 		// A re-check of a pass judges the commit the pass named, wherever HEAD has moved since.

@@ -12,8 +12,9 @@ import (
 	"github.com/geas-dev/geas/vocab"
 )
 
-// bookkeepingPaths are the orchestration's own files (SPEC §5.3 B), relative to the project root:
-// the working-tree check does not compare them. An entry ending in "/" is a directory.
+// bookkeepingPaths are the orchestration's own files (SPEC §5.3 B), relative to the project root
+// (bookkeeping): the working-tree check does not compare them, and no scope question counts
+// them. An entry ending in "/" is a directory.
 var bookkeepingPaths = []string{".geas/missions/", ".geas/state/", ".geas/memory/", ".geas/recovery/", ".geas/rules.md"}
 
 // maxNamedFiles is how many differing files a worktree_mismatch names.
@@ -51,7 +52,7 @@ func emptyChange(pass *Pass, g gitFacts) []Check {
 	for i, f := range files {
 		rel, in := pp.rel(f)
 		files[i] = rel
-		if !in || !isBookkeeping(rel) {
+		if !in || !bookkeeping(rel) {
 			work = append(work, rel)
 		}
 	}
@@ -102,10 +103,8 @@ func worktree(pass *Pass, coErr error) []Check {
 
 // headName says where the integration head came from.
 func (pass *Pass) headName() string {
-	if pass.in.Record != nil {
-		if integ := pass.in.Facts.Integration; integ != nil && integ.Commit != "" {
-			return "integration.commit " + integ.Commit
-		}
+	if c := pass.in.integrationCommit(); c != "" {
+		return "integration.commit " + c
 	}
 	return "HEAD"
 }

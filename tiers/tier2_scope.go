@@ -69,23 +69,14 @@ func changedFiles(pass *Pass) ([]string, map[string]bool, string, error) {
 	return out, outside, how, nil
 }
 
-// bookkeepingDirs and bookkeepingFiles are the geas v1 layout the orchestration writes itself
-// (SPEC §5.3 Part B). Everything else under .geas — code, .geas/gate-policy.json — is a scope
-// question like any other file. Paths compare exactly, byte for byte: a path that differs in
-// case or form is not the bookkeeping, so it stays a scope question (fail closed).
-var (
-	bookkeepingDirs  = []string{".geas/missions/", ".geas/state/", ".geas/memory/", ".geas/recovery/"}
-	bookkeepingFiles = []string{".geas/rules.md"}
-)
-
-// bookkeeping reports whether a changed file (slash-separated, relative to the project root) is
-// the orchestration's own bookkeeping.
+// bookkeeping reports whether a file (slash-separated, relative to the project root) is the
+// orchestration's own bookkeeping, one of bookkeepingPaths or below one of its directories (SPEC
+// §5.3 Part B). Everything else under .geas — code, .geas/gate-policy.json — is a scope question
+// like any other file. Paths compare exactly, byte for byte: a path that differs in case or form
+// is not the bookkeeping, so it stays a scope question (fail closed).
 func bookkeeping(f string) bool {
-	if slices.Contains(bookkeepingFiles, f) {
-		return true
-	}
-	for _, d := range bookkeepingDirs {
-		if strings.HasPrefix(f, d) && len(f) > len(d) {
+	for _, b := range bookkeepingPaths {
+		if strings.HasSuffix(b, "/") && strings.HasPrefix(f, b) && len(f) > len(b) || f == b {
 			return true
 		}
 	}
@@ -124,11 +115,7 @@ func partB(pass *Pass) (out []Check) {
 		out = append(out, skippedCheck(2, "scope", text, "no changed files in "+how+attributed))
 		return
 	}
-	// scope.shared replaces the default (or policy) table rather than adding to it (SPEC §5.3 Part B).
-	shared := pass.in.Policy.SharedGlobs
-	if len(c.Scope.Shared) > 0 {
-		shared = c.Scope.Shared
-	}
+	shared := pass.in.sharedGlobs()
 	isDir := workTreeDir(pass.in.Root)
 	if pass.haveBase {
 		isDir = treeDir(pass.repo, pass.base, pass.head, pass.projectPaths().prefix)
@@ -198,6 +185,16 @@ func partB(pass *Pass) (out []Check) {
 		}
 	}
 	return
+}
+
+// sharedGlobs are the globs of the files outside the surfaces that are shared (a warning, not a
+// scope_violation): the contract's scope.shared, which replaces the default (or policy) table
+// rather than adding to it (SPEC §5.3 Part B), else the effective policy's. in has its contract.
+func (in *Snapshot) sharedGlobs() []string {
+	if s := in.Contract.Scope.Shared; len(s) > 0 {
+		return s
+	}
+	return in.Policy.SharedGlobs
 }
 
 // workTreeDir is the isDir of a run without a base, whose changed files are the implementer's

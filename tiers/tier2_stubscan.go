@@ -73,7 +73,7 @@ func scanAdded(pass *Pass, also func(git.AddedLine)) *addedScan {
 			var in bool
 			last = l.Path
 			rel, in = pp.rel(l.Path)
-			if skip = in && isBookkeeping(rel) || attributed.attributed(l.Path); !skip { // the project's own bookkeeping only
+			if skip = in && bookkeeping(rel) || attributed.attributed(l.Path); !skip { // the project's own bookkeeping only
 				files++
 			}
 		}

@@ -26,7 +26,7 @@ func submoduleWarning(pass *Pass, check, what string) *Check {
 	var where []Location
 	for _, s := range subs {
 		rel, in := pp.rel(s.Path)
-		if in && isBookkeeping(rel) {
+		if in && bookkeeping(rel) {
 			continue
 		}
 		if len(where) < maxNamedFiles {
