@@ -3,16 +3,13 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/geas-dev/geas/gate"
-	"github.com/geas-dev/geas/schemas"
 )
 
 // harnessStopInput is what the stop hooks of Codex CLI, GitHub Copilot and Cursor read of their
@@ -49,32 +46,17 @@ type harnessStopInput struct {
 // writes stdin: no agent can cause it by writing files), and input over maxHookInputBytes is
 // oversize, not an error.
 func readHarnessObject(r io.Reader, harness string) (map[string]any, bool, error) {
-	if f, ok := r.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			return map[string]any{}, false, nil
-		}
-	}
-	b, err := io.ReadAll(io.LimitReader(r, maxHookInputBytes+1))
+	b, oversize, err := readHookBytes(r)
 	if err != nil {
-		return nil, false, fmt.Errorf("read hook input: %w", err)
+		return nil, false, err
 	}
-	if len(b) > maxHookInputBytes {
+	if oversize {
 		return map[string]any{}, true, nil
 	}
 	// Cursor has been seen to start its hook input with a UTF-8 byte-order mark.
 	b = bytes.TrimPrefix(b, []byte("\ufeff"))
-	if len(bytes.TrimSpace(b)) == 0 {
-		return map[string]any{}, false, nil
-	}
-	doc, err := schemas.Decode("hook input", b)
-	if err != nil {
-		return nil, false, usagef("hook input is not a %s hook's JSON object: %v", harness, err)
-	}
-	obj, ok := doc.(map[string]any)
-	if !ok {
-		return nil, false, usagef("hook input is not a %s hook's JSON object: it is a JSON %s", harness, jsonKind(doc))
-	}
-	return obj, false, nil
+	obj, err := decodeHookObject(b, harness)
+	return obj, false, err
 }
 
 // readStopEvent reads hook_event_name: one of the harness's stop events (subagent says which are a
