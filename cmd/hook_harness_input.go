@@ -101,21 +101,22 @@ func readCodexStop(obj map[string]any) (harnessStopInput, error) {
 // readStopAgent reads the agent a stop input names: agent_type (or agentType) and agent_id (or
 // agentId), as given; the zero value when it names none (the main agent).
 func readStopAgent(obj map[string]any, event string) gate.StopAgent {
-	a := gate.StopAgent{Event: event}
-	for _, k := range []string{"agent_type", "agentType"} {
-		if v, ok := obj[k].(string); ok && a.Type == "" {
-			a.Type = v
-		}
-	}
-	for _, k := range []string{"agent_id", "agentId"} {
-		if v, ok := obj[k].(string); ok && a.ID == "" {
-			a.ID = v
-		}
-	}
+	a := gate.StopAgent{Event: event, Type: firstString(obj, "agent_type", "agentType"), ID: firstString(obj, "agent_id", "agentId")}
 	if a.Type == "" && a.ID == "" {
 		return gate.StopAgent{}
 	}
 	return a
+}
+
+// firstString is the first non-empty string among obj's values of keys (the spellings of one
+// field), or "".
+func firstString(obj map[string]any, keys ...string) string {
+	for _, k := range keys {
+		if v, _ := obj[k].(string); v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // readCopilotStop reads a GitHub Copilot agentStop or subagentStop input. Source: the Copilot hooks
@@ -146,11 +147,7 @@ func readCopilotStop(obj map[string]any) (harnessStopInput, error) {
 		in.Active, in.ActiveKnown = lenientBool(v), true
 	}
 	in.Cwd, _ = obj["cwd"].(string)
-	for _, k := range []string{"sessionId", "session_id"} {
-		if id, ok := obj[k].(string); ok && in.Session == "" {
-			in.Session = id
-		}
-	}
+	in.Session = firstString(obj, "sessionId", "session_id")
 	in.Agent = readStopAgent(obj, in.Event)
 	return in, nil
 }
