@@ -3,7 +3,6 @@ package cmd
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -66,16 +65,8 @@ func runEvidenceTemplate(g *globalOptions, o evidenceTemplateOptions) error {
 	}
 	if g.format != formatJSON {
 		fmt.Fprintf(g.stderr, "geas: evidence template of %s as %s for task %s: criteria %s; dimensions %s; fill in every placeholder, then geas evidence add --task %s --agent %s --role %s --file FILE\n",
-			o.agent, sk.Role, t.task, listOrNone(sk.Criteria), listOrNone(sk.Dimensions), t.task, o.agent, sk.Role)
+			o.agent, sk.Role, t.task, orNone(sk.Criteria), orNone(sk.Dimensions), t.task, o.agent, sk.Role)
 	}
 	_, err = g.stdout.Write(sk.File)
 	return err
-}
-
-// listOrNone is items joined with ", ", or "none".
-func listOrNone(items []string) string {
-	if len(items) == 0 {
-		return "none"
-	}
-	return strings.Join(items, ", ")
 }

@@ -215,6 +215,3 @@ func claudeStopAnswer(d gate.StopDecision) *claudeStopOutput {
 	}
 	return nil
 }
-
-// hookReport is the verdict, each cause with its evidence, the next action and the budget left.
-func hookReport(res *gate.Result) string { return gate.HookReport(res) }

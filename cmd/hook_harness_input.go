@@ -3,16 +3,13 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/geas-dev/geas/gate"
-	"github.com/geas-dev/geas/schemas"
 )
 
 // harnessStopInput is what the stop hooks of Codex CLI, GitHub Copilot and Cursor read of their
@@ -49,32 +46,17 @@ type harnessStopInput struct {
 // writes stdin: no agent can cause it by writing files), and input over maxHookInputBytes is
 // oversize, not an error.
 func readHarnessObject(r io.Reader, harness string) (map[string]any, bool, error) {
-	if f, ok := r.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			return map[string]any{}, false, nil
-		}
-	}
-	b, err := io.ReadAll(io.LimitReader(r, maxHookInputBytes+1))
+	b, oversize, err := readHookBytes(r)
 	if err != nil {
-		return nil, false, fmt.Errorf("read hook input: %w", err)
+		return nil, false, err
 	}
-	if len(b) > maxHookInputBytes {
+	if oversize {
 		return map[string]any{}, true, nil
 	}
 	// Cursor has been seen to start its hook input with a UTF-8 byte-order mark.
 	b = bytes.TrimPrefix(b, []byte("\ufeff"))
-	if len(bytes.TrimSpace(b)) == 0 {
-		return map[string]any{}, false, nil
-	}
-	doc, err := schemas.Decode("hook input", b)
-	if err != nil {
-		return nil, false, usagef("hook input is not a %s hook's JSON object: %v", harness, err)
-	}
-	obj, ok := doc.(map[string]any)
-	if !ok {
-		return nil, false, usagef("hook input is not a %s hook's JSON object: it is a JSON %s", harness, jsonKind(doc))
-	}
-	return obj, false, nil
+	obj, err := decodeHookObject(b, harness)
+	return obj, false, err
 }
 
 // readStopEvent reads hook_event_name: one of the harness's stop events (subagent says which are a
@@ -119,21 +101,22 @@ func readCodexStop(obj map[string]any) (harnessStopInput, error) {
 // readStopAgent reads the agent a stop input names: agent_type (or agentType) and agent_id (or
 // agentId), as given; the zero value when it names none (the main agent).
 func readStopAgent(obj map[string]any, event string) gate.StopAgent {
-	a := gate.StopAgent{Event: event}
-	for _, k := range []string{"agent_type", "agentType"} {
-		if v, ok := obj[k].(string); ok && a.Type == "" {
-			a.Type = v
-		}
-	}
-	for _, k := range []string{"agent_id", "agentId"} {
-		if v, ok := obj[k].(string); ok && a.ID == "" {
-			a.ID = v
-		}
-	}
+	a := gate.StopAgent{Event: event, Type: firstString(obj, "agent_type", "agentType"), ID: firstString(obj, "agent_id", "agentId")}
 	if a.Type == "" && a.ID == "" {
 		return gate.StopAgent{}
 	}
 	return a
+}
+
+// firstString is the first non-empty string among obj's values of keys (the spellings of one
+// field), or "".
+func firstString(obj map[string]any, keys ...string) string {
+	for _, k := range keys {
+		if v, _ := obj[k].(string); v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // readCopilotStop reads a GitHub Copilot agentStop or subagentStop input. Source: the Copilot hooks
@@ -164,11 +147,7 @@ func readCopilotStop(obj map[string]any) (harnessStopInput, error) {
 		in.Active, in.ActiveKnown = lenientBool(v), true
 	}
 	in.Cwd, _ = obj["cwd"].(string)
-	for _, k := range []string{"sessionId", "session_id"} {
-		if id, ok := obj[k].(string); ok && in.Session == "" {
-			in.Session = id
-		}
-	}
+	in.Session = firstString(obj, "sessionId", "session_id")
 	in.Agent = readStopAgent(obj, in.Event)
 	return in, nil
 }

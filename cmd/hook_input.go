@@ -58,29 +58,17 @@ func oversizeText() string {
 // agent can cause, is not an error: it reads as Oversize, with no fields.
 func readHookInput(r io.Reader) (hookInput, error) {
 	var in hookInput
-	if f, ok := r.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			return in, nil
-		}
-	}
-	b, err := io.ReadAll(io.LimitReader(r, maxHookInputBytes+1))
+	b, oversize, err := readHookBytes(r)
 	if err != nil {
-		return in, fmt.Errorf("read hook input: %w", err)
+		return in, err
 	}
-	if len(b) > maxHookInputBytes {
+	if oversize {
 		in.Oversize = true
 		return in, nil
 	}
-	if len(bytes.TrimSpace(b)) == 0 {
-		return in, nil
-	}
-	doc, err := schemas.Decode("hook input", b)
+	obj, err := decodeHookObject(b, "Claude Code")
 	if err != nil {
-		return in, usagef("hook input is not a Claude Code hook's JSON object: %v", err)
-	}
-	obj, ok := doc.(map[string]any)
-	if !ok {
-		return in, usagef("hook input is not a Claude Code hook's JSON object: it is a JSON %s", jsonKind(doc))
+		return in, err
 	}
 	in.Event, _ = obj["hook_event_name"].(string)
 	in.AgentType, _ = obj["agent_type"].(string)
@@ -106,6 +94,42 @@ func readHookInput(r io.Reader) (hookInput, error) {
 		in.TaskIDProblem = fmt.Sprintf("the hook input's task_id is a JSON %s, not a task id", jsonKind(v))
 	}
 	return in, nil
+}
+
+// readHookBytes reads a hook input of at most maxHookInputBytes: a terminal reads as empty input,
+// and longer input is not read (oversize), which the agent can cause and so is not an error.
+func readHookBytes(r io.Reader) ([]byte, bool, error) {
+	if f, ok := r.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			return nil, false, nil
+		}
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxHookInputBytes+1))
+	if err != nil {
+		return nil, false, fmt.Errorf("read hook input: %w", err)
+	}
+	if len(b) > maxHookInputBytes {
+		return nil, true, nil
+	}
+	return b, false, nil
+}
+
+// decodeHookObject decodes a hook input read by readHookBytes: empty input is no fields, and input
+// that is not one JSON object (or repeats a key) is a usage error, since the harness (named in the
+// message) writes stdin and no agent can cause it by writing files.
+func decodeHookObject(b []byte, harness string) (map[string]any, error) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return map[string]any{}, nil
+	}
+	doc, err := schemas.Decode("hook input", b)
+	if err != nil {
+		return nil, usagef("hook input is not a %s hook's JSON object: %v", harness, err)
+	}
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		return nil, usagef("hook input is not a %s hook's JSON object: it is a JSON %s", harness, jsonKind(doc))
+	}
+	return obj, nil
 }
 
 // lenientBool reads stop_hook_active the way Claude Code may send it: a boolean, the strings

@@ -160,7 +160,7 @@ func taskCompleted(ctx context.Context, g *globalOptions, target hookTarget, tim
 			t.task, sourceSuffix(target), state)
 	}
 	var b strings.Builder
-	b.WriteString(head + " " + hookReport(res))
+	b.WriteString(head + " " + gate.HookReport(res))
 	for _, n := range res.Notes {
 		b.WriteString("\nNote: " + n)
 	}

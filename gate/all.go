@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
-	"sync"
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/internal/fsutil"
@@ -106,7 +105,7 @@ func All(ctx context.Context, p *project.Project, mission string, o AllOptions) 
 			}
 		}
 	}()
-	err = forEach(ctx, len(todo), o.Jobs, func(i int) {
+	err = forEachAfter(ctx, len(todo), o.Jobs, nil, func(i int) {
 		at, k := classify(p, tasks, mission, todo[i])
 		if !o.DryRun && ordered(at, k) {
 			m.Tasks[i], deferred[i] = at, k
@@ -243,34 +242,6 @@ func runRecovered(ctx context.Context, t Task, o Options) (res *tiers.Result, er
 
 // testPanic, when a test sets it, is called before each --all run (it may panic).
 var testPanic func(Task)
-
-// forEach calls do(i) for every i in [0, n) on a pool of jobs workers. An interruption stops
-// handing out work, waits for the calls under way, and returns tiers.ErrInterrupted.
-func forEach(ctx context.Context, n, jobs int, do func(i int)) error {
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(jobs, n) {
-		wg.Go(func() {
-			for i := range next {
-				do(i)
-			}
-		})
-	}
-feed:
-	for i := range n {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	if ctx.Err() != nil {
-		return tiers.ErrInterrupted
-	}
-	return nil
-}
 
 // summarize computes the overall outcome over every task that is not cancelled: success when each
 // passes, or, with a minimum pass rate, when that share passes; never with no such task. The exit

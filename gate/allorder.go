@@ -48,13 +48,13 @@ func ordered(at *MissionTask, k *tiers.Loaded) bool {
 		!k.Contract.Status.IsFinished() && tiers.JudgesHead(k.Contract)
 }
 
-// forEachAfter is forEach with an order: do(i) is called only once do(j) returned for every j in
-// after[i] (after may be nil: no order), and of the calls that may start, the lowest i starts
-// first, so that with no order, or one job, the calls go in index order as far as the order
-// allows. Tasks run in parallel whenever nothing orders them. An order with a cycle (which no
-// repository's ancestry makes, but a forged commit-graph could claim) is broken at the lowest
-// index still waiting, so every i is called. An interruption stops handing out work, waits for
-// the calls under way, and returns tiers.ErrInterrupted.
+// forEachAfter calls do(i) for every i in [0, n) on a pool of jobs workers, in an order: do(i) is
+// called only once do(j) returned for every j in after[i] (after may be nil: no order), and of the
+// calls that may start, the lowest i starts first, so that with no order, or one job, the calls go
+// in index order as far as the order allows. Tasks run in parallel whenever nothing orders them.
+// An order with a cycle (which no repository's ancestry makes, but a forged commit-graph could
+// claim) is broken at the lowest index still waiting, so every i is called. An interruption stops
+// handing out work, waits for the calls under way, and returns tiers.ErrInterrupted.
 func forEachAfter(ctx context.Context, n, jobs int, after [][]int, do func(i int)) error {
 	waiting := make([]int, n) // predecessors not yet returned
 	next := make([][]int, n)  // the calls waiting on i

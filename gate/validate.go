@@ -13,16 +13,11 @@ import (
 	"github.com/geas-dev/geas/schemas"
 )
 
-// ValidateFile validates the file against the schema of kind (geas validate), with the checks
-// the schema cannot express where the gate makes them: a contract's durations, regexes and paths,
-// a policy's globs, regexes and durations, evidence and record as the gate parses them.
-func ValidateFile(k schemas.Kind, file string) error {
-	_, err := ValidateFileFormat(k, file)
-	return err
-}
-
-// ValidateFileFormat is ValidateFile that also says, for a valid file, which geas release's format
-// it is (schemas.FormatOf: "1.0" or "1.4.0", by its shape; "" for a kind with one version).
+// ValidateFileFormat validates the file against the schema of kind (geas validate), with the
+// checks the schema cannot express where the gate makes them: a contract's durations, regexes and
+// paths, a policy's globs, regexes and durations, evidence and record as the gate parses them. For
+// a valid file it also says which geas release's format it is (schemas.FormatOf: "1.0" or "1.4.0",
+// by its shape; "" for a kind with one version).
 func ValidateFileFormat(k schemas.Kind, file string) (format string, err error) {
 	f, err := os.Open(file)
 	if err != nil {
