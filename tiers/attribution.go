@@ -1,7 +1,6 @@
 package tiers
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -50,6 +49,14 @@ type attribution struct {
 	refused []string
 	// err is why the attribution could not be made at all (then nothing is attributed).
 	err error
+
+	// What the checks read of it, made with it (attribute): overAt holds, for each path of over,
+	// its entry at that pass's head (verifiedEntry); digest is the digest of the passes used
+	// (attributedPasses), which the run records and the repeat check compares; warning is scope's
+	// warning about the claimed passes not confirmed (attributionWarning), nil when none.
+	overAt  map[string]git.FileSide
+	digest  string
+	warning *Check
 }
 
 // verifiedPass is another task's pass the gate confirmed: its latest gate run, a pass, in a
@@ -66,26 +73,14 @@ type verifiedPass struct {
 }
 
 // attributed reports whether a path of the repository (as the diff lists it) is another task's
-// work. Safe on nil.
-func (a *attribution) attributed(p string) bool {
-	if a == nil {
-		return false
-	}
-	_, ok := a.files[p]
-	return ok
-}
+// work.
+func (a *attribution) attributed(p string) bool { return a.files[p] != nil }
 
 // attributedCheck reports whether a path of the repository (as the diff lists it) is another
 // task's work as far as protected checks and weakening markers go (SPEC §5.2a): only a pass under
 // rules an authority approved accounts for those, as only approved rules make tests.may_change
-// count. Safe on nil.
-func (a *attribution) attributedCheck(p string) bool {
-	if a == nil {
-		return false
-	}
-	v, ok := a.files[p]
-	return ok && v.approved
-}
+// count.
+func (a *attribution) attributedCheck(p string) bool { return a.files[p] != nil && a.files[p].approved }
 
 // note says how many changed files were attributed, and to which tasks' passes, for the evidence
 // of the checks that left them out; "" when none was.
@@ -101,29 +96,21 @@ func (a *attribution) note() string {
 		counted(len(a.files), "changed file", "changed files"), joinLimited(parts, maxAttributionNotes))
 }
 
-// attribution returns the run's attribution, made on first use (the repeat check of SPEC §7.1,
-// test integrity, the stub scan and scope read the same one). Nothing is attributed without a
-// base to diff against.
-func (pass *Pass) attribution() *attribution {
-	if pass.attrib == nil {
-		pass.attrib = attribute(pass)
-	}
-	return pass.attrib
-}
+// attribution is the run's attribution, made once after tier 0 resolved the base and the head
+// (Evaluate, attribute): the repeat check of SPEC §7.1, test integrity, the stub scan, scope and
+// the result read the same one. Before it is made (and for a run without a base to diff against)
+// it attributes nothing.
+func (pass *Pass) attribution() *attribution { return &pass.attrib }
 
-// attributedPasses digests the other tasks' passes the run attributes files to (SPEC §5.3 B):
-// the RFC 8785 sha256 of [{task, run_id, head}], by task; "" when it attributes nothing, as an
-// entry recorded without the field reads.
-func attributedPasses(pass *Pass) string {
-	if pass.head == "" || !pass.haveBase {
+// passesDigest digests the passes a run attributes files to (SPEC §5.3 B): the RFC 8785 sha256 of
+// [{task, run_id, head}], by task; "" when it attributes nothing, as an entry recorded without
+// the field reads (attemptOf).
+func passesDigest(used []*verifiedPass) string {
+	if len(used) == 0 {
 		return ""
 	}
-	a := pass.attribution()
-	if len(a.used) == 0 {
-		return ""
-	}
-	list := make([]map[string]string, 0, len(a.used))
-	for _, v := range a.used {
+	list := make([]map[string]string, 0, len(used))
+	for _, v := range used {
 		list = append(list, map[string]string{"task": v.task, "run_id": v.run, "head": v.head})
 	}
 	d, err := canon.SHA256(list)
@@ -133,23 +120,19 @@ func attributedPasses(pass *Pass) string {
 	return d
 }
 
-// attributedPassesOf is the digest a recorded gate run holds ("" when the entry has none).
-func attributedPassesOf(e record.HistoryEntry) string {
-	raw, ok := e.Extra[attributedPassesKey]
-	if !ok {
-		return ""
-	}
-	s, ok := jsonString(raw)
-	if !ok {
-		return "unreadable"
-	}
-	return s
+// attribute makes the attribution of the run (SPEC §5.3 B), once, with what the checks read of it
+// (attributeFiles, then the digest of the passes used and scope's warning).
+func attribute(pass *Pass) attribution {
+	a := attributeFiles(pass)
+	a.digest = passesDigest(a.used)
+	a.warning = warningOf(a)
+	return *a
 }
 
-// attribute makes the attribution of the run (SPEC §5.3 B): it confirms each other task's claimed
-// pass (confirmPass), then, for each path of base..head (the bookkeeping left out), looks the
-// path up in the confirmed passes' heads and bases only: no diff of another task is made.
-func attribute(pass *Pass) *attribution {
+// attributeFiles confirms each other task's claimed pass (confirmPass), then, for each path of
+// base..head (the bookkeeping left out), looks the path up in the confirmed passes' heads and
+// bases only: no diff of another task is made.
+func attributeFiles(pass *Pass) *attribution {
 	a := &attribution{files: map[string]*verifiedPass{}}
 	if pass.repo == nil || !pass.haveBase || pass.head == "" || len(pass.in.Others) == 0 {
 		return a
@@ -226,6 +209,18 @@ func attribute(pass *Pass) *attribution {
 		a.err = err
 		a.files, a.used, a.over, a.undone = map[string]*verifiedPass{}, nil, nil, nil
 		return a
+	}
+	for p, w := range a.over {
+		s, err := look.at(w.head, p) // read by changedOver already
+		if err != nil {
+			a.err = err
+			a.files, a.used, a.over, a.undone = map[string]*verifiedPass{}, nil, nil, nil
+			return a
+		}
+		if a.overAt == nil {
+			a.overAt = map[string]git.FileSide{}
+		}
+		a.overAt[p] = s
 	}
 	for _, v := range passes {
 		if len(v.files) > 0 {
@@ -626,19 +621,18 @@ func (l *passLookup) ordered(vs []*verifiedPass, earliest bool) (*verifiedPass, 
 
 // verifiedEntry is the entry of path p (as the diff lists it) at the head of the pass whose
 // verified change this head changed again (changedOver), and that pass; nil when there is none.
-func (a *attribution) verifiedEntry(repo *git.Repo, p string) (git.FileSide, *verifiedPass, error) {
-	if a == nil || a.over[p] == nil {
-		return git.FileSide{}, nil, nil
-	}
-	v := a.over[p]
-	s, err := repo.EntryAt(v.head, p)
-	return s, v, err
+// The entry was read when the attribution was made (attributeFiles), in the repository the run
+// judges.
+func (a *attribution) verifiedEntry(_ *git.Repo, p string) (git.FileSide, *verifiedPass, error) {
+	return a.overAt[p], a.over[p], nil
 }
 
 // attributionWarning is the warning that names the other tasks' claimed passes the gate could not
 // confirm, or why no attribution could be made; nil when there is nothing to say.
-func attributionWarning(pass *Pass) *Check {
-	a := pass.attribution()
+func attributionWarning(pass *Pass) *Check { return pass.attrib.warning }
+
+// warningOf is attributionWarning of a, made with it.
+func warningOf(a *attribution) *Check {
 	text := "other tasks' claimed passes are confirmed before they account for any changed file"
 	switch {
 	case a.err != nil:
@@ -650,13 +644,4 @@ func attributionWarning(pass *Pass) *Check {
 		return &c
 	}
 	return nil
-}
-
-// jsonString decodes a JSON string value; false when raw is not one.
-func jsonString(raw []byte) (string, bool) {
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return "", false
-	}
-	return s, true
 }

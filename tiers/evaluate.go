@@ -50,13 +50,17 @@ type Pass struct {
 	// added is the one pass over the lines base..head adds, made by test integrity and reused by
 	// the stub scan (tier2_stubscan.go); nil until then.
 	added *addedScan
-	// attrib is what other tasks' verified passes account for in base..head (attribution.go),
-	// made on first use; nil until then.
-	attrib *attribution
 
 	// scratch makes the checkouts of their own that the held-out checks and the base run run
 	// code in: the run's to write (makeScratch), handed to those checks.
 	scratch scratchFunc
+
+	// Made once, after tier 0 resolved the base and the head: attrib is what other tasks'
+	// verified passes account for in base..head (attribution.go, attribute), attempt what makes
+	// this run the same attempt as a recorded one (repeat.go, attemptNow). Zero until then: the
+	// attribution attributes nothing.
+	attrib  attribution
+	attempt attempt
 }
 
 // evaluation is what the stages of one run returned, in order: the material of the result.
@@ -117,6 +121,7 @@ func Evaluate(ctx context.Context, in *Snapshot, env Env, opts Options) (*Result
 	if pass.exec.refused {
 		ev.tier0End = len(ev.checks)
 		notRun := "not run: the run was refused before anything ran"
+		pass.attempt = attemptNow(pass)
 		res := result(pass, ev, profile, map[int]string{1: notRun, 2: notRun})
 		res.Notes = append(res.Notes, "the run was refused before anything ran: nothing is recorded and no retry is spent")
 		res.FinishedAt = record.Timestamp(env.Now())
@@ -132,6 +137,8 @@ func Evaluate(ctx context.Context, in *Snapshot, env Env, opts Options) (*Result
 	}
 	ev.checks = append(ev.checks, tier0Tree(pass, coErr)...)
 	ev.tier0End = len(ev.checks)
+	pass.attrib = attribute(pass)
+	pass.attempt = attemptNow(pass) // after the attribution: its digest is part of the attempt
 	// SPEC §7.1: the same attempt as the latest recorded fail runs nothing and is reported again.
 	if last, causes, ok := repeatedRun(pass, ev.checks); ok {
 		if res, ok := repeatResult(pass, ev, profile, last, causes); ok {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/geas-dev/geas/internal/canon"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -170,7 +169,7 @@ func result(pass *Pass, ev *evaluation, profile vocab.Profile, stopped map[int]s
 		StartedAt:   record.Timestamp(pass.opts.Now), DryRun: pass.opts.DryRun,
 		RulesSHA256: in.RulesSHA256, AdvisoryCauses: advisoryCauses,
 		ClaimsContradicted: pass.claims.shown(), claimTally: contradictionTally(pass.claims.list),
-		attributed: attributedPasses(pass),
+		attributed: pass.attempt.attributed,
 	}
 	if res.Checks == nil {
 		res.Checks = []Check{}
@@ -191,7 +190,7 @@ func result(pass *Pass, ev *evaluation, profile vocab.Profile, stopped map[int]s
 		}
 	}
 	fold(res, binding, stopped)
-	res.InputsSHA256 = inputsDigest(in, pass.head)
+	res.InputsSHA256 = pass.attempt.inputs
 	return res
 }
 
@@ -292,18 +291,3 @@ func historyTampered(checks []Check) bool {
 // HistoryTampered reports whether the run's checks found the task's gate history tampered
 // (check history failed): its budget is then not computed.
 func (res *Result) HistoryTampered() bool { return historyTampered(res.Checks) }
-
-// inputsDigest is inputs_sha256 (SPEC §7.4): the sha256 of the RFC 8785 JSON of
-// {"files": {path: sha256}, "head": sha}. The framing is JSON's, so no two different input sets
-// share a digest by concatenation.
-func inputsDigest(in *Snapshot, head string) string {
-	files := in.Files
-	if files == nil {
-		files = in.snapshot()
-	}
-	d, err := canon.SHA256(map[string]any{"files": files, "head": head})
-	if err != nil {
-		return ""
-	}
-	return d
-}
