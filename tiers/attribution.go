@@ -13,7 +13,7 @@ import (
 )
 
 // attributedPassesKey is the key of a gate run's history entry that holds the digest of the other
-// tasks' passes the run attributed files to (attributedPasses); an entry without it attributed
+// tasks' passes the run attributed files to (passesDigest); an entry without it attributed
 // nothing ("").
 const attributedPassesKey = "attributed_passes"
 
@@ -52,10 +52,12 @@ type attribution struct {
 
 	// What the checks read of it, made with it (attribute): overAt holds, for each path of over,
 	// its entry at that pass's head (verifiedEntry); digest is the digest of the passes used
-	// (attributedPasses), which the run records and the repeat check compares; warning is scope's
-	// warning about the claimed passes not confirmed (attributionWarning), nil when none.
+	// (passesDigest), which the run records and the repeat check compares; noted is note(), for
+	// the evidence of the checks that left files out; warning is scope's warning about the
+	// claimed passes not confirmed (attributionWarning), nil when none.
 	overAt  map[string]git.FileSide
 	digest  string
+	noted   string
 	warning *Check
 }
 
@@ -124,7 +126,7 @@ func passesDigest(used []*verifiedPass) string {
 // (attributeFiles, then the digest of the passes used and scope's warning).
 func attribute(pass *Pass) attribution {
 	a := attributeFiles(pass)
-	a.digest = passesDigest(a.used)
+	a.digest, a.noted = passesDigest(a.used), a.note()
 	a.warning = warningOf(a)
 	return *a
 }

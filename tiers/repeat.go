@@ -15,7 +15,7 @@ import (
 type attempt struct {
 	head, inputs, rules string
 	// attributed digests the other tasks' verified passes the run attributes files to
-	// (attributedPasses, attribution.go), recorded in the run's entry; "" when none, as an entry
+	// (passesDigest, attribution.go), recorded in the run's entry; "" when none, as an entry
 	// recorded without it reads.
 	attributed string
 }

@@ -116,7 +116,7 @@ type Result struct {
 	// claimTally counts every contradicted claim per agent, for the history entry.
 	claimTally map[string]int
 	// attributed is the digest of the other tasks' passes the run attributed files to
-	// (attributedPasses), for the history entry; "" when none.
+	// (passesDigest), for the history entry; "" when none.
 	attributed string
 	// Escalation names the pending decision record an escalation wrote.
 	Escalation string `json:"escalation,omitempty"`
