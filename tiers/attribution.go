@@ -160,17 +160,12 @@ func attributeFiles(pass *Pass) *attribution {
 		return a
 	}
 	key := record.SigningKey()
-	idx := pass.in.Events
-	if idx == nil {
-		idx = &record.EventIndex{}
-		defer idx.Close()
-	}
 	var passes []*verifiedPass
 	for _, o := range pass.in.Others {
 		if o.ID == pass.in.Task {
 			continue
 		}
-		v, why := confirmPass(pass, o, key, idx)
+		v, why := confirmPass(pass, o, key)
 		switch {
 		case why != "":
 			a.refused = append(a.refused, fmt.Sprintf("%s: %s", o.ID, cutText(why, maxAttributionText)))
@@ -272,13 +267,15 @@ func (a *attribution) findUndone(pass *Pass, look *passLookup, passes []*verifie
 	return nil
 }
 
-// confirmPass confirms another task's claimed pass, as tier 0 confirms this task's history: nil
-// and "" when the task has no standing pass (its latest entry is not a gate pass: a later run, a
+// confirmPass confirms another task's claimed pass, as tier 0 confirms this task's history, from
+// what the snapshot read of it (OtherTask: its record, facts, events and pinned rules): nil and ""
+// when the task has no standing pass (its latest entry is not a gate pass: a later run, a
 // revocation, a grant) or its pass is not in this head's history; nil and why when the claim
 // cannot be confirmed (a warning: it attributes nothing).
-func confirmPass(pass *Pass, o OtherTask, key []byte, idx *record.EventIndex) (*verifiedPass, string) {
+func confirmPass(pass *Pass, o OtherTask, key []byte) (*verifiedPass, string) {
 	in := pass.in
-	other := &Snapshot{ProjectDir: in.ProjectDir, Root: in.Root, Geas: in.Geas, Mission: in.Mission, Task: o.ID, TaskDir: o.Dir, Record: o.Record, Events: idx}
+	other := &Snapshot{ProjectDir: in.ProjectDir, Root: in.Root, Geas: in.Geas, Mission: in.Mission, Task: o.ID, TaskDir: o.Dir, Record: o.Record,
+		Facts: o.Facts, taskEvents: &TaskEvents{Hashes: o.Events, Err: o.EventsErr}}
 	if problems := HistoryProblems(other, key); len(problems) > 0 {
 		return nil, "its gate history does not verify (" + joinLimited(problems, 2) + ")"
 	}
@@ -289,7 +286,7 @@ func confirmPass(pass *Pass, o OtherTask, key []byte, idx *record.EventIndex) (*
 	if !fullSHA().MatchString(e.Head) || e.RunID == "" || e.RulesSHA256 == "" {
 		return nil, fmt.Sprintf("its pass %s names no full head commit, run id or rules", e.RunID)
 	}
-	evs, err := idx.TaskEventHashes(in.Geas, in.Mission, o.ID)
+	evs, err := o.Events, o.EventsErr
 	if err != nil {
 		return nil, fmt.Sprintf("the event log cannot be read: %v", err)
 	}
@@ -300,7 +297,7 @@ func confirmPass(pass *Pass, o OtherTask, key []byte, idx *record.EventIndex) (*
 	}
 	approved := approvedBefore(o.Record.History(), e)
 	if !approved {
-		if why := pinnedAfter(in, o.Record, e, evs, idx); why != "" {
+		if why := pinnedAfter(in, o, e); why != "" {
 			return nil, why
 		}
 	}
@@ -358,14 +355,14 @@ func approvedBefore(hist []record.HistoryEntry, pass record.HistoryEntry) bool {
 // as well have widened this task's own surfaces; after it, a task the agent makes itself, with
 // surfaces "**", must not widen them. Pins are compared by their entries' timestamps (second
 // precision, signed with GEAS_GATE_KEY), and within one second by the lines of their events in
-// the mission's event log (theirs: the other task's events); a pin whose event is not found is
-// after.
-func pinnedAfter(in *Snapshot, other *record.Record, e record.HistoryEntry, theirEvents []record.EventHash, idx *record.EventIndex) string {
+// the mission's event log (the other task's, o.Events; this task's, as the snapshot read them); a
+// pin whose event is not found is after.
+func pinnedAfter(in *Snapshot, o OtherTask, e record.HistoryEntry) string {
 	mine, ok := firstPin(in.Record)
 	if !ok {
 		return "" // this run pins the task's rules: every earlier pin is before it
 	}
-	theirs, ok := record.PinnedRules(other)
+	theirs, ok := o.Facts.Pin, o.Facts.Pinned
 	if !ok || theirs.RulesSHA256 != e.RulesSHA256 {
 		return fmt.Sprintf("its pass %s was judged by rules no authority approved (rules_sha256 %.12s), which its history does not show pinned", e.RunID, e.RulesSHA256)
 	}
@@ -373,9 +370,12 @@ func pinnedAfter(in *Snapshot, other *record.Record, e record.HistoryEntry, thei
 	t2, err2 := time.Parse(time.RFC3339, theirs.Entry.StartedAt)
 	after := err1 != nil || err2 != nil || t2.After(t1)
 	if !after && t2.Equal(t1) {
-		myEvents, err := idx.TaskEventHashes(in.Geas, in.Mission, in.Task)
-		l1, l2 := eventLine(myEvents, mine), eventLine(theirEvents, theirs.Entry)
-		after = err != nil || l1 == 0 || l2 == 0 || l2 > l1
+		var l1 int
+		if in.taskEvents != nil && in.taskEvents.Err == nil {
+			l1 = eventLine(in.taskEvents.Hashes, mine)
+		}
+		l2 := eventLine(o.Events, theirs.Entry)
+		after = l1 == 0 || l2 == 0 || l2 > l1
 	}
 	if after {
 		return fmt.Sprintf("its pass %s was judged by rules no authority approved (rules_sha256 %.12s), pinned by its %s at %s, after this task's rules were pinned (%s at %s); if its work is not this task's, an authority moves this task's base past it (geas task revalidate --task %s --base REV --by AUTHORITY --reason TEXT), or approves the rules of tasks like it before they run (geas task approve)",
@@ -418,13 +418,14 @@ func pinKind(e record.HistoryEntry) string {
 // pinnedBase is the base commit the pass judged: read from the task's pinned rules, which must
 // digest to the pass entry's rules_sha256 (chained, and signed with the key), name the task, and
 // hold the base as a full SHA (the contract's base_snapshot, or what an unpinned one resolved to).
+//
+// The snapshot read the pinned copy for the task's latest gate pass, which a standing pass is
+// (readOthersFacts); a pinned copy for another digest (an OtherTask not read by a snapshot) is
+// read here.
 func pinnedBase(in *Snapshot, o OtherTask, e record.HistoryEntry) (string, string) {
-	var rules map[string]any
-	var why string
-	if in.shared != nil {
-		rules, why = in.shared.pinned.read(in.Geas, o.Dir, e.RulesSHA256)
-	} else {
-		rules, why = record.ReadPinned(in.Geas, o.Dir, e.RulesSHA256, PinnedMaxBytes)
+	rules, why := o.Pinned, o.PinnedWhy
+	if o.PinnedFor != e.RulesSHA256 {
+		rules, why = in.readPinned(o.Dir, e.RulesSHA256)
 	}
 	if why != "" {
 		return "", why

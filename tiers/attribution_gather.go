@@ -20,6 +20,19 @@ import (
 type OtherTask struct {
 	ID, Dir string
 	Record  *record.Record
+
+	// What the snapshot read of it besides its record (readOthersFacts), so that attribution
+	// judges data: Facts are its record's facts under the signing key (record.FactsOf: the chain
+	// and signatures verified, the pin); Events its gate events of the event log, from the one
+	// read of the log for the mission's tasks (EventsErr: why the log could not be read); Pinned
+	// the rules its latest gate pass was judged by (rules_sha256 PinnedFor) as its pinned copy
+	// holds them, or PinnedWhy why they cannot be taken from it (record.ReadPinned).
+	Facts     *record.Facts
+	Events    []record.EventHash
+	EventsErr error
+	PinnedFor string
+	Pinned    map[string]any
+	PinnedWhy string
 }
 
 // readOthers reads the records of the mission's other tasks once, in the snapshot phase (the
@@ -55,6 +68,49 @@ func (in *Snapshot) readOthers(p *project.Project) {
 		}
 		in.Others = append(in.Others, OtherTask{ID: id, Dir: dir, Record: rec})
 	}
+	in.readOthersFacts()
+}
+
+// readOthersFacts completes, in the snapshot, what attribution needs of the other tasks read
+// (readOthers) beyond their records, so that the evaluation reads it as data: each record's facts
+// (record.FactsOf with the signing key), the gate events of the mission's tasks from one read of
+// the event log (through the index of geas gate --all or geas gate verify when the run has one;
+// this task's too, when the completion did not hand them over: the attribution compares pins
+// by their events' lines), and the pinned copy of the rules each task's latest gate pass was
+// judged by (through the copies --all shares when it has them).
+func (in *Snapshot) readOthersFacts() {
+	if len(in.Others) == 0 {
+		return
+	}
+	key := record.SigningKey()
+	events, err := in.Events.MissionEventHashes(in.Geas, in.Mission)
+	if in.taskEvents == nil {
+		in.taskEvents = &TaskEvents{Hashes: events[in.Task], Err: err}
+	}
+	for i := range in.Others {
+		o := &in.Others[i]
+		o.Facts = record.FactsOf(o.Record, key)
+		o.Events, o.EventsErr = events[o.ID], err
+		hist := o.Facts.History
+		for j := len(hist) - 1; j >= 0; j-- {
+			if e := hist[j]; e.IsGateRun() && RecordsPass(e) {
+				if e.RulesSHA256 != "" {
+					o.PinnedFor = e.RulesSHA256
+					o.Pinned, o.PinnedWhy = in.readPinned(o.Dir, e.RulesSHA256)
+				}
+				break
+			}
+		}
+	}
+}
+
+// readPinned is record.ReadPinned of task directory dir's pinned copy for the rules digest want,
+// through the copies geas gate --all shares when the run has them.
+func (in *Snapshot) readPinned(dir, want string) (map[string]any, string) {
+	if in.shared != nil {
+		return in.shared.pinned.read(in.Geas, dir, want)
+	}
+	return record.ReadPinned(in.Geas, dir, want, PinnedMaxBytes)
 }
 
 // claimsPass reports whether a history holds a gate run recorded as a pass (whether it verifies,

@@ -89,12 +89,6 @@ func Evaluate(ctx context.Context, in *Snapshot, env Env, opts Options) (*Result
 		opts.Now = env.Now()
 	}
 	pass := &Pass{in: in, env: env, opts: opts, metrics: map[string]float64{}}
-	if in.Events == nil {
-		// One read of the event log for the run's history check and its attribution's (one
-		// handle, read whole each time: Exact).
-		in.Events = &record.EventIndex{Exact: true}
-		defer func() { in.Events.Close(); in.Events = nil }()
-	}
 	pass.scratch = func(rev string, lay []holdoutFile) (*checkout, int, error) { return makeScratch(pass, rev, lay) }
 	// Room for a run's checks (about thirty): grown by append, each Check (136 bytes) was copied
 	// four or five times.

@@ -114,7 +114,9 @@ func eventProblems(in *Snapshot, hist []record.HistoryEntry, idx *record.EventIn
 	var evs []record.EventHash
 	var err error
 	if in.taskEvents != nil {
-		evs = in.taskEvents.Hashes // read under the run's lock, with the record judged here
+		// Read under the run's lock with the record judged here, or in the snapshot with the
+		// other task's record (readOthersFacts).
+		evs, err = in.taskEvents.Hashes, in.taskEvents.Err
 	} else {
 		evs, err = idx.TaskEventHashes(in.Geas, in.Mission, in.Task)
 	}
