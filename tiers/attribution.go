@@ -315,20 +315,6 @@ func confirmPass(pass *Pass, o OtherTask, key []byte) (*verifiedPass, string) {
 	return &verifiedPass{task: o.ID, run: e.RunID, head: strings.ToLower(e.Head), base: base, approved: approved}, ""
 }
 
-// standingPass is the pass a task's state rests on, as PassProblems reads it: the latest entry of
-// the history, passing over later gate runs refused with state_ineligible, is a gate run with
-// verdict pass.
-func standingPass(hist []record.HistoryEntry) (record.HistoryEntry, bool) {
-	for i := len(hist) - 1; i >= 0; i-- {
-		e := hist[i]
-		if e.IsGateRun() && e.Verdict == string(vocab.VerdictError) && onlyIneligible(e.Causes) {
-			continue
-		}
-		return e, e.IsGateRun() && RecordsPass(e)
-	}
-	return record.HistoryEntry{}, false
-}
-
 // approvedBefore reports whether an authority's approval (geas task approve) of the very rules
 // pass was judged by precedes it in the history (SPEC §4.4). Another task's pass accounts for
 // files of this task only then: as for tests.may_change (SPEC §5.2a), the rules a first gate run

@@ -276,6 +276,20 @@ func BackingRun(rec *record.Record) (record.HistoryEntry, int, bool) {
 	return record.HistoryEntry{}, -1, false
 }
 
+// standingPass is the pass a task's state rests on, as PassProblems reads it: the latest entry of
+// the history, passing over later gate runs refused with state_ineligible, is a gate run with
+// verdict pass.
+func standingPass(hist []record.HistoryEntry) (record.HistoryEntry, bool) {
+	for i := len(hist) - 1; i >= 0; i-- {
+		e := hist[i]
+		if e.IsGateRun() && e.Verdict == string(vocab.VerdictError) && onlyIneligible(e.Causes) {
+			continue
+		}
+		return e, e.IsGateRun() && RecordsPass(e)
+	}
+	return record.HistoryEntry{}, false
+}
+
 // RecordsPass reports whether a history entry records a passing verdict. It reads a stored string
 // and builds no verdict: only decide does that (SPEC §2.2).
 func RecordsPass(e record.HistoryEntry) bool { return e.Verdict == string(StatusPass) }
