@@ -357,37 +357,6 @@ func (s *sharedPinned) close() {
 	s.copy = nil
 }
 
-// recordReader is r, except that under geas gate --all the task's own record files (recordFiles)
-// are read through the handles the runs share (sharedRecords.readNow): their bytes read now,
-// through the handle while the path still names the held file, else opened afresh. For the
-// confirm of the run's inputs (sameBytes), so that it does not open them once more.
-func (in *Snapshot) recordReader(r fsutil.Reader) fsutil.Reader {
-	if in.shared == nil {
-		return r
-	}
-	return sharedReader{Reader: r, s: &in.shared.others, geas: in.Geas, dir: in.TaskDir}
-}
-
-type sharedReader struct {
-	fsutil.Reader
-	s    *sharedRecords
-	geas *os.Root
-	dir  string
-}
-
-func (r sharedReader) ReadLimited(name string, limit int64) ([]byte, error) {
-	for i, f := range recordFiles {
-		if name == r.dir+"/"+f.name {
-			data, err := r.s.readNow(r.geas, r.dir, i)
-			if err == nil && limit > 0 && int64(len(data)) > limit {
-				return nil, &fsutil.TooLargeError{Name: name, Size: int64(len(data)), Limit: limit}
-			}
-			return data, err
-		}
-	}
-	return r.Reader.ReadLimited(name, limit)
-}
-
 // entry is what s holds of task directory dir, made empty when it holds nothing; s.mu is held.
 func (s *sharedRecords) entry(dir string) *heldRecord {
 	if s.recs == nil {
