@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/geas-dev/geas/internal/canon"
 	"github.com/geas-dev/geas/internal/git"
@@ -295,11 +294,13 @@ func confirmPass(pass *Pass, o OtherTask, key []byte) (*verifiedPass, string) {
 	}) {
 		return nil, fmt.Sprintf("no %s event of mission %s, task %s names its pass %s (hash %.12s)", record.EventGateResult, in.Mission, o.ID, e.RunID, e.Hash)
 	}
-	approved := approvedBefore(o.Record.History(), e)
-	if !approved {
-		if why := pinnedAfter(in, o, e); why != "" {
-			return nil, why
-		}
+	approved, after := o.Approved, o.PinnedAfter
+	if o.Stands.Hash != e.Hash || o.Stands.RunID != e.RunID {
+		// Not the pass the snapshot judged the pins of (an OtherTask not read by a snapshot).
+		approved, after = pinOrder(in, &o, e)
+	}
+	if !approved && after != "" {
+		return nil, after
 	}
 	base, why := pinnedBase(in, o, e)
 	if why != "" {
@@ -313,92 +314,6 @@ func confirmPass(pass *Pass, o OtherTask, key []byte) (*verifiedPass, string) {
 		return nil, "" // a pass on a branch this head does not hold accounts for nothing here
 	}
 	return &verifiedPass{task: o.ID, run: e.RunID, head: strings.ToLower(e.Head), base: base, approved: approved}, ""
-}
-
-// approvedBefore reports whether an authority's approval (geas task approve) of the very rules
-// pass was judged by precedes it in the history (SPEC §4.4). Another task's pass accounts for
-// files of this task only then: as for tests.may_change (SPEC §5.2a), the rules a first gate run
-// pinned are whatever the contract said then, and a task an agent creates itself, with surfaces
-// "**" and an eval command "true", would pass for real and launder any file. The history's chain
-// and MACs are verified by the caller (HistoryProblems), so with GEAS_GATE_KEY set only the key's
-// holder can have written the approval.
-func approvedBefore(hist []record.HistoryEntry, pass record.HistoryEntry) bool {
-	for _, h := range hist {
-		if h.Hash == pass.Hash && h.RunID == pass.RunID {
-			return false
-		}
-		if h.Kind == record.KindApproval && h.RulesSHA256 != "" && h.RulesSHA256 == pass.RulesSHA256 {
-			return true
-		}
-	}
-	return false
-}
-
-// pinnedAfter says why a pass under rules no authority approved accounts for nothing here ("" when
-// it may account for files of this task's scope and stubs): its rules were pinned, by its first
-// gate run, after this task's rules were first pinned. Before this task's first pin its contract
-// is whatever the files say (SPEC §4.4: the first gate run pins what it reads), so an agent could
-// as well have widened this task's own surfaces; after it, a task the agent makes itself, with
-// surfaces "**", must not widen them. Pins are compared by their entries' timestamps (second
-// precision, signed with GEAS_GATE_KEY), and within one second by the lines of their events in
-// the mission's event log (the other task's, o.Events; this task's, as the snapshot read them); a
-// pin whose event is not found is after.
-func pinnedAfter(in *Snapshot, o OtherTask, e record.HistoryEntry) string {
-	mine, ok := firstPin(in.Record)
-	if !ok {
-		return "" // this run pins the task's rules: every earlier pin is before it
-	}
-	theirs, ok := o.Facts.Pin, o.Facts.Pinned
-	if !ok || theirs.RulesSHA256 != e.RulesSHA256 {
-		return fmt.Sprintf("its pass %s was judged by rules no authority approved (rules_sha256 %.12s), which its history does not show pinned", e.RunID, e.RulesSHA256)
-	}
-	t1, err1 := time.Parse(time.RFC3339, mine.StartedAt)
-	t2, err2 := time.Parse(time.RFC3339, theirs.Entry.StartedAt)
-	after := err1 != nil || err2 != nil || t2.After(t1)
-	if !after && t2.Equal(t1) {
-		var l1 int
-		if in.taskEvents != nil && in.taskEvents.Err == nil {
-			l1 = eventLine(in.taskEvents.Hashes, mine)
-		}
-		l2 := eventLine(o.Events, theirs.Entry)
-		after = l1 == 0 || l2 == 0 || l2 > l1
-	}
-	if after {
-		return fmt.Sprintf("its pass %s was judged by rules no authority approved (rules_sha256 %.12s), pinned by its %s at %s, after this task's rules were pinned (%s at %s); if its work is not this task's, an authority moves this task's base past it (geas task revalidate --task %s --base REV --by AUTHORITY --reason TEXT), or approves the rules of tasks like it before they run (geas task approve)",
-			e.RunID, e.RulesSHA256, pinKind(theirs.Entry), cutText(theirs.Entry.StartedAt, maxRunIDText), pinKind(mine), cutText(mine.StartedAt, maxRunIDText), in.Task)
-	}
-	return ""
-}
-
-// eventLine is the line of the event of events logged for history entry h (0: none).
-func eventLine(events []record.EventHash, h record.HistoryEntry) int {
-	for _, ev := range events {
-		if ev.Hash == h.Hash && (ev.EventType == record.EventGateResult || ev.EventType == record.EventRulesApproval) {
-			return ev.Line
-		}
-	}
-	return 0
-}
-
-// firstPin is the earliest entry of a history that pinned rules: an approval or a gate run that
-// recorded the rules it read.
-func firstPin(r *record.Record) (record.HistoryEntry, bool) {
-	if r == nil {
-		return record.HistoryEntry{}, false
-	}
-	for _, h := range r.History() {
-		if h.RulesSHA256 != "" && (h.Kind == record.KindApproval || h.IsGateRun()) {
-			return h, true
-		}
-	}
-	return record.HistoryEntry{}, false
-}
-
-func pinKind(e record.HistoryEntry) string {
-	if e.Kind == record.KindApproval {
-		return "approval"
-	}
-	return "first gate run " + cutText(e.RunID, maxRunIDText)
 }
 
 // pinnedBase is the base commit the pass judged: read from the task's pinned rules, which must
