@@ -56,6 +56,9 @@ type Snapshot struct {
 	// Facts are what the checks and the ledger know of Record (record.FactsOf with the signing
 	// key), computed once when the record is read: set whenever Record is, nil when it is nil.
 	Facts *record.Facts
+	// integration is the commit integration.json names (Facts.Integration), which the gate
+	// judges in place of HEAD; "" when the record names none. Set with Facts (integrationCommit).
+	integration string
 	// historyBytes is the part of record.json's size that is the gate history the earlier layout
 	// kept in it (historySectionBytes), measured once for the size limits and the ledger.
 	historyBytes int64
@@ -244,6 +247,9 @@ func (in *Snapshot) readRuled(dir *fsutil.Dir, k *Loaded, prev *Snapshot) {
 		}
 		in.Facts = facts
 		in.historyBytes = historySectionBytes(facts)
+		if facts.Integration != nil {
+			in.integration = facts.Integration.Commit
+		}
 	}
 	in.loadPolicy()
 	in.checkSizes()
@@ -251,12 +257,7 @@ func (in *Snapshot) readRuled(dir *fsutil.Dir, k *Loaded, prev *Snapshot) {
 
 // integrationCommit is the commit integration.json names, which the gate judges in place of HEAD
 // (the integration head); "" when the record names none.
-func (in *Snapshot) integrationCommit() string {
-	if in.Facts == nil || in.Facts.Integration == nil {
-		return ""
-	}
-	return in.Facts.Integration.Commit
-}
+func (in *Snapshot) integrationCommit() string { return in.integration }
 
 // loadPolicy reads the effective policy (readPolicy) and parses it.
 func (in *Snapshot) loadPolicy() {

@@ -167,7 +167,7 @@ func (in *Snapshot) sameBytes() bool {
 	if !in.sameEvidence(dir, evidenceLimit) {
 		return false
 	}
-	policyAgain := &Snapshot{ProjectDir: in.ProjectDir, Root: in.Root, Geas: in.Geas, Contract: in.Contract, Record: in.Record, Facts: in.Facts, shared: in.shared}
+	policyAgain := &Snapshot{ProjectDir: in.ProjectDir, Root: in.Root, Geas: in.Geas, Contract: in.Contract, Record: in.Record, Facts: in.Facts, integration: in.integration, shared: in.shared}
 	data, from, err := policyAgain.readPolicy()
 	policyAgain.Release()
 	if err != nil || from != in.PolicyFrom || (data == nil) != (in.PolicyRaw == nil) || (data != nil && sum(data) != sum(in.PolicyRaw)) {
