@@ -154,6 +154,17 @@ func Gather(p *project.Project, mission, task, taskDir string) *Snapshot {
 	return in
 }
 
+// GatherEvents is Gather reading the event log through events (nil: a read of its own), the
+// index geas gate verify keeps for all its tasks: the snapshot reads the gate events of the
+// mission's tasks for attribution (readOthersFacts) through it, and the history check too.
+func GatherEvents(p *project.Project, mission, task, taskDir string, events *record.EventIndex) *Snapshot {
+	in := gather(p, mission, task, taskDir)
+	in.Events = events
+	in.Rules, in.RulesSHA256, in.RulesErr = rulesOf(in)
+	in.readOthers(p)
+	return in
+}
+
 // gather is Gather without the task's rules, which the snapshot of the inputs does not need
 // (changedInputs reads everything again only to compare snapshots). It keeps no repository open:
 // the re-read of a run opens its own, so that what an eval command did to the repository is seen.
