@@ -15,7 +15,7 @@ import (
 // history ever yields the contract's fresh budget.
 func Budget(in *Snapshot, res *Result) (escalate bool) {
 	res.RetryBudgetBefore, res.RetryBudgetAfter = nil, nil
-	if in.Contract == nil || in.Record == nil || historyTampered(res.Checks) || res.Refused() {
+	if in.Contract == nil || in.Record == nil || res.tampered || res.Refused() {
 		res.Transition = nil
 		switch {
 		case res.Verdict == vocab.VerdictFail:

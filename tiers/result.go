@@ -115,6 +115,9 @@ type Result struct {
 	ClaimsContradicted []Contradiction `json:"claims_contradicted,omitempty"`
 	// claimTally counts every contradicted claim per agent, for the history entry.
 	claimTally map[string]int
+	// tampered says the run's checks found the task's gate history tampered (historyTampered),
+	// decided with the verdict (fold): the budget reads it.
+	tampered bool
 	// attributed is the digest of the other tasks' passes the run attributed files to
 	// (passesDigest), for the history entry; "" when none.
 	attributed string
@@ -195,9 +198,11 @@ func result(pass *Pass, ev *evaluation, profile vocab.Profile, stopped map[int]s
 }
 
 // fold sets res's verdict and causes (decide), its tier results and its summary from the binding
-// checks of a run; stopped gives, per tier, why it was not reached.
+// checks of a run, and whether its checks found the history tampered; stopped gives, per tier, why
+// it was not reached.
 func fold(res *Result, binding []Check, stopped map[int]string) {
 	res.Verdict, res.Causes = decide(binding)
+	res.tampered = historyTampered(res.Checks)
 	if res.Causes == nil {
 		res.Causes = []Cause{}
 	}
