@@ -31,7 +31,7 @@ var floors = map[string]int{
 	"tiers": 4,
 	"gate":  5, "report": 5,
 	"cmd": 6, "bench/gitfacts": 6, "bench/difffacts": 6, "bench/wtcheck": 6, "bench/pairtime": 6,
-	"bench/schemacompile": 6, "bench/startcost/empty": 6, "bench/startcost/jsonschema": 6, "bench/checkoutbench": 6,
+	"bench/schemacompile": 6, "bench/walk": 6, "bench/startcost/empty": 6, "bench/startcost/jsonschema": 6, "bench/checkoutbench": 6,
 	"cmd/geas":        7,
 	"cmd/geasdocs":    7,
 	"internal/layout": 7,
