@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/geas-dev/geas/internal/jsonscan"
 )
 
 // fastEntry reads one gate-history.jsonl line without encoding/json when the line is written the
@@ -30,21 +32,21 @@ func fastEntry(line []byte) (HistoryEntry, bool) {
 	if len(line) < 2 || line[0] != '{' || !utf8.Valid(line) {
 		return HistoryEntry{}, false
 	}
-	r := entryScan{jsonScan: jsonScan{b: line, i: 1, dupCheck: true}}
+	r := entryScan{Scanner: jsonscan.Scanner{Data: line, Pos: 1, DupCheck: true}}
 	for {
-		k, ok := r.member()
-		if !ok || r.spaced || !r.field(k) {
+		k, ok := r.Member()
+		if !ok || r.Spaced || !r.field(k) {
 			return HistoryEntry{}, false
 		}
-		more, ok := r.more('}')
-		if !ok || r.spaced {
+		more, ok := r.More('}')
+		if !ok || r.Spaced {
 			return HistoryEntry{}, false
 		}
 		if !more {
 			break
 		}
 	}
-	if r.i != len(line) || checkEntry(r.e) != nil {
+	if r.Pos != len(line) || checkEntry(r.e) != nil {
 		return HistoryEntry{}, false
 	}
 	return r.e, true
@@ -53,7 +55,7 @@ func fastEntry(line []byte) (HistoryEntry, bool) {
 // entryScan reads one history line for fastEntry: the entry read so far, the known keys seen (a
 // bit each) and the extra keys seen.
 type entryScan struct {
-	jsonScan
+	jsonscan.Scanner
 	e         HistoryEntry
 	seen      uint16
 	extraKeys [][]byte
@@ -113,7 +115,7 @@ func (r *entryScan) str(bit uint16, dst *string) bool {
 	if !r.first(bit) {
 		return false
 	}
-	raw, plain, ok := r.jsonScan.str()
+	raw, plain, ok := r.Str()
 	if !ok || !plain {
 		return false
 	}
@@ -126,11 +128,11 @@ func (r *entryScan) num(bit uint16, dst **int) bool {
 	if !r.first(bit) {
 		return false
 	}
-	start := r.i
-	if integer, ok := r.jsonScan.num(); !ok || !integer {
+	start := r.Pos
+	if integer, ok := r.Num(); !ok || !integer {
 		return false
 	}
-	n, err := strconv.Atoi(string(r.b[start:r.i]))
+	n, err := strconv.Atoi(string(r.Data[start:r.Pos]))
 	if err != nil || n < 0 {
 		return false
 	}
@@ -140,12 +142,12 @@ func (r *entryScan) num(bit uint16, dst **int) bool {
 
 // rawValue reads a compact value, free of repeated keys, and returns a copy of its bytes.
 func (r *entryScan) rawValue() (json.RawMessage, bool) {
-	start := r.i
-	r.spaced = false
-	if !r.value(1) || r.spaced {
+	start := r.Pos
+	r.Spaced = false
+	if !r.Value(1) || r.Spaced {
 		return nil, false
 	}
-	return bytes.Clone(r.b[start:r.i]), true
+	return bytes.Clone(r.Data[start:r.Pos]), true
 }
 
 // extra reads the value of the extra key k into the entry's Extra.
@@ -175,42 +177,42 @@ func fastFirstCause(causes []byte) (code string, ok bool) {
 	if !twinEntryScan {
 		return "", false
 	}
-	s := &jsonScan{b: causes}
-	s.ws()
-	if s.i >= len(s.b) || s.b[s.i] != '[' {
+	s := &jsonscan.Scanner{Data: causes}
+	s.WS()
+	if s.Pos >= len(s.Data) || s.Data[s.Pos] != '[' {
 		return "", false
 	}
-	s.i++
-	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == ']' {
-		s.i++
-		s.ws()
-		return "", s.i == len(s.b)
+	s.Pos++
+	s.WS()
+	if s.Pos < len(s.Data) && s.Data[s.Pos] == ']' {
+		s.Pos++
+		s.WS()
+		return "", s.Pos == len(s.Data)
 	}
-	if s.i >= len(s.b) || s.b[s.i] != '{' {
+	if s.Pos >= len(s.Data) || s.Data[s.Pos] != '{' {
 		return "", false
 	}
-	s.i++
+	s.Pos++
 	var keys [8][]byte
 	seen := keys[:0]
-	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == '}' {
-		s.i++
+	s.WS()
+	if s.Pos < len(s.Data) && s.Data[s.Pos] == '}' {
+		s.Pos++
 	} else {
 		for {
-			k, okk := s.member()
+			k, okk := s.Member()
 			if !okk || slices.ContainsFunc(seen, func(o []byte) bool { return bytes.Equal(o, k) }) {
 				return "", false
 			}
 			seen = append(seen, k)
 			if string(k) == "code" {
-				if code, okk = s.plainString(); !okk {
+				if code, okk = s.PlainString(); !okk {
 					return "", false
 				}
-			} else if !s.value(1) {
+			} else if !s.Value(1) {
 				return "", false
 			}
-			more, okn := s.more('}')
+			more, okn := s.More('}')
 			if !okn {
 				return "", false
 			}
@@ -221,22 +223,22 @@ func fastFirstCause(causes []byte) (code string, ok bool) {
 	}
 	// The rest of the array must be valid JSON too (json.Unmarshal reads all of it).
 	for {
-		s.ws()
-		if s.i >= len(s.b) {
+		s.WS()
+		if s.Pos >= len(s.Data) {
 			return "", false
 		}
-		if s.b[s.i] == ']' {
-			s.i++
+		if s.Data[s.Pos] == ']' {
+			s.Pos++
 			break
 		}
-		if s.b[s.i] != ',' {
+		if s.Data[s.Pos] != ',' {
 			return "", false
 		}
-		s.i++
-		if !s.value(1) {
+		s.Pos++
+		if !s.Value(1) {
 			return "", false
 		}
 	}
-	s.ws()
-	return code, s.i == len(s.b)
+	s.WS()
+	return code, s.Pos == len(s.Data)
 }
