@@ -18,7 +18,7 @@ import (
 // (schemas.Decode, the key-case check, HistoryEntry.UnmarshalJSON, checkEntry) returns for such
 // a line; ok is false for any other line, or one the slow path refuses, which then takes the
 // slow path for its verdict and its message. TestFastEntryIsSlowEntry and FuzzFastEntry check
-// both paths agree (TestFastFirstCauseIsSlow for fastFirstCause).
+// both paths agree (fastFirstCause, in facts.go, is the same twin for a causes array).
 //
 // It mirrors schemas.Decode and encoding/json for the gate's own lines, and pays for itself:
 // against the build with -tags lib_entryscan (bench/twins.sh, 21 interleaved pairs, 2026-12-04, 2
@@ -168,77 +168,4 @@ func (r *entryScan) extra(k []byte) bool {
 	}
 	r.e.Extra[string(k)] = v
 	return true
-}
-
-// fastFirstCause is firstCause without encoding/json, for a causes array whose first item is an
-// object with ASCII keys, each once, and whose code, when present, is an ASCII string without
-// escapes; ok is false for anything else, which takes the slow path.
-func fastFirstCause(causes []byte) (code string, ok bool) {
-	if !twinEntryScan {
-		return "", false
-	}
-	s := &jsonscan.Scanner{Data: causes}
-	s.WS()
-	if s.Pos >= len(s.Data) || s.Data[s.Pos] != '[' {
-		return "", false
-	}
-	s.Pos++
-	s.WS()
-	if s.Pos < len(s.Data) && s.Data[s.Pos] == ']' {
-		s.Pos++
-		s.WS()
-		return "", s.Pos == len(s.Data)
-	}
-	if s.Pos >= len(s.Data) || s.Data[s.Pos] != '{' {
-		return "", false
-	}
-	s.Pos++
-	var keys [8][]byte
-	seen := keys[:0]
-	s.WS()
-	if s.Pos < len(s.Data) && s.Data[s.Pos] == '}' {
-		s.Pos++
-	} else {
-		for {
-			k, okk := s.Member()
-			if !okk || slices.ContainsFunc(seen, func(o []byte) bool { return bytes.Equal(o, k) }) {
-				return "", false
-			}
-			seen = append(seen, k)
-			if string(k) == "code" {
-				if code, okk = s.PlainString(); !okk {
-					return "", false
-				}
-			} else if !s.Value(1) {
-				return "", false
-			}
-			more, okn := s.More('}')
-			if !okn {
-				return "", false
-			}
-			if !more {
-				break
-			}
-		}
-	}
-	// The rest of the array must be valid JSON too (json.Unmarshal reads all of it).
-	for {
-		s.WS()
-		if s.Pos >= len(s.Data) {
-			return "", false
-		}
-		if s.Data[s.Pos] == ']' {
-			s.Pos++
-			break
-		}
-		if s.Data[s.Pos] != ',' {
-			return "", false
-		}
-		s.Pos++
-		if !s.Value(1) {
-			return "", false
-		}
-	}
-	s.WS()
-	return code, s.Pos == len(s.Data)
 }
