@@ -25,6 +25,7 @@ var floors = map[string]int{
 	"internal/testresults": 0,
 	"internal/text":        0,
 	"internal/shellcmd":    0,
+	"internal/jsonscan":    0,
 	"internal/git":         1, "schemas": 1,
 	"project":  2,
 	"contract": 3, "evidence": 3, "record": 3, "policy": 3, "internal/demo": 3, "internal/testfixture": 3,
