@@ -23,9 +23,10 @@ import (
 // directory as the caller opened it before the run (Options.LogRoot), where result.json is
 // written even if a command moved the directory meanwhile; nil writes it by its path.
 func Apply(in *Snapshot, res *Result, escalate bool, logRoot *os.Root, now time.Time) error {
-	// What the evaluation found, read once: fitForRecord changes no check that says either.
-	refused, tampered := res.Refused(), historyTampered(res.Checks)
-	if refused || res.RepeatOf != "" {
+	// What the evaluation decided of its checks (result): fitForRecord changes no check that says
+	// either.
+	tampered := res.tampered
+	if res.refused || res.RepeatOf != "" {
 		// Refused before anything ran (the signing key would be exposed), or the same attempt as
 		// the latest recorded run (SPEC §7.1): nothing is written, not even an event, so nothing
 		// signed comes of a run that judged nothing.
