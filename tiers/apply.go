@@ -32,7 +32,7 @@ func Apply(in *Snapshot, res *Result, escalate bool, logRoot *os.Root, now time.
 		// signed comes of a run that judged nothing.
 		return nil
 	}
-	escalate, write, err := fitForRecord(in, res, escalate, tampered) // SPEC §7.3, §10: nothing the readers refuse
+	escalate, write, entry, err := fitForRecord(in, res, escalate, tampered) // SPEC §7.3, §10: nothing the readers refuse
 	if err != nil || !write {
 		return err
 	}
@@ -59,7 +59,7 @@ func Apply(in *Snapshot, res *Result, escalate bool, logRoot *os.Root, now time.
 		return afterCommit(in, res, plan, in.found(), now)
 	}
 	pinned := in.Facts.Pinned
-	entry, err := in.Record.Chain(historyEntry(res))
+	entry, err = in.Record.Chain(entry)
 	if err != nil {
 		return err
 	}
@@ -106,6 +106,19 @@ func PlanResult(mission, task, taskDir string, res *Result, raw []byte, history 
 	}
 	return record.PlanRun(record.PlanInput{Mission: mission, Task: task, TaskDir: taskDir, History: history,
 		Pins: pins, RulesSHA256: res.RulesSHA256, Outcome: out, EscalationPolicy: policy}, now)
+}
+
+// JSON encodes the result as the ledger records it (gate_result, result.json) and as geas prints
+// it: compactly, without HTML escaping, so evidence such as "score 3 < 4" reads the same in
+// record.json as on the terminal.
+func (res *Result) JSON() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(res); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // outcome is what the ledger needs of res, whose JSON is raw (nil: encoded here).
