@@ -62,6 +62,9 @@ type Plan struct {
 	DecisionID             string          // the pending decision of an escalation ("" none)
 	Decision               []byte          // its document
 	Events                 []Event         // in the order they are logged
+	// History is the task's history up to and including the entry (PlanInput.History): what
+	// Commit records of a gate run; nil when nothing is recorded.
+	History []HistoryEntry
 }
 
 // PlanInput is what PlanRun derives a plan from.
@@ -80,7 +83,7 @@ type PlanInput struct {
 // PlanRun derives the plan of a gate run's writes after its commit point.
 func PlanRun(in PlanInput, now time.Time) (*Plan, error) {
 	o := in.Outcome
-	p := &Plan{Mission: in.Mission, Task: in.Task, TaskDir: in.TaskDir, RunID: o.RunID, Hash: o.Hash, Result: o.Result, Move: o.Transition}
+	p := &Plan{Mission: in.Mission, Task: in.Task, TaskDir: in.TaskDir, RunID: o.RunID, Hash: o.Hash, Result: o.Result, Move: o.Transition, History: in.History}
 	if in.Pins && in.RulesSHA256 != "" {
 		p.PinBy, p.PinRules = "gate run "+o.RunID, in.RulesSHA256
 	}
@@ -302,14 +305,18 @@ func (a *Applied) Err() error {
 	return a.Failed[0].Err
 }
 
-// Commit records the gate run whose plan is p: l.Record holds the run's entry at the end of its
-// history and its gate_result (SetGateSections, validated before anything is written). It writes
-// the run's full result to result.json (in logDir, the run's log directory as the run opened it,
-// when not nil), then the task's files (Record.Write), whose history append is the commit point
-// (SPEC §7.3), then applies p with what the run read of the files (f). An error means nothing was
+// Commit records the gate run whose plan is p. It sets l.Record's gate_result to p.Result and its
+// history to p.History, which ends with the run's entry (SetGateSections, validated before
+// anything is written: a result the record cannot hold writes nothing at all), writes the run's
+// full result to result.json (in logDir, the run's log directory as the run opened it, when not
+// nil), then the task's files (Record.Write), whose history append is the commit point (SPEC
+// §7.3), then applies p with what the run read of the files (f). An error means nothing was
 // recorded; from the commit point on, what fails is in the returned Applied, a "record" failure
 // first when record.json could not be written (the next command writes it).
 func (l *Ledger) Commit(p *Plan, logDir *os.Root, f Found) (*Applied, error) {
+	if err := l.Record.SetGateSections(p.Result, p.History, l.Now); err != nil {
+		return nil, fmt.Errorf("record the gate result: %w", err)
+	}
 	// A run whose task lock was removed or replaced may share the task with another run that
 	// locked the new file: it records nothing (the history append checks again, under the
 	// history file's lock, right before the commit point).

@@ -68,12 +68,7 @@ func Apply(in *Snapshot, res *Result, escalate bool, logRoot *os.Root, now time.
 	if err != nil {
 		return err
 	}
-	// Validated in memory first: a result the record cannot hold writes nothing at all.
-	history := append(in.Record.History(), entry)
-	if err := in.Record.SetGateSections(raw, history, now); err != nil {
-		return fmt.Errorf("record the gate result: %w", err)
-	}
-	plan, err := planOf(in, res, raw, history, !pinned, now)
+	plan, err := planOf(in, res, raw, append(in.Record.History(), entry), !pinned, now)
 	if err != nil {
 		return err
 	}
