@@ -244,6 +244,24 @@ type Found struct {
 	Pinned bool
 }
 
+// EventKeys is what the event log holds for one task, for completing a run's derived writes
+// (SPEC §7.3): which events the gate logged, by type, for which history entry (data.hash) or,
+// for events logged without a hash by earlier versions, which run (data.run_id). The ledger
+// asks it what Found.Keys holds; TaskEvents (events_keys.go) fills it from the log.
+type EventKeys struct {
+	byHash map[string]bool // type + "\x00" + hash
+	byRun  map[string]bool // type + "\x00" + run_id, events without a hash
+}
+
+// Has reports whether an event of type typ was logged for the entry with hash, or, when it was
+// logged without a hash, for runID.
+func (k *EventKeys) Has(typ, hash, runID string) bool {
+	if k == nil {
+		return false
+	}
+	return k.byHash[typ+"\x00"+hash] || (runID != "" && k.byRun[typ+"\x00"+runID])
+}
+
 // Ledger is the one writer of what a task's history implies (SPEC §7.3): gate_result, the
 // pinned copy, the contract's status, the pending decision and the events. The caller holds the
 // task lock; Held (when not nil) is asked before each write, and nothing more is written once it
