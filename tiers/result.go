@@ -119,6 +119,10 @@ type Result struct {
 	// attributed is the digest of the other tasks' passes the run attributed files to
 	// (attributedPasses), for the history entry; "" when none.
 	attributed string
+	// refused and tampered are what the evaluation decided of its checks for the ledger: the run
+	// was refused before anything ran (Refused), its checks found the history tampered
+	// (HistoryTampered). Set once by result.
+	refused, tampered bool
 	// Escalation names the pending decision record an escalation wrote.
 	Escalation string `json:"escalation,omitempty"`
 	// Notes are things the run could not do that do not change the verdict.
@@ -192,6 +196,7 @@ func result(pass *Pass, ev *evaluation, profile vocab.Profile, stopped map[int]s
 	}
 	fold(res, binding, stopped)
 	res.InputsSHA256 = inputsDigest(in, pass.head)
+	res.refused, res.tampered = res.Refused(), historyTampered(checks)
 	return res
 }
 
