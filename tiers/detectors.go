@@ -15,6 +15,7 @@ import (
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/internal/proc"
+	txt "github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -290,14 +291,14 @@ func judge(pass *Pass, binding *criteriaBinding, idx int, cr contract.Criterion,
 	}
 	if ms := cr.Check.MinScore; ms != nil {
 		if len(scores) == 0 {
-			return failCheck(2, name, text, fmt.Sprintf("%s but none has a score (min_score %s)%s", counted(pool, "judgment", "judgments"), fmtNum(*ms), suffix), StatusFail, vocab.CauseCriterionFailed), warns
+			return failCheck(2, name, text, fmt.Sprintf("%s but none has a score (min_score %s)%s", txt.Counted(pool, "judgment", "judgments"), fmtNum(*ms), suffix), StatusFail, vocab.CauseCriterionFailed), warns
 		}
 		mean := 0.0
 		for _, s := range scores {
 			mean += s
 		}
 		mean /= float64(len(scores))
-		ev := fmt.Sprintf("mean score %s of %s, min_score %s%s", fmtNum(mean), counted(len(scores), "judgment", "judgments"), fmtNum(*ms), suffix)
+		ev := fmt.Sprintf("mean score %s of %s, min_score %s%s", fmtNum(mean), txt.Counted(len(scores), "judgment", "judgments"), fmtNum(*ms), suffix)
 		if mean < *ms {
 			return failCheck(2, name, text, ev, StatusFail, vocab.CauseCriterionFailed), warns
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/internal/git"
+	txt "github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -333,7 +334,7 @@ func inputsUnchanged(pass *Pass, after []Check, onlyAdvisory bool) *Check {
 		return nil // nothing to report: a passing re-check must not count as a blocking check that ran
 	}
 	text := "the inputs judged (contract, record sections, evidence, debt register, policy) did not change during the run"
-	c := failCheck(tier, "inputs_unchanged", text, fmt.Sprintf("changed while the run was under way (by an eval command or a detector): %s; the run judged the snapshot read before tier 1", joinLimited(changed, 20)), StatusError, vocab.CauseInputsChanged)
+	c := failCheck(tier, "inputs_unchanged", text, fmt.Sprintf("changed while the run was under way (by an eval command or a detector): %s; the run judged the snapshot read before tier 1", txt.JoinLimited(changed, 20)), StatusError, vocab.CauseInputsChanged)
 	c.Advisory = onlyAdvisory
 	return &c
 }

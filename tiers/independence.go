@@ -156,10 +156,3 @@ func (pass *Pass) evidenceNames() []string {
 	}
 	return names
 }
-
-func joinLimited(items []string, max int) string {
-	if len(items) <= max {
-		return strings.Join(items, ", ")
-	}
-	return strings.Join(items[:max], ", ") + fmt.Sprintf(" and %d more", len(items)-max)
-}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/geas-dev/geas/internal/canon"
+	"github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -262,7 +263,7 @@ func tierResult(checks []Check, tier int, notRun string) TierResult {
 	}
 	details := fmt.Sprintf("%d of %d checks passed", passed, n)
 	if warns > 0 {
-		details += ", " + counted(warns, "warning", "warnings")
+		details += ", " + text.Counted(warns, "warning", "warnings")
 	}
 	return TierResult{Status: worst, Details: details}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/internal/git"
+	"github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -169,7 +170,7 @@ func evidenceValid(pass *Pass) (out []Check) {
 		if len(in.Evidence) == 0 {
 			add(skippedCheck(0, "evidence_valid", "every evidence file parses and matches the schema", "no evidence files"))
 		} else {
-			add(passCheck(0, "evidence_valid", "every evidence file parses and matches the schema", counted(len(in.Evidence), "file", "files")+" valid"))
+			add(passCheck(0, "evidence_valid", "every evidence file parses and matches the schema", text.Counted(len(in.Evidence), "file", "files")+" valid"))
 		}
 	}
 	return

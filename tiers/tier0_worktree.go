@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/geas-dev/geas/internal/git"
+	txt "github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -60,9 +61,9 @@ func emptyChange(pass *Pass, g gitFacts) []Check {
 	case len(files) == 0:
 		return []Check{failCheck(0, "empty_change", emptyText, fmt.Sprintf("%s and the integration head %s (%s) have the same tree: the diff is empty", base, short(g.head), headName), StatusBlock, vocab.CauseEmptyChange)}
 	case len(work) == 0:
-		return []Check{failCheck(0, "empty_change", emptyText, fmt.Sprintf("%s..%s changes only bookkeeping files (%s): nothing of the work is in the diff", short(g.base), short(g.head), joinLimited(files, 10)), StatusBlock, vocab.CauseEmptyChange)}
+		return []Check{failCheck(0, "empty_change", emptyText, fmt.Sprintf("%s..%s changes only bookkeeping files (%s): nothing of the work is in the diff", short(g.base), short(g.head), txt.JoinLimited(files, 10)), StatusBlock, vocab.CauseEmptyChange)}
 	}
-	return []Check{passCheck(0, "empty_change", emptyText, fmt.Sprintf("%s..%s changes %s", short(g.base), short(g.head), counted(len(work), "file", "files")))}
+	return []Check{passCheck(0, "empty_change", emptyText, fmt.Sprintf("%s..%s changes %s", short(g.base), short(g.head), txt.Counted(len(work), "file", "files")))}
 }
 
 // needsCheckout reports whether the run checks the head out for tier 1 and the detectors: with
@@ -154,7 +155,7 @@ func worktreeCheck(pass *Pass, tier int, name, text, headName, after string) *Ch
 		if n > maxNamedFiles {
 			list += fmt.Sprintf(" and %d more", n-maxNamedFiles)
 		}
-		parts = append(parts, fmt.Sprintf("%s from it: %s", counted(n, "file differs", "files differ"), list))
+		parts = append(parts, fmt.Sprintf("%s from it: %s", txt.Counted(n, "file differs", "files differ"), list))
 	}
 	ev := strings.Join(parts, "; ")
 	if after != "" {
@@ -197,7 +198,7 @@ func checkoutCheck(pass *Pass, tier int, name, text, after string) *Check {
 	if len(paths) > maxNamedFiles {
 		list += fmt.Sprintf(" and %d more", len(paths)-maxNamedFiles)
 	}
-	ch := failCheck(tier, name, text, fmt.Sprintf("%s changed the isolated checkout of %s: %s from it: %s", after, short(pass.head), counted(len(paths), "file differs", "files differ"), list), StatusBlock, vocab.CauseWorktreeMismatch)
+	ch := failCheck(tier, name, text, fmt.Sprintf("%s changed the isolated checkout of %s: %s from it: %s", after, short(pass.head), txt.Counted(len(paths), "file differs", "files differ"), list), StatusBlock, vocab.CauseWorktreeMismatch)
 	return &ch
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	txt "github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -141,7 +142,7 @@ func partB(pass *Pass) (out []Check) {
 		}
 	}
 	if len(outside) > 0 {
-		ch := failCheck(2, "scope", text, fmt.Sprintf("%d of %d changed files are outside the surfaces: %s (from %s)%s", len(outside), len(files), joinLimited(outside, 20), how, attributed), StatusFail, vocab.CauseScopeViolation)
+		ch := failCheck(2, "scope", text, fmt.Sprintf("%d of %d changed files are outside the surfaces: %s (from %s)%s", len(outside), len(files), txt.JoinLimited(outside, 20), how, attributed), StatusFail, vocab.CauseScopeViolation)
 		for _, f := range outside {
 			ch.Locations = append(ch.Locations, Location{Path: f})
 		}
@@ -157,7 +158,7 @@ func partB(pass *Pass) (out []Check) {
 		out = append(out, *w)
 	}
 	if len(minor) > 0 {
-		out = append(out, warnCheck(2, "scope:shared", "changes outside the surfaces touch only shared files", fmt.Sprintf("shared files changed: %s", joinLimited(minor, 20)), vocab.CauseScopeShared))
+		out = append(out, warnCheck(2, "scope:shared", "changes outside the surfaces touch only shared files", fmt.Sprintf("shared files changed: %s", txt.JoinLimited(minor, 20)), vocab.CauseScopeShared))
 	}
 	if pass.haveBase {
 		declared := map[string]bool{}
@@ -177,7 +178,7 @@ func partB(pass *Pass) (out []Check) {
 			}
 		}
 		if len(undeclared) > 0 {
-			ev := fmt.Sprintf("changed but not in the implementer's files_changed: %s", joinLimited(undeclared, 20))
+			ev := fmt.Sprintf("changed but not in the implementer's files_changed: %s", txt.JoinLimited(undeclared, 20))
 			if !any {
 				ev = "no implementer evidence declares files_changed; " + ev
 			}
