@@ -68,7 +68,7 @@ func (c *claims) contradictTesters(pass *Pass, runs []EvalRun) {
 		if run.TimedOut {
 			measured = fmt.Sprintf("eval command %d `%s` timed out", i+1, text.Truncate(run.Command, 120))
 		}
-		for _, e := range pass.independent() {
+		for _, e := range pass.independent {
 			if e.Role == vocab.Tester && e.Verdict == testerPassVerdict {
 				c.contradict(e, "verdict pass", measured)
 			}
@@ -87,7 +87,7 @@ func (c *claims) contradictByDetector(pass *Pass, bound []boundResult, idx int, 
 	label := criterionLabel(idx, cr)
 	measured := fmt.Sprintf("the %s detector of %s failed: %s", cr.Check.Type, label, text.Truncate(ch.Evidence, 200))
 	for _, br := range bound {
-		if br.res.Passed && !pass.isBuilder(br.e) && !c.setAside[br.e] {
+		if br.res.Passed && !pass.builder[br.e] && !c.setAside[br.e] {
 			c.contradict(br.e, fmt.Sprintf("criteria_results %s passed", label), measured)
 		}
 	}
@@ -96,7 +96,7 @@ func (c *claims) contradictByDetector(pass *Pass, bound []boundResult, idx int, 
 		return
 	}
 	measuredVal, measuredOK := pass.metrics[d.Metric]
-	for _, e := range pass.independent() {
+	for _, e := range pass.independent {
 		v, ok := e.Metrics[d.Metric]
 		if !ok || !measuredOK || c.setAside[e] {
 			continue // without a measurement the evidence metric itself was judged: nothing contradicts it

@@ -218,7 +218,7 @@ func metricReports(pass *Pass, name string) []metricReport {
 		return []metricReport{{v, "measured by an eval command"}}
 	}
 	var out []metricReport
-	for _, e := range pass.independent() {
+	for _, e := range pass.independent {
 		v, ok := e.Metrics[name]
 		if !ok {
 			continue
@@ -255,7 +255,7 @@ func judge(pass *Pass, binding *criteriaBinding, idx int, cr contract.Criterion,
 	}
 	for _, bj := range bound {
 		e, j := bj.e, bj.j
-		if pass.isBuilder(e) {
+		if pass.builder[e] {
 			notes = append(notes, e.Name+" (the builder's own judgment, not counted)")
 			continue
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/internal/git"
 	txt "github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/record"
@@ -17,10 +16,12 @@ import (
 // analysis.Pass). A stage never changes it: it returns its checks and facts, and the run
 // (Evaluate) records the facts here before the next stage.
 type Pass struct {
-	in    *Snapshot
-	env   Env
-	opts  Options
-	known []string // the agent types evidence names resolve to
+	in   *Snapshot
+	env  Env
+	opts Options
+	// judges is who wrote the evidence (independence.go): the agent types known, each file's
+	// type, the builder's files and the independent ones, found once when the run starts.
+	judges
 
 	// exec is who the run's processes run as, and whether the signing key's exposure lets them
 	// run at all (keyexposure.go).
@@ -96,11 +97,7 @@ func Evaluate(ctx context.Context, in *Snapshot, env Env, opts Options) (*Result
 	// Room for a run's checks (about thirty): grown by append, each Check (136 bytes) was copied
 	// four or five times.
 	ev := &evaluation{checks: make([]Check, 0, 48)}
-	if in.Contract != nil {
-		pass.known = contractTypes(in.Contract)
-	} else {
-		pass.known = evidence.KnownTypes()
-	}
+	pass.judges = judgesOf(in.Contract, in.Evidence)
 	defer func() {
 		pass.work.remove()
 		if pass.repo != nil {

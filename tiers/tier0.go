@@ -135,10 +135,10 @@ func requiredReviewers(pass *Pass) (out []Check) {
 		text := fmt.Sprintf("required reviewer %s has an evidence file with a non-implementer role", want)
 		var found, implOnly []string
 		for _, e := range pass.in.Evidence {
-			if pass.agentType(e) != want {
+			if pass.agentType[e] != want {
 				continue
 			}
-			if pass.isBuilder(e) { // the implementer never reviews its own work (SPEC §2.1)
+			if pass.builder[e] { // the implementer never reviews its own work (SPEC §2.1)
 				implOnly = append(implOnly, e.Name)
 				continue
 			}

@@ -176,7 +176,7 @@ func bindCriteria(pass *Pass) criteriaBinding {
 					shown = "id " + res.ID
 				}
 				ambiguous(e, "criteria_results", k, shown, bd)
-			case !pass.isBuilder(e):
+			case !pass.builder[e]:
 				out.unmatched = append(out.unmatched, unmatchedResult{e, k})
 			}
 		}
@@ -217,7 +217,7 @@ func criterionByEvidence(pass *Pass, bound []boundResult, aside map[*evidence.Ev
 			entry += " (" + oneLine(res.Details) + ")"
 		}
 		switch {
-		case pass.isBuilder(e):
+		case pass.builder[e]:
 			own = append(own, entry)
 		case res.Passed:
 			passed = append(passed, entry)

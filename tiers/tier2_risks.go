@@ -116,7 +116,7 @@ func partC(pass *Pass) (out []Check) {
 		handled := ""
 		for _, bh := range bound[i] {
 			e, h := bh.e, bh.h
-			if pass.isBuilder(e) {
+			if pass.builder[e] {
 				own = append(own, fmt.Sprintf("%s %s", e.Name, h.Status))
 				continue
 			}

@@ -178,7 +178,7 @@ func unmatchedScores(files []*evidence.Evidence, dims []contract.Dimension) stri
 func collectScores(pass *Pass, dim, check string, evaluators []string) dimensionScores {
 	var ds dimensionScores
 	for _, e := range pass.in.Evidence {
-		if pass.isBuilder(e) {
+		if pass.builder[e] {
 			for _, s := range e.RubricScores {
 				if s.Dimension == dim {
 					ds.notes = append(ds.notes, fmt.Sprintf("%s's own score %s is not counted", e.Name, fmtNum(s.Score)))
@@ -186,7 +186,7 @@ func collectScores(pass *Pass, dim, check string, evaluators []string) dimension
 			}
 			continue
 		}
-		if len(evaluators) > 0 && !slices.Contains(evaluators, pass.agentType(e)) {
+		if len(evaluators) > 0 && !slices.Contains(evaluators, pass.agentType[e]) {
 			continue
 		}
 		if pass.claims.setAside[e] {

@@ -32,7 +32,7 @@ func changedFiles(pass *Pass) ([]string, map[string]bool, string, error) {
 		how = fmt.Sprintf("git diff --name-only %s..%s", short(pass.base), short(pass.head))
 	} else {
 		for _, e := range pass.in.Evidence {
-			if pass.isBuilder(e) {
+			if pass.builder[e] {
 				for _, f := range e.Declared() {
 					files = append(files, path.Clean(f)) // "./README.md" is README.md, as git would list it
 				}
@@ -164,7 +164,7 @@ func partB(pass *Pass) (out []Check) {
 		declared := map[string]bool{}
 		any := false
 		for _, e := range pass.in.Evidence {
-			if pass.isBuilder(e) {
+			if pass.builder[e] {
 				any = true
 				for _, f := range e.Declared() {
 					declared[path.Clean(f)] = true
