@@ -160,7 +160,7 @@ func attribute(pass *Pass) *attribution {
 		a.err = err
 		return a
 	}
-	pp := pass.projectPaths()
+	pp := pass.paths
 	var paths []string
 	here := map[string]git.FileSide{}
 	shown := map[string]string{}
@@ -241,7 +241,7 @@ func attribute(pass *Pass) *attribution {
 // does not show a verified change put back to the base's entry (a test a pass added, deleted
 // again; a pass's assertions taken out), so it is looked up from the passes' side.
 func (a *attribution) findUndone(pass *Pass, look *passLookup, passes []*verifiedPass, here map[string]git.FileSide) error {
-	pp := pass.projectPaths()
+	pp := pass.paths
 	seen := map[string]bool{}
 	for _, v := range passes {
 		changes, err := pass.repo.FileChanges(v.base, v.head)

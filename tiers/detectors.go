@@ -70,7 +70,7 @@ func detectScript(ctx context.Context, pass *Pass, idx int, cr contract.Criterio
 	label := scriptLabel(d)
 	spec := proc.Spec{
 		Label: fmt.Sprintf("%s: %s", criterionLabel(idx, cr), label), Argv: append([]string{d.Command}, d.Args...),
-		Dir: pass.workDir(), Timeout: timeout, ExpectExit: d.ExpectExit, TailBytes: pass.in.Policy.OutputTailBytes,
+		Dir: pass.workDir, Timeout: timeout, ExpectExit: d.ExpectExit, TailBytes: pass.in.Policy.OutputTailBytes,
 		RunAs: pass.exec.runAs,
 	}
 	if pass.opts.LogRoot != nil {
@@ -103,7 +103,7 @@ func scriptLabel(d *contract.Detector) string {
 // detectFileExists passes when the path exists in the working tree (and, with non_empty, is a
 // non-empty file or directory).
 func detectFileExists(pass *Pass, d *contract.Detector, dc detection) Check {
-	fi, err := pass.workRoot().Stat(d.Path)
+	fi, err := pass.workRoot.Stat(d.Path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return dc.fail(fmt.Sprintf("%s is absent", d.Path))
@@ -112,7 +112,7 @@ func detectFileExists(pass *Pass, d *contract.Detector, dc detection) Check {
 	case d.NonEmpty && fi.Mode().IsRegular() && fi.Size() == 0:
 		return dc.fail(fmt.Sprintf("%s exists but is empty (non_empty required)", d.Path))
 	case d.NonEmpty && fi.IsDir():
-		empty, err := emptyDir(pass.workRoot(), d.Path)
+		empty, err := emptyDir(pass.workRoot, d.Path)
 		switch {
 		case err != nil:
 			return dc.broken(fmt.Sprintf("cannot list %s: %v", d.Path, err))
@@ -132,7 +132,7 @@ func detectRegexMatch(pass *Pass, d *contract.Detector, dc detection) Check {
 	if err != nil {
 		return dc.broken(fmt.Sprintf("bad regex %q: %v", d.Pattern, err))
 	}
-	data, err := fsutil.ReadLimited(pass.workRoot(), d.Artifact, pass.in.Policy.MaxEvidenceBytes)
+	data, err := fsutil.ReadLimited(pass.workRoot, d.Artifact, pass.in.Policy.MaxEvidenceBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return dc.fail(fmt.Sprintf("artifact %s is absent", d.Artifact))

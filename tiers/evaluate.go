@@ -27,17 +27,22 @@ type Pass struct {
 	// run at all (keyexposure.go).
 	exec execution
 
-	// What tier 0's baseline resolved (gitFacts): the repository, the base and the head.
+	// What tier 0's baseline resolved (gitFacts): the repository, the base and the head, and
+	// where the head came from (headName).
 	repo       *git.Repo
 	base, head string
 	haveBase   bool
-	// paths is the project root's place in repo, found on first use once repo is open
-	// (projectPaths): every check of the run compares paths with the same one.
-	paths *projectPaths
+	headName   string
+	// paths is the project root's place in repo (projectpath.go), found once by tier 0: every
+	// check of the run compares paths with the same one.
+	paths projectPaths
 
 	// work is the isolated checkout the run made for tier 1 and the detectors (invariant 7,
-	// tier0_worktree.go); nil: they run in the working tree.
-	work *checkout
+	// checkout.go); nil: they run in the working tree. workDir and workRoot are where they run:
+	// the checkout's project root, else the project root (opened as a root).
+	work     *checkout
+	workDir  string
+	workRoot *os.Root
 
 	// What tier 1 measured: the metrics its eval commands captured (metricSpread: per metric,
 	// the lowest and highest value printed) and its runs.
@@ -123,10 +128,14 @@ func Evaluate(ctx context.Context, in *Snapshot, env Env, opts Options) (*Result
 	}
 	checks, g := tier0(pass, ev.checks)
 	ev.checks = append(ev.checks, checks...)
-	pass.repo, pass.base, pass.head, pass.haveBase = g.repo, g.base, g.head, g.haveBase
+	pass.repo, pass.base, pass.head, pass.haveBase, pass.headName, pass.paths = g.repo, g.base, g.head, g.haveBase, g.headName, g.paths
 	var coErr error
 	if needsCheckout(pass) {
 		pass.work, coErr = makeCheckout(pass)
+	}
+	pass.workDir, pass.workRoot = in.ProjectDir, in.Root
+	if pass.work != nil && pass.work.root != nil {
+		pass.workDir, pass.workRoot = pass.work.dir, pass.work.root
 	}
 	ev.checks = append(ev.checks, tier0Tree(pass, coErr)...)
 	ev.tier0End = len(ev.checks)

@@ -180,6 +180,8 @@ func (u *unitProject) run(c *contract.Contract, rec *record.Record, ev ...*evide
 	in.DebtData, in.DebtErr = fsutil.ReadLimited(u.p.Geas, debtRegisterPath(testMission), 0)
 	r := &Pass{in: in, env: DefaultEnv(), opts: Options{Now: testNow}, metrics: map[string]float64{}}
 	r.judges = judgesOf(c, ev)
+	r.paths = projectPathsIn(in, nil)
+	r.workDir, r.workRoot = in.ProjectDir, in.Root
 	return r
 }
 

@@ -97,7 +97,7 @@ func testIntegrity(pass *Pass) integrityFacts {
 func newIntegrity(pass *Pass) *integrity {
 	c := pass.in.Contract
 	pol := pass.in.Policy.Tests
-	ig := &integrity{pass: pass, prefix: pass.projectPrefix(), tables: pol.Markers, mayList: c.Tests.MayChange}
+	ig := &integrity{pass: pass, prefix: pass.paths.prefix, tables: pol.Markers, mayList: c.Tests.MayChange}
 	if ig.tables == nil {
 		ig.tables = policy.DefaultMarkers()
 	}

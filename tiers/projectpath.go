@@ -16,19 +16,6 @@ type projectPaths struct {
 	within bool   // false when the project root is not inside the repository's top: nothing is inside
 }
 
-// projectPaths returns the run's projectPaths, found once its repository is open and kept: the
-// symbolic links of the two directories are resolved once a run, not once a check.
-func (pass *Pass) projectPaths() projectPaths {
-	if pass.paths != nil {
-		return *pass.paths
-	}
-	pp := projectPathsIn(pass.in, pass.repo)
-	if pass.repo != nil {
-		pass.paths = &pp
-	}
-	return pp
-}
-
 // rootPlace is the project root's place (paths) in the repository whose top directory is top.
 type rootPlace struct {
 	top   string

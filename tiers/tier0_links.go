@@ -30,7 +30,7 @@ func linksCheck(pass *Pass) (out []Check) {
 	}
 	const name = "symlinks"
 	const text = "every symbolic link of the head tree leads into the commit: not outside the repository, into .git or into the bookkeeping paths"
-	prefix := pass.projectPrefix()
+	prefix := pass.paths.prefix
 	fenced := make([]string, len(bookkeepingPaths))
 	for i, b := range bookkeepingPaths {
 		fenced[i] = prefix + b

@@ -330,7 +330,7 @@ func confirmStub(pass *Pass, loc record.StubLocation, files map[string][]byte, b
 	}
 	if !seen {
 		var err error
-		data, err = fsutil.ReadLimited(pass.workRoot(), loc.Path, min(pass.in.Policy.MaxEvidenceBytes, *budget))
+		data, err = fsutil.ReadLimited(pass.workRoot, loc.Path, min(pass.in.Policy.MaxEvidenceBytes, *budget))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			// a stub in a file that no longer exists is not a stub

@@ -47,7 +47,7 @@ func changedFiles(pass *Pass) ([]string, map[string]bool, string, error) {
 	}
 	out := files[:0]
 	outside := map[string]bool{}
-	pp := pass.projectPaths()
+	pp := pass.paths
 	attributed := pass.attribution()
 	for _, f := range files {
 		in := true
@@ -119,7 +119,7 @@ func partB(pass *Pass) (out []Check) {
 	shared := pass.in.sharedGlobs()
 	isDir := workTreeDir(pass.in.Root)
 	if pass.haveBase {
-		isDir = treeDir(pass.repo, pass.base, pass.head, pass.projectPaths().prefix)
+		isDir = treeDir(pass.repo, pass.base, pass.head, pass.paths.prefix)
 	}
 	surf := newSurfaces(c.Scope.Surfaces, isDir)
 	var outside, minor []string

@@ -62,7 +62,7 @@ func scanAdded(pass *Pass, also func(git.AddedLine)) *addedScan {
 		}
 		return pass.added
 	}
-	pp := pass.projectPaths()
+	pp := pass.paths
 	lines, files, last, rel, skip := 0, 0, "", "", false
 	stubs := policy.NewStubMatcher(pass.in.Policy.StubPatterns) // compiled once for the whole scan
 	res := &addedScan{}

@@ -22,7 +22,7 @@ func submoduleWarning(pass *Pass, check, what string) *Check {
 		ch := warnCheck(2, check+":submodules", text+what, fmt.Sprintf("cannot list the submodules changed in %s..%s: %v", short(pass.base), short(pass.head), err), vocab.CauseSubmoduleUnscanned)
 		return &ch
 	}
-	pp := pass.projectPaths()
+	pp := pass.paths
 	var named []string
 	var where []Location
 	for _, s := range subs {
