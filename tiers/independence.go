@@ -39,7 +39,7 @@ func judgesOf(c *contract.Contract, evs []*evidence.Evidence) judges {
 		j.agentType[e] = evidence.AgentType(e.Agent, j.known)
 	}
 	for _, e := range evs {
-		if isBuilderOf(c, j.known, e.Agent, e.Role) {
+		if isBuilderTyped(c, j.known, e.Agent, j.agentType[e], e.Role) {
 			j.builder[e] = true
 		} else {
 			j.independent = append(j.independent, e)
@@ -55,6 +55,12 @@ func judgesOf(c *contract.Contract, evs []*evidence.Evidence) judges {
 // own (SPEC §2.1). Agent names are compared after trimming and case folding: "Software-Engineer"
 // and " software-engineer-2" are the primary worker software-engineer as much as the exact name is.
 func isBuilderOf(c *contract.Contract, known []string, agent string, role vocab.Role) bool {
+	return isBuilderTyped(c, known, agent, evidence.AgentType(agent, known), role)
+}
+
+// isBuilderTyped is isBuilderOf for an agent whose type (evidence.AgentType of agent and known)
+// is typ.
+func isBuilderTyped(c *contract.Contract, known []string, agent, typ string, role vocab.Role) bool {
 	if role == vocab.Implementer {
 		return true
 	}
@@ -63,14 +69,14 @@ func isBuilderOf(c *contract.Contract, known []string, agent string, role vocab.
 		return false
 	}
 	a := foldID(agent)
-	if a == pw || strings.HasPrefix(a, pw+"-") || evidence.AgentType(agent, known) == c.Routing.PrimaryWorkerType {
+	if a == pw || strings.HasPrefix(a, pw+"-") || typ == c.Routing.PrimaryWorkerType {
 		return true
 	}
 	if c.Routing.WorkerFromSlot {
 		// "research-analyst" builds for the slot "implementer": the contract does not say which
 		// of the slot's types builds, so none of them reviews.
-		typ := evidence.AgentType(a, evidence.KnownTypes(known...))
-		return typ != "" && contract.ProfileSlots[typ] == c.Routing.PrimaryWorkerSlot
+		slotType := evidence.AgentType(a, evidence.KnownTypes(known...))
+		return slotType != "" && contract.ProfileSlots[slotType] == c.Routing.PrimaryWorkerSlot
 	}
 	return false
 }
