@@ -10,11 +10,6 @@ import (
 	"github.com/geas-dev/geas/vocab"
 )
 
-// bookkeepingPaths are the orchestration's own files (SPEC §5.3 B), relative to the project root
-// (bookkeeping): the working-tree check does not compare them, and no scope question counts
-// them. An entry ending in "/" is a directory.
-var bookkeepingPaths = []string{".geas/missions/", ".geas/state/", ".geas/memory/", ".geas/recovery/", ".geas/rules.md"}
-
 // maxNamedFiles is how many differing files a worktree_mismatch names.
 const maxNamedFiles = 20
 

@@ -70,20 +70,6 @@ func changedFiles(pass *Pass) ([]string, map[string]bool, string, error) {
 	return out, outside, how, nil
 }
 
-// bookkeeping reports whether a file (slash-separated, relative to the project root) is the
-// orchestration's own bookkeeping, one of bookkeepingPaths or below one of its directories (SPEC
-// §5.3 Part B). Everything else under .geas — code, .geas/gate-policy.json — is a scope question
-// like any other file. Paths compare exactly, byte for byte: a path that differs in case or form
-// is not the bookkeeping, so it stays a scope question (fail closed).
-func bookkeeping(f string) bool {
-	for _, b := range bookkeepingPaths {
-		if strings.HasSuffix(b, "/") && strings.HasPrefix(f, b) && len(f) > len(b) || f == b {
-			return true
-		}
-	}
-	return false
-}
-
 // errNoChangeSource: neither a base nor the implementer's files_changed says what changed.
 var errNoChangeSource = errors.New("no change source")
 
