@@ -927,6 +927,7 @@ func (ig *integrity) weakened() ([]Check, *addedScan) {
 	// Lines come file by file: what a file is, is judged once a file.
 	last, inProject, lang, added := "", false, "", false
 	var skip *policy.MarkerSet
+	suppress := ig.tables.Suppress()
 	res := scanAdded(pass, func(l git.AddedLine) {
 		if l.Path != last {
 			last, skip = l.Path, nil
@@ -942,23 +943,27 @@ func (ig *integrity) weakened() ([]Check, *addedScan) {
 			return
 		}
 		p := strings.TrimPrefix(l.Path, ig.prefix)
+		// The line's markers first, then what they mean.
+		skipPat, skipped := "", false
 		if skip != nil {
-			if pat, ok := skip.Find(l.Text); ok && added && onlySkips(lang, l.Text, skip) {
-				nown++
-				if len(own) < maxIntegrityFindings {
-					own = append(own, marker{Location{Path: p, Line: l.Line}, pat, l.Text})
-				}
-			} else if ok {
-				nskip++
-				if len(skips) < maxIntegrityFindings {
-					skips = append(skips, marker{Location{Path: p, Line: l.Line}, pat, l.Text})
-				}
+			skipPat, skipped = skip.Find(l.Text)
+		}
+		supPat, suppressed := suppress.Find(l.Text)
+		if skipped && added && onlySkips(lang, l.Text, skip) {
+			nown++
+			if len(own) < maxIntegrityFindings {
+				own = append(own, marker{Location{Path: p, Line: l.Line}, skipPat, l.Text})
+			}
+		} else if skipped {
+			nskip++
+			if len(skips) < maxIntegrityFindings {
+				skips = append(skips, marker{Location{Path: p, Line: l.Line}, skipPat, l.Text})
 			}
 		}
-		if pat, ok := ig.tables.Suppress().Find(l.Text); ok {
+		if suppressed {
 			nsup++
 			if len(suppressions) < maxIntegrityFindings {
-				suppressions = append(suppressions, marker{Location{Path: p, Line: l.Line}, pat, l.Text})
+				suppressions = append(suppressions, marker{Location{Path: p, Line: l.Line}, supPat, l.Text})
 			}
 		}
 	})
