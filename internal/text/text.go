@@ -1,7 +1,7 @@
 // Package text holds the one cutter of text to a size: every message, name and quoted line the
 // gate bounds is cut by Cut, so that no cut falls inside a UTF-8 sequence; and the few generic
 // helpers the gate's messages are written with (Truncate, Counted, JoinLimited), which know
-// nothing of what they describe.
+// nothing of what they describe; and the literal pre-filter of line matchers (literals.go).
 package text
 
 import (
