@@ -157,7 +157,7 @@ func compactResult(in *Snapshot, res *Result, size int64, keep int) {
 	found := fmt.Sprintf("the result of this run (%d checks, %d causes) would make record.json about %d bytes, over its limit of %d bytes (max_record_bytes): recorded in compact form instead; the checks found verdict %s",
 		len(res.Checks), len(res.Causes), size, in.Policy.MaxRecordBytes, orig)
 	if summary := causeCounts(res.Causes); len(summary) > 0 {
-		found += " with causes " + joinLimited(summary, compactList)
+		found += " with causes " + text.JoinLimited(summary, compactList)
 	}
 	checks := compactChecks(res.Checks, keep, failCheck(0, "result_recordable", "the run's result fits in record.json, so every reader can read the task back (SPEC §2 invariant 9)", found, StatusError, vocab.CauseResultTooLarge))
 	res.Checks = checks

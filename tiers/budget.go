@@ -2,6 +2,7 @@ package tiers
 
 import (
 	"fmt"
+
 	"github.com/geas-dev/geas/contract"
 
 	"github.com/geas-dev/geas/vocab"

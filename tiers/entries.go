@@ -178,7 +178,7 @@ func oddRunes(s string) string {
 // quoteEntry shows an entry's value in a sentence: single-quoted, on one line, bounded to about
 // 80 bytes, cut between characters (never inside one: the look-alikes are what it shows).
 func quoteEntry(v string) string {
-	return "'" + truncate(oneLine(v), 80) + "'"
+	return "'" + text.Truncate(oneLine(v), 80) + "'"
 }
 
 // suggester finds what an unmatched name was probably meant for among candidates: the criteria
@@ -225,7 +225,7 @@ func criteriaSuggester(crs []contract.Criterion) *suggester {
 		sg.labels[i] = l
 		sg.cands = append(sg.cands, candidate{key: typoKey(l), show: l})
 		if t := strings.TrimSpace(cr.Criterion); t != "" {
-			sg.cands = append(sg.cands, candidate{key: typoKey(t), show: fmt.Sprintf("%s %q", l, truncate(oneLine(t), 60))})
+			sg.cands = append(sg.cands, candidate{key: typoKey(t), show: fmt.Sprintf("%s %q", l, text.Truncate(oneLine(t), 60))})
 		}
 	}
 	sg.have = listedOf(sg.labels)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/geas-dev/geas/internal/canon"
+	"github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -170,7 +171,7 @@ func result(pass *Pass, ev *evaluation, profile vocab.Profile, stopped map[int]s
 		RunID: pass.opts.RunID, MissionID: in.Mission, TaskID: in.Task, GateProfile: profile, Checks: checks,
 		RubricScores: ev.rubric, BlockingDimensions: ev.blockingDims, EvalRuns: ev.evalRuns,
 		StubCount: ev.stubCount, StubCap: ev.stubCap, Head: pass.head,
-		ProjectPath: pass.projectPaths().path(),
+		ProjectPath: pass.paths.path(),
 		StartedAt:   record.Timestamp(pass.opts.Now), DryRun: pass.opts.DryRun,
 		RulesSHA256: in.RulesSHA256, AdvisoryCauses: advisoryCauses,
 		ClaimsContradicted: pass.claims.shown(), claimTally: contradictionTally(pass.claims.list),
@@ -267,7 +268,7 @@ func tierResult(checks []Check, tier int, notRun string) TierResult {
 	}
 	details := fmt.Sprintf("%d of %d checks passed", passed, n)
 	if warns > 0 {
-		details += ", " + counted(warns, "warning", "warnings")
+		details += ", " + text.Counted(warns, "warning", "warnings")
 	}
 	return TierResult{Status: worst, Details: details}
 }
