@@ -315,7 +315,7 @@ func walk(f *fn, depth int, set map[types.Object]bool) {
 		if !tainted {
 			return true
 		}
-		nodes = append(nodes, node{depth, g.file, strings.TrimPrefix(name, mod)})
+		nodes = append(nodes, node{depth, g.file, strings.ReplaceAll(name, mod, "")})
 		if !expanded[name] {
 			expanded[name] = true
 			sub := map[types.Object]bool{}
