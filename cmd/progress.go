@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/term"
 
 	"github.com/geas-dev/geas/gate"
+
+	"github.com/geas-dev/geas/report"
 )
 
 // githubActionsEnv is set to "true" by GitHub Actions in every step it runs.
@@ -92,9 +93,6 @@ func newStopToken() string {
 	return hex.EncodeToString(b[:])
 }
 
-// ghCommandData escapes s as the data of a workflow command, as the runner unescapes it.
-var ghCommandData = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
-
 // Start writes the header: the command and the time elapsed since the run began (in GitHub
 // Actions, as the title of the process's group).
 func (p *progressWriter) Start(label string) {
@@ -104,7 +102,7 @@ func (p *progressWriter) Start(label string) {
 	header := fmt.Sprintf("▶ eval: %s  [+%s]", label, progressDuration(p.now().Sub(p.begin)))
 	if p.group {
 		p.token = p.newToken()
-		fmt.Fprintf(p.w, "::group::%s\n::stop-commands::%s\n", ghCommandData.Replace(header), p.token)
+		fmt.Fprintf(p.w, "::group::%s\n::stop-commands::%s\n", report.GitHubCommandData(header), p.token)
 		return
 	}
 	fmt.Fprintln(p.w, header)

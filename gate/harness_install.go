@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/internal/jsonobj"
+	"github.com/geas-dev/geas/schemas"
 )
 
 // maxHookConfigSize bounds the read of a harness's configuration file: settings files are a few
@@ -535,48 +535,15 @@ func indentOf(data []byte) string {
 // noDuplicateKeys refuses JSON with a key twice in one object, at any depth: parsers disagree on
 // which one counts, so geas could see its hook where the harness sees another command.
 func noDuplicateKeys(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	type frame struct {
-		object bool
-		keys   map[string]bool
-		key    bool // the next string token is a key
+	var v any
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&v); err != nil {
+		return fmt.Errorf("not plain JSON (%v)", err)
 	}
-	var stack []*frame
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return fmt.Errorf("not plain JSON (%v)", err)
+	if ptr, key, ok := schemas.DuplicateKey(data); ok {
+		if ptr == "" {
+			ptr = "/"
 		}
-		var top *frame
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		if top != nil && top.object && top.key {
-			if s, ok := tok.(string); ok {
-				if top.keys[s] {
-					return fmt.Errorf("key %q appears twice in one object", s)
-				}
-				top.keys[s] = true
-				top.key = false
-				continue
-			}
-		}
-		switch tok {
-		case json.Delim('{'):
-			stack = append(stack, &frame{object: true, keys: map[string]bool{}, key: true})
-			continue
-		case json.Delim('['):
-			stack = append(stack, &frame{})
-			continue
-		case json.Delim('}'), json.Delim(']'):
-			stack = stack[:len(stack)-1]
-		}
-		// A value ended: in an object, a key comes next.
-		if len(stack) > 0 && stack[len(stack)-1].object {
-			stack[len(stack)-1].key = true
-		}
+		return fmt.Errorf("key %q appears twice in one object (%s)", key, ptr)
 	}
+	return nil
 }

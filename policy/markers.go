@@ -8,6 +8,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/geas-dev/geas/internal/text"
 )
 
 // The test-integrity tables of SPEC §5.2a: which files are protected checks, and the markers the
@@ -111,7 +113,7 @@ type MarkerSet struct {
 	res   []*regexp.Regexp
 	any   *regexp.Regexp // all of them, for the first pass over a line
 	// lits are lowercase ASCII literals of which every match on an ASCII line holds one (the stub
-	// matcher's pre-filter, requiredLiterals); filter is false when some marker has none.
+	// matcher's pre-filter, text.RequiredLiterals); filter is false when some marker has none.
 	lits   [][]byte
 	filter bool
 }
@@ -132,13 +134,13 @@ func compileMarkers(exprs []string) (*MarkerSet, error) {
 	}
 	m.filter = true
 	for _, e := range exprs {
-		lits, ok := requiredLiterals(e)
+		lits, ok := text.RequiredLiterals(e)
 		if !ok || strings.Contains(e, `\Q`) {
 			m.filter = false
 		}
 		m.lits = append(m.lits, lits...)
 	}
-	m.lits = minimalLiterals(m.lits)
+	m.lits = text.MinimalLiterals(m.lits)
 	if len(exprs) > 0 {
 		any, err := regexp.Compile("(?:" + strings.Join(exprs, ")|(?:") + ")")
 		if err != nil { // a \Q without \E quotes the joining parentheses: try one by one
@@ -156,7 +158,7 @@ func (m *MarkerSet) mayMatch(line string) bool {
 		return true
 	}
 	var stack [256]byte
-	ok, _ := mayHoldLiteral(stack[:0], line, m.lits)
+	ok, _ := text.MayHoldLiteral(stack[:0], line, m.lits)
 	return ok
 }
 

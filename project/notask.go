@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/geas-dev/geas/internal/text"
 )
 
 // maxListedTasks bounds how many of a mission's tasks an unknown-task error names.
@@ -59,7 +61,7 @@ func nearIDs(typed string, ids []string) []string {
 		if l == t {
 			continue
 		}
-		if strings.HasPrefix(l, t) || editDistance(t, l) <= maxSuggestDistance {
+		if strings.HasPrefix(l, t) || text.EditDistance([]rune(t), []rune(l), maxSuggestDistance) <= maxSuggestDistance {
 			near = append(near, id)
 			if len(near) == 3 {
 				break
@@ -67,25 +69,4 @@ func nearIDs(typed string, ids []string) []string {
 		}
 	}
 	return near
-}
-
-// editDistance is the Levenshtein distance between a and b, counted in bytes (ids are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -2,7 +2,6 @@ package record
 
 import (
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/geas-dev/geas/internal/jsonobj"
@@ -32,31 +31,9 @@ type Pin struct {
 
 // PinnedRules returns the entry that pins the task's rules (SPEC §4.4): the latest approval, or,
 // when there is none, the first gate run that recorded the rules it read. ok is false before
-// anything pinned the rules. The entry's authenticity (chain, HMAC) is the caller's to check.
+// anything pinned the rules. The entry's authenticity (chain, HMAC) is the caller's to check. It
+// is the history's scan (Facts.Pin).
 func PinnedRules(r *Record) (Pin, bool) {
-	if r == nil {
-		return Pin{}, false
-	}
-	for i := len(r.history) - 1; i >= 0; i-- {
-		if e := r.history[i]; e.Kind == KindApproval && e.RulesSHA256 != "" {
-			by := ""
-			if raw, ok := e.Extra["by"]; ok {
-				_ = json.Unmarshal(raw, &by)
-			}
-			return Pin{Index: i, Entry: e, RulesSHA256: e.RulesSHA256, By: fmt.Sprintf("approval by %s at %s", orUnknown(by), e.StartedAt)}, true
-		}
-	}
-	for i, e := range r.history {
-		if isRun(e) && e.RulesSHA256 != "" {
-			return Pin{Index: i, Entry: e, RulesSHA256: e.RulesSHA256, By: fmt.Sprintf("gate run %s at %s", orUnknown(e.RunID), e.StartedAt)}, true
-		}
-	}
-	return Pin{}, false
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "(unknown)"
-	}
-	return s
+	f := scanOf(r)
+	return f.Pin, f.Pinned
 }

@@ -1,7 +1,6 @@
 package record
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/geas-dev/geas/vocab"
@@ -27,44 +26,11 @@ func BudgetLeft(contractBudget int, r *Record) int {
 // with the same first cause code, and that code; 0 and "" when the latest run is not an error. The
 // gate blocks the task when this reaches the consecutive-error limit (SPEC §7.2): an error that
 // keeps recurring will not go away by re-running. History entries that are not gate runs (budget
-// grants, revocations) neither break nor extend the streak.
+// grants, revocations) neither break nor extend the streak. It is the history's scan
+// (Facts.ErrorStreak, Facts.ErrorCause).
 func ConsecutiveErrors(r *Record) (n int, cause string) {
-	if r == nil {
-		return 0, ""
-	}
-	for i := len(r.history) - 1; i >= 0; i-- {
-		e := r.history[i]
-		if !isRun(e) {
-			continue
-		}
-		c := firstCause(e.Causes)
-		if e.Verdict != string(vocab.VerdictError) || (n > 0 && c != cause) {
-			break
-		}
-		n, cause = n+1, c
-	}
-	return n, cause
-}
-
-// firstCause returns the code of the first entry of a causes array ([{code, check, detail}]), or ""
-// when there is none or it cannot be read.
-func firstCause(causes json.RawMessage) string {
-	if code, ok := fastFirstCause(causes); ok {
-		return code
-	}
-	var items []json.RawMessage
-	if err := json.Unmarshal(causes, &items); err != nil || len(items) == 0 {
-		return ""
-	}
-	f, err := objectFields(items[0])
-	if err != nil {
-		return ""
-	}
-	var code string
-	if err := field(f, "code", &code); err != nil {
-		return ""
-	}
-	return code
+	f := scanOf(r)
+	return f.ErrorStreak, f.ErrorCause
 }
 
 // LastVerdict returns the verdict of the latest gate run in the history, or "" before the first run.
@@ -80,11 +46,6 @@ func LastVerdict(r *Record) string {
 	return ""
 }
 
-// isRun reports whether a history entry is a gate run with a verdict.
-func isRun(e HistoryEntry) bool {
-	return e.Verdict != "" && e.IsGateRun()
-}
-
 // Budget limits (SPEC §7.1): a grant adds 1..MaxGrant retries, and no grant, reset or history
 // entry may hold a budget above MaxBudget.
 const (
@@ -93,17 +54,10 @@ const (
 )
 
 // LatestBudget returns the latest history entry that records a budget (retry_budget_after set),
-// its index, and whether there is one.
+// its index, and whether there is one: the history's scan (Facts.Budget).
 func LatestBudget(r *Record) (HistoryEntry, int, bool) {
-	if r == nil {
-		return HistoryEntry{}, -1, false
-	}
-	for i := len(r.history) - 1; i >= 0; i-- {
-		if r.history[i].RetryBudgetAfter != nil {
-			return r.history[i], i, true
-		}
-	}
-	return HistoryEntry{}, -1, false
+	f := scanOf(r)
+	return f.Budget, f.BudgetAt, f.HaveBudget
 }
 
 // BudgetProblems checks the budget arithmetic of a history, entry by entry, and returns what does

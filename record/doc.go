@@ -10,6 +10,13 @@
 // the run's commit point and applies that plan, and a crash completion applies the same plan
 // through the same Ledger.Apply, which writes only what the files lack.
 //
+// Three readers have a fast path beside the library path, for the JSON the gate itself writes
+// (history lines, its own events, an entry's canonical form): fastEntry (entryscan.go), fastEvent
+// (events_read.go) and fastCanonical (entrycanon.go), over the scanner of internal/jsonscan. Each
+// answers only when it is sure to give what the library path gives, and reports !ok on anything
+// else, which then takes the library path; tests check both paths against each other on hostile
+// input.
+//
 // Every path this package opens comes from input (mission and task ids, section names), so every
 // file operation goes through an *os.Root for the .geas/ directory, and names are slash-separated
 // and relative to it. Nothing here can reach a file outside that root, through ".." or a symlink.

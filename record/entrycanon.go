@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/geas-dev/geas/internal/canon"
+	"github.com/geas-dev/geas/internal/jsonscan"
 )
 
 // maxCanonInt is the largest integer magnitude written as its digits by the fast canonical form:
@@ -85,7 +86,7 @@ func (v *canonVals) str(i int, s string, always bool) bool {
 	if s == "" && !always {
 		return true
 	}
-	if !isASCIIString(s) {
+	if !jsonscan.IsASCIIString(s) {
 		return false
 	}
 	start := len(v.buf)
@@ -116,7 +117,7 @@ func extraCanonKeys(e HistoryEntry) ([]string, bool) {
 		if slices.Contains(historyKeys, k) {
 			continue // MarshalJSON drops an extra key that shadows a known one
 		}
-		if !isASCIIString(k) {
+		if !jsonscan.IsASCIIString(k) {
 			return nil, false
 		}
 		extra = append(extra, k)
@@ -260,26 +261,29 @@ func canonRaw(raw []byte) ([]byte, bool) { return appendCanonValue(nil, raw) }
 // digits, literals, arrays, and objects without repeated keys. ok is false otherwise, or when raw
 // is not exactly one JSON value.
 func appendCanonValue(dst, raw []byte) ([]byte, bool) {
-	s := &jsonScan{b: raw}
+	s := &canonScan{jsonscan.Scanner{Data: raw}}
 	out, ok := s.canonValue(dst, 0)
 	if !ok {
 		return dst, false
 	}
-	s.ws()
-	if s.i != len(raw) {
+	s.WS()
+	if s.Pos != len(raw) {
 		return dst, false
 	}
 	return out, true
 }
 
-// canonValue appends the canonical form of the value at s.i (after white space) for
+// canonScan is the scanner appendCanonValue walks a value with.
+type canonScan struct{ jsonscan.Scanner }
+
+// canonValue appends the canonical form of the value at s.Pos (after white space) for
 // appendCanonValue; ok is false when it is not in the fast path's subset.
-func (s *jsonScan) canonValue(dst []byte, depth int) ([]byte, bool) {
-	s.ws()
-	if s.i >= len(s.b) || depth > maxScanDepth {
+func (s *canonScan) canonValue(dst []byte, depth int) ([]byte, bool) {
+	s.WS()
+	if s.Pos >= len(s.Data) || depth > jsonscan.MaxDepth {
 		return dst, false
 	}
-	switch c := s.b[s.i]; {
+	switch c := s.Data[s.Pos]; {
 	case c == '"':
 		v, ok := s.canonStringValue()
 		if !ok {
@@ -293,7 +297,7 @@ func (s *jsonScan) canonValue(dst []byte, depth int) ([]byte, bool) {
 	case c == '-' || (c >= '0' && c <= '9'):
 		return s.canonNumber(dst)
 	default:
-		lit, ok := s.literal()
+		lit, ok := s.Literal()
 		if !ok {
 			return dst, false
 		}
@@ -301,14 +305,14 @@ func (s *jsonScan) canonValue(dst []byte, depth int) ([]byte, bool) {
 	}
 }
 
-// canonArray appends the canonical form of the array at s.i, its items one level deeper than
+// canonArray appends the canonical form of the array at s.Pos, its items one level deeper than
 // depth.
-func (s *jsonScan) canonArray(dst []byte, depth int) ([]byte, bool) {
-	s.i++
+func (s *canonScan) canonArray(dst []byte, depth int) ([]byte, bool) {
+	s.Pos++
 	dst = append(dst, '[')
-	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == ']' {
-		s.i++
+	s.WS()
+	if s.Pos < len(s.Data) && s.Data[s.Pos] == ']' {
+		s.Pos++
 		return append(dst, ']'), true
 	}
 	for n := 0; ; n++ {
@@ -319,15 +323,15 @@ func (s *jsonScan) canonArray(dst []byte, depth int) ([]byte, bool) {
 		if dst, ok = s.canonValue(dst, depth+1); !ok {
 			return dst, false
 		}
-		s.ws()
-		if s.i >= len(s.b) {
+		s.WS()
+		if s.Pos >= len(s.Data) {
 			return dst, false
 		}
-		switch s.b[s.i] {
+		switch s.Data[s.Pos] {
 		case ',':
-			s.i++
+			s.Pos++
 		case ']':
-			s.i++
+			s.Pos++
 			return append(dst, ']'), true
 		default:
 			return dst, false
@@ -341,47 +345,47 @@ type canonMember struct {
 	val []byte
 }
 
-// canonObject appends the canonical form of the object at s.i, its members one level deeper than
+// canonObject appends the canonical form of the object at s.Pos, its members one level deeper than
 // depth, sorted by key; ok is false when a key is repeated.
-func (s *jsonScan) canonObject(dst []byte, depth int) ([]byte, bool) {
-	s.i++
+func (s *canonScan) canonObject(dst []byte, depth int) ([]byte, bool) {
+	s.Pos++
 	var members []canonMember
-	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == '}' {
-		s.i++
+	s.WS()
+	if s.Pos < len(s.Data) && s.Data[s.Pos] == '}' {
+		s.Pos++
 		return append(dst, '{', '}'), true
 	}
 	for {
-		s.ws()
-		if s.i >= len(s.b) || s.b[s.i] != '"' {
+		s.WS()
+		if s.Pos >= len(s.Data) || s.Data[s.Pos] != '"' {
 			return dst, false
 		}
 		k, ok := s.canonStringValue()
 		if !ok || slices.ContainsFunc(members, func(m canonMember) bool { return m.key == k }) {
 			return dst, false
 		}
-		s.ws()
-		if s.i >= len(s.b) || s.b[s.i] != ':' {
+		s.WS()
+		if s.Pos >= len(s.Data) || s.Data[s.Pos] != ':' {
 			return dst, false
 		}
-		s.i++
+		s.Pos++
 		v, ok := s.canonValue(nil, depth+1)
 		if !ok {
 			return dst, false
 		}
 		members = append(members, canonMember{k, v})
-		s.ws()
-		if s.i >= len(s.b) {
+		s.WS()
+		if s.Pos >= len(s.Data) {
 			return dst, false
 		}
-		if s.b[s.i] == ',' {
-			s.i++
+		if s.Data[s.Pos] == ',' {
+			s.Pos++
 			continue
 		}
-		if s.b[s.i] != '}' {
+		if s.Data[s.Pos] != '}' {
 			return dst, false
 		}
-		s.i++
+		s.Pos++
 		break
 	}
 	slices.SortFunc(members, func(a, b canonMember) int { return strings.Compare(a.key, b.key) })
@@ -397,15 +401,15 @@ func (s *jsonScan) canonObject(dst []byte, depth int) ([]byte, bool) {
 	return append(dst, '}'), true
 }
 
-// canonNumber appends the number at s.i when it is an integer of at most 15 digits (its digits
+// canonNumber appends the number at s.Pos when it is an integer of at most 15 digits (its digits
 // are then its canonical form) other than -0; ok is false for any other number.
-func (s *jsonScan) canonNumber(dst []byte) ([]byte, bool) {
-	start := s.i
-	integer, ok := s.num()
+func (s *canonScan) canonNumber(dst []byte) ([]byte, bool) {
+	start := s.Pos
+	integer, ok := s.Num()
 	if !ok || !integer {
 		return dst, false
 	}
-	n := s.b[start:s.i]
+	n := s.Data[start:s.Pos]
 	digits := bytes.TrimPrefix(n, []byte("-"))
 	if len(digits) > 15 || bytes.Equal(n, []byte("-0")) {
 		return dst, false
@@ -413,11 +417,11 @@ func (s *jsonScan) canonNumber(dst []byte) ([]byte, bool) {
 	return append(dst, n...), true
 }
 
-// canonStringValue scans a string at s.i and returns its decoded value when it is ASCII: its raw
+// canonStringValue scans a string at s.Pos and returns its decoded value when it is ASCII: its raw
 // bytes below 0x80, and its \u escapes too.
-func (s *jsonScan) canonStringValue() (string, bool) {
-	raw, plain, ok := s.str()
-	if !ok || !isASCII(raw) {
+func (s *canonScan) canonStringValue() (string, bool) {
+	raw, plain, ok := s.Str()
+	if !ok || !jsonscan.IsASCII(raw) {
 		return "", false
 	}
 	if plain {
@@ -447,7 +451,7 @@ func (s *jsonScan) canonStringValue() (string, bool) {
 		case 'u':
 			r := 0
 			for _, h := range raw[j+1 : j+5] {
-				r = r<<4 | hexVal(h)
+				r = r<<4 | jsonscan.HexVal(h)
 			}
 			if r >= utf8.RuneSelf {
 				return "", false

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/geas-dev/geas/internal/jsonscan"
 )
 
 // fastEntry reads one gate-history.jsonl line without encoding/json when the line is written the
@@ -16,7 +18,7 @@ import (
 // (schemas.Decode, the key-case check, HistoryEntry.UnmarshalJSON, checkEntry) returns for such
 // a line; ok is false for any other line, or one the slow path refuses, which then takes the
 // slow path for its verdict and its message. TestFastEntryIsSlowEntry and FuzzFastEntry check
-// both paths agree (TestFastFirstCauseIsSlow for fastFirstCause).
+// both paths agree (fastFirstCause, in facts.go, is the same twin for a causes array).
 //
 // It mirrors schemas.Decode and encoding/json for the gate's own lines, and pays for itself:
 // against the build with -tags lib_entryscan (bench/twins.sh, 21 interleaved pairs, 2026-12-04, 2
@@ -30,21 +32,21 @@ func fastEntry(line []byte) (HistoryEntry, bool) {
 	if len(line) < 2 || line[0] != '{' || !utf8.Valid(line) {
 		return HistoryEntry{}, false
 	}
-	r := entryScan{jsonScan: jsonScan{b: line, i: 1, dupCheck: true}}
+	r := entryScan{Scanner: jsonscan.Scanner{Data: line, Pos: 1, DupCheck: true}}
 	for {
-		k, ok := r.member()
-		if !ok || r.spaced || !r.field(k) {
+		k, ok := r.Member()
+		if !ok || r.Spaced || !r.field(k) {
 			return HistoryEntry{}, false
 		}
-		more, ok := r.more('}')
-		if !ok || r.spaced {
+		more, ok := r.More('}')
+		if !ok || r.Spaced {
 			return HistoryEntry{}, false
 		}
 		if !more {
 			break
 		}
 	}
-	if r.i != len(line) || checkEntry(r.e) != nil {
+	if r.Pos != len(line) || checkEntry(r.e) != nil {
 		return HistoryEntry{}, false
 	}
 	return r.e, true
@@ -53,7 +55,7 @@ func fastEntry(line []byte) (HistoryEntry, bool) {
 // entryScan reads one history line for fastEntry: the entry read so far, the known keys seen (a
 // bit each) and the extra keys seen.
 type entryScan struct {
-	jsonScan
+	jsonscan.Scanner
 	e         HistoryEntry
 	seen      uint16
 	extraKeys [][]byte
@@ -113,7 +115,7 @@ func (r *entryScan) str(bit uint16, dst *string) bool {
 	if !r.first(bit) {
 		return false
 	}
-	raw, plain, ok := r.jsonScan.str()
+	raw, plain, ok := r.Str()
 	if !ok || !plain {
 		return false
 	}
@@ -126,11 +128,11 @@ func (r *entryScan) num(bit uint16, dst **int) bool {
 	if !r.first(bit) {
 		return false
 	}
-	start := r.i
-	if integer, ok := r.jsonScan.num(); !ok || !integer {
+	start := r.Pos
+	if integer, ok := r.Num(); !ok || !integer {
 		return false
 	}
-	n, err := strconv.Atoi(string(r.b[start:r.i]))
+	n, err := strconv.Atoi(string(r.Data[start:r.Pos]))
 	if err != nil || n < 0 {
 		return false
 	}
@@ -140,12 +142,12 @@ func (r *entryScan) num(bit uint16, dst **int) bool {
 
 // rawValue reads a compact value, free of repeated keys, and returns a copy of its bytes.
 func (r *entryScan) rawValue() (json.RawMessage, bool) {
-	start := r.i
-	r.spaced = false
-	if !r.value(1) || r.spaced {
+	start := r.Pos
+	r.Spaced = false
+	if !r.Value(1) || r.Spaced {
 		return nil, false
 	}
-	return bytes.Clone(r.b[start:r.i]), true
+	return bytes.Clone(r.Data[start:r.Pos]), true
 }
 
 // extra reads the value of the extra key k into the entry's Extra.
@@ -166,77 +168,4 @@ func (r *entryScan) extra(k []byte) bool {
 	}
 	r.e.Extra[string(k)] = v
 	return true
-}
-
-// fastFirstCause is firstCause without encoding/json, for a causes array whose first item is an
-// object with ASCII keys, each once, and whose code, when present, is an ASCII string without
-// escapes; ok is false for anything else, which takes the slow path.
-func fastFirstCause(causes []byte) (code string, ok bool) {
-	if !twinEntryScan {
-		return "", false
-	}
-	s := &jsonScan{b: causes}
-	s.ws()
-	if s.i >= len(s.b) || s.b[s.i] != '[' {
-		return "", false
-	}
-	s.i++
-	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == ']' {
-		s.i++
-		s.ws()
-		return "", s.i == len(s.b)
-	}
-	if s.i >= len(s.b) || s.b[s.i] != '{' {
-		return "", false
-	}
-	s.i++
-	var keys [8][]byte
-	seen := keys[:0]
-	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == '}' {
-		s.i++
-	} else {
-		for {
-			k, okk := s.member()
-			if !okk || slices.ContainsFunc(seen, func(o []byte) bool { return bytes.Equal(o, k) }) {
-				return "", false
-			}
-			seen = append(seen, k)
-			if string(k) == "code" {
-				if code, okk = s.plainString(); !okk {
-					return "", false
-				}
-			} else if !s.value(1) {
-				return "", false
-			}
-			more, okn := s.more('}')
-			if !okn {
-				return "", false
-			}
-			if !more {
-				break
-			}
-		}
-	}
-	// The rest of the array must be valid JSON too (json.Unmarshal reads all of it).
-	for {
-		s.ws()
-		if s.i >= len(s.b) {
-			return "", false
-		}
-		if s.b[s.i] == ']' {
-			s.i++
-			break
-		}
-		if s.b[s.i] != ',' {
-			return "", false
-		}
-		s.i++
-		if !s.value(1) {
-			return "", false
-		}
-	}
-	s.ws()
-	return code, s.i == len(s.b)
 }

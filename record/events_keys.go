@@ -8,23 +8,6 @@ import (
 	"github.com/geas-dev/geas/internal/jsonobj"
 )
 
-// EventKeys is what the event log holds for one task, for completing a run's derived writes
-// (SPEC §7.3): which events the gate logged, by type, for which history entry (data.hash) or,
-// for events logged without a hash by earlier versions, which run (data.run_id).
-type EventKeys struct {
-	byHash map[string]bool // type + "\x00" + hash
-	byRun  map[string]bool // type + "\x00" + run_id, events without a hash
-}
-
-// Has reports whether an event of type typ was logged for the entry with hash, or, when it was
-// logged without a hash, for runID.
-func (k *EventKeys) Has(typ, hash, runID string) bool {
-	if k == nil {
-		return false
-	}
-	return k.byHash[typ+"\x00"+hash] || (runID != "" && k.byRun[typ+"\x00"+runID])
-}
-
 // TaskEventKeys reads the event log for the gate's events of mission/task (agent geas-gate, and
 // budget grants and history resets, which name their entry by hash). A missing log holds none; a
 // torn or malformed line is skipped; a log that cannot be read is an error.

@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/geas-dev/geas/internal/fsutil"
+	"github.com/geas-dev/geas/internal/jsonscan"
 )
 
 // MaxEventsBytes bounds how much of the event log TaskEventHashes reads.
@@ -194,22 +195,22 @@ func fastEvent(line []byte) (ev eventFields, ok bool) {
 	if !fastEvents || !twinEvents {
 		return ev, false
 	}
-	s := &jsonScan{b: line}
-	s.ws()
-	if s.i >= len(s.b) || s.b[s.i] != '{' {
+	s := &jsonscan.Scanner{Data: line}
+	s.WS()
+	if s.Pos >= len(s.Data) || s.Data[s.Pos] != '{' {
 		return ev, false
 	}
-	s.i++
+	s.Pos++
 	members := func(each func(k []byte) bool) bool {
 		var keys [16][]byte
 		seen := keys[:0]
-		s.ws()
-		if s.i < len(s.b) && s.b[s.i] == '}' {
-			s.i++
+		s.WS()
+		if s.Pos < len(s.Data) && s.Data[s.Pos] == '}' {
+			s.Pos++
 			return true
 		}
 		for {
-			k, ok := s.member()
+			k, ok := s.Member()
 			if !ok || slices.ContainsFunc(seen, func(o []byte) bool { return bytes.Equal(o, k) }) {
 				return false
 			}
@@ -217,7 +218,7 @@ func fastEvent(line []byte) (ev eventFields, ok bool) {
 			if !each(k) {
 				return false
 			}
-			more, ok := s.more('}')
+			more, ok := s.More('}')
 			if !ok {
 				return false
 			}
@@ -227,7 +228,7 @@ func fastEvent(line []byte) (ev eventFields, ok bool) {
 		}
 	}
 	str := func(dst *string) bool {
-		v, ok := s.plainString()
+		v, ok := s.PlainString()
 		*dst = v
 		return ok
 	}
@@ -242,10 +243,10 @@ func fastEvent(line []byte) (ev eventFields, ok bool) {
 		case "agent":
 			return str(&ev.agent)
 		case "data":
-			if s.i >= len(s.b) || s.b[s.i] != '{' {
+			if s.Pos >= len(s.Data) || s.Data[s.Pos] != '{' {
 				return false
 			}
-			s.i++
+			s.Pos++
 			ev.hasData = true
 			return members(func(k []byte) bool {
 				switch string(k) {
@@ -254,16 +255,16 @@ func fastEvent(line []byte) (ev eventFields, ok bool) {
 				case "run_id":
 					return str(&ev.runID)
 				}
-				return s.value(1)
+				return s.Value(1)
 			})
 		}
-		return s.value(1)
+		return s.Value(1)
 	})
 	if !top {
 		return eventFields{}, false
 	}
-	s.ws()
-	if s.i != len(s.b) {
+	s.WS()
+	if s.Pos != len(s.Data) {
 		return eventFields{}, false
 	}
 	return ev, true

@@ -2,6 +2,7 @@ package record
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -96,4 +97,36 @@ func TestFactsOfNoRecordAreThoseOfAnEmptyHistory(t *testing.T) {
 	assert.False(t, f.Pinned)
 	assert.Equal(t, -1, f.LastRunAt)
 	assert.Equal(t, -1, f.BudgetAt)
+}
+
+// TestThePinIsTheLatestApprovalElseTheFirstRunThatReadRules: one pass over the history finds the
+// pin SPEC §4.4 names: without an approval, the earliest gate run that recorded its rules (not a
+// later one, nor a run without a verdict); with approvals, the latest of them, wherever it stands.
+func TestThePinIsTheLatestApprovalElseTheFirstRunThatReadRules(t *testing.T) {
+	hist := []HistoryEntry{
+		{Kind: KindGateRun, RunID: "gate-1", RulesSHA256: "rules-0"}, // no verdict: not a run
+		{Kind: KindGateRun, RunID: "gate-2", Verdict: "fail", RulesSHA256: "rules-1"},
+		{Kind: KindGateRun, RunID: "gate-3", Verdict: "fail", RulesSHA256: "rules-2"},
+	}
+	var f Facts
+	f.scan(hist)
+	require.True(t, f.Pinned)
+	assert.Equal(t, 1, f.Pin.Index)
+	assert.Equal(t, "rules-1", f.Pin.RulesSHA256)
+	assert.Contains(t, f.Pin.By, "gate run gate-2")
+
+	approvals := append(slices.Clone(hist),
+		Approval("lead", "first", "rules-a", testNow), HistoryEntry{Kind: KindGateRun, RunID: "gate-4", Verdict: "pass"},
+		Approval("design-authority", "second", "rules-b", testNow), Approval("x", "none", "", testNow))
+	f = Facts{}
+	f.scan(approvals)
+	require.True(t, f.Pinned)
+	assert.Equal(t, 5, f.Pin.Index, "the latest approval that names rules")
+	assert.Equal(t, "rules-b", f.Pin.RulesSHA256)
+	assert.Contains(t, f.Pin.By, "approval by design-authority")
+	assert.Equal(t, "gate-4", f.LastRun.RunID)
+
+	f = Facts{}
+	f.scan(hist[:1])
+	assert.False(t, f.Pinned, "control: a run without a verdict pins nothing")
 }

@@ -209,17 +209,10 @@ func VerifySignatures(entries []HistoryEntry, key []byte) []*ChainError {
 }
 
 // LastRun returns the latest gate-run entry of the history and its index (grants, revocations and
-// the other authority entries are skipped).
+// the other authority entries are skipped): the history's scan (Facts.LastRun).
 func LastRun(r *Record) (HistoryEntry, int, bool) {
-	if r == nil {
-		return HistoryEntry{}, -1, false
-	}
-	for i := len(r.history) - 1; i >= 0; i-- {
-		if e := r.history[i]; e.IsGateRun() {
-			return e, i, true
-		}
-	}
-	return HistoryEntry{}, -1, false
+	f := scanOf(r)
+	return f.LastRun, f.LastRunAt, f.HaveRun
 }
 
 // AppendHistory chains e after the current history (written to gate-history.jsonl by Write),

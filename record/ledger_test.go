@@ -229,6 +229,48 @@ func TestACommitWithItsLockLostRecordsNothing(t *testing.T) {
 	})
 }
 
+// TestACommitRecordsTheRunItsPlanCarries: Commit sets the record's gate_result and history from
+// the plan itself, validated before anything is written, so a result the record's schema refuses
+// leaves every file as it was and the record in memory unchanged; the same plan with a valid
+// result is recorded (the control).
+func TestACommitRecordsTheRunItsPlanCarries(t *testing.T) {
+	plan := func(t *testing.T, result string) (*os.Root, string, *Record, *Plan) {
+		t.Helper()
+		root, dir := openRoot(t)
+		require.NoError(t, root.MkdirAll(ledgerTaskDir+"/gate-logs/gate-1", 0o755))
+		rec := New("t1", testNow)
+		entry, err := rec.Chain(HistoryEntry{RunID: "gate-1", Verdict: "pass", Causes: json.RawMessage(`[]`), RetryBudgetBefore: intp(3), RetryBudgetAfter: intp(3), StartedAt: Timestamp(testNow)})
+		require.NoError(t, err)
+		p, err := PlanRun(PlanInput{Mission: "m1", Task: "t1", TaskDir: ledgerTaskDir, History: []HistoryEntry{entry},
+			Outcome: RunOutcome{Result: []byte(result), RunID: "gate-1", Verdict: "pass", Hash: entry.Hash}}, testNow)
+		require.NoError(t, err)
+		return root, dir, rec, p
+	}
+	t.Run("control: a valid result is recorded", func(t *testing.T) {
+		root, dir, rec, p := plan(t, `{"run_id":"gate-1","verdict":"pass"}`)
+		applied, err := ledgerFor(root, rec, testNow, nil).Commit(p, nil, Found{})
+		require.NoError(t, err)
+		require.NoError(t, applied.Err())
+		assert.True(t, rec.Recorded(p.Hash), "the run's entry is in the history file")
+		files := geasFiles(t, dir)
+		assert.Contains(t, files, filepath.FromSlash(ResultFile(ledgerTaskDir, "gate-1")))
+		assert.Contains(t, files[filepath.FromSlash(ledgerTaskDir+"/"+RecordFile)], `"gate_result"`)
+	})
+	t.Run("a result the record refuses writes nothing", func(t *testing.T) {
+		root, dir, rec, p := plan(t, `{"run_id":"gate-1","verdict":"maybe"}`)
+		before := geasFiles(t, dir)
+		inMemory, err := rec.Bytes()
+		require.NoError(t, err)
+		_, err = ledgerFor(root, rec, testNow, nil).Commit(p, nil, Found{})
+		require.Error(t, err)
+		assert.Equal(t, before, geasFiles(t, dir), "nothing is written")
+		after, err := rec.Bytes()
+		require.NoError(t, err)
+		assert.Equal(t, string(inMemory), string(after), "the record in memory is unchanged")
+		assert.Empty(t, rec.History(), "and holds no entry")
+	})
+}
+
 // TestARevocationPlanIsAppliedOnce: a revoked verified task moves back to its gate state and the
 // revocation and transition events are logged; applied again (as the completion does), nothing
 // is written; a task found already moved gets only its missing events.

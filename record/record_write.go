@@ -105,6 +105,21 @@ func (r *Record) SetGateSections(result json.RawMessage, history []HistoryEntry,
 	return nil
 }
 
+// historyLines is entries as gate-history.jsonl holds them.
+func historyLines(entries []HistoryEntry) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	// The entry's own bytes, as MarshalJSON writes them: no \u003c for <, so a line reads back
+	// to the very entry that was chained.
+	enc.SetEscapeHTML(false)
+	for _, e := range entries {
+		if err := enc.Encode(e); err != nil { // one line, ending in \n
+			return nil, err
+		}
+	}
+	return b.Bytes(), nil
+}
+
 // SetGateResult writes gate_result alone: the derived write of a run whose history entry is
 // already recorded (SPEC §7.3).
 func (r *Record) SetGateResult(result json.RawMessage, now time.Time) error {

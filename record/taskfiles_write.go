@@ -2,7 +2,6 @@ package record
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -33,21 +32,6 @@ func (r *Record) SetIntegration(in Integration, now time.Time) error {
 	}
 	r.integration, r.store.integRaw, r.store.integDirty = &in, raw, true
 	return nil
-}
-
-// historyLines is entries as gate-history.jsonl holds them.
-func historyLines(entries []HistoryEntry) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	// The entry's own bytes, as MarshalJSON writes them: no \u003c for <, so a line reads back
-	// to the very entry that was chained.
-	enc.SetEscapeHTML(false)
-	for _, e := range entries {
-		if err := enc.Encode(e); err != nil { // one line, ending in \n
-			return nil, err
-		}
-	}
-	return b.Bytes(), nil
 }
 
 // writeSiblings writes what Write owes gate-history.jsonl and integration.json, history first.

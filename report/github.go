@@ -85,8 +85,12 @@ var (
 	ghPropertyEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
 )
 
-func ghData(s string) string     { return ghDataEscaper.Replace(s) }
-func ghProperty(s string) string { return ghPropertyEscaper.Replace(s) }
+func ghData(s string) string { return ghDataEscaper.Replace(s) }
+
+// GitHubCommandData escapes s as the data of a GitHub workflow command (`::group::DATA`), as
+// the runner unescapes it.
+func GitHubCommandData(s string) string { return ghData(s) }
+func ghProperty(s string) string        { return ghPropertyEscaper.Replace(s) }
 
 // WriteGitHubSummary writes results as the Markdown of a GitHub job summary
 // ($GITHUB_STEP_SUMMARY): for each result the verdict, a table of the tiers, the checks that did

@@ -190,7 +190,7 @@ func decodeStd(file string, data []byte) (any, error) {
 		}
 		return nil, &SyntaxError{File: file, Offset: int64(off), Err: errors.New("invalid UTF-8")}
 	}
-	if ptr, key, ok := duplicateKey(data); ok {
+	if ptr, key, ok := DuplicateKey(data); ok {
 		return nil, &SyntaxError{File: file, Err: fmt.Errorf("duplicate key %q in object %s", key, orRoot(ptr))}
 	}
 	return v, nil
@@ -203,8 +203,10 @@ func orRoot(ptr string) string {
 	return ptr
 }
 
-// duplicateKey walks an already well-formed document and reports the first object that repeats a key.
-func duplicateKey(data []byte) (ptr, key string, found bool) {
+// DuplicateKey walks an already well-formed document and reports the first object that repeats a
+// key: the object's JSON pointer and the key. Parsers disagree on which of two equal keys counts,
+// so a document with one means different things to different readers.
+func DuplicateKey(data []byte) (ptr, key string, found bool) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var walk func(at string) bool

@@ -23,15 +23,16 @@ import (
 // directory as the caller opened it before the run (Options.LogRoot), where result.json is
 // written even if a command moved the directory meanwhile; nil writes it by its path.
 func Apply(in *Snapshot, res *Result, escalate bool, logRoot *os.Root, now time.Time) error {
-	// What the evaluation found, read once: fitForRecord changes no check that says either.
-	refused, tampered := res.Refused(), historyTampered(res.Checks)
-	if refused || res.RepeatOf != "" {
+	// What the evaluation decided of its checks (result): fitForRecord changes no check that says
+	// either.
+	tampered := res.tampered
+	if res.refused || res.RepeatOf != "" {
 		// Refused before anything ran (the signing key would be exposed), or the same attempt as
 		// the latest recorded run (SPEC §7.1): nothing is written, not even an event, so nothing
 		// signed comes of a run that judged nothing.
 		return nil
 	}
-	escalate, write, err := fitForRecord(in, res, escalate, tampered) // SPEC §7.3, §10: nothing the readers refuse
+	escalate, write, entry, err := fitForRecord(in, res, escalate, tampered) // SPEC §7.3, §10: nothing the readers refuse
 	if err != nil || !write {
 		return err
 	}
@@ -58,7 +59,7 @@ func Apply(in *Snapshot, res *Result, escalate bool, logRoot *os.Root, now time.
 		return afterCommit(in, res, plan, in.found(), now)
 	}
 	pinned := in.Facts.Pinned
-	entry, err := in.Record.Chain(historyEntry(res))
+	entry, err = in.Record.Chain(entry)
 	if err != nil {
 		return err
 	}
@@ -67,12 +68,7 @@ func Apply(in *Snapshot, res *Result, escalate bool, logRoot *os.Root, now time.
 	if err != nil {
 		return err
 	}
-	// Validated in memory first: a result the record cannot hold writes nothing at all.
-	history := append(in.Record.History(), entry)
-	if err := in.Record.SetGateSections(raw, history, now); err != nil {
-		return fmt.Errorf("record the gate result: %w", err)
-	}
-	plan, err := planOf(in, res, raw, history, !pinned, now)
+	plan, err := planOf(in, res, raw, append(in.Record.History(), entry), !pinned, now)
 	if err != nil {
 		return err
 	}
@@ -105,6 +101,19 @@ func PlanResult(mission, task, taskDir string, res *Result, raw []byte, history 
 	}
 	return record.PlanRun(record.PlanInput{Mission: mission, Task: task, TaskDir: taskDir, History: history,
 		Pins: pins, RulesSHA256: res.RulesSHA256, Outcome: out, EscalationPolicy: policy}, now)
+}
+
+// JSON encodes the result as the ledger records it (gate_result, result.json) and as geas prints
+// it: compactly, without HTML escaping, so evidence such as "score 3 < 4" reads the same in
+// record.json as on the terminal.
+func (res *Result) JSON() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(res); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // outcome is what the ledger needs of res, whose JSON is raw (nil: encoded here).

@@ -7,6 +7,7 @@ import (
 
 	"github.com/geas-dev/geas/internal/canon"
 	"github.com/geas-dev/geas/internal/git"
+	txt "github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -91,10 +92,10 @@ func (a *attribution) note() string {
 	}
 	var parts []string
 	for _, v := range a.used {
-		parts = append(parts, fmt.Sprintf("%s %s at %s (%s)", v.task, truncate(v.run, maxRunIDText), short(v.head), joinLimited(v.files, maxAttributionNotes)))
+		parts = append(parts, fmt.Sprintf("%s %s at %s (%s)", v.task, txt.Truncate(v.run, maxRunIDText), short(v.head), txt.JoinLimited(v.files, maxAttributionNotes)))
 	}
 	return fmt.Sprintf("%s attributed to other tasks' verified passes and left out: %s",
-		counted(len(a.files), "changed file", "changed files"), joinLimited(parts, maxAttributionNotes))
+		txt.Counted(len(a.files), "changed file", "changed files"), txt.JoinLimited(parts, maxAttributionNotes))
 }
 
 // attribution is the run's attribution, made once after tier 0 resolved the base and the head
@@ -143,7 +144,7 @@ func attributeFiles(pass *Pass) *attribution {
 		a.err = err
 		return a
 	}
-	pp := pass.projectPaths()
+	pp := pass.paths
 	var paths []string
 	here := map[string]git.FileSide{}
 	shown := map[string]string{}
@@ -231,7 +232,7 @@ func attributeFiles(pass *Pass) *attribution {
 // does not show a verified change put back to the base's entry (a test a pass added, deleted
 // again; a pass's assertions taken out), so it is looked up from the passes' side.
 func (a *attribution) findUndone(pass *Pass, look *passLookup, passes []*verifiedPass, here map[string]git.FileSide) error {
-	pp := pass.projectPaths()
+	pp := pass.paths
 	seen := map[string]bool{}
 	for _, v := range passes {
 		changes, err := pass.repo.FileChanges(v.base, v.head)
@@ -276,7 +277,7 @@ func confirmPass(pass *Pass, o OtherTask, key []byte) (*verifiedPass, string) {
 	other := &Snapshot{ProjectDir: in.ProjectDir, Root: in.Root, Geas: in.Geas, Mission: in.Mission, Task: o.ID, TaskDir: o.Dir, Record: o.Record,
 		Facts: o.Facts, taskEvents: &TaskEvents{Hashes: o.Events, Err: o.EventsErr}}
 	if problems := HistoryProblems(other, key); len(problems) > 0 {
-		return nil, "its gate history does not verify (" + joinLimited(problems, 2) + ")"
+		return nil, "its gate history does not verify (" + txt.JoinLimited(problems, 2) + ")"
 	}
 	e, ok := standingPass(o.Record.History())
 	if !ok {
@@ -544,7 +545,7 @@ func warningOf(a *attribution) *Check {
 		return &c
 	case len(a.refused) > 0:
 		c := warnCheck(2, "scope:attribution", text, fmt.Sprintf("nothing attributed to %s: %s",
-			counted(len(a.refused), "task", "tasks"), joinLimited(a.refused, maxAttributionNotes)), vocab.CauseAttributionRefused)
+			txt.Counted(len(a.refused), "task", "tasks"), txt.JoinLimited(a.refused, maxAttributionNotes)), vocab.CauseAttributionRefused)
 		return &c
 	}
 	return nil

@@ -14,17 +14,12 @@ import (
 	"github.com/geas-dev/geas/vocab"
 )
 
-// historySize is the size of the task's gate history as the history file holds it: one canonical
-// entry a line.
-func historySize(in *Snapshot) (int64, error) {
-	return record.HistoryLineBytes(in.Record.History()...)
-}
-
 // fitForRecord makes sure a run writes nothing the readers refuse (SPEC §2 invariant 9, §7.3). It
 // is called before anything of the run is written, with the verdict and budget computed, and
 // returns the escalation decision (changed when the result had to change) and whether the run
 // may write at all. tampered says that the run's checks found the history tampered
-// (historyTampered): nothing of the run goes into the record then.
+// (historyTampered): nothing of the run goes into the record then. It also returns the run's
+// history entry, not yet chained, when the run writes it.
 //
 //   - The history entry would take the history past max_history_bytes (or, while the history is
 //     kept in record.json, the record past what record.Load reads): the run is an error
@@ -34,22 +29,33 @@ func historySize(in *Snapshot) (int64, error) {
 //     its compact form, an error (result_too_large) whose checks are cut down to the ones that
 //     did not pass and whose causes are summarized, and the budget is computed again for it. A
 //     compact form that still does not fit is an error of the run: nothing is written.
-func fitForRecord(in *Snapshot, res *Result, escalate, tampered bool) (bool, bool, error) {
+func fitForRecord(in *Snapshot, res *Result, escalate, tampered bool) (bool, bool, record.HistoryEntry, error) {
+	var none record.HistoryEntry
 	if in.Record == nil || tampered {
-		return escalate, true, nil // nothing of the run goes into the record
+		return escalate, true, none, nil // nothing of the run goes into the record
 	}
-	own, total, err := recordSize(in, res)
+	// The result and its entry as the record would hold them, encoded once for each form of res.
+	raw, err := res.JSON()
 	if err != nil {
-		return escalate, false, err
+		return escalate, false, none, err
+	}
+	entry := historyEntry(res)
+	own, total, err := recordSize(in, raw, entry)
+	if err != nil {
+		return escalate, false, none, err
 	}
 	if own > in.Policy.MaxRecordBytes {
 		fitted := false
 		for _, keep := range []int{100, 0} {
 			compactResult(in, res, own, keep)
 			escalate = rebudget(in, res)
-			o, t, err := recordSize(in, res)
+			if raw, err = res.JSON(); err != nil {
+				return escalate, false, none, err
+			}
+			entry = historyEntry(res)
+			o, t, err := recordSize(in, raw, entry)
 			if err != nil {
-				return escalate, false, err
+				return escalate, false, none, err
 			}
 			if o <= in.Policy.MaxRecordBytes {
 				own, total, fitted = o, t, true
@@ -57,40 +63,41 @@ func fitForRecord(in *Snapshot, res *Result, escalate, tampered bool) (bool, boo
 			}
 		}
 		if !fitted {
-			return escalate, false, fmt.Errorf("record.json: even the compact form of this run's result would take it over the limit of %d bytes (max_record_bytes): nothing was recorded", in.Policy.MaxRecordBytes)
+			return escalate, false, none, fmt.Errorf("record.json: even the compact form of this run's result would take it over the limit of %d bytes (max_record_bytes): nothing was recorded", in.Policy.MaxRecordBytes)
 		}
 	}
-	entryLine, err := record.HistoryLineBytes(historyEntry(res))
+	// The history as its file holds it, one canonical entry a line, and the entry's line.
+	entryLine, err := record.HistoryLineBytes(entry)
 	if err != nil {
-		return escalate, false, err
+		return escalate, false, none, err
+	}
+	size, err := record.HistoryLineBytes(in.Record.History()...)
+	if err != nil {
+		return escalate, false, none, err
 	}
 	entryLine += 256 // prev_hash, hash and hmac are set when the entry is chained
-	size, err := historySize(in)
-	if err != nil {
-		return escalate, false, err
-	}
 	if err := record.CheckHistoryAppend(size, entryLine, in.Policy.MaxHistoryBytes); err != nil {
 		historyFull(in, res, err)
-		return false, false, nil
+		return false, false, none, nil
 	}
 	if total > record.MaxBytes {
 		// While the history is kept in record.json, it also must not take the record past what
 		// record.Load reads.
 		historyFull(in, res, &record.HistoryFullError{Size: total - own - entryLine, Entry: entryLine, Limit: record.MaxBytes - own})
-		return false, false, nil
+		return false, false, none, nil
 	}
 	if t := res.Transition; t != nil && in.Contract != nil {
 		// The new status can make the contract a few bytes longer: checked before anything is
 		// written, so a refusal leaves no half-applied run.
 		updated, err := record.SetContractStatus(in.Contract.Raw, vocab.State(t.To), time.Now())
 		if err != nil {
-			return escalate, false, err
+			return escalate, false, none, err
 		}
 		if err := checkWriteSize(in.TaskDir+"/"+record.ContractFile, updated, in.Policy.MaxContractBytes); err != nil {
-			return escalate, false, err
+			return escalate, false, none, err
 		}
 	}
-	return escalate, true, nil
+	return escalate, true, entry, nil
 }
 
 // rebudget computes the budget, transition and next action again for a result whose verdict
@@ -111,14 +118,11 @@ func historyFull(in *Snapshot, res *Result, err error) {
 	res.Notes = append(res.Notes, "nothing was recorded: the gate history is full (geas task history reset keeps it aside and starts a new chain)")
 }
 
-// recordSize is what record.json would be with res as its gate_result: own is its size without
-// the history kept in it by the earlier layout, total with it. It errs on the large side (by a
-// few hundred bytes) and does not touch in.Record.
-func recordSize(in *Snapshot, res *Result) (own, total int64, err error) {
-	raw, err := res.JSON()
-	if err != nil {
-		return 0, 0, err
-	}
+// recordSize is what record.json would be with raw (a run's result, without its hash) as its
+// gate_result and entry (the run's history entry, not yet chained) at the end of its history: own
+// is its size without the history kept in it by the earlier layout, total with it. It errs on the
+// large side (by a few hundred bytes) and does not touch in.Record.
+func recordSize(in *Snapshot, raw []byte, entry record.HistoryEntry) (own, total int64, err error) {
 	cur, err := in.Record.Bytes()
 	if err != nil {
 		return 0, 0, err
@@ -130,11 +134,11 @@ func recordSize(in *Snapshot, res *Result) (own, total int64, err error) {
 	hist := in.historyBytes
 	others -= hist
 	own = others + indentedLen(raw, 1) + 64 /* the hash */ + 256 /* keys, updated_at */
-	entry, err := json.Marshal(historyEntry(res))
+	line, err := json.Marshal(entry)
 	if err != nil {
 		return 0, 0, err
 	}
-	total = own + hist + indentedLen(entry, 2) + 256
+	total = own + hist + indentedLen(line, 2) + 256
 	return own, total, nil
 }
 
@@ -153,7 +157,7 @@ func compactResult(in *Snapshot, res *Result, size int64, keep int) {
 	found := fmt.Sprintf("the result of this run (%d checks, %d causes) would make record.json about %d bytes, over its limit of %d bytes (max_record_bytes): recorded in compact form instead; the checks found verdict %s",
 		len(res.Checks), len(res.Causes), size, in.Policy.MaxRecordBytes, orig)
 	if summary := causeCounts(res.Causes); len(summary) > 0 {
-		found += " with causes " + joinLimited(summary, compactList)
+		found += " with causes " + text.JoinLimited(summary, compactList)
 	}
 	checks := compactChecks(res.Checks, keep, failCheck(0, "result_recordable", "the run's result fits in record.json, so every reader can read the task back (SPEC §2 invariant 9)", found, StatusError, vocab.CauseResultTooLarge))
 	res.Checks = checks

@@ -7,6 +7,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -51,7 +52,7 @@ func (c *claims) contradict(e *evidence.Evidence, claim, measurement string) {
 	}
 	c.setAside[e] = true
 	c.list = append(c.list, Contradiction{
-		Agent: e.Agent, Evidence: e.Name, Claim: truncate(claim, 200), Measurement: truncate(measurement, 300),
+		Agent: e.Agent, Evidence: e.Name, Claim: text.Truncate(claim, 200), Measurement: text.Truncate(measurement, 300),
 	})
 }
 
@@ -63,11 +64,11 @@ func (c *claims) contradictTesters(pass *Pass, runs []EvalRun) {
 		if run.Status != StatusFail {
 			continue
 		}
-		measured := fmt.Sprintf("eval command %d `%s` exited %s", i+1, truncate(run.Command, 120), exitText(run.ExitCode, run.Error))
+		measured := fmt.Sprintf("eval command %d `%s` exited %s", i+1, text.Truncate(run.Command, 120), exitText(run.ExitCode, run.Error))
 		if run.TimedOut {
-			measured = fmt.Sprintf("eval command %d `%s` timed out", i+1, truncate(run.Command, 120))
+			measured = fmt.Sprintf("eval command %d `%s` timed out", i+1, text.Truncate(run.Command, 120))
 		}
-		for _, e := range pass.independent() {
+		for _, e := range pass.independent {
 			if e.Role == vocab.Tester && e.Verdict == testerPassVerdict {
 				c.contradict(e, "verdict pass", measured)
 			}
@@ -84,9 +85,9 @@ func (c *claims) contradictByDetector(pass *Pass, bound []boundResult, idx int, 
 		return
 	}
 	label := criterionLabel(idx, cr)
-	measured := fmt.Sprintf("the %s detector of %s failed: %s", cr.Check.Type, label, truncate(ch.Evidence, 200))
+	measured := fmt.Sprintf("the %s detector of %s failed: %s", cr.Check.Type, label, text.Truncate(ch.Evidence, 200))
 	for _, br := range bound {
-		if br.res.Passed && !pass.isBuilder(br.e) && !c.setAside[br.e] {
+		if br.res.Passed && !pass.builder[br.e] && !c.setAside[br.e] {
 			c.contradict(br.e, fmt.Sprintf("criteria_results %s passed", label), measured)
 		}
 	}
@@ -95,7 +96,7 @@ func (c *claims) contradictByDetector(pass *Pass, bound []boundResult, idx int, 
 		return
 	}
 	measuredVal, measuredOK := pass.metrics[d.Metric]
-	for _, e := range pass.independent() {
+	for _, e := range pass.independent {
 		v, ok := e.Metrics[d.Metric]
 		if !ok || !measuredOK || c.setAside[e] {
 			continue // without a measurement the evidence metric itself was judged: nothing contradicts it

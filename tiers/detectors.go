@@ -15,6 +15,7 @@ import (
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/internal/proc"
+	txt "github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -69,7 +70,7 @@ func detectScript(ctx context.Context, pass *Pass, idx int, cr contract.Criterio
 	label := scriptLabel(d)
 	spec := proc.Spec{
 		Label: fmt.Sprintf("%s: %s", criterionLabel(idx, cr), label), Argv: append([]string{d.Command}, d.Args...),
-		Dir: pass.workDir(), Timeout: timeout, ExpectExit: d.ExpectExit, TailBytes: pass.in.Policy.OutputTailBytes,
+		Dir: pass.workDir, Timeout: timeout, ExpectExit: d.ExpectExit, TailBytes: pass.in.Policy.OutputTailBytes,
 		RunAs: pass.exec.runAs,
 	}
 	if pass.opts.LogRoot != nil {
@@ -102,7 +103,7 @@ func scriptLabel(d *contract.Detector) string {
 // detectFileExists passes when the path exists in the working tree (and, with non_empty, is a
 // non-empty file or directory).
 func detectFileExists(pass *Pass, d *contract.Detector, dc detection) Check {
-	fi, err := pass.workRoot().Stat(d.Path)
+	fi, err := pass.workRoot.Stat(d.Path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return dc.fail(fmt.Sprintf("%s is absent", d.Path))
@@ -111,7 +112,7 @@ func detectFileExists(pass *Pass, d *contract.Detector, dc detection) Check {
 	case d.NonEmpty && fi.Mode().IsRegular() && fi.Size() == 0:
 		return dc.fail(fmt.Sprintf("%s exists but is empty (non_empty required)", d.Path))
 	case d.NonEmpty && fi.IsDir():
-		empty, err := emptyDir(pass.workRoot(), d.Path)
+		empty, err := emptyDir(pass.workRoot, d.Path)
 		switch {
 		case err != nil:
 			return dc.broken(fmt.Sprintf("cannot list %s: %v", d.Path, err))
@@ -131,7 +132,7 @@ func detectRegexMatch(pass *Pass, d *contract.Detector, dc detection) Check {
 	if err != nil {
 		return dc.broken(fmt.Sprintf("bad regex %q: %v", d.Pattern, err))
 	}
-	data, err := fsutil.ReadLimited(pass.workRoot(), d.Artifact, pass.in.Policy.MaxEvidenceBytes)
+	data, err := fsutil.ReadLimited(pass.workRoot, d.Artifact, pass.in.Policy.MaxEvidenceBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return dc.fail(fmt.Sprintf("artifact %s is absent", d.Artifact))
@@ -217,7 +218,7 @@ func metricReports(pass *Pass, name string) []metricReport {
 		return []metricReport{{v, "measured by an eval command"}}
 	}
 	var out []metricReport
-	for _, e := range pass.independent() {
+	for _, e := range pass.independent {
 		v, ok := e.Metrics[name]
 		if !ok {
 			continue
@@ -254,7 +255,7 @@ func judge(pass *Pass, binding *criteriaBinding, idx int, cr contract.Criterion,
 	}
 	for _, bj := range bound {
 		e, j := bj.e, bj.j
-		if pass.isBuilder(e) {
+		if pass.builder[e] {
 			notes = append(notes, e.Name+" (the builder's own judgment, not counted)")
 			continue
 		}
@@ -290,14 +291,14 @@ func judge(pass *Pass, binding *criteriaBinding, idx int, cr contract.Criterion,
 	}
 	if ms := cr.Check.MinScore; ms != nil {
 		if len(scores) == 0 {
-			return failCheck(2, name, text, fmt.Sprintf("%s but none has a score (min_score %s)%s", counted(pool, "judgment", "judgments"), fmtNum(*ms), suffix), StatusFail, vocab.CauseCriterionFailed), warns
+			return failCheck(2, name, text, fmt.Sprintf("%s but none has a score (min_score %s)%s", txt.Counted(pool, "judgment", "judgments"), fmtNum(*ms), suffix), StatusFail, vocab.CauseCriterionFailed), warns
 		}
 		mean := 0.0
 		for _, s := range scores {
 			mean += s
 		}
 		mean /= float64(len(scores))
-		ev := fmt.Sprintf("mean score %s of %s, min_score %s%s", fmtNum(mean), counted(len(scores), "judgment", "judgments"), fmtNum(*ms), suffix)
+		ev := fmt.Sprintf("mean score %s of %s, min_score %s%s", fmtNum(mean), txt.Counted(len(scores), "judgment", "judgments"), fmtNum(*ms), suffix)
 		if mean < *ms {
 			return failCheck(2, name, text, ev, StatusFail, vocab.CauseCriterionFailed), warns
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/internal/text"
 )
 
 // Entry problems: the criteria_results and rubric_scores entries of an evidence file that count
@@ -177,7 +178,7 @@ func oddRunes(s string) string {
 // quoteEntry shows an entry's value in a sentence: single-quoted, on one line, bounded to about
 // 80 bytes, cut between characters (never inside one: the look-alikes are what it shows).
 func quoteEntry(v string) string {
-	return "'" + truncate(oneLine(v), 80) + "'"
+	return "'" + text.Truncate(oneLine(v), 80) + "'"
 }
 
 // suggester finds what an unmatched name was probably meant for among candidates: the criteria
@@ -224,7 +225,7 @@ func criteriaSuggester(crs []contract.Criterion) *suggester {
 		sg.labels[i] = l
 		sg.cands = append(sg.cands, candidate{key: typoKey(l), show: l})
 		if t := strings.TrimSpace(cr.Criterion); t != "" {
-			sg.cands = append(sg.cands, candidate{key: typoKey(t), show: fmt.Sprintf("%s %q", l, truncate(oneLine(t), 60))})
+			sg.cands = append(sg.cands, candidate{key: typoKey(t), show: fmt.Sprintf("%s %q", l, text.Truncate(oneLine(t), 60))})
 		}
 	}
 	sg.have = listedOf(sg.labels)
@@ -287,7 +288,7 @@ func (sg *suggester) suggest(v string) string {
 		if len(cr) > maxKeyRunes || abs(len(cr)-len(kr)) > bound {
 			return -1
 		}
-		if d := editDistance(kr, cr, bound); d <= bound {
+		if d := text.EditDistance(kr, cr, bound); d <= bound {
 			return d
 		}
 		return -1
@@ -311,37 +312,6 @@ func abs(n int) int {
 		return -n
 	}
 	return n
-}
-
-// editDistance is the optimal string alignment distance of a and b (insertions, deletions,
-// substitutions and transpositions of neighbours), or bound+1 once it is sure to exceed bound.
-func editDistance(a, b []rune, bound int) int {
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		rowMin := cur[0]
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-			rowMin = min(rowMin, cur[j])
-		}
-		if rowMin > bound {
-			return bound + 1
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
 }
 
 // typoKey is a name as a typo check compares it: fullwidth forms and Cyrillic and Greek letters

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/internal/git"
+	txt "github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -16,26 +16,33 @@ import (
 // analysis.Pass). A stage never changes it: it returns its checks and facts, and the run
 // (Evaluate) records the facts here before the next stage.
 type Pass struct {
-	in    *Snapshot
-	env   Env
-	opts  Options
-	known []string // the agent types evidence names resolve to
+	in   *Snapshot
+	env  Env
+	opts Options
+	// judges is who wrote the evidence (independence.go): the agent types known, each file's
+	// type, the builder's files and the independent ones, found once when the run starts.
+	judges
 
 	// exec is who the run's processes run as, and whether the signing key's exposure lets them
 	// run at all (keyexposure.go).
 	exec execution
 
-	// What tier 0's baseline resolved (gitFacts): the repository, the base and the head.
+	// What tier 0's baseline resolved (gitFacts): the repository, the base and the head, and
+	// where the head came from (headName).
 	repo       *git.Repo
 	base, head string
 	haveBase   bool
-	// paths is the project root's place in repo, found on first use once repo is open
-	// (projectPaths): every check of the run compares paths with the same one.
-	paths *projectPaths
+	headName   string
+	// paths is the project root's place in repo (projectpath.go), found once by tier 0: every
+	// check of the run compares paths with the same one.
+	paths projectPaths
 
 	// work is the isolated checkout the run made for tier 1 and the detectors (invariant 7,
-	// tier0_worktree.go); nil: they run in the working tree.
-	work *checkout
+	// checkout.go); nil: they run in the working tree. workDir and workRoot are where they run:
+	// the checkout's project root, else the project root (opened as a root).
+	work     *checkout
+	workDir  string
+	workRoot *os.Root
 
 	// What tier 1 measured: the metrics its eval commands captured (metricSpread: per metric,
 	// the lowest and highest value printed) and its runs.
@@ -93,11 +100,7 @@ func Evaluate(ctx context.Context, in *Snapshot, env Env, opts Options) (*Result
 	// Room for a run's checks (about thirty): grown by append, each Check (136 bytes) was copied
 	// four or five times.
 	ev := &evaluation{checks: make([]Check, 0, 48)}
-	if in.Contract != nil {
-		pass.known = contractTypes(in.Contract)
-	} else {
-		pass.known = evidence.KnownTypes()
-	}
+	pass.judges = judgesOf(in.Contract, in.Evidence)
 	defer func() {
 		pass.work.remove()
 		if pass.repo != nil {
@@ -124,10 +127,14 @@ func Evaluate(ctx context.Context, in *Snapshot, env Env, opts Options) (*Result
 	}
 	checks, g := tier0(pass, ev.checks)
 	ev.checks = append(ev.checks, checks...)
-	pass.repo, pass.base, pass.head, pass.haveBase = g.repo, g.base, g.head, g.haveBase
+	pass.repo, pass.base, pass.head, pass.haveBase, pass.headName, pass.paths = g.repo, g.base, g.head, g.haveBase, g.headName, g.paths
 	var coErr error
 	if needsCheckout(pass) {
 		pass.work, coErr = makeCheckout(pass)
+	}
+	pass.workDir, pass.workRoot = in.ProjectDir, in.Root
+	if pass.work != nil && pass.work.root != nil {
+		pass.workDir, pass.workRoot = pass.work.dir, pass.work.root
 	}
 	ev.checks = append(ev.checks, tier0Tree(pass, coErr)...)
 	ev.tier0End = len(ev.checks)
@@ -334,7 +341,7 @@ func inputsUnchanged(pass *Pass, after []Check, onlyAdvisory bool) *Check {
 		return nil // nothing to report: a passing re-check must not count as a blocking check that ran
 	}
 	text := "the inputs judged (contract, record sections, evidence, debt register, policy) did not change during the run"
-	c := failCheck(tier, "inputs_unchanged", text, fmt.Sprintf("changed while the run was under way (by an eval command or a detector): %s; the run judged the snapshot read before tier 1", joinLimited(changed, 20)), StatusError, vocab.CauseInputsChanged)
+	c := failCheck(tier, "inputs_unchanged", text, fmt.Sprintf("changed while the run was under way (by an eval command or a detector): %s; the run judged the snapshot read before tier 1", txt.JoinLimited(changed, 20)), StatusError, vocab.CauseInputsChanged)
 	c.Advisory = onlyAdvisory
 	return &c
 }

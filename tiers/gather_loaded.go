@@ -64,3 +64,12 @@ func GatherLoaded(p *project.Project, mission, task, taskDir string, k Loaded) *
 	in.readOthers(p)
 	return in
 }
+
+// Release closes the repository the gather kept open, unless Evaluate took it. Safe to call more
+// than once.
+func (in *Snapshot) Release() {
+	if in.repo != nil {
+		in.repo.Close()
+	}
+	in.repo, in.repoErr = nil, nil
+}

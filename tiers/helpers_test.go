@@ -179,7 +179,9 @@ func (u *unitProject) run(c *contract.Contract, rec *record.Record, ev ...*evide
 	// Gather reads the debt register before tier 1; so does a unit run, when it is created.
 	in.DebtData, in.DebtErr = fsutil.ReadLimited(u.p.Geas, debtRegisterPath(testMission), 0)
 	r := &Pass{in: in, env: DefaultEnv(), opts: Options{Now: testNow}, metrics: map[string]float64{}}
-	r.known = evidence.KnownTypes(append([]string{c.Routing.PrimaryWorkerType}, c.Routing.RequiredReviewerTypes...)...)
+	r.judges = judgesOf(c, ev)
+	r.paths = projectPathsIn(in, nil)
+	r.workDir, r.workRoot = in.ProjectDir, in.Root
 	return r
 }
 

@@ -11,22 +11,56 @@ import (
 	"github.com/geas-dev/geas/vocab"
 )
 
-// agentType is the agent type of an evidence file (SPEC §4.3).
-func (pass *Pass) agentType(e *evidence.Evidence) string {
-	return evidence.AgentType(e.Agent, pass.known)
+// judges is who wrote a run's evidence, found once when the run starts (judgesOf) and read by
+// every check: each file's agent type (SPEC §4.3), the builder's files (isBuilderOf), and the
+// files that may satisfy checks, the others, in the evidence's order.
+type judges struct {
+	known       []string                      // the agent types evidence names resolve to
+	agentType   map[*evidence.Evidence]string // each evidence file's agent type
+	builder     map[*evidence.Evidence]bool   // the implementer's files
+	independent []*evidence.Evidence          // the files that may satisfy checks: not the builder's
 }
 
-// isBuilder reports evidence written by the implementer: role implementer, or an agent of the
-// contract's primary worker type (for a contract that names only geas v1.4.0's worker slot, an
-// agent of any type that fills the slot in geas's profiles: contract.Routing.WorkerFromSlot). Such evidence never satisfies a check on its own (SPEC §2.1).
-// Agent names are compared after trimming and case folding: "Software-Engineer" and
-// " software-engineer-2" are the primary worker software-engineer as much as the exact name is.
-func (pass *Pass) isBuilder(e *evidence.Evidence) bool {
-	return isBuilderOf(pass.in.Contract, pass.known, e.Agent, e.Role)
+// judgesOf is the judges of evidence evs under contract c (nil: an invalid contract, whose run
+// judges no evidence: the agent types alone). Agent names are compared after trimming and case
+// folding (isBuilderOf).
+func judgesOf(c *contract.Contract, evs []*evidence.Evidence) judges {
+	var extra []string
+	if c != nil {
+		extra = append([]string{c.Routing.PrimaryWorkerType}, c.Routing.RequiredReviewerTypes...)
+	}
+	j := judges{known: evidence.KnownTypes(extra...)}
+	if c == nil {
+		return j
+	}
+	j.agentType = make(map[*evidence.Evidence]string, len(evs))
+	j.builder = make(map[*evidence.Evidence]bool, len(evs))
+	for _, e := range evs {
+		j.agentType[e] = evidence.AgentType(e.Agent, j.known)
+	}
+	for _, e := range evs {
+		if isBuilderTyped(c, j.known, e.Agent, j.agentType[e], e.Role) {
+			j.builder[e] = true
+		} else {
+			j.independent = append(j.independent, e)
+		}
+	}
+	return j
 }
 
-// isBuilderOf is isBuilder for an agent writing in role under contract c, known the agent types.
+// isBuilderOf reports whether an agent writing in role under contract c, known the agent types,
+// is the implementer: role implementer, or an agent of the contract's primary worker type (for a
+// contract that names only geas v1.4.0's worker slot, an agent of any type that fills the slot in
+// geas's profiles: contract.Routing.WorkerFromSlot). Its evidence never satisfies a check on its
+// own (SPEC §2.1). Agent names are compared after trimming and case folding: "Software-Engineer"
+// and " software-engineer-2" are the primary worker software-engineer as much as the exact name is.
 func isBuilderOf(c *contract.Contract, known []string, agent string, role vocab.Role) bool {
+	return isBuilderTyped(c, known, agent, evidence.AgentType(agent, known), role)
+}
+
+// isBuilderTyped is isBuilderOf for an agent whose type (evidence.AgentType of agent and known)
+// is typ.
+func isBuilderTyped(c *contract.Contract, known []string, agent, typ string, role vocab.Role) bool {
 	if role == vocab.Implementer {
 		return true
 	}
@@ -35,14 +69,14 @@ func isBuilderOf(c *contract.Contract, known []string, agent string, role vocab.
 		return false
 	}
 	a := foldID(agent)
-	if a == pw || strings.HasPrefix(a, pw+"-") || evidence.AgentType(agent, known) == c.Routing.PrimaryWorkerType {
+	if a == pw || strings.HasPrefix(a, pw+"-") || typ == c.Routing.PrimaryWorkerType {
 		return true
 	}
 	if c.Routing.WorkerFromSlot {
 		// "research-analyst" builds for the slot "implementer": the contract does not say which
 		// of the slot's types builds, so none of them reviews.
-		typ := evidence.AgentType(a, evidence.KnownTypes(known...))
-		return typ != "" && contract.ProfileSlots[typ] == c.Routing.PrimaryWorkerSlot
+		slotType := evidence.AgentType(a, evidence.KnownTypes(known...))
+		return slotType != "" && contract.ProfileSlots[slotType] == c.Routing.PrimaryWorkerSlot
 	}
 	return false
 }
@@ -85,7 +119,7 @@ func providerKey(id string) string {
 func builderProviders(pass *Pass) []string {
 	var out []string
 	for _, e := range pass.in.Evidence {
-		if !pass.isBuilder(e) {
+		if !pass.builder[e] {
 			continue
 		}
 		if k := providerKey(e.ProviderID); k != "" && !slices.Contains(out, k) {
@@ -131,22 +165,11 @@ func judgeIndependence(pass *Pass, provider, source string) independence {
 // the builder's when it is written differently ("Claude" and "claude ").
 func sameProvider(pass *Pass, key, judge string) string {
 	for _, e := range pass.in.Evidence {
-		if pass.isBuilder(e) && providerKey(e.ProviderID) == key && e.ProviderID != judge {
+		if pass.builder[e] && providerKey(e.ProviderID) == key && e.ProviderID != judge {
 			return fmt.Sprintf("%s (the builder's %q)", judge, e.ProviderID)
 		}
 	}
 	return judge
-}
-
-// independent returns the evidence files that may satisfy checks: not the builder's.
-func (pass *Pass) independent() []*evidence.Evidence {
-	var out []*evidence.Evidence
-	for _, e := range pass.in.Evidence {
-		if !pass.isBuilder(e) {
-			out = append(out, e)
-		}
-	}
-	return out
 }
 
 func (pass *Pass) evidenceNames() []string {
@@ -155,11 +178,4 @@ func (pass *Pass) evidenceNames() []string {
 		names[i] = e.Name
 	}
 	return names
-}
-
-func joinLimited(items []string, max int) string {
-	if len(items) <= max {
-		return strings.Join(items, ", ")
-	}
-	return strings.Join(items[:max], ", ") + fmt.Sprintf(" and %d more", len(items)-max)
 }

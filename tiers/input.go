@@ -131,15 +131,6 @@ func (in *Snapshot) takeRepo() (*git.Repo, error) {
 	return repo, err
 }
 
-// Release closes the repository the gather kept open, unless Evaluate took it. Safe to call more
-// than once.
-func (in *Snapshot) Release() {
-	if in.repo != nil {
-		in.repo.Close()
-	}
-	in.repo, in.repoErr = nil, nil
-}
-
 // debtRegisterPath is the mission's debt register, relative to .geas.
 func debtRegisterPath(mission string) string {
 	return "missions/" + mission + "/evolution/debt-register.json"

@@ -12,6 +12,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/geas-dev/geas/internal/git"
+	"github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
@@ -96,7 +97,7 @@ func testIntegrity(pass *Pass) integrityFacts {
 func newIntegrity(pass *Pass) *integrity {
 	c := pass.in.Contract
 	pol := pass.in.Policy.Tests
-	ig := &integrity{pass: pass, prefix: pass.projectPrefix(), tables: pol.Markers, mayList: c.Tests.MayChange}
+	ig := &integrity{pass: pass, prefix: pass.paths.prefix, tables: pol.Markers, mayList: c.Tests.MayChange}
 	if ig.tables == nil {
 		ig.tables = policy.DefaultMarkers()
 	}
@@ -434,7 +435,7 @@ func (ig *integrity) modified() Check {
 		}
 		if f != nil {
 			if v := since[c.Path]; v != nil {
-				f.change += fmt.Sprintf(" (since task %s's verified pass %s at %s)", v.task, truncate(v.run, maxRunIDText), short(v.head))
+				f.change += fmt.Sprintf(" (since task %s's verified pass %s at %s)", v.task, text.Truncate(v.run, maxRunIDText), short(v.head))
 			}
 			findings = append(findings, *f)
 		}
@@ -470,9 +471,9 @@ func (ig *integrity) modified() Check {
 		base += "; " + n
 	}
 	if len(bad) > 0 {
-		ev := fmt.Sprintf("%d protected %s changed in %s..%s: %s", len(bad), pluralChecks(len(bad)), short(pass.base), short(pass.head), joinLimited(bad, maxIntegrityFindings))
+		ev := fmt.Sprintf("%d protected %s changed in %s..%s: %s", len(bad), pluralChecks(len(bad)), short(pass.base), short(pass.head), text.JoinLimited(bad, maxIntegrityFindings))
 		if len(ok) > 0 {
-			ev += fmt.Sprintf("; allowed: %s", joinLimited(ok, maxIntegrityFindings))
+			ev += fmt.Sprintf("; allowed: %s", text.JoinLimited(ok, maxIntegrityFindings))
 		}
 		if hint := ig.mayChangeHint(findings); hint != "" {
 			ev += "; " + hint
@@ -483,7 +484,7 @@ func (ig *integrity) modified() Check {
 	}
 	ev := fmt.Sprintf("no protected check changed in %s..%s (%s)", short(pass.base), short(pass.head), base)
 	if len(ok) > 0 {
-		ev = fmt.Sprintf("%d protected %s changed as allowed in %s..%s: %s (%s)", len(ok), pluralChecks(len(ok)), short(pass.base), short(pass.head), joinLimited(ok, maxIntegrityFindings), base)
+		ev = fmt.Sprintf("%d protected %s changed as allowed in %s..%s: %s (%s)", len(ok), pluralChecks(len(ok)), short(pass.base), short(pass.head), text.JoinLimited(ok, maxIntegrityFindings), base)
 	}
 	return passCheck(1, "tests_modified", testsModifiedText, ev)
 }
@@ -663,7 +664,7 @@ func (ig *integrity) contentChange(p string, c git.FileChange) (string, bool, er
 		return fmt.Sprintf("content changed (%v; not compared)", err), false, nil
 	}
 	removed, added := lineDelta(string(old), string(cur))
-	change := fmt.Sprintf("%s removed, %d added", counted(removed, "line", "lines"), added)
+	change := fmt.Sprintf("%s removed, %d added", text.Counted(removed, "line", "lines"), added)
 	if removed == 0 && added == 0 {
 		change = "content changed (same lines, other bytes: line endings or order)"
 	}
@@ -765,7 +766,7 @@ func showText(s string) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // `=> ./fake`, `> out.txt` read as written
-	_ = enc.Encode(truncate(s, 120))
+	_ = enc.Encode(text.Truncate(s, 120))
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
@@ -912,7 +913,7 @@ type marker struct {
 }
 
 func (m marker) String() string {
-	return fmt.Sprintf("%s %s %q", m.loc, m.pattern, truncate(strings.TrimSpace(m.text), 60))
+	return fmt.Sprintf("%s %s %q", m.loc, m.pattern, text.Truncate(strings.TrimSpace(m.text), 60))
 }
 
 // weakened is the tests_weakened check and, when suppression markers were added, its warning, and
@@ -926,6 +927,7 @@ func (ig *integrity) weakened() ([]Check, *addedScan) {
 	// Lines come file by file: what a file is, is judged once a file.
 	last, inProject, lang, added := "", false, "", false
 	var skip *policy.MarkerSet
+	suppress := ig.tables.Suppress()
 	res := scanAdded(pass, func(l git.AddedLine) {
 		if l.Path != last {
 			last, skip = l.Path, nil
@@ -941,23 +943,27 @@ func (ig *integrity) weakened() ([]Check, *addedScan) {
 			return
 		}
 		p := strings.TrimPrefix(l.Path, ig.prefix)
+		// The line's markers first, then what they mean.
+		skipPat, skipped := "", false
 		if skip != nil {
-			if pat, ok := skip.Find(l.Text); ok && added && onlySkips(lang, l.Text, skip) {
-				nown++
-				if len(own) < maxIntegrityFindings {
-					own = append(own, marker{Location{Path: p, Line: l.Line}, pat, l.Text})
-				}
-			} else if ok {
-				nskip++
-				if len(skips) < maxIntegrityFindings {
-					skips = append(skips, marker{Location{Path: p, Line: l.Line}, pat, l.Text})
-				}
+			skipPat, skipped = skip.Find(l.Text)
+		}
+		supPat, suppressed := suppress.Find(l.Text)
+		if skipped && added && onlySkips(lang, l.Text, skip) {
+			nown++
+			if len(own) < maxIntegrityFindings {
+				own = append(own, marker{Location{Path: p, Line: l.Line}, skipPat, l.Text})
+			}
+		} else if skipped {
+			nskip++
+			if len(skips) < maxIntegrityFindings {
+				skips = append(skips, marker{Location{Path: p, Line: l.Line}, skipPat, l.Text})
 			}
 		}
-		if pat, ok := ig.tables.Suppress().Find(l.Text); ok {
+		if suppressed {
 			nsup++
 			if len(suppressions) < maxIntegrityFindings {
-				suppressions = append(suppressions, marker{Location{Path: p, Line: l.Line}, pat, l.Text})
+				suppressions = append(suppressions, marker{Location{Path: p, Line: l.Line}, supPat, l.Text})
 			}
 		}
 	})
@@ -973,7 +979,7 @@ func (ig *integrity) weakened() ([]Check, *addedScan) {
 	}
 	note := ""
 	if len(scan.Binary) > 0 {
-		note = fmt.Sprintf("; %d binary files not scanned: %s", len(scan.Binary), joinLimited(scan.Binary, 10))
+		note = fmt.Sprintf("; %d binary files not scanned: %s", len(scan.Binary), text.JoinLimited(scan.Binary, 10))
 	}
 	if len(found) > 0 {
 		ch := failCheck(1, "tests_weakened", testsWeakenedText, fmt.Sprintf("%d weakening findings in %s..%s: %s%s", nskip+len(ig.drops), short(pass.base), short(pass.head), strings.Join(found, "; "), note), StatusFail, vocab.CauseTestsWeakened)
@@ -984,7 +990,7 @@ func (ig *integrity) weakened() ([]Check, *addedScan) {
 	}
 	if nown > 0 {
 		list, olocs := markerList(own, nown)
-		ch := warnCheck(1, "skips_added", "every test the work adds runs", fmt.Sprintf("%s in test files the work adds, each skipping only its own test: %s", counted(nown, "skip", "skips"), strings.Join(list, "; ")), vocab.CauseSkipAdded)
+		ch := warnCheck(1, "skips_added", "every test the work adds runs", fmt.Sprintf("%s in test files the work adds, each skipping only its own test: %s", text.Counted(nown, "skip", "skips"), strings.Join(list, "; ")), vocab.CauseSkipAdded)
 		ch.Locations = olocs
 		out = append(out, ch)
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/policy"
 )
 
@@ -49,7 +50,7 @@ func appendRebinds(lang, base, added string) string {
 		}
 		if l[0] == ' ' || l[0] == '\t' {
 			if !top && lang == policy.LangPython {
-				return fmt.Sprintf("continue the base's last block (%q)", truncate(t, 60))
+				return fmt.Sprintf("continue the base's last block (%q)", text.Truncate(t, 60))
 			}
 			continue
 		}
@@ -69,7 +70,7 @@ func appendRebinds(lang, base, added string) string {
 			if m := pyImport.FindStringSubmatch(l); m != nil {
 				names := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(m[1]), "("), ")")
 				if strings.ContainsAny(names, "(\\") {
-					return fmt.Sprintf("import over more than one line (%q)", truncate(t, 60))
+					return fmt.Sprintf("import over more than one line (%q)", text.Truncate(t, 60))
 				}
 				for _, n := range strings.Split(names, ",") {
 					f := strings.Fields(n)
@@ -100,7 +101,7 @@ func appendRebinds(lang, base, added string) string {
 				continue
 			}
 		}
-		return fmt.Sprintf("run a top-level statement (%q)", truncate(t, 60))
+		return fmt.Sprintf("run a top-level statement (%q)", text.Truncate(t, 60))
 	}
 	return ""
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/internal/proc"
+	"github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
@@ -152,7 +153,7 @@ func exposure(src record.KeySource, keyPath string, as *proc.User, probe probeRe
 			record.SigningKeyEnv, runtime.GOOS, as)
 	case src == record.KeyEnv && len(probe.readable) > 0:
 		return fmt.Sprintf("%s is in the environment the gate was started with, and eval_user %s can read the environment of the gate's ancestors %s",
-			record.SigningKeyEnv, as, joinLimited(probe.readable, 10))
+			record.SigningKeyEnv, as, text.JoinLimited(probe.readable, 10))
 	case src == record.KeyFile && as == nil:
 		return fmt.Sprintf("the key file %s (%s) is readable by the gate's own user (%s), whom the eval commands run as", keyPath, record.SigningKeyFileEnv, self)
 	case src == record.KeyFile && len(probe.readable) > 0:

@@ -16,19 +16,6 @@ type projectPaths struct {
 	within bool   // false when the project root is not inside the repository's top: nothing is inside
 }
 
-// projectPaths returns the run's projectPaths, found once its repository is open and kept: the
-// symbolic links of the two directories are resolved once a run, not once a check.
-func (pass *Pass) projectPaths() projectPaths {
-	if pass.paths != nil {
-		return *pass.paths
-	}
-	pp := projectPathsIn(pass.in, pass.repo)
-	if pass.repo != nil {
-		pass.paths = &pp
-	}
-	return pp
-}
-
 // rootPlace is the project root's place (paths) in the repository whose top directory is top.
 type rootPlace struct {
 	top   string
@@ -91,4 +78,23 @@ func (pp projectPaths) path() string {
 func outsideProject(p string) bool {
 	p = path.Clean(p)
 	return path.IsAbs(p) || p == ".." || strings.HasPrefix(p, "../")
+}
+
+// bookkeepingPaths are the orchestration's own files (SPEC §5.3 B), relative to the project root
+// (bookkeeping): the working-tree check does not compare them, and no scope question counts
+// them. An entry ending in "/" is a directory.
+var bookkeepingPaths = []string{".geas/missions/", ".geas/state/", ".geas/memory/", ".geas/recovery/", ".geas/rules.md"}
+
+// bookkeeping reports whether a file (slash-separated, relative to the project root) is the
+// orchestration's own bookkeeping, one of bookkeepingPaths or below one of its directories (SPEC
+// §5.3 Part B). Everything else under .geas — code, .geas/gate-policy.json — is a scope question
+// like any other file. Paths compare exactly, byte for byte: a path that differs in case or form
+// is not the bookkeeping, so it stays a scope question (fail closed).
+func bookkeeping(f string) bool {
+	for _, b := range bookkeepingPaths {
+		if strings.HasSuffix(b, "/") && strings.HasPrefix(f, b) && len(f) > len(b) || f == b {
+			return true
+		}
+	}
+	return false
 }

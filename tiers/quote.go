@@ -194,7 +194,7 @@ func (s *summed) check() Check {
 		ev += "; causes " + strings.Join(codes, ", ")
 	}
 	if len(s.named) > 0 {
-		ev += "; not passing: " + joinLimited(s.named, maxSummedNamed)
+		ev += "; not passing: " + text.JoinLimited(s.named, maxSummedNamed)
 	}
 	if s.worst != nil && s.worst.Status != StatusPass {
 		ev += fmt.Sprintf("; the first %s: %s: %s", s.worst.Status, cutText(s.worst.Name, 120), cutText(s.worst.Evidence, 512))

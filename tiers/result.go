@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -115,12 +116,13 @@ type Result struct {
 	ClaimsContradicted []Contradiction `json:"claims_contradicted,omitempty"`
 	// claimTally counts every contradicted claim per agent, for the history entry.
 	claimTally map[string]int
-	// tampered says the run's checks found the task's gate history tampered (historyTampered),
-	// decided with the verdict (fold): the budget reads it.
-	tampered bool
 	// attributed is the digest of the other tasks' passes the run attributed files to
 	// (passesDigest), for the history entry; "" when none.
 	attributed string
+	// refused and tampered are what the evaluation decided of its checks for the budget and the
+	// ledger: the run was refused before anything ran (Refused), its checks found the history
+	// tampered (HistoryTampered). Set once by result.
+	refused, tampered bool
 	// Escalation names the pending decision record an escalation wrote.
 	Escalation string `json:"escalation,omitempty"`
 	// Notes are things the run could not do that do not change the verdict.
@@ -168,7 +170,7 @@ func result(pass *Pass, ev *evaluation, profile vocab.Profile, stopped map[int]s
 		RunID: pass.opts.RunID, MissionID: in.Mission, TaskID: in.Task, GateProfile: profile, Checks: checks,
 		RubricScores: ev.rubric, BlockingDimensions: ev.blockingDims, EvalRuns: ev.evalRuns,
 		StubCount: ev.stubCount, StubCap: ev.stubCap, Head: pass.head,
-		ProjectPath: pass.projectPaths().path(),
+		ProjectPath: pass.paths.path(),
 		StartedAt:   record.Timestamp(pass.opts.Now), DryRun: pass.opts.DryRun,
 		RulesSHA256: in.RulesSHA256, AdvisoryCauses: advisoryCauses,
 		ClaimsContradicted: pass.claims.shown(), claimTally: contradictionTally(pass.claims.list),
@@ -194,15 +196,14 @@ func result(pass *Pass, ev *evaluation, profile vocab.Profile, stopped map[int]s
 	}
 	fold(res, binding, stopped)
 	res.InputsSHA256 = pass.attempt.inputs
+	res.refused, res.tampered = res.Refused(), historyTampered(checks)
 	return res
 }
 
 // fold sets res's verdict and causes (decide), its tier results and its summary from the binding
-// checks of a run, and whether its checks found the history tampered; stopped gives, per tier, why
-// it was not reached.
+// checks of a run; stopped gives, per tier, why it was not reached.
 func fold(res *Result, binding []Check, stopped map[int]string) {
 	res.Verdict, res.Causes = decide(binding)
-	res.tampered = historyTampered(res.Checks)
 	if res.Causes == nil {
 		res.Causes = []Cause{}
 	}
@@ -266,7 +267,7 @@ func tierResult(checks []Check, tier int, notRun string) TierResult {
 	}
 	details := fmt.Sprintf("%d of %d checks passed", passed, n)
 	if warns > 0 {
-		details += ", " + counted(warns, "warning", "warnings")
+		details += ", " + text.Counted(warns, "warning", "warnings")
 	}
 	return TierResult{Status: worst, Details: details}
 }

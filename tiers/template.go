@@ -12,16 +12,11 @@ import (
 // What an agent's evidence file should hold for a contract, by the rules the gate counts it by:
 // for geas evidence template.
 
-// contractTypes are the agent types a run of c knows (SPEC §4.3), as Evaluate sets them.
-func contractTypes(c *contract.Contract) []string {
-	return evidence.KnownTypes(append([]string{c.Routing.PrimaryWorkerType}, c.Routing.RequiredReviewerTypes...)...)
-}
-
 // EvidenceRole is the role agent writes its evidence in under c when none is given: implementer
 // for the contract's primary worker (as the gate recognises it), tester for a qa-engineer,
 // reviewer for any other agent.
 func EvidenceRole(c *contract.Contract, agent string) vocab.Role {
-	known := contractTypes(c)
+	known := judgesOf(c, nil).known // the agent types a run of c knows (SPEC §4.3)
 	switch {
 	case isBuilderOf(c, known, agent, ""):
 		return vocab.Implementer
@@ -45,7 +40,7 @@ func dimensionEvaluators(c *contract.Contract, dim contract.Dimension, p *policy
 // (SPEC §5.3 D): those whose evaluators (the contract's, else policy p's) include the agent's
 // type, or that name none. The builder's own scores never count: none for it.
 func ScoredDimensions(c *contract.Contract, p policy.Policy, agent string, role vocab.Role) []contract.Dimension {
-	known := contractTypes(c)
+	known := judgesOf(c, nil).known // the agent types a run of c knows (SPEC §4.3)
 	if isBuilderOf(c, known, agent, role) {
 		return nil
 	}

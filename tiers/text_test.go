@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/geas-dev/geas/internal/text"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -16,13 +17,13 @@ func TestTheCheckTextCuttersNeverSplitACharacter(t *testing.T) {
 	for _, ch := range []string{"é", "…", "😀"} {
 		for pad := 0; pad < 4; pad++ {
 			long := strings.Repeat("a", 200+pad) + strings.Repeat(ch, 2000)
-			for _, got := range []string{truncate(long, 202), cut(long), cutText(long, 300)} {
+			for _, got := range []string{text.Truncate(long, 202), cut(long), cutText(long, 300)} {
 				assert.True(t, utf8.ValidString(got), "%q", got)
 				assert.Less(t, len(got), len(long))
 			}
 		}
 	}
-	assert.Equal(t, "fits é", truncate("fits é", 7))
+	assert.Equal(t, "fits é", text.Truncate("fits é", 7))
 	assert.Equal(t, "fits é", cut("fits é"))
 	assert.Equal(t, "fits é", cutText("fits é", 7))
 }

@@ -10,17 +10,22 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/internal/git"
+	"github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/vocab"
 )
 
 var fullSHA = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-fA-F]{40}$`) })
 
 // gitFacts are what tier 0's baseline resolved: the repository it opened (the run closes it),
-// the base and the integration head, and whether the base is an ancestor of the head (haveBase).
+// the base and the integration head, whether the base is an ancestor of the head (haveBase),
+// where the head came from (headName: "integration.commit <commit>", else "HEAD"); and the
+// project root's place in the repository (paths; without one, the paths are the project's).
 type gitFacts struct {
 	repo       *git.Repo
 	base, head string
 	haveBase   bool
+	headName   string
+	paths      projectPaths
 }
 
 // tier0 runs the prechecks of the inputs, the state, the reviews, the budget and the baseline
@@ -38,7 +43,7 @@ func tier0(pass *Pass, before []Check) ([]Check, gitFacts) {
 	add(inputsValid(pass))
 	add(historyCheck(pass))
 	if pass.in.Contract == nil {
-		return out, gitFacts{} // nothing else can be judged without the contract
+		return out, gitFacts{paths: projectPathsIn(pass.in, nil)} // nothing else can be judged without the contract
 	}
 	add(stateEligible(pass))
 	add(selfCheckPresent(pass))
@@ -49,19 +54,20 @@ func tier0(pass *Pass, before []Check) ([]Check, gitFacts) {
 	add(budgetCheck(pass, slices.Concat(before, out)))
 	checks, g := baseline(pass)
 	add(checks)
-	add(emptyChange(pass, g))
+	g.paths = projectPathsIn(pass.in, g.repo)
 	return out, g
 }
 
-// tier0Tree runs the prechecks of the head's tree once the baseline resolved it (pass holds
-// gitFacts, and the isolated checkout when the run made one; coErr says why it could not):
-// the working tree, the symbolic links, stale evidence and the pinned rules.
+// tier0Tree runs the prechecks of the change and the head's tree once the baseline resolved them
+// (pass holds gitFacts and the project's place, and the isolated checkout when the run made one;
+// coErr says why it could not): the empty change, the working tree, the symbolic links, stale
+// evidence and the pinned rules.
 func tier0Tree(pass *Pass, coErr error) []Check {
 	if pass.in.Contract == nil {
 		return nil
 	}
 	var out []Check
-	for _, checks := range [][]Check{worktree(pass, coErr), linksCheck(pass), staleEvidence(pass), rulesCheck(pass)} {
+	for _, checks := range [][]Check{emptyChange(pass), worktree(pass, coErr), linksCheck(pass), staleEvidence(pass), rulesCheck(pass)} {
 		for _, c := range checks {
 			c.Tier = 0
 			out = append(out, c)
@@ -134,10 +140,10 @@ func requiredReviewers(pass *Pass) (out []Check) {
 		text := fmt.Sprintf("required reviewer %s has an evidence file with a non-implementer role", want)
 		var found, implOnly []string
 		for _, e := range pass.in.Evidence {
-			if pass.agentType(e) != want {
+			if pass.agentType[e] != want {
 				continue
 			}
-			if pass.isBuilder(e) { // the implementer never reviews its own work (SPEC §2.1)
+			if pass.builder[e] { // the implementer never reviews its own work (SPEC §2.1)
 				implOnly = append(implOnly, e.Name)
 				continue
 			}
@@ -169,7 +175,7 @@ func evidenceValid(pass *Pass) (out []Check) {
 		if len(in.Evidence) == 0 {
 			add(skippedCheck(0, "evidence_valid", "every evidence file parses and matches the schema", "no evidence files"))
 		} else {
-			add(passCheck(0, "evidence_valid", "every evidence file parses and matches the schema", counted(len(in.Evidence), "file", "files")+" valid"))
+			add(passCheck(0, "evidence_valid", "every evidence file parses and matches the schema", text.Counted(len(in.Evidence), "file", "files")+" valid"))
 		}
 	}
 	return
@@ -223,8 +229,10 @@ func baseline(pass *Pass) (out []Check, g gitFacts) {
 	}
 	g.repo = repo
 	headRev := "HEAD"
+	g.headName = "HEAD"
 	if c := pass.in.integrationCommit(); c != "" {
 		headRev = c
+		g.headName = "integration.commit " + c
 	}
 	if headRev == "HEAD" && pass.opts.Verify && pass.opts.Head != "" {
 		// A re-check of a pass judges the commit the pass named, wherever HEAD has moved since.

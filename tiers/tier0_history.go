@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -163,7 +164,7 @@ func historySummary(hist []record.HistoryEntry, key []byte, last record.HistoryE
 		if key != nil {
 			signed = "chained and every HMAC verifies with GEAS_GATE_KEY"
 		}
-		summary = fmt.Sprintf("%s (%s)", counted(len(hist), "entry verifies", "entries verify"), signed)
+		summary = fmt.Sprintf("%s (%s)", text.Counted(len(hist), "entry verifies", "entries verify"), signed)
 		if haveRun {
 			summary += fmt.Sprintf("; gate_result is entry %d %s (hash %.12s)", lastAt+1, last.RunID, last.Hash)
 		}

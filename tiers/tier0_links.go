@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/geas-dev/geas/internal/git"
+	txt "github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -29,7 +30,7 @@ func linksCheck(pass *Pass) (out []Check) {
 	}
 	const name = "symlinks"
 	const text = "every symbolic link of the head tree leads into the commit: not outside the repository, into .git or into the bookkeeping paths"
-	prefix := pass.projectPrefix()
+	prefix := pass.paths.prefix
 	fenced := make([]string, len(bookkeepingPaths))
 	for i, b := range bookkeepingPaths {
 		fenced[i] = prefix + b
@@ -46,7 +47,7 @@ func linksCheck(pass *Pass) (out []Check) {
 			ev = fmt.Sprintf("the %d symbolic links of the head tree of %s lead into the commit", rep.Links, short(pass.head))
 		}
 		if n := len(rep.Dangling); n > 0 {
-			ev += fmt.Sprintf(" (%d of them to a path it does not have, which no file holds yet: %s)", n, joinLimited(linkPaths(rep.Dangling), 10))
+			ev += fmt.Sprintf(" (%d of them to a path it does not have, which no file holds yet: %s)", n, txt.JoinLimited(linkPaths(rep.Dangling), 10))
 		}
 		add(passCheck(0, name, text, ev))
 		return

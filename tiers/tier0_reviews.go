@@ -32,10 +32,10 @@ func reviewVerdicts(pass *Pass) (out []Check) {
 	var read []string
 	refused := false
 	for _, e := range pass.in.Evidence {
-		if pass.isBuilder(e) {
+		if pass.builder[e] {
 			continue
 		}
-		typ := pass.agentType(e)
+		typ := pass.agentType[e]
 		if e.Role != vocab.Tester && !slices.Contains(required, typ) && !foldedType(e.Agent, required) {
 			continue
 		}

@@ -487,7 +487,7 @@ func runTier1(ctx context.Context, pass *Pass, profile vocab.Profile) tier1Facts
 		return f
 	}
 	var claimed []string
-	for _, e := range pass.independent() {
+	for _, e := range pass.independent {
 		if e.Role == vocab.Tester && e.Verdict == testerPassVerdict {
 			claimed = append(claimed, e.Name)
 		}
@@ -513,8 +513,8 @@ func runTier1(ctx context.Context, pass *Pass, profile vocab.Profile) tier1Facts
 	checks, runs, metrics := tier1(ctx, tier1Input{
 		Commands:       pass.in.Contract.EvalCommands,
 		DefaultTimeout: pass.defaultTimeout(),
-		ProjectDir:     pass.workDir(),
-		Root:           pass.workRoot(),
+		ProjectDir:     pass.workDir,
+		Root:           pass.workRoot,
 		After:          afterEval,
 		LogRoot:        pass.opts.LogRoot,
 		LogDirName:     pass.opts.LogDirName,

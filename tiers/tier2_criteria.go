@@ -7,6 +7,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -161,7 +162,7 @@ func bindCriteria(pass *Pass) criteriaBinding {
 	ambiguous := func(e *evidence.Evidence, field string, k int, shown string, bd binding) {
 		out.warns = append(out.warns, warnCheck(2, fmt.Sprintf("%s:%s/%d", field, e.Name, k),
 			"an evidence entry binds to at most one criterion",
-			fmt.Sprintf("%s %s[%d] %q: %s", e.Name, field, k, truncate(shown, 80), b.ambiguity(bd, label)), vocab.CauseAmbiguousResult))
+			fmt.Sprintf("%s %s[%d] %q: %s", e.Name, field, k, text.Truncate(shown, 80), b.ambiguity(bd, label)), vocab.CauseAmbiguousResult))
 	}
 	for _, e := range pass.in.Evidence {
 		for k, res := range e.CriteriaResults {
@@ -175,7 +176,7 @@ func bindCriteria(pass *Pass) criteriaBinding {
 					shown = "id " + res.ID
 				}
 				ambiguous(e, "criteria_results", k, shown, bd)
-			case !pass.isBuilder(e):
+			case !pass.builder[e]:
 				out.unmatched = append(out.unmatched, unmatchedResult{e, k})
 			}
 		}
@@ -216,7 +217,7 @@ func criterionByEvidence(pass *Pass, bound []boundResult, aside map[*evidence.Ev
 			entry += " (" + oneLine(res.Details) + ")"
 		}
 		switch {
-		case pass.isBuilder(e):
+		case pass.builder[e]:
 			own = append(own, entry)
 		case res.Passed:
 			passed = append(passed, entry)

@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/schemas"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -100,7 +101,7 @@ func partC(pass *Pass) (out []Check) {
 			case len(bd.ambiguous) > 0:
 				warns = append(warns, warnCheck(2, fmt.Sprintf("risk_handling:%s/%d", e.Name, k),
 					"a risk_handling entry binds to at most one known risk",
-					fmt.Sprintf("%s risk_handling[%d] %q: %s", e.Name, k, truncate(h.Risk, 80),
+					fmt.Sprintf("%s risk_handling[%d] %q: %s", e.Name, k, text.Truncate(h.Risk, 80),
 						b.ambiguity(bd, func(i int) string { return fmt.Sprintf("R%d", i+1) })), vocab.CauseAmbiguousResult))
 			}
 		}
@@ -115,7 +116,7 @@ func partC(pass *Pass) (out []Check) {
 		handled := ""
 		for _, bh := range bound[i] {
 			e, h := bh.e, bh.h
-			if pass.isBuilder(e) {
+			if pass.builder[e] {
 				own = append(own, fmt.Sprintf("%s %s", e.Name, h.Status))
 				continue
 			}

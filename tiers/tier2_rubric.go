@@ -11,6 +11,7 @@ import (
 	"github.com/geas-dev/geas/evidence"
 	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/internal/git"
+	txt "github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -177,7 +178,7 @@ func unmatchedScores(files []*evidence.Evidence, dims []contract.Dimension) stri
 func collectScores(pass *Pass, dim, check string, evaluators []string) dimensionScores {
 	var ds dimensionScores
 	for _, e := range pass.in.Evidence {
-		if pass.isBuilder(e) {
+		if pass.builder[e] {
 			for _, s := range e.RubricScores {
 				if s.Dimension == dim {
 					ds.notes = append(ds.notes, fmt.Sprintf("%s's own score %s is not counted", e.Name, fmtNum(s.Score)))
@@ -185,7 +186,7 @@ func collectScores(pass *Pass, dim, check string, evaluators []string) dimension
 			}
 			continue
 		}
-		if len(evaluators) > 0 && !slices.Contains(evaluators, pass.agentType(e)) {
+		if len(evaluators) > 0 && !slices.Contains(evaluators, pass.agentType[e]) {
 			continue
 		}
 		if pass.claims.setAside[e] {
@@ -254,11 +255,11 @@ func checkStubCap(pass *Pass, stubs []stub, sf stubFacts) (out []Check, stubCap 
 		}
 		out = append(out, failCheck(2, "stubs", text, sf.err, StatusError, code))
 	case len(stubs) > stubCap:
-		ch := failCheck(2, "stubs", text, fmt.Sprintf("%d confirmed stubs > cap %d: %s", len(stubs), stubCap, joinLimited(locs, 10)), StatusBlock, vocab.CauseStubCapExceeded)
+		ch := failCheck(2, "stubs", text, fmt.Sprintf("%d confirmed stubs > cap %d: %s", len(stubs), stubCap, txt.JoinLimited(locs, 10)), StatusBlock, vocab.CauseStubCapExceeded)
 		ch.Locations = where
 		out = append(out, ch)
 	case len(stubs) > 0:
-		ch := warnCheck(2, "stubs", text, fmt.Sprintf("%d confirmed stubs (cap %d): %s", len(stubs), stubCap, joinLimited(locs, 10)), vocab.CauseStubConfirmed)
+		ch := warnCheck(2, "stubs", text, fmt.Sprintf("%d confirmed stubs (cap %d): %s", len(stubs), stubCap, txt.JoinLimited(locs, 10)), vocab.CauseStubConfirmed)
 		ch.Locations = where
 		out = append(out, ch)
 	case sf.scan != nil:
@@ -270,7 +271,7 @@ func checkStubCap(pass *Pass, stubs []stub, sf stubFacts) (out []Check, stubCap 
 		// for them (SPEC §7.1), and never a silent pass.
 		out = append(out, failCheck(2, "stubs:unread", "every self_check.possible_stubs location is a file of the commit the gate can read",
 			fmt.Sprintf("%d of self_check.possible_stubs cannot be read, so the builder's claim cannot be checked: %s; name files of the commit, with their lines",
-				len(sf.unread), joinLimited(sf.unread, 5)), StatusFail, vocab.CauseStubUnreadable))
+				len(sf.unread), txt.JoinLimited(sf.unread, 5)), StatusFail, vocab.CauseStubUnreadable))
 	}
 	if w := submoduleWarning(pass, "stubs", "scanned for stubs"); w != nil {
 		out = append(out, *w)
@@ -285,7 +286,7 @@ type stub struct {
 }
 
 func (s stub) String() string {
-	return fmt.Sprintf("%s:%d %q", s.Path, s.Line, truncate(strings.TrimSpace(s.Text), 60))
+	return fmt.Sprintf("%s:%d %q", s.Path, s.Line, txt.Truncate(strings.TrimSpace(s.Text), 60))
 }
 
 // confirmStubs confirms stubs: a self_check.possible_stubs location whose line matches a stub
@@ -329,7 +330,7 @@ func confirmStub(pass *Pass, loc record.StubLocation, files map[string][]byte, b
 	}
 	if !seen {
 		var err error
-		data, err = fsutil.ReadLimited(pass.workRoot(), loc.Path, min(pass.in.Policy.MaxEvidenceBytes, *budget))
+		data, err = fsutil.ReadLimited(pass.workRoot, loc.Path, min(pass.in.Policy.MaxEvidenceBytes, *budget))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			// a stub in a file that no longer exists is not a stub

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	txt "github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -31,7 +32,7 @@ func changedFiles(pass *Pass) ([]string, map[string]bool, string, error) {
 		how = fmt.Sprintf("git diff --name-only %s..%s", short(pass.base), short(pass.head))
 	} else {
 		for _, e := range pass.in.Evidence {
-			if pass.isBuilder(e) {
+			if pass.builder[e] {
 				for _, f := range e.Declared() {
 					files = append(files, path.Clean(f)) // "./README.md" is README.md, as git would list it
 				}
@@ -46,7 +47,7 @@ func changedFiles(pass *Pass) ([]string, map[string]bool, string, error) {
 	}
 	out := files[:0]
 	outside := map[string]bool{}
-	pp := pass.projectPaths()
+	pp := pass.paths
 	attributed := pass.attribution()
 	for _, f := range files {
 		in := true
@@ -67,20 +68,6 @@ func changedFiles(pass *Pass) ([]string, map[string]bool, string, error) {
 		out = append(out, f)
 	}
 	return out, outside, how, nil
-}
-
-// bookkeeping reports whether a file (slash-separated, relative to the project root) is the
-// orchestration's own bookkeeping, one of bookkeepingPaths or below one of its directories (SPEC
-// §5.3 Part B). Everything else under .geas — code, .geas/gate-policy.json — is a scope question
-// like any other file. Paths compare exactly, byte for byte: a path that differs in case or form
-// is not the bookkeeping, so it stays a scope question (fail closed).
-func bookkeeping(f string) bool {
-	for _, b := range bookkeepingPaths {
-		if strings.HasSuffix(b, "/") && strings.HasPrefix(f, b) && len(f) > len(b) || f == b {
-			return true
-		}
-	}
-	return false
 }
 
 // errNoChangeSource: neither a base nor the implementer's files_changed says what changed.
@@ -118,7 +105,7 @@ func partB(pass *Pass) (out []Check) {
 	shared := pass.in.sharedGlobs()
 	isDir := workTreeDir(pass.in.Root)
 	if pass.haveBase {
-		isDir = treeDir(pass.repo, pass.base, pass.head, pass.projectPaths().prefix)
+		isDir = treeDir(pass.repo, pass.base, pass.head, pass.paths.prefix)
 	}
 	surf := newSurfaces(c.Scope.Surfaces, isDir)
 	var outside, minor []string
@@ -141,7 +128,7 @@ func partB(pass *Pass) (out []Check) {
 		}
 	}
 	if len(outside) > 0 {
-		ch := failCheck(2, "scope", text, fmt.Sprintf("%d of %d changed files are outside the surfaces: %s (from %s)%s", len(outside), len(files), joinLimited(outside, 20), how, attributed), StatusFail, vocab.CauseScopeViolation)
+		ch := failCheck(2, "scope", text, fmt.Sprintf("%d of %d changed files are outside the surfaces: %s (from %s)%s", len(outside), len(files), txt.JoinLimited(outside, 20), how, attributed), StatusFail, vocab.CauseScopeViolation)
 		for _, f := range outside {
 			ch.Locations = append(ch.Locations, Location{Path: f})
 		}
@@ -157,13 +144,13 @@ func partB(pass *Pass) (out []Check) {
 		out = append(out, *w)
 	}
 	if len(minor) > 0 {
-		out = append(out, warnCheck(2, "scope:shared", "changes outside the surfaces touch only shared files", fmt.Sprintf("shared files changed: %s", joinLimited(minor, 20)), vocab.CauseScopeShared))
+		out = append(out, warnCheck(2, "scope:shared", "changes outside the surfaces touch only shared files", fmt.Sprintf("shared files changed: %s", txt.JoinLimited(minor, 20)), vocab.CauseScopeShared))
 	}
 	if pass.haveBase {
 		declared := map[string]bool{}
 		any := false
 		for _, e := range pass.in.Evidence {
-			if pass.isBuilder(e) {
+			if pass.builder[e] {
 				any = true
 				for _, f := range e.Declared() {
 					declared[path.Clean(f)] = true
@@ -177,7 +164,7 @@ func partB(pass *Pass) (out []Check) {
 			}
 		}
 		if len(undeclared) > 0 {
-			ev := fmt.Sprintf("changed but not in the implementer's files_changed: %s", joinLimited(undeclared, 20))
+			ev := fmt.Sprintf("changed but not in the implementer's files_changed: %s", txt.JoinLimited(undeclared, 20))
 			if !any {
 				ev = "no implementer evidence declares files_changed; " + ev
 			}

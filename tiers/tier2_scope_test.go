@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -104,7 +105,7 @@ func TestASurfaceCoversWhatIsBelowOnlyADirectory(t *testing.T) {
 		{"lib/x.go", nil, false},
 	}
 	for _, tc := range tests {
-		t.Run(tc.file+" in "+joinLimited(tc.surfaces, 5), func(t *testing.T) {
+		t.Run(tc.file+" in "+text.JoinLimited(tc.surfaces, 5), func(t *testing.T) {
 			in, err := newSurfaces(tc.surfaces, isDir).covers(tc.file)
 			require.NoError(t, err)
 			assert.Equal(t, tc.in, in)

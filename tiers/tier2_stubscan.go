@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/geas-dev/geas/internal/git"
+	"github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/policy"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -61,7 +62,7 @@ func scanAdded(pass *Pass, also func(git.AddedLine)) *addedScan {
 		}
 		return pass.added
 	}
-	pp := pass.projectPaths()
+	pp := pass.paths
 	lines, files, last, rel, skip := 0, 0, "", "", false
 	stubs := policy.NewStubMatcher(pass.in.Policy.StubPatterns) // compiled once for the whole scan
 	res := &addedScan{}
@@ -103,5 +104,5 @@ func stubScanNote(scan *git.AddedScan) string {
 	if scan == nil || len(scan.Binary) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; %d binary files not scanned: %s", len(scan.Binary), joinLimited(scan.Binary, 10))
+	return fmt.Sprintf("; %d binary files not scanned: %s", len(scan.Binary), text.JoinLimited(scan.Binary, 10))
 }

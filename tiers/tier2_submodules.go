@@ -3,6 +3,7 @@ package tiers
 import (
 	"fmt"
 
+	txt "github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -21,7 +22,7 @@ func submoduleWarning(pass *Pass, check, what string) *Check {
 		ch := warnCheck(2, check+":submodules", text+what, fmt.Sprintf("cannot list the submodules changed in %s..%s: %v", short(pass.base), short(pass.head), err), vocab.CauseSubmoduleUnscanned)
 		return &ch
 	}
-	pp := pass.projectPaths()
+	pp := pass.paths
 	var named []string
 	var where []Location
 	for _, s := range subs {
@@ -46,7 +47,7 @@ func submoduleWarning(pass *Pass, check, what string) *Check {
 	}
 	ch := warnCheck(2, check+":submodules", text+what,
 		fmt.Sprintf("not scanned: %s changed in %s..%s: %s; their files are in the submodules' own repositories, not in this diff: review them there",
-			counted(len(named), "submodule", "submodules"), short(pass.base), short(pass.head), joinLimited(named, maxNamedFiles)), vocab.CauseSubmoduleUnscanned)
+			txt.Counted(len(named), "submodule", "submodules"), short(pass.base), short(pass.head), txt.JoinLimited(named, maxNamedFiles)), vocab.CauseSubmoduleUnscanned)
 	ch.Locations = where
 	return &ch
 }

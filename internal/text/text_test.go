@@ -64,3 +64,35 @@ func FuzzCut(f *testing.F) {
 		}
 	})
 }
+
+// TestATruncatedTextIsMarkedAndNeverSplitsACharacter: text that fits is returned as it is; text
+// that does not is cut between characters and ends in "…".
+func TestATruncatedTextIsMarkedAndNeverSplitsACharacter(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "abc", Truncate("abc", 3))
+	assert.Equal(t, "ab…", Truncate("abc", 2))
+	assert.Equal(t, "a…", Truncate("aéb", 2), "é is 2 bytes: a cut inside it drops it")
+	assert.Equal(t, "…", Truncate("abc", 0))
+	assert.True(t, utf8.ValidString(Truncate("a😀b", 3)))
+}
+
+// TestCountedAgreesWithItsNumber: one is singular, zero and many are plural, whatever the words.
+func TestCountedAgreesWithItsNumber(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "1 file differs", Counted(1, "file differs", "files differ"))
+	assert.Equal(t, "2 files differ", Counted(2, "file differs", "files differ"))
+	assert.Equal(t, "0 warnings", Counted(0, "warning", "warnings"))
+	assert.Equal(t, "1 entry verifies", Counted(1, "entry verifies", "entries verify"))
+	assert.Equal(t, "-1 lines", Counted(-1, "line", "lines"))
+	assert.Equal(t, "1000 judgments", Counted(1000, "judgment", "judgments"))
+}
+
+// TestAJoinedListNamesAtMostItsLimitAndCountsTheRest: the items past the limit are counted, never
+// dropped silently; a list within the limit is joined whole.
+func TestAJoinedListNamesAtMostItsLimitAndCountsTheRest(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "", JoinLimited(nil, 2))
+	assert.Equal(t, "a, b", JoinLimited([]string{"a", "b"}, 2))
+	assert.Equal(t, "a, b and 1 more", JoinLimited([]string{"a", "b", "c"}, 2))
+	assert.Equal(t, " and 3 more", JoinLimited([]string{"a", "b", "c"}, 0))
+}
