@@ -274,6 +274,9 @@ func (a *attribution) findUndone(pass *Pass, look *passLookup, passes []*verifie
 // cannot be confirmed (a warning: it attributes nothing).
 func confirmPass(pass *Pass, o OtherTask, key []byte) (*verifiedPass, string) {
 	in := pass.in
+	if o.Facts == nil {
+		return nil, "its record was not read with its facts" // never from a snapshot (readOthersFacts)
+	}
 	other := &Snapshot{ProjectDir: in.ProjectDir, Root: in.Root, Geas: in.Geas, Mission: in.Mission, Task: o.ID, TaskDir: o.Dir, Record: o.Record,
 		Facts: o.Facts, taskEvents: &TaskEvents{Hashes: o.Events, Err: o.EventsErr}}
 	if problems := HistoryProblems(other, key); len(problems) > 0 {
