@@ -96,7 +96,7 @@ func verifyTaskLoaded(ctx context.Context, p *project.Project, mission, task, ta
 		in = tiers.GatherLoaded(p, mission, task, taskDir, *k)
 		defer in.Release() // the repository GatherLoaded keeps, unless Evaluate took it
 	} else {
-		in = tiers.Gather(p, mission, task, taskDir)
+		in = tiers.GatherEvents(p, mission, task, taskDir, events)
 	}
 	in.Events = events
 	state := ""

@@ -87,6 +87,59 @@ func (x *EventIndex) TaskEventHashes(root *os.Root, mission, task string) ([]Eve
 	return append(slices.Clone(x.byTask[k]), x.tail[k]...), nil
 }
 
+// MissionEventHashes is TaskEventHashes(root, mission, task) for every task of mission at once,
+// from one read of the log (as TaskEventHashes reads it, through the index): task id -> its
+// events, in log order. A nil index reads the log into an index of its own.
+func (x *EventIndex) MissionEventHashes(root *os.Root, mission string) (map[string][]EventHash, error) {
+	if x == nil {
+		x = &EventIndex{Exact: true}
+		defer x.Close()
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	f, err := x.log(root)
+	if f == nil || err != nil {
+		return nil, err
+	}
+	out := map[string][]EventHash{}
+	fi, err := f.Stat()
+	if err != nil {
+		x.closeLog()
+		// Not indexed: read as TaskEventHashes reads.
+		g, sc, err := openEvents(root)
+		if g == nil || err != nil {
+			return nil, err
+		}
+		defer g.Close()
+		err = scanEventHashes(sc, func(m, _ string) bool { return m == mission }, func(_, t string, h EventHash) {
+			out[t] = append(out[t], h)
+		})
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	if x.Exact || x.root != root || x.seen == nil || !sameLog(x.seen, fi) {
+		if err := x.update(root, f); err != nil {
+			x.seen, x.byTask, x.tail = nil, nil, nil // the next call starts over
+			x.closeLog()
+			return nil, err
+		}
+		x.seen = fi
+	}
+	for k, evs := range x.byTask {
+		if k[0] == mission {
+			out[k[1]] = slices.Clone(evs)
+		}
+	}
+	for k, evs := range x.tail {
+		if k[0] == mission {
+			out[k[1]] = append(out[k[1]], evs...)
+		}
+	}
+	return out, nil
+}
+
 // log returns the event log of root at its start: the file the index read last, through the
 // handle it kept open, while root's log is still that file (os.SameFile: a log replaced by
 // another file is opened afresh), so that the tasks of one run do not open the log once each;

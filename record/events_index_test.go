@@ -302,3 +302,48 @@ func TestAnEventLogOverTheLimitIsAnErrorWhateverItsLineEnds(t *testing.T) {
 		}
 	}
 }
+
+// TestAMissionsEventsFromOneReadAreEachTasksEvents: MissionEventHashes answers, for every task of
+// the mission, what TaskEventHashes answers (a torn last line included, another mission's events
+// left out), through an index or without one, after the log changed, and errs as it errs.
+func TestAMissionsEventsFromOneReadAreEachTasksEvents(t *testing.T) {
+	root, geas := openRoot(t)
+	log := filepath.Join(geas, filepath.FromSlash(EventsFile))
+	require.NoError(t, os.MkdirAll(filepath.Dir(log), 0o755))
+	for _, x := range []*EventIndex{nil, {}, {Exact: true}} {
+		same := func(step string, wantErr bool) {
+			t.Helper()
+			got, gerr := x.MissionEventHashes(root, "m1")
+			for _, task := range []string{"t1", "t2", "t3", "t4"} {
+				want, werr := TaskEventHashes(root, "m1", task)
+				require.Equal(t, wantErr, werr != nil, "%s: %v", step, werr)
+				if werr != nil {
+					require.EqualError(t, gerr, werr.Error(), step)
+					continue
+				}
+				require.NoError(t, gerr, step)
+				require.Equal(t, want, got[task], "%s: %s", step, task)
+			}
+			if !wantErr {
+				require.NotContains(t, got, "t4", "%s: a task of another mission only", step)
+			}
+		}
+		require.NoError(t, os.RemoveAll(log))
+		same("no log", false)
+		lines := eventLine("m1", "t1", "aaaa") + eventLine("m2", "t4", "bbbb") + eventLine("m1", "t2", "cccc") +
+			eventLine("m1", "t1", "dddd") + strings.TrimSuffix(eventLine("m1", "t3", "eeee"), "\n") // the last line torn
+		require.NoError(t, os.WriteFile(log, []byte(lines), 0o644))
+		same("a log", false)
+		got, err := x.MissionEventHashes(root, "m1")
+		require.NoError(t, err)
+		require.Len(t, got["t1"], 2, "the check is not empty: t1 has two events")
+		require.Len(t, got["t3"], 1, "a torn last line that parses is read, as TaskEventHashes reads it")
+		require.NoError(t, os.WriteFile(log, []byte(strings.Replace(lines, "aaaa", "aaax", 1)+"\n"+eventLine("m1", "t2", "ffff")), 0o644))
+		same("rewritten and appended to", false)
+		require.NoError(t, os.Remove(log))
+		require.NoError(t, os.Mkdir(log, 0o755))
+		same("a directory in its place", true)
+		require.NoError(t, os.Remove(log))
+		x.Close()
+	}
+}

@@ -1,11 +1,9 @@
 package tiers
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/geas-dev/geas/internal/canon"
 	"github.com/geas-dev/geas/internal/git"
@@ -15,7 +13,7 @@ import (
 )
 
 // attributedPassesKey is the key of a gate run's history entry that holds the digest of the other
-// tasks' passes the run attributed files to (attributedPasses); an entry without it attributed
+// tasks' passes the run attributed files to (passesDigest); an entry without it attributed
 // nothing ("").
 const attributedPassesKey = "attributed_passes"
 
@@ -51,6 +49,16 @@ type attribution struct {
 	refused []string
 	// err is why the attribution could not be made at all (then nothing is attributed).
 	err error
+
+	// What the checks read of it, made with it (attribute): overAt holds, for each path of over,
+	// its entry at that pass's head (verifiedEntry); digest is the digest of the passes used
+	// (passesDigest), which the run records and the repeat check compares; noted is note(), for
+	// the evidence of the checks that left files out; warning is scope's warning about the
+	// claimed passes not confirmed (attributionWarning), nil when none.
+	overAt  map[string]git.FileSide
+	digest  string
+	noted   string
+	warning *Check
 }
 
 // verifiedPass is another task's pass the gate confirmed: its latest gate run, a pass, in a
@@ -67,26 +75,14 @@ type verifiedPass struct {
 }
 
 // attributed reports whether a path of the repository (as the diff lists it) is another task's
-// work. Safe on nil.
-func (a *attribution) attributed(p string) bool {
-	if a == nil {
-		return false
-	}
-	_, ok := a.files[p]
-	return ok
-}
+// work.
+func (a *attribution) attributed(p string) bool { return a.files[p] != nil }
 
 // attributedCheck reports whether a path of the repository (as the diff lists it) is another
 // task's work as far as protected checks and weakening markers go (SPEC §5.2a): only a pass under
 // rules an authority approved accounts for those, as only approved rules make tests.may_change
-// count. Safe on nil.
-func (a *attribution) attributedCheck(p string) bool {
-	if a == nil {
-		return false
-	}
-	v, ok := a.files[p]
-	return ok && v.approved
-}
+// count.
+func (a *attribution) attributedCheck(p string) bool { return a.files[p] != nil && a.files[p].approved }
 
 // note says how many changed files were attributed, and to which tasks' passes, for the evidence
 // of the checks that left them out; "" when none was.
@@ -102,29 +98,21 @@ func (a *attribution) note() string {
 		txt.Counted(len(a.files), "changed file", "changed files"), txt.JoinLimited(parts, maxAttributionNotes))
 }
 
-// attribution returns the run's attribution, made on first use (the repeat check of SPEC §7.1,
-// test integrity, the stub scan and scope read the same one). Nothing is attributed without a
-// base to diff against.
-func (pass *Pass) attribution() *attribution {
-	if pass.attrib == nil {
-		pass.attrib = attribute(pass)
-	}
-	return pass.attrib
-}
+// attribution is the run's attribution, made once after tier 0 resolved the base and the head
+// (Evaluate, attribute): the repeat check of SPEC §7.1, test integrity, the stub scan, scope and
+// the result read the same one. Before it is made (and for a run without a base to diff against)
+// it attributes nothing.
+func (pass *Pass) attribution() *attribution { return &pass.attrib }
 
-// attributedPasses digests the other tasks' passes the run attributes files to (SPEC §5.3 B):
-// the RFC 8785 sha256 of [{task, run_id, head}], by task; "" when it attributes nothing, as an
-// entry recorded without the field reads.
-func attributedPasses(pass *Pass) string {
-	if pass.head == "" || !pass.haveBase {
+// passesDigest digests the passes a run attributes files to (SPEC §5.3 B): the RFC 8785 sha256 of
+// [{task, run_id, head}], by task; "" when it attributes nothing, as an entry recorded without
+// the field reads (attemptOf).
+func passesDigest(used []*verifiedPass) string {
+	if len(used) == 0 {
 		return ""
 	}
-	a := pass.attribution()
-	if len(a.used) == 0 {
-		return ""
-	}
-	list := make([]map[string]string, 0, len(a.used))
-	for _, v := range a.used {
+	list := make([]map[string]string, 0, len(used))
+	for _, v := range used {
 		list = append(list, map[string]string{"task": v.task, "run_id": v.run, "head": v.head})
 	}
 	d, err := canon.SHA256(list)
@@ -134,23 +122,19 @@ func attributedPasses(pass *Pass) string {
 	return d
 }
 
-// attributedPassesOf is the digest a recorded gate run holds ("" when the entry has none).
-func attributedPassesOf(e record.HistoryEntry) string {
-	raw, ok := e.Extra[attributedPassesKey]
-	if !ok {
-		return ""
-	}
-	s, ok := jsonString(raw)
-	if !ok {
-		return "unreadable"
-	}
-	return s
+// attribute makes the attribution of the run (SPEC §5.3 B), once, with what the checks read of it
+// (attributeFiles, then the digest of the passes used and scope's warning).
+func attribute(pass *Pass) attribution {
+	a := attributeFiles(pass)
+	a.digest, a.noted = passesDigest(a.used), a.note()
+	a.warning = warningOf(a)
+	return *a
 }
 
-// attribute makes the attribution of the run (SPEC §5.3 B): it confirms each other task's claimed
-// pass (confirmPass), then, for each path of base..head (the bookkeeping left out), looks the
-// path up in the confirmed passes' heads and bases only: no diff of another task is made.
-func attribute(pass *Pass) *attribution {
+// attributeFiles confirms each other task's claimed pass (confirmPass), then, for each path of
+// base..head (the bookkeeping left out), looks the path up in the confirmed passes' heads and
+// bases only: no diff of another task is made.
+func attributeFiles(pass *Pass) *attribution {
 	a := &attribution{files: map[string]*verifiedPass{}}
 	if pass.repo == nil || !pass.haveBase || pass.head == "" || len(pass.in.Others) == 0 {
 		return a
@@ -176,17 +160,12 @@ func attribute(pass *Pass) *attribution {
 		return a
 	}
 	key := record.SigningKey()
-	idx := pass.in.Events
-	if idx == nil {
-		idx = &record.EventIndex{}
-		defer idx.Close()
-	}
 	var passes []*verifiedPass
 	for _, o := range pass.in.Others {
 		if o.ID == pass.in.Task {
 			continue
 		}
-		v, why := confirmPass(pass, o, key, idx)
+		v, why := confirmPass(pass, o, key)
 		switch {
 		case why != "":
 			a.refused = append(a.refused, fmt.Sprintf("%s: %s", o.ID, cutText(why, maxAttributionText)))
@@ -227,6 +206,18 @@ func attribute(pass *Pass) *attribution {
 		a.err = err
 		a.files, a.used, a.over, a.undone = map[string]*verifiedPass{}, nil, nil, nil
 		return a
+	}
+	for p, w := range a.over {
+		s, err := look.at(w.head, p) // read by changedOver already
+		if err != nil {
+			a.err = err
+			a.files, a.used, a.over, a.undone = map[string]*verifiedPass{}, nil, nil, nil
+			return a
+		}
+		if a.overAt == nil {
+			a.overAt = map[string]git.FileSide{}
+		}
+		a.overAt[p] = s
 	}
 	for _, v := range passes {
 		if len(v.files) > 0 {
@@ -276,13 +267,18 @@ func (a *attribution) findUndone(pass *Pass, look *passLookup, passes []*verifie
 	return nil
 }
 
-// confirmPass confirms another task's claimed pass, as tier 0 confirms this task's history: nil
-// and "" when the task has no standing pass (its latest entry is not a gate pass: a later run, a
+// confirmPass confirms another task's claimed pass, as tier 0 confirms this task's history, from
+// what the snapshot read of it (OtherTask: its record, facts, events and pinned rules): nil and ""
+// when the task has no standing pass (its latest entry is not a gate pass: a later run, a
 // revocation, a grant) or its pass is not in this head's history; nil and why when the claim
 // cannot be confirmed (a warning: it attributes nothing).
-func confirmPass(pass *Pass, o OtherTask, key []byte, idx *record.EventIndex) (*verifiedPass, string) {
+func confirmPass(pass *Pass, o OtherTask, key []byte) (*verifiedPass, string) {
 	in := pass.in
-	other := &Snapshot{ProjectDir: in.ProjectDir, Root: in.Root, Geas: in.Geas, Mission: in.Mission, Task: o.ID, TaskDir: o.Dir, Record: o.Record, Events: idx}
+	if o.Facts == nil {
+		return nil, "its record was not read with its facts" // never from a snapshot (readOthersFacts)
+	}
+	other := &Snapshot{ProjectDir: in.ProjectDir, Root: in.Root, Geas: in.Geas, Mission: in.Mission, Task: o.ID, TaskDir: o.Dir, Record: o.Record,
+		Facts: o.Facts, taskEvents: &TaskEvents{Hashes: o.Events, Err: o.EventsErr}}
 	if problems := HistoryProblems(other, key); len(problems) > 0 {
 		return nil, "its gate history does not verify (" + txt.JoinLimited(problems, 2) + ")"
 	}
@@ -293,7 +289,7 @@ func confirmPass(pass *Pass, o OtherTask, key []byte, idx *record.EventIndex) (*
 	if !fullSHA().MatchString(e.Head) || e.RunID == "" || e.RulesSHA256 == "" {
 		return nil, fmt.Sprintf("its pass %s names no full head commit, run id or rules", e.RunID)
 	}
-	evs, err := idx.TaskEventHashes(in.Geas, in.Mission, o.ID)
+	evs, err := o.Events, o.EventsErr
 	if err != nil {
 		return nil, fmt.Sprintf("the event log cannot be read: %v", err)
 	}
@@ -302,11 +298,13 @@ func confirmPass(pass *Pass, o OtherTask, key []byte, idx *record.EventIndex) (*
 	}) {
 		return nil, fmt.Sprintf("no %s event of mission %s, task %s names its pass %s (hash %.12s)", record.EventGateResult, in.Mission, o.ID, e.RunID, e.Hash)
 	}
-	approved := approvedBefore(o.Record.History(), e)
-	if !approved {
-		if why := pinnedAfter(in, o.Record, e, evs, idx); why != "" {
-			return nil, why
-		}
+	approved, after := o.Approved, o.PinnedAfter
+	if o.Stands.Hash != e.Hash || o.Stands.RunID != e.RunID {
+		// Not the pass the snapshot judged the pins of (an OtherTask not read by a snapshot).
+		approved, after = pinOrder(in, &o, e)
+	}
+	if !approved && after != "" {
+		return nil, after
 	}
 	base, why := pinnedBase(in, o, e)
 	if why != "" {
@@ -322,113 +320,17 @@ func confirmPass(pass *Pass, o OtherTask, key []byte, idx *record.EventIndex) (*
 	return &verifiedPass{task: o.ID, run: e.RunID, head: strings.ToLower(e.Head), base: base, approved: approved}, ""
 }
 
-// standingPass is the pass a task's state rests on, as PassProblems reads it: the latest entry of
-// the history, passing over later gate runs refused with state_ineligible, is a gate run with
-// verdict pass.
-func standingPass(hist []record.HistoryEntry) (record.HistoryEntry, bool) {
-	for i := len(hist) - 1; i >= 0; i-- {
-		e := hist[i]
-		if e.IsGateRun() && e.Verdict == string(vocab.VerdictError) && onlyIneligible(e.Causes) {
-			continue
-		}
-		return e, e.IsGateRun() && RecordsPass(e)
-	}
-	return record.HistoryEntry{}, false
-}
-
-// approvedBefore reports whether an authority's approval (geas task approve) of the very rules
-// pass was judged by precedes it in the history (SPEC §4.4). Another task's pass accounts for
-// files of this task only then: as for tests.may_change (SPEC §5.2a), the rules a first gate run
-// pinned are whatever the contract said then, and a task an agent creates itself, with surfaces
-// "**" and an eval command "true", would pass for real and launder any file. The history's chain
-// and MACs are verified by the caller (HistoryProblems), so with GEAS_GATE_KEY set only the key's
-// holder can have written the approval.
-func approvedBefore(hist []record.HistoryEntry, pass record.HistoryEntry) bool {
-	for _, h := range hist {
-		if h.Hash == pass.Hash && h.RunID == pass.RunID {
-			return false
-		}
-		if h.Kind == record.KindApproval && h.RulesSHA256 != "" && h.RulesSHA256 == pass.RulesSHA256 {
-			return true
-		}
-	}
-	return false
-}
-
-// pinnedAfter says why a pass under rules no authority approved accounts for nothing here ("" when
-// it may account for files of this task's scope and stubs): its rules were pinned, by its first
-// gate run, after this task's rules were first pinned. Before this task's first pin its contract
-// is whatever the files say (SPEC §4.4: the first gate run pins what it reads), so an agent could
-// as well have widened this task's own surfaces; after it, a task the agent makes itself, with
-// surfaces "**", must not widen them. Pins are compared by their entries' timestamps (second
-// precision, signed with GEAS_GATE_KEY), and within one second by the lines of their events in
-// the mission's event log (theirs: the other task's events); a pin whose event is not found is
-// after.
-func pinnedAfter(in *Snapshot, other *record.Record, e record.HistoryEntry, theirEvents []record.EventHash, idx *record.EventIndex) string {
-	mine, ok := firstPin(in.Record)
-	if !ok {
-		return "" // this run pins the task's rules: every earlier pin is before it
-	}
-	theirs, ok := record.PinnedRules(other)
-	if !ok || theirs.RulesSHA256 != e.RulesSHA256 {
-		return fmt.Sprintf("its pass %s was judged by rules no authority approved (rules_sha256 %.12s), which its history does not show pinned", e.RunID, e.RulesSHA256)
-	}
-	t1, err1 := time.Parse(time.RFC3339, mine.StartedAt)
-	t2, err2 := time.Parse(time.RFC3339, theirs.Entry.StartedAt)
-	after := err1 != nil || err2 != nil || t2.After(t1)
-	if !after && t2.Equal(t1) {
-		myEvents, err := idx.TaskEventHashes(in.Geas, in.Mission, in.Task)
-		l1, l2 := eventLine(myEvents, mine), eventLine(theirEvents, theirs.Entry)
-		after = err != nil || l1 == 0 || l2 == 0 || l2 > l1
-	}
-	if after {
-		return fmt.Sprintf("its pass %s was judged by rules no authority approved (rules_sha256 %.12s), pinned by its %s at %s, after this task's rules were pinned (%s at %s); if its work is not this task's, an authority moves this task's base past it (geas task revalidate --task %s --base REV --by AUTHORITY --reason TEXT), or approves the rules of tasks like it before they run (geas task approve)",
-			e.RunID, e.RulesSHA256, pinKind(theirs.Entry), cutText(theirs.Entry.StartedAt, maxRunIDText), pinKind(mine), cutText(mine.StartedAt, maxRunIDText), in.Task)
-	}
-	return ""
-}
-
-// eventLine is the line of the event of events logged for history entry h (0: none).
-func eventLine(events []record.EventHash, h record.HistoryEntry) int {
-	for _, ev := range events {
-		if ev.Hash == h.Hash && (ev.EventType == record.EventGateResult || ev.EventType == record.EventRulesApproval) {
-			return ev.Line
-		}
-	}
-	return 0
-}
-
-// firstPin is the earliest entry of a history that pinned rules: an approval or a gate run that
-// recorded the rules it read.
-func firstPin(r *record.Record) (record.HistoryEntry, bool) {
-	if r == nil {
-		return record.HistoryEntry{}, false
-	}
-	for _, h := range r.History() {
-		if h.RulesSHA256 != "" && (h.Kind == record.KindApproval || h.IsGateRun()) {
-			return h, true
-		}
-	}
-	return record.HistoryEntry{}, false
-}
-
-func pinKind(e record.HistoryEntry) string {
-	if e.Kind == record.KindApproval {
-		return "approval"
-	}
-	return "first gate run " + cutText(e.RunID, maxRunIDText)
-}
-
 // pinnedBase is the base commit the pass judged: read from the task's pinned rules, which must
 // digest to the pass entry's rules_sha256 (chained, and signed with the key), name the task, and
 // hold the base as a full SHA (the contract's base_snapshot, or what an unpinned one resolved to).
+//
+// The snapshot read the pinned copy for the task's latest gate pass, which a standing pass is
+// (readOthersFacts); a pinned copy for another digest (an OtherTask not read by a snapshot) is
+// read here.
 func pinnedBase(in *Snapshot, o OtherTask, e record.HistoryEntry) (string, string) {
-	var rules map[string]any
-	var why string
-	if in.shared != nil {
-		rules, why = in.shared.pinned.read(in.Geas, o.Dir, e.RulesSHA256)
-	} else {
-		rules, why = record.ReadPinned(in.Geas, o.Dir, e.RulesSHA256, PinnedMaxBytes)
+	rules, why := o.Pinned, o.PinnedWhy
+	if o.PinnedFor != e.RulesSHA256 {
+		rules, why = in.readPinned(o.Dir, e.RulesSHA256)
 	}
 	if why != "" {
 		return "", why
@@ -627,19 +529,18 @@ func (l *passLookup) ordered(vs []*verifiedPass, earliest bool) (*verifiedPass, 
 
 // verifiedEntry is the entry of path p (as the diff lists it) at the head of the pass whose
 // verified change this head changed again (changedOver), and that pass; nil when there is none.
-func (a *attribution) verifiedEntry(repo *git.Repo, p string) (git.FileSide, *verifiedPass, error) {
-	if a == nil || a.over[p] == nil {
-		return git.FileSide{}, nil, nil
-	}
-	v := a.over[p]
-	s, err := repo.EntryAt(v.head, p)
-	return s, v, err
+// The entry was read when the attribution was made (attributeFiles), in the repository the run
+// judges.
+func (a *attribution) verifiedEntry(_ *git.Repo, p string) (git.FileSide, *verifiedPass, error) {
+	return a.overAt[p], a.over[p], nil
 }
 
 // attributionWarning is the warning that names the other tasks' claimed passes the gate could not
 // confirm, or why no attribution could be made; nil when there is nothing to say.
-func attributionWarning(pass *Pass) *Check {
-	a := pass.attribution()
+func attributionWarning(pass *Pass) *Check { return pass.attrib.warning }
+
+// warningOf is attributionWarning of a, made with it.
+func warningOf(a *attribution) *Check {
 	text := "other tasks' claimed passes are confirmed before they account for any changed file"
 	switch {
 	case a.err != nil:
@@ -651,13 +552,4 @@ func attributionWarning(pass *Pass) *Check {
 		return &c
 	}
 	return nil
-}
-
-// jsonString decodes a JSON string value; false when raw is not one.
-func jsonString(raw []byte) (string, bool) {
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return "", false
-	}
-	return s, true
 }

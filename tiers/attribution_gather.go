@@ -3,14 +3,17 @@ package tiers
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"sync"
+	"time"
 
 	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // OtherTask is another task of the mission as the snapshot read it, for attribution (SPEC §5.3
@@ -20,6 +23,26 @@ import (
 type OtherTask struct {
 	ID, Dir string
 	Record  *record.Record
+
+	// What the snapshot read of it besides its record (readOthersFacts), so that attribution
+	// judges data: Facts are its record's facts under the signing key (record.FactsOf: the chain
+	// and signatures verified, the pin); Events its gate events of the event log, from the one
+	// read of the log for the mission's tasks (EventsErr: why the log could not be read); Pinned
+	// the rules its latest gate pass was judged by (rules_sha256 PinnedFor) as its pinned copy
+	// holds them, or PinnedWhy why they cannot be taken from it (record.ReadPinned).
+	Facts     *record.Facts
+	Events    []record.EventHash
+	EventsErr error
+	PinnedFor string
+	Pinned    map[string]any
+	PinnedWhy string
+	// Stands is the gate pass its state may rest on (mayStand), when set (Hash not ""): Approved
+	// says an authority approved its rules before it (approvedBefore), PinnedAfter, when it did
+	// not, why its rules were pinned after this task's (pinnedAfter; "": not after). Its pinned
+	// copy is read only when one of them lets it account for files.
+	Stands      record.HistoryEntry
+	Approved    bool
+	PinnedAfter string
 }
 
 // readOthers reads the records of the mission's other tasks once, in the snapshot phase (the
@@ -55,6 +78,172 @@ func (in *Snapshot) readOthers(p *project.Project) {
 		}
 		in.Others = append(in.Others, OtherTask{ID: id, Dir: dir, Record: rec})
 	}
+	in.readOthersFacts()
+}
+
+// readOthersFacts completes, in the snapshot, what attribution needs of the other tasks read
+// (readOthers) beyond their records, so that the evaluation reads it as data: each record's facts
+// (record.FactsOf with the signing key), the gate events of the mission's tasks from one read of
+// the event log (through the index of geas gate --all or geas gate verify when the run has one;
+// this task's too, when the completion did not hand them over: the attribution compares pins
+// by their events' lines), and the pinned copy of the rules each task's latest gate pass was
+// judged by (through the copies --all shares when it has them).
+func (in *Snapshot) readOthersFacts() {
+	if len(in.Others) == 0 {
+		return
+	}
+	key := record.SigningKey()
+	events, err := in.Events.MissionEventHashes(in.Geas, in.Mission)
+	if in.taskEvents == nil {
+		in.taskEvents = &TaskEvents{Hashes: events[in.Task], Err: err}
+	}
+	for i := range in.Others {
+		o := &in.Others[i]
+		o.Facts = record.FactsOf(o.Record, key)
+		o.Events, o.EventsErr = events[o.ID], err
+		e, ok := mayStand(o)
+		if !ok {
+			continue
+		}
+		o.Stands = e
+		if o.Approved, o.PinnedAfter = pinOrder(in, o, e); o.Approved || o.PinnedAfter == "" {
+			o.PinnedFor = e.RulesSHA256
+			o.Pinned, o.PinnedWhy = in.readPinned(o.Dir, e.RulesSHA256)
+		}
+	}
+}
+
+// pinOrder says whether an authority approved the rules o's pass e was judged by before it
+// (approvedBefore), and, when none did, why those rules were pinned after this task's
+// (pinnedAfter; "": not after).
+func pinOrder(in *Snapshot, o *OtherTask, e record.HistoryEntry) (approved bool, after string) {
+	if approvedBefore(o.Facts.History, e) {
+		return true, ""
+	}
+	return false, pinnedAfter(in, *o, e)
+}
+
+// mayStand is the gate pass of o's history whose pinned rules attribution may ask for: the latest
+// entry, passing over later gate runs with verdict error (the standing pass passes over those
+// refused with state_ineligible, standingPass), when it is a gate pass that names its rules and a
+// logged gate_result event, in a history whose chain and signatures verify. Attribution asks for
+// no other pass's rules; it may refuse this one for more reasons (confirmPass).
+func mayStand(o *OtherTask) (record.HistoryEntry, bool) {
+	f := o.Facts
+	if f.ChainErr != nil || len(f.BadSignatures) > 0 || len(f.BudgetProblems) > 0 || o.EventsErr != nil {
+		return record.HistoryEntry{}, false
+	}
+	for j := len(f.History) - 1; j >= 0; j-- {
+		e := f.History[j]
+		if e.IsGateRun() && e.Verdict == string(vocab.VerdictError) {
+			continue
+		}
+		if !e.IsGateRun() || !RecordsPass(e) || e.RulesSHA256 == "" {
+			return record.HistoryEntry{}, false
+		}
+		for _, ev := range o.Events {
+			if ev.EventType == record.EventGateResult && ev.Hash == e.Hash && ev.RunID == e.RunID {
+				return e, true
+			}
+		}
+		return record.HistoryEntry{}, false
+	}
+	return record.HistoryEntry{}, false
+}
+
+// approvedBefore reports whether an authority's approval (geas task approve) of the very rules
+// pass was judged by precedes it in the history (SPEC §4.4). Another task's pass accounts for
+// files of this task only then: as for tests.may_change (SPEC §5.2a), the rules a first gate run
+// pinned are whatever the contract said then, and a task an agent creates itself, with surfaces
+// "**" and an eval command "true", would pass for real and launder any file. The history's chain
+// and MACs are verified by the caller (HistoryProblems), so with GEAS_GATE_KEY set only the key's
+// holder can have written the approval.
+func approvedBefore(hist []record.HistoryEntry, pass record.HistoryEntry) bool {
+	for _, h := range hist {
+		if h.Hash == pass.Hash && h.RunID == pass.RunID {
+			return false
+		}
+		if h.Kind == record.KindApproval && h.RulesSHA256 != "" && h.RulesSHA256 == pass.RulesSHA256 {
+			return true
+		}
+	}
+	return false
+}
+
+// pinnedAfter says why a pass under rules no authority approved accounts for nothing here ("" when
+// it may account for files of this task's scope and stubs): its rules were pinned, by its first
+// gate run, after this task's rules were first pinned. Before this task's first pin its contract
+// is whatever the files say (SPEC §4.4: the first gate run pins what it reads), so an agent could
+// as well have widened this task's own surfaces; after it, a task the agent makes itself, with
+// surfaces "**", must not widen them. Pins are compared by their entries' timestamps (second
+// precision, signed with GEAS_GATE_KEY), and within one second by the lines of their events in
+// the mission's event log (the other task's, o.Events; this task's, as the snapshot read them); a
+// pin whose event is not found is after.
+func pinnedAfter(in *Snapshot, o OtherTask, e record.HistoryEntry) string {
+	mine, ok := firstPin(in.Record)
+	if !ok {
+		return "" // this run pins the task's rules: every earlier pin is before it
+	}
+	theirs, ok := o.Facts.Pin, o.Facts.Pinned
+	if !ok || theirs.RulesSHA256 != e.RulesSHA256 {
+		return fmt.Sprintf("its pass %s was judged by rules no authority approved (rules_sha256 %.12s), which its history does not show pinned", e.RunID, e.RulesSHA256)
+	}
+	t1, err1 := time.Parse(time.RFC3339, mine.StartedAt)
+	t2, err2 := time.Parse(time.RFC3339, theirs.Entry.StartedAt)
+	after := err1 != nil || err2 != nil || t2.After(t1)
+	if !after && t2.Equal(t1) {
+		var l1 int
+		if in.taskEvents != nil && in.taskEvents.Err == nil {
+			l1 = eventLine(in.taskEvents.Hashes, mine)
+		}
+		l2 := eventLine(o.Events, theirs.Entry)
+		after = l1 == 0 || l2 == 0 || l2 > l1
+	}
+	if after {
+		return fmt.Sprintf("its pass %s was judged by rules no authority approved (rules_sha256 %.12s), pinned by its %s at %s, after this task's rules were pinned (%s at %s); if its work is not this task's, an authority moves this task's base past it (geas task revalidate --task %s --base REV --by AUTHORITY --reason TEXT), or approves the rules of tasks like it before they run (geas task approve)",
+			e.RunID, e.RulesSHA256, pinKind(theirs.Entry), cutText(theirs.Entry.StartedAt, maxRunIDText), pinKind(mine), cutText(mine.StartedAt, maxRunIDText), in.Task)
+	}
+	return ""
+}
+
+// eventLine is the line of the event of events logged for history entry h (0: none).
+func eventLine(events []record.EventHash, h record.HistoryEntry) int {
+	for _, ev := range events {
+		if ev.Hash == h.Hash && (ev.EventType == record.EventGateResult || ev.EventType == record.EventRulesApproval) {
+			return ev.Line
+		}
+	}
+	return 0
+}
+
+// firstPin is the earliest entry of a history that pinned rules: an approval or a gate run that
+// recorded the rules it read.
+func firstPin(r *record.Record) (record.HistoryEntry, bool) {
+	if r == nil {
+		return record.HistoryEntry{}, false
+	}
+	for _, h := range r.History() {
+		if h.RulesSHA256 != "" && (h.Kind == record.KindApproval || h.IsGateRun()) {
+			return h, true
+		}
+	}
+	return record.HistoryEntry{}, false
+}
+
+func pinKind(e record.HistoryEntry) string {
+	if e.Kind == record.KindApproval {
+		return "approval"
+	}
+	return "first gate run " + cutText(e.RunID, maxRunIDText)
+}
+
+// readPinned is record.ReadPinned of task directory dir's pinned copy for the rules digest want,
+// through the copies geas gate --all shares when the run has them.
+func (in *Snapshot) readPinned(dir, want string) (map[string]any, string) {
+	if in.shared != nil {
+		return in.shared.pinned.read(in.Geas, dir, want)
+	}
+	return record.ReadPinned(in.Geas, dir, want, PinnedMaxBytes)
 }
 
 // claimsPass reports whether a history holds a gate run recorded as a pass (whether it verifies,
@@ -299,37 +488,6 @@ func (s *sharedPinned) close() {
 		e.file.close(&s.open)
 	}
 	s.copy = nil
-}
-
-// recordReader is r, except that under geas gate --all the task's own record files (recordFiles)
-// are read through the handles the runs share (sharedRecords.readNow): their bytes read now,
-// through the handle while the path still names the held file, else opened afresh. For the
-// confirm of the run's inputs (sameBytes), so that it does not open them once more.
-func (in *Snapshot) recordReader(r fsutil.Reader) fsutil.Reader {
-	if in.shared == nil {
-		return r
-	}
-	return sharedReader{Reader: r, s: &in.shared.others, geas: in.Geas, dir: in.TaskDir}
-}
-
-type sharedReader struct {
-	fsutil.Reader
-	s    *sharedRecords
-	geas *os.Root
-	dir  string
-}
-
-func (r sharedReader) ReadLimited(name string, limit int64) ([]byte, error) {
-	for i, f := range recordFiles {
-		if name == r.dir+"/"+f.name {
-			data, err := r.s.readNow(r.geas, r.dir, i)
-			if err == nil && limit > 0 && int64(len(data)) > limit {
-				return nil, &fsutil.TooLargeError{Name: name, Size: int64(len(data)), Limit: limit}
-			}
-			return data, err
-		}
-	}
-	return r.Reader.ReadLimited(name, limit)
 }
 
 // entry is what s holds of task directory dir, made empty when it holds nothing; s.mu is held.

@@ -1,13 +1,17 @@
 package tiers
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/geas-dev/geas/internal/testfixture"
+	"github.com/geas-dev/geas/record"
 )
 
 // TestOnlyATaskWithABaseReadsTheOtherTasks: the other tasks' records are read for attribution
@@ -31,4 +35,57 @@ func TestOnlyATaskWithABaseReadsTheOtherTasks(t *testing.T) {
 	in = f.gather()
 	require.NotNil(t, in.Contract)
 	require.Empty(t, in.Others, "without a base, no other task is read")
+}
+
+// TestTheSnapshotReadsThePinnedRulesOnlyOfAPassThatMayAccountForFiles: the snapshot reads, as
+// data for attribution, each other task's facts and gate events; the pinned copy of the rules its
+// pass was judged by is read only when that pass may account for files of this task: not for a
+// pass without its own gate_result event, nor for one whose rules no authority approved and were
+// pinned after this task's (attribution refuses those before it asks for the rules). The
+// control: once this task has no pin yet, the same pass may account for files, and its pinned
+// rules are read.
+func TestTheSnapshotReadsThePinnedRulesOnlyOfAPassThatMayAccountForFiles(t *testing.T) {
+	f := newFixture(t, true)
+	res := f.gate()
+	require.True(t, res.Verdict.IsPass(), "the fixture's task passes: %+v", res.Causes)
+	src := f.path(".geas/" + testfixture.TaskDir)
+	require.NoError(t, os.CopyFS(filepath.Join(filepath.Dir(src), "other"), os.DirFS(src)))
+
+	in := f.gather()
+	require.Len(t, in.Others, 1)
+	o := in.Others[0]
+	require.NotNil(t, o.Facts, "the other task's facts are read with it")
+	require.Equal(t, o.Record.History(), o.Facts.History)
+	require.Empty(t, o.Events, "the copy has no events of its own")
+	assert.Empty(t, o.Stands.Hash, "a pass without its gate_result event cannot stand")
+	assert.Empty(t, o.PinnedFor, "so its pinned rules are not read")
+
+	hist := o.Record.History()
+	pass := hist[len(hist)-1]
+	require.True(t, pass.IsGateRun() && RecordsPass(pass))
+	line := fmt.Sprintf(`{"timestamp":"2026-11-01T10:00:00Z","event_type":"gate_result","mission_id":%q,"task_id":"other","agent":"geas-gate","data":{"run_id":%q,"hash":%q}}`,
+		testfixture.Mission, pass.RunID, pass.Hash)
+	log, err := os.OpenFile(f.path(".geas/"+record.EventsFile), os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = log.WriteString(line + "\n")
+	require.NoError(t, errors.Join(err, log.Close()))
+
+	in = f.gather()
+	o = in.Others[0]
+	want, err := record.TaskEventHashes(in.Geas, testfixture.Mission, "other")
+	require.NoError(t, err)
+	require.Len(t, want, 1)
+	require.Equal(t, want, o.Events, "its events are those a read of the log finds")
+	assert.Equal(t, pass.Hash, o.Stands.Hash, "its pass may stand")
+	assert.False(t, o.Approved)
+	assert.Contains(t, o.PinnedAfter, "after this task's rules were pinned")
+	assert.Empty(t, o.PinnedFor, "pinned after this task's rules: its pinned rules are not read")
+
+	f.remove(taskFile(record.HistoryFile)) // this task has no pin yet
+	in = f.gather()
+	o = in.Others[0]
+	assert.Empty(t, o.PinnedAfter, "every pin is before this task's first")
+	assert.Equal(t, pass.RulesSHA256, o.PinnedFor, "its pinned rules are read")
+	assert.Empty(t, o.PinnedWhy)
+	assert.NotNil(t, o.Pinned["contract"])
 }

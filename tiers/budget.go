@@ -16,7 +16,7 @@ import (
 // history ever yields the contract's fresh budget.
 func Budget(in *Snapshot, res *Result) (escalate bool) {
 	res.RetryBudgetBefore, res.RetryBudgetAfter = nil, nil
-	if in.Contract == nil || in.Record == nil || historyTampered(res.Checks) || res.Refused() {
+	if in.Contract == nil || in.Record == nil || res.tampered || res.refused {
 		res.Transition = nil
 		switch {
 		case res.Verdict == vocab.VerdictFail:
@@ -27,7 +27,7 @@ func Budget(in *Snapshot, res *Result) (escalate bool) {
 			res.NextAction = NextInvestigateErr
 		}
 		switch {
-		case in.Contract == nil || res.Refused():
+		case in.Contract == nil || res.refused:
 		case in.Record == nil:
 			res.Notes = append(res.Notes, "record.json or the gate history cannot be read: this run computes no budget (the contract's retry_budget is not what is left)")
 		default:

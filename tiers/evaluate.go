@@ -57,13 +57,17 @@ type Pass struct {
 	// added is the one pass over the lines base..head adds, made by test integrity and reused by
 	// the stub scan (tier2_stubscan.go); nil until then.
 	added *addedScan
-	// attrib is what other tasks' verified passes account for in base..head (attribution.go),
-	// made on first use; nil until then.
-	attrib *attribution
 
 	// scratch makes the checkouts of their own that the held-out checks and the base run run
 	// code in: the run's to write (makeScratch), handed to those checks.
 	scratch scratchFunc
+
+	// Made once, after tier 0 resolved the base and the head: attrib is what other tasks'
+	// verified passes account for in base..head (attribution.go, attribute), attempt what makes
+	// this run the same attempt as a recorded one (repeat.go, attemptNow). Zero until then: the
+	// attribution attributes nothing.
+	attrib  attribution
+	attempt attempt
 }
 
 // evaluation is what the stages of one run returned, in order: the material of the result.
@@ -92,12 +96,6 @@ func Evaluate(ctx context.Context, in *Snapshot, env Env, opts Options) (*Result
 		opts.Now = env.Now()
 	}
 	pass := &Pass{in: in, env: env, opts: opts, metrics: map[string]float64{}}
-	if in.Events == nil {
-		// One read of the event log for the run's history check and its attribution's (one
-		// handle, read whole each time: Exact).
-		in.Events = &record.EventIndex{Exact: true}
-		defer func() { in.Events.Close(); in.Events = nil }()
-	}
 	pass.scratch = func(rev string, lay []holdoutFile) (*checkout, int, error) { return makeScratch(pass, rev, lay) }
 	// Room for a run's checks (about thirty): grown by append, each Check (136 bytes) was copied
 	// four or five times.
@@ -120,6 +118,7 @@ func Evaluate(ctx context.Context, in *Snapshot, env Env, opts Options) (*Result
 	if pass.exec.refused {
 		ev.tier0End = len(ev.checks)
 		notRun := "not run: the run was refused before anything ran"
+		pass.attempt = attemptNow(pass)
 		res := result(pass, ev, profile, map[int]string{1: notRun, 2: notRun})
 		res.Notes = append(res.Notes, "the run was refused before anything ran: nothing is recorded and no retry is spent")
 		res.FinishedAt = record.Timestamp(env.Now())
@@ -139,6 +138,8 @@ func Evaluate(ctx context.Context, in *Snapshot, env Env, opts Options) (*Result
 	}
 	ev.checks = append(ev.checks, tier0Tree(pass, coErr)...)
 	ev.tier0End = len(ev.checks)
+	pass.attrib = attribute(pass)
+	pass.attempt = attemptNow(pass) // after the attribution: its digest is part of the attempt
 	// SPEC §7.1: the same attempt as the latest recorded fail runs nothing and is reported again.
 	if last, causes, ok := repeatedRun(pass, ev.checks); ok {
 		if res, ok := repeatResult(pass, ev, profile, last, causes); ok {

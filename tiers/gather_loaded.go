@@ -44,6 +44,9 @@ type Loaded struct {
 // log found them (record.TaskEventHashes).
 type TaskEvents struct {
 	Hashes []record.EventHash
+	// Err is why the event log could not be read (then Hashes is empty): the history check says
+	// the cross-check could not be done.
+	Err error
 }
 
 // GatherLoaded is Gather with the contract the caller read (contract.Load of taskDir's

@@ -56,6 +56,9 @@ type Snapshot struct {
 	// Facts are what the checks and the ledger know of Record (record.FactsOf with the signing
 	// key), computed once when the record is read: set whenever Record is, nil when it is nil.
 	Facts *record.Facts
+	// integration is the commit integration.json names (Facts.Integration), which the gate
+	// judges in place of HEAD; "" when the record names none. Set with Facts (integrationCommit).
+	integration string
 	// historyBytes is the part of record.json's size that is the gate history the earlier layout
 	// kept in it (historySectionBytes), measured once for the size limits and the ledger.
 	historyBytes int64
@@ -137,6 +140,17 @@ func debtRegisterPath(mission string) string {
 // tier-0 check, so the report names it.
 func Gather(p *project.Project, mission, task, taskDir string) *Snapshot {
 	in := gather(p, mission, task, taskDir)
+	in.Rules, in.RulesSHA256, in.RulesErr = rulesOf(in)
+	in.readOthers(p)
+	return in
+}
+
+// GatherEvents is Gather reading the event log through events (nil: a read of its own), the
+// index geas gate verify keeps for all its tasks: the snapshot reads the gate events of the
+// mission's tasks for attribution (readOthersFacts) through it, and the history check too.
+func GatherEvents(p *project.Project, mission, task, taskDir string, events *record.EventIndex) *Snapshot {
+	in := gather(p, mission, task, taskDir)
+	in.Events = events
 	in.Rules, in.RulesSHA256, in.RulesErr = rulesOf(in)
 	in.readOthers(p)
 	return in
@@ -235,6 +249,9 @@ func (in *Snapshot) readRuled(dir *fsutil.Dir, k *Loaded, prev *Snapshot) {
 		}
 		in.Facts = facts
 		in.historyBytes = historySectionBytes(facts)
+		if facts.Integration != nil {
+			in.integration = facts.Integration.Commit
+		}
 	}
 	in.loadPolicy()
 	in.checkSizes()
@@ -242,12 +259,7 @@ func (in *Snapshot) readRuled(dir *fsutil.Dir, k *Loaded, prev *Snapshot) {
 
 // integrationCommit is the commit integration.json names, which the gate judges in place of HEAD
 // (the integration head); "" when the record names none.
-func (in *Snapshot) integrationCommit() string {
-	if in.Facts == nil || in.Facts.Integration == nil {
-		return ""
-	}
-	return in.Facts.Integration.Commit
-}
+func (in *Snapshot) integrationCommit() string { return in.integration }
 
 // loadPolicy reads the effective policy (readPolicy) and parses it.
 func (in *Snapshot) loadPolicy() {

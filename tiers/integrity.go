@@ -467,7 +467,7 @@ func (ig *integrity) modified() Check {
 		locs = append(locs, Location{Path: f.file})
 	}
 	base := fmt.Sprintf("%d protected named by the eval commands; table of %d globs", len(ig.named), len(ig.globs))
-	if n := attributed.note(); n != "" {
+	if n := attributed.noted; n != "" {
 		base += "; " + n
 	}
 	if len(bad) > 0 {

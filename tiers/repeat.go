@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/geas-dev/geas/internal/canon"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -14,19 +15,50 @@ import (
 type attempt struct {
 	head, inputs, rules string
 	// attributed digests the other tasks' verified passes the run attributes files to
-	// (attributedPasses, attribution.go), recorded in the run's entry; "" when none, as an entry
+	// (passesDigest, attribution.go), recorded in the run's entry; "" when none, as an entry
 	// recorded without it reads.
 	attributed string
 }
 
-// attemptNow is the attempt the run being made judges: tier 0 resolved the head (pass.head).
+// attemptNow is the attempt the run being made judges, made once (Evaluate) when tier 0 resolved
+// the head (pass.head) and the attribution was made: the result records its inputs digest and
+// attributed passes, and the repeat check compares it with the latest recorded run's.
 func attemptNow(pass *Pass) attempt {
-	return attempt{head: pass.head, inputs: inputsDigest(pass.in, pass.head), rules: pass.in.RulesSHA256, attributed: attributedPasses(pass)}
+	return attempt{head: pass.head, inputs: inputsDigest(pass.in, pass.head), rules: pass.in.RulesSHA256, attributed: pass.attrib.digest}
 }
 
 // attemptOf is the attempt a recorded gate run judged.
 func attemptOf(e record.HistoryEntry) attempt {
 	return attempt{head: e.Head, inputs: e.InputsSHA256, rules: e.RulesSHA256, attributed: attributedPassesOf(e)}
+}
+
+// inputsDigest is inputs_sha256 (SPEC §7.4): the sha256 of the RFC 8785 JSON of
+// {"files": {path: sha256}, "head": sha}. The framing is JSON's, so no two different input sets
+// share a digest by concatenation.
+func inputsDigest(in *Snapshot, head string) string {
+	files := in.Files
+	if files == nil {
+		files = in.snapshot()
+	}
+	d, err := canon.SHA256(map[string]any{"files": files, "head": head})
+	if err != nil {
+		return ""
+	}
+	return d
+}
+
+// attributedPassesOf is the digest of the other tasks' passes a recorded gate run attributed files
+// to (attributedPassesKey, passesDigest); "" when the entry has none.
+func attributedPassesOf(e record.HistoryEntry) string {
+	raw, ok := e.Extra[attributedPassesKey]
+	if !ok {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "unreadable"
+	}
+	return s
 }
 
 // repeatedRun returns the latest recorded gate run when the run being made is the same attempt
@@ -50,7 +82,8 @@ func repeatedRun(pass *Pass, tier0 []Check) (record.HistoryEntry, []Cause, bool)
 	if !last.IsGateRun() || last.Verdict != string(vocab.VerdictFail) || last.RunID == "" || last.RetryBudgetAfter == nil {
 		return record.HistoryEntry{}, nil, false
 	}
-	if budgetLeft(in) <= 0 || attemptOf(last) != attemptNow(pass) {
+	// last is the latest entry and records a budget: what it left is the budget left (budgetLeft).
+	if *last.RetryBudgetAfter <= 0 || attemptOf(last) != pass.attempt {
 		return record.HistoryEntry{}, nil, false
 	}
 	var causes []Cause

@@ -6,7 +6,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/geas-dev/geas/internal/canon"
 	"github.com/geas-dev/geas/internal/text"
 	"github.com/geas-dev/geas/record"
 	"github.com/geas-dev/geas/vocab"
@@ -118,11 +117,11 @@ type Result struct {
 	// claimTally counts every contradicted claim per agent, for the history entry.
 	claimTally map[string]int
 	// attributed is the digest of the other tasks' passes the run attributed files to
-	// (attributedPasses), for the history entry; "" when none.
+	// (passesDigest), for the history entry; "" when none.
 	attributed string
-	// refused and tampered are what the evaluation decided of its checks for the ledger: the run
-	// was refused before anything ran (Refused), its checks found the history tampered
-	// (HistoryTampered). Set once by result.
+	// refused and tampered are what the evaluation decided of its checks for the budget and the
+	// ledger: the run was refused before anything ran (Refused), its checks found the history
+	// tampered (HistoryTampered). Set once by result.
 	refused, tampered bool
 	// Escalation names the pending decision record an escalation wrote.
 	Escalation string `json:"escalation,omitempty"`
@@ -175,7 +174,7 @@ func result(pass *Pass, ev *evaluation, profile vocab.Profile, stopped map[int]s
 		StartedAt:   record.Timestamp(pass.opts.Now), DryRun: pass.opts.DryRun,
 		RulesSHA256: in.RulesSHA256, AdvisoryCauses: advisoryCauses,
 		ClaimsContradicted: pass.claims.shown(), claimTally: contradictionTally(pass.claims.list),
-		attributed: attributedPasses(pass),
+		attributed: pass.attempt.attributed,
 	}
 	if res.Checks == nil {
 		res.Checks = []Check{}
@@ -196,7 +195,7 @@ func result(pass *Pass, ev *evaluation, profile vocab.Profile, stopped map[int]s
 		}
 	}
 	fold(res, binding, stopped)
-	res.InputsSHA256 = inputsDigest(in, pass.head)
+	res.InputsSHA256 = pass.attempt.inputs
 	res.refused, res.tampered = res.Refused(), historyTampered(checks)
 	return res
 }
@@ -298,18 +297,3 @@ func historyTampered(checks []Check) bool {
 // HistoryTampered reports whether the run's checks found the task's gate history tampered
 // (check history failed): its budget is then not computed.
 func (res *Result) HistoryTampered() bool { return historyTampered(res.Checks) }
-
-// inputsDigest is inputs_sha256 (SPEC §7.4): the sha256 of the RFC 8785 JSON of
-// {"files": {path: sha256}, "head": sha}. The framing is JSON's, so no two different input sets
-// share a digest by concatenation.
-func inputsDigest(in *Snapshot, head string) string {
-	files := in.Files
-	if files == nil {
-		files = in.snapshot()
-	}
-	d, err := canon.SHA256(map[string]any{"files": files, "head": head})
-	if err != nil {
-		return ""
-	}
-	return d
-}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io/fs"
+	"os"
 	"slices"
 	"strings"
 
@@ -166,7 +167,7 @@ func (in *Snapshot) sameBytes() bool {
 	if !in.sameEvidence(dir, evidenceLimit) {
 		return false
 	}
-	policyAgain := &Snapshot{ProjectDir: in.ProjectDir, Root: in.Root, Geas: in.Geas, Contract: in.Contract, Record: in.Record, Facts: in.Facts, shared: in.shared}
+	policyAgain := &Snapshot{ProjectDir: in.ProjectDir, Root: in.Root, Geas: in.Geas, Contract: in.Contract, Record: in.Record, Facts: in.Facts, integration: in.integration, shared: in.shared}
 	data, from, err := policyAgain.readPolicy()
 	policyAgain.Release()
 	if err != nil || from != in.PolicyFrom || (data == nil) != (in.PolicyRaw == nil) || (data != nil && sum(data) != sum(in.PolicyRaw)) {
@@ -181,6 +182,37 @@ func (in *Snapshot) sameBytes() bool {
 		return errors.Is(err, fs.ErrNotExist)
 	}
 	return err == nil && sum(data) == debtSum
+}
+
+// recordReader is r, except that under geas gate --all the task's own record files (recordFiles)
+// are read through the handles the runs share (sharedRecords.readNow): their bytes read now,
+// through the handle while the path still names the held file, else opened afresh. For the
+// confirm of the run's inputs (sameBytes), so that it does not open them once more.
+func (in *Snapshot) recordReader(r fsutil.Reader) fsutil.Reader {
+	if in.shared == nil {
+		return r
+	}
+	return sharedReader{Reader: r, s: &in.shared.others, geas: in.Geas, dir: in.TaskDir}
+}
+
+type sharedReader struct {
+	fsutil.Reader
+	s    *sharedRecords
+	geas *os.Root
+	dir  string
+}
+
+func (r sharedReader) ReadLimited(name string, limit int64) ([]byte, error) {
+	for i, f := range recordFiles {
+		if name == r.dir+"/"+f.name {
+			data, err := r.s.readNow(r.geas, r.dir, i)
+			if err == nil && limit > 0 && int64(len(data)) > limit {
+				return nil, &fsutil.TooLargeError{Name: name, Size: int64(len(data)), Limit: limit}
+			}
+			return data, err
+		}
+	}
+	return r.Reader.ReadLimited(name, limit)
 }
 
 // sameEvidence reports whether the task's evidence directory lists exactly the evidence files the

@@ -115,7 +115,9 @@ func eventProblems(in *Snapshot, hist []record.HistoryEntry, idx *record.EventIn
 	var evs []record.EventHash
 	var err error
 	if in.taskEvents != nil {
-		evs = in.taskEvents.Hashes // read under the run's lock, with the record judged here
+		// Read under the run's lock with the record judged here, or in the snapshot with the
+		// other task's record (readOthersFacts).
+		evs, err = in.taskEvents.Hashes, in.taskEvents.Err
 	} else {
 		evs, err = idx.TaskEventHashes(in.Geas, in.Mission, in.Task)
 	}
@@ -273,6 +275,20 @@ func BackingRun(rec *record.Record) (record.HistoryEntry, int, bool) {
 		return e, i, true
 	}
 	return record.HistoryEntry{}, -1, false
+}
+
+// standingPass is the pass a task's state rests on, as PassProblems reads it: the latest entry of
+// the history, passing over later gate runs refused with state_ineligible, is a gate run with
+// verdict pass.
+func standingPass(hist []record.HistoryEntry) (record.HistoryEntry, bool) {
+	for i := len(hist) - 1; i >= 0; i-- {
+		e := hist[i]
+		if e.IsGateRun() && e.Verdict == string(vocab.VerdictError) && onlyIneligible(e.Causes) {
+			continue
+		}
+		return e, e.IsGateRun() && RecordsPass(e)
+	}
+	return record.HistoryEntry{}, false
 }
 
 // RecordsPass reports whether a history entry records a passing verdict. It reads a stored string

@@ -91,7 +91,7 @@ func partB(pass *Pass) (out []Check) {
 	}
 	attributed := ""
 	if pass.haveBase {
-		if attributed = pass.attribution().note(); attributed != "" {
+		if attributed = pass.attribution().noted; attributed != "" {
 			attributed = "; " + attributed
 		}
 		if w := attributionWarning(pass); w != nil {
