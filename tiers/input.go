@@ -9,6 +9,7 @@ import (
 
 	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/evidence"
+	"github.com/geas-dev/geas/internal/canon"
 	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/internal/git"
 	"github.com/geas-dev/geas/policy"
@@ -74,6 +75,9 @@ type Snapshot struct {
 	// there (SPEC §5.3 Part B: a policy changed by the work under review never judges it).
 	PolicyRaw  []byte
 	PolicyFrom string
+	// policyReads are the reads that decided where the policy came from, in order, with what
+	// each found (readPolicy): the re-check makes them again and compares (recheck.go).
+	policyReads []policyRead
 
 	// DebtData is the mission's debt register as read before tier 1 (nil with DebtErr
 	// fs.ErrNotExist when there is none): part C judges this snapshot (SPEC §7.4).
@@ -288,7 +292,10 @@ func (in *Snapshot) readGeas(name string, limit int64) ([]byte, error) {
 // defaults) when the work under review added it (a policy changed by the work never judges that
 // work); else .geas/gate-policy.json as it is in the working tree, none when there is no such
 // file. from says where it was read ("" for the defaults of a project without a policy).
+//
+// Each read that decides is recorded in in.policyReads with what it found, for the re-check.
 func (in *Snapshot) readPolicy() (data []byte, from string, err error) {
+	in.policyReads = in.policyReads[:0]
 	if c := in.Contract; c != nil && c.BaseSnapshot != "" {
 		headRev := "HEAD"
 		if c := in.integrationCommit(); c != "" {
@@ -305,6 +312,7 @@ func (in *Snapshot) readPolicy() (data []byte, from string, err error) {
 		}
 	}
 	data, err = in.readGeas(policy.File, policy.MaxBytes)
+	in.policyReads = append(in.policyReads, policyRead{kind: readFile, name: policy.File, found: sumIf(data, err == nil), err: err})
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, "", nil
@@ -320,16 +328,24 @@ func (in *Snapshot) readPolicy() (data []byte, from string, err error) {
 func policyAtBase(in *Snapshot, base, headRev string) (data []byte, from string, found, addedByWork bool, err error) {
 	projectDir := in.ProjectDir
 	repo, err := in.openRepo()
+	note := func(r policyRead) { in.policyReads = append(in.policyReads, r) }
 	if err != nil {
+		note(policyRead{kind: readOpen, name: projectDir, err: err})
 		return nil, "", false, false, nil
 	}
+	note(policyRead{kind: readOpen, name: projectDir, found: repo.Top()})
 	sha := in.resolveBase(repo, base)
+	note(policyRead{kind: readResolve, name: base, found: sha, err: in.BaseErr})
 	if sha == "" {
 		return nil, "", false, false, nil
 	}
 	// The project root's place in the repository, as every check of the run finds it (symbolic
 	// links resolved): a policy looked for anywhere else would be absent, and the working tree's
-	// would judge the work.
+	// would judge the work. The re-check confirms the place by the two real paths it is made of.
+	for _, d := range []string{repo.Top(), projectDir} {
+		real, err := fsutil.RealPath(d)
+		note(policyRead{kind: readReal, name: d, found: real, err: err})
+	}
 	prefix, ok := projectPrefixOf(repo.Top(), projectDir)
 	in.rootIn = &rootPlace{top: repo.Top(), paths: projectPaths{prefix: prefix, within: ok}}
 	if !ok {
@@ -338,19 +354,33 @@ func policyAtBase(in *Snapshot, base, headRev string) (data []byte, from string,
 	name := prefix + ".geas/" + policy.File
 	from = fmt.Sprintf(".geas/%s at base %s", policy.File, sha)
 	data, found, err = repo.ReadFileAt(sha, name, policy.MaxBytes)
+	note(policyRead{kind: readAt, name: name, at: sha, found: sumIf(data, found), err: err})
 	if err != nil {
 		return nil, from, false, false, fmt.Errorf("read %s: %w", from, err)
 	}
 	if found {
 		return data, from, true, false, nil
 	}
-	if head, err := repo.Resolve(headRev); err == nil {
-		if _, atHead, err := repo.ReadFileAt(head, name, policy.MaxBytes); err != nil || atHead {
+	head, err := repo.Resolve(headRev)
+	note(policyRead{kind: readResolve, name: headRev, found: head, err: err})
+	if err == nil {
+		data, atHead, err := repo.ReadFileAt(head, name, policy.MaxBytes)
+		note(policyRead{kind: readAt, name: name, at: head, found: sumIf(data, atHead), err: err})
+		if err != nil || atHead {
 			// Added by the work under review (or unreadable there): it does not judge the work.
 			return nil, fmt.Sprintf("built-in defaults: .geas/%s is not in base %s, it was added by the work under review", policy.File, short(sha)), false, true, nil
 		}
 	}
 	return nil, "", false, false, nil
+}
+
+// sumIf is the sha256 of data when a read found it (canon.SumHex), else "": what a policyRead
+// records.
+func sumIf(data []byte, found bool) string {
+	if !found {
+		return ""
+	}
+	return canon.SumHex(data)
 }
 
 // resolveBase resolves the contract's base_snapshot once for the run and keeps the answer in

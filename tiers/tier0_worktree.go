@@ -139,15 +139,7 @@ func worktreeCheck(pass *Pass, tier int, name, text, after string) *Check {
 		shown[i], _ = pp.rel(p)
 	}
 	if n := len(shown); n > 0 {
-		named := shown
-		if n > maxNamedFiles {
-			named = named[:maxNamedFiles]
-		}
-		list := strings.Join(named, ", ")
-		if n > maxNamedFiles {
-			list += fmt.Sprintf(" and %d more", n-maxNamedFiles)
-		}
-		parts = append(parts, fmt.Sprintf("%s from it: %s", txt.Counted(n, "file differs", "files differ"), list))
+		parts = append(parts, fmt.Sprintf("%s from it: %s", txt.Counted(n, "file differs", "files differ"), txt.JoinLimited(shown, maxNamedFiles)))
 	}
 	ev := strings.Join(parts, "; ")
 	if after != "" {
@@ -185,11 +177,6 @@ func checkoutCheck(pass *Pass, tier int, name, text, after string) *Check {
 	if len(paths) == 0 {
 		return nil
 	}
-	named := paths[:min(len(paths), maxNamedFiles)]
-	list := strings.Join(named, ", ")
-	if len(paths) > maxNamedFiles {
-		list += fmt.Sprintf(" and %d more", len(paths)-maxNamedFiles)
-	}
-	ch := failCheck(tier, name, text, fmt.Sprintf("%s changed the isolated checkout of %s: %s from it: %s", after, short(pass.head), txt.Counted(len(paths), "file differs", "files differ"), list), StatusBlock, vocab.CauseWorktreeMismatch)
+	ch := failCheck(tier, name, text, fmt.Sprintf("%s changed the isolated checkout of %s: %s from it: %s", after, short(pass.head), txt.Counted(len(paths), "file differs", "files differ"), txt.JoinLimited(paths, maxNamedFiles)), StatusBlock, vocab.CauseWorktreeMismatch)
 	return &ch
 }

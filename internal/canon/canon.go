@@ -36,8 +36,14 @@ func SHA256(v any) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return SumHex(b), nil
+}
+
+// SumHex is the hex SHA-256 of b as it is (not put in canonical form): the digest of a file's
+// bytes, the form every other digest geas writes or compares takes.
+func SumHex(b []byte) string {
 	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
+	return hex.EncodeToString(sum[:])
 }
 
 // Short is the first 12 characters of a digest or a commit hash, as messages show them.

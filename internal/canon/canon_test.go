@@ -36,3 +36,13 @@ func TestSHA256IgnoresLayoutButNotContent(t *testing.T) {
 	assert.Equal(t, a, b)
 	assert.NotEqual(t, a, c)
 }
+
+// TestSumHexIsTheDigestOfTheBytesAsTheyAre: a file's digest is the sha256 of its bytes, layout
+// included (unlike SHA256, which digests the canonical form).
+func TestSumHexIsTheDigestOfTheBytesAsTheyAre(t *testing.T) {
+	assert.Equal(t, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", SumHex(nil))
+	assert.NotEqual(t, SumHex([]byte(`{"a":1}`)), SumHex([]byte(`{"a": 1}`)))
+	d, err := SHA256(map[string]any{"a": 1})
+	require.NoError(t, err)
+	assert.Equal(t, SumHex([]byte(`{"a":1}`)), d)
+}
