@@ -85,7 +85,7 @@ func Apply(in *Snapshot, res *Result, escalate bool, logRoot *os.Root, now time.
 func planOf(in *Snapshot, res *Result, raw []byte, history []record.HistoryEntry, pins bool, now time.Time) (*record.Plan, error) {
 	policy := ""
 	if in.Contract != nil {
-		policy = in.Contract.EffectiveEscalationPolicy()
+		policy = in.Contract.EscalationPolicy
 	}
 	return PlanResult(in.Mission, in.Task, in.TaskDir, res, raw, history, pins, policy, now)
 }
