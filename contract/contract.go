@@ -53,15 +53,17 @@ type Contract struct {
 	EvalTimeout        time.Duration `json:"-"` // eval_timeout, or DefaultEvalTimeout
 	// EvalTimeoutSet says the contract sets eval_timeout; without it a project policy's default
 	// applies instead of DefaultEvalTimeout.
-	EvalTimeoutSet    bool    `json:"-"`
-	Rubric            Rubric  `json:"rubric"`
-	RetryBudget       int     `json:"retry_budget"`
-	Scope             Scope   `json:"scope"`
-	Routing           Routing `json:"routing"`
-	BaseSnapshot      string  `json:"base_snapshot"`
-	EscalationPolicy  string  `json:"escalation_policy"`
-	StubCap           *int    `json:"stub_cap"`
-	JudgeIndependence string  `json:"judge_independence"`
+	EvalTimeoutSet bool    `json:"-"`
+	Rubric         Rubric  `json:"rubric"`
+	RetryBudget    int     `json:"retry_budget"`
+	Scope          Scope   `json:"scope"`
+	Routing        Routing `json:"routing"`
+	BaseSnapshot   string  `json:"base_snapshot"`
+	// EscalationPolicy is escalation_policy, or DesignAuthorityReview when the contract sets none:
+	// the policy in force, which the ledger writes into an escalation's decision.
+	EscalationPolicy  string `json:"escalation_policy"`
+	StubCap           *int   `json:"stub_cap"`
+	JudgeIndependence string `json:"judge_independence"`
 	// Tests are the contract's test-integrity settings (SPEC §5.2a).
 	Tests Tests `json:"tests"`
 
@@ -312,14 +314,6 @@ func (r *Routing) resolveSlots() {
 	}
 }
 
-// EffectiveEscalationPolicy returns the contract's policy or the default.
-func (c *Contract) EffectiveEscalationPolicy() string {
-	if c.EscalationPolicy == "" {
-		return DesignAuthorityReview
-	}
-	return c.EscalationPolicy
-}
-
 // EffectiveJudgeIndependence returns the contract's mode, else def, else Enforce.
 func (c *Contract) EffectiveJudgeIndependence(def string) string {
 	switch {
@@ -357,6 +351,9 @@ func Parse(file string, data []byte) (*Contract, error) {
 	c.Routing.resolveSlots()
 	c.EvalCommands = raw.EvalCommands
 	c.EvalTimeout = DefaultEvalTimeout
+	if c.EscalationPolicy == "" {
+		c.EscalationPolicy = DesignAuthorityReview
+	}
 	c.Raw = bytes.Clone(data)
 	var probs problems
 	// The schema only says task_id is a string; an empty or path-like id would let a contract

@@ -173,7 +173,7 @@ func (c *completion) gateRun(e record.HistoryEntry) error {
 	}
 	policy := ""
 	if k != nil {
-		policy = k.EffectiveEscalationPolicy()
+		policy = k.EscalationPolicy
 	}
 	plan, err := tiers.PlanResult(c.mission, c.task, c.taskDir, res, raw, c.rec.History(), pins, policy, c.now)
 	if err != nil {

@@ -12,7 +12,8 @@
 //
 // Three readers have a fast path beside the library path, for the JSON the gate itself writes
 // (history lines, its own events, an entry's canonical form): fastEntry (entryscan.go), fastEvent
-// (events_read.go) and fastCanonical (entrycanon.go), over the scanner of internal/jsonscan. Each
+// (events_read.go) and fastCanonical (entrycanon.go, the entry's members written with
+// internal/canon's AppendString and AppendValue), over the scanner of internal/jsonscan. Each
 // answers only when it is sure to give what the library path gives, and reports !ok on anything
 // else, which then takes the library path; tests check both paths against each other on hostile
 // input.

@@ -133,14 +133,21 @@ func EntryHMAC(e HistoryEntry, key []byte) (string, error) {
 	return hex.EncodeToString(mac.Sum(nil)), nil
 }
 
-// Chain links e after the record's current history: it sets PrevHash to the latest entry's hash
-// (or "" for the first entry) and Hash to EntryHash, and, when SigningKey is set, HMAC to
-// EntryHMAC (else it clears HMAC).
+// Chain links e after the record's current history: ChainAfter its latest entry's hash (or "" for
+// the first entry).
 func (r *Record) Chain(e HistoryEntry) (HistoryEntry, error) {
-	e.PrevHash, e.HMAC = "", ""
+	prev := ""
 	if n := len(r.history); n > 0 {
-		e.PrevHash = r.history[n-1].Hash
+		prev = r.history[n-1].Hash
 	}
+	return ChainAfter(prev, e)
+}
+
+// ChainAfter links e after the entry whose hash is prev, the chain's head ("" for a first entry):
+// it sets PrevHash to prev and Hash to EntryHash, and, when SigningKey is set, HMAC to EntryHMAC
+// (else it clears HMAC). A run's ledger hands in the head its facts verified (Facts.History).
+func ChainAfter(prev string, e HistoryEntry) (HistoryEntry, error) {
+	e.PrevHash, e.HMAC = prev, ""
 	h, err := EntryHash(e)
 	if err != nil {
 		return e, err

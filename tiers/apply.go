@@ -59,7 +59,11 @@ func Apply(in *Snapshot, res *Result, escalate bool, logRoot *os.Root, now time.
 		return afterCommit(in, res, plan, in.found(), now)
 	}
 	pinned := in.Facts.Pinned
-	entry, err = in.Record.Chain(entry)
+	prev := "" // the chain's head, as the lock verified it
+	if h := in.Facts.History; len(h) > 0 {
+		prev = h[len(h)-1].Hash
+	}
+	entry, err = record.ChainAfter(prev, entry)
 	if err != nil {
 		return err
 	}
@@ -85,7 +89,7 @@ func Apply(in *Snapshot, res *Result, escalate bool, logRoot *os.Root, now time.
 func planOf(in *Snapshot, res *Result, raw []byte, history []record.HistoryEntry, pins bool, now time.Time) (*record.Plan, error) {
 	policy := ""
 	if in.Contract != nil {
-		policy = in.Contract.EffectiveEscalationPolicy()
+		policy = in.Contract.EscalationPolicy
 	}
 	return PlanResult(in.Mission, in.Task, in.TaskDir, res, raw, history, pins, policy, now)
 }

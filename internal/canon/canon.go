@@ -1,6 +1,8 @@
 // Package canon is the one canonical JSON form geas digests and signs: RFC 8785 (JSON
 // Canonicalization Scheme), so that any language can recompute a hash the gate wrote. It wraps
-// github.com/gowebpki/jcs, a small, well-kept implementation of the RFC.
+// github.com/gowebpki/jcs, a small, well-kept implementation of the RFC. AppendString and
+// AppendValue (fast.go) write the same form directly for the values a history entry is made of,
+// and say when a value is outside them.
 package canon
 
 import (
