@@ -19,7 +19,6 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/geas-dev/geas/internal/fsutil"
-	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/schemas"
 	"github.com/geas-dev/geas/vocab"
 )
@@ -358,7 +357,7 @@ func Parse(file string, data []byte) (*Contract, error) {
 	var probs problems
 	// The schema only says task_id is a string; an empty or path-like id would let a contract
 	// stand for a task it does not name.
-	if err := project.ValidateID("task", c.TaskID); err != nil {
+	if err := vocab.ValidateID("task", c.TaskID); err != nil {
 		probs.add("/task_id", "%v", err)
 	}
 	if raw.EvalTimeout != "" {

@@ -161,7 +161,7 @@ func classify(p *project.Project, tasks *fsutil.Dir, mission string, e project.T
 	at.State = string(k.Status)
 	switch {
 	case k.Status == vocab.Cancelled:
-		in := tiers.Gather(p, mission, e.Name, dir)
+		in := tiers.GatherOwn(p, mission, e.Name, dir)
 		ok, why := StateBacking(in, vocab.Cancelled)
 		if !ok {
 			td.Close()

@@ -39,7 +39,7 @@ func Approve(ctx context.Context, t Task, a Approval) (*Approved, error) {
 		return out, err
 	}
 	defer lock.Unlock()
-	in := tiers.Gather(t.Project, t.Mission, t.ID, t.Dir)
+	in := tiers.GatherOwn(t.Project, t.Mission, t.ID, t.Dir)
 	if err := approvable(t, in); err != nil {
 		return out, err
 	}

@@ -42,61 +42,73 @@ func Complete(p *project.Project, mission, task, taskDir string, now time.Time, 
 	return notes, err
 }
 
-// complete is Complete that also returns the record as it read it (record.Load's answer) when it
+// complete is Complete that also returns the records as it read them (tiers.ReadRecords) when it
 // wrote nothing, so that the run under the same lock judges that read instead of reading the task's
 // files again; nil when it wrote something (or failed), and the caller reads them afresh. The
-// record is read through shared (tiers.Shared.LoadRecord: the handles of geas gate --all) when set.
+// records are read through shared (the handles of geas gate --all) when set. It reads no other
+// task: a command that evaluates nothing has no use for them.
 func complete(p *project.Project, mission, task, taskDir string, now time.Time, held func() error, shared *tiers.Shared) ([]string, *loadedRecord, error) {
-	geas := p.Geas
-	name := taskDir + "/" + record.RecordFile
-	rec, err := shared.LoadRecord(geas, taskDir)
-	if err != nil {
-		// nothing readable to complete; the command reports the record itself
-		return nil, &loadedRecord{err: err}, nil
+	return completeRun(p, mission, task, taskDir, now, held, shared, nil)
+}
+
+// completeRun is complete for a gate run that judges the contract k, read under the lock (the
+// completion uses it rather than reading it again): with a base, the mission's other tasks are
+// read in the same step as this task's records (tiers.ReadRecords); nil k reads no other task.
+func completeRun(p *project.Project, mission, task, taskDir string, now time.Time, held func() error, shared *tiers.Shared, k *tiers.Loaded) ([]string, *loadedRecord, error) {
+	var judged *contract.Contract
+	if k != nil && k.Err == nil {
+		judged = k.Contract
 	}
-	notes, k, facts, events, err := completeLoaded(p, mission, task, taskDir, name, rec, now, held)
+	reads := tiers.ReadRecords(p, mission, task, taskDir, judged, shared)
+	if reads.Err != nil {
+		// nothing readable to complete; the command reports the record itself
+		return nil, &loadedRecord{err: reads.Err, events: reads.Events, contract: k, reads: reads}, nil
+	}
+	name := taskDir + "/" + record.RecordFile
+	notes, kc, err := completeLoaded(p, mission, task, taskDir, name, reads, k, now, held)
 	if len(notes) > 0 || err != nil {
 		return notes, nil, err
 	}
-	return nil, &loadedRecord{rec: rec, contract: k, facts: facts, events: events}, nil
+	return nil, &loadedRecord{rec: reads.Record, contract: kc, facts: reads.Facts, events: reads.Events, reads: reads}, nil
 }
 
 // loadedRecord is record.Load's answer for a task's record.json, the facts the completion
 // computed of it (record.FactsOf, with the signing key), the task's events it read of the event
-// log (nil: it did not read them), and the task's contract when the completion read it too
-// (contract.Load's answer; nil when it did not).
+// log (nil: it did not read them), the task's contract when the completion read it too
+// (contract.Load's answer; nil when it did not), and everything the records' read found (the
+// other tasks among it).
 type loadedRecord struct {
 	rec      *record.Record
 	err      error
 	facts    *record.Facts
 	events   *tiers.TaskEvents
 	contract *tiers.Loaded
+	reads    *tiers.Records
 }
 
-// completeLoaded is Complete on the record it read; it also returns the contract it read, if it
-// read it, the facts of the record it computed (record.FactsOf), and the task's events it read
-// of the event log, if it read them.
-func completeLoaded(p *project.Project, mission, task, taskDir, name string, rec *record.Record, now time.Time, held func() error) ([]string, *tiers.Loaded, *record.Facts, *tiers.TaskEvents, error) {
+// completeLoaded is Complete on the records it read; it also returns the contract it judged (k's,
+// or its own read of it; nil when it read none).
+func completeLoaded(p *project.Project, mission, task, taskDir, name string, reads *tiers.Records, k *tiers.Loaded, now time.Time, held func() error) ([]string, *tiers.Loaded, error) {
 	geas := p.Geas
+	rec, facts := reads.Record, reads.Facts
 	rec.Guard(held) // nil: not checked
 	var notes []string
 	if rec.HistoryTorn() {
 		if err := rec.CutTornHistory(geas, name); err != nil {
-			return notes, nil, nil, nil, err
+			return notes, k, err
 		}
 		notes = append(notes, fmt.Sprintf("cut a torn last line of %s (a run killed while appending it, which did not happen)", record.HistoryFile))
 	}
-	facts := record.FactsOf(rec, record.SigningKey())
 	if len(facts.History) == 0 || facts.ChainErr != nil || len(facts.BadSignatures) > 0 {
-		return notes, nil, facts, nil, nil
+		return notes, k, nil
 	}
 	hist := facts.History
-	keys, hashes, err := record.TaskEvents(geas, mission, task)
-	if err != nil {
-		return notes, nil, facts, nil, nil // the events cannot be read: nothing can be told missing
+	if reads.Keys == nil {
+		return notes, k, nil // the events cannot be read: nothing can be told missing
 	}
-	c := &completion{p: p, geas: geas, mission: mission, task: task, taskDir: taskDir, name: name, rec: rec, facts: facts, keys: keys, held: held, now: now}
+	c := &completion{p: p, geas: geas, mission: mission, task: task, taskDir: taskDir, name: name, rec: rec, facts: facts, keys: reads.Keys, held: held, now: now, contract: k, reads: reads}
 	last := hist[len(hist)-1]
+	var err error
 	switch last.Kind {
 	case "", record.KindGateRun:
 		err = c.gateRun(last)
@@ -109,7 +121,7 @@ func completeLoaded(p *project.Project, mission, task, taskDir, name string, rec
 	case record.KindApproval:
 		err = c.approval(last)
 	}
-	return append(notes, c.notes...), c.contract, facts, &tiers.TaskEvents{Hashes: hashes}, err
+	return append(notes, c.notes...), c.contract, err
 }
 
 type completion struct {
@@ -123,7 +135,8 @@ type completion struct {
 	held                   func() error
 	now                    time.Time
 	notes                  []string
-	contract               *tiers.Loaded // the contract as gateRun read it, nil until it does
+	contract               *tiers.Loaded  // the contract the run judges, or as gateRun read it; nil until then
+	reads                  *tiers.Records // what was read of the records before the completion
 }
 
 // result returns the full result of the run e: record.json's gate_result when it is that run's,
@@ -166,8 +179,11 @@ func (c *completion) gateRun(e record.HistoryEntry) error {
 		}
 		return nil
 	}
-	k, kerr := contract.Load(c.geas, c.taskDir+"/"+record.ContractFile)
-	c.contract = &tiers.Loaded{Contract: k, Err: kerr}
+	if c.contract == nil {
+		k, kerr := contract.Load(c.geas, c.taskDir+"/"+record.ContractFile)
+		c.contract = &tiers.Loaded{Contract: k, Err: kerr}
+	}
+	k, kerr := c.contract.Contract, c.contract.Err
 	if kerr != nil || k.TaskID != c.task {
 		k = nil
 	}
@@ -196,7 +212,11 @@ func (c *completion) found(plan *record.Plan, k *contract.Contract) record.Found
 	if k != nil {
 		f.Contract, f.Status = k.Raw, k.Status
 	}
-	if plan.PinBy != "" {
+	switch {
+	case plan.PinBy == "":
+	case c.reads.PinnedFor != "" && c.reads.PinnedFor == plan.PinRules:
+		f.Pinned = c.reads.PinnedHolds // read with the records, for the rules this entry pins
+	default:
 		f.Pinned = record.PinnedHolds(c.geas, c.taskDir, plan.PinRules, tiers.PinnedMaxBytes)
 	}
 	return f
@@ -274,7 +294,7 @@ func (c *completion) transitionFollows(e record.HistoryEntry, res *tiers.Result,
 // when it cannot be read, as the run then judges by them). Read only for a result that claims a
 // move to blocked.
 func (c *completion) errorLimit() int {
-	in := tiers.Gather(c.p, c.mission, c.task, c.taskDir)
+	in := tiers.GatherOwn(c.p, c.mission, c.task, c.taskDir)
 	in.Release()
 	return in.Policy.ConsecutiveErrorLimit
 }

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -43,4 +44,39 @@ func TestTheCompletionHandsTheRunWhatItRead(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotEmpty(t, notes)
 	assert.Nil(t, loaded)
+}
+
+// TestOnlyAGateRunReadsTheOtherTasksWithItsRecords: under its lock, a gate run of a task whose
+// contract names a base reads the mission's other tasks in the same step as its own records,
+// and hands them to the snapshot with the contract it read; a command that takes the lock and
+// evaluates nothing (Lock: approve, grant, revalidate, transition) reads no other task.
+func TestOnlyAGateRunReadsTheOtherTasksWithItsRecords(t *testing.T) {
+	f := newFixture(t, true)
+	task := Task{Project: f.Open(), Mission: testMission, ID: testTask, Dir: testTaskDir}
+	res, err := Run(t.Context(), task, Options{})
+	require.NoError(t, err)
+	require.True(t, res.Verdict.IsPass(), "the fixture's task passes: %v", causeCodes(res.Causes))
+	src := f.Path(".geas/" + testTaskDir)
+	require.NoError(t, os.CopyFS(filepath.Join(filepath.Dir(src), "other"), os.DirFS(src)))
+
+	lock, notes, loaded, err := lockTask(t.Context(), task, nil)
+	require.NoError(t, err)
+	lock.Unlock()
+	assert.Empty(t, notes)
+	require.NotNil(t, loaded)
+	assert.False(t, loaded.reads.OthersRead, "a command that evaluates nothing reads no other task")
+	assert.Empty(t, loaded.reads.Others)
+
+	lock, notes, loaded, err = lockTask(t.Context(), task, &Options{})
+	require.NoError(t, err)
+	defer lock.Unlock()
+	assert.Empty(t, notes)
+	require.NotNil(t, loaded)
+	require.NotNil(t, loaded.contract, "the run's contract, read under the lock")
+	require.NotEmpty(t, loaded.contract.Contract.BaseSnapshot)
+	assert.NotEmpty(t, loaded.contract.Contract.EscalationPolicy, "Parse sets the policy in force")
+	assert.True(t, loaded.reads.OthersRead, "a gate run of a task with a base reads the others")
+	require.Len(t, loaded.reads.Others, 1)
+	assert.Equal(t, "other", loaded.reads.Others[0].ID)
+	require.NotNil(t, loaded.reads.Others[0].Facts)
 }

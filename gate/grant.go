@@ -38,7 +38,7 @@ func GrantRetries(ctx context.Context, t Task, g Grant) (*Granted, error) {
 	defer lock.Unlock()
 	// One snapshot of the task: the contract's budget, the record, and the rules the grant is made
 	// under (SPEC §4.4).
-	in := tiers.Gather(t.Project, t.Mission, t.ID, t.Dir)
+	in := tiers.GatherOwn(t.Project, t.Mission, t.ID, t.Dir)
 	if in.ContractErr != nil {
 		return out, in.ContractErr
 	}

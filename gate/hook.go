@@ -61,7 +61,7 @@ func HookGate(ctx context.Context, t Task, o HookOptions) (*HookCheck, error) {
 		switch h.State {
 		case vocab.Escalated, vocab.Blocked, vocab.Cancelled:
 			h.NotGated = true
-			h.Backed, h.Why = StateBacking(tiers.Gather(t.Project, t.Mission, t.ID, t.Dir), h.State)
+			h.Backed, h.Why = StateBacking(tiers.GatherOwn(t.Project, t.Mission, t.ID, t.Dir), h.State)
 			logAgentStop(t, o.Agent, h)
 			return h, nil
 		}

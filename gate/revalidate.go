@@ -81,7 +81,7 @@ func Revalidate(ctx context.Context, t Task, r Revalidation) (*Revalidated, erro
 // the drift since the pinned base.
 func driftReport(t Task) (*Revalidated, error) {
 	out := &Revalidated{}
-	in := tiers.Gather(t.Project, t.Mission, t.ID, t.Dir)
+	in := tiers.GatherOwn(t.Project, t.Mission, t.ID, t.Dir)
 	if in.ContractErr != nil {
 		return out, fmt.Errorf("cannot report the drift of task %s: %w", t.ID, in.ContractErr)
 	}
@@ -144,7 +144,7 @@ func repin(ctx context.Context, t Task, r Revalidation) (*Revalidated, error) {
 		return out, err
 	}
 	defer lock.Unlock()
-	in := tiers.Gather(t.Project, t.Mission, t.ID, t.Dir)
+	in := tiers.GatherOwn(t.Project, t.Mission, t.ID, t.Dir)
 	// The refusals of an approval come before the contract is written: a base written and then
 	// not approved would block the task for nothing.
 	if err := approvable(t, in); err != nil {
@@ -168,7 +168,7 @@ func repin(ctx context.Context, t Task, r Revalidation) (*Revalidated, error) {
 	}
 	// The rules of the new base: the contract as written, and the policy as the new base holds it.
 	raw := in.Contract.Raw
-	in = tiers.Gather(t.Project, t.Mission, t.ID, t.Dir)
+	in = tiers.GatherOwn(t.Project, t.Mission, t.ID, t.Dir)
 	if err := approvable(t, in); err != nil {
 		// The new base's rules cannot be approved (its policy does not parse, say): put the
 		// contract back, so that a refusal leaves the task as it was.

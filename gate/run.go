@@ -49,16 +49,41 @@ func Lock(ctx context.Context, t Task) (*fsutil.Lock, []string, error) {
 	return lock, notes, err
 }
 
-// lockTask is Lock that also returns the task's record (and contract) as the completion read
+// runContract is the task's contract a gate run judges, read under its task lock: the one geas
+// gate --all's triage read, while contract.json still holds those bytes (sameContract), else
+// contract.Load's answer.
+func runContract(t Task, o *Options) *tiers.Loaded {
+	var k *tiers.Loaded
+	if o.contract != nil && sameContract(t.Project, t, o.contract) {
+		c := *o.contract // a copy: a run started again must not find this one's record in it
+		// Under the lock the task directory is opened afresh: the triage's handle is that of the
+		// directory as it was before the lock, which may no longer be the one at its path.
+		c.Dir = nil
+		k = &c
+	} else {
+		k = &tiers.Loaded{}
+		k.Contract, k.Err = contract.Load(t.Project.Geas, t.Dir+"/"+record.ContractFile)
+	}
+	return k
+}
+
+// lockTask is Lock that also returns the task's records (and contract) as the completion read
 // them, when it wrote nothing: under the lock, that read is the run's (nil: read them again).
-// shared, under geas gate --all, holds the task's files when an earlier run read them
-// (tiers.Shared.LoadRecord); nil: none.
-func lockTask(ctx context.Context, t Task, shared *tiers.Shared) (*fsutil.Lock, []string, *loadedRecord, error) {
+// o, for a gate run (nil for any other command), says what the run shares (Options.shared: under
+// geas gate --all, the handles of the task's files an earlier run read) and the contract the
+// triage read: the run's contract is read first, under the lock (runContract), and with a base
+// the mission's other tasks are read in the same step as this task's records (tiers.ReadRecords).
+func lockTask(ctx context.Context, t Task, o *Options) (*fsutil.Lock, []string, *loadedRecord, error) {
 	lock, err := record.LockTask(ctx, t.Project.Geas, t.Dir)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	notes, loaded, err := complete(t.Project, t.Mission, t.ID, t.Dir, time.Now(), lock.Held, shared)
+	var shared *tiers.Shared
+	var k *tiers.Loaded
+	if o != nil {
+		shared, k = o.shared, runContract(t, o)
+	}
+	notes, loaded, err := completeRun(t.Project, t.Mission, t.ID, t.Dir, time.Now(), lock.Held, shared, k)
 	if err != nil {
 		lock.Unlock()
 		return nil, notes, nil, fmt.Errorf("task %s: complete the last recorded entry: %w", t.ID, err)
@@ -103,7 +128,7 @@ func runOnce(ctx context.Context, t Task, o Options) (*tiers.Result, error) {
 	var held func() error
 	var loaded *loadedRecord
 	if !o.DryRun {
-		lock, notes, l, err := lockTask(ctx, t, o.shared)
+		lock, notes, l, err := lockTask(ctx, t, &o)
 		if err != nil {
 			return nil, err
 		}
@@ -134,7 +159,11 @@ func sameContract(p *project.Project, t Task, k *tiers.Loaded) bool {
 func run(ctx context.Context, t Task, o Options, held func() error, loaded *loadedRecord) (*tiers.Result, error) {
 	p := t.Project
 	var k *tiers.Loaded
-	if o.contract != nil && (held == nil || sameContract(p, t, o.contract)) {
+	if loaded != nil && loaded.contract != nil {
+		c := *loaded.contract // read under the lock before the completion, which wrote nothing
+		k = &c
+	}
+	if k == nil && o.contract != nil && (held == nil || sameContract(p, t, o.contract)) {
 		c := *o.contract // a copy: a run started again must not find this one's record in it
 		if held != nil {
 			// Under the lock the task directory is opened afresh: the triage's handle is that of
@@ -143,15 +172,13 @@ func run(ctx context.Context, t Task, o Options, held func() error, loaded *load
 		}
 		k = &c
 	}
-	if k == nil && loaded != nil && loaded.contract != nil {
-		k = &tiers.Loaded{Contract: loaded.contract.Contract, Err: loaded.contract.Err}
-	}
 	if k == nil {
 		k = &tiers.Loaded{}
 		k.Contract, k.Err = contract.Load(p.Geas, t.Dir+"/"+record.ContractFile)
 	}
 	if loaded != nil {
 		k.Record, k.RecordErr, k.RecordRead, k.Facts, k.TaskEvents = loaded.rec, loaded.err, true, loaded.facts, loaded.events
+		k.Others, k.OthersRead = loaded.reads.Others, loaded.reads.OthersRead
 	}
 	k.Shared = o.shared // a re-check's reads too go through what --all shares
 	if k.Err == nil && k.Contract.TaskID == t.ID && k.Contract.Status.IsFinished() {

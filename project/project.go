@@ -1,6 +1,7 @@
 // Package project finds a geas project and hands out its directories as *os.Root handles, so that
 // no path derived from input (an id, a glob, a symlink) can reach outside the project or .geas/.
-// It also owns id validation and the default mission of .geas/state/run.json.
+// It also validates ids (ValidateID, the grammar vocab holds) and reads the default mission of
+// .geas/state/run.json.
 package project
 
 import (
@@ -9,47 +10,31 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/schemas"
+	"github.com/geas-dev/geas/vocab"
 )
 
 // GeasDir is the name of the directory that holds a project's geas files.
 const GeasDir = ".geas"
 
-// IDPattern is the shape of mission, task and artifact ids (SPEC §3): ids become path elements, so
-// nothing else is allowed.
-const IDPattern = `^[A-Za-z0-9_-]+$`
-
-var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(IDPattern) })
+// IDPattern is the shape of mission, task and artifact ids (SPEC §3), vocab's grammar: ids become
+// path elements, so nothing else is allowed.
+const IDPattern = vocab.IDPattern
 
 // IsID reports whether s has the shape of an id (IDPattern).
-func IsID(s string) bool { return idPattern().MatchString(s) }
+func IsID(s string) bool { return vocab.IsID(s) }
 
 // InvalidIDError reports a mission or task id outside ^[A-Za-z0-9_-]+$.
-type InvalidIDError struct {
-	What string // "task", "mission"
-	ID   string
-}
+type InvalidIDError = vocab.InvalidIDError
 
-func (e *InvalidIDError) Error() string {
-	if e.ID == "" {
-		return fmt.Sprintf("%s id is empty", e.What)
-	}
-	return fmt.Sprintf("invalid %s id %q: ids match ^[A-Za-z0-9_-]+$", e.What, e.ID)
-}
-
-// ValidateID checks that id is a valid mission or task id; what names it in the error.
-func ValidateID(what, id string) error {
-	if !IsID(id) {
-		return &InvalidIDError{What: what, ID: id}
-	}
-	return nil
-}
+// ValidateID checks that id is a valid mission or task id; what names it in the error. It is the
+// entry point the commands and the project use; the grammar is vocab's (vocab.ValidateID), so
+// that the contract validates the task id it names without the project's layout.
+func ValidateID(what, id string) error { return vocab.ValidateID(what, id) }
 
 // ErrNotFound means no .geas directory was found from the starting directory upwards.
 var ErrNotFound = errors.New("no .geas directory found")

@@ -53,3 +53,45 @@ func TestOneReadOfTheLogAnswersBothItsReaders(t *testing.T) {
 	assert.Nil(t, keys)
 	assert.Nil(t, hashes)
 }
+
+// TestMissionEventsReadsWhatTheTaskAndMissionReadersRead: the one read of the event log a run makes
+// for its records answers what the separate readers answer: the task's keys (TaskEventKeys), its
+// hashes (TaskEventHashes) and, with all, every task's of the mission (MissionEventHashes); without
+// all, no other task's.
+func TestMissionEventsReadsWhatTheTaskAndMissionReadersRead(t *testing.T) {
+	root, dir := openRoot(t)
+	require.NoError(t, root.MkdirAll("state", 0o755))
+	lines := `{"event_type":"gate_result","mission_id":"m","task_id":"a","agent":"geas-gate","data":{"run_id":"r1","hash":"h1"}}
+{"event_type":"gate_result","mission_id":"m","task_id":"b","agent":"geas-gate","data":{"run_id":"r2","hash":"h2"}}
+{"event_type":"gate_result","mission_id":"n","task_id":"a","agent":"geas-gate","data":{"run_id":"r3","hash":"h3"}}
+{"event_type":"task_transition","mission_id":"m","task_id":"a","agent":"geas-gate","data":{"run_id":"r1"}}
+`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "state", "events.jsonl"), []byte(lines), 0o644))
+	keys, all, err := MissionEvents(root, "m", "a", true)
+	require.NoError(t, err)
+	wantKeys, err := TaskEventKeys(root, "m", "a")
+	require.NoError(t, err)
+	require.Equal(t, wantKeys, keys)
+	for _, task := range []string{"a", "b"} {
+		want, err := TaskEventHashes(root, "m", task)
+		require.NoError(t, err)
+		require.NotEmpty(t, want)
+		require.Equal(t, want, all[task], "task %s", task)
+	}
+	mission, err := (*EventIndex)(nil).MissionEventHashes(root, "m")
+	require.NoError(t, err)
+	require.Equal(t, mission, all)
+
+	_, own, err := MissionEvents(root, "m", "a", false)
+	require.NoError(t, err)
+	require.Equal(t, map[string][]EventHash{"a": all["a"]}, own, "without all, the task's alone")
+
+	require.NoError(t, os.Remove(filepath.Join(dir, "state", "events.jsonl")))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "state", "events.jsonl"), 0o755))
+	_, wantErr := TaskEventHashes(root, "m", "a")
+	keys, all, err = MissionEvents(root, "m", "a", true)
+	require.Error(t, wantErr)
+	assert.Equal(t, wantErr.Error(), err.Error(), "a log that cannot be read: TaskEventHashes's error")
+	assert.Nil(t, keys)
+	assert.Nil(t, all)
+}

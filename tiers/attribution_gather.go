@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/geas-dev/geas/contract"
 	"github.com/geas-dev/geas/internal/fsutil"
 	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/record"
@@ -43,6 +44,142 @@ type OtherTask struct {
 	Stands      record.HistoryEntry
 	Approved    bool
 	PinnedAfter string
+}
+
+// Records are the task records a gate run judges, read in one step under the task lock before
+// the crash completion uses this task's (ReadRecords): this task's record (record.Load's answer),
+// its facts, its events of the event log and, when the completion will ask, what its pinned copy
+// holds; and, for a task whose contract names a base, the mission's other tasks that claim a
+// pass, with what attribution judges of them (OtherTask).
+type Records struct {
+	Record *record.Record
+	Err    error
+	// Facts are Record's facts under the signing key (record.FactsOf); nil when Err.
+	Facts *record.Facts
+	// Keys and Events are this task's events of the log (record.MissionEvents), read when the
+	// completion can use them (a history whose chain and signatures verify) or the other tasks are
+	// read: Events nil when not read; Keys nil when not read or when the log cannot be read
+	// (Events.Err).
+	Keys   *record.EventKeys
+	Events *TaskEvents
+	// PinnedFor is the rules digest this task's pinned copy was read for, the one the completion
+	// of its latest entry asks for (pinAsked; "": not read), and PinnedHolds whether the copy
+	// holds those rules (record.PinnedHolds's answer).
+	PinnedFor   string
+	PinnedHolds bool
+	// Others are the other tasks of the mission whose histories record a gate pass, with their
+	// facts, events and pinned rules (readOthers's), when OthersRead: only for a contract with a
+	// base.
+	Others     []OtherTask
+	OthersRead bool
+}
+
+// recordRead is one task of ReadRecords: its id and directory, whether it is the run's own, and
+// what was read of it.
+type recordRead struct {
+	id, dir string
+	own     bool
+	rec     *record.Record
+	facts   *record.Facts
+}
+
+// ReadRecords reads the task records one gate run judges, once, through one call site per reader
+// for all the tasks (SPEC §5.3 B: the other tasks are verified through the same checks as this
+// one): for each task its record and facts, then the mission's event log once, split per task,
+// then the pinned copies that will be asked for. The other tasks are read only when k, the
+// contract the run judges (nil: none read), names a base; a command that does not evaluate a
+// snapshot passes nil. shared, under geas gate --all, is what the runs share (nil: none).
+func ReadRecords(p *project.Project, mission, task, taskDir string, k *contract.Contract, shared *Shared) *Records {
+	r := &Records{}
+	geas := p.Geas
+	tasks := []recordRead{{id: task, dir: taskDir, own: true}}
+	if k != nil && k.TaskID == task && k.BaseSnapshot != "" && mission != "" {
+		r.OthersRead = true
+		if ids, err := p.Tasks(mission); err == nil {
+			for _, id := range ids {
+				if id != task {
+					tasks = append(tasks, recordRead{id: id, dir: project.TaskDir(mission, id)})
+				}
+			}
+		}
+	}
+	own := &sharedRecords{}
+	defer own.close()
+	key := record.SigningKey()
+	kept := tasks[:0]
+	for _, t := range tasks {
+		rec, err := readRecord(geas, t.dir, t.own, shared, own)
+		if t.own {
+			r.Record, r.Err = rec, err
+		}
+		if rec == nil || !t.own && !claimsPass(rec.History()) {
+			continue
+		}
+		t.rec, t.facts = rec, record.FactsOf(rec, key)
+		kept = append(kept, t)
+	}
+	nOthers := len(kept)
+	if r.Record != nil {
+		r.Facts = kept[0].facts // this task's comes first
+		nOthers--
+	}
+	// The completion reads the events only of a history whose chain and signatures verify.
+	f := r.Facts
+	completes := f != nil && len(f.History) > 0 && f.ChainErr == nil && len(f.BadSignatures) == 0
+	var events map[string][]record.EventHash
+	var eventsErr error
+	switch {
+	case !completes && nOthers > 0 && shared != nil:
+		// Only the other tasks need the log: through the index the runs of geas gate --all share.
+		events, eventsErr = shared.Events.MissionEventHashes(geas, mission)
+		r.Events = &TaskEvents{Hashes: events[task], Err: eventsErr}
+	case completes || nOthers > 0:
+		r.Keys, events, eventsErr = record.MissionEvents(geas, mission, task, nOthers > 0)
+		r.Events = &TaskEvents{Hashes: events[task], Err: eventsErr}
+	}
+	for _, t := range kept {
+		var o *OtherTask
+		want := ""
+		if t.own {
+			if completes && eventsErr == nil {
+				want = pinAsked(t.facts)
+			}
+		} else {
+			r.Others = append(r.Others, OtherTask{ID: t.id, Dir: t.dir, Record: t.rec, Facts: t.facts, Events: events[t.id], EventsErr: eventsErr})
+			o = &r.Others[len(r.Others)-1]
+			want = o.standing(task, r.Record, r.Events)
+		}
+		if want == "" {
+			continue
+		}
+		rules, why := readPinned(geas, t.dir, want, t.own, shared)
+		if t.own {
+			r.PinnedFor, r.PinnedHolds = want, why == ""
+		} else {
+			o.Pinned, o.PinnedWhy = rules, why
+		}
+	}
+	return r
+}
+
+// TaskEvents are a task's events that name a history entry by its hash, as one read of the event
+// log found them (record.TaskEventHashes).
+type TaskEvents struct {
+	Hashes []record.EventHash
+	// Err is why the event log could not be read (then Hashes is empty): the history check says
+	// the cross-check could not be done.
+	Err error
+}
+
+// pinAsked is the rules digest the crash completion of the latest entry of a history (whose facts
+// are f) asks the task's pinned copy for: that entry's, when it is the entry that pins the task's
+// rules (a first gate run that recorded them, or an approval: record.Facts.Pin); "" when the
+// completion asks nothing of the copy.
+func pinAsked(f *record.Facts) string {
+	if !f.Pinned || len(f.History) == 0 || f.Pin.Entry.Hash != f.History[len(f.History)-1].Hash {
+		return ""
+	}
+	return f.Pin.RulesSHA256
 }
 
 // readOthers reads the records of the mission's other tasks once, in the snapshot phase (the
@@ -101,26 +238,42 @@ func (in *Snapshot) readOthersFacts() {
 		o := &in.Others[i]
 		o.Facts = record.FactsOf(o.Record, key)
 		o.Events, o.EventsErr = events[o.ID], err
-		e, ok := mayStand(o)
-		if !ok {
-			continue
-		}
-		o.Stands = e
-		if o.Approved, o.PinnedAfter = pinOrder(in, o, e); o.Approved || o.PinnedAfter == "" {
-			o.PinnedFor = e.RulesSHA256
-			o.Pinned, o.PinnedWhy = in.readPinned(o.Dir, e.RulesSHA256)
+		if want := o.standing(in.Task, in.Record, in.taskEvents); want != "" {
+			o.Pinned, o.PinnedWhy = readPinned(in.Geas, o.Dir, want, false, in.shared)
 		}
 	}
+}
+
+// standing sets what attribution needs to know of the gate pass o's record may rest on (mayStand:
+// Stands, and the order of its pins against this task's, whose record is mine and whose events
+// mineEvents: Approved, PinnedAfter), and returns the rules digest its pinned copy is read for
+// (PinnedFor): only when that pass may account for files; "" when its copy is not read.
+func (o *OtherTask) standing(task string, mine *record.Record, mineEvents *TaskEvents) string {
+	e, ok := mayStand(o)
+	if !ok {
+		return ""
+	}
+	o.Stands = e
+	if o.Approved, o.PinnedAfter = pinOrderOf(task, mine, mineEvents, o, e); o.Approved || o.PinnedAfter == "" {
+		o.PinnedFor = e.RulesSHA256
+		return e.RulesSHA256
+	}
+	return ""
 }
 
 // pinOrder says whether an authority approved the rules o's pass e was judged by before it
 // (approvedBefore), and, when none did, why those rules were pinned after this task's
 // (pinnedAfter; "": not after).
 func pinOrder(in *Snapshot, o *OtherTask, e record.HistoryEntry) (approved bool, after string) {
+	return pinOrderOf(in.Task, in.Record, in.taskEvents, o, e)
+}
+
+// pinOrderOf is pinOrder against task, whose record is mine and whose events mineEvents.
+func pinOrderOf(task string, mine *record.Record, mineEvents *TaskEvents, o *OtherTask, e record.HistoryEntry) (approved bool, after string) {
 	if approvedBefore(o.Facts.History, e) {
 		return true, ""
 	}
-	return false, pinnedAfter(in, *o, e)
+	return false, pinnedAfter(task, mine, mineEvents, *o, e)
 }
 
 // mayStand is the gate pass of o's history whose pinned rules attribution may ask for: the latest
@@ -179,8 +332,8 @@ func approvedBefore(hist []record.HistoryEntry, pass record.HistoryEntry) bool {
 // precision, signed with GEAS_GATE_KEY), and within one second by the lines of their events in
 // the mission's event log (the other task's, o.Events; this task's, as the snapshot read them); a
 // pin whose event is not found is after.
-func pinnedAfter(in *Snapshot, o OtherTask, e record.HistoryEntry) string {
-	mine, ok := firstPin(in.Record)
+func pinnedAfter(task string, rec *record.Record, mineEvents *TaskEvents, o OtherTask, e record.HistoryEntry) string {
+	mine, ok := firstPin(rec)
 	if !ok {
 		return "" // this run pins the task's rules: every earlier pin is before it
 	}
@@ -193,15 +346,15 @@ func pinnedAfter(in *Snapshot, o OtherTask, e record.HistoryEntry) string {
 	after := err1 != nil || err2 != nil || t2.After(t1)
 	if !after && t2.Equal(t1) {
 		var l1 int
-		if in.taskEvents != nil && in.taskEvents.Err == nil {
-			l1 = eventLine(in.taskEvents.Hashes, mine)
+		if mineEvents != nil && mineEvents.Err == nil {
+			l1 = eventLine(mineEvents.Hashes, mine)
 		}
 		l2 := eventLine(o.Events, theirs.Entry)
 		after = l1 == 0 || l2 == 0 || l2 > l1
 	}
 	if after {
 		return fmt.Sprintf("its pass %s was judged by rules no authority approved (rules_sha256 %.12s), pinned by its %s at %s, after this task's rules were pinned (%s at %s); if its work is not this task's, an authority moves this task's base past it (geas task revalidate --task %s --base REV --by AUTHORITY --reason TEXT), or approves the rules of tasks like it before they run (geas task approve)",
-			e.RunID, e.RulesSHA256, pinKind(theirs.Entry), cutText(theirs.Entry.StartedAt, maxRunIDText), pinKind(mine), cutText(mine.StartedAt, maxRunIDText), in.Task)
+			e.RunID, e.RulesSHA256, pinKind(theirs.Entry), cutText(theirs.Entry.StartedAt, maxRunIDText), pinKind(mine), cutText(mine.StartedAt, maxRunIDText), task)
 	}
 	return ""
 }
@@ -237,13 +390,19 @@ func pinKind(e record.HistoryEntry) string {
 	return "first gate run " + cutText(e.RunID, maxRunIDText)
 }
 
-// readPinned is record.ReadPinned of task directory dir's pinned copy for the rules digest want,
-// through the copies geas gate --all shares when the run has them.
-func (in *Snapshot) readPinned(dir, want string) (map[string]any, string) {
-	if in.shared != nil {
-		return in.shared.pinned.read(in.Geas, dir, want)
+// readPinned is record.ReadPinned of the pinned copy of task directory dir for the rules digest
+// want: this task's (own) read now, as the crash completion judges it; another task's through the
+// copies geas gate --all shares when the run has them (shared).
+func readPinned(geas *os.Root, dir, want string, own bool, shared *Shared) (map[string]any, string) {
+	if shared != nil && !own {
+		return shared.pinned.read(geas, dir, want)
 	}
-	return record.ReadPinned(in.Geas, dir, want, PinnedMaxBytes)
+	return record.ReadPinned(geas, dir, want, PinnedMaxBytes)
+}
+
+// readPinned is readPinned of another task's copy, through what the run shares.
+func (in *Snapshot) readPinned(dir, want string) (map[string]any, string) {
+	return readPinned(in.Geas, dir, want, false, in.shared)
 }
 
 // claimsPass reports whether a history holds a gate run recorded as a pass (whether it verifies,
@@ -257,15 +416,31 @@ func claimsPass(hist []record.HistoryEntry) bool {
 	return false
 }
 
-// otherRecord is record.Load of the task directory dir's record (nil when it cannot be read, or
-// when its history holds no gate pass as the gate writes one), through the runs' shared reads when
-// the run has them; a run alone reads each file once, through reads of its own.
-func (in *Snapshot) otherRecord(dir string, own *sharedRecords) *record.Record {
-	s := own
-	if in.shared != nil {
-		s = &in.shared.others
+// readRecord is record.Load of the record of task directory dir. This task's (own) is read now,
+// as the crash completion judges it (under geas gate --all through the handles the runs share,
+// Shared.LoadRecord). Another task's is read through the reads the runs of geas gate --all share
+// (shared), else through s, the run's own: parsed again only when one of its files changed, and
+// nil (with no error) when it cannot be read or its history holds no gate pass as the gate writes
+// one (sharedRecords.load).
+func readRecord(geas *os.Root, dir string, own bool, shared *Shared, s *sharedRecords) (*record.Record, error) {
+	name := dir + "/" + record.RecordFile
+	if own {
+		if shared != nil {
+			return shared.LoadRecord(geas, dir)
+		}
+		return record.Load(geas, name)
 	}
-	return s.load(in.Geas, dir)
+	if shared != nil {
+		s = &shared.others
+	}
+	return s.loadBy(geas, dir, func(d *fsutil.Dir) (*record.Record, error) { return record.LoadFrom(d, name) }), nil
+}
+
+// otherRecord is readRecord of another task's record, through the runs' shared reads when the run
+// has them, else through own.
+func (in *Snapshot) otherRecord(dir string, own *sharedRecords) *record.Record {
+	rec, _ := readRecord(in.Geas, dir, false, in.shared, own)
+	return rec
 }
 
 // recordFiles are the files of a task directory record.Load reads, with the bounds of their
@@ -311,6 +486,12 @@ type heldRead struct {
 // since it was last parsed; nil when it cannot be read or its history holds no gate pass as the
 // gate writes it.
 func (s *sharedRecords) load(geas *os.Root, dir string) *record.Record {
+	return s.loadBy(geas, dir, func(d *fsutil.Dir) (*record.Record, error) { return record.LoadFrom(d, dir+"/"+record.RecordFile) })
+}
+
+// loadBy is load with the record parsed by parse (record.LoadFrom of the files as read, served
+// through d).
+func (s *sharedRecords) loadBy(geas *os.Root, dir string, parse func(d *fsutil.Dir) (*record.Record, error)) *record.Record {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.entry(dir)
@@ -342,7 +523,7 @@ func (s *sharedRecords) load(geas *os.Root, dir string) *record.Record {
 	for i, f := range recordFiles {
 		d.Serve(dir+"/"+f.name, e.files[i].data, e.files[i].err)
 	}
-	if rec, err := record.LoadFrom(d, dir+"/"+record.RecordFile); err == nil {
+	if rec, err := parse(d); err == nil {
 		e.rec = rec
 	}
 	return e.rec

@@ -38,15 +38,11 @@ type Loaded struct {
 	// reads of the policy and the debt register go through it, and its event index answers the
 	// history checks.
 	Shared *Shared
-}
-
-// TaskEvents are a task's events that name a history entry by its hash, as one read of the event
-// log found them (record.TaskEventHashes).
-type TaskEvents struct {
-	Hashes []record.EventHash
-	// Err is why the event log could not be read (then Hashes is empty): the history check says
-	// the cross-check could not be done.
-	Err error
+	// Others, when OthersRead, are the other tasks of the mission as the run's reads of the
+	// records found them (ReadRecords, under the same task lock): Gather judges those instead of
+	// reading them again.
+	Others     []OtherTask
+	OthersRead bool
 }
 
 // GatherLoaded is Gather with the contract the caller read (contract.Load of taskDir's
@@ -61,7 +57,11 @@ func GatherLoaded(p *project.Project, mission, task, taskDir string, k Loaded) *
 		in.Events = k.Shared.Events
 	}
 	in.Rules, in.RulesSHA256, in.RulesErr = rulesOf(in)
-	in.readOthers(p)
+	if k.OthersRead {
+		in.Others = k.Others // read with this task's record, under the same lock (ReadRecords)
+	} else {
+		in.readOthers(p)
+	}
 	return in
 }
 

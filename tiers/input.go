@@ -149,6 +149,15 @@ func Gather(p *project.Project, mission, task, taskDir string) *Snapshot {
 	return in
 }
 
+// GatherOwn is Gather for a command that judges the task's own files and evaluates nothing
+// (approve, grant, revalidate, the hooks' state check, the triage of geas gate --all, the error
+// limit of a completion): the mission's other tasks, which only attribution judges, are not read.
+func GatherOwn(p *project.Project, mission, task, taskDir string) *Snapshot {
+	in := gather(p, mission, task, taskDir)
+	in.Rules, in.RulesSHA256, in.RulesErr = rulesOf(in)
+	return in
+}
+
 // GatherEvents is Gather reading the event log through events (nil: a read of its own), the
 // index geas gate verify keeps for all its tasks: the snapshot reads the gate events of the
 // mission's tasks for attribution (readOthersFacts) through it, and the history check too.
