@@ -326,6 +326,7 @@ func TestAKeyTheCodeCouldReadRefusesTheRun(t *testing.T) {
 		res := f.gate()
 		assertNotPass(t, res, vocab.VerdictError, vocab.CauseKeyExposed)
 		assert.True(t, res.Refused())
+		assert.True(t, res.RefusedByEvaluation(), "the evaluation holds its refusal as data")
 		assert.NoFileExists(t, marker(f), "an eval command ran")
 		assert.Nil(t, res.RetryBudgetBefore, "no budget is computed")
 		assert.Nil(t, res.Transition)
