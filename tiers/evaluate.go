@@ -155,7 +155,7 @@ func Evaluate(ctx context.Context, in *Snapshot, env Env, opts Options) (*Result
 	if err := st.run(ctx, profile); err != nil {
 		return nil, err
 	}
-	ev.checks = append(ev.checks, pass.claims.more()...)
+	ev.checks = append(ev.checks, pass.claims.more...)
 	if st.advisory >= 0 {
 		for i := st.advisory; i < len(ev.checks); i++ {
 			ev.checks[i].Advisory = true
