@@ -41,8 +41,11 @@ type attribution struct {
 	over map[string]*verifiedPass
 	// undone are the paths a confirmed pass's own change included that this task's change does not
 	// list (this head holds the base's entry there) but whose entry differs from the one that pass
-	// verified: a verified change this head undid. Each is in over too.
-	undone []string
+	// verified: a verified change this head undid. Each is in over too. undoneAt is where each
+	// lies in the project (placed where findUndone found it: no path of base..head, so tier 0 did
+	// not place it).
+	undone   []string
+	undoneAt map[string]placed
 	// used are the passes that account for at least one file, by task id.
 	used []*verifiedPass
 	// refused says, for each task whose claimed pass could not be confirmed, why (a warning).
@@ -144,23 +147,22 @@ func attributeFiles(pass *Pass) *attribution {
 		a.err = err
 		return a
 	}
-	pp := pass.paths
 	var paths []string
 	here := map[string]git.FileSide{}
 	shown := map[string]string{}
 	for _, c := range changes {
-		rel, in := pp.rel(c.Path)
-		if in && bookkeeping(rel) {
+		at := pass.placed.paths[c.Path]
+		if at.in && at.bookkeeping {
 			continue // the orchestration's own files are nobody's work
 		}
 		paths = append(paths, c.Path)
-		here[c.Path], shown[c.Path] = c.To, rel
+		here[c.Path], shown[c.Path] = c.To, at.rel
 	}
 	if len(paths) == 0 {
 		return a
 	}
-	key := record.SigningKey()
 	var passes []*verifiedPass
+	key := record.SigningKey()
 	for _, o := range pass.in.Others {
 		if o.ID == pass.in.Task {
 			continue
@@ -204,14 +206,14 @@ func attributeFiles(pass *Pass) *attribution {
 	}
 	if err := a.findUndone(pass, look, passes, here); err != nil {
 		a.err = err
-		a.files, a.used, a.over, a.undone = map[string]*verifiedPass{}, nil, nil, nil
+		a.files, a.used, a.over, a.undone, a.undoneAt = map[string]*verifiedPass{}, nil, nil, nil, nil
 		return a
 	}
 	for p, w := range a.over {
 		s, err := look.at(w.head, p) // read by changedOver already
 		if err != nil {
 			a.err = err
-			a.files, a.used, a.over, a.undone = map[string]*verifiedPass{}, nil, nil, nil
+			a.files, a.used, a.over, a.undone, a.undoneAt = map[string]*verifiedPass{}, nil, nil, nil, nil
 			return a
 		}
 		if a.overAt == nil {
@@ -244,7 +246,8 @@ func (a *attribution) findUndone(pass *Pass, look *passLookup, passes []*verifie
 				continue
 			}
 			seen[c.Path] = true
-			if rel, in := pp.rel(c.Path); in && bookkeeping(rel) {
+			at := pp.place(c.Path)
+			if at.in && at.bookkeeping {
 				continue
 			}
 			now, err := look.at(pass.head, c.Path)
@@ -261,6 +264,10 @@ func (a *attribution) findUndone(pass *Pass, look *passLookup, passes []*verifie
 				}
 				a.over[c.Path] = w
 				a.undone = append(a.undone, c.Path)
+				if a.undoneAt == nil {
+					a.undoneAt = map[string]placed{}
+				}
+				a.undoneAt[c.Path] = at
 			}
 		}
 	}

@@ -36,6 +36,9 @@ type Pass struct {
 	// paths is the project root's place in repo (projectpath.go), found once by tier 0: every
 	// check of the run compares paths with the same one.
 	paths projectPaths
+	// placed is where each path of base..head lies (projectpath.go, placeChange), placed once by
+	// tier 0: the checks look a changed path up here.
+	placed placement
 
 	// work is the isolated checkout the run made for tier 1 and the detectors (invariant 7,
 	// checkout.go); nil: they run in the working tree. workDir and workRoot are where they run:
@@ -127,7 +130,7 @@ func Evaluate(ctx context.Context, in *Snapshot, env Env, opts Options) (*Result
 	}
 	checks, g := tier0(pass, ev.checks)
 	ev.checks = append(ev.checks, checks...)
-	pass.repo, pass.base, pass.head, pass.haveBase, pass.headName, pass.paths = g.repo, g.base, g.head, g.haveBase, g.headName, g.paths
+	pass.repo, pass.base, pass.head, pass.haveBase, pass.headName, pass.paths, pass.placed = g.repo, g.base, g.head, g.haveBase, g.headName, g.paths, g.placed
 	var coErr error
 	if needsCheckout(pass) {
 		pass.work, coErr = makeCheckout(pass)

@@ -170,7 +170,7 @@ func result(pass *Pass, ev *evaluation, profile vocab.Profile, stopped map[int]s
 		RunID: pass.opts.RunID, MissionID: in.Mission, TaskID: in.Task, GateProfile: profile, Checks: checks,
 		RubricScores: ev.rubric, BlockingDimensions: ev.blockingDims, EvalRuns: ev.evalRuns,
 		StubCount: ev.stubCount, StubCap: ev.stubCap, Head: pass.head,
-		ProjectPath: pass.paths.path(),
+		ProjectPath: pass.placed.path,
 		StartedAt:   record.Timestamp(pass.opts.Now), DryRun: pass.opts.DryRun,
 		RulesSHA256: in.RulesSHA256, AdvisoryCauses: advisoryCauses,
 		ClaimsContradicted: pass.claims.shown, claimTally: pass.claims.tally,

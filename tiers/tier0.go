@@ -26,6 +26,9 @@ type gitFacts struct {
 	haveBase   bool
 	headName   string
 	paths      projectPaths
+	// placed is where each path of base..head lies in the project (placeChange), placed once
+	// here, where the diff is first read, for every check of the run.
+	placed placement
 }
 
 // tier0 runs the prechecks of the inputs, the state, the reviews, the budget and the baseline
@@ -43,7 +46,9 @@ func tier0(pass *Pass, before []Check) ([]Check, gitFacts) {
 	add(inputsValid(pass))
 	add(historyCheck(pass))
 	if pass.in.Contract == nil {
-		return out, gitFacts{paths: projectPathsIn(pass.in, nil)} // nothing else can be judged without the contract
+		g := gitFacts{paths: projectPathsIn(pass.in, nil)} // nothing else can be judged without the contract
+		g.placed = placeChange(g.paths, nil)
+		return out, g
 	}
 	add(stateEligible(pass))
 	add(selfCheckPresent(pass))
@@ -55,6 +60,13 @@ func tier0(pass *Pass, before []Check) ([]Check, gitFacts) {
 	checks, g := baseline(pass)
 	add(checks)
 	g.paths = projectPathsIn(pass.in, g.repo)
+	var changes []git.FileChange
+	if g.haveBase {
+		// The checks that read the diff read it again from the repository's memo of it, and
+		// report its error themselves: a diff that cannot be read places nothing.
+		changes, _ = g.repo.FileChanges(g.base, g.head)
+	}
+	g.placed = placeChange(g.paths, changes)
 	return out, g
 }
 
