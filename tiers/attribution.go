@@ -162,12 +162,16 @@ func attributeFiles(pass *Pass) *attribution {
 		return a
 	}
 	var passes []*verifiedPass
-	key := record.SigningKey()
-	for _, o := range pass.in.Others {
+	for i, o := range pass.in.Others {
 		if o.ID == pass.in.Task {
 			continue
 		}
-		v, why := confirmPass(pass, o, key)
+		if i >= len(pass.othersHistory) {
+			// Never after tier 0, which verifies every one of them: nothing unverified is confirmed.
+			a.refused = append(a.refused, fmt.Sprintf("%s: its gate history was not verified by this run", o.ID))
+			continue
+		}
+		v, why := confirmPass(pass, o, pass.othersHistory[i])
 		switch {
 		case why != "":
 			a.refused = append(a.refused, fmt.Sprintf("%s: %s", o.ID, cutText(why, maxAttributionText)))
@@ -275,21 +279,21 @@ func (a *attribution) findUndone(pass *Pass, look *passLookup, passes []*verifie
 }
 
 // confirmPass confirms another task's claimed pass, as tier 0 confirms this task's history, from
-// what the snapshot read of it (OtherTask: its record, facts, events and pinned rules): nil and ""
+// what the snapshot read of it (OtherTask: its record, facts, events and pinned rules) and what
+// tier 0's history check found of its history (h: what does not verify, the pass it stands on;
+// histories): nil and ""
 // when the task has no standing pass (its latest entry is not a gate pass: a later run, a
 // revocation, a grant) or its pass is not in this head's history; nil and why when the claim
 // cannot be confirmed (a warning: it attributes nothing).
-func confirmPass(pass *Pass, o OtherTask, key []byte) (*verifiedPass, string) {
+func confirmPass(pass *Pass, o OtherTask, h otherHistory) (*verifiedPass, string) {
 	in := pass.in
 	if o.Facts == nil {
 		return nil, "its record was not read with its facts" // never from a snapshot (readOthersFacts)
 	}
-	other := &Snapshot{ProjectDir: in.ProjectDir, Root: in.Root, Geas: in.Geas, Mission: in.Mission, Task: o.ID, TaskDir: o.Dir, Record: o.Record,
-		Facts: o.Facts, taskEvents: &TaskEvents{Hashes: o.Events, Err: o.EventsErr}}
-	if problems := HistoryProblems(other, key); len(problems) > 0 {
+	if problems := h.problems; len(problems) > 0 {
 		return nil, "its gate history does not verify (" + txt.JoinLimited(problems, 2) + ")"
 	}
-	e, ok := standingPass(o.Record.History())
+	e, ok := h.pass, h.stands
 	if !ok {
 		return nil, ""
 	}

@@ -29,6 +29,9 @@ type gitFacts struct {
 	// placed is where each path of base..head lies in the project (placeChange), placed once
 	// here, where the diff is first read, for every check of the run.
 	placed placement
+	// othersHistory[i] is what the history check found of the gate history of the snapshot's
+	// Others[i] (verified with this task's): attribution confirms their passes with it.
+	othersHistory []otherHistory
 }
 
 // tier0 runs the prechecks of the inputs, the state, the reviews, the budget and the baseline
@@ -44,9 +47,10 @@ func tier0(pass *Pass, before []Check) ([]Check, gitFacts) {
 		}
 	}
 	add(inputsValid(pass))
-	add(historyCheck(pass))
+	history, others := historyCheck(pass)
+	add(history)
 	if pass.in.Contract == nil {
-		g := gitFacts{paths: projectPathsIn(pass.in, nil)} // nothing else can be judged without the contract
+		g := gitFacts{paths: projectPathsIn(pass.in, nil), othersHistory: others} // nothing else can be judged without the contract
 		g.placed = placeChange(g.paths, nil)
 		return out, g
 	}
@@ -59,6 +63,7 @@ func tier0(pass *Pass, before []Check) ([]Check, gitFacts) {
 	add(budgetCheck(pass, slices.Concat(before, out)))
 	checks, g := baseline(pass)
 	add(checks)
+	g.othersHistory = others
 	g.paths = projectPathsIn(pass.in, g.repo)
 	var changes []git.FileChange
 	if g.haveBase {
