@@ -218,7 +218,7 @@ func run(ctx context.Context, t Task, o Options, held func() error, loaded *load
 		discard()
 		return nil, err
 	}
-	if res.Refused() || res.RepeatOf != "" {
+	if res.RefusedByEvaluation() || res.RepeatOf != "" {
 		// Refused before anything ran, or the same attempt as the latest recorded run (SPEC
 		// §7.1): nothing is written, not even its log directory.
 		discard()

@@ -41,8 +41,11 @@ type attribution struct {
 	over map[string]*verifiedPass
 	// undone are the paths a confirmed pass's own change included that this task's change does not
 	// list (this head holds the base's entry there) but whose entry differs from the one that pass
-	// verified: a verified change this head undid. Each is in over too.
-	undone []string
+	// verified: a verified change this head undid. Each is in over too. undoneAt is where each
+	// lies in the project (placed where findUndone found it: no path of base..head, so tier 0 did
+	// not place it).
+	undone   []string
+	undoneAt map[string]placed
 	// used are the passes that account for at least one file, by task id.
 	used []*verifiedPass
 	// refused says, for each task whose claimed pass could not be confirmed, why (a warning).
@@ -144,28 +147,31 @@ func attributeFiles(pass *Pass) *attribution {
 		a.err = err
 		return a
 	}
-	pp := pass.paths
 	var paths []string
 	here := map[string]git.FileSide{}
 	shown := map[string]string{}
 	for _, c := range changes {
-		rel, in := pp.rel(c.Path)
-		if in && bookkeeping(rel) {
+		at := pass.placed.paths[c.Path]
+		if at.in && at.bookkeeping {
 			continue // the orchestration's own files are nobody's work
 		}
 		paths = append(paths, c.Path)
-		here[c.Path], shown[c.Path] = c.To, rel
+		here[c.Path], shown[c.Path] = c.To, at.rel
 	}
 	if len(paths) == 0 {
 		return a
 	}
-	key := record.SigningKey()
 	var passes []*verifiedPass
-	for _, o := range pass.in.Others {
+	for i, o := range pass.in.Others {
 		if o.ID == pass.in.Task {
 			continue
 		}
-		v, why := confirmPass(pass, o, key)
+		if i >= len(pass.othersHistory) {
+			// Never after tier 0, which verifies every one of them: nothing unverified is confirmed.
+			a.refused = append(a.refused, fmt.Sprintf("%s: its gate history was not verified by this run", o.ID))
+			continue
+		}
+		v, why := confirmPass(pass, o, pass.othersHistory[i])
 		switch {
 		case why != "":
 			a.refused = append(a.refused, fmt.Sprintf("%s: %s", o.ID, cutText(why, maxAttributionText)))
@@ -204,14 +210,14 @@ func attributeFiles(pass *Pass) *attribution {
 	}
 	if err := a.findUndone(pass, look, passes, here); err != nil {
 		a.err = err
-		a.files, a.used, a.over, a.undone = map[string]*verifiedPass{}, nil, nil, nil
+		a.files, a.used, a.over, a.undone, a.undoneAt = map[string]*verifiedPass{}, nil, nil, nil, nil
 		return a
 	}
 	for p, w := range a.over {
 		s, err := look.at(w.head, p) // read by changedOver already
 		if err != nil {
 			a.err = err
-			a.files, a.used, a.over, a.undone = map[string]*verifiedPass{}, nil, nil, nil
+			a.files, a.used, a.over, a.undone, a.undoneAt = map[string]*verifiedPass{}, nil, nil, nil, nil
 			return a
 		}
 		if a.overAt == nil {
@@ -244,7 +250,8 @@ func (a *attribution) findUndone(pass *Pass, look *passLookup, passes []*verifie
 				continue
 			}
 			seen[c.Path] = true
-			if rel, in := pp.rel(c.Path); in && bookkeeping(rel) {
+			at := pp.place(c.Path)
+			if at.in && at.bookkeeping {
 				continue
 			}
 			now, err := look.at(pass.head, c.Path)
@@ -261,6 +268,10 @@ func (a *attribution) findUndone(pass *Pass, look *passLookup, passes []*verifie
 				}
 				a.over[c.Path] = w
 				a.undone = append(a.undone, c.Path)
+				if a.undoneAt == nil {
+					a.undoneAt = map[string]placed{}
+				}
+				a.undoneAt[c.Path] = at
 			}
 		}
 	}
@@ -268,21 +279,21 @@ func (a *attribution) findUndone(pass *Pass, look *passLookup, passes []*verifie
 }
 
 // confirmPass confirms another task's claimed pass, as tier 0 confirms this task's history, from
-// what the snapshot read of it (OtherTask: its record, facts, events and pinned rules): nil and ""
+// what the snapshot read of it (OtherTask: its record, facts, events and pinned rules) and what
+// tier 0's history check found of its history (h: what does not verify, the pass it stands on;
+// histories): nil and ""
 // when the task has no standing pass (its latest entry is not a gate pass: a later run, a
 // revocation, a grant) or its pass is not in this head's history; nil and why when the claim
 // cannot be confirmed (a warning: it attributes nothing).
-func confirmPass(pass *Pass, o OtherTask, key []byte) (*verifiedPass, string) {
+func confirmPass(pass *Pass, o OtherTask, h otherHistory) (*verifiedPass, string) {
 	in := pass.in
 	if o.Facts == nil {
 		return nil, "its record was not read with its facts" // never from a snapshot (readOthersFacts)
 	}
-	other := &Snapshot{ProjectDir: in.ProjectDir, Root: in.Root, Geas: in.Geas, Mission: in.Mission, Task: o.ID, TaskDir: o.Dir, Record: o.Record,
-		Facts: o.Facts, taskEvents: &TaskEvents{Hashes: o.Events, Err: o.EventsErr}}
-	if problems := HistoryProblems(other, key); len(problems) > 0 {
+	if problems := h.problems; len(problems) > 0 {
 		return nil, "its gate history does not verify (" + txt.JoinLimited(problems, 2) + ")"
 	}
-	e, ok := standingPass(o.Record.History())
+	e, ok := h.pass, h.stands
 	if !ok {
 		return nil, ""
 	}

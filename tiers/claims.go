@@ -33,11 +33,20 @@ type claims struct {
 	// setAside holds the files of list, whose criteria_results and rubric_scores no longer count.
 	setAside map[*evidence.Evidence]bool
 	warned   int // list[:warned] have their warning check
+
+	// What the run shows of list, folded where the contradictions are made (warnings, at the end
+	// of each stage that makes them), so that the evaluation and the result read data: more is
+	// the one warning that counts the contradictions past maxContradictionsShown (nil when
+	// none), shown the bounded list the result carries, tally the count per agent for the
+	// history entry (contradictionTally).
+	more  []Check
+	shown []Contradiction
+	tally map[string]int
 }
 
 // clone is a copy of c that a stage may add to.
 func (c claims) clone() claims {
-	out := claims{list: slices.Clone(c.list), warned: c.warned}
+	out := claims{list: slices.Clone(c.list), warned: c.warned, more: c.more, shown: c.shown, tally: c.tally}
 	if c.setAside != nil {
 		out.setAside = maps.Clone(c.setAside)
 	}
@@ -110,7 +119,8 @@ func (c *claims) contradictByDetector(pass *Pass, bound []boundResult, idx int, 
 }
 
 // warnings are the claim_contradicted warnings of the contradictions found since the last call,
-// in tier tier: one each up to maxContradictionsShown in the run.
+// in tier tier: one each up to maxContradictionsShown in the run. It folds the claims so far into
+// what the run shows of them (more, shown, tally).
 func (c *claims) warnings(tier int) []Check {
 	var out []Check
 	for ; c.warned < len(c.list) && c.warned < maxContradictionsShown; c.warned++ {
@@ -119,26 +129,22 @@ func (c *claims) warnings(tier int) []Check {
 			fmt.Sprintf("%s (agent %s) claims %s, but %s; its criteria_results and rubric_scores are not counted in this run", ct.Evidence, ct.Agent, ct.Claim, ct.Measurement),
 			vocab.CauseClaimContradicted))
 	}
+	c.fold()
 	return out
-}
-
-// more is the one warning that counts the contradictions past maxContradictionsShown, or nil.
-func (c claims) more() []Check {
-	if len(c.list) <= maxContradictionsShown {
-		return nil
-	}
-	return []Check{warnCheck(2, "claims:more", claimsText,
-		fmt.Sprintf("and %d more contradicted claims", len(c.list)-maxContradictionsShown), vocab.CauseClaimContradicted)}
 }
 
 const claimsText = "independent evidence agrees with the gate's own measurements"
 
-// shown is the bounded list a result carries.
-func (c claims) shown() []Contradiction {
+// fold sets what the run shows of the claims so far: the warning that counts those past
+// maxContradictionsShown, the bounded list and the tally.
+func (c *claims) fold() {
+	c.more = nil
 	if len(c.list) > maxContradictionsShown {
-		return c.list[:maxContradictionsShown]
+		c.more = []Check{warnCheck(2, "claims:more", claimsText,
+			fmt.Sprintf("and %d more contradicted claims", len(c.list)-maxContradictionsShown), vocab.CauseClaimContradicted)}
 	}
-	return c.list
+	c.shown = c.list[:min(len(c.list), maxContradictionsShown)]
+	c.tally = contradictionTally(c.list)
 }
 
 // maxTallyAgents bounds the agents a history entry's tally names; the rest are counted under

@@ -36,6 +36,12 @@ type Pass struct {
 	// paths is the project root's place in repo (projectpath.go), found once by tier 0: every
 	// check of the run compares paths with the same one.
 	paths projectPaths
+	// placed is where each path of base..head lies (projectpath.go, placeChange), placed once by
+	// tier 0: the checks look a changed path up here.
+	placed placement
+	// othersHistory[i] is what tier 0's history check found of the gate history of in.Others[i],
+	// verified with this task's (histories): attribution reads it.
+	othersHistory []otherHistory
 
 	// work is the isolated checkout the run made for tier 1 and the detectors (invariant 7,
 	// checkout.go); nil: they run in the working tree. workDir and workRoot are where they run:
@@ -127,7 +133,8 @@ func Evaluate(ctx context.Context, in *Snapshot, env Env, opts Options) (*Result
 	}
 	checks, g := tier0(pass, ev.checks)
 	ev.checks = append(ev.checks, checks...)
-	pass.repo, pass.base, pass.head, pass.haveBase, pass.headName, pass.paths = g.repo, g.base, g.head, g.haveBase, g.headName, g.paths
+	pass.repo, pass.base, pass.head, pass.haveBase, pass.headName, pass.paths, pass.placed = g.repo, g.base, g.head, g.haveBase, g.headName, g.paths, g.placed
+	pass.othersHistory = g.othersHistory
 	var coErr error
 	if needsCheckout(pass) {
 		pass.work, coErr = makeCheckout(pass)
@@ -155,7 +162,7 @@ func Evaluate(ctx context.Context, in *Snapshot, env Env, opts Options) (*Result
 	if err := st.run(ctx, profile); err != nil {
 		return nil, err
 	}
-	ev.checks = append(ev.checks, pass.claims.more()...)
+	ev.checks = append(ev.checks, pass.claims.more...)
 	if st.advisory >= 0 {
 		for i := st.advisory; i < len(ev.checks); i++ {
 			ev.checks[i].Advisory = true

@@ -326,6 +326,7 @@ func TestAKeyTheCodeCouldReadRefusesTheRun(t *testing.T) {
 		res := f.gate()
 		assertNotPass(t, res, vocab.VerdictError, vocab.CauseKeyExposed)
 		assert.True(t, res.Refused())
+		assert.True(t, res.RefusedByEvaluation(), "the evaluation holds its refusal as data")
 		assert.NoFileExists(t, marker(f), "an eval command ran")
 		assert.Nil(t, res.RetryBudgetBefore, "no budget is computed")
 		assert.Nil(t, res.Transition)
@@ -455,4 +456,39 @@ func TestTheHistoryCheckCrossChecksTheEventsTheLockRead(t *testing.T) {
 	forged.taskEvents = &TaskEvents{Hashes: []record.EventHash{{Line: 7, EventType: record.EventGateResult, RunID: "gate-9", Hash: strings.Repeat("ab", 32)}}}
 	problems, _ = VerifyHistory(&forged, nil)
 	assert.Contains(t, strings.Join(problems, "; "), "events.jsonl line 7: gate_result event of gate-9 names history entry abababababab, which gate_history does not hold")
+}
+
+// TestTheHistoryCheckVerifiesTheOtherTasksHistoriesAsItsOwn: tier 0's history check verifies this
+// task's history and, in the same loop, those of the other tasks the snapshot read, each as
+// HistoryProblems would verify it alone, each at the index of its task; attribution confirms
+// their passes from that. A task whose history does not verify has no standing pass to offer; the
+// task itself and a record read without its facts are not verified as others.
+func TestTheHistoryCheckVerifiesTheOtherTasksHistoriesAsItsOwn(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, false)
+	in := f.gather()
+	require.NotNil(t, in.Record)
+	require.NotNil(t, in.Facts)
+	key := record.SigningKey()
+	mine, summary := VerifyHistory(in, key)
+	honest := OtherTask{ID: in.Task + "-twin", Dir: in.TaskDir, Record: in.Record, Facts: in.Facts}
+	in.Others = []OtherTask{
+		honest, // another id than its record's task_id: does not verify
+		{ID: in.Task, Record: in.Record, Facts: in.Facts}, // the task itself
+		{ID: "unread", Record: in.Record},                 // read without its facts
+	}
+	problems, gotSummary, others := histories(in, key)
+	assert.Equal(t, mine, problems, "this task's history, as VerifyHistory says")
+	assert.Equal(t, summary, gotSummary)
+	require.Len(t, others, len(in.Others), "one answer per other task, at its index")
+	want := HistoryProblems(otherSnapshot(in, honest), key)
+	require.NotEmpty(t, want, "a record of another task_id does not verify")
+	assert.Equal(t, want, others[0].problems)
+	assert.False(t, others[0].stands, "a history that does not verify offers no pass")
+	assert.Zero(t, others[1], "the task itself is not another task")
+	assert.Zero(t, others[2], "a record without its facts is refused by attribution before it looks")
+
+	in.Others = nil
+	_, _, others = histories(in, key)
+	assert.Nil(t, others, "no other task, nothing verified")
 }

@@ -347,13 +347,18 @@ func (ig *integrity) mayChange(p string) bool {
 }
 
 // rel is a repository path relative to the project root; ok is false outside it or for the
-// bookkeeping.
+// bookkeeping. The path is one of base..head, which tier 0 placed (pass.placed), or a verified
+// change this head undid, which attribution placed (undoneAt): whether it is the bookkeeping is
+// looked up there.
 func (ig *integrity) rel(p string) (string, bool) {
 	if !strings.HasPrefix(p, ig.prefix) {
 		return "", false
 	}
-	p = strings.TrimPrefix(p, ig.prefix)
-	return p, !bookkeeping(p)
+	at, ok := ig.pass.placed.paths[p]
+	if !ok {
+		at = ig.pass.attrib.undoneAt[p]
+	}
+	return strings.TrimPrefix(p, ig.prefix), !at.bookkeeping
 }
 
 // finding is one protected check that changed.

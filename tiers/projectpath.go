@@ -73,6 +73,44 @@ func (pp projectPaths) path() string {
 	return strings.TrimSuffix(pp.prefix, "/")
 }
 
+// placement is where each path of the change base..head lies, placed once by tier 0 where it has
+// the diff (placeChange): the checks that show, exempt or judge a changed path (the empty change,
+// attribution, test integrity, the stub scan, scope, the submodules' warning) look the path up
+// here instead of placing it again, so that they all place it the same way. path is the project
+// root relative to the repository's top, what the result reports (projectPaths.path).
+type placement struct {
+	path   string
+	within bool // projectPaths.within: false when the project root is not inside the repository's top
+	// paths maps each path the diff lists (relative to the repository's top, byte for byte as
+	// the trees hold it) to its place.
+	paths map[string]placed
+}
+
+// placed is where one repository path lies: rel and in are projectPaths.rel's answer (rel is
+// the path from the project root, in whether it is inside it); bookkeeping is bookkeeping(rel),
+// which is the project's own bookkeeping only when in is true.
+type placed struct {
+	rel         string
+	in          bool
+	bookkeeping bool
+}
+
+// place is where the repository path p lies in pp's terms.
+func (pp projectPaths) place(p string) placed {
+	rel, in := pp.rel(p)
+	return placed{rel: rel, in: in, bookkeeping: bookkeeping(rel)}
+}
+
+// placeChange places each path of a change (the paths base..head lists; nil when the run has no
+// change to diff) once, for the whole run.
+func placeChange(pp projectPaths, changes []git.FileChange) placement {
+	pl := placement{path: pp.path(), within: pp.within, paths: make(map[string]placed, len(changes))}
+	for _, c := range changes {
+		pl.paths[c.Path] = pp.place(c.Path)
+	}
+	return pl
+}
+
 // outsideProject reports whether a project-relative path (one the implementer declared) leads out
 // of the project root: absolute, "..", or below "../" once cleaned.
 func outsideProject(p string) bool {

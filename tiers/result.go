@@ -170,10 +170,10 @@ func result(pass *Pass, ev *evaluation, profile vocab.Profile, stopped map[int]s
 		RunID: pass.opts.RunID, MissionID: in.Mission, TaskID: in.Task, GateProfile: profile, Checks: checks,
 		RubricScores: ev.rubric, BlockingDimensions: ev.blockingDims, EvalRuns: ev.evalRuns,
 		StubCount: ev.stubCount, StubCap: ev.stubCap, Head: pass.head,
-		ProjectPath: pass.paths.path(),
+		ProjectPath: pass.placed.path,
 		StartedAt:   record.Timestamp(pass.opts.Now), DryRun: pass.opts.DryRun,
 		RulesSHA256: in.RulesSHA256, AdvisoryCauses: advisoryCauses,
-		ClaimsContradicted: pass.claims.shown(), claimTally: contradictionTally(pass.claims.list),
+		ClaimsContradicted: pass.claims.shown, claimTally: pass.claims.tally,
 		attributed: pass.attempt.attributed,
 	}
 	if res.Checks == nil {
@@ -283,6 +283,11 @@ func (res *Result) Refused() bool {
 	}
 	return false
 }
+
+// RefusedByEvaluation is whether the evaluation refused the run before anything ran, as it
+// decided once when it built the result (Refused of its checks): the gate reads it as data. A
+// result read back from JSON does not hold it; Refused derives it from the checks.
+func (res *Result) RefusedByEvaluation() bool { return res.refused }
 
 // historyTampered reports whether a run's checks found the history tampered.
 func historyTampered(checks []Check) bool {

@@ -26,6 +26,12 @@ type gitFacts struct {
 	haveBase   bool
 	headName   string
 	paths      projectPaths
+	// placed is where each path of base..head lies in the project (placeChange), placed once
+	// here, where the diff is first read, for every check of the run.
+	placed placement
+	// othersHistory[i] is what the history check found of the gate history of the snapshot's
+	// Others[i] (verified with this task's): attribution confirms their passes with it.
+	othersHistory []otherHistory
 }
 
 // tier0 runs the prechecks of the inputs, the state, the reviews, the budget and the baseline
@@ -41,9 +47,12 @@ func tier0(pass *Pass, before []Check) ([]Check, gitFacts) {
 		}
 	}
 	add(inputsValid(pass))
-	add(historyCheck(pass))
+	history, others := historyCheck(pass)
+	add(history)
 	if pass.in.Contract == nil {
-		return out, gitFacts{paths: projectPathsIn(pass.in, nil)} // nothing else can be judged without the contract
+		g := gitFacts{paths: projectPathsIn(pass.in, nil), othersHistory: others} // nothing else can be judged without the contract
+		g.placed = placeChange(g.paths, nil)
+		return out, g
 	}
 	add(stateEligible(pass))
 	add(selfCheckPresent(pass))
@@ -54,7 +63,15 @@ func tier0(pass *Pass, before []Check) ([]Check, gitFacts) {
 	add(budgetCheck(pass, slices.Concat(before, out)))
 	checks, g := baseline(pass)
 	add(checks)
+	g.othersHistory = others
 	g.paths = projectPathsIn(pass.in, g.repo)
+	var changes []git.FileChange
+	if g.haveBase {
+		// The checks that read the diff read it again from the repository's memo of it, and
+		// report its error themselves: a diff that cannot be read places nothing.
+		changes, _ = g.repo.FileChanges(g.base, g.head)
+	}
+	g.placed = placeChange(g.paths, changes)
 	return out, g
 }
 

@@ -16,22 +16,70 @@ const historyText = "the gate history verifies (hash chain, HMAC when GEAS_GATE_
 // historyCheck is the tier-0 check history_tampered (SPEC §5.1, §7.4): the gate builds on its own
 // history only when that history verifies. When it does not, the run is an error, nothing is
 // appended and no budget is computed (see Budget and Apply), until an authority resets the
-// history with geas task history reset.
-func historyCheck(pass *Pass) (out []Check) {
+// history with geas task history reset. others are what it found of the histories of the other
+// tasks the snapshot read (histories), for attribution to confirm their passes with.
+func historyCheck(pass *Pass) (out []Check, others []otherHistory) {
 	add := func(c Check) { out = append(out, c) }
 	in := pass.in
+	problems, summary, others := histories(in, record.SigningKey())
 	if in.Record == nil {
-		return // record_valid already errors: there is no history to judge
+		return nil, others // record_valid already errors: there is no history to judge
 	}
-	key := record.SigningKey()
-	problems, summary := VerifyHistory(in, key)
 	if len(problems) > 0 {
 		add(failCheck(0, "history", historyText, strings.Join(problems, "; ")+
 			"; nothing is appended and no budget is computed until an authority runs geas task history reset", StatusError, vocab.CauseHistoryTampered))
-		return
+		return out, others
 	}
 	add(passCheck(0, "history", historyText, summary))
-	return
+	return out, others
+}
+
+// otherHistory is what the history check found of another task's gate history: what does not
+// verify in it (problems, as HistoryProblems says), and, when all of it verifies, the pass its
+// state stands on (standingPass; stands is false when there is none).
+type otherHistory struct {
+	problems []string
+	pass     record.HistoryEntry
+	stands   bool
+}
+
+// histories verifies, in one loop, the gate history of the task in judges and those of the other
+// tasks of its mission whose records the snapshot read with their facts (in.Others, SPEC §5.3 B):
+// attribution confirms another task's pass as tier 0 confirms this task's history, with the same
+// verification. problems and summary are this task's (VerifyHistory); others[i] is what it found
+// of in.Others[i]'s history (zero for the task itself, or a record read without its facts, which
+// attribution refuses before it looks).
+func histories(in *Snapshot, key []byte) (problems []string, summary string, others []otherHistory) {
+	subjects := []*Snapshot{in}
+	for _, o := range in.Others {
+		var s *Snapshot
+		if o.ID != in.Task && o.Facts != nil {
+			s = otherSnapshot(in, o)
+		}
+		subjects = append(subjects, s)
+	}
+	if len(in.Others) > 0 {
+		others = make([]otherHistory, len(in.Others))
+	}
+	for i, s := range subjects {
+		switch {
+		case i == 0:
+			problems, summary = VerifyHistory(s, key)
+		case s != nil:
+			h := &others[i-1]
+			if h.problems, _ = VerifyHistory(s, key); len(h.problems) == 0 {
+				h.pass, h.stands = standingPass(s.Record.History())
+			}
+		}
+	}
+	return problems, summary, others
+}
+
+// otherSnapshot is the snapshot of another task o of in's mission as far as its history goes: its
+// record, facts and events as the snapshot read them (readOthersFacts).
+func otherSnapshot(in *Snapshot, o OtherTask) *Snapshot {
+	return &Snapshot{ProjectDir: in.ProjectDir, Root: in.Root, Geas: in.Geas, Mission: in.Mission, Task: o.ID, TaskDir: o.Dir, Record: o.Record,
+		Facts: o.Facts, taskEvents: &TaskEvents{Hashes: o.Events, Err: o.EventsErr}}
 }
 
 // HistoryProblems lists, with the values found, what does not verify in a task's gate history:

@@ -40,12 +40,11 @@ func emptyChange(pass *Pass) []Check {
 	// The project's own bookkeeping is not the work; a file outside the project root is (and the
 	// scope check fails it): a bookkeeping path of another directory is not this project's.
 	var work []string
-	pp := pass.paths
 	for i, f := range files {
-		rel, in := pp.rel(f)
-		files[i] = rel
-		if !in || !bookkeeping(rel) {
-			work = append(work, rel)
+		at := pass.placed.paths[f]
+		files[i] = at.rel
+		if !at.in || !at.bookkeeping {
+			work = append(work, at.rel)
 		}
 	}
 	switch {

@@ -47,22 +47,22 @@ func changedFiles(pass *Pass) ([]string, map[string]bool, string, error) {
 	}
 	out := files[:0]
 	outside := map[string]bool{}
-	pp := pass.paths
 	attributed := pass.attribution()
 	for _, f := range files {
-		in := true
+		var in, book bool
 		if pass.haveBase {
 			if attributed.attributed(f) {
 				continue // another task's verified work (SPEC §5.3 B), not this one's
 			}
-			f, in = pp.rel(f)
+			at := pass.placed.paths[f] // placed by tier 0
+			f, in, book = at.rel, at.in, at.bookkeeping
 		} else {
-			in = !outsideProject(f)
+			in, book = !outsideProject(f), bookkeeping(f)
 		}
 		switch {
 		case !in:
 			outside[f] = true
-		case bookkeeping(f):
+		case book:
 			continue
 		}
 		out = append(out, f)

@@ -62,7 +62,6 @@ func scanAdded(pass *Pass, also func(git.AddedLine)) *addedScan {
 		}
 		return pass.added
 	}
-	pp := pass.paths
 	lines, files, last, rel, skip := 0, 0, "", "", false
 	stubs := policy.NewStubMatcher(pass.in.Policy.StubPatterns) // compiled once for the whole scan
 	res := &addedScan{}
@@ -70,11 +69,11 @@ func scanAdded(pass *Pass, also func(git.AddedLine)) *addedScan {
 		if also != nil {
 			also(l)
 		}
-		if l.Path != last { // lines come file by file: a file is placed once
-			var in bool
+		if l.Path != last { // lines come file by file: a file is looked up once
 			last = l.Path
-			rel, in = pp.rel(l.Path)
-			if skip = in && bookkeeping(rel) || attributed.attributed(l.Path); !skip { // the project's own bookkeeping only
+			at := pass.placed.paths[l.Path] // placed by tier 0: every added line is in a changed file
+			rel = at.rel
+			if skip = at.in && at.bookkeeping || attributed.attributed(l.Path); !skip { // the project's own bookkeeping only
 				files++
 			}
 		}

@@ -22,12 +22,12 @@ func submoduleWarning(pass *Pass, check, what string) *Check {
 		ch := warnCheck(2, check+":submodules", text+what, fmt.Sprintf("cannot list the submodules changed in %s..%s: %v", short(pass.base), short(pass.head), err), vocab.CauseSubmoduleUnscanned)
 		return &ch
 	}
-	pp := pass.paths
 	var named []string
 	var where []Location
 	for _, s := range subs {
-		rel, in := pp.rel(s.Path)
-		if in && bookkeeping(rel) {
+		at := pass.placed.paths[s.Path] // placed by tier 0: a changed gitlink is a path of the diff
+		rel := at.rel
+		if at.in && at.bookkeeping {
 			continue
 		}
 		if len(where) < maxNamedFiles {
