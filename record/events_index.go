@@ -75,13 +75,8 @@ func (x *EventIndex) TaskEventHashes(root *os.Root, mission, task string) ([]Eve
 		x.closeLog()
 		return TaskEventHashes(root, mission, task) // not indexed: read as TaskEventHashes reads
 	}
-	if x.Exact || x.root != root || x.seen == nil || !sameLog(x.seen, fi) {
-		if err := x.update(root, f); err != nil {
-			x.seen, x.byTask, x.tail = nil, nil, nil // the next call starts over
-			x.closeLog()
-			return nil, err
-		}
-		x.seen = fi
+	if err := x.refresh(root, f, fi); err != nil {
+		return nil, err
 	}
 	k := [2]string{mission, task}
 	return append(slices.Clone(x.byTask[k]), x.tail[k]...), nil
@@ -119,13 +114,8 @@ func (x *EventIndex) MissionEventHashes(root *os.Root, mission string) (map[stri
 		}
 		return out, nil
 	}
-	if x.Exact || x.root != root || x.seen == nil || !sameLog(x.seen, fi) {
-		if err := x.update(root, f); err != nil {
-			x.seen, x.byTask, x.tail = nil, nil, nil // the next call starts over
-			x.closeLog()
-			return nil, err
-		}
-		x.seen = fi
+	if err := x.refresh(root, f, fi); err != nil {
+		return nil, err
 	}
 	for k, evs := range x.byTask {
 		if k[0] == mission {
@@ -138,6 +128,22 @@ func (x *EventIndex) MissionEventHashes(root *os.Root, mission string) (map[stri
 		}
 	}
 	return out, nil
+}
+
+// refresh brings the index up to the log f (whose stat is fi) unless it already holds it: an
+// Exact index, another root, or a log that is not the one read last is read again. On an error the
+// index is emptied, so the next call starts over. x.mu is held.
+func (x *EventIndex) refresh(root *os.Root, f *os.File, fi os.FileInfo) error {
+	if !x.Exact && x.root == root && x.seen != nil && sameLog(x.seen, fi) {
+		return nil
+	}
+	if err := x.update(root, f); err != nil {
+		x.seen, x.byTask, x.tail = nil, nil, nil
+		x.closeLog()
+		return err
+	}
+	x.seen = fi
+	return nil
 }
 
 // log returns the event log of root at its start: the file the index read last, through the
