@@ -278,3 +278,35 @@ func TestEveryPathTheChecksSeeOfAChangeIsPlaced(t *testing.T) {
 	assert.True(t, pl.paths["svc/new name.go"].in)
 	assert.False(t, pl.paths[".geas/missions/m/notes.md"].in, "the top's bookkeeping is outside the service")
 }
+
+// TestAPathNotPlacedIsNeitherInsideNorBookkeeping: a path a check looks up that tier 0 did not
+// place (not in base..head, not an undone verified change) must fail closed: its zero place is
+// outside the project and not the bookkeeping, so the scope check names it, the stub scan and
+// attribution count it, and test integrity judges it (a test path inside the prefix, or a path
+// that only looks like the bookkeeping, is never exempted for being missing from the map).
+func TestAPathNotPlacedIsNeitherInsideNorBookkeeping(t *testing.T) {
+	t.Parallel()
+	pl := placeChange(projectPaths{prefix: "svc/", within: true}, []git.FileChange{{Path: "svc/a.go"}, {Path: "svc/.geas/missions/m/x.json"}})
+	// The control: placed paths are where they lie.
+	require.True(t, pl.paths["svc/a.go"].in)
+	require.True(t, pl.paths["svc/.geas/missions/m/x.json"].bookkeeping)
+	for _, p := range []string{"svc/b_test.go", "svc/.geas/missions/m/y.json", "svc/.geas/rules.md", "SVC/.geas/state/s.json", "svc/.ge\u0301as/rules.md"} {
+		at, ok := pl.paths[p]
+		require.False(t, ok, "%q was not placed", p)
+		assert.False(t, at.in, "%q not placed is not inside the project", p)
+		assert.False(t, at.bookkeeping, "%q not placed is not the bookkeeping", p)
+		pass := &Pass{placed: pl}
+		ig := &integrity{pass: pass, prefix: "svc/"}
+		if strings.HasPrefix(p, "svc/") {
+			rel, judged := ig.rel(p)
+			assert.True(t, judged, "%q not placed is judged by test integrity", p)
+			assert.Equal(t, strings.TrimPrefix(p, "svc/"), rel)
+		}
+	}
+	// The control for integrity: the placed bookkeeping is exempt, the placed code judged.
+	ig := &integrity{pass: &Pass{placed: pl}, prefix: "svc/"}
+	_, judged := ig.rel("svc/.geas/missions/m/x.json")
+	assert.False(t, judged)
+	_, judged = ig.rel("svc/a.go")
+	assert.True(t, judged)
+}

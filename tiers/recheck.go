@@ -59,10 +59,37 @@ const (
 // (changedParsed), to name what changed in the snapshot's own terms: a record.json whose
 // agent-written sections are as they were has not changed, whatever its bytes.
 func (in *Snapshot) changedInputs() []string {
+	if moved := in.movedDirs(); len(moved) > 0 {
+		return moved
+	}
 	if in.sameBytes() {
 		return nil
 	}
 	return in.changedParsed()
+}
+
+// movedDirs names the directories the run reads through (the project root and its .geas) whose
+// path no longer names the directory the run holds open: code run by an eval command that renames
+// .geas away and puts a copy in its place, or does the same to the project root, leaves every
+// read through the run's handles finding what it found, while the project the path names holds
+// other inputs. Such a run did not judge what the project now holds.
+func (in *Snapshot) movedDirs() []string {
+	var moved []string
+	same := func(held *os.Root, now func() (fs.FileInfo, error)) bool {
+		want, err := held.Stat(".")
+		if err != nil {
+			return false
+		}
+		got, err := now()
+		return err == nil && os.SameFile(want, got)
+	}
+	if in.Root != nil && !same(in.Root, func() (fs.FileInfo, error) { return os.Stat(in.ProjectDir) }) {
+		moved = append(moved, in.ProjectDir)
+	}
+	if in.Root != nil && in.Geas != nil && !same(in.Geas, func() (fs.FileInfo, error) { return in.Root.Stat(project.GeasDir) }) {
+		moved = append(moved, project.GeasDir)
+	}
+	return moved
 }
 
 // changedParsed reads every input again as Gather does and compares the two snapshots.

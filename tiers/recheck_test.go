@@ -1,11 +1,14 @@
 package tiers
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/geas-dev/geas/project"
 	"github.com/geas-dev/geas/vocab"
 )
 
@@ -75,4 +78,42 @@ func TestAMovedBaseRefIsAChangeOfThePolicySource(t *testing.T) {
 			assert.Equal(t, StatusPass, c.Status, "the command ran")
 		})
 	}
+}
+
+// TestADirectorySwappedUnderTheRunIsAChange: code run by an eval command that renames .geas (or
+// the project root) away and puts another directory in its place leaves every read through the
+// run's handles finding what it found; the re-check names the swapped directory. The controls:
+// untouched, or renamed away and back (the same directory), nothing moved.
+func TestADirectorySwappedUnderTheRunIsAChange(t *testing.T) {
+	t.Parallel()
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "proj")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, project.GeasDir), 0o755))
+	root, err := os.OpenRoot(dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = root.Close() })
+	geas, err := root.OpenRoot(project.GeasDir)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = geas.Close() })
+	in := &Snapshot{ProjectDir: dir, Root: root, Geas: geas}
+
+	assert.Empty(t, in.movedDirs(), "untouched")
+	g, away := filepath.Join(dir, project.GeasDir), filepath.Join(dir, ".geas.away")
+	require.NoError(t, os.Rename(g, away))
+	require.NoError(t, os.Rename(away, g))
+	assert.Empty(t, in.movedDirs(), "renamed away and back: the same directory")
+
+	require.NoError(t, os.Rename(g, away))
+	require.NoError(t, os.Mkdir(g, 0o755))
+	assert.Equal(t, []string{project.GeasDir}, in.movedDirs(), ".geas swapped")
+	require.NoError(t, os.Remove(g))
+	require.NoError(t, os.Symlink(".geas.away", g))
+	assert.Empty(t, in.movedDirs(), "a link to the held directory names the same directory")
+	require.NoError(t, os.Remove(g))
+	require.NoError(t, os.Rename(away, g))
+
+	require.NoError(t, os.Rename(dir, dir+".old"))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, project.GeasDir), 0o755))
+	assert.Equal(t, []string{dir}, in.movedDirs(), "the project root swapped (its held .geas is still its own)")
+	assert.Equal(t, []string{dir}, in.changedInputs(), "the re-check names it without reading further")
 }
