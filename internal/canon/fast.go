@@ -118,18 +118,12 @@ func (s *scanner) array(dst []byte, depth int) ([]byte, bool) {
 		if dst, ok = s.value(dst, depth+1); !ok {
 			return dst, false
 		}
-		s.WS()
-		if s.Pos >= len(s.Data) {
+		more, ok := s.More(']')
+		if !ok {
 			return dst, false
 		}
-		switch s.Data[s.Pos] {
-		case ',':
-			s.Pos++
-		case ']':
-			s.Pos++
+		if !more {
 			return append(dst, ']'), true
-		default:
-			return dst, false
 		}
 	}
 }
@@ -169,19 +163,13 @@ func (s *scanner) object(dst []byte, depth int) ([]byte, bool) {
 			return dst, false
 		}
 		members = append(members, member{k, v})
-		s.WS()
-		if s.Pos >= len(s.Data) {
+		more, ok := s.More('}')
+		if !ok {
 			return dst, false
 		}
-		if s.Data[s.Pos] == ',' {
-			s.Pos++
-			continue
+		if !more {
+			break
 		}
-		if s.Data[s.Pos] != '}' {
-			return dst, false
-		}
-		s.Pos++
-		break
 	}
 	slices.SortFunc(members, func(a, b member) int { return strings.Compare(a.key, b.key) })
 	dst = append(dst, '{')
